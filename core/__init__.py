@@ -1,0 +1,3 @@
+"""agentls core: the editor-agnostic coding agent (never imports pygls or lsprotocol)."""
+
+__version__ = "0.1.0"

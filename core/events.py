@@ -1,0 +1,227 @@
+"""The typed events the core publishes (see ``core.bus``); every one travels to editors as-is."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from core.session.models import Message as _Message
+from core.session.models import MessageError, Session, Todo
+from core.session.models import Part as _Part
+
+
+class Event(BaseModel):
+    """Base of all events: ``TYPE`` is the wire name, the fields are the ``properties``."""
+
+    model_config = ConfigDict(extra="forbid")
+    TYPE: ClassVar[str] = ""
+    # Events whose sessionID is known say so, so that subscribers can filter by session.
+    REGISTRY: ClassVar[dict[str, type[Event]]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.TYPE:
+            Event.REGISTRY[cls.TYPE] = cls
+
+    def to_wire(self) -> dict[str, Any]:
+        """``{type, properties}`` as sent to clients."""
+        return {"type": self.TYPE, "properties": self.model_dump(mode="json", exclude_none=True)}
+
+    def session_id(self) -> str | None:
+        """The session this event is about, when there is one."""
+        value = getattr(self, "sessionID", None)
+        if isinstance(value, str):
+            return value
+        info = getattr(self, "info", None)
+        sid = getattr(info, "sessionID", None) if info is not None else None
+        if isinstance(sid, str):
+            return sid
+        if isinstance(info, Session):
+            return info.id
+        part = getattr(self, "part", None)
+        psid = getattr(part, "sessionID", None) if part is not None else None
+        return psid if isinstance(psid, str) else None
+
+
+# --- session -------------------------------------------------------------------------------
+
+
+class SessionCreated(Event):
+    TYPE: ClassVar[str] = "session.created"
+    info: Session
+
+
+class SessionUpdated(Event):
+    TYPE: ClassVar[str] = "session.updated"
+    info: Session
+
+
+class SessionDeleted(Event):
+    TYPE: ClassVar[str] = "session.deleted"
+    info: Session
+
+
+class SessionStatusInfo(BaseModel):
+    type: Literal["idle", "busy", "retry"]
+    attempt: int | None = None
+    message: str | None = None
+    next: int | None = None  # ms since the epoch of the next attempt
+
+
+class SessionStatus(Event):
+    TYPE: ClassVar[str] = "session.status"
+    sessionID: str
+    status: SessionStatusInfo
+
+
+class SessionIdle(Event):
+    TYPE: ClassVar[str] = "session.idle"
+    sessionID: str
+
+
+class SessionError(Event):
+    TYPE: ClassVar[str] = "session.error"
+    sessionID: str | None = None
+    error: MessageError
+
+
+class FileDiff(BaseModel):
+    file: str
+    before: str | None = None
+    after: str | None = None
+    additions: int = 0
+    deletions: int = 0
+    patch: str | None = None
+
+
+class SessionDiff(Event):
+    TYPE: ClassVar[str] = "session.diff"
+    sessionID: str
+    diff: list[FileDiff]
+
+
+class SessionCompacted(Event):
+    TYPE: ClassVar[str] = "session.compacted"
+    sessionID: str
+
+
+# --- messages and parts --------------------------------------------------------------------
+
+
+class MessageUpdated(Event):
+    TYPE: ClassVar[str] = "message.updated"
+    info: _Message
+
+
+class MessageRemoved(Event):
+    TYPE: ClassVar[str] = "message.removed"
+    sessionID: str
+    messageID: str
+
+
+class PartUpdated(Event):
+    TYPE: ClassVar[str] = "message.part.updated"
+    part: _Part
+
+
+class PartRemoved(Event):
+    TYPE: ClassVar[str] = "message.part.removed"
+    sessionID: str
+    messageID: str
+    partID: str
+
+
+class PartDelta(Event):
+    TYPE: ClassVar[str] = "message.part.delta"
+    sessionID: str
+    messageID: str
+    partID: str
+    field: str
+    delta: str
+
+
+# --- dialogs -------------------------------------------------------------------------------
+
+
+class PermissionRequest(BaseModel):
+    id: str
+    sessionID: str
+    messageID: str | None = None
+    callID: str | None = None
+    permission: str
+    patterns: list[str]
+    title: str
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    always: list[str] = Field(default_factory=list)
+
+
+class PermissionAsked(Event):
+    TYPE: ClassVar[str] = "permission.asked"
+    request: PermissionRequest
+
+    def session_id(self) -> str | None:
+        return self.request.sessionID
+
+
+class PermissionReplied(Event):
+    TYPE: ClassVar[str] = "permission.replied"
+    sessionID: str
+    requestID: str
+    reply: Literal["once", "always", "reject"]
+
+
+class QuestionOption(BaseModel):
+    label: str
+    description: str = ""
+
+
+class QuestionItem(BaseModel):
+    question: str
+    header: str = Field(default="", max_length=30)
+    options: list[QuestionOption] = Field(default_factory=list)
+    multiple: bool = False
+
+
+class QuestionRequest(BaseModel):
+    id: str
+    sessionID: str
+    messageID: str | None = None
+    callID: str | None = None
+    questions: list[QuestionItem]
+
+
+class QuestionAsked(Event):
+    TYPE: ClassVar[str] = "question.asked"
+    request: QuestionRequest
+
+    def session_id(self) -> str | None:
+        return self.request.sessionID
+
+
+class QuestionReplied(Event):
+    TYPE: ClassVar[str] = "question.replied"
+    sessionID: str
+    requestID: str
+    answers: list[list[str]]
+
+
+class QuestionRejected(Event):
+    TYPE: ClassVar[str] = "question.rejected"
+    sessionID: str
+    requestID: str
+
+
+class TodoUpdated(Event):
+    TYPE: ClassVar[str] = "todo.updated"
+    sessionID: str
+    todos: list[Todo]
+
+
+class FileEdited(Event):
+    TYPE: ClassVar[str] = "file.edited"
+    file: str
+    sessionID: str | None = None
+    messageID: str | None = None
+    callID: str | None = None
+    diff: str | None = None
