@@ -1,0 +1,1 @@
+"""The `agentls` command line: one module per command group, each with a ``register(subparsers)``."""
