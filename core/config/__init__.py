@@ -1,0 +1,1 @@
+"""agentls config: schema, paths, and the layered loader."""

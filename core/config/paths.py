@@ -1,0 +1,59 @@
+"""Where agentls keeps its data and looks for user config, and how a directory maps to its worktree."""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+APP_NAME = "agentls"
+
+
+def _env_path(name: str) -> Path | None:
+    value = os.environ.get(name, "").strip()
+    return Path(value).expanduser() if value else None
+
+
+def data_dir() -> Path:
+    """The data folder: AGENTLS_DATA_DIR, else $XDG_DATA_HOME/agentls, else ~/.local/share/agentls."""
+    override = _env_path("AGENTLS_DATA_DIR")
+    if override is not None:
+        return override
+    xdg = _env_path("XDG_DATA_HOME")
+    base = xdg if xdg is not None else Path.home() / ".local" / "share"
+    return base / APP_NAME
+
+
+def config_dir() -> Path:
+    """The user config folder: AGENTLS_CONFIG_DIR, else $XDG_CONFIG_HOME/agentls, else ~/.config/agentls."""
+    override = _env_path("AGENTLS_CONFIG_DIR")
+    if override is not None:
+        return override
+    xdg = _env_path("XDG_CONFIG_HOME")
+    base = xdg if xdg is not None else Path.home() / ".config"
+    return base / APP_NAME
+
+
+def worktree_of(directory: Path) -> Path:
+    """The git top level containing ``directory``, else ``directory`` itself (resolved either way)."""
+    resolved = Path(directory).expanduser().resolve()
+    try:
+        result = subprocess.run(
+            ["git", "rev-parse", "--show-toplevel"],
+            cwd=resolved,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        # No git binary, or the folder is gone: the directory is its own worktree.
+        logger.debug("git rev-parse failed in %s: %s", resolved, exc)
+        return resolved
+    top = result.stdout.strip()
+    if result.returncode != 0 or not top:
+        return resolved
+    return Path(top).resolve()

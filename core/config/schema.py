@@ -1,0 +1,162 @@
+"""The shape of agentls config: OpenCode's keys in snake_case, validated with pydantic.
+
+Every section keeps keys it does not know (``extra="allow"``) so a newer config still loads; the loader
+reports them as warnings with their key path.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, TypeAlias
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Action: TypeAlias = Literal["allow", "ask", "deny"]
+# Per permission: one action for every pattern, or {pattern: action} whose order is precedence.
+PermissionRule: TypeAlias = Action | dict[str, Action]
+# A bare action applies to every permission; a mapping keeps its key order (the last match wins).
+PermissionConfig: TypeAlias = Action | dict[str, PermissionRule]
+
+
+class ConfigSection(BaseModel):
+    """Base of every config section: unknown keys are kept, not rejected."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+class ModelLimit(ConfigSection):
+    """Token limits of a model; ``input`` when the provider caps the prompt separately."""
+
+    context: int
+    input: int | None = None
+    output: int
+
+
+class ModelCost(ConfigSection):
+    """Prices in USD per million tokens."""
+
+    input: float = 0
+    output: float = 0
+    cache_read: float | None = None
+    cache_write: float | None = None
+
+
+class ModelConfig(ConfigSection):
+    """One model of a provider: display name, limits, prices, options passed to the call."""
+
+    name: str | None = None
+    limit: ModelLimit | None = None
+    cost: ModelCost | None = None
+    options: dict[str, Any] = {}
+
+
+class ProviderOptions(ConfigSection):
+    """Connection options; extra keys are passed through to litellm unchanged."""
+
+    api_base: str | None = None
+    api_key: str | None = None
+    headers: dict[str, str] = {}
+    timeout: float | None = None
+
+
+class ProviderConfig(ConfigSection):
+    """A provider: which litellm provider it maps to, its options and its models."""
+
+    litellm_provider: str | None = None
+    options: ProviderOptions = Field(default_factory=ProviderOptions)
+    models: dict[str, ModelConfig] = {}
+
+
+class AgentConfig(ConfigSection):
+    """A custom agent, or overrides for a built-in one (``agent.<name>``)."""
+
+    description: str | None = None
+    mode: Literal["primary", "subagent", "all"] | None = None
+    hidden: bool | None = None
+    model: str | None = None
+    temperature: float | None = None
+    top_p: float | None = None
+    prompt: str | None = None
+    permission: PermissionConfig | None = None
+    steps: int | None = None
+    disable: bool | None = None
+    options: dict[str, Any] = {}
+
+
+class CompactionConfig(ConfigSection):
+    """Context compaction and prune switches and thresholds (tokens)."""
+
+    auto: bool = True
+    prune: bool = True
+    tail_turns: int = Field(default=2, ge=0)
+    reserved: int | None = Field(default=None, ge=0)
+    prune_minimum: int = Field(default=20_000, ge=0)
+    prune_protect: int = Field(default=40_000, ge=0)
+
+
+class ToolOutputConfig(ConfigSection):
+    """Where tool output is truncated before it reaches the model."""
+
+    max_lines: int = Field(default=2000, gt=0)
+    max_bytes: int = Field(default=51_200, gt=0)
+
+
+class SnapshotConfig(ConfigSection):
+    """Step snapshots; the config may also say just ``"snapshot": false``."""
+
+    enabled: bool = True
+    max_file_bytes: int = Field(default=2_000_000, gt=0)
+    max_store_bytes: int = Field(default=1_000_000_000, gt=0)
+    keep_days: int = Field(default=7, ge=0)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _accept_bare_bool(cls, data: Any) -> Any:
+        if isinstance(data, bool):
+            return {"enabled": data}
+        return data
+
+
+class McpLocal(ConfigSection):
+    """An MCP server started as a subprocess speaking stdio."""
+
+    type: Literal["local"]
+    command: list[str] = Field(min_length=1)
+    environment: dict[str, str] = {}
+    enabled: bool = True
+
+
+class McpRemote(ConfigSection):
+    """An MCP server reached over HTTP."""
+
+    type: Literal["remote"]
+    url: str
+    headers: dict[str, str] = {}
+    enabled: bool = True
+
+
+McpServer: TypeAlias = Annotated[McpLocal | McpRemote, Field(discriminator="type")]
+
+
+class RetryConfig(ConfigSection):
+    """Retries of failed provider calls (delays in seconds)."""
+
+    max_attempts: int = Field(default=10, ge=0)
+    max_delay: float = Field(default=30.0, ge=0)
+    initial_delay: float = Field(default=1.0, ge=0)
+
+
+class Config(ConfigSection):
+    """The resolved agentls config."""
+
+    model: str | None = None
+    small_model: str | None = None
+    default_agent: str | None = None
+    provider: dict[str, ProviderConfig] = {}
+    agent: dict[str, AgentConfig] = {}
+    permission: PermissionConfig | None = None
+    compaction: CompactionConfig = Field(default_factory=CompactionConfig)
+    instructions: list[str] = []
+    tool_output: ToolOutputConfig = Field(default_factory=ToolOutputConfig)
+    snapshot: SnapshotConfig = Field(default_factory=SnapshotConfig)
+    mcp: dict[str, McpServer] = {}
+    retry: RetryConfig = Field(default_factory=RetryConfig)
