@@ -1,0 +1,313 @@
+"""A small POSIX-shell reader that splits a command line into the simple commands it would run.
+
+It is not a shell: it only has to find every command a line can execute, so that a harmless first
+command (``ls && rm -rf x``) cannot hide the others. It understands pipelines, ``&&``/``||``/``;``/``&``,
+newlines, subshells and groups, ``$( … )``, backticks, process substitution, quoting, redirections,
+here-documents (their unquoted bodies may run substitutions) and the shell's reserved words.
+Unbalanced input is read leniently: an unterminated quote or substitution runs to the end of the line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_METACHARS = frozenset(" \t\n;&|<>()")
+_SEPARATORS = ("&&", "||", ";;&", ";;", ";&", "|&", ";", "|", "&")
+_REDIRECT = re.compile(r"(\d+|&)?(<<<|<<-|<<|>>|>&|<&|<>|>\||<|>)")
+# Words that open or close a compound command: they are syntax, not a program to run.
+_SKIPPED_WORDS = frozenset(
+    {"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}"}
+)
+# Compound-command headers whose own words run nothing (their substitutions are still read).
+_HEADERS = frozenset({"for", "select", "case", "function"})
+
+
+@dataclass(frozen=True)
+class Word:
+    """One shell word: ``raw`` as written, ``value`` with quotes and escapes removed."""
+
+    raw: str
+    value: str
+
+
+@dataclass(frozen=True)
+class Redirect:
+    """A redirection: its operator (``>``, ``2>>``, ``<`` …) and its target word."""
+
+    op: str
+    target: Word
+
+
+@dataclass
+class SimpleCommand:
+    """A command the shell would execute: its text as written, words and redirections."""
+
+    text: str
+    words: list[Word] = field(default_factory=list)
+    redirects: list[Redirect] = field(default_factory=list)
+
+    @property
+    def argv(self) -> list[str]:
+        """The command's words without leading ``NAME=value`` assignments."""
+        values = [w.value for w in self.words]
+        index = 0
+        while index < len(values) and _is_assignment(values[index]):
+            index += 1
+        return values[index:]
+
+    @property
+    def assignments(self) -> list[Word]:
+        """The leading ``NAME=value`` words."""
+        out: list[Word] = []
+        for word in self.words:
+            if not _is_assignment(word.value):
+                break
+            out.append(word)
+        return out
+
+
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
+
+
+def _is_assignment(value: str) -> bool:
+    return _ASSIGNMENT.match(value) is not None
+
+
+def split_commands(line: str) -> list[SimpleCommand]:
+    """Every simple command of a shell command line, substitutions included (inner ones first)."""
+    reader = _Reader(line)
+    reader.read_list(None)
+    return reader.commands
+
+
+class _Builder:
+    def __init__(self) -> None:
+        self.start: int | None = None
+        self.end = 0
+        self.words: list[Word] = []
+        self.redirects: list[Redirect] = []
+        self.discard = False
+
+    def touch(self, start: int, end: int) -> None:
+        if self.start is None:
+            self.start = start
+        self.end = end
+
+    @property
+    def empty(self) -> bool:
+        return not self.words and not self.redirects
+
+
+class _Reader:
+    def __init__(self, text: str) -> None:
+        self.s = text
+        self.i = 0
+        self.commands: list[SimpleCommand] = []
+        self.heredocs: list[tuple[str, bool, bool]] = []  # delimiter, strip tabs, body expands
+
+    # --- lists -----------------------------------------------------------------------------
+
+    def read_list(self, terminator: str | None) -> None:
+        s = self.s
+        cmd = _Builder()
+        while True:
+            self._skip_blanks()
+            if self.i >= len(s):
+                break
+            c = s[self.i]
+            if c == "#" and (self.i == 0 or s[self.i - 1] in " \t\n;&|()"):
+                while self.i < len(s) and s[self.i] != "\n":
+                    self.i += 1
+                continue
+            if c == "\n":
+                cmd = self._finish(cmd)
+                self.i += 1
+                self._read_heredoc_bodies()
+                continue
+            if terminator is not None and c == terminator:
+                self.i += 1
+                break
+            sep = next((op for op in _SEPARATORS if s.startswith(op, self.i)), None)
+            if sep is not None:
+                cmd = self._finish(cmd)
+                self.i += len(sep)
+                continue
+            if c == "(":
+                if not cmd.empty and s.startswith("()", self.i):  # name() { …; }: a definition
+                    cmd = _Builder()
+                    self.i += 2
+                    continue
+                cmd = self._finish(cmd)
+                self.i += 1
+                self.read_list(")")
+                continue
+            if c == ")":  # stray closer (e.g. a case pattern): ignore it
+                self.i += 1
+                continue
+            if self._read_redirect(cmd):
+                continue
+            start = self.i
+            word = self._read_word()
+            if cmd.empty and word.raw in _SKIPPED_WORDS:
+                continue
+            if cmd.empty and word.raw in _HEADERS:
+                cmd.discard = True
+            cmd.words.append(word)
+            cmd.touch(start, self.i)
+        self._finish(cmd)
+
+    def _finish(self, cmd: _Builder) -> _Builder:
+        if not cmd.empty and not cmd.discard and cmd.start is not None:
+            text = self.s[cmd.start : cmd.end].strip()
+            self.commands.append(SimpleCommand(text, cmd.words, cmd.redirects))
+        return _Builder()
+
+    def _skip_blanks(self) -> None:
+        s = self.s
+        while self.i < len(s):
+            if s[self.i] in " \t":
+                self.i += 1
+            elif s.startswith("\\\n", self.i):
+                self.i += 2
+            else:
+                return
+
+    # --- redirections and here-documents ---------------------------------------------------
+
+    def _read_redirect(self, cmd: _Builder) -> bool:
+        s = self.s
+        if s.startswith(("<(", ">("), self.i):
+            return False  # process substitution: a word
+        match = _REDIRECT.match(s, self.i)
+        if match is None:
+            return False
+        start = self.i
+        self.i = match.end()
+        self._skip_blanks()
+        if self.i >= len(s) or s[self.i] in "\n;&|()":
+            cmd.touch(start, self.i)
+            return True
+        target = self._read_word()
+        op = match.group(0)
+        if match.group(2) in ("<<", "<<-"):
+            quoted = any(q in target.raw for q in "'\"\\")
+            self.heredocs.append((target.value, match.group(2) == "<<-", not quoted))
+        else:
+            cmd.redirects.append(Redirect(op, target))
+        cmd.touch(start, self.i)
+        return True
+
+    def _read_heredoc_bodies(self) -> None:
+        pending, self.heredocs = self.heredocs, []
+        s = self.s
+        for delimiter, strip_tabs, expands in pending:
+            body_start = self.i
+            while self.i < len(s):
+                end = s.find("\n", self.i)
+                end = len(s) if end < 0 else end
+                line = s[self.i : end]
+                self.i = min(end + 1, len(s))
+                if (line.lstrip("\t") if strip_tabs else line) == delimiter:
+                    break
+            if expands:
+                self._scan_substitutions(s[body_start : self.i])
+
+    def _scan_substitutions(self, text: str) -> None:
+        """Read the commands of ``$( … )`` and backticks in text where nothing else runs."""
+        sub = _Reader(text)
+        while sub.i < len(text):
+            if text[sub.i] == "\\":
+                sub.i += 2
+            elif text.startswith("$(", sub.i) or text[sub.i] == "`":
+                sub._read_word_part()
+            else:
+                sub.i += 1
+        self.commands.extend(sub.commands)
+
+    # --- words -----------------------------------------------------------------------------
+
+    def _read_word(self) -> Word:
+        start = self.i
+        parts: list[str] = []
+        s = self.s
+        if s.startswith(("<(", ">("), self.i):
+            self.i += 2
+            self.read_list(")")
+            return Word(s[start : self.i], s[start : self.i])
+        while self.i < len(s) and s[self.i] not in _METACHARS:
+            parts.append(self._read_word_part())
+        return Word(s[start : self.i], "".join(parts))
+
+    def _read_word_part(self) -> str:
+        """One piece of a word; returns its value (substitutions stay as written)."""
+        s = self.s
+        c = s[self.i]
+        start = self.i
+        if c == "\\":
+            self.i += 2
+            return "" if s[start + 1 : start + 2] == "\n" else s[start + 1 : start + 2]
+        if c == "'":
+            end = s.find("'", self.i + 1)
+            end = len(s) if end < 0 else end
+            self.i = end + 1
+            return s[start + 1 : end]
+        if c == '"':
+            return self._read_double_quoted()
+        if c == "`":
+            end = self.i + 1
+            while end < len(s) and s[end] != "`":
+                end += 2 if s[end] == "\\" else 1
+            inner = _Reader(s[self.i + 1 : min(end, len(s))].replace("\\`", "`"))
+            inner.read_list(None)
+            self.commands.extend(inner.commands)
+            self.i = min(end + 1, len(s))
+            return s[start : self.i]
+        if s.startswith("$((", self.i):
+            self._skip_balanced("(", ")", self.i + 1)
+            return s[start : self.i]
+        if s.startswith("$(", self.i):
+            self.i += 2
+            self.read_list(")")
+            return s[start : self.i]
+        if s.startswith("${", self.i):
+            self._skip_balanced("{", "}", self.i + 1)
+            return s[start : self.i]
+        self.i += 1
+        return c
+
+    def _read_double_quoted(self) -> str:
+        s = self.s
+        self.i += 1
+        out: list[str] = []
+        while self.i < len(s) and s[self.i] != '"':
+            c = s[self.i]
+            if c == "\\" and self.i + 1 < len(s):
+                nxt = s[self.i + 1]
+                out.append(nxt if nxt in '$`"\\' else "" if nxt == "\n" else c + nxt)
+                self.i += 2
+            elif c in "$`":
+                out.append(self._read_word_part())
+            else:
+                out.append(c)
+                self.i += 1
+        self.i += 1
+        return "".join(out)
+
+    def _skip_balanced(self, opener: str, closer: str, at: int) -> None:
+        depth = 0
+        s = self.s
+        i = at
+        while i < len(s):
+            if s[i] == "\\":
+                i += 2
+                continue
+            if s[i] == opener:
+                depth += 1
+            elif s[i] == closer:
+                depth -= 1
+                if depth == 0:
+                    i += 1
+                    break
+            i += 1
+        self.i = min(i, len(s))
