@@ -1,0 +1,110 @@
+"""Permission rules: ordered {permission, pattern, action} triples where the last match wins."""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal, TypeAlias
+
+from core.config.schema import PermissionConfig
+
+Action: TypeAlias = Literal["allow", "ask", "deny"]
+
+# Tools that change files all answer to the one "edit" permission.
+EDIT_TOOLS = frozenset({"edit", "write", "multiedit", "patch", "apply_patch"})
+
+
+@dataclass(frozen=True)
+class Rule:
+    """Whether calls of ``permission`` whose pattern matches ``pattern`` are allowed, asked or denied."""
+
+    permission: str
+    pattern: str
+    action: Action
+
+
+Ruleset: TypeAlias = list[Rule]
+
+DEFAULTS: tuple[Rule, ...] = (
+    Rule("*", "*", "allow"),
+    Rule("doom_loop", "*", "ask"),
+    Rule("external_directory", "*", "ask"),
+    Rule("read", "*.env", "ask"),
+    Rule("read", "*.env.*", "ask"),
+    Rule("read", "*.env.example", "allow"),
+)
+
+
+def defaults() -> Ruleset:
+    """The built-in rules every ruleset starts from."""
+    return list(DEFAULTS)
+
+
+def from_config(config: PermissionConfig | None) -> Ruleset:
+    """Rules from a config ``permission`` value: a bare action, or per permission an action or a map."""
+    if config is None:
+        return []
+    if isinstance(config, str):
+        return [Rule("*", "*", config)]
+    rules: Ruleset = []
+    for permission, value in config.items():
+        if isinstance(value, str):
+            rules.append(Rule(permission, "*", value))
+        else:
+            rules.extend(Rule(permission, pattern, action) for pattern, action in value.items())
+    return rules
+
+
+def permission_of(tool_id: str) -> str:
+    """The permission a tool answers to (file-changing tools share ``edit``)."""
+    return "edit" if tool_id in EDIT_TOOLS else tool_id
+
+
+def evaluate(permission: str, pattern: str, *rulesets: Iterable[Rule]) -> Rule:
+    """The last rule matching both ``permission`` and ``pattern``; nothing matches → ask."""
+    found: Rule | None = None
+    for ruleset in rulesets:
+        for rule in ruleset:
+            if wildcard_match(rule.permission, permission) and wildcard_match(rule.pattern, pattern):
+                found = rule
+    return found if found is not None else Rule(permission, "*", "ask")
+
+
+def disabled(tool_ids: Iterable[str], ruleset: Iterable[Rule]) -> set[str]:
+    """Tools whose permission's last rule denies every pattern: the model never sees them."""
+    rules = list(ruleset)
+    out: set[str] = set()
+    for tool_id in tool_ids:
+        permission = permission_of(tool_id)
+        last = next((r for r in reversed(rules) if wildcard_match(r.permission, permission)), None)
+        if last is not None and last.pattern == "*" and last.action == "deny":
+            out.add(tool_id)
+    return out
+
+
+def wildcard_match(pattern: str, text: str) -> bool:
+    """``*`` any run (``/`` included), ``?`` one character; a trailing `` *`` may match nothing."""
+    return _compile(_expand_home(pattern)).fullmatch(text) is not None
+
+
+def _expand_home(pattern: str) -> str:
+    home = os.path.expanduser("~")
+    if pattern == "~" or pattern.startswith("~/"):
+        return home + pattern[1:]
+    for var in ("${HOME}", "$HOME"):
+        if pattern == var or pattern.startswith(var + "/"):
+            return home + pattern[len(var) :]
+    return pattern
+
+
+@functools.lru_cache(maxsize=1024)
+def _compile(pattern: str) -> re.Pattern[str]:
+    optional_tail = pattern.endswith(" *")
+    body = pattern[:-2] if optional_tail else pattern
+    regex = "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in body)
+    if optional_tail:
+        regex += "(?: .*)?"
+    return re.compile(regex, re.DOTALL)
