@@ -294,6 +294,8 @@ class RetryPart(_PartBase):
 class CompactionPart(_PartBase):
     type: Literal["compaction"] = "compaction"
     auto: bool
+    # The first message kept verbatim after the summary (the tail); None: everything summarised.
+    tailStart: str | None = None
 
 
 class SubtaskPart(_PartBase):
