@@ -1,0 +1,217 @@
+"""The permission service: evaluate a tool's request, ask the user when needed, remember "always".
+
+Asking publishes ``permission.asked`` and parks the tool call on a future until a client replies.
+"always" approvals are allow rules kept per project in the store, so they survive a restart and
+can be listed and revoked (``agentls permissions``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from core.bus import Bus
+from core.errors import NotFoundError, PermissionDeniedError, PermissionRejectedError
+from core.events import PermissionAsked, PermissionReplied, PermissionRequest
+from core.ids import ascending
+from core.permission.request import PermissionAsk
+from core.permission.rules import Rule, Ruleset, evaluate
+
+log = logging.getLogger(__name__)
+
+Reply = Literal["once", "always", "reject"]
+
+
+class Approval(Protocol):
+    """A stored "always" approval."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def permission(self) -> str: ...
+    @property
+    def pattern(self) -> str: ...
+
+
+class ApprovalStore(Protocol):
+    """The part of the store the service uses."""
+
+    async def add_approval(self, project_id: str, permission: str, pattern: str) -> str: ...
+    async def list_approvals(self, project_id: str) -> Sequence[Approval]: ...
+    async def revoke_approval(self, project_id: str, approval_id: str) -> bool: ...
+
+
+@dataclass
+class _Pending:
+    request: PermissionRequest
+    ruleset: Ruleset
+    future: asyncio.Future[None]
+
+
+class Permissions:
+    """Permission checks and dialogs for one project."""
+
+    def __init__(self, bus: Bus, store: ApprovalStore, project_id: str) -> None:
+        self._bus = bus
+        self._store = store
+        self._project_id = project_id
+        self._approvals: Ruleset = []
+        self._pending: dict[str, _Pending] = {}
+
+    @classmethod
+    async def open(cls, bus: Bus, store: ApprovalStore, project_id: str) -> Permissions:
+        """A service with the project's stored approvals loaded."""
+        service = cls(bus, store, project_id)
+        await service.reload()
+        return service
+
+    async def reload(self) -> None:
+        """Read the project's "always" approvals from the store again."""
+        rows = await self._store.list_approvals(self._project_id)
+        self._approvals = [Rule(row.permission, row.pattern, "allow") for row in rows]
+
+    def approvals(self) -> Ruleset:
+        """The project's approvals as allow rules (applied after every other ruleset)."""
+        return list(self._approvals)
+
+    async def revoke(self, approval_id: str) -> None:
+        """Forget one stored approval."""
+        if not await self._store.revoke_approval(self._project_id, approval_id):
+            raise NotFoundError(f"no permission approval {approval_id} in this project")
+        await self.reload()
+
+    async def ask(
+        self,
+        session_id: str,
+        message_id: str | None,
+        call_id: str | None,
+        ask: PermissionAsk,
+        ruleset: Ruleset,
+    ) -> None:
+        """Return when the call may go ahead; raise when a rule denies it or the user rejects it."""
+        patterns = ask.patterns or ["*"]
+        rules = [evaluate(ask.permission, p, ruleset, self._approvals) for p in patterns]
+        for pattern, rule in zip(patterns, rules, strict=True):
+            if rule.action == "deny":
+                raise PermissionDeniedError(_denied_message(ask.permission, pattern, rule))
+        if all(rule.action == "allow" for rule in rules):
+            return
+        request = PermissionRequest(
+            id=ascending("per"),
+            sessionID=session_id,
+            messageID=message_id,
+            callID=call_id,
+            permission=ask.permission,
+            patterns=patterns,
+            title=ask.title or f"{ask.permission}: {', '.join(patterns)}",
+            metadata=dict(ask.metadata),
+            always=list(ask.always),
+        )
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._pending[request.id] = _Pending(request, list(ruleset), future)
+        log.info("permission %s asked in %s: %s %s", request.id, session_id, ask.permission, patterns)
+        self._bus.publish(PermissionAsked(request=request))
+        try:
+            await future
+        except asyncio.CancelledError:
+            # The call went away (abort): close the dialog on the clients.
+            if self._pending.pop(request.id, None) is not None:
+                self._publish_reply(request, "reject")
+            raise
+        finally:
+            self._pending.pop(request.id, None)
+
+    async def reply(
+        self,
+        request_id: str,
+        reply: Reply,
+        message: str | None = None,
+        patterns: list[str] | None = None,
+    ) -> None:
+        """Answer a pending request; ``patterns`` replaces the request's "always" patterns."""
+        pending = self._pending.get(request_id)
+        if pending is None:
+            raise NotFoundError(f"no pending permission request {request_id}")
+        request = pending.request
+        if reply == "once":
+            self._resolve(pending, "once")
+        elif reply == "always":
+            await self._approve(request.permission, patterns or request.always or request.patterns)
+            self._resolve(pending, "always")
+            for other in list(self._pending.values()):
+                if self._now_allowed(other):
+                    self._resolve(other, "always")
+        else:
+            self._reject(pending, _rejected(request, message))
+            if message is None:
+                # A plain reject stops the turn: the session's other dialogs go with it.
+                for other in list(self._pending.values()):
+                    if other.request.sessionID == request.sessionID:
+                        self._reject(other, _rejected(other.request, None))
+
+    def pending(self, session_id: str | None = None) -> list[PermissionRequest]:
+        """Requests waiting for a reply, oldest first (a reloaded client shows them again)."""
+        requests = [p.request for p in self._pending.values()]
+        return [r for r in requests if session_id is None or r.sessionID == session_id]
+
+    def cancel_session(self, session_id: str) -> None:
+        """Reject the session's pending requests (the session was aborted)."""
+        for pending in list(self._pending.values()):
+            if pending.request.sessionID == session_id:
+                error = PermissionRejectedError("The session was aborted before the user answered.")
+                self._reject(pending, error)
+
+    # --- internals -------------------------------------------------------------------------
+
+    async def _approve(self, permission: str, patterns: list[str]) -> None:
+        for pattern in patterns:
+            rule = Rule(permission, pattern, "allow")
+            if rule in self._approvals:
+                continue
+            await self._store.add_approval(self._project_id, permission, pattern)
+            self._approvals.append(rule)
+            log.info("approved %s %r for project %s", permission, pattern, self._project_id)
+
+    def _now_allowed(self, pending: _Pending) -> bool:
+        request = pending.request
+        return all(
+            evaluate(request.permission, p, pending.ruleset, self._approvals).action == "allow"
+            for p in request.patterns
+        )
+
+    def _resolve(self, pending: _Pending, reply: Reply) -> None:
+        self._pending.pop(pending.request.id, None)
+        if not pending.future.done():
+            pending.future.set_result(None)
+        self._publish_reply(pending.request, reply)
+
+    def _reject(self, pending: _Pending, error: PermissionRejectedError) -> None:
+        self._pending.pop(pending.request.id, None)
+        if not pending.future.done():
+            pending.future.set_exception(error)
+        self._publish_reply(pending.request, "reject")
+
+    def _publish_reply(self, request: PermissionRequest, reply: Reply) -> None:
+        self._bus.publish(PermissionReplied(sessionID=request.sessionID, requestID=request.id, reply=reply))
+
+
+def _denied_message(permission: str, pattern: str, rule: Rule) -> str:
+    return (
+        f'Permission "{permission}" for "{pattern}" is denied by the configuration '
+        f'(rule: permission "{rule.permission}" pattern "{rule.pattern}" → deny). '
+        "Do not retry this call; find another way or ask the user to change the rule."
+    )
+
+
+def _rejected(request: PermissionRequest, message: str | None) -> PermissionRejectedError:
+    what = f"{request.permission} {', '.join(request.patterns)}"
+    if message:
+        return PermissionRejectedError(
+            f"The user rejected this call ({what}) and said: {message}", feedback=message
+        )
+    return PermissionRejectedError(
+        f"The user rejected this call ({what}). Stop and wait for the user's instructions."
+    )
