@@ -113,6 +113,8 @@ class SnapshotConfig(ConfigSection):
     def _accept_bare_bool(cls, data: Any) -> Any:
         if isinstance(data, bool):
             return {"enabled": data}
+        if not isinstance(data, dict | SnapshotConfig):
+            raise ValueError('must be true, false or an object such as {"enabled": true, "keep_days": 7}')
         return data
 
 
