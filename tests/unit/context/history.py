@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import itertools
-from typing import Any
+from typing import Any, Literal
 
+from core.ids import ascending
 from core.session.models import (
     AnyPart,
     AssistantMessage,
@@ -22,12 +22,10 @@ from core.session.models import (
 )
 
 SESSION = "ses_test"
-_seq = itertools.count(1)
 
 
-def _id(prefix: str) -> str:
-    # Zero-padded so that ids sort in creation order, like core.ids.ascending.
-    return f"{prefix}_{next(_seq):08d}"
+def _id(prefix: Literal["msg", "prt"]) -> str:
+    return ascending(prefix)
 
 
 def user(text: str = "do it", *, synthetic: bool | None = None) -> MessageWithParts:
