@@ -1,0 +1,160 @@
+"""The messages and parts tables: upserts, lookups, and newest-first streaming in pages."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+
+import aiosqlite
+
+from core.errors import NotFoundError
+from core.session.models import AnyPart, MessageWithParts
+from core.storage.base import StoreBase
+from core.storage.rows import AnyMessage, OnInvalid, checked, decode_message, decode_part, encode
+
+_UPSERT_MESSAGE = (
+    "INSERT INTO messages (id, session_id, role, time_created, body) VALUES (?, ?, ?, ?, ?) "
+    "ON CONFLICT (id) DO UPDATE SET session_id = excluded.session_id, role = excluded.role, "
+    "time_created = excluded.time_created, body = excluded.body"
+)
+_UPSERT_PART = (
+    "INSERT INTO parts (id, message_id, session_id, type, body) VALUES (?, ?, ?, ?, ?) "
+    "ON CONFLICT (id) DO UPDATE SET message_id = excluded.message_id, session_id = excluded.session_id, "
+    "type = excluded.type, body = excluded.body"
+)
+
+DEFAULT_PAGE = 100
+
+
+def message_row(info: AnyMessage) -> tuple[str, str, str, int, str]:
+    """The messages row of a message."""
+    return (info.id, info.sessionID, info.role, info.time.created, encode(info))
+
+
+def part_row(part: AnyPart) -> tuple[str, str, str, str, str]:
+    """The parts row of a part."""
+    return (part.id, part.messageID, part.sessionID, part.type, encode(part))
+
+
+class MessageTable(StoreBase):
+    """Messages and their parts."""
+
+    async def upsert_message(self, info: AnyMessage) -> None:
+        """Insert or replace a message (its session must exist)."""
+        await self._write(_UPSERT_MESSAGE, message_row(info))
+
+    async def upsert_part(self, part: AnyPart) -> None:
+        """Insert or replace a part (its message must exist)."""
+        await self._write(_UPSERT_PART, part_row(part))
+
+    async def upsert_parts(self, parts: Sequence[AnyPart]) -> None:
+        """Insert or replace many parts in one transaction."""
+        if parts:
+            # Rows are encoded now, before waiting for the lock: the write is a snapshot of this moment.
+            await self._write_many(_UPSERT_PART, [part_row(p) for p in parts])
+
+    async def get_message(
+        self, session_id: str, message_id: str, on_invalid: OnInvalid | None = None
+    ) -> MessageWithParts:
+        """A message with its parts in id order (NotFoundError if unknown)."""
+        async with self._reading() as conn:
+            async with conn.execute(
+                "SELECT id, body FROM messages WHERE id = ? AND session_id = ?", (message_id, session_id)
+            ) as cursor:
+                rows = [(r[0], r[1]) for r in await cursor.fetchall()]
+            if not rows:
+                raise NotFoundError(f"message {message_id} not found in session {session_id}")
+            found = await _with_parts(conn, rows, on_invalid)
+        if not found:  # the message row itself was invalid and reported
+            raise NotFoundError(f"message {message_id} in session {session_id} is invalid")
+        return found[0]
+
+    async def remove_message(self, session_id: str, message_id: str) -> None:
+        """Delete a message and its parts (NotFoundError if unknown)."""
+        changed = await self._write(
+            "DELETE FROM messages WHERE id = ? AND session_id = ?", (message_id, session_id)
+        )
+        if changed == 0:
+            raise NotFoundError(f"message {message_id} not found in session {session_id}")
+
+    async def remove_part(self, session_id: str, message_id: str, part_id: str) -> None:
+        """Delete one part (NotFoundError if unknown)."""
+        changed = await self._write(
+            "DELETE FROM parts WHERE id = ? AND message_id = ? AND session_id = ?",
+            (part_id, message_id, session_id),
+        )
+        if changed == 0:
+            raise NotFoundError(f"part {part_id} not found in message {message_id}")
+
+    async def page_messages(
+        self,
+        session_id: str,
+        limit: int = DEFAULT_PAGE,
+        before: str | None = None,
+        on_invalid: OnInvalid | None = None,
+    ) -> list[MessageWithParts]:
+        """The ``limit`` messages just before message id ``before`` (the newest when None), newest first."""
+        async with self._reading() as conn:
+            rows = await _page_rows(conn, session_id, limit, before)
+            return await _with_parts(conn, rows, on_invalid)
+
+    async def stream_messages(
+        self, session_id: str, page: int = DEFAULT_PAGE, on_invalid: OnInvalid | None = None
+    ) -> AsyncIterator[MessageWithParts]:
+        """Every message of the session with its parts, newest first, read ``page`` messages at a time."""
+        before: str | None = None
+        while True:
+            # The lock is held per page, never across a yield: the consumer may write meanwhile.
+            async with self._reading() as conn:
+                rows = await _page_rows(conn, session_id, page, before)
+                found = await _with_parts(conn, rows, on_invalid)
+            for message in found:
+                yield message
+            if len(rows) < page:
+                return
+            before = rows[-1][0]
+
+    async def list_messages(
+        self, session_id: str, on_invalid: OnInvalid | None = None
+    ) -> list[MessageWithParts]:
+        """Every message of the session with its parts, oldest first."""
+        found = [m async for m in self.stream_messages(session_id, on_invalid=on_invalid)]
+        found.reverse()
+        return found
+
+
+async def _page_rows(
+    conn: aiosqlite.Connection, session_id: str, limit: int, before: str | None
+) -> list[tuple[str, str]]:
+    if before is None:
+        sql = "SELECT id, body FROM messages WHERE session_id = ? ORDER BY id DESC LIMIT ?"
+        params: tuple[str | int, ...] = (session_id, limit)
+    else:
+        sql = "SELECT id, body FROM messages WHERE session_id = ? AND id < ? ORDER BY id DESC LIMIT ?"
+        params = (session_id, before, limit)
+    async with conn.execute(sql, params) as cursor:
+        return [(r[0], r[1]) for r in await cursor.fetchall()]
+
+
+async def _with_parts(
+    conn: aiosqlite.Connection, rows: Sequence[tuple[str, str]], on_invalid: OnInvalid | None
+) -> list[MessageWithParts]:
+    """Validate message rows and attach their parts (one query), in the order of ``rows``."""
+    if not rows:
+        return []
+    ids = [r[0] for r in rows]
+    marks = ",".join("?" * len(ids))
+    parts: dict[str, list[AnyPart]] = {i: [] for i in ids}
+    async with conn.execute(
+        f"SELECT id, message_id, body FROM parts WHERE message_id IN ({marks}) ORDER BY message_id, id", ids
+    ) as cursor:
+        async for part_id, message_id, body in cursor:
+            part = checked(decode_part, part_id, body, on_invalid)
+            if part is not None:
+                parts[message_id].append(part)
+    result: list[MessageWithParts] = []
+    for message_id, body in rows:
+        info = checked(decode_message, message_id, body, on_invalid)
+        if info is not None:
+            # Already validated piece by piece: construct without validating the whole again.
+            result.append(MessageWithParts.model_construct(info=info, parts=parts[message_id]))
+    return result

@@ -1,0 +1,126 @@
+"""Crash recovery: what a process killed mid-turn left behind is marked as interrupted.
+
+Runs when the store opens and no other agentls process has it open (see ``store.py``), so a
+tool call that was running when agentls died is not left "running" forever, and a turn that
+never completed shows an aborted error instead of spinning in every client.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import aiosqlite
+
+from core.errors import StorageError
+from core.session.models import (
+    AssistantMessage,
+    MessageError,
+    ToolPart,
+    ToolStateError,
+    ToolStateRunning,
+    ToolTimeError,
+    now_ms,
+)
+from core.storage.messages import message_row, part_row
+from core.storage.rows import InvalidRowError, decode_message, decode_part
+
+log = logging.getLogger(__name__)
+
+TOOL_INTERRUPTED = "Tool execution was interrupted (agentls stopped before it finished)"
+TURN_INTERRUPTED = "interrupted: agentls stopped during this turn"
+
+
+@dataclass(frozen=True)
+class RecoveryReport:
+    """What recovery changed (ids), and the rows it could not read (left for readers to report)."""
+
+    tool_parts: tuple[str, ...] = ()
+    messages: tuple[str, ...] = ()
+    unreadable: tuple[str, ...] = ()
+
+
+async def recover(conn: aiosqlite.Connection) -> RecoveryReport:
+    """Mark interrupted tool parts and unfinished assistant messages, in one transaction."""
+    now = now_ms()
+    unreadable: list[str] = []
+    await conn.execute("BEGIN IMMEDIATE")
+    try:
+        async with conn.execute(
+            "SELECT id, body FROM parts WHERE type = 'tool' "
+            "AND json_extract(body, '$.state.status') IN ('pending', 'running')"
+        ) as cursor:
+            part_rows = list(await cursor.fetchall())
+        fixed_parts = []
+        for row_id, body in part_rows:
+            try:
+                part = decode_part(row_id, body)
+            except InvalidRowError as exc:
+                unreadable.append(str(exc))
+                continue
+            if isinstance(part, ToolPart):
+                fixed_parts.append(_interrupt_tool(part, now))
+        await conn.executemany(
+            "UPDATE parts SET body = ? WHERE id = ?", [(part_row(p)[4], p.id) for p in fixed_parts]
+        )
+
+        async with conn.execute(
+            "SELECT id, body FROM messages WHERE role = 'assistant' "
+            "AND json_extract(body, '$.time.completed') IS NULL"
+        ) as cursor:
+            message_rows = list(await cursor.fetchall())
+        fixed_messages = []
+        for row_id, body in message_rows:
+            try:
+                info = decode_message(row_id, body)
+            except InvalidRowError as exc:
+                unreadable.append(str(exc))
+                continue
+            if isinstance(info, AssistantMessage):
+                fixed_messages.append(_interrupt_turn(info, now))
+        await conn.executemany(
+            "UPDATE messages SET body = ? WHERE id = ?", [(message_row(m)[4], m.id) for m in fixed_messages]
+        )
+        await conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            await conn.execute("ROLLBACK")
+        raise
+    for problem in unreadable:
+        log.warning("crash recovery skipped a row: %s", problem)
+    report = RecoveryReport(
+        tuple(p.id for p in fixed_parts), tuple(m.id for m in fixed_messages), tuple(unreadable)
+    )
+    if report.tool_parts or report.messages:
+        log.warning(
+            "recovered after an unclean stop: %s tool calls and %s turns marked interrupted",
+            len(report.tool_parts),
+            len(report.messages),
+        )
+    return report
+
+
+def _interrupt_tool(part: ToolPart, now: int) -> ToolPart:
+    state = part.state
+    if isinstance(state, ToolStateRunning):
+        start, metadata = state.time.start, state.metadata
+    else:  # pending: the call never started
+        start, metadata = now, None
+    error = ToolStateError(
+        input=state.input, error=TOOL_INTERRUPTED, metadata=metadata, time=ToolTimeError(start=start, end=now)
+    )
+    return part.model_copy(update={"state": error})
+
+
+def _interrupt_turn(info: AssistantMessage, now: int) -> AssistantMessage:
+    time = info.time.model_copy(update={"completed": now})
+    error = info.error or MessageError(name="aborted", message=TURN_INTERRUPTED)
+    return info.model_copy(update={"time": time, "error": error})
+
+
+async def check_integrity(conn: aiosqlite.Connection) -> None:
+    """Raise StorageError unless ``PRAGMA integrity_check`` answers ok."""
+    async with conn.execute("PRAGMA integrity_check") as cursor:
+        rows = [str(r[0]) for r in await cursor.fetchall()]
+    if rows != ["ok"]:
+        raise StorageError("database integrity check failed: " + "; ".join(rows[:5]))

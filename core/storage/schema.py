@@ -1,0 +1,126 @@
+"""The database schema as a list of forward migrations, tracked in ``PRAGMA user_version``.
+
+A migration is applied once, in its own transaction, together with the version bump, so a crash
+mid-migration leaves the previous version intact. Never edit a released migration: append one.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from dataclasses import dataclass
+
+import aiosqlite
+
+from core.errors import StorageError
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    description: str
+    statements: tuple[str, ...]
+
+
+_INITIAL = Migration(
+    1,
+    "projects, sessions, messages, parts, todos",
+    (
+        """CREATE TABLE projects (
+            id TEXT PRIMARY KEY,
+            worktree TEXT NOT NULL,
+            vcs TEXT,
+            time_created INTEGER NOT NULL
+        )""",
+        """CREATE TABLE sessions (
+            id TEXT PRIMARY KEY,
+            project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+            parent_id TEXT REFERENCES sessions(id) ON DELETE CASCADE,
+            time_created INTEGER NOT NULL,
+            time_updated INTEGER NOT NULL,
+            body TEXT NOT NULL
+        )""",
+        "CREATE INDEX sessions_by_project ON sessions(project_id, time_updated DESC, id DESC)",
+        "CREATE INDEX sessions_by_parent ON sessions(parent_id)",
+        """CREATE TABLE messages (
+            id TEXT PRIMARY KEY,
+            session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            role TEXT NOT NULL,
+            time_created INTEGER NOT NULL,
+            body TEXT NOT NULL
+        )""",
+        "CREATE INDEX messages_by_session ON messages(session_id, id)",
+        """CREATE TABLE parts (
+            id TEXT PRIMARY KEY,
+            message_id TEXT NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+            session_id TEXT NOT NULL,
+            type TEXT NOT NULL,
+            body TEXT NOT NULL
+        )""",
+        "CREATE INDEX parts_by_message ON parts(message_id, id)",
+        "CREATE INDEX parts_by_session ON parts(session_id)",
+        """CREATE TABLE todos (
+            session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+            body TEXT NOT NULL
+        )""",
+    ),
+)
+
+_APPROVALS = Migration(
+    2,
+    "permission approvals remembered per project ('always' replies)",
+    (
+        """CREATE TABLE permission_approvals (
+            id TEXT PRIMARY KEY,
+            project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+            permission TEXT NOT NULL,
+            pattern TEXT NOT NULL,
+            time_created INTEGER NOT NULL,
+            UNIQUE (project_id, permission, pattern)
+        )""",
+        "CREATE INDEX approvals_by_project ON permission_approvals(project_id, time_created)",
+    ),
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_INITIAL, _APPROVALS)
+LATEST = MIGRATIONS[-1].version
+
+
+async def schema_version(conn: aiosqlite.Connection) -> int:
+    """The version recorded in the database (0 for a new file)."""
+    async with conn.execute("PRAGMA user_version") as cursor:
+        row = await cursor.fetchone()
+    return int(row[0]) if row else 0
+
+
+async def migrate(conn: aiosqlite.Connection, target: int = LATEST) -> int:
+    """Apply every migration above the recorded version up to ``target``; returns the new version.
+
+    ``conn`` must be in autocommit mode (``isolation_level=None``): each migration opens its own
+    transaction.
+    """
+    current = await schema_version(conn)
+    if current > LATEST:
+        raise StorageError(
+            f"the database is at schema version {current}, newer than this agentls knows ({LATEST}); "
+            "upgrade agentls"
+        )
+    for migration in MIGRATIONS:
+        if migration.version <= current or migration.version > target:
+            continue
+        log.info("migrating the database to version %s: %s", migration.version, migration.description)
+        try:
+            await conn.execute("BEGIN IMMEDIATE")
+            for statement in migration.statements:
+                await conn.execute(statement)
+            # PRAGMA takes no bound parameters; the version is our own integer.
+            await conn.execute(f"PRAGMA user_version = {migration.version}")
+            await conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if conn.in_transaction:
+                await conn.execute("ROLLBACK")
+            raise StorageError(f"migration to schema version {migration.version} failed: {exc}") from exc
+        current = migration.version
+    return current
