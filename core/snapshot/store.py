@@ -1,0 +1,282 @@
+"""Step snapshots of a project in a git object store of our own, never the project's ``.git``.
+
+The store lives at ``<data_dir>/snapshot/<project_id>`` and is used as ``--git-dir`` with the project
+as ``--work-tree``. Each ``track`` stages what changed (respecting the project's ignore files, leaving
+out huge files, big binaries and nested repositories) and writes a tree; the tree hash is the snapshot.
+A ref per tree keeps it alive until ``gc`` drops it (past ``keep_days``, or oldest first while the
+store is over ``max_store_bytes``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import stat
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from core.errors import NotFoundError
+from core.events import FileDiff
+from core.snapshot.backend import GcReport, Patch
+from core.snapshot.git import Git, find_git, split_z
+from core.snapshot.index import SnapshotIndex
+from core.snapshot.locking import StoreLock
+from core.snapshot.textdiff import file_diff, is_binary
+
+log = logging.getLogger(__name__)
+
+_REF_PREFIX = "refs/agentls/"
+_DAY_MS = 86_400_000
+
+
+def unsafe_worktree_reason(worktree: Path) -> str | None:
+    """Why a directory must not be snapshotted (``/``, a home directory or above one), else None."""
+    resolved = worktree.resolve()
+    if resolved == Path(resolved.anchor):
+        return f"refusing to snapshot {resolved}: the file system root is not a project"
+    try:
+        home = Path.home().resolve()
+    except RuntimeError:  # no HOME and no passwd entry: nothing to compare with
+        return None
+    if resolved == home or home.is_relative_to(resolved):
+        return f"refusing to snapshot {resolved}: a home directory (or one above it) is not a project"
+    return None
+
+
+class SnapshotStore:
+    """Git-backed snapshots of one project (see the module docstring)."""
+
+    def __init__(
+        self,
+        data_dir: Path,
+        project_id: str,
+        worktree: Path,
+        *,
+        enabled: bool = True,
+        max_file_bytes: int = 2_000_000,
+        max_blob_bytes: int = 1_000_000,
+        max_store_bytes: int = 1_000_000_000,
+        keep_days: float = 7,
+        git_executable: str | None = None,
+    ) -> None:
+        self.worktree = worktree.resolve()
+        self.git_dir = data_dir / "snapshot" / project_id
+        self.project_id = project_id
+        self.max_file_bytes = max_file_bytes
+        self.max_blob_bytes = max_blob_bytes
+        self.max_store_bytes = max_store_bytes
+        self.keep_days = keep_days
+        self.index = SnapshotIndex(self.git_dir / "agentls-snapshots.jsonl")
+        self._lock = StoreLock(self.git_dir / "agentls.lock")
+        self._ready = False
+        executable = git_executable or find_git()
+        self.disabled_reason: str | None = None
+        if not enabled:
+            self.disabled_reason = "snapshots are disabled in the config"
+        elif executable is None:
+            self.disabled_reason = "git is not installed; snapshots fall back to the edit journal"
+        else:
+            self.disabled_reason = unsafe_worktree_reason(self.worktree)
+        if self.disabled_reason and enabled:
+            log.warning("snapshots off for %s: %s", self.worktree, self.disabled_reason)
+        self._git = Git(executable or "git", self.git_dir, self.worktree)
+
+    @property
+    def enabled(self) -> bool:
+        """Whether ``track`` records anything."""
+        return self.disabled_reason is None
+
+    async def _ensure(self) -> None:
+        if self._ready:
+            return
+        if not (self.git_dir / "HEAD").exists():
+            await asyncio.to_thread(self.git_dir.mkdir, parents=True, exist_ok=True)
+            await self._git.run("init", "-q", "--template=")
+            meta = {"projectID": self.project_id, "worktree": str(self.worktree)}
+            await asyncio.to_thread((self.git_dir / "agentls.json").write_text, json.dumps(meta) + "\n")
+        self._ready = True
+
+    def _sync_excludes(self) -> None:
+        # Per-directory .gitignore files are read from the work tree by git itself; the project's
+        # .git/info/exclude lives in its git dir, so mirror it into ours.
+        source = self.worktree / ".git" / "info" / "exclude"
+        try:
+            wanted = source.read_bytes() if source.is_file() else b""
+        except OSError:
+            wanted = b""
+        target = self.git_dir / "info" / "exclude"
+        current = target.read_bytes() if target.exists() else None
+        if current != wanted:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(wanted)
+
+    def _classify(self, candidates: list[str]) -> tuple[list[str], set[str]]:
+        keep: list[str] = []
+        skip: set[str] = set()
+        for rel in candidates:
+            path = self.worktree / rel.rstrip("/")
+            try:
+                st = os.lstat(path)
+            except FileNotFoundError:
+                keep.append(rel)  # deleted: stage the removal
+                continue
+            if stat.S_ISDIR(st.st_mode) or stat.S_ISLNK(st.st_mode):
+                skip.add(rel.rstrip("/"))  # nested repositories and symlinks are not ours to restore
+            elif st.st_size > self.max_file_bytes or (
+                st.st_size > self.max_blob_bytes and _sniff_binary(path)
+            ):
+                skip.add(rel)
+            else:
+                keep.append(rel)
+        return keep, skip
+
+    async def track(self) -> str | None:
+        """Record the current state of the project; the snapshot hash, or None when disabled."""
+        if not self.enabled:
+            return None
+        async with self._lock:
+            await self._ensure()
+            await asyncio.to_thread(self._sync_excludes)
+            listed = await self._git.run("ls-files", "-z", "--others", "--modified", "--exclude-standard")
+            candidates = sorted(set(split_z(listed.stdout)))
+            keep, skip = await asyncio.to_thread(self._classify, candidates)
+            if keep:
+                await self._git.run(
+                    "add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul", stdin=_nul(keep)
+                )
+            if skip:
+                # Drop them from our index even if an earlier snapshot held them (they are unknown now).
+                await self._git.run(
+                    "update-index", "-z", "--force-remove", "--stdin", stdin=_nul(sorted(skip))
+                )
+            tree = await self._git.text("write-tree")
+            if self.index.add(tree, _now_ms(), skip):
+                await self._git.run("update-ref", _REF_PREFIX + tree, tree)
+            log.debug("snapshot %s of %s (%d staged, %d skipped)", tree, self.worktree, len(keep), len(skip))
+            return tree
+
+    async def _require(self, hash_: str) -> None:
+        result = await self._git.run("cat-file", "-e", f"{hash_}^{{tree}}", check=False)
+        if result.code != 0:
+            raise NotFoundError(f"snapshot {hash_} is not in the store (it may have been garbage-collected)")
+
+    async def patch(self, from_hash: str, to_hash: str | None = None) -> Patch:
+        """Files changed from ``from_hash`` to ``to_hash`` (the current state when None)."""
+        to = to_hash or await self.track()
+        if to is None:
+            raise NotFoundError(f"snapshots are off: {self.disabled_reason}")
+        await self._ensure()
+        await self._require(from_hash)
+        await self._require(to)
+        out = await self._git.run("diff-tree", "-r", "-z", "--name-only", "--no-renames", from_hash, to)
+        skipped = self.index.skipped(from_hash, to)
+        files = [f for f in split_z(out.stdout) if f not in skipped]
+        return Patch(hash=from_hash, files=files, after=to)
+
+    async def files_at(self, hash_: str, paths: Sequence[str]) -> dict[str, bytes | None]:
+        """Each path's content in a snapshot (None: it did not exist there)."""
+        await self._ensure()
+        await self._require(hash_)
+        found: dict[str, str] = {}
+        for start in range(0, len(paths), 500):  # keep the command line well under ARG_MAX
+            chunk = list(paths[start : start + 500])
+            out = await self._git.run("ls-tree", "-r", "-z", hash_, "--", *chunk)
+            for line in split_z(out.stdout):
+                meta, _, name = line.partition("\t")
+                _mode, kind, oid = meta.split(" ")
+                if kind == "blob":
+                    found[name] = oid
+        contents = await self._cat(list(dict.fromkeys(found.values())))
+        return {p: contents[found[p]] if p in found else None for p in paths}
+
+    async def _cat(self, oids: list[str]) -> dict[str, bytes]:
+        if not oids:
+            return {}
+        out = (await self._git.run("cat-file", "--batch", stdin=_lines(oids))).stdout
+        blobs: dict[str, bytes] = {}
+        pos = 0
+        for oid in oids:
+            header_end = out.index(b"\n", pos)
+            header = out[pos:header_end].split(b" ")
+            if len(header) != 3:
+                raise NotFoundError(f"snapshot object {oid} is missing from the store")
+            size = int(header[2])
+            blobs[oid] = out[header_end + 1 : header_end + 1 + size]
+            pos = header_end + 1 + size + 1
+        return blobs
+
+    async def file_at(self, hash_: str, path: str) -> bytes | None:
+        """One path's content in a snapshot (None: it did not exist there)."""
+        return (await self.files_at(hash_, [path]))[path]
+
+    async def diff(self, from_hash: str, to_hash: str | None = None) -> list[FileDiff]:
+        """Unified diffs of every file changed between two snapshots (the current state when None)."""
+        patch = await self.patch(from_hash, to_hash)
+        assert patch.after is not None
+        before = await self.files_at(from_hash, patch.files)
+        after = await self.files_at(patch.after, patch.files)
+        return await asyncio.to_thread(lambda: [file_diff(f, before[f], after[f]) for f in patch.files])
+
+    def du(self) -> int:
+        """Bytes the store takes on disk."""
+        total = 0
+        for root, _dirs, files in os.walk(self.git_dir):
+            for name in files:
+                try:
+                    total += os.lstat(os.path.join(root, name)).st_size
+                except FileNotFoundError:
+                    continue  # removed by a concurrent gc
+        return total
+
+    async def gc(self) -> GcReport:
+        """Drop snapshots past ``keep_days``, then oldest first while over ``max_store_bytes``."""
+        if not (self.git_dir / "HEAD").exists():
+            return GcReport()
+        async with self._lock:
+            await self._ensure()
+            before = await asyncio.to_thread(self.du)
+            entries = self.index.oldest_first()
+            # The newest snapshot is the state a running step may still diff against: always kept.
+            candidates = entries[:-1]
+            cutoff = _now_ms() - int(self.keep_days * _DAY_MS)
+            expired = [e.hash for e in candidates if e.time_ms < cutoff]
+            removed = list(expired)
+            await self._drop(expired)
+            remaining = [e.hash for e in candidates if e.hash not in set(expired)]
+            size = await asyncio.to_thread(self.du)
+            while size > self.max_store_bytes and remaining:
+                # A quarter at a time: one `git gc` per snapshot would be far too slow on a big store.
+                cut = max(1, len(remaining) // 4)
+                batch, remaining = remaining[:cut], remaining[cut:]
+                await self._drop(batch)
+                removed.extend(batch)
+                size = await asyncio.to_thread(self.du)
+            log.info("snapshot gc %s: dropped %d, %d -> %d bytes", self.git_dir, len(removed), before, size)
+            return GcReport(removed=removed, kept=len(self.index), bytes_before=before, bytes_after=size)
+
+    async def _drop(self, hashes: list[str]) -> None:
+        if hashes:
+            commands = "".join(f"delete {_REF_PREFIX}{h}\n" for h in hashes).encode()
+            await self._git.run("update-ref", "--stdin", stdin=commands)
+            self.index.remove(set(hashes))
+        await self._git.run("gc", "--quiet", "--prune=now")
+
+
+def _sniff_binary(path: Path) -> bool:
+    with path.open("rb") as fh:
+        return is_binary(fh.read(8000))
+
+
+def _nul(paths: Sequence[str]) -> bytes:
+    return b"".join(p.encode("utf-8", errors="surrogateescape") + b"\0" for p in paths)
+
+
+def _lines(items: Sequence[str]) -> bytes:
+    return "".join(f"{i}\n" for i in items).encode()
+
+
+def _now_ms() -> int:
+    return time.time_ns() // 1_000_000
