@@ -143,6 +143,17 @@ class TokenCounter:
             return tokens
         return 0
 
+    def count_output(self, part: ToolPart) -> int:
+        """Tokens of a completed tool part's output as stored (what pruning would free)."""
+        if part.state.status != "completed":
+            return 0
+        key = (part.id, "output", len(part.state.output))
+        cached = self._parts.get(key)
+        if cached is None:
+            cached = self._encode_count(part.state.output)
+            self._parts.put(key, cached)
+        return cached
+
     def count_message(self, message: MessageWithParts) -> int:
         """Tokens of one message with its parts."""
         return MESSAGE_OVERHEAD + sum(self.count_part(p) for p in message.parts)
