@@ -63,12 +63,14 @@ def usable(limit: LimitLike, reserved: int | None = None) -> int:
 
 
 def context_tokens(tokens: Tokens) -> int:
-    """Tokens a finished step occupied: what was sent (fresh, cached, cache-written) and produced.
+    """The window a finished step filled: everything sent (fresh, cache-read, cache-written) and produced.
 
-    ``cache.write`` is counted too: those prompt tokens are in the context as much as fresh input,
-    and leaving them out lets the first cached request of a huge history pass unnoticed.
+    ``core.llm.usage`` keeps the parts disjoint: ``input`` excludes cache reads and writes, and
+    ``output`` excludes ``reasoning``. Cache writes are prompt tokens as much as fresh input (leaving
+    them out lets the first cached request of a huge history pass unnoticed), and reasoning is
+    generated into the same window as the answer.
     """
-    return tokens.input + tokens.cache.read + tokens.cache.write + tokens.output
+    return tokens.input + tokens.cache.read + tokens.cache.write + tokens.output + tokens.reasoning
 
 
 def is_overflow(tokens: Tokens, limit: LimitLike, reserved: int | None = None) -> bool:

@@ -55,7 +55,7 @@ LIMIT = Limit(context=100_000, output=10_000)  # usable 90,000
         (tokens(input=10_000, read=75_000, output=5_001), True),  # cache reads are context
         (tokens(input=10_000, write=75_000, output=5_001), True),  # so are cache writes
         (tokens(input=10_000, read=70_000, output=5_000), False),
-        (tokens(input=85_000, reasoning=50_000), False),  # reasoning is inside output already
+        (tokens(input=80_000, output=5_000, reasoning=5_001), True),  # reasoning fills the window too
     ],
 )
 def test_is_overflow(usage: Tokens, overflow: bool) -> None:
