@@ -123,6 +123,11 @@ def resolve(layers: Sequence[Layer]) -> ResolvedConfig:
     merged: dict[str, Any] = {}
     sources: Sources = {}
     for layer in layers:
+        # Extra layers come from outside (an editor's initialization options): check the shape here too.
+        if not isinstance(layer.data, dict):
+            raise ConfigError(
+                f"{layer.name}: the config must be a JSON object, not {type(layer.data).__name__}"
+            )
         base_dir = layer.path.parent if layer.path is not None else Path.cwd()
         data = substitute(layer.data, base_dir, layer.name)
         merge_into(merged, data, layer.name, sources)

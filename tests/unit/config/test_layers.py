@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from core.config.loader import Layer, discover_layers, load_config, resolve
+from core.errors import ConfigError
 
 
 def write(path: Path, data: dict[str, Any] | str) -> Path:
@@ -198,3 +199,27 @@ def test_unknown_keys_are_kept_and_warned_with_path_and_layer() -> None:
         "project f.json: unknown key modle is not used (check the spelling)",
         "project f.json: unknown key provider.p.models.m.x is not used (check the spelling)",
     ]
+
+
+def test_discover_puts_env_switches_last(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path / "agentls.json", {"compaction": {"prune": True}})
+    monkeypatch.setenv("AGENTLS_DISABLE_PRUNE", "on")
+    layers = discover_layers(tmp_path, tmp_path)
+    assert [layer.name for layer in layers] == [f"project {tmp_path / 'agentls.json'}", "environment"]
+    assert layers[-1].data == {"compaction": {"prune": False}}
+    assert resolve(layers).config.compaction.prune is False
+
+
+def test_inline_content_file_substitution_is_relative_to_cwd(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "prompt.txt").write_text("hello")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("AGENTLS_CONFIG_CONTENT", '{"agent": {"a": {"prompt": "{file:prompt.txt}"}}}')
+    assert load_config(tmp_path, tmp_path).config.agent["a"].prompt == "hello"
+
+
+def test_extra_layer_that_is_not_an_object_is_rejected(tmp_path: Path) -> None:
+    bad = Layer("initializationOptions.config", ["not", "a", "dict"])  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match=r"^initializationOptions.config: the config must be a JSON object"):
+        load_config(tmp_path, tmp_path, extra_layers=[bad])
