@@ -35,6 +35,8 @@ class SessionRevert(_Model):
     partID: str | None = None
     snapshot: str | None = None
     diff: str | None = None
+    # The files the revert rewrote or removed: unrevert restores exactly these from ``snapshot``.
+    files: list[str] | None = None
 
 
 class DiffSummary(_Model):
