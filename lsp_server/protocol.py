@@ -1,0 +1,159 @@
+"""The params of every custom request and notification, validated with pydantic at the edge.
+
+A malformed request never reaches a handler: ``parse`` raises JSON-RPC InvalidParams whose message
+names the offending field (``parts.0.text: Field required``), and the server keeps serving.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pygls.exceptions import JsonRpcInvalidParams
+
+from core.session.prompt_input import Range
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class Params(BaseModel):
+    """Base of every params model: unknown keys are ignored so newer clients keep working."""
+
+    model_config = ConfigDict(extra="ignore")
+
+
+class NoParams(Params):
+    """A method that takes nothing (``{}`` or no params at all)."""
+
+
+class SessionCreate(Params):
+    title: str | None = None
+    agent: str | None = None
+    model: str | None = None
+
+
+class SessionList(Params):
+    limit: int = Field(default=50, ge=1, le=1000)
+    before: str | None = None
+
+
+class SessionRef(Params):
+    sessionID: str = Field(min_length=1)
+
+
+class SessionFork(SessionRef):
+    messageID: str | None = None
+
+
+class SessionMessages(SessionRef):
+    limit: int | None = Field(default=None, ge=1)
+    before: str | None = None
+
+
+class TextPart(Params):
+    type: Literal["text"]
+    text: str
+
+
+class FilePart(Params):
+    type: Literal["file"]
+    uri: str = Field(min_length=1)
+    range: Range | None = None
+    mime: str | None = None
+
+
+class AgentPart(Params):
+    type: Literal["agent"]
+    name: str = Field(min_length=1)
+
+
+PromptPart = Annotated[TextPart | FilePart | AgentPart, Field(discriminator="type")]
+
+
+class SessionPrompt(SessionRef):
+    parts: list[PromptPart] = Field(min_length=1)
+    agent: str | None = None
+    model: str | None = None
+
+
+class SessionRevert(SessionRef):
+    messageID: str = Field(min_length=1)
+    partID: str | None = None
+
+
+class SessionDiff(SessionRef):
+    messageID: str | None = None
+
+
+class PermissionReply(Params):
+    requestID: str = Field(min_length=1)
+    reply: Literal["once", "always", "reject"]
+    message: str | None = None
+
+
+class QuestionReply(Params):
+    requestID: str = Field(min_length=1)
+    answers: list[list[str]]
+
+
+class QuestionReject(Params):
+    requestID: str = Field(min_length=1)
+
+
+class Diagnostic(Params):
+    """The fields of an LSP Diagnostic that the agent uses."""
+
+    range: Range
+    message: str
+    severity: int | None = Field(default=None, ge=1, le=4)
+    source: str | None = None
+    code: int | str | None = None
+
+
+class Diagnostics(Params):
+    """``agent/diagnostics``: the editor's own language servers' report for one file."""
+
+    uri: str = Field(min_length=1)
+    diagnostics: list[Diagnostic]
+
+
+class CodeTarget(Params):
+    """The argument of the code-action commands: a file, a range, and maybe the diagnostic."""
+
+    uri: str = Field(min_length=1)
+    range: Range
+    diagnostic: Diagnostic | None = None
+
+
+def describe(error: ValidationError) -> str:
+    """``field.path: problem; …`` — what the client has to fix."""
+    problems = []
+    for item in error.errors():
+        where = ".".join(str(p) for p in item["loc"]) or "params"
+        problems.append(f"{where}: {item['msg']}")
+    return "; ".join(problems)
+
+
+def parse(model: type[M], params: Any) -> M:
+    """Validate raw JSON-RPC params; raise InvalidParams naming the field when they are malformed."""
+    if params is None:
+        params = {}
+    if not isinstance(params, dict):
+        raise JsonRpcInvalidParams(message=f"params: expected an object, got {type(params).__name__}")
+    try:
+        return model.model_validate(params)
+    except ValidationError as exc:
+        raise JsonRpcInvalidParams(message=f"invalid params: {describe(exc)}") from exc
+
+
+def dump(value: Any) -> Any:
+    """A core value as JSON-ready data (camelCase wire names, no nulls)."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", exclude_none=True)
+    if isinstance(value, list | tuple):
+        return [dump(item) for item in value]
+    if isinstance(value, dict):
+        return {key: dump(item) for key, item in value.items()}
+    if hasattr(value, "__dataclass_fields__"):
+        return {name: dump(getattr(value, name)) for name in value.__dataclass_fields__}
+    return value

@@ -1,0 +1,57 @@
+"""Pure text helpers for editor edits: the end position of a text, and rebasing an agent's change.
+
+Positions are in the client's negotiated encoding (UTF-16 code units unless it chose otherwise).
+"""
+
+from __future__ import annotations
+
+import re
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def _units(text: str, encoding: str) -> int:
+    if encoding == "utf-8":
+        return len(text.encode("utf-8"))
+    if encoding == "utf-32":
+        return len(text)
+    return len(text.encode("utf-16-le")) // 2
+
+
+def end_position(text: str, encoding: str = "utf-16") -> tuple[int, int]:
+    """(line, character) just after the last character of ``text``."""
+    lines = _LINE_BREAK.split(text)
+    return len(lines) - 1, _units(lines[-1], encoding)
+
+
+def _hunk(old: str, new: str) -> tuple[int, int, str]:
+    """The single changed region: old[start:end] became the returned text."""
+    limit = min(len(old), len(new))
+    start = 0
+    while start < limit and old[start] == new[start]:
+        start += 1
+    tail = 0
+    while tail < limit - start and old[len(old) - 1 - tail] == new[len(new) - 1 - tail]:
+        tail += 1
+    return start, len(old) - tail, new[start : len(new) - tail]
+
+
+def rebase(base: str, ours: str, theirs: str) -> str | None:
+    """Apply the change base→ours on top of theirs, or None when both touched the same region.
+
+    Used when the editor refused a versioned edit because the user typed in between: if the user's
+    change is elsewhere in the file, the agent's change still applies to the new text.
+    """
+    if theirs == base:
+        return ours
+    if ours == base:
+        return theirs
+    a0, a1, replacement = _hunk(base, ours)
+    u0, u1, _ = _hunk(base, theirs)
+    # Touching regions count as overlapping: two insertions at one spot have no safe order.
+    if a1 < u0:
+        return theirs[:a0] + replacement + theirs[a1:]
+    if u1 < a0:
+        shift = len(theirs) - len(base)
+        return theirs[: a0 + shift] + replacement + theirs[a1 + shift :]
+    return None

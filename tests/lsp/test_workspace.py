@@ -1,0 +1,196 @@
+"""LspWorkspace against a client that applies edits like an editor (real stdio, real buffers)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lsprotocol import types as lsp
+from pytest_lsp import LanguageClient
+
+from tests.lsp.editor import REPO, Editor, start, uri
+
+FIXTURE_SERVER = [sys.executable, str(REPO / "tests" / "fixtures" / "lsp" / "workspace_server.py")]
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    return root
+
+
+async def _started(
+    tmp_path: Path, project: Path, profile: str
+) -> AsyncIterator[tuple[LanguageClient, Editor]]:
+    client, editor, _ = await start(FIXTURE_SERVER, project, tmp_path / "data", profile)
+    yield client, editor
+    await client.shutdown_session()
+    await client.stop()
+
+
+@pytest.fixture
+async def vscode(tmp_path: Path, project: Path) -> AsyncIterator[tuple[LanguageClient, Editor]]:
+    async for pair in _started(tmp_path, project, "visual-studio-code"):
+        yield pair
+
+
+@pytest.fixture
+async def neovim(tmp_path: Path, project: Path) -> AsyncIterator[tuple[LanguageClient, Editor]]:
+    async for pair in _started(tmp_path, project, "neovim@v0.10.0"):
+        yield pair
+
+
+async def call(client: LanguageClient, method: str, **params: Any) -> Any:
+    return await asyncio.wait_for(client.protocol.send_request_async(method, params), 20)
+
+
+async def test_read_sees_the_unsaved_buffer(vscode: tuple[LanguageClient, Editor], project: Path) -> None:
+    client, editor = vscode
+    path = project / "a.py"
+    path.write_text("on disk\n")
+    editor.open(path, "unsaved\n")
+    assert await call(client, "test/read", path=str(path)) == {"text": "unsaved\n", "open": True}
+    other = project / "b.py"
+    other.write_text("only on disk\n")
+    assert await call(client, "test/read", path=str(other)) == {"text": "only on disk\n", "open": False}
+
+
+async def test_write_to_an_open_buffer_is_a_labelled_versioned_edit_and_lands_on_disk(
+    vscode: tuple[LanguageClient, Editor], project: Path
+) -> None:
+    client, editor = vscode
+    path = project / "a.py"
+    path.write_text("old\n")
+    editor.open(path, "unsaved\nline two\n")
+    result = await call(client, "test/write", path=str(path), text="agent\n", label="edit a.py")
+    assert result == {"disk": "agent\n"}
+    assert editor.buffers[uri(path)].text == "agent\n"
+    (edit,) = editor.edits
+    assert edit.label == "edit a.py"
+    (change,) = edit.edit.document_changes or []
+    assert isinstance(change, lsp.TextDocumentEdit)
+    assert change.text_document.version == 1
+    # The server's view of the buffer followed the edit.
+    assert (await call(client, "test/read", path=str(path)))["text"] == "agent\n"
+
+
+async def test_refused_edit_is_rebased_once_on_the_users_typing(
+    vscode: tuple[LanguageClient, Editor], project: Path
+) -> None:
+    client, editor = vscode
+    path = project / "a.py"
+    editor.open(path, "one\ntwo\nthree\n")
+    # The user edits line three while the agent's edit of line one is on its way.
+    editor.before_apply.append(lambda ed: ed.type(path, "one\ntwo\nTHREE\n"))
+    result = await call(client, "test/write", path=str(path), text="ONE\ntwo\nthree\n")
+    assert result == {"disk": "ONE\ntwo\nTHREE\n"}
+    assert editor.buffers[uri(path)].text == "ONE\ntwo\nTHREE\n"
+    assert len(editor.edits) == 2
+    versions = [c.text_document.version for e in editor.edits for c in e.edit.document_changes or []]
+    assert versions == [1, 2]
+
+
+async def test_refused_edit_that_conflicts_is_reported_to_the_model(
+    vscode: tuple[LanguageClient, Editor], project: Path
+) -> None:
+    client, editor = vscode
+    path = project / "a.py"
+    path.write_text("one\n")
+    editor.open(path, "one\n")
+    editor.before_apply.append(lambda ed: ed.type(path, "uno\n"))
+    result = await call(client, "test/write", path=str(path), text="ONE\n")
+    assert "changed in the editor" in result["error"]
+    assert path.read_text() == "one\n"
+    assert editor.buffers[uri(path)].text == "uno\n"
+
+
+async def test_refused_twice_is_reported(vscode: tuple[LanguageClient, Editor], project: Path) -> None:
+    client, editor = vscode
+    path = project / "a.py"
+    editor.open(path, "one\ntwo\nthree\n")
+
+    def first(ed: Editor) -> None:
+        ed.type(path, "one\ntwo\nTHREE\n")
+        # ...and types again before the second attempt lands.
+        ed.before_apply.append(lambda e: e.type(path, "one\ntwo\nTHREE!\n"))
+
+    editor.before_apply.append(first)
+    result = await call(client, "test/write", path=str(path), text="ONE\ntwo\nthree\n")
+    assert "changed in the editor" in result["error"]
+    assert len(editor.edits) == 2
+
+
+async def test_new_and_closed_files_go_through_the_editor(
+    vscode: tuple[LanguageClient, Editor], project: Path
+) -> None:
+    client, editor = vscode
+    new = project / "pkg" / "new.py"
+    assert await call(client, "test/write", path=str(new), text="x = 1\n") == {"disk": "x = 1\n"}
+    kinds = [type(c).__name__ for c in editor.edits[0].edit.document_changes or []]
+    assert kinds == ["CreateFile", "TextDocumentEdit"]
+    closed = project / "closed.py"
+    closed.write_text("before\n")
+    assert await call(client, "test/write", path=str(closed), text="after\n") == {"disk": "after\n"}
+    (change,) = editor.edits[1].edit.document_changes or []
+    assert isinstance(change, lsp.TextDocumentEdit) and change.text_document.version is None
+    assert await call(client, "test/delete", path=str(closed)) == {"exists": False}
+    assert isinstance((editor.edits[2].edit.document_changes or [])[0], lsp.DeleteFile)
+
+
+async def test_client_without_document_changes_gets_disk_writes(
+    neovim: tuple[LanguageClient, Editor], project: Path
+) -> None:
+    client, editor = neovim
+    path = project / "a.py"
+    path.write_text("old\n")
+    editor.open(path, "unsaved\n")
+    assert (await call(client, "test/read", path=str(path)))["text"] == "unsaved\n"
+    assert await call(client, "test/write", path=str(path), text="agent\n") == {"disk": "agent\n"}
+    assert editor.edits == []
+    assert await call(client, "test/delete", path=str(path)) == {"exists": False}
+
+
+def _diagnostic(line: int, message: str, severity: int | None) -> dict[str, Any]:
+    position = {"line": line, "character": 4}
+    diagnostic: dict[str, Any] = {"range": {"start": position, "end": position}, "message": message}
+    if severity is not None:
+        diagnostic["severity"] = severity
+    return diagnostic
+
+
+async def test_diagnostics_after_an_edit_are_the_fresh_errors(
+    vscode: tuple[LanguageClient, Editor], project: Path
+) -> None:
+    client, _ = vscode
+    path = project / "a.py"
+    path.write_text("x\n")
+    report = {"uri": uri(path), "diagnostics": [_diagnostic(0, "stale", 1)]}
+    client.protocol.notify("agent/diagnostics", report)
+    await call(client, "test/write", path=str(path), text="y = (\n")
+    # A report from before the edit is not an answer: nothing fresh arrives → no diagnostics.
+    assert await call(client, "test/diagnostics", path=str(path), timeout=0.2) == {"errors": []}
+
+    waiting = asyncio.ensure_future(call(client, "test/diagnostics", path=str(path), timeout=10))
+    fresh = [
+        _diagnostic(0, "'(' was never closed", 1),
+        _diagnostic(1, "unused", 2),
+        _diagnostic(2, "bad", None),
+    ]
+    client.protocol.notify("agent/diagnostics", {"uri": uri(path), "diagnostics": fresh})
+    assert await waiting == {"errors": ["1:5 '(' was never closed", "3:5 bad"]}
+
+
+async def test_malformed_diagnostics_are_ignored(
+    vscode: tuple[LanguageClient, Editor], project: Path
+) -> None:
+    client, _ = vscode
+    path = project / "a.py"
+    client.protocol.notify("agent/diagnostics", {"uri": uri(path), "diagnostics": [{"message": 3}]})
+    await call(client, "test/write", path=str(path), text="z\n")
+    # The server survived and did not take the malformed report as the client reporting at all.
+    assert await call(client, "test/diagnostics", path=str(path), timeout=5) == {"errors": []}
