@@ -41,7 +41,7 @@ class ApprovalStore(Protocol):
 
     async def add_approval(self, project_id: str, permission: str, pattern: str) -> str: ...
     async def list_approvals(self, project_id: str) -> Sequence[Approval]: ...
-    async def revoke_approval(self, project_id: str, approval_id: str) -> bool: ...
+    async def revoke_approval(self, project_id: str, approval_id: str) -> None: ...
 
 
 @dataclass
@@ -78,9 +78,8 @@ class Permissions:
         return list(self._approvals)
 
     async def revoke(self, approval_id: str) -> None:
-        """Forget one stored approval."""
-        if not await self._store.revoke_approval(self._project_id, approval_id):
-            raise NotFoundError(f"no permission approval {approval_id} in this project")
+        """Forget one stored approval (NotFoundError when the project has no such approval)."""
+        await self._store.revoke_approval(self._project_id, approval_id)
         await self.reload()
 
     async def ask(
