@@ -1,0 +1,123 @@
+"""The ``bash`` tool: run a command in its own process group with live output and a hard stop."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import cast
+
+from pydantic import Field
+
+from core.errors import ToolError
+from core.permission.request import PermissionAsk
+from core.tools import paths
+from core.tools.base import Tool, ToolParams, ToolResult
+from core.tools.context import ToolContext
+from core.tools.process import run_command
+
+log = logging.getLogger(__name__)
+
+DEFAULT_TIMEOUT_MS = 120_000
+MAX_TIMEOUT_MS = 600_000
+LIVE_CHARS = 30_000
+
+BashRequests = Callable[[str, Path, Path], list[PermissionAsk]]
+
+
+def _load_bash_requests() -> BashRequests | None:
+    """The permission layer's command parser (one request per simple command), when it is there."""
+    try:
+        module = importlib.import_module("core.permission.bash")
+    except ModuleNotFoundError as exc:
+        if exc.name != "core.permission.bash":
+            raise
+        return None
+    return cast(BashRequests, module.bash_requests)
+
+
+_bash_requests = _load_bash_requests()
+
+
+class BashParams(ToolParams):
+    command: str = Field(description="The command to run")
+    timeout: int | None = Field(
+        None, gt=0, le=MAX_TIMEOUT_MS, description="Timeout in milliseconds (default 120000, max 600000)"
+    )
+    workdir: str | None = Field(
+        None, description="The folder to run the command in (default: working directory)"
+    )
+    description: str | None = Field(
+        None, description="What the command does in 5-10 words, e.g. 'Run the unit tests'"
+    )
+
+
+def fallback_requests(command: str, cwd: Path, worktree: Path) -> list[PermissionAsk]:
+    """One request for the whole command (used until the permission layer parses commands)."""
+    requests = []
+    if not paths.is_within(cwd, worktree):
+        glob = f"{cwd.as_posix().rstrip('/')}/*"
+        requests.append(
+            PermissionAsk("external_directory", [glob], always=[glob], metadata={"filepath": str(cwd)})
+        )
+    requests.append(PermissionAsk("bash", [command], always=[command.split()[0] + " *"], title=command))
+    return requests
+
+
+class BashTool(Tool[BashParams]):
+    id = "bash"
+    Params = BashParams
+    truncate = "tail"  # errors and summaries come at the end of a command's output
+
+    def __init__(self, requests: BashRequests | None = None) -> None:
+        self._requests = requests or _bash_requests or fallback_requests
+
+    async def execute(self, params: BashParams, ctx: ToolContext) -> ToolResult:
+        if not params.command.strip():
+            raise ToolError("command is empty: give the shell command to run.")
+        cwd = paths.resolve(ctx, params.workdir)
+        if not cwd.is_dir():
+            raise ToolError(f"workdir {cwd} does not exist or is not a folder.")
+        for request in self._requests(params.command, cwd, ctx.worktree.resolve()):
+            await ctx.ask(request)
+        description = params.description or params.command
+        timeout_ms = params.timeout or DEFAULT_TIMEOUT_MS
+
+        def live(text: str) -> None:
+            ctx.update(description, {"output": text, "description": description})
+
+        log.debug("bash call %s: %s (cwd %s)", ctx.call_id, params.command, cwd)
+        result = await run_command(
+            params.command,
+            cwd=cwd,
+            timeout_s=timeout_ms / 1000,
+            abort=ctx.abort,
+            on_output=live,
+            live_chars=LIVE_CHARS,
+        )
+        output = result.output
+        if result.dropped_bytes:
+            output = f"[... {result.dropped_bytes} earlier characters were not kept ...]\n{output}"
+        notes = []
+        if result.stop == "timeout":
+            notes.append(
+                f"The command was still running after {timeout_ms} ms, so it and every process it "
+                "started were killed. Run long tasks with a larger timeout or in the background."
+            )
+        elif result.stop == "aborted":
+            notes.append("The user aborted the command; it and every process it started were killed.")
+        elif result.exit_code:
+            notes.append(f"Exit code: {result.exit_code}")
+        if not output.strip():
+            output = "(no output)"
+        if notes:
+            output = output.rstrip("\n") + "\n\n" + "\n".join(notes)
+        metadata = {
+            "output": result.output[-LIVE_CHARS:],
+            "exit": result.exit_code,
+            "description": description,
+            "timedOut": result.stop == "timeout",
+            "aborted": result.stop == "aborted",
+        }
+        return ToolResult(title=description, output=output, metadata=metadata)

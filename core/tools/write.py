@@ -1,0 +1,60 @@
+"""The ``write`` tool: create or overwrite a file through the workspace."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from core.errors import ToolError
+from core.permission.request import PermissionAsk
+from core.tools import paths
+from core.tools.base import Tool, ToolParams, ToolResult
+from core.tools.context import ToolContext
+from core.tools.diff import file_diff
+
+
+class WriteParams(ToolParams):
+    filePath: str = Field(description="The file to write: absolute, or relative to the working directory")
+    content: str = Field(description="The complete content to write to the file")
+
+
+class WriteTool(Tool[WriteParams]):
+    id = "write"
+    Params = WriteParams
+
+    async def execute(self, params: WriteParams, ctx: ToolContext) -> ToolResult:
+        path = paths.resolve(ctx, params.filePath)
+        await paths.check_external(ctx, path)
+        rel = paths.permission_pattern(ctx, path)
+        st = await ctx.workspace.stat(path)
+        if st.is_dir:
+            raise ToolError(f"{path} is a directory; give the path of a file to write.")
+        before = ""
+        if st.exists:
+            before = (await ctx.workspace.read_bytes(path)).decode("utf-8", errors="replace")
+        diff = file_diff(rel, before, params.content)
+        await ctx.ask(
+            PermissionAsk(
+                "edit",
+                [rel],
+                always=["*"],
+                title=f"Write {rel}",
+                metadata={"filepath": str(path), "diff": diff.diff},
+            )
+        )
+        await ctx.workspace.write_bytes(
+            path, params.content.encode("utf-8"), ctx.edit_context(f"agent: write {rel}")
+        )
+        shown = paths.display(ctx, path)
+        verb = "Overwrote" if st.exists else "Created"
+        lines = params.content.count("\n") + (0 if params.content.endswith("\n") or not params.content else 1)
+        return ToolResult(
+            title=shown,
+            output=f"{verb} {shown} ({lines} lines).",
+            metadata={
+                "filepath": str(path),
+                "exists": st.exists,
+                "diff": diff.diff,
+                "additions": diff.additions,
+                "deletions": diff.deletions,
+            },
+        )
