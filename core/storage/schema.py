@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import aiosqlite
@@ -95,19 +96,25 @@ async def schema_version(conn: aiosqlite.Connection) -> int:
     return int(row[0]) if row else 0
 
 
-async def migrate(conn: aiosqlite.Connection, target: int = LATEST) -> int:
-    """Apply every migration above the recorded version up to ``target``; returns the new version.
+async def migrate(
+    conn: aiosqlite.Connection,
+    target: int | None = None,
+    migrations: Sequence[Migration] = MIGRATIONS,
+) -> int:
+    """Apply every migration above the recorded version up to ``target`` (the last); returns the version.
 
     ``conn`` must be in autocommit mode (``isolation_level=None``): each migration opens its own
     transaction.
     """
+    latest = migrations[-1].version
+    target = latest if target is None else target
     current = await schema_version(conn)
-    if current > LATEST:
+    if current > latest:
         raise StorageError(
-            f"the database is at schema version {current}, newer than this agentls knows ({LATEST}); "
+            f"the database is at schema version {current}, newer than this agentls knows ({latest}); "
             "upgrade agentls"
         )
-    for migration in MIGRATIONS:
+    for migration in migrations:
         if migration.version <= current or migration.version > target:
             continue
         log.info("migrating the database to version %s: %s", migration.version, migration.description)
