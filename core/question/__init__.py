@@ -1,0 +1,5 @@
+"""Questions the agent asks the user mid-turn, answered from the editor."""
+
+from core.question.service import Questions
+
+__all__ = ["Questions"]
