@@ -40,11 +40,11 @@ Strategy = Callable[[str, str, str], list[Match]]
 
 
 def exact(content: str, old: str, new: str) -> list[Match]:
-    """Every occurrence of ``old`` as is."""
+    """Every occurrence of ``old`` as is (overlapping ones too: they make the edit ambiguous)."""
     found, start = [], content.find(old)
     while start != -1:
         found.append(Match(start, start + len(old), new))
-        start = content.find(old, start + len(old))
+        start = content.find(old, start + 1)
     return found
 
 
@@ -52,13 +52,17 @@ def whitespace_normalized(content: str, old: str, new: str) -> list[Match]:
     """``old`` with every run of whitespace allowed to be any other run of whitespace."""
     tokens = old.split()
     pattern = re.compile(r"\s+".join(re.escape(t) for t in tokens))
-    # The match spans the tokens only, so whitespace around oldString must not be added by newString.
-    lead, trail = old[: len(old) - len(old.lstrip())], old[len(old.rstrip()) :]
-    if trail and new.endswith(trail):
-        new = new[: len(new) - len(trail)]
-    if lead and new.startswith(lead):
-        new = new[len(lead) :]
-    return [Match(m.start(), m.end(), new) for m in pattern.finditer(content)]
+    # The match spans the tokens only: whitespace around oldString stays in the file, so the same
+    # whitespace around newString would be added a second time.
+    if old[-1:].isspace():
+        new = new.rstrip()
+    if old[:1].isspace():
+        new = new.lstrip()
+    found, m = [], pattern.search(content)
+    while m is not None:  # overlapping matches too, like ``exact``
+        found.append(Match(m.start(), m.end(), new))
+        m = pattern.search(content, m.start() + 1)
+    return found
 
 
 class _Lines:
