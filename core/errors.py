@@ -79,3 +79,10 @@ class ContextOverflowError(ProviderError):
 
     def __init__(self, message: str, *, status: int | None = 400) -> None:
         super().__init__(message, kind="context-overflow", status=status, retryable=False)
+
+
+class CompactionFailedError(ContextOverflowError):
+    """A compaction failed or could not bring the context under the model's limit; never retried."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, status=None)
