@@ -44,6 +44,10 @@ class Snapshots(Protocol):
         """Files changed from ``from_hash`` to ``to_hash`` (the current state when None)."""
         ...
 
+    async def changed_files(self, since: str) -> list[str]:
+        """Files changed since a snapshot (what the processor stores in a patch part)."""
+        ...
+
     async def files_at(self, hash_: str, paths: Sequence[str]) -> dict[str, bytes | None]:
         """Each path's content in a snapshot (None: the file did not exist). NotFoundError if gone."""
         ...

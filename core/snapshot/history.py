@@ -1,0 +1,146 @@
+"""Reading step patches out of a session's messages: what changed after a point, and where from."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from core.errors import NotFoundError
+from core.session.models import MessageWithParts, PatchPart, Session, StepFinishPart, UserMessage
+
+
+class SessionAccess(Protocol):
+    """What revert and the diff summary need of the session service."""
+
+    async def get(self, session_id: str) -> Session:
+        """A session by id (NotFoundError if unknown)."""
+        ...
+
+    async def messages(self, session_id: str) -> list[MessageWithParts]:
+        """Every message with its parts, oldest first."""
+        ...
+
+    async def update_session(self, session: Session) -> Any:
+        """Store a changed session (and tell clients)."""
+        ...
+
+    async def update_message(self, info: Any) -> Any:
+        """Store a changed message (and tell clients)."""
+        ...
+
+    async def remove_message(self, session_id: str, message_id: str) -> Any:
+        """Delete a message and its parts."""
+        ...
+
+    async def remove_part(self, session_id: str, message_id: str, part_id: str) -> Any:
+        """Delete one part."""
+        ...
+
+
+@dataclass(frozen=True)
+class StepPatch:
+    """A patch part with the snapshot after its step (the step-finish snapshot before it)."""
+
+    message_id: str
+    part_id: str
+    hash: str
+    after: str | None
+    files: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """A file changed by the agent: its content at ``start`` is the "before", at ``end`` the agent's last."""
+
+    path: str
+    start: str
+    end: str | None
+
+
+@dataclass(frozen=True)
+class RevertPoint:
+    """Where a revert cuts: ``message_index`` into the list, and the first reverted part index in it."""
+
+    message_index: int
+    part_index: int
+
+
+def find_point(messages: Sequence[MessageWithParts], message_id: str, part_id: str | None) -> RevertPoint:
+    """The position of a message (or one of its parts); NotFoundError when absent."""
+    for mi, message in enumerate(messages):
+        if message.info.id != message_id:
+            continue
+        if part_id is None:
+            return RevertPoint(mi, 0)
+        for pi, part in enumerate(message.parts):
+            if part.id == part_id:
+                return RevertPoint(mi, pi)
+        raise NotFoundError(f"part {part_id} not found in message {message_id}")
+    raise NotFoundError(f"message {message_id} not found")
+
+
+def step_patches(messages: Sequence[MessageWithParts], point: RevertPoint | None = None) -> list[StepPatch]:
+    """The patch parts at or after ``point`` (all when None), oldest first."""
+    out: list[StepPatch] = []
+    for mi, message in enumerate(messages):
+        if point is not None and mi < point.message_index:
+            continue
+        finish: str | None = None
+        for pi, part in enumerate(message.parts):
+            if isinstance(part, StepFinishPart):
+                finish = part.snapshot
+            if not isinstance(part, PatchPart):
+                continue
+            if point is not None and mi == point.message_index and pi < point.part_index:
+                continue
+            # The processor writes the step-finish part (the after-snapshot) just before the patch.
+            after = finish if finish is not None else _next_finish(message, pi)
+            out.append(StepPatch(message.info.id, part.id, part.hash, after, tuple(part.files)))
+    return out
+
+
+def _next_finish(message: MessageWithParts, index: int) -> str | None:
+    for part in message.parts[index + 1 :]:
+        if isinstance(part, StepFinishPart):
+            return part.snapshot
+    return None
+
+
+def file_changes(patches: Sequence[StepPatch]) -> dict[str, FileChange]:
+    """Each file any patch lists: the first patch's start and the last patch's end."""
+    changes: dict[str, FileChange] = {}
+    for patch in patches:
+        for path in patch.files:
+            first = changes.get(path)
+            changes[path] = FileChange(path, first.start if first else patch.hash, patch.after)
+    return dict(sorted(changes.items()))
+
+
+def patches_by_user_message(messages: Sequence[MessageWithParts]) -> dict[str, list[StepPatch]]:
+    """The patches of each user message's turn (its assistant replies), keyed by the user message id."""
+    owner: dict[str, str] = {}
+    grouped: dict[str, list[StepPatch]] = {}
+    current: str | None = None
+    for message in messages:
+        if isinstance(message.info, UserMessage):
+            current = message.info.id
+            grouped[current] = []
+        else:
+            owner[message.info.id] = message.info.parentID
+    for patch in step_patches(messages):
+        user_id = owner.get(patch.message_id, current)
+        if user_id is not None and user_id in grouped:
+            grouped[user_id].append(patch)
+    return grouped
+
+
+def before_point(messages: Sequence[MessageWithParts], point: RevertPoint | None) -> list[MessageWithParts]:
+    """The messages (and parts) that stay when a revert at ``point`` is cleaned up."""
+    if point is None:
+        return list(messages)
+    kept = list(messages[: point.message_index])
+    if point.part_index > 0:
+        head = messages[point.message_index]
+        kept.append(head.model_copy(update={"parts": head.parts[: point.part_index]}))
+    return kept
