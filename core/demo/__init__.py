@@ -1,0 +1,6 @@
+"""The offline demo: a scripted fake model server that speaks OpenAI and Anthropic streaming HTTP."""
+
+from core.demo.fake_model import FakeModelServer, RecordedRequest
+from core.demo.fake_script import Turn
+
+__all__ = ["FakeModelServer", "RecordedRequest", "Turn"]
