@@ -8,6 +8,7 @@ never completed shows an aborted error instead of spinning in every client.
 from __future__ import annotations
 
 import logging
+import sqlite3
 from dataclasses import dataclass
 
 import aiosqlite
@@ -120,7 +121,10 @@ def _interrupt_turn(info: AssistantMessage, now: int) -> AssistantMessage:
 
 async def check_integrity(conn: aiosqlite.Connection) -> None:
     """Raise StorageError unless ``PRAGMA integrity_check`` answers ok."""
-    async with conn.execute("PRAGMA integrity_check") as cursor:
-        rows = [str(r[0]) for r in await cursor.fetchall()]
+    try:
+        async with conn.execute("PRAGMA integrity_check") as cursor:
+            rows = [str(r[0]) for r in await cursor.fetchall()]
+    except sqlite3.DatabaseError as exc:  # too damaged even to be checked
+        raise StorageError(f"database integrity check failed: {exc}") from exc
     if rows != ["ok"]:
         raise StorageError("database integrity check failed: " + "; ".join(rows[:5]))
