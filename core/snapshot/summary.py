@@ -1,0 +1,124 @@
+"""The diff of a session or of one turn, from its patch parts, and the summaries stored from it.
+
+Only files the agent's steps listed are diffed, each from its content before the first step that
+changed it to its content after the last one, so edits the user made to other files never show up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+
+from core.bus import Bus
+from core.errors import NotFoundError
+from core.events import FileDiff, SessionDiff
+from core.session.models import AssistantMessage, DiffSummary, MessageWithParts, UserMessage
+from core.snapshot.backend import Snapshots
+from core.snapshot.history import (
+    FileChange,
+    SessionAccess,
+    StepPatch,
+    before_point,
+    file_changes,
+    find_point,
+    patches_by_user_message,
+    step_patches,
+)
+from core.snapshot.textdiff import file_diff
+
+log = logging.getLogger(__name__)
+
+
+def summary_of(diffs: Sequence[FileDiff]) -> DiffSummary:
+    """{additions, deletions, files} of a list of file diffs."""
+    return DiffSummary(
+        additions=sum(d.additions for d in diffs),
+        deletions=sum(d.deletions for d in diffs),
+        files=len(diffs),
+    )
+
+
+class SessionDiffs:
+    """Session and per-turn diffs; ``summarize`` stores the summaries and publishes ``session.diff``."""
+
+    def __init__(self, sessions: SessionAccess, snapshots: Snapshots, bus: Bus | None = None) -> None:
+        self.sessions = sessions
+        self.snapshots = snapshots
+        self.bus = bus
+
+    async def _live_messages(self, session_id: str) -> list[MessageWithParts]:
+        session = await self.sessions.get(session_id)
+        messages = await self.sessions.messages(session_id)
+        if session.revert is None:
+            return messages
+        try:
+            point = find_point(messages, session.revert.messageID, session.revert.partID)
+        except NotFoundError:
+            return messages
+        return before_point(messages, point)  # reverted turns no longer count
+
+    async def diff(self, session_id: str, message_id: str | None = None) -> list[FileDiff]:
+        """The diff of the whole session, of one user turn, or of one assistant message."""
+        messages = await self._live_messages(session_id)
+        if message_id is None:
+            return await self._diff(step_patches(messages))
+        return await self._diff(_patches_of(messages, message_id))
+
+    async def _diff(self, patches: Sequence[StepPatch]) -> list[FileDiff]:
+        out: list[FileDiff] = []
+        now: str | None = None
+        for change in file_changes(patches).values():
+            end = change.end
+            if end is None:  # a step without a finish snapshot: compare with the present state
+                now = now or await self.snapshots.track()
+                end = now
+            out.append(await self._file(change, end))
+        return out
+
+    async def _file(self, change: FileChange, end: str | None) -> FileDiff:
+        try:
+            before = await self.snapshots.file_at(change.start, change.path)
+            after = await self.snapshots.file_at(end, change.path) if end else None
+        except NotFoundError as exc:
+            # Say so in the diff rather than dropping the file: the change happened.
+            log.warning("no diff for %s: %s", change.path, exc)
+            return FileDiff(file=change.path, patch=f"(no diff available: {exc})\n")
+        return await asyncio.to_thread(file_diff, change.path, before, after)
+
+    async def summarize(self, session_id: str) -> list[FileDiff]:
+        """Recompute the session's and the latest turn's summaries; publish ``session.diff``."""
+        messages = await self._live_messages(session_id)
+        diffs = await self._diff(step_patches(messages))
+        session = await self.sessions.get(session_id)
+        summary = summary_of(diffs)
+        if session.summary != summary:
+            session.summary = summary
+            await self.sessions.update_session(session)
+        turns = patches_by_user_message(messages)
+        users = [m.info for m in messages if isinstance(m.info, UserMessage)]
+        latest = next((u.id for u in reversed(users) if turns.get(u.id)), None)
+        for user in users:
+            # Earlier turns do not change once the next one started; fill in only what is missing.
+            if user.id != latest and user.summary is not None:
+                continue
+            turn = summary_of(await self._diff(turns.get(user.id, [])))
+            if user.summary != turn:
+                user.summary = turn
+                await self.sessions.update_message(user)
+        if self.bus is not None:
+            self.bus.publish(SessionDiff(sessionID=session_id, diff=diffs))
+        return diffs
+
+    async def on_patch(self, session_id: str) -> None:
+        """The processor's hook after a step that produced a patch part."""
+        await self.summarize(session_id)
+
+
+def _patches_of(messages: Sequence[MessageWithParts], message_id: str) -> list[StepPatch]:
+    target = next((m for m in messages if m.info.id == message_id), None)
+    if target is None:
+        raise NotFoundError(f"message {message_id} not found")
+    if isinstance(target.info, AssistantMessage):
+        return [p for p in step_patches(messages) if p.message_id == message_id]
+    return patches_by_user_message(messages).get(message_id, [])
