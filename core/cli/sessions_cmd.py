@@ -1,0 +1,174 @@
+"""`agentls sessions list | show ID | export ID | delete ID`: the stored sessions of this project."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from core.config.paths import data_dir, worktree_of
+from core.session.models import (
+    AgentPart,
+    AssistantMessage,
+    FilePart,
+    MessageWithParts,
+    ReasoningPart,
+    Session,
+    StepFinishPart,
+    SubtaskPart,
+    TextPart,
+    ToolPart,
+)
+from core.storage import DB_NAME, InvalidRow, Store
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the `sessions` command group."""
+    parser = subparsers.add_parser("sessions", help="list, show, export or delete stored sessions")
+    parser.add_argument(
+        "-C", "--directory", type=Path, default=None, help="working directory (default: the current one)"
+    )
+    parser.set_defaults(func=lambda _args: _help(parser))
+    actions = parser.add_subparsers(dest="action", metavar="ACTION")
+
+    listing = actions.add_parser("list", help="this project's sessions, last updated first")
+    listing.add_argument("-n", "--limit", type=int, default=50, help="how many sessions (default 50)")
+    listing.add_argument("--json", action="store_true", help="print the sessions as a JSON array")
+    listing.set_defaults(func=run_list)
+
+    for name, func, text in (
+        ("show", run_show, "print a session's transcript"),
+        ("export", run_export, "print a session with every message and part as JSON"),
+        ("delete", run_delete, "delete a session, its messages and its child sessions"),
+    ):
+        action = actions.add_parser(name, help=text)
+        action.add_argument("id", metavar="ID", help="session id (ses_…)")
+        action.set_defaults(func=func)
+
+
+def _help(parser: argparse.ArgumentParser) -> int:
+    parser.print_help(sys.stderr)
+    return 2
+
+
+async def _open() -> Store:
+    return await Store.open(data_dir() / DB_NAME)
+
+
+def _stamp(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M")
+
+
+class _Problems:
+    """Collects invalid rows: shown as warnings, and they make the command fail at the end."""
+
+    def __init__(self) -> None:
+        self.rows: list[InvalidRow] = []
+
+    def __call__(self, row: InvalidRow) -> None:
+        self.rows.append(row)
+        print(f"agentls: warning: {row} (skipped)", file=sys.stderr)
+
+    def status(self) -> int:
+        return 1 if self.rows else 0
+
+
+async def run_list(args: argparse.Namespace) -> int:
+    """Print this project's sessions."""
+    directory = (args.directory or Path.cwd()).resolve()
+    store = await _open()
+    try:
+        project = await store.ensure_project(worktree_of(directory))
+        found = await store.list_sessions(project.id, limit=args.limit)
+    finally:
+        await store.close()
+    if args.json:
+        print(json.dumps([s.model_dump(mode="json", exclude_none=True) for s in found], indent=2))
+        return 0
+    if not found:
+        print(f"no sessions in {project.worktree}", file=sys.stderr)
+    for s in found:
+        child = f"  (child of {s.parentID})" if s.parentID else ""
+        print(f"{s.id}  {_stamp(s.time.updated)}  {s.title}{child}")
+    return 0
+
+
+async def _load(session_id: str, problems: _Problems) -> tuple[Session, list[MessageWithParts]]:
+    store = await _open()
+    try:
+        session = await store.get_session(session_id)
+        return session, await store.list_messages(session_id, on_invalid=problems)
+    finally:
+        await store.close()
+
+
+async def run_show(args: argparse.Namespace) -> int:
+    """Print a session as a readable transcript."""
+    problems = _Problems()
+    session, messages = await _load(args.id, problems)
+    print(f"{session.title}\n{session.id}  {session.directory}  updated {_stamp(session.time.updated)}")
+    for message in messages:
+        print()
+        print("\n".join(render_message(message)))
+    return problems.status()
+
+
+async def run_export(args: argparse.Namespace) -> int:
+    """Print a session with every message and part as JSON."""
+    problems = _Problems()
+    session, messages = await _load(args.id, problems)
+    document: dict[str, Any] = {
+        "info": session.model_dump(mode="json", exclude_none=True),
+        "messages": [m.model_dump(mode="json", exclude_none=True) for m in messages],
+    }
+    print(json.dumps(document, indent=2, ensure_ascii=False))
+    return problems.status()
+
+
+async def run_delete(args: argparse.Namespace) -> int:
+    """Delete a session and everything below it."""
+    store = await _open()
+    try:
+        deleted = await store.delete_session(args.id)
+    finally:
+        await store.close()
+    children = len(deleted) - 1
+    print(f"deleted {args.id}" + (f" and {children} child session(s)" if children > 0 else ""))
+    return 0
+
+
+def render_message(message: MessageWithParts) -> list[str]:
+    """A message as transcript lines: a header, then one block per part."""
+    info = message.info
+    lines = [f"── {info.role} {info.id}  {_stamp(info.time.created)}"]
+    for part in message.parts:
+        lines.extend(_render_part(part))
+    if isinstance(info, AssistantMessage) and info.error is not None:
+        lines.append(f"[error {info.error.name}] {info.error.message}")
+    return lines
+
+
+def _render_part(part: Any) -> list[str]:
+    if isinstance(part, TextPart):
+        return [] if part.ignored else [part.text]
+    if isinstance(part, ReasoningPart):
+        return [f"[reasoning] {part.text}"]
+    if isinstance(part, ToolPart):
+        state = part.state
+        detail = getattr(state, "title", None) or getattr(state, "error", None) or json.dumps(state.input)
+        return [f"[tool {part.tool} {state.status}] {detail}"]
+    if isinstance(part, FilePart):
+        return [f"[file {part.filename or part.url}] {part.mime}"]
+    if isinstance(part, StepFinishPart):
+        t = part.tokens
+        return [f"[step {part.reason}] tokens in {t.input} out {t.output}, cost {part.cost:.4f}"]
+    if isinstance(part, AgentPart):
+        return [f"[agent @{part.name}]"]
+    if isinstance(part, SubtaskPart):
+        return [f"[subtask {part.agent}] {part.description}"]
+    if part.type in ("step-start", "snapshot", "patch"):
+        return []  # bookkeeping with nothing to read
+    return [f"[{part.type}]"]
