@@ -20,7 +20,8 @@ def test_split_cuts_text_into_near_equal_non_empty_pieces() -> None:
 
 
 def test_turn_builders_chain_from_the_class_and_from_an_instance() -> None:
-    turn = Turn.reasoning("why", signature="s").text("Hi", chunks=2).tool_call("read", {"a": 1}).usage(input=3)
+    turn = Turn.reasoning("why", signature="s").text("Hi", chunks=2).tool_call("read", {"a": 1})
+    turn.usage(input=3)
     assert [type(s).__name__ for s in turn.steps] == ["ReasoningStep", "TextStep", "ToolCallStep"]
     assert turn.usage_.input == 3
     assert turn.finish_reason() == "tool-calls"
@@ -35,7 +36,8 @@ async def _sse_lines(client: httpx.AsyncClient, url: str, body: dict[str, object
 
 
 async def test_openai_stream_carries_text_tool_fragments_usage_and_done(srv: FakeModelServer) -> None:
-    srv.script(Turn.text("Hello", chunks=5).tool_call("read", {"filePath": "a.py"}, fragments=4).usage(input=7))
+    turn = Turn.text("Hello", chunks=5).tool_call("read", {"filePath": "a.py"}, fragments=4)
+    srv.script(turn.usage(input=7))
     async with httpx.AsyncClient() as client:
         body = {"model": "m", "stream": True, "stream_options": {"include_usage": True}, "messages": []}
         lines = await _sse_lines(client, f"{srv.openai_base}/chat/completions", body)

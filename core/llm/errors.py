@@ -1,0 +1,165 @@
+"""Provider failures → ``ProviderError`` / ``ContextOverflowError``, decided in one table.
+
+The table answers two questions for the retry loop: may another attempt succeed, and how long
+does the server ask us to wait. HTTP answers, httpx transport errors and litellm exceptions all
+end up in ``from_status`` so they are classified alike.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import re
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import httpx
+
+from core.errors import ContextOverflowError, ProviderError
+
+# (status matches, kind, retryable) — first match wins.
+STATUS_TABLE: list[tuple[Callable[[int], bool], str, bool]] = [
+    (lambda s: s in (401, 403), "auth", False),
+    (lambda s: s in (408, 409, 429) or s >= 500, "api", True),  # 529: Anthropic overloaded
+    (lambda s: True, "api", False),
+]
+
+_OVERFLOW = re.compile(
+    r"context_length_exceeded|prompt is too long|maximum context length|context window|"
+    r"exceeds? the (?:context|max(?:imum)? (?:input|prompt))|too many (?:input )?tokens",
+    re.IGNORECASE,
+)
+
+# Anthropic's in-stream error types, as the HTTP status the same failure has outside a stream.
+ANTHROPIC_ERROR_STATUS = {
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "request_too_large": 413,
+    "rate_limit_error": 429,
+    "api_error": 500,
+    "overloaded_error": 529,
+}
+
+
+def retry_after(headers: Mapping[str, str] | None) -> float | None:
+    """The server's wait hint in seconds: ``retry-after-ms``, ``retry-after`` seconds or HTTP date."""
+    if not headers:
+        return None
+    lower = {k.lower(): v for k, v in headers.items()}
+    if (ms := lower.get("retry-after-ms")) is not None:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    value = lower.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def is_context_overflow(message: str) -> bool:
+    """Whether an error message says the prompt does not fit the context window."""
+    return bool(_OVERFLOW.search(message))
+
+
+def error_message(body: str) -> str:
+    """The human message inside an OpenAI or Anthropic error body (the body itself otherwise)."""
+    try:
+        data: Any = json.loads(body)
+    except ValueError:
+        return body.strip()[:500] or "(empty body)"
+    err = data.get("error") if isinstance(data, dict) else None
+    if isinstance(err, dict):
+        parts = [str(err.get("message") or "")]
+        code = err.get("code") or err.get("type")
+        if code and str(code) not in parts[0]:
+            parts.append(f"({code})")
+        return " ".join(p for p in parts if p) or body[:500]
+    if isinstance(err, str):
+        return err
+    return body.strip()[:500]
+
+
+def from_status(
+    status: int, message: str, headers: Mapping[str, str] | None = None, *, provider: str = "provider"
+) -> ProviderError:
+    """Classify an HTTP failure with its message and headers."""
+    text = f"{provider} returned HTTP {status}: {message}"
+    if status in (400, 413, 422) and is_context_overflow(message):
+        return ContextOverflowError(text, status=status)
+    for matches, kind, retryable in STATUS_TABLE:
+        if matches(status):
+            return ProviderError(
+                text, kind=kind, status=status, retryable=retryable, retry_after=retry_after(headers)
+            )
+    raise AssertionError("the status table ends with a catch-all")
+
+
+def from_transport(exc: httpx.HTTPError, *, provider: str = "provider") -> ProviderError:
+    """Classify a transport failure: timeouts, refused and dropped connections are worth retrying."""
+    if isinstance(exc, httpx.TimeoutException):
+        what = "timed out"
+    elif isinstance(exc, httpx.ConnectError):
+        what = "could not connect"
+    elif isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError):
+        what = "dropped the connection"
+    elif isinstance(exc, httpx.UnsupportedProtocol | httpx.InvalidURL):
+        return ProviderError(f"{provider}: bad api_base URL: {exc}", kind="api", retryable=False)
+    elif isinstance(exc, httpx.TransportError):
+        what = "failed in transport"
+    else:
+        return ProviderError(f"{provider} request failed: {exc}", kind="unknown", retryable=False)
+    return ProviderError(f"{provider} {what}: {exc or type(exc).__name__}", kind="api", retryable=True)
+
+
+def dropped(provider: str = "provider") -> ProviderError:
+    """A stream that ended without saying it finished."""
+    return ProviderError(
+        f"{provider} closed the stream before the answer finished (connection dropped)",
+        kind="api",
+        retryable=True,
+    )
+
+
+def malformed(line: str, provider: str = "provider") -> ProviderError:
+    """A stream event whose data is not the JSON the protocol promises."""
+    return ProviderError(
+        f"{provider} sent a malformed stream event (not valid JSON): {line[:200]!r}",
+        kind="api",
+        retryable=False,
+    )
+
+
+def from_litellm(exc: Exception, *, provider: str = "provider") -> ProviderError:
+    """Classify a litellm exception by its class names and status (litellm itself is not imported)."""
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    message = str(exc)
+    if "ContextWindowExceededError" in names:
+        return ContextOverflowError(f"{provider}: {message}", status=getattr(exc, "status_code", 400))
+    headers = getattr(exc, "litellm_response_headers", None)
+    if headers is None and (response := getattr(exc, "response", None)) is not None:
+        headers = getattr(response, "headers", None)
+    header_map: Mapping[str, str] | None = (
+        dict(headers) if isinstance(headers, Mapping | httpx.Headers) else None
+    )
+    if names & {"Timeout", "APITimeoutError"}:
+        return ProviderError(f"{provider} timed out: {message}", kind="api", status=408, retryable=True)
+    if "APIConnectionError" in names:
+        return ProviderError(f"{provider} connection failed: {message}", kind="api", retryable=True)
+    status = getattr(exc, "status_code", None)
+    if names & {"AuthenticationError", "PermissionDeniedError"} and status not in (401, 403):
+        status = 401
+    if isinstance(status, int):
+        return from_status(status, message, header_map, provider=provider)
+    return ProviderError(f"{provider}: {message}", kind="unknown", retryable=False)
