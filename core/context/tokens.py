@@ -120,26 +120,29 @@ class TokenCounter:
         return cached
 
     def _count_part_uncached(self, part: AnyPart) -> int:
+        # Through count_text, so that the same strings met again in a converted request (tool
+        # outputs, long texts) are found in the content cache instead of being tokenised twice.
         if isinstance(part, TextPart | ReasoningPart):
-            return self._encode_count(part.text)
+            return self.count_text(part.text)
         if isinstance(part, FilePart):
             return IMAGE_TOKENS if part.mime.startswith("image/") else 0
         if isinstance(part, SubtaskPart):
-            return self._encode_count(part.prompt)
+            return self.count_text(part.prompt)
         if isinstance(part, AgentPart):
-            return self._encode_count(part.name)
+            return self.count_text(part.name)
         if isinstance(part, ToolPart):
             state = part.state
-            tokens = TOOL_CALL_OVERHEAD + self._encode_count(part.tool)
-            tokens += self._encode_count(json.dumps(state.input))
+            tokens = TOOL_CALL_OVERHEAD + self.count_text(part.tool)
+            tokens += self.count_text(json.dumps(state.input))
             if state.status == "completed":
-                output = CLEARED_OUTPUT if state.time.compacted else state.output
-                tokens += self._encode_count(output)
-                if not state.time.compacted:
+                if state.time.compacted:
+                    tokens += self.count_text(CLEARED_OUTPUT)
+                else:
+                    tokens += self.count_output(part)
                     images = [a for a in state.attachments or [] if a.mime.startswith("image/")]
                     tokens += IMAGE_TOKENS * len(images)
             elif state.status == "error":
-                tokens += self._encode_count(state.error)
+                tokens += self.count_text(state.error)
             return tokens
         return 0
 
@@ -150,7 +153,7 @@ class TokenCounter:
         key = (part.id, "output", len(part.state.output))
         cached = self._parts.get(key)
         if cached is None:
-            cached = self._encode_count(part.state.output)
+            cached = self.count_text(part.state.output)
             self._parts.put(key, cached)
         return cached
 

@@ -171,3 +171,25 @@ def test_estimate_request_counts_system_messages_and_tools_and_caches_long_strin
         ["You are a coding agent."], [*messages, {"role": "user", "content": "x"}], tools
     )
     assert more > total
+
+
+def test_outputs_counted_in_the_history_are_not_tokenised_again_in_the_request() -> None:
+    counter, encoder = counting_counter()
+    output = "def handler(event):\n    return event\n" * 300
+    history = turn("read it", tools=[("read", output)])
+    counter.count_messages(history)
+    calls = encoder.calls
+    request = [{"role": "tool", "tool_call_id": "c1", "content": str(output)}]  # an equal, separate string
+    counter.estimate_request([], request, [])
+    assert encoder.calls == calls
+
+
+def test_pruning_needs_no_new_tokenising_of_counted_outputs() -> None:
+    counter, encoder = counting_counter()
+    history = turn("a", tools=[("read", "line of output\n" * 400)])
+    counter.count_messages(history)
+    calls = encoder.calls
+    part = history[1].parts[-1]
+    assert isinstance(part, ToolPart)
+    assert counter.count_output(part) > 0
+    assert encoder.calls == calls
