@@ -7,11 +7,12 @@ import codecs
 import contextlib
 import os
 import signal
+import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 KILL_GRACE_S = 0.3  # between SIGTERM and SIGKILL: short, because an abort must land within a second
 DRAIN_S = 0.2  # after the shell exits, background children may hold the pipe open; don't wait on them
@@ -66,6 +67,32 @@ def shell() -> list[str]:
     return ["/bin/sh", "-c"]
 
 
+class _Protocol(asyncio.SubprocessProtocol):
+    """Collects output and signals exit and end of output separately.
+
+    ``asyncio.subprocess.Process.wait()`` only returns once every pipe is closed, so a background
+    child that keeps stdout open would hold the call until the timeout. ``process_exited`` fires
+    when the shell itself exits, which is what ends a command.
+    """
+
+    def __init__(self, on_data: Callable[[bytes], None]) -> None:
+        loop = asyncio.get_running_loop()
+        self.on_data = on_data
+        self.exited: asyncio.Future[None] = loop.create_future()
+        self.eof: asyncio.Future[None] = loop.create_future()
+
+    def pipe_data_received(self, fd: int, data: bytes) -> None:
+        self.on_data(data)
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        if fd == 1 and not self.eof.done():
+            self.eof.set_result(None)
+
+    def process_exited(self) -> None:
+        if not self.exited.done():
+            self.exited.set_result(None)
+
+
 async def run_command(
     command: str,
     *,
@@ -77,66 +104,62 @@ async def run_command(
     live_chars: int = 30_000,
 ) -> ProcessResult:
     """Run ``command`` until it exits, times out or ``abort`` is set; report output as it comes."""
+    tail = _Tail()
+    last_report = 0.0
+
+    def on_data(data: bytes) -> None:
+        nonlocal last_report
+        tail.feed(data)
+        now = time.monotonic()
+        if on_output is not None and now - last_report >= throttle_s:
+            last_report = now
+            on_output(tail.last(live_chars))
+
     env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat"}  # stdin is closed: a pager would hang
-    proc = await asyncio.create_subprocess_exec(
+    loop = asyncio.get_running_loop()
+    transport, protocol = await loop.subprocess_exec(
+        lambda: _Protocol(on_data),
         *shell(),
         command,
         cwd=cwd,
         env=env,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
         start_new_session=True,
     )
-    assert proc.stdout is not None
-    tail = _Tail()
-    last_report = 0.0
-
-    async def pump(stream: asyncio.StreamReader) -> None:
-        nonlocal last_report
-        while chunk := await stream.read(65536):
-            tail.feed(chunk)
-            now = time.monotonic()
-            if on_output is not None and now - last_report >= throttle_s:
-                last_report = now
-                on_output(tail.last(live_chars))
-
-    reader = asyncio.create_task(pump(proc.stdout))
-    exited = asyncio.create_task(proc.wait())
+    pid = transport.get_pid()
     aborted = asyncio.create_task(abort.wait())
     stop: Stop = "exited"
     try:
-        done, _ = await asyncio.wait(
-            {exited, aborted}, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED
-        )
-        if exited not in done:
+        waiters: set[asyncio.Future[Any]] = {protocol.exited, aborted}
+        done, _ = await asyncio.wait(waiters, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)
+        if protocol.exited not in done:
             stop = "aborted" if aborted in done else "timeout"
-            await kill_group(proc)
-        await exited
+            await kill_group(pid, protocol.exited)
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(reader), DRAIN_S)
+            await asyncio.wait_for(asyncio.shield(protocol.eof), DRAIN_S)
     finally:
-        if proc.returncode is None:
-            await kill_group(proc)
-        for task in (reader, aborted, exited):
-            task.cancel()
-        await asyncio.gather(reader, aborted, exited, return_exceptions=True)
+        aborted.cancel()
+        if not protocol.exited.done():
+            await kill_group(pid, protocol.exited)
+        transport.close()
     tail.feed(b"", final=True)
     if on_output is not None:
         on_output(tail.last(live_chars))
-    return ProcessResult(tail.text(), proc.returncode, stop, tail.dropped)
+    return ProcessResult(tail.text(), transport.get_returncode(), stop, tail.dropped)
 
 
-async def kill_group(proc: asyncio.subprocess.Process) -> None:
+async def kill_group(pgid: int, exited: asyncio.Future[None]) -> None:
     """SIGTERM the process group, then SIGKILL whatever is left of it after a short grace."""
-    pgid = proc.pid  # start_new_session made the shell the leader of its own group
     if not _signal_group(pgid, signal.SIGTERM):
         return
     with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(proc.wait(), KILL_GRACE_S)
+        await asyncio.wait_for(asyncio.shield(exited), KILL_GRACE_S)
     # Children may ignore SIGTERM or outlive the shell: finish the group off either way.
     _signal_group(pgid, signal.SIGKILL)
-    await proc.wait()
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(asyncio.shield(exited), KILL_GRACE_S)
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> bool:

@@ -19,7 +19,12 @@ class Truncation:
 
 def needs_truncation(text: str, max_lines: int, max_bytes: int) -> bool:
     """Whether ``text`` is over the line or the byte limit."""
-    return text.count("\n") + 1 > max_lines or len(text.encode("utf-8")) > max_bytes
+    return line_count(text) > max_lines or len(text.encode("utf-8")) > max_bytes
+
+
+def line_count(text: str) -> int:
+    """Lines as an editor counts them: a final newline ends the last line, it does not start one."""
+    return text.count("\n") + (0 if text.endswith("\n") else 1)
 
 
 def _head(lines: list[str], max_lines: int, max_bytes: int) -> tuple[list[str], bool]:
@@ -40,13 +45,16 @@ def _head(lines: list[str], max_lines: int, max_bytes: int) -> tuple[list[str], 
 
 def cut(text: str, max_lines: int, max_bytes: int, direction: Literal["head", "tail"]) -> tuple[str, str]:
     """The preview that fits the limits and a phrase saying how much was removed."""
-    lines = text.split("\n")
+    ending = "\n" if text.endswith("\n") else ""
+    lines = text.removesuffix("\n").split("\n")
     if direction == "head":
         kept, by_bytes = _head(lines, max_lines, max_bytes)
     else:
         reversed_kept, by_bytes = _head([ln[::-1] for ln in reversed(lines)], max_lines, max_bytes)
         kept = [ln[::-1] for ln in reversed(reversed_kept)]
     preview = "\n".join(kept)
+    if direction == "tail" and not by_bytes:
+        preview += ending
     if by_bytes:
         removed = len(text.encode("utf-8")) - len(preview.encode("utf-8"))
         return preview, f"{removed} bytes"

@@ -1,0 +1,173 @@
+"""MCP servers end to end: the tiny echo server over stdio and streamable HTTP, and failing servers."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from core.config.schema import Config
+from core.errors import AbortedError, ToolError
+from core.tools.context import ToolContext
+from core.tools.mcp import McpManager, tool_id
+from core.tools.runner import run_tool
+from tests.unit.tools.conftest import Recorder
+
+SERVER = Path(__file__).parents[2] / "fixtures" / "mcp" / "echo_server.py"
+
+
+def mcp_config(servers: dict[str, object]) -> Config:
+    return Config.model_validate({"mcp": servers})
+
+
+@pytest.fixture
+async def manager() -> AsyncIterator[McpManager]:
+    config = mcp_config({"echo": {"type": "local", "command": [sys.executable, str(SERVER)]}})
+    started = McpManager(config.mcp)
+    await started.start()
+    yield started
+    await started.close()
+
+
+async def test_tools_appear_with_ids_and_schemas(manager: McpManager) -> None:
+    assert manager.warnings == []
+    assert manager.connected == ["echo"]
+    tools = {t.id: t for t in manager.tools()}
+    assert sorted(tools) == ["echo_add", "echo_echo", "echo_fail"]
+    spec = tools["echo_echo"].spec()
+    assert spec["name"] == "echo_echo"
+    assert spec["description"] == "Repeat the text."
+    assert spec["parameters"]["required"] == ["text"]
+    assert spec["parameters"]["properties"]["times"]["type"] == "integer"
+
+
+async def test_call_end_to_end(manager: McpManager, ctx: ToolContext, recorder: Recorder) -> None:
+    tools = {t.id: t for t in manager.tools()}
+    result = await run_tool(tools["echo_echo"], {"text": "hi", "times": 3}, ctx)
+    assert result.output == "hi hi hi"
+    assert result.metadata == {"server": "echo", "tool": "echo"}
+    assert (await run_tool(tools["echo_add"], {"a": 2, "b": 40}, ctx)).output == "42"
+    assert [(a.permission, a.patterns) for a in recorder.asks] == [("echo_echo", ["*"]), ("echo_add", ["*"])]
+
+
+async def test_server_errors_are_tool_errors(manager: McpManager, ctx: ToolContext) -> None:
+    tools = {t.id: t for t in manager.tools()}
+    with pytest.raises(ToolError, match="disk on fire"):
+        await run_tool(tools["echo_fail"], {"reason": "disk on fire"}, ctx)
+    with pytest.raises(ToolError, match="echo"):
+        await run_tool(tools["echo_add"], {"a": "not a number", "b": 1}, ctx)
+
+
+async def test_abort_stops_the_wait(manager: McpManager, ctx: ToolContext) -> None:
+    ctx.abort.set()
+    tools = {t.id: t for t in manager.tools()}
+    with pytest.raises(AbortedError):
+        await run_tool(tools["echo_echo"], {"text": "x"}, ctx)
+
+
+async def test_failing_servers_are_skipped_with_a_warning(tmp_path: Path) -> None:
+    crash = tmp_path / "crash.py"
+    crash.write_text("import sys\nsys.exit(3)\n")
+    config = mcp_config(
+        {
+            "missing": {"type": "local", "command": [str(tmp_path / "no-such-binary")]},
+            "crashes": {"type": "local", "command": [sys.executable, str(crash)]},
+            "off": {"type": "local", "command": ["whatever"], "enabled": False},
+            "echo": {"type": "local", "command": [sys.executable, str(SERVER)]},
+            "remote": {"type": "remote", "url": "http://127.0.0.1:9/mcp"},
+        }
+    )
+    manager = McpManager(config.mcp, connect_timeout=20)
+    try:
+        await manager.start()
+        assert manager.connected == ["echo"]
+        assert {t.id for t in manager.tools()} == {"echo_add", "echo_echo", "echo_fail"}
+        assert len(manager.warnings) == 3
+        for name in ("missing", "crashes", "remote"):
+            assert any(f"MCP server {name!r} skipped" in w for w in manager.warnings)
+    finally:
+        await manager.close()
+
+
+async def test_a_hanging_server_times_out(tmp_path: Path) -> None:
+    hang = tmp_path / "hang.py"
+    hang.write_text("import sys\nsys.stdin.read()\n")
+    config = mcp_config({"hang": {"type": "local", "command": [sys.executable, str(hang)]}})
+    manager = McpManager(config.mcp, connect_timeout=0.5)
+    try:
+        await manager.start()
+        assert manager.tools() == []
+        assert "no answer within 0.5 s" in manager.warnings[0]
+    finally:
+        await manager.close()
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def http_server() -> Iterator[str]:
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, str(SERVER), "--http", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}/mcp"
+    try:
+        _wait_listening(port, proc)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def _wait_listening(port: int, proc: subprocess.Popen[bytes]) -> None:
+    # Wait on the condition itself (the port accepting), bounded by the process staying alive.
+    for _ in range(400):
+        if proc.poll() is not None:
+            raise RuntimeError("the MCP HTTP server exited")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.05):
+                return
+        except OSError:
+            try:
+                proc.wait(0.05)
+            except subprocess.TimeoutExpired:
+                pass
+    raise RuntimeError("the MCP HTTP server never listened")
+
+
+async def test_remote_server_over_streamable_http(http_server: str, ctx: ToolContext) -> None:
+    config = mcp_config({"web": {"type": "remote", "url": http_server, "headers": {"X-Test": "1"}}})
+    manager = McpManager(config.mcp)
+    try:
+        await manager.start()
+        assert manager.warnings == []
+        tools = {t.id: t for t in manager.tools()}
+        result = await run_tool(tools["web_echo"], {"text": "over http"}, ctx)
+        assert result.output == "over http"
+    finally:
+        await manager.close()
+
+
+def test_tool_ids_are_provider_safe() -> None:
+    assert tool_id("my server", "do.thing") == "my_server_do_thing"
+    assert len(tool_id("s" * 40, "t" * 40)) == 64
+
+
+async def test_close_without_start_and_twice() -> None:
+    manager = McpManager({})
+    await manager.start()
+    await manager.close()
+    await manager.close()
+    assert isinstance(httpx, object)
