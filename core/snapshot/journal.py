@@ -115,6 +115,10 @@ class EditJournal:
     # --- recording (called by RecordingWorkspace under ``lock``) -----------------------------
 
     def _open_epoch(self) -> str:
+        meta = self.dir / "agentls.json"
+        if not meta.exists():  # lets `agentls snapshots` name the project
+            meta.parent.mkdir(parents=True, exist_ok=True)
+            meta.write_text(json.dumps({"worktree": str(self.worktree)}) + "\n", encoding="utf-8")
         epoch = ids.ascending("snp")
         self._save(epoch, {"time": _now_ms(), "files": {}})
         self._current = epoch
