@@ -18,6 +18,7 @@ from core.errors import AgentError
 COMMAND_MODULES: tuple[str, ...] = (
     "core.cli.config_cmd",
     "core.cli.sessions_cmd",
+    "core.cli.snapshot_cmd",
 )
 
 Registrar = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
