@@ -153,7 +153,7 @@ class SnapshotStore:
                     "update-index", "-z", "--force-remove", "--stdin", stdin=_nul(sorted(skip))
                 )
             tree = await self._git.text("write-tree")
-            if self.index.add(tree, _now_ms(), skip):
+            if await asyncio.to_thread(self.index.add, tree, _now_ms(), skip):
                 await self._git.run("update-ref", _REF_PREFIX + tree, tree)
             log.debug("snapshot %s of %s (%d staged, %d skipped)", tree, self.worktree, len(keep), len(skip))
             return tree
@@ -176,7 +176,7 @@ class SnapshotStore:
         await self._require(from_hash)
         await self._require(to)
         out = await self._git.run("diff-tree", "-r", "-z", "--name-only", "--no-renames", from_hash, to)
-        skipped = self.index.skipped(from_hash, to)
+        skipped = await asyncio.to_thread(self.index.skipped, from_hash, to)
         files = [f for f in split_z(out.stdout) if f not in skipped]
         return Patch(hash=from_hash, files=files, after=to)
 
@@ -242,7 +242,7 @@ class SnapshotStore:
         async with self._lock:
             await self._ensure()
             before = await asyncio.to_thread(self.du)
-            entries = self.index.oldest_first()
+            entries = await asyncio.to_thread(self.index.oldest_first)
             # The newest snapshot is the state a running step may still diff against: always kept.
             candidates = entries[:-1]
             cutoff = _now_ms() - int(self.keep_days * _DAY_MS)
@@ -265,7 +265,7 @@ class SnapshotStore:
         if hashes:
             commands = "".join(f"delete {_REF_PREFIX}{h}\n" for h in hashes).encode()
             await self._git.run("update-ref", "--stdin", stdin=commands)
-            self.index.remove(set(hashes))
+            await asyncio.to_thread(self.index.remove, set(hashes))
         await self._git.run("gc", "--quiet", "--prune=now")
 
 

@@ -183,3 +183,19 @@ def test_git_in_project_still_works_after_snapshots(store: SnapshotStore, projec
     # The snapshot store's own repository is separate: `git status` in the project sees only the project.
     out = subprocess.run(["git", "status", "--porcelain"], cwd=project, capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout == ""
+
+
+async def test_nested_repository_symlink_and_odd_names(store: SnapshotStore, project: Path) -> None:
+    first = await store.track()
+    assert first is not None
+    nested = project / "vendor" / "lib"
+    nested.mkdir(parents=True)
+    git(nested, "init", "-q")
+    (nested / "inner.txt").write_text("inside another repository")
+    (project / "link").symlink_to(project / "src" / "main.py")
+    odd = "dir with space/ünï [x]*.txt"
+    (project / "dir with space").mkdir()
+    (project / odd).write_bytes(b"odd\n")
+    patch = await store.patch(first)
+    assert patch.files == [odd]
+    assert await store.file_at(patch.after or "", odd) == b"odd\n"
