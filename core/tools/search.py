@@ -12,6 +12,7 @@ import json
 import logging
 import re
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -61,9 +62,13 @@ async def search(
 
 async def _search_rg(rg: str, pattern: str, root: Path, include: str | None) -> tuple[list[FileHits], bool]:
     args = [rg, "--json", "--no-require-git", "--max-count", str(PER_FILE_CAP), "-e", pattern]
-    if include:
-        args += ["--glob", include]
+    if include and "/" not in include:
+        # rg's --glob would override .gitignore (an ignored file matching it gets searched); a file
+        # type narrows the search the same way but keeps the ignore rules.
+        args += ["--type-add", f"agentlsinclude:{include}", "--type", "agentlsinclude"]
     args += ["--", str(root)]
+    # Paths with a folder part are matched here, the same way the Python search matches them.
+    wanted = glob_matcher(include) if include else None
     proc = await asyncio.create_subprocess_exec(
         *args,
         stdin=asyncio.subprocess.DEVNULL,
@@ -84,6 +89,8 @@ async def _search_rg(rg: str, pattern: str, root: Path, include: str | None) -> 
             text = data["lines"].get("text")
             if name is None or text is None:
                 continue  # a path or line that is not UTF-8: rg sends bytes we cannot show
+            if name not in by_path and not _accept(wanted, root, Path(name)):
+                continue
             hits = by_path.setdefault(name, FileHits(Path(name)))
             hits.lines.append((int(data["line_number"]), text.rstrip("\r\n")))
             total += 1
@@ -103,6 +110,18 @@ async def _search_rg(rg: str, pattern: str, root: Path, include: str | None) -> 
     if stderr:
         log.debug("ripgrep warnings: %s", stderr)
     return list(by_path.values()), capped
+
+
+def _included(wanted: Callable[[str, str], bool], root: Path, path: Path) -> bool:
+    rel = path.name if path == root else path.relative_to(root).as_posix()
+    return wanted(rel, path.name)
+
+
+def _accept(wanted: Callable[[str, str], bool] | None, root: Path, path: Path) -> bool:
+    # A --type whitelist makes rg search hidden files too; hidden files stay out, as without one.
+    if path != root and any(part.startswith(".") for part in path.relative_to(root).parts):
+        return False
+    return wanted is None or _included(wanted, root, path)
 
 
 def _kill(proc: asyncio.subprocess.Process) -> None:

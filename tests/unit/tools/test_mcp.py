@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import socket
-import subprocess
+import re
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 
-import httpx
 import pytest
 
 from core.config.schema import Config
@@ -39,7 +37,7 @@ async def test_tools_appear_with_ids_and_schemas(manager: McpManager) -> None:
     assert manager.warnings == []
     assert manager.connected == ["echo"]
     tools = {t.id: t for t in manager.tools()}
-    assert sorted(tools) == ["echo_add", "echo_echo", "echo_fail"]
+    assert sorted(tools) == ["echo_add", "echo_block", "echo_echo", "echo_fail"]
     spec = tools["echo_echo"].spec()
     assert spec["name"] == "echo_echo"
     assert spec["description"] == "Repeat the text."
@@ -64,11 +62,12 @@ async def test_server_errors_are_tool_errors(manager: McpManager, ctx: ToolConte
         await run_tool(tools["echo_add"], {"a": "not a number", "b": 1}, ctx)
 
 
-async def test_abort_stops_the_wait(manager: McpManager, ctx: ToolContext) -> None:
-    ctx.abort.set()
+async def test_abort_stops_a_call_in_flight(manager: McpManager, ctx: ToolContext) -> None:
     tools = {t.id: t for t in manager.tools()}
+    call = asyncio.create_task(run_tool(tools["echo_block"], {}, ctx))
+    ctx.abort.set()
     with pytest.raises(AbortedError):
-        await run_tool(tools["echo_echo"], {"text": "x"}, ctx)
+        await asyncio.wait_for(call, 10)
 
 
 async def test_failing_servers_are_skipped_with_a_warning(tmp_path: Path) -> None:
@@ -87,7 +86,7 @@ async def test_failing_servers_are_skipped_with_a_warning(tmp_path: Path) -> Non
     try:
         await manager.start()
         assert manager.connected == ["echo"]
-        assert {t.id for t in manager.tools()} == {"echo_add", "echo_echo", "echo_fail"}
+        assert {t.id for t in manager.tools()} == {"echo_add", "echo_block", "echo_echo", "echo_fail"}
         assert len(manager.warnings) == 3
         for name in ("missing", "crashes", "remote"):
             assert any(f"MCP server {name!r} skipped" in w for w in manager.warnings)
@@ -108,43 +107,33 @@ async def test_a_hanging_server_times_out(tmp_path: Path) -> None:
         await manager.close()
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture
-def http_server() -> Iterator[str]:
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, str(SERVER), "--http", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+async def http_server() -> AsyncIterator[str]:
+    """The echo server over streamable HTTP on a free port, ready once uvicorn says where it listens."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(SERVER),
+        "--http",
+        "0",
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
     )
-    url = f"http://127.0.0.1:{port}/mcp"
+    assert proc.stderr is not None
     try:
-        _wait_listening(port, proc)
-        yield url
+        async with asyncio.timeout(30):
+            while True:
+                line = (await proc.stderr.readline()).decode()
+                if not line:
+                    raise RuntimeError("the MCP HTTP server exited before listening")
+                found = re.search(r"running on (http://127\.0\.0\.1:\d+)", line)
+                if found:
+                    break
+        drain = asyncio.create_task(proc.stderr.read())  # keep the pipe from filling up
+        yield f"{found.group(1)}/mcp"
     finally:
         proc.terminate()
-        proc.wait(10)
-
-
-def _wait_listening(port: int, proc: subprocess.Popen[bytes]) -> None:
-    # Wait on the condition itself (the port accepting), bounded by the process staying alive.
-    for _ in range(400):
-        if proc.poll() is not None:
-            raise RuntimeError("the MCP HTTP server exited")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.05):
-                return
-        except OSError:
-            try:
-                proc.wait(0.05)
-            except subprocess.TimeoutExpired:
-                pass
-    raise RuntimeError("the MCP HTTP server never listened")
+        await proc.wait()
+    await drain
 
 
 async def test_remote_server_over_streamable_http(http_server: str, ctx: ToolContext) -> None:
@@ -170,4 +159,3 @@ async def test_close_without_start_and_twice() -> None:
     await manager.start()
     await manager.close()
     await manager.close()
-    assert isinstance(httpx, object)
