@@ -1,0 +1,238 @@
+"""MCP servers from config: connect through the official SDK and offer their tools as ``<server>_<tool>``.
+
+Each server runs in a task of its own that enters the SDK client's context and stays inside it until
+``close()``: the SDK's anyio scopes must be entered and left by the same task. A server that fails
+to start or list its tools is reported in ``warnings`` and skipped; it never stops the others.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared.exceptions import MCPError
+from pydantic import BaseModel, ConfigDict
+
+from core.config.schema import McpLocal, McpRemote
+from core.errors import AbortedError, ToolError
+from core.permission.request import PermissionAsk
+from core.tools.base import Tool, ToolResult
+from core.tools.context import ToolContext
+
+log = logging.getLogger(__name__)
+
+CONNECT_TIMEOUT = 30.0
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+
+
+class McpArgs(BaseModel):
+    """Arguments of an MCP tool: passed through as given; the server validates them against its schema."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+@dataclass(frozen=True)
+class _Listed:
+    name: str
+    description: str
+    schema: dict[str, Any]
+
+
+class McpTool(Tool[McpArgs]):
+    """One tool of a connected MCP server."""
+
+    Params: ClassVar[type[BaseModel]] = McpArgs
+    truncate = "head"
+
+    def __init__(self, server: str, client: Client, listed: _Listed) -> None:
+        self.server = server
+        self.tool_name = listed.name
+        self._client = client
+        self._description = listed.description
+        self._schema = listed.schema
+
+    @property
+    def description(self) -> str:
+        return self._description or f"The {self.tool_name} tool of the {self.server} MCP server."
+
+    def spec(self) -> dict[str, Any]:
+        return {
+            "name": self.id,
+            "description": self.description,
+            "parameters": _provider_schema(self._schema),
+        }
+
+    async def execute(self, params: McpArgs, ctx: ToolContext) -> ToolResult:
+        await ctx.ask(PermissionAsk(self.id, ["*"], ["*"], title=f"Call {self.tool_name} on {self.server}"))
+        arguments = params.model_dump()
+        if ctx.abort.is_set():
+            raise AbortedError(f"the call of MCP tool {self.id} was aborted")
+        call = asyncio.ensure_future(self._client.call_tool(self.tool_name, arguments))
+        aborted = asyncio.ensure_future(ctx.abort.wait())
+        try:
+            done, _ = await asyncio.wait({call, aborted}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            aborted.cancel()
+        if call not in done:
+            call.cancel()
+            raise AbortedError(f"the call of MCP tool {self.id} was aborted")
+        try:
+            result = call.result()
+        except MCPError as exc:
+            raise ToolError(
+                f"The MCP server {self.server} refused the call of {self.tool_name}: {exc}"
+            ) from exc
+        text = _content_text(result.content)
+        if result.is_error:
+            raise ToolError(f"The MCP tool {self.tool_name} of {self.server} failed: {text or 'no details'}")
+        return ToolResult(
+            title=f"{self.server}: {self.tool_name}",
+            output=text,
+            metadata={"server": self.server, "tool": self.tool_name},
+        )
+
+
+def tool_id(server: str, tool: str) -> str:
+    """The id an MCP tool gets: ``<server>_<tool>`` with characters providers reject replaced."""
+    return _UNSAFE.sub("_", f"{server}_{tool}")[:64]
+
+
+class McpManager:
+    """The configured MCP servers of one agent instance."""
+
+    def __init__(
+        self,
+        servers: Mapping[str, McpLocal | McpRemote],
+        *,
+        cwd: Path | None = None,
+        connect_timeout: float = CONNECT_TIMEOUT,
+    ) -> None:
+        self._servers = dict(servers)
+        self._cwd = cwd
+        self._timeout = connect_timeout
+        self._closing = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._tools: list[McpTool] = []
+        self.warnings: list[str] = []
+        self.connected: list[str] = []
+
+    async def start(self) -> None:
+        """Connect every enabled server at once; report and skip those that fail."""
+        names = [name for name, cfg in self._servers.items() if cfg.enabled]
+        results = await asyncio.gather(*(self._connect(name, self._servers[name]) for name in names))
+        for name, tools in zip(names, results, strict=True):
+            if tools is not None:
+                self.connected.append(name)
+                self._tools.extend(tools)
+
+    def tools(self) -> list[Tool[Any]]:
+        """The tools of every connected server."""
+        return list(self._tools)
+
+    async def close(self) -> None:
+        """Disconnect every server (stdio servers are stopped)."""
+        self._closing.set()
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks.clear()
+        self._tools.clear()
+
+    async def _connect(self, name: str, cfg: McpLocal | McpRemote) -> list[McpTool] | None:
+        ready: asyncio.Future[list[McpTool]] = asyncio.get_running_loop().create_future()
+        task = asyncio.create_task(self._serve(name, cfg, ready), name=f"mcp:{name}")
+        self._tasks.append(task)
+        try:
+            return await asyncio.wait_for(asyncio.shield(ready), self._timeout)
+        except TimeoutError:
+            self._skip(name, f"no answer within {self._timeout:g} s")
+        except Exception as exc:  # whatever the SDK or the server raised: the server is skipped
+            self._skip(name, _describe(exc))
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        return None
+
+    async def _serve(
+        self, name: str, cfg: McpLocal | McpRemote, ready: asyncio.Future[list[McpTool]]
+    ) -> None:
+        """Hold the server's connection open until ``close()``; this task owns the SDK's scopes."""
+        try:
+            if isinstance(cfg, McpLocal):
+                params = StdioServerParameters(
+                    command=cfg.command[0], args=cfg.command[1:], env=cfg.environment or None, cwd=self._cwd
+                )
+                async with Client(stdio_client(params, errlog=sys.stderr)) as client:
+                    await self._ready(name, client, ready)
+            else:
+                async with (
+                    create_mcp_http_client(headers=cfg.headers or None) as http,
+                    Client(streamable_http_client(cfg.url, http_client=http)) as client,
+                ):
+                    await self._ready(name, client, ready)
+        except Exception as exc:  # a failure after start is logged; before, ready carries it
+            if not ready.done():
+                ready.set_exception(exc)
+            else:
+                log.warning("MCP server %s stopped: %s", name, _describe(exc))
+
+    async def _ready(self, name: str, client: Client, ready: asyncio.Future[list[McpTool]]) -> None:
+        listed: list[_Listed] = []
+        cursor: str | None = None
+        while True:
+            page = await client.list_tools(cursor=cursor)
+            listed.extend(_Listed(t.name, t.description or "", dict(t.input_schema)) for t in page.tools)
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        tools = [_make_tool(name, client, item) for item in listed]
+        log.info("MCP server %s connected with %s tools", name, len(tools))
+        if not ready.done():
+            ready.set_result(tools)
+        await self._closing.wait()
+
+    def _skip(self, name: str, reason: str) -> None:
+        message = f"MCP server {name!r} skipped: {reason}"
+        log.warning("%s", message)
+        self.warnings.append(message)
+
+
+def _make_tool(server: str, client: Client, listed: _Listed) -> McpTool:
+    # Tool ids are class attributes in the framework; one small subclass per MCP tool carries it.
+    cls = type(f"McpTool_{tool_id(server, listed.name)}", (McpTool,), {"id": tool_id(server, listed.name)})
+    tool: McpTool = cls(server, client, listed)
+    return tool
+
+
+def _provider_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    out = {k: v for k, v in schema.items() if k not in ("title", "$schema")}
+    out.setdefault("type", "object")
+    out.setdefault("properties", {})
+    return out
+
+
+def _content_text(content: list[Any]) -> str:
+    parts: list[str] = []
+    for item in content:
+        text = getattr(item, "text", None)
+        if isinstance(text, str):
+            parts.append(text)
+        else:
+            kind = getattr(item, "type", "content")
+            mime = getattr(item, "mime_type", None) or getattr(item, "mimeType", None)
+            parts.append(f"[{kind}{' ' + mime if mime else ''} omitted]")
+    return "\n".join(parts)
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, BaseExceptionGroup):
+        return "; ".join(_describe(e) for e in exc.exceptions)
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
