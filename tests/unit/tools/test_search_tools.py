@@ -94,7 +94,9 @@ async def test_grep_include_glob_and_sub_path(grep_tool: GrepTool, tree: Path, c
     assert files_in(result.output) == ["src/app.py"]
 
 
-async def test_grep_caps_at_100_matches_with_a_note(grep_tool: GrepTool, project: Path, ctx: ToolContext) -> None:
+async def test_grep_caps_at_100_matches_with_a_note(
+    grep_tool: GrepTool, project: Path, ctx: ToolContext
+) -> None:
     (project / "many.txt").write_text("hit\n" * 80)
     (project / "more.txt").write_text("hit\n" * 70)
     result = await run_tool(grep_tool, {"pattern": "hit"}, ctx)
@@ -187,8 +189,14 @@ async def test_list_extra_ignores_and_sub_path(tree: Path, ctx: ToolContext) -> 
     result = await run_tool(ListTool(), {"path": "src", "ignore": ["sub/", "*.py"]}, ctx)
     assert result.output == f"{tree / 'src'}/\n(empty, or everything in it is ignored)"
     result = await run_tool(ListTool(), {"path": "src", "ignore": ["app.*"]}, ctx)
-    assert result.output.splitlines()[1:] == ["  sub/", "    .gitignore", "    real.py", "    secret.txt",
-                                             "  .hidden.py", "  util.py"]
+    assert result.output.splitlines()[1:] == [
+        "  sub/",
+        "    .gitignore",
+        "    real.py",
+        "    secret.txt",
+        "  .hidden.py",
+        "  util.py",
+    ]
 
 
 async def test_list_limit_shallowest_first(project: Path, ctx: ToolContext) -> None:
