@@ -11,7 +11,7 @@ import email.utils
 import json
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import httpx
@@ -141,10 +141,31 @@ def malformed(line: str, provider: str = "provider") -> ProviderError:
     )
 
 
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    seen: set[int] = set()
+    stack = [exc]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        for nxt in (getattr(current, "original_exception", None), current.__cause__, current.__context__):
+            if isinstance(nxt, BaseException):
+                stack.append(nxt)
+
+
 def from_litellm(exc: Exception, *, provider: str = "provider") -> ProviderError:
     """Classify a litellm exception by its class names and status (litellm itself is not imported)."""
     names = {cls.__name__ for cls in type(exc).__mro__}
     message = str(exc)
+    if names & {"MidStreamFallbackError", "APIConnectionError"}:
+        # litellm wraps a failure inside the stream as a 5xx; the root cause says what happened.
+        for cause in _causes(exc):
+            if isinstance(cause, json.JSONDecodeError):
+                return malformed(cause.doc, provider)
+            if isinstance(cause, httpx.TransportError):
+                return from_transport(cause, provider=provider)
     if "ContextWindowExceededError" in names:
         return ContextOverflowError(f"{provider}: {message}", status=getattr(exc, "status_code", 400))
     headers = getattr(exc, "litellm_response_headers", None)
@@ -160,6 +181,8 @@ def from_litellm(exc: Exception, *, provider: str = "provider") -> ProviderError
     status = getattr(exc, "status_code", None)
     if names & {"AuthenticationError", "PermissionDeniedError"} and status not in (401, 403):
         status = 401
+    if status == 500 and "overloaded_error" in message:
+        status = 529  # litellm reports Anthropic's 529 as a 500; keep the provider's own status
     if isinstance(status, int):
         return from_status(status, message, header_map, provider=provider)
     return ProviderError(f"{provider}: {message}", kind="unknown", retryable=False)
