@@ -147,7 +147,8 @@ async def _with_parts(
     async with conn.execute(
         f"SELECT id, message_id, body FROM parts WHERE message_id IN ({marks}) ORDER BY message_id, id", ids
     ) as cursor:
-        async for part_id, message_id, body in cursor:
+        # fetchall: iterating an aiosqlite cursor costs one thread round trip per row.
+        for part_id, message_id, body in await cursor.fetchall():
             part = checked(decode_part, part_id, body, on_invalid)
             if part is not None:
                 parts[message_id].append(part)

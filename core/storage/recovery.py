@@ -25,6 +25,7 @@ from core.session.models import (
 )
 from core.storage.messages import message_row, part_row
 from core.storage.rows import InvalidRowError, decode_message, decode_part
+from core.storage.schema import UNFINISHED_TOOL, UNFINISHED_TURN
 
 log = logging.getLogger(__name__)
 
@@ -47,10 +48,7 @@ async def recover(conn: aiosqlite.Connection) -> RecoveryReport:
     unreadable: list[str] = []
     await conn.execute("BEGIN IMMEDIATE")
     try:
-        async with conn.execute(
-            "SELECT id, body FROM parts WHERE type = 'tool' "
-            "AND json_extract(body, '$.state.status') IN ('pending', 'running')"
-        ) as cursor:
+        async with conn.execute(f"SELECT id, body FROM parts WHERE {UNFINISHED_TOOL}") as cursor:
             part_rows = list(await cursor.fetchall())
         fixed_parts = []
         for row_id, body in part_rows:
@@ -65,10 +63,7 @@ async def recover(conn: aiosqlite.Connection) -> RecoveryReport:
             "UPDATE parts SET body = ? WHERE id = ?", [(part_row(p)[4], p.id) for p in fixed_parts]
         )
 
-        async with conn.execute(
-            "SELECT id, body FROM messages WHERE role = 'assistant' "
-            "AND json_extract(body, '$.time.completed') IS NULL"
-        ) as cursor:
+        async with conn.execute(f"SELECT id, body FROM messages WHERE {UNFINISHED_TURN}") as cursor:
             message_rows = list(await cursor.fetchall())
         fixed_messages = []
         for row_id, body in message_rows:

@@ -85,7 +85,22 @@ _APPROVALS = Migration(
     ),
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_INITIAL, _APPROVALS)
+# Crash recovery looks for these rows on every open; partial indexes keep that lookup
+# proportional to the (few) unfinished rows instead of a scan of every part. The recovery queries
+# must use exactly these predicates for SQLite to pick the indexes.
+UNFINISHED_TOOL = "type = 'tool' AND json_extract(body, '$.state.status') IN ('pending', 'running')"
+UNFINISHED_TURN = "role = 'assistant' AND json_extract(body, '$.time.completed') IS NULL"
+
+_RECOVERY_INDEXES = Migration(
+    3,
+    "partial indexes of unfinished tool parts and turns, for crash recovery on open",
+    (
+        f"CREATE INDEX parts_unfinished_tools ON parts(id) WHERE {UNFINISHED_TOOL}",
+        f"CREATE INDEX messages_unfinished ON messages(id) WHERE {UNFINISHED_TURN}",
+    ),
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_INITIAL, _APPROVALS, _RECOVERY_INDEXES)
 LATEST = MIGRATIONS[-1].version
 
 

@@ -11,7 +11,15 @@ from core.errors import StorageError
 from core.session.models import TextPart
 from core.storage import Store
 from core.storage.rows import encode
-from core.storage.schema import LATEST, MIGRATIONS, Migration, migrate, schema_version
+from core.storage.schema import (
+    LATEST,
+    MIGRATIONS,
+    UNFINISHED_TOOL,
+    UNFINISHED_TURN,
+    Migration,
+    migrate,
+    schema_version,
+)
 from tests.unit.storage import factories as f
 
 
@@ -60,6 +68,50 @@ async def test_version_1_with_data_migrates_to_latest(tmp_path: Path) -> None:
         assert isinstance(message.parts[0], TextPart) and message.parts[0].text == "kept across the upgrade"
         approval = await store.add_approval("prj_old", "bash", "ls*")
         assert [a.id for a in await store.list_approvals("prj_old")] == [approval]
+    finally:
+        await store.close()
+
+
+async def test_version_2_with_unfinished_rows_migrates_and_recovery_uses_the_new_indexes(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "v2.db"
+    conn = await _database_at(path, 2)
+    s = f.session("prj_old")
+    u = f.user(s.id)
+    a = f.assistant(s.id, u.id, completed=False)
+    tool = f.running_tool(s.id, a.id)
+    await conn.execute("INSERT INTO projects VALUES ('prj_old', '/old/tree', NULL, 1)")
+    await conn.execute(
+        "INSERT INTO sessions VALUES (?, ?, NULL, ?, ?, ?)",
+        (s.id, s.projectID, s.time.created, s.time.updated, encode(s)),
+    )
+    for m in (u, a):
+        await conn.execute(
+            "INSERT INTO messages VALUES (?, ?, ?, ?, ?)", (m.id, s.id, m.role, m.time.created, encode(m))
+        )
+    await conn.execute("INSERT INTO parts VALUES (?, ?, ?, 'tool', ?)", (tool.id, a.id, s.id, encode(tool)))
+    await conn.execute("INSERT INTO permission_approvals VALUES ('per_1', 'prj_old', 'bash', 'ls*', 1)")
+    await conn.close()
+
+    store = await Store.open(path)
+    try:
+        assert await schema_version(store._conn) == LATEST
+        # The rows left unfinished before the upgrade were found through the new indexes.
+        assert store.recovery is not None
+        assert store.recovery.tool_parts == (tool.id,) and store.recovery.messages == (a.id,)
+        plans = []
+        for table, predicate in (("parts", UNFINISHED_TOOL), ("messages", UNFINISHED_TURN)):
+            async with store._conn.execute(
+                f"EXPLAIN QUERY PLAN SELECT id FROM {table} WHERE {predicate}"
+            ) as c:
+                plans.extend(str(row[3]) for row in await c.fetchall())
+        assert plans == [
+            "SCAN parts USING INDEX parts_unfinished_tools",
+            "SCAN messages USING INDEX messages_unfinished",
+        ]
+        assert [x.pattern for x in await store.list_approvals("prj_old")] == ["ls*"]
+        assert len(await store.list_messages(s.id)) == 2
     finally:
         await store.close()
 
