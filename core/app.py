@@ -1,0 +1,337 @@
+"""AgentApp: the running agent for one project — what the LSP server, the CLI and tests drive."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from core.agent.agents import Agents, effective_ruleset
+from core.agent.info import AgentInfo
+from core.bus import Bus
+from core.config.loader import Layer, ResolvedConfig, load_config
+from core.config.paths import config_dir, worktree_of
+from core.config.paths import data_dir as default_data_dir
+from core.events import FileDiff
+from core.llm.model import ModelInfo, resolve_model, resolve_small_model
+from core.llm.stream import stream as llm_stream
+from core.permission import rules
+from core.permission.service import Permissions
+from core.question.service import Questions
+from core.session.context_hooks import ContextManager
+from core.session.loop import SessionLoop
+from core.session.models import MessageWithParts, Session, SubtaskPart, Todo, UserMessage
+from core.session.prompt import parse_model_ref
+from core.session.prompt_input import AgentInput, FileInput, TextInput
+from core.session.retry import RetryPolicy
+from core.session.services import StepServices
+from core.session.sessions import Sessions
+from core.session.snapshots import SnapshotService
+from core.session.subtask import Subtasks
+from core.session.system import InstructionFiles
+from core.snapshot.revert import RevertResult
+from core.storage.store import Store
+from core.tools.base import Tool
+from core.tools.context import AskFn, ToolContext
+from core.tools.mcp import McpManager
+from core.tools.question import QuestionTool
+from core.tools.registry import ToolRegistry, builtin_registry
+from core.tools.skill import SkillTool, list_skills
+from core.tools.task import TaskTool
+from core.tools.todo import TodoReadTool, TodoWriteTool
+from core.tools.webfetch import WebFetchTool
+from core.workspace import DiskWorkspace, Workspace
+
+log = logging.getLogger(__name__)
+
+PromptParts = list[TextInput | FileInput | AgentInput]
+
+
+class AgentApp:
+    """One project's agent: config, store, sessions, tools, permissions and the session loop."""
+
+    def __init__(
+        self,
+        *,
+        directory: Path,
+        worktree: Path,
+        is_git: bool,
+        resolved: ResolvedConfig,
+        data_dir: Path,
+        store: Store,
+        project_id: str,
+        bus: Bus,
+        workspace: Workspace,
+    ) -> None:
+        self.directory = directory
+        self.worktree = worktree
+        self.is_git = is_git
+        self.resolved = resolved
+        self.config = resolved.config
+        self.data_dir = data_dir
+        self.store = store
+        self.project_id = project_id
+        self.bus = bus
+        self.workspace = workspace
+        self.sessions = Sessions(store, bus)
+        self.agents = Agents.load(self.config, worktree)
+        self.permissions = Permissions(bus, store, project_id)
+        self.questions = Questions(bus)
+        self.instructions = InstructionFiles(config_dir())
+        self.stream = llm_stream
+        retry = self.config.retry
+        self.retry = RetryPolicy(
+            initial_delay=retry.initial_delay, max_delay=retry.max_delay, max_attempts=retry.max_attempts
+        )
+        self.snapshots = SnapshotService.create(
+            self.config, data_dir, project_id, worktree, workspace, self.sessions, bus, self.is_busy
+        )
+        self.step_services = StepServices(
+            sessions=self.sessions,
+            bus=bus,
+            snapshots=self.snapshots.hooks(),
+            on_patch=self.snapshots.on_patch,
+        )
+        self.context = ContextManager(self)
+        self.subtasks = Subtasks(self)
+        self.mcp = McpManager(self.config.mcp)
+        self.tools: ToolRegistry = builtin_registry()
+        for tool in (TodoWriteTool(), TodoReadTool(), QuestionTool(), SkillTool(), WebFetchTool()):
+            self.tools.register(tool)
+        self.tools.register(TaskTool(self.subtasks))
+        self.loop = SessionLoop(self)
+        self._session_rules: dict[str, rules.Ruleset] = {}
+
+    @classmethod
+    async def open(
+        cls,
+        directory: Path,
+        *,
+        workspace: Workspace | None = None,
+        config_layers: Sequence[Layer] = (),
+        data_dir: Path | None = None,
+    ) -> AgentApp:
+        """Load config, open the store (with crash recovery) and start MCP servers."""
+        directory = await asyncio.to_thread(directory.resolve)
+        worktree = await asyncio.to_thread(worktree_of, directory)
+        resolved = load_config(directory, worktree, extra_layers=config_layers)
+        for warning in resolved.warnings:
+            log.warning("config: %s", warning)
+        base = (data_dir or default_data_dir()).resolve()
+        base.mkdir(parents=True, exist_ok=True)
+        store = await Store.open(base / "agentls.db")
+        project = await store.ensure_project(worktree)
+        app = cls(
+            directory=directory,
+            worktree=worktree,
+            is_git=await asyncio.to_thread(_is_git, worktree),
+            resolved=resolved,
+            data_dir=base,
+            store=store,
+            project_id=project.id,
+            bus=Bus(),
+            workspace=workspace or DiskWorkspace(worktree),
+        )
+        await app.permissions.reload()
+        await app.mcp.start()
+        for tool in app.mcp.tools():
+            app.tools.register(tool, replace=True)
+        return app
+
+    async def close(self) -> None:
+        """Stop running turns, flush the store, stop MCP servers."""
+        await self.loop.close()
+        await self.mcp.close()
+        await self.sessions.close()
+        await self.store.close()
+
+    # --- sessions ------------------------------------------------------------------------
+
+    async def create_session(
+        self, title: str | None = None, agent: str | None = None, model: str | None = None
+    ) -> Session:
+        """A new root session in this project."""
+        if agent is not None:
+            self.agents.get(agent)  # NotFoundError names the agents there are
+        if model is not None:
+            parse_model_ref(model)
+        return await self.sessions.create(self.project_id, str(self.directory), title=title)
+
+    async def list_sessions(self, limit: int = 50, before: str | None = None) -> list[Session]:
+        """This project's sessions, newest first."""
+        return await self.sessions.list(self.project_id, limit=limit, before=before)
+
+    async def get_session(self, session_id: str) -> Session:
+        """One session (NotFoundError when it does not exist)."""
+        return await self.sessions.get(session_id)
+
+    async def delete_session(self, session_id: str) -> None:
+        """Delete a session with its messages and child sessions."""
+        await self.loop.abort(session_id)
+        await self.sessions.delete(session_id)
+
+    async def fork_session(self, session_id: str, message_id: str | None = None) -> Session:
+        """A copy of the session up to (not including) ``message_id``."""
+        return await self.sessions.fork(session_id, message_id)
+
+    async def messages(
+        self, session_id: str, limit: int | None = None, before: str | None = None
+    ) -> list[MessageWithParts]:
+        """A page of the transcript: the newest ``limit`` messages before ``before``, oldest first."""
+        await self.sessions.get(session_id)
+        page = await self.sessions.page(session_id, limit=limit or 100, before=before)
+        return list(reversed(page))
+
+    async def prompt(
+        self,
+        session_id: str,
+        parts: PromptParts,
+        agent: str | None = None,
+        model: str | None = None,
+        no_reply: bool = False,
+    ) -> MessageWithParts:
+        """Send a prompt and wait for the final assistant message of the turn."""
+        return await self.loop.prompt(session_id, parts, agent=agent, model=model, no_reply=no_reply)
+
+    async def abort(self, session_id: str) -> None:
+        """Abort the running turn of a session (no-op when idle)."""
+        await self.loop.abort(session_id)
+
+    def is_busy(self, session_id: str) -> bool:
+        """Whether a turn is running."""
+        return self.loop.is_busy(session_id)
+
+    async def compact(self, session_id: str) -> MessageWithParts:
+        """Summarise the session now (a manual compaction)."""
+        return await self.context.compact_now(session_id)
+
+    async def revert(self, session_id: str, message_id: str, part_id: str | None = None) -> RevertResult:
+        """Undo the agent's file changes from ``message_id`` on (refused while busy)."""
+        return await self.snapshots.revert(session_id, message_id, part_id)
+
+    async def unrevert(self, session_id: str) -> RevertResult:
+        """Undo the last revert."""
+        return await self.snapshots.unrevert(session_id)
+
+    async def diff(self, session_id: str, message_id: str | None = None) -> list[FileDiff]:
+        """What the agent changed in the session (or since a message)."""
+        return await self.snapshots.diff(session_id, message_id)
+
+    async def todos(self, session_id: str) -> list[Todo]:
+        """The session's todo list."""
+        return await self.sessions.get_todos(session_id)
+
+    def config_info(self) -> dict[str, Any]:
+        """Agents and models for a client's pickers."""
+        models = [self.config.model] if self.config.model else []
+        for provider_id, provider in self.config.provider.items():
+            models.extend(f"{provider_id}/{model_id}" for model_id in provider.models)
+        return {
+            "agents": [
+                {"name": a.name, "description": a.description, "mode": a.mode}
+                for a in self.agents.list()
+                if not a.hidden
+            ],
+            "models": sorted(set(models)),
+            "defaultAgent": self.agents.default().name,
+            "defaultModel": self.config.model,
+        }
+
+    # --- Runtime protocol (what the loop asks of the app) ---------------------------------
+
+    def resolve_model(self, ref: str) -> ModelInfo:
+        """ModelInfo for ``provider/model``."""
+        return resolve_model(self.config, ref)
+
+    def small_model(self, user: UserMessage) -> ModelInfo | None:
+        """The model for titles and summaries (None when even the main model cannot be resolved)."""
+        try:
+            main = self.resolve_model(f"{user.model.providerID}/{user.model.modelID}")
+            return resolve_small_model(self.config, main)
+        except Exception as exc:  # no title model is a reason to fall back, never to fail the turn
+            log.info("no small model: %s", exc)
+            return None
+
+    def ruleset_for(self, agent: AgentInfo, session_id: str) -> rules.Ruleset:
+        """The rules a call in this session is judged by (approvals are added by the service)."""
+        return effective_ruleset(agent, self.config, self._session_rules.get(session_id))
+
+    def set_session_rules(self, session_id: str, ruleset: rules.Ruleset) -> None:
+        """Extra rules for one session (a subagent's derived rules)."""
+        self._session_rules[session_id] = ruleset
+
+    def tools_for(self, agent: AgentInfo, user: UserMessage, ruleset: rules.Ruleset) -> dict[str, Tool[Any]]:
+        """The tools the model sees: the registry minus denied and switched-off tools."""
+        all_tools = {t.id: t for t in self.tools.all()}
+        hidden = rules.disabled(all_tools, [*ruleset, *self.permissions.approvals()])
+        switched_off = {k for k, v in (user.tools or {}).items() if not v}
+        return {k: t for k, t in all_tools.items() if k not in hidden and k not in switched_off}
+
+    def skills(self) -> list[tuple[str, str]]:
+        """Skills for the system prompt."""
+        return [(s.name, s.description) for s in list_skills(self.worktree)]
+
+    def tool_context(
+        self,
+        session_id: str,
+        message_id: str,
+        call_id: str,
+        agent: AgentInfo,
+        abort: asyncio.Event,
+        ask: AskFn,
+    ) -> ToolContext:
+        """The context for one tool call."""
+        return ToolContext(
+            session_id=session_id,
+            message_id=message_id,
+            call_id=call_id,
+            agent=agent.name,
+            abort=abort,
+            workspace=self.snapshots.workspace,
+            directory=self.directory,
+            worktree=self.worktree,
+            data_dir=self.data_dir,
+            ask=ask,
+            max_lines=self.config.tool_output.max_lines,
+            max_bytes=self.config.tool_output.max_bytes,
+            extra={
+                "todos": self.sessions,
+                "questions": self.questions,
+                "subtasks": self.subtasks,
+                "ruleset": self.ruleset_for(agent, session_id),
+            },
+        )
+
+    def cancel_dialogs(self, session_id: str) -> None:
+        """Reject the session's pending permission requests and questions (abort)."""
+        self.permissions.cancel_session(session_id)
+        self.questions.cancel_session(session_id)
+        for child in self.subtasks.children_of(session_id):
+            self.permissions.cancel_session(child)
+            self.questions.cancel_session(child)
+
+    async def cleanup_revert(self, session_id: str) -> None:
+        """Drop reverted messages before a new prompt."""
+        await self.snapshots.cleanup(session_id)
+
+    async def run_subtask(
+        self, session_id: str, user: UserMessage, part: SubtaskPart, abort: asyncio.Event
+    ) -> None:
+        """The loop's task branch: run the subagent the user mentioned."""
+        await self.subtasks.run_from_part(session_id, user, part, abort)
+
+
+def _is_git(worktree: Path) -> bool:
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(worktree), "rev-parse", "--is-inside-work-tree"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return out.returncode == 0 and out.stdout.strip() == "true"

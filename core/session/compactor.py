@@ -1,0 +1,170 @@
+"""Running a compaction with the loop's processor: core.context decides, this runs the model."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any
+
+from core import ids
+from core.context.compaction import CompactionOutcome, SummaryRequest, compact
+from core.context.overflow import LimitLike
+from core.context.tokens import TokenCounter
+from core.errors import AgentError, BusyError, CompactionFailedError, InvalidInputError
+from core.events import Event, SessionError
+from core.llm.model import ModelInfo
+from core.llm.request import LLMRequest
+from core.session.convert import to_model_messages
+from core.session.models import (
+    AnyPart,
+    AssistantMessage,
+    AssistantTime,
+    MessageError,
+    MessageWithParts,
+    UserMessage,
+    now_ms,
+)
+from core.session.processor import Processor, StepInput
+from core.session.system import family_prompt
+
+if TYPE_CHECKING:
+    from core.app import AgentApp
+    from core.session.context_hooks import ContextManager
+
+log = logging.getLogger(__name__)
+
+
+class Compactor:
+    """Implements core.context's CompactionDeps for one session and model."""
+
+    def __init__(
+        self,
+        app: AgentApp,
+        context: ContextManager,
+        model: ModelInfo | None = None,
+        abort: asyncio.Event | None = None,
+    ) -> None:
+        self._app = app
+        self._context = context
+        self._model = model
+        self._abort = abort or asyncio.Event()
+
+    # --- CompactionDeps ------------------------------------------------------------------
+
+    @property
+    def limit(self) -> LimitLike:
+        assert self._model is not None
+        return self._model.limit
+
+    @property
+    def settings(self) -> Any:
+        return self._app.config.compaction
+
+    @property
+    def counter(self) -> TokenCounter:
+        assert self._model is not None
+        return self._context.counter(self._model)
+
+    async def history(self, session_id: str) -> list[MessageWithParts]:
+        return await self._app.sessions.messages(session_id)
+
+    async def update_message(self, info: UserMessage | AssistantMessage) -> None:
+        await self._app.sessions.update_message(info)
+
+    async def update_part(self, part: AnyPart) -> None:
+        await self._app.sessions.update_part(part)
+
+    def publish(self, event: Event) -> None:
+        self._app.bus.publish(event)
+
+    async def summarize(self, request: SummaryRequest) -> MessageWithParts:
+        """One tool-less step of the hidden ``compaction`` agent over the planned messages."""
+        app, model = self._app, self._model
+        assert model is not None
+        agent = app.agents.get("compaction")
+        msg = AssistantMessage(
+            id=ids.ascending("msg"),
+            sessionID=request.session_id,
+            parentID=request.parent.id,
+            time=AssistantTime(created=now_ms()),
+            providerID=model.provider_id,
+            modelID=model.model_id,
+            agent=agent.name,
+            mode=agent.name,
+            summary=True,
+        )
+        await app.sessions.update_message(msg)
+        messages = to_model_messages(
+            request.messages, media_in_tool_results=model.supports_media_in_tool_results
+        )
+        messages.append({"role": "user", "content": [{"type": "text", "text": request.prompt}]})
+        llm_request = LLMRequest(
+            model=model,
+            system=[agent.prompt or family_prompt(model.family)],
+            messages=messages,
+            tools=[],
+            max_tokens=min(model.limit.output, 16_000) if model.limit.output else None,
+        )
+        processor = Processor(app.step_services, app.stream, app.retry)
+
+        def no_tools(*_args: Any) -> Any:
+            raise InvalidInputError("the compaction agent has no tools")
+
+        async def no_ask(*_args: Any) -> None:
+            raise InvalidInputError("the compaction agent asks no permissions")
+
+        await processor.process(
+            StepInput(
+                assistant=msg,
+                request=llm_request,
+                tools={},
+                ask=no_ask,
+                make_context=no_tools,
+                abort=self._abort,
+            )
+        )
+        return await app.store.get_message(request.session_id, msg.id)
+
+    # --- running -------------------------------------------------------------------------
+
+    async def run(self, session_id: str, *, auto: bool, model: ModelInfo, abort: asyncio.Event) -> bool:
+        """Compact from inside the loop; False (error published) when it failed."""
+        self._model, self._abort = model, abort
+        try:
+            await self._compact(session_id, auto)
+        except CompactionFailedError as exc:
+            self._report(session_id, str(exc))
+            return False
+        except AgentError as exc:
+            self._report(session_id, f"compaction failed: {exc}")
+            return False
+        return True
+
+    async def run_manual(self, session_id: str) -> MessageWithParts:
+        """A compaction the user asked for: refused while busy; returns the summary message."""
+        app = self._app
+        if app.is_busy(session_id):
+            raise BusyError(f"session {session_id} is busy; abort the turn or wait before compacting")
+        user = None
+        async for msg in app.sessions.stream(session_id):
+            if isinstance(msg.info, UserMessage):
+                user = msg.info
+                break
+        if user is None:
+            raise InvalidInputError(f"session {session_id} has nothing to compact")
+        self._model = app.resolve_model(f"{user.model.providerID}/{user.model.modelID}")
+        outcome = await self._compact(session_id, auto=False)
+        return await app.store.get_message(session_id, outcome.summary_id)
+
+    async def _compact(self, session_id: str, auto: bool) -> CompactionOutcome:
+        outcome = await compact(session_id, auto=auto, deps=self)
+        log.info(
+            "session %s compacted: %d → %d tokens", session_id, outcome.tokens_before, outcome.tokens_after
+        )
+        return outcome
+
+    def _report(self, session_id: str, message: str) -> None:
+        log.warning("session %s: %s", session_id, message)
+        self._app.bus.publish(
+            SessionError(sessionID=session_id, error=MessageError(name="context-overflow", message=message))
+        )

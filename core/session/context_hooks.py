@@ -1,0 +1,92 @@
+"""The loop's view of context management: history, overflow checks, compaction and prune."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+from core.context import overflow
+from core.context.filter import filter_compacted
+from core.context.prune import prune
+from core.context.tokens import TokenCounter
+from core.llm.model import ModelInfo
+from core.llm.request import LLMRequest
+from core.session.models import AssistantMessage, MessageWithParts
+
+if TYPE_CHECKING:
+    from core.app import AgentApp
+
+log = logging.getLogger(__name__)
+
+
+class ContextManager:
+    """Implements ``core.session.runtime.ContextHooks`` over core.context for one app."""
+
+    def __init__(self, app: AgentApp) -> None:
+        self._app = app
+        self._counters: dict[str, TokenCounter] = {}
+
+    @property
+    def auto(self) -> bool:
+        """Whether compaction may run by itself (config ``compaction.auto``)."""
+        return self._app.config.compaction.auto
+
+    def counter(self, model: ModelInfo) -> TokenCounter:
+        """One token counter (with its per-part cache) per model, for the app's lifetime."""
+        counter = self._counters.get(model.model_id)
+        if counter is None:
+            counter = self._counters[model.model_id] = TokenCounter.for_model(model)
+        return counter
+
+    async def history(self, session_id: str) -> list[MessageWithParts]:
+        """The history the model sees: from the newest finished summary on, oldest first."""
+        return await filter_compacted(self._app.sessions.stream(session_id))
+
+    def is_overflow(self, message: AssistantMessage, model: ModelInfo) -> bool:
+        """Whether the step's usage leaves no room for another (only when auto-compaction is on)."""
+        return overflow.should_auto_compact(message.tokens, model.limit, self._app.config.compaction)
+
+    def preflight_overflow(self, request: LLMRequest, model: ModelInfo) -> bool:
+        """Whether the request, estimated before sending, cannot fit (only when auto is on)."""
+        if not self.auto:
+            return False
+        tools = [
+            {"name": t.name, "description": t.description, "parameters": t.parameters} for t in request.tools
+        ]
+        estimate = self.counter(model).estimate_request(request.system, request.messages, tools)
+        return overflow.preflight(estimate, model.limit, self._app.config.compaction.reserved)
+
+    async def compact(self, session_id: str, *, auto: bool, model: ModelInfo, abort: asyncio.Event) -> bool:
+        """Summarise the session; False (with the error recorded) when it could not."""
+        from core.session.compactor import Compactor  # it needs the processor, which needs this module
+
+        return await Compactor(self._app, self).run(session_id, auto=auto, model=model, abort=abort)
+
+    async def compact_now(self, session_id: str) -> MessageWithParts:
+        """A manual compaction (refused while the session is busy)."""
+        from core.session.compactor import Compactor
+
+        return await Compactor(self._app, self).run_manual(session_id)
+
+    async def prune(self, session_id: str) -> None:
+        """Clear old tool outputs after a turn (config ``compaction.prune``)."""
+        config = self._app.config.compaction
+        if not config.prune:
+            return
+        model = await self._session_model(session_id)
+        if model is None:
+            return
+        freed = await prune(self._app.sessions, session_id, config, self.counter(model))
+        if freed:
+            log.info("session %s: pruned %d tokens of old tool output", session_id, freed)
+
+    async def _session_model(self, session_id: str) -> ModelInfo | None:
+        async for msg in self._app.sessions.stream(session_id):
+            if isinstance(msg.info, AssistantMessage):
+                try:
+                    return self._app.resolve_model(f"{msg.info.providerID}/{msg.info.modelID}")
+                except Exception as exc:  # the model left the config: prune with a default counter
+                    log.info("cannot resolve %s for prune: %s", msg.info.modelID, exc)
+                    return None
+        return None

@@ -1,0 +1,355 @@
+"""prompt() and loop(): one runner per session, driving steps until the model is done.
+
+Each iteration reloads the history (so messages that arrive mid-turn are seen), decides whether
+the turn is over, runs a pending subtask or compaction, or runs one model step through the
+processor. A second prompt on a busy session stores its message and waits for the same result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from core import ids
+from core.errors import AgentError, InvalidInputError, NotFoundError
+from core.events import SessionIdle, SessionStatus, SessionStatusInfo
+from core.session.models import (
+    AssistantMessage,
+    AssistantTime,
+    CompactionPart,
+    MessageWithParts,
+    Session,
+    SubtaskPart,
+    UserMessage,
+    now_ms,
+)
+from core.session.processor import Processor, StepInput
+from core.session.prompt import PromptTarget, build_user_message, parse_model_ref
+from core.session.prompt_input import AgentInput, FileInput, TextInput
+from core.session.requests import RequestBuilder, StepPlan
+from core.session.runtime import Runtime
+from core.session.title import DEFAULT_PREFIX, generate_title
+
+log = logging.getLogger(__name__)
+
+FINISHED_REASONS_THAT_CONTINUE = ("tool-calls", "unknown")
+
+
+@dataclass
+class _Run:
+    abort: asyncio.Event
+    task: asyncio.Task[MessageWithParts]
+
+
+@dataclass
+class _Scan:
+    last_user: UserMessage | None = None
+    last_assistant: AssistantMessage | None = None
+    last_finished: AssistantMessage | None = None
+    task: SubtaskPart | CompactionPart | None = None
+
+
+class SessionLoop:
+    """Runs sessions: ``prompt`` stores a message and waits for the turn's final answer."""
+
+    def __init__(self, rt: Runtime) -> None:
+        self._rt = rt
+        self._runs: dict[str, _Run] = {}
+        self._processor = Processor(rt.step_services, rt.stream, rt.retry)
+        self._requests = RequestBuilder(rt)
+        self._background: set[asyncio.Task[None]] = set()
+
+    # --- public ------------------------------------------------------------------------
+
+    def is_busy(self, session_id: str) -> bool:
+        """Whether a turn is running in this session."""
+        return session_id in self._runs
+
+    async def prompt(
+        self,
+        session_id: str,
+        inputs: list[TextInput | FileInput | AgentInput],
+        *,
+        agent: str | None = None,
+        model: str | None = None,
+        no_reply: bool = False,
+        subagent: bool = False,
+    ) -> MessageWithParts:
+        """Store the user's message, then run (or join) the session's loop and return its answer."""
+        rt = self._rt
+        session = await rt.sessions.get(session_id)
+        if session.revert is not None and not self.is_busy(session_id):
+            await rt.cleanup_revert(session_id)
+        last = await self._last_user(session_id)
+        agent_info = rt.agents.get(agent) if agent else self._agent_or_default(last.agent if last else None)
+        if not agent_info.is_primary and agent and not subagent:
+            raise InvalidInputError(f"{agent} is a subagent; mention it with @{agent} instead")
+        ref = model or (agent_info.model if agent_info.model else None)
+        model_ref = parse_model_ref(ref) if ref else (last.model if last else None)
+        if model_ref is None:
+            if not rt.config.model:
+                raise InvalidInputError(
+                    'no model is configured: set "model": "provider/model" in agentls.json '
+                    "(or pass one with the prompt)"
+                )
+            model_ref = parse_model_ref(rt.config.model)
+        target = PromptTarget(
+            session_id=session_id,
+            agent=agent_info.name,
+            model=model_ref,
+            directory=rt.directory,
+            worktree=rt.worktree,
+        )
+        subagents = {a.name for a in rt.agents.subagents()}
+        info, parts = await build_user_message(target, inputs, rt.workspace, subagents)
+        await rt.sessions.update_message(info)
+        for part in parts:
+            await rt.sessions.update_part(part)
+        await rt.sessions.update(session_id, lambda _s: None)
+        if no_reply:
+            return MessageWithParts(info=info, parts=parts)
+        return await self.loop(session_id)
+
+    async def loop(self, session_id: str) -> MessageWithParts:
+        """Run the session until the model is done (or join the run already going)."""
+        run = self._runs.get(session_id)
+        if run is None:
+            abort = asyncio.Event()
+            task = asyncio.create_task(self._run(session_id, abort), name=f"loop {session_id}")
+            run = _Run(abort=abort, task=task)
+            self._runs[session_id] = run
+            task.add_done_callback(lambda _t: self._finished(session_id, run))
+        try:
+            return await asyncio.shield(run.task)
+        except asyncio.CancelledError:
+            # The caller went away (e.g. the editor cancelled the request): that aborts the turn.
+            if not run.task.done():
+                await self.abort(session_id)
+            raise
+
+    async def abort(self, session_id: str) -> None:
+        """Stop the running turn; returns when the session is consistent and idle."""
+        run = self._runs.get(session_id)
+        if run is None:
+            return
+        run.abort.set()
+        self._rt.cancel_dialogs(session_id)
+        try:
+            await asyncio.wait_for(asyncio.shield(run.task), timeout=5)
+        except (AgentError, TimeoutError):
+            pass
+        except asyncio.CancelledError:
+            if not run.task.cancelled():
+                raise
+
+    async def close(self) -> None:
+        """Abort every running turn and wait for background work."""
+        for session_id in list(self._runs):
+            await self.abort(session_id)
+        for task in list(self._background):
+            task.cancel()
+        await asyncio.gather(*self._background, return_exceptions=True)
+
+    # --- the loop ----------------------------------------------------------------------
+
+    def _finished(self, session_id: str, run: _Run) -> None:
+        if self._runs.get(session_id) is run:
+            del self._runs[session_id]
+        self._rt.bus.publish(SessionStatus(sessionID=session_id, status=SessionStatusInfo(type="idle")))
+        self._rt.bus.publish(SessionIdle(sessionID=session_id))
+
+    async def _run(self, session_id: str, abort: asyncio.Event) -> MessageWithParts:
+        rt = self._rt
+        step = 0
+        compactions = 0
+        while True:
+            rt.bus.publish(SessionStatus(sessionID=session_id, status=SessionStatusInfo(type="busy")))
+            if abort.is_set():
+                break
+            history = await rt.context.history(session_id)
+            scan = _scan(history)
+            if scan.last_user is None:
+                raise InvalidInputError(f"session {session_id} has no user message to answer")
+            if _done(scan):
+                break
+            step += 1
+            if step == 1:
+                self._start_title(session_id, history)
+            if isinstance(scan.task, SubtaskPart):
+                await rt.run_subtask(session_id, scan.last_user, scan.task, abort)
+                continue
+            model = rt.resolve_model(f"{scan.last_user.model.providerID}/{scan.last_user.model.modelID}")
+            if isinstance(scan.task, CompactionPart) or (
+                scan.last_finished is not None
+                and not scan.last_finished.summary
+                and rt.context.is_overflow(scan.last_finished, model)
+            ):
+                compactions += 1
+                if compactions > 1 or not await rt.context.compact(
+                    session_id, auto=True, model=model, abort=abort
+                ):
+                    break
+                continue
+            agent = self._agent_or_default(scan.last_user.agent)
+            last_step = agent.steps is not None and step >= agent.steps
+            plan = StepPlan(
+                session_id=session_id,
+                history=history,
+                user=scan.last_user,
+                agent=agent,
+                model=model,
+                step=step,
+                last_finished_id=scan.last_finished.id if scan.last_finished else None,
+                tools_enabled=not last_step,
+            )
+            request, tools = await self._requests.build(plan)
+            if rt.context.preflight_overflow(request, model) and compactions == 0:
+                compactions += 1
+                if not await rt.context.compact(session_id, auto=True, model=model, abort=abort):
+                    break
+                continue
+            assistant = AssistantMessage(
+                id=ids.ascending("msg"),
+                sessionID=session_id,
+                parentID=scan.last_user.id,
+                time=AssistantTime(created=now_ms()),
+                providerID=model.provider_id,
+                modelID=model.model_id,
+                agent=agent.name,
+                mode=agent.name,
+            )
+            await rt.sessions.update_message(assistant)
+            ruleset = rt.ruleset_for(agent, session_id)
+            outcome = await self._processor.process(
+                StepInput(
+                    assistant=assistant,
+                    request=request,
+                    tools=tools,
+                    ask=functools.partial(_ask, rt, session_id, ruleset),
+                    make_context=functools.partial(_make_context, rt, session_id, agent, abort),
+                    abort=abort,
+                    recent_calls=_recent_calls(history),
+                    check_overflow=functools.partial(_overflow, rt, model),
+                    compact_on_overflow_error=rt.context.auto and compactions == 0,
+                )
+            )
+            if outcome == "stop":
+                break
+            if outcome == "compact":
+                compactions += 1
+                if compactions > 1 or not await rt.context.compact(
+                    session_id, auto=True, model=model, abort=abort
+                ):
+                    break
+                continue
+            if last_step:
+                break
+        await rt.context.prune(session_id)
+        return await self._answer(session_id)
+
+    def _agent_or_default(self, name: str | None) -> Any:
+        if name:
+            try:
+                return self._rt.agents.get(name)
+            except NotFoundError:
+                log.warning("agent %s no longer exists; using the default agent", name)
+        return self._rt.agents.default()
+
+    async def _answer(self, session_id: str) -> MessageWithParts:
+        async for msg in self._rt.sessions.stream(session_id):
+            if isinstance(msg.info, AssistantMessage):
+                return msg
+            break
+        async for msg in self._rt.sessions.stream(session_id):
+            return msg
+        raise InvalidInputError(f"session {session_id} is empty")
+
+    async def _last_user(self, session_id: str) -> UserMessage | None:
+        async for msg in self._rt.sessions.stream(session_id):
+            if isinstance(msg.info, UserMessage):
+                return msg.info
+        return None
+
+    def _start_title(self, session_id: str, history: list[MessageWithParts]) -> None:
+        rt = self._rt
+
+        async def title() -> None:
+            session = await rt.sessions.get(session_id)
+            if session.parentID is not None or not session.title.startswith(DEFAULT_PREFIX):
+                return
+            first = next((m for m in history if isinstance(m.info, UserMessage)), None)
+            if first is None:
+                return
+            text = "\n".join(p.text for p in first.parts if p.type == "text" and not p.synthetic)
+            assert isinstance(first.info, UserMessage)
+            new_title = await generate_title(rt.stream, rt.small_model(first.info), text)
+
+            def retitle(current: Session) -> None:
+                if current.title.startswith(DEFAULT_PREFIX):
+                    current.title = new_title
+
+            await rt.sessions.update(session_id, retitle)
+
+        task = asyncio.create_task(title(), name=f"title {session_id}")
+        self._background.add(task)
+        task.add_done_callback(self._title_done)
+
+    def _title_done(self, task: asyncio.Task[None]) -> None:
+        self._background.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("title generation failed: %s", task.exception())
+
+
+def _scan(history: list[MessageWithParts]) -> _Scan:
+    scan = _Scan()
+    for msg in reversed(history):
+        info = msg.info
+        if isinstance(info, UserMessage):
+            if scan.last_user is None:
+                scan.last_user = info
+            if scan.task is None and (scan.last_finished is None or info.id > scan.last_finished.id):
+                for part in msg.parts:
+                    if isinstance(part, SubtaskPart | CompactionPart):
+                        scan.task = part
+        else:
+            if scan.last_assistant is None:
+                scan.last_assistant = info
+            if scan.last_finished is None and info.finish:
+                scan.last_finished = info
+    return scan
+
+
+def _done(scan: _Scan) -> bool:
+    last, user = scan.last_assistant, scan.last_user
+    if last is None or user is None or last.id < user.id:
+        return False
+    if last.error is not None:
+        return True
+    return bool(last.finish) and last.finish not in FINISHED_REASONS_THAT_CONTINUE
+
+
+async def _ask(rt: Runtime, session_id: str, ruleset: Any, message_id: str, call_id: str, req: Any) -> None:
+    await rt.permissions.ask(session_id, message_id, call_id, req, ruleset)
+
+
+def _make_context(
+    rt: Runtime, session_id: str, agent: Any, abort: asyncio.Event, message_id: str, call_id: str, ask: Any
+) -> Any:
+    return rt.tool_context(session_id, message_id, call_id, agent, abort, ask)
+
+
+def _overflow(rt: Runtime, model: Any, message: AssistantMessage) -> bool:
+    return rt.context.is_overflow(message, model)
+
+
+def _recent_calls(history: list[MessageWithParts]) -> list[tuple[str, str]]:
+    calls: list[tuple[str, str]] = []
+    for msg in history[-6:]:
+        for part in msg.parts:
+            if part.type == "tool" and part.state.status != "pending":
+                calls.append((part.tool, json.dumps(part.state.input, sort_keys=True, separators=(",", ":"))))
+    return calls[-2:]

@@ -1,0 +1,140 @@
+"""Turning a client's prompt input into a stored user message with its parts."""
+
+from __future__ import annotations
+
+import base64
+import mimetypes
+from dataclasses import dataclass
+from pathlib import Path
+
+from core import ids
+from core.errors import InvalidInputError
+from core.session.models import (
+    AgentPart,
+    AnyPart,
+    FilePart,
+    FileSource,
+    ModelRef,
+    SubtaskPart,
+    TextPart,
+    UserMessage,
+    UserTime,
+    now_ms,
+)
+from core.session.prompt_input import AgentInput, FileInput, TextInput
+from core.workspace import Workspace
+
+MAX_INLINE_BYTES = 2_000_000
+IMAGE_MIMES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+
+
+@dataclass(frozen=True)
+class PromptTarget:
+    """Where the message goes and who answers it."""
+
+    session_id: str
+    agent: str
+    model: ModelRef
+    directory: Path
+    worktree: Path
+    system: str | None = None
+
+
+def parse_model_ref(ref: str) -> ModelRef:
+    """``provider/model`` → ModelRef (the model part may itself contain slashes)."""
+    provider, sep, model = ref.partition("/")
+    if not sep or not provider or not model:
+        raise InvalidInputError(
+            f"model {ref!r} must look like 'provider/model', e.g. 'anthropic/claude-sonnet-4-5'"
+        )
+    return ModelRef(providerID=provider, modelID=model)
+
+
+async def build_user_message(
+    target: PromptTarget,
+    inputs: list[TextInput | FileInput | AgentInput],
+    workspace: Workspace,
+    subagents: set[str],
+) -> tuple[UserMessage, list[AnyPart]]:
+    """The user message and its parts; files are read now so the message records what was sent."""
+    info = UserMessage(
+        id=ids.ascending("msg"),
+        sessionID=target.session_id,
+        time=UserTime(created=now_ms()),
+        agent=target.agent,
+        model=target.model,
+        system=target.system,
+    )
+    parts: list[AnyPart] = []
+    text = "\n".join(i.text for i in inputs if isinstance(i, TextInput))
+
+    for item in inputs:
+        if isinstance(item, TextInput):
+            parts.append(TextPart(**_fields(info), text=item.text))
+        elif isinstance(item, FileInput):
+            parts.extend(await _file_parts(item, target, workspace, info))
+        else:
+            parts.append(AgentPart(**_fields(info), name=item.name))
+            if item.name in subagents:
+                # `@explore find X`: the loop hands the request to that subagent directly.
+                parts.append(
+                    SubtaskPart(
+                        **_fields(info),
+                        prompt=text or f"Help with the request addressed to @{item.name}.",
+                        description=(text.splitlines() or [item.name])[0][:60],
+                        agent=item.name,
+                    )
+                )
+    if not parts:
+        raise InvalidInputError("a prompt needs at least one part")
+    return info, parts
+
+
+def _fields(info: UserMessage) -> dict[str, str]:
+    return {"id": ids.ascending("prt"), "sessionID": info.sessionID, "messageID": info.id}
+
+
+async def _file_parts(
+    item: FileInput,
+    target: PromptTarget,
+    workspace: Workspace,
+    info: UserMessage,
+) -> list[AnyPart]:
+    path = Path(item.path)
+    if not path.is_absolute():
+        path = (target.directory / path).resolve()
+    try:
+        rel = str(path.relative_to(target.worktree))
+    except ValueError:
+        rel = str(path)
+    mime = item.mime or mimetypes.guess_type(path.name)[0] or "text/plain"
+    stat = await workspace.stat(path)
+    if not stat.exists or stat.is_dir:
+        raise InvalidInputError(f"attached file {item.path} does not exist or is a directory")
+    if stat.size > MAX_INLINE_BYTES and not workspace.is_open(path):
+        raise InvalidInputError(f"attached file {item.path} is larger than {MAX_INLINE_BYTES} bytes")
+    url = path.as_uri()
+    if mime in IMAGE_MIMES:
+        data = await workspace.read_bytes(path)
+        url = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
+        return [
+            FilePart(**_fields(info), mime=mime, filename=path.name, url=url, source=FileSource(path=rel))
+        ]
+    content = await workspace.read_text(path)
+    lines = content.splitlines()
+    start, end = 0, len(lines)
+    if item.range is not None:
+        start = min(item.range.start.line, len(lines))
+        end = min(max(item.range.end.line + 1, start + 1), len(lines))
+    numbered = "\n".join(f"{n + 1:>6}\t{lines[n]}" for n in range(start, end))
+    header = f'<file path="{rel}" lines="{start + 1}-{end}">' if item.range else f'<file path="{rel}">'
+    return [
+        TextPart(**_fields(info), text=f"{header}\n{numbered}\n</file>", synthetic=True),
+        FilePart(
+            **_fields(info),
+            mime="text/plain",
+            filename=path.name,
+            url=url,
+            source=FileSource(path=rel, start=start + 1, end=end),
+        ),
+    ]

@@ -1,0 +1,45 @@
+"""What a client may send as a prompt: validated at the edge, turned into stored parts by prompt()."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+
+class Position(BaseModel):
+    line: int = Field(ge=0)
+    character: int = Field(ge=0)
+
+
+class Range(BaseModel):
+    start: Position
+    end: Position
+
+
+class TextInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    type: Literal["text"]
+    text: str
+
+
+class FileInput(BaseModel):
+    """A file (or a range of it) the user attaches; text is inlined, images go as file parts."""
+
+    model_config = ConfigDict(extra="forbid")
+    type: Literal["file"]
+    path: str
+    mime: str | None = None
+    range: Range | None = None
+
+
+class AgentInput(BaseModel):
+    """An ``@agent`` mention: hands the request to that subagent."""
+
+    model_config = ConfigDict(extra="forbid")
+    type: Literal["agent"]
+    name: str
+
+
+PromptInput = Annotated[TextInput | FileInput | AgentInput, Field(discriminator="type")]
+PromptInputAdapter: TypeAdapter[list[TextInput | FileInput | AgentInput]] = TypeAdapter(list[PromptInput])

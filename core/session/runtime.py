@@ -1,0 +1,111 @@
+"""What the loop needs from the running agent: one protocol, implemented by ``core.app``."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+from core.bus import Bus
+from core.config.schema import Config
+from core.llm import events as ev
+from core.llm.model import ModelInfo
+from core.llm.request import LLMRequest
+from core.session.models import AssistantMessage, MessageWithParts, SubtaskPart, UserMessage
+from core.session.retry import RetryPolicy
+from core.session.services import StepServices
+from core.session.sessions import Sessions
+from core.session.system import InstructionFiles
+from core.tools.base import Tool
+from core.tools.context import AskFn, ToolContext
+from core.workspace import Workspace
+
+StreamFn = Callable[[LLMRequest, asyncio.Event], AsyncIterator[ev.StreamEvent]]
+
+
+class ContextHooks(Protocol):
+    """Context management as the loop sees it (core.context implements it)."""
+
+    @property
+    def auto(self) -> bool: ...
+
+    async def history(self, session_id: str) -> list[MessageWithParts]: ...
+
+    def is_overflow(self, message: AssistantMessage, model: ModelInfo) -> bool: ...
+
+    def preflight_overflow(self, request: LLMRequest, model: ModelInfo) -> bool: ...
+
+    async def compact(
+        self, session_id: str, *, auto: bool, model: ModelInfo, abort: asyncio.Event
+    ) -> bool: ...
+
+    async def prune(self, session_id: str) -> None: ...
+
+
+class Runtime(Protocol):
+    """Services and decisions the session loop delegates."""
+
+    @property
+    def sessions(self) -> Sessions: ...
+
+    @property
+    def bus(self) -> Bus: ...
+
+    @property
+    def config(self) -> Config: ...
+
+    @property
+    def agents(self) -> Any: ...
+
+    @property
+    def permissions(self) -> Any: ...
+
+    @property
+    def workspace(self) -> Workspace: ...
+
+    @property
+    def directory(self) -> Path: ...
+
+    @property
+    def worktree(self) -> Path: ...
+
+    @property
+    def is_git(self) -> bool: ...
+
+    @property
+    def instructions(self) -> InstructionFiles: ...
+
+    @property
+    def stream(self) -> StreamFn: ...
+
+    @property
+    def step_services(self) -> StepServices: ...
+
+    @property
+    def retry(self) -> RetryPolicy: ...
+
+    @property
+    def context(self) -> ContextHooks: ...
+
+    def resolve_model(self, ref: str) -> ModelInfo: ...
+
+    def small_model(self, user: UserMessage) -> ModelInfo | None: ...
+
+    def ruleset_for(self, agent: Any, session_id: str) -> Any: ...
+
+    def tools_for(self, agent: Any, user: UserMessage, ruleset: Any) -> dict[str, Tool[Any]]: ...
+
+    def skills(self) -> list[tuple[str, str]]: ...
+
+    def tool_context(
+        self, session_id: str, message_id: str, call_id: str, agent: Any, abort: asyncio.Event, ask: AskFn
+    ) -> ToolContext: ...
+
+    def cancel_dialogs(self, session_id: str) -> None: ...
+
+    async def cleanup_revert(self, session_id: str) -> None: ...
+
+    async def run_subtask(
+        self, session_id: str, user: UserMessage, part: SubtaskPart, abort: asyncio.Event
+    ) -> None: ...

@@ -1,0 +1,56 @@
+"""The services one model step uses, bundled so the processor can be driven by the loop or tests."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from core.bus import Bus
+from core.session.sessions import Sessions
+
+log = logging.getLogger(__name__)
+
+
+class SnapshotHooks(Protocol):
+    """What the processor needs of step snapshots (core.snapshot provides it)."""
+
+    async def track(self) -> str | None: ...
+
+    async def changed_files(self, since: str) -> list[str]: ...
+
+
+@dataclass
+class StepServices:
+    """Store, bus and the optional snapshot hooks of a step."""
+
+    sessions: Sessions
+    bus: Bus
+    snapshots: SnapshotHooks | None = None
+    on_patch: Callable[[str], Awaitable[None]] | None = field(default=None)
+
+    async def snapshot_track(self) -> str | None:
+        """The state of the project's files now (None when snapshots are off or failed)."""
+        if self.snapshots is None:
+            return None
+        try:
+            return await self.snapshots.track()
+        except Exception:  # a snapshot failure must never fail the user's turn
+            log.exception("step snapshot failed")
+            return None
+
+    async def snapshot_patch(self, since: str) -> list[str]:
+        """Files changed since a snapshot."""
+        if self.snapshots is None:
+            return []
+        try:
+            return await self.snapshots.changed_files(since)
+        except Exception:
+            log.exception("step patch failed")
+            return []
+
+    async def after_patch(self, session_id: str) -> None:
+        """Recompute the session's diff summary after a step changed files."""
+        if self.on_patch is not None:
+            await self.on_patch(session_id)

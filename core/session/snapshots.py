@@ -1,0 +1,132 @@
+"""Snapshots as the app uses them: step hooks, the recording workspace, revert, unrevert, diffs."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from core.bus import Bus
+from core.config.schema import Config
+from core.events import FileDiff
+from core.session.models import MessageWithParts, Session
+from core.session.sessions import Sessions
+from core.snapshot.backend import Snapshots
+from core.snapshot.factory import open_snapshots
+from core.snapshot.revert import Reverter, RevertResult
+from core.snapshot.summary import SessionDiffs
+from core.workspace import Workspace
+
+log = logging.getLogger(__name__)
+
+
+class _SessionAccess:
+    """Adapts Sessions to what core.snapshot expects of the session service."""
+
+    def __init__(self, sessions: Sessions) -> None:
+        self._s = sessions
+
+    async def get(self, session_id: str) -> Session:
+        return await self._s.get(session_id)
+
+    async def messages(self, session_id: str) -> list[MessageWithParts]:
+        return await self._s.messages(session_id)
+
+    async def update_session(self, session: Session) -> Session:
+        return await self._s.update(session.id, lambda _current: session)
+
+    async def update_message(self, info: Any) -> None:
+        await self._s.update_message(info)
+
+    async def remove_message(self, session_id: str, message_id: str) -> None:
+        await self._s.remove_message(session_id, message_id)
+
+    async def remove_part(self, session_id: str, message_id: str, part_id: str) -> None:
+        await self._s.remove_part(session_id, message_id, part_id)
+
+
+class _Hooks:
+    """The processor's snapshot hooks over a backend."""
+
+    def __init__(self, snapshots: Snapshots) -> None:
+        self._snapshots = snapshots
+
+    async def track(self) -> str | None:
+        return await self._snapshots.track()
+
+    async def changed_files(self, since: str) -> list[str]:
+        return (await self._snapshots.patch(since)).files
+
+
+class SnapshotService:
+    """One project's snapshots: the backend, the workspace tools write through, and revert."""
+
+    def __init__(
+        self,
+        snapshots: Snapshots,
+        workspace: Workspace,
+        sessions: Sessions,
+        bus: Bus,
+        is_busy: Callable[[str], bool],
+        worktree: Path,
+    ) -> None:
+        self.backend = snapshots
+        self.workspace = workspace
+        self._sessions = sessions
+        self._bus = bus
+        access = _SessionAccess(sessions)
+        self._reverter = Reverter(access, snapshots, workspace, is_busy, worktree)
+        self._diffs = SessionDiffs(access, snapshots, bus)
+
+    @classmethod
+    def create(
+        cls,
+        config: Config,
+        data_dir: Path,
+        project_id: str,
+        worktree: Path,
+        workspace: Workspace,
+        sessions: Sessions,
+        bus: Bus,
+        is_busy: Callable[[str], bool],
+    ) -> SnapshotService:
+        """The git store when enabled and possible, else the edit journal (revert still works)."""
+        snap = config.snapshot
+        setup = open_snapshots(
+            data_dir,
+            project_id,
+            worktree,
+            workspace,
+            enabled=snap.enabled,
+            max_file_bytes=snap.max_file_bytes,
+            max_store_bytes=snap.max_store_bytes,
+            keep_days=snap.keep_days,
+        )
+        if setup.fallback_reason:
+            log.info("snapshots: %s", setup.fallback_reason)
+        return cls(setup.snapshots, setup.workspace, sessions, bus, is_busy, worktree)
+
+    def hooks(self) -> _Hooks:
+        """What the processor calls at step start and finish."""
+        return _Hooks(self.backend)
+
+    async def on_patch(self, session_id: str) -> None:
+        """After a step changed files: store the diff summaries and publish session.diff."""
+        await self._diffs.on_patch(session_id)
+
+    async def revert(self, session_id: str, message_id: str, part_id: str | None = None) -> RevertResult:
+        """Restore the files the agent changed from that point on (BusyError while running)."""
+        return await self._reverter.revert(session_id, message_id, part_id)
+
+    async def unrevert(self, session_id: str) -> RevertResult:
+        """Put back what the last revert replaced."""
+        return await self._reverter.unrevert(session_id)
+
+    async def cleanup(self, session_id: str) -> None:
+        """Drop the reverted messages (a new prompt makes the revert final)."""
+        await self._reverter.cleanup(session_id)
+
+    async def diff(self, session_id: str, message_id: str | None = None) -> list[FileDiff]:
+        """Unified diffs of what the agent changed in the session, or from ``message_id`` on."""
+        return await self._diffs.diff(session_id, message_id)

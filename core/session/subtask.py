@@ -1,0 +1,173 @@
+"""Subagents: run an agent in a child session for the task tool or an ``@agent`` mention."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import defaultdict
+from typing import TYPE_CHECKING
+
+from core import ids
+from core.agent.agents import derive_child_rules
+from core.errors import AbortedError, AgentError, NotFoundError, ToolError
+from core.session.models import (
+    AssistantMessage,
+    AssistantTime,
+    MessageError,
+    SubtaskPart,
+    TextPart,
+    ToolPart,
+    ToolStateCompleted,
+    ToolStateError,
+    ToolStateRunning,
+    ToolTimeDone,
+    ToolTimeError,
+    ToolTimeStart,
+    UserMessage,
+    now_ms,
+)
+from core.session.prompt_input import TextInput
+from core.tools.context import ToolContext
+from core.tools.task import SubtaskResult
+
+if TYPE_CHECKING:
+    from core.app import AgentApp
+
+log = logging.getLogger(__name__)
+
+
+class Subtasks:
+    """Creates child sessions, derives their permissions, ties their abort to the parent's."""
+
+    def __init__(self, app: AgentApp) -> None:
+        self._app = app
+        self._children: dict[str, set[str]] = defaultdict(set)
+
+    def describe_subagents(self) -> list[tuple[str, str]]:
+        """Subagents the model may pick, with their descriptions."""
+        return [(a.name, a.description or "") for a in self._app.agents.subagents() if a.is_subagent]
+
+    def children_of(self, session_id: str) -> list[str]:
+        """Child sessions started from this session (to abort them with it)."""
+        found: list[str] = []
+        for child in self._children.get(session_id, ()):
+            found.append(child)
+            found.extend(self.children_of(child))
+        return found
+
+    async def run_subtask(
+        self, ctx: ToolContext, agent: str, prompt: str, description: str, task_id: str | None
+    ) -> SubtaskResult:
+        """Run ``agent`` on ``prompt`` in a (new or resumed) child session and return its answer."""
+        app = self._app
+        try:
+            info = app.agents.get(agent)
+        except NotFoundError as exc:
+            raise ToolError(str(exc)) from exc
+        if not info.is_subagent:
+            raise ToolError(f"{agent!r} is not a subagent")
+        if task_id:
+            child = await app.sessions.get(task_id)
+            if child.parentID != ctx.session_id:
+                raise ToolError(
+                    f"task_id {task_id} does not belong to this session; omit it to start a new task"
+                )
+        else:
+            child = await app.sessions.create(
+                app.project_id,
+                str(app.directory),
+                title=f"{description} (@{agent})",
+                parent_id=ctx.session_id,
+            )
+        parent_rules = ctx.extra.get("ruleset") or []
+        app.set_session_rules(child.id, derive_child_rules(parent_rules, info))
+        self._children[ctx.session_id].add(child.id)
+        ctx.update(description, {"sessionID": child.id, "subagent": agent})
+        model = await self._parent_model(ctx.session_id)
+
+        async def propagate_abort() -> None:
+            await ctx.abort.wait()
+            await app.loop.abort(child.id)
+
+        watcher = asyncio.create_task(propagate_abort())
+        try:
+            answer = await app.loop.prompt(
+                child.id, [TextInput(type="text", text=prompt)], agent=agent, model=model, subagent=True
+            )
+        finally:
+            watcher.cancel()
+        final = answer.info
+        if isinstance(final, AssistantMessage) and final.error is not None:
+            if final.error.name == "aborted":
+                raise AbortedError("the subagent was aborted")
+            raise ToolError(f"The {agent} subagent failed: {final.error.message}")
+        text = "".join(p.text for p in answer.parts if isinstance(p, TextPart) and not p.synthetic)
+        return SubtaskResult(session_id=child.id, text=text.strip() or "(the subagent returned no text)")
+
+    async def run_from_part(
+        self, session_id: str, user: UserMessage, part: SubtaskPart, abort: asyncio.Event
+    ) -> None:
+        """The loop's task branch: an assistant step holding one ``task`` call the user asked for."""
+        app = self._app
+        try:
+            agent = app.agents.get(user.agent)
+        except NotFoundError:
+            agent = app.agents.default()
+        msg = AssistantMessage(
+            id=ids.ascending("msg"),
+            sessionID=session_id,
+            parentID=user.id,
+            time=AssistantTime(created=now_ms()),
+            providerID=user.model.providerID,
+            modelID=user.model.modelID,
+            agent=agent.name,
+            mode=part.agent,
+        )
+        await app.sessions.update_message(msg)
+        args = {"description": part.description, "prompt": part.prompt, "subagent_type": part.agent}
+        started = now_ms()
+        tool = ToolPart(
+            id=ids.ascending("prt"),
+            sessionID=session_id,
+            messageID=msg.id,
+            callID=ids.ascending("tool"),
+            tool="task",
+            state=ToolStateRunning(input=args, time=ToolTimeStart(start=started)),
+        )
+        await app.sessions.update_part(tool)
+        ruleset = app.ruleset_for(agent, session_id)
+        ctx = app.tool_context(
+            session_id,
+            msg.id,
+            tool.callID,
+            agent,
+            abort,
+            lambda req: app.permissions.ask(session_id, msg.id, tool.callID, req, ruleset),
+        )
+        try:
+            result = await self.run_subtask(ctx, part.agent, part.prompt, part.description, None)
+        except AgentError as exc:
+            tool.state = ToolStateError(
+                input=args, error=str(exc), time=ToolTimeError(start=started, end=now_ms())
+            )
+            if isinstance(exc, AbortedError):
+                msg.error = MessageError(name="aborted", message="Aborted by the user")
+        else:
+            tool.state = ToolStateCompleted(
+                input=args,
+                output=result.text,
+                title=part.description,
+                metadata={"sessionID": result.session_id, "subagent": part.agent},
+                time=ToolTimeDone(start=started, end=now_ms()),
+            )
+        await app.sessions.update_part(tool)
+        # "tool-calls": the primary agent takes the next step and reads the subagent's report.
+        msg.finish = "tool-calls" if msg.error is None else None
+        msg.time.completed = now_ms()
+        await app.sessions.update_message(msg)
+
+    async def _parent_model(self, session_id: str) -> str | None:
+        async for msg in self._app.sessions.stream(session_id):
+            if isinstance(msg.info, UserMessage):
+                return f"{msg.info.model.providerID}/{msg.info.model.modelID}"
+        return None

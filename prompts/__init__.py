@@ -1,0 +1,1 @@
+"""Prompt texts as files; load them with ``core.prompts.load``."""

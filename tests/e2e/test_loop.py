@@ -1,0 +1,176 @@
+"""The session loop end to end: real AgentApp, real SQLite, real HTTP to the fake model server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+from core.demo.fake_model import FakeModelServer
+from core.demo.fake_script import Turn
+from core.events import MessageUpdated, PartDelta, SessionStatus
+from core.session.models import AssistantMessage, ToolPart
+from core.session.prompt_input import TextInput
+
+from .conftest import AppFactory, drain, text_of
+
+
+def say(text: str) -> list[TextInput]:
+    return [TextInput(type="text", text=text)]
+
+
+async def test_text_answer_streams_deltas_and_records_usage(
+    make_app: AppFactory, model: FakeModelServer
+) -> None:
+    app = await make_app()
+    model.script(Turn.text("Hello from the model", chunks=4).usage(input=12, output=5))
+    session = await app.create_session()
+    sub = app.bus.subscribe()
+    answer = await app.prompt(session.id, say("hi"))
+    assert text_of(answer) == "Hello from the model"
+    info = answer.info
+    assert isinstance(info, AssistantMessage)
+    assert info.finish == "stop" and info.tokens.input == 12 and info.tokens.output == 5
+    events = drain(sub)
+    deltas = [e.delta for e in events if isinstance(e, PartDelta)]
+    assert "".join(deltas) == "Hello from the model" and len(deltas) == 4
+    statuses = [e.status.type for e in events if isinstance(e, SessionStatus)]
+    assert statuses[0] == "busy" and statuses[-1] == "idle"
+    assert not app.is_busy(session.id)
+
+
+async def test_multi_step_tool_loop_edits_a_file(
+    make_app: AppFactory, model: FakeModelServer, project: Path
+) -> None:
+    app = await make_app()
+    model.script(
+        Turn.text("Reading the file.").tool_call("read", {"filePath": "calc.py"}, fragments=3),
+        Turn.tool_call(
+            "edit", {"filePath": "calc.py", "oldString": "return a - b", "newString": "return a + b"}
+        ),
+        Turn.tool_call("bash", {"command": "python3 -c 'import calc; print(calc.add(2, 3))'"}),
+        Turn.text("Fixed: add now adds."),
+    )
+    session = await app.create_session()
+    answer = await app.prompt(session.id, say("fix add in calc.py"))
+    assert text_of(answer) == "Fixed: add now adds."
+    assert (project / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
+    assert len(model.requests) == 4
+    # Each request after a tool call carries the call and its result, in order.
+    second = model.requests[1].messages
+    assert second[-2]["tool_calls"][0]["function"]["name"] == "read"
+    assert "return a - b" in second[-1]["content"]
+    fourth = model.requests[3].messages
+    assert fourth[-1]["role"] == "tool" and "5" in fourth[-1]["content"]
+    history = await app.sessions.messages(session.id)
+    tools = [p for m in history for p in m.parts if isinstance(p, ToolPart)]
+    assert [t.tool for t in tools] == ["read", "edit", "bash"]
+    assert all(t.state.status == "completed" for t in tools)
+
+
+async def test_parallel_tool_calls_results_in_call_order(
+    make_app: AppFactory, model: FakeModelServer, project: Path
+) -> None:
+    (project / "b.txt").write_text("bee\n")
+    app = await make_app()
+    model.script(
+        Turn.tool_call("read", {"filePath": "calc.py"}).tool_call("read", {"filePath": "b.txt"}),
+        Turn.text("done"),
+    )
+    session = await app.create_session()
+    await app.prompt(session.id, say("read both"))
+    messages = model.requests[1].messages
+    calls = messages[-3]["tool_calls"]
+    results = messages[-2:]
+    assert [c["id"] for c in calls] == [r["tool_call_id"] for r in results]
+    assert "return a - b" in results[0]["content"] and "bee" in results[1]["content"]
+
+
+async def test_malformed_tool_arguments_become_an_error_the_model_reads(
+    make_app: AppFactory, model: FakeModelServer
+) -> None:
+    app = await make_app()
+    model.script(Turn.tool_call("read", '{"filePath": "calc.py"'), Turn.text("sorry"))
+    session = await app.create_session()
+    answer = await app.prompt(session.id, say("go"))
+    assert text_of(answer) == "sorry"
+    result = model.requests[1].messages[-1]
+    assert result["role"] == "tool" and "invalid arguments" in result["content"]
+    assert "Rewrite the input" in result["content"]
+
+
+async def test_unknown_tool_and_invalid_schema_are_reported_to_the_model(
+    make_app: AppFactory, model: FakeModelServer
+) -> None:
+    app = await make_app()
+    model.script(
+        Turn.tool_call("nope", {}).tool_call("read", {"path": "calc.py"}),
+        Turn.text("ok"),
+    )
+    session = await app.create_session()
+    await app.prompt(session.id, say("go"))
+    results = [m for m in model.requests[1].messages if m["role"] == "tool"]
+    assert "no tool named 'nope'" in results[0]["content"]
+    assert "invalid arguments" in results[1]["content"]
+
+
+async def test_reasoning_is_stored_and_thinking_sent_back_on_anthropic(
+    make_app: AppFactory, model: FakeModelServer
+) -> None:
+    app = await make_app(route="anthropic")
+    model.script(
+        Turn.reasoning("Let me think", chunks=3, signature="sig-1").tool_call(
+            "read", {"filePath": "calc.py"}
+        ),
+        Turn.text("done"),
+    )
+    session = await app.create_session()
+    await app.prompt(session.id, say("think"))
+    history = await app.sessions.messages(session.id)
+    reasoning = [p for m in history for p in m.parts if p.type == "reasoning"]
+    assert reasoning[0].text == "Let me think"
+    assert reasoning[0].metadata == {"anthropic": {"signature": "sig-1"}}
+    assistant = next(m for m in model.requests[1].body["messages"] if m["role"] == "assistant")
+    thinking = [b for b in assistant["content"] if b["type"] == "thinking"]
+    assert thinking == [{"type": "thinking", "thinking": "Let me think", "signature": "sig-1"}]
+
+
+async def test_prompt_caching_markers_only_where_honoured(
+    make_app: AppFactory, model: FakeModelServer
+) -> None:
+    anthropic = await make_app(route="anthropic")
+    model.script(Turn.text("a"))
+    s1 = await anthropic.create_session()
+    await anthropic.prompt(s1.id, say("hello"))
+    body = json.dumps(model.requests[-1].body)
+    assert '"cache_control"' in body
+    openai = await make_app()
+    model.script(Turn.text("b"))
+    s2 = await openai.create_session()
+    await openai.prompt(s2.id, say("hello"))
+    assert '"cache_control"' not in json.dumps(model.requests[-1].body)
+
+
+async def test_second_prompt_on_a_busy_session_waits_for_the_same_result(
+    make_app: AppFactory, model: FakeModelServer
+) -> None:
+    app = await make_app()
+    release = asyncio.Event()
+    model.script(Turn.text("first answer").slow_first_byte(release), Turn.text("second answer"))
+    session = await app.create_session()
+    first = asyncio.create_task(app.prompt(session.id, say("one")))
+    await model.wait_for_requests(1)
+    first_user = (await app.sessions.messages(session.id))[0].info.id
+    stored = asyncio.create_task(
+        app.bus.wait_for(
+            MessageUpdated, lambda e: e.info.role == "user" and e.info.id > first_user, timeout=10
+        )
+    )
+    second = asyncio.create_task(app.prompt(session.id, say("two")))
+    await stored  # the second message is in the store before the first answer arrives
+    release.set()
+    a, b = await asyncio.wait_for(asyncio.gather(first, second), timeout=20)
+    assert a.info.id == b.info.id and text_of(a) == "second answer"
+    # The message that arrived mid-turn reached the model wrapped as a reminder.
+    last_user = [m for m in model.requests[1].messages if m["role"] == "user"][-1]
+    assert "system-reminder" in last_user["content"][0]["text"] and "two" in last_user["content"][0]["text"]
