@@ -1,8 +1,7 @@
-"""The tool framework (context, base class, runner, registry) and the core file and shell tools."""
+"""The tool framework and the core file and shell tools.
 
-from core.tools.base import Tool, ToolParams, ToolResult
-from core.tools.context import ToolContext
-from core.tools.registry import ToolRegistry, builtin_registry
-from core.tools.runner import run_tool
-
-__all__ = ["Tool", "ToolContext", "ToolParams", "ToolRegistry", "ToolResult", "builtin_registry", "run_tool"]
+Import from the modules, not from this package, so that importing one tool module never drags in
+every other tool (and the session modules some tools need): ``core.tools.context.ToolContext``,
+``core.tools.base.Tool`` / ``ToolResult`` / ``ToolParams``, ``core.tools.runner.run_tool``,
+``core.tools.registry.ToolRegistry`` / ``builtin_registry``.
+"""
