@@ -139,3 +139,14 @@ async def test_fallback_requests_one_ask_per_command_line(ctx: ToolContext, reco
 async def test_empty_command_is_refused(ctx: ToolContext) -> None:
     with pytest.raises(ToolError, match="command is empty"):
         await bash(ctx, "   ")
+
+
+async def test_memory_cap_keeps_the_newest_output(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from core.tools import process
+
+    monkeypatch.setattr(process, "MEMORY_CAP", 1000)
+    result = await process.run_command(
+        "seq 1 2000", cwd=tmp_path, timeout_s=30, abort=asyncio.Event(), on_output=None
+    )
+    assert result.dropped_bytes > 0 and result.exit_code == 0
+    assert len(result.output) <= 1000 and result.output.endswith("1999\n2000\n")
