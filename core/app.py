@@ -97,7 +97,7 @@ class AgentApp:
         )
         self.context = ContextManager(self)
         self.subtasks = Subtasks(self)
-        self.mcp = McpManager(self.config.mcp)
+        self.mcp = McpManager(self.config.mcp, cwd=worktree)
         self.tools: ToolRegistry = builtin_registry()
         for tool in (TodoWriteTool(), TodoReadTool(), QuestionTool(), SkillTool(), WebFetchTool()):
             self.tools.register(tool)
@@ -137,6 +137,8 @@ class AgentApp:
         )
         await app.permissions.reload()
         await app.mcp.start()
+        for warning in app.mcp.warnings:
+            log.warning("mcp: %s", warning)
         for tool in app.mcp.tools():
             app.tools.register(tool, replace=True)
         return app
