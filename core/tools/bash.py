@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import importlib
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import cast
 
 from pydantic import Field
 
 from core.errors import ToolError
+from core.permission.bash import bash_requests
 from core.permission.request import PermissionAsk
 from core.tools import paths
 from core.tools.base import Tool, ToolParams, ToolResult
@@ -26,20 +25,6 @@ LIVE_CHARS = 30_000
 BashRequests = Callable[[str, Path, Path], list[PermissionAsk]]
 
 
-def _load_bash_requests() -> BashRequests | None:
-    """The permission layer's command parser (one request per simple command), when it is there."""
-    try:
-        module = importlib.import_module("core.permission.bash")
-    except ModuleNotFoundError as exc:
-        if exc.name != "core.permission.bash":
-            raise
-        return None
-    return cast(BashRequests, module.bash_requests)
-
-
-_bash_requests = _load_bash_requests()
-
-
 class BashParams(ToolParams):
     command: str = Field(description="The command to run")
     timeout: int | None = Field(
@@ -53,25 +38,13 @@ class BashParams(ToolParams):
     )
 
 
-def fallback_requests(command: str, cwd: Path, worktree: Path) -> list[PermissionAsk]:
-    """One request for the whole command (used until the permission layer parses commands)."""
-    requests = []
-    if not paths.is_within(cwd, worktree):
-        glob = f"{cwd.as_posix().rstrip('/')}/*"
-        requests.append(
-            PermissionAsk("external_directory", [glob], always=[glob], metadata={"filepath": str(cwd)})
-        )
-    requests.append(PermissionAsk("bash", [command], always=[command.split()[0] + " *"], title=command))
-    return requests
-
-
 class BashTool(Tool[BashParams]):
     id = "bash"
     Params = BashParams
     truncate = "tail"  # errors and summaries come at the end of a command's output
 
     def __init__(self, requests: BashRequests | None = None) -> None:
-        self._requests = requests or _bash_requests or fallback_requests
+        self._requests = requests or bash_requests
 
     async def execute(self, params: BashParams, ctx: ToolContext) -> ToolResult:
         if not params.command.strip():

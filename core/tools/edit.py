@@ -81,7 +81,7 @@ class EditTool(Tool[EditParams]):
             PermissionAsk(
                 "edit",
                 [rel],
-                always=["*"],
+                always=[rel],
                 title=f"Edit {rel}",
                 metadata={"filepath": str(path), "diff": diff.diff},
             )

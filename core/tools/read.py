@@ -54,7 +54,7 @@ class ReadTool(Tool[ReadParams]):
         path = paths.resolve(ctx, params.filePath)
         await paths.check_external(ctx, path)
         rel = paths.permission_pattern(ctx, path)
-        await ctx.ask(PermissionAsk("read", [rel], always=["*"], title=f"Read {rel}"))
+        await ctx.ask(PermissionAsk("read", [rel], always=[rel], title=f"Read {rel}"))
         st = await ctx.workspace.stat(path)
         if not st.exists:
             raise ToolError(paths.not_found_message(path))

@@ -36,7 +36,7 @@ class WriteTool(Tool[WriteParams]):
             PermissionAsk(
                 "edit",
                 [rel],
-                always=["*"],
+                always=[rel],
                 title=f"Write {rel}",
                 metadata={"filepath": str(path), "diff": diff.diff},
             )

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from core.errors import ToolError
-from core.tools.bash import BashTool, fallback_requests
+from core.tools.bash import BashTool
 from core.tools.context import ToolContext
 from core.tools.runner import run_tool
 from tests.unit.tools.harness import Recorder, text_of
@@ -126,14 +126,6 @@ async def test_workdir_outside_the_worktree_asks_external_directory_first(
     outside.mkdir()
     await bash(ctx, "pwd", workdir=str(outside))
     assert recorder.kinds() == ["external_directory", "bash"]
-
-
-async def test_fallback_requests_one_ask_per_command_line(ctx: ToolContext, recorder: Recorder) -> None:
-    tool = BashTool(requests=fallback_requests)
-    await run_tool(tool, {"command": "git status --short"}, ctx)
-    assert len(recorder.asks) == 1
-    ask = recorder.asks[0]
-    assert (ask.permission, ask.patterns, ask.always) == ("bash", ["git status --short"], ["git *"])
 
 
 async def test_empty_command_is_refused(ctx: ToolContext) -> None:
