@@ -24,7 +24,7 @@ from core.errors import (
     QuestionRejectedError,
     ToolError,
 )
-from core.events import SessionError, SessionStatus, SessionStatusInfo
+from core.events import FileEdited, SessionError, SessionStatus, SessionStatusInfo
 from core.llm import events as ev
 from core.llm.request import LLMRequest
 from core.permission.request import PermissionAsk
@@ -347,6 +347,19 @@ class Processor:
             time=ToolTimeDone(start=started, end=now_ms()),
         )
         await self._s.sessions.update_part(part)
+        filepath = result.metadata.get("filepath")
+        if isinstance(filepath, str):
+            # Edits are announced on their own so editors can show and review them per file.
+            diff = result.metadata.get("diff")
+            self._s.bus.publish(
+                FileEdited(
+                    file=filepath,
+                    sessionID=part.sessionID,
+                    messageID=part.messageID,
+                    callID=part.callID,
+                    diff=diff if isinstance(diff, str) else None,
+                )
+            )
 
     async def _tool_error(self, part: ToolPart, args: dict[str, Any], error: str, started: int) -> None:
         part.state = ToolStateError(input=args, error=error, time=ToolTimeError(start=started, end=now_ms()))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from core.demo.fake_model import FakeModelServer
 from core.demo.fake_script import Turn
-from core.events import MessageUpdated, PartDelta, SessionStatus
+from core.events import FileEdited, MessageUpdated, PartDelta, SessionStatus
 from core.session.models import AssistantMessage, ToolPart
 from core.session.prompt_input import TextInput
 
@@ -52,9 +52,13 @@ async def test_multi_step_tool_loop_edits_a_file(
         Turn.text("Fixed: add now adds."),
     )
     session = await app.create_session()
+    edits = app.bus.subscribe(FileEdited)
     answer = await app.prompt(session.id, say("fix add in calc.py"))
     assert text_of(answer) == "Fixed: add now adds."
     assert (project / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
+    edited = drain(edits)
+    assert [Path(e.file).name for e in edited] == ["calc.py"]
+    assert edited[0].diff is not None and "+    return a + b" in edited[0].diff
     assert len(model.requests) == 4
     # Each request after a tool call carries the call and its result, in order.
     second = model.requests[1].messages
