@@ -27,3 +27,7 @@ def _registrars() -> list[Registrar]:
 def main() -> None:
     """Entry point of `agentls`."""
     sys.exit(run(extra=_registrars()))
+
+
+if __name__ == "__main__":
+    main()

@@ -18,6 +18,8 @@ from core.errors import AgentError
 COMMAND_MODULES: tuple[str, ...] = (
     "core.cli.config_cmd",
     "core.cli.sessions_cmd",
+    "core.cli.run_cmd",
+    "core.cli.demo_cmd",
     "core.cli.permissions_cmd",
     "core.cli.snapshot_cmd",
 )

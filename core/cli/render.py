@@ -8,6 +8,7 @@ from typing import Any, TextIO
 
 from core.events import (
     Event,
+    MessageUpdated,
     PartDelta,
     PartUpdated,
     PermissionAsked,
@@ -32,6 +33,7 @@ class Transcript:
         self._kinds: dict[str, str] = {}
         self._tool_state: dict[str, str] = {}
         self._open: str | None = None  # the part whose text is mid-line
+        self._user_messages: set[str] = set()  # the user's own parts are not echoed
 
     def _style(self, text: str, style: str) -> str:
         return f"{style}{text}{RESET}" if self._color else text
@@ -49,8 +51,12 @@ class Transcript:
         """Print what this event adds to the transcript."""
         if self._session and event.session_id() not in (self._session, None):
             return
-        if isinstance(event, PartUpdated):
-            self._part(event.part)
+        if isinstance(event, MessageUpdated):
+            if event.info.role == "user":
+                self._user_messages.add(event.info.id)
+        elif isinstance(event, PartUpdated):
+            if event.part.messageID not in self._user_messages:
+                self._part(event.part)
         elif isinstance(event, PartDelta):
             self._delta(event)
         elif isinstance(event, PermissionAsked):

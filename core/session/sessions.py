@@ -141,7 +141,7 @@ class Sessions:
     async def update_message(self, info: UserMessage | AssistantMessage) -> None:
         """Save a message (publishes message.updated)."""
         await self.store.upsert_message(info)
-        self.bus.publish(MessageUpdated(info=info))
+        self.bus.publish(MessageUpdated(info=info.model_copy(deep=True)))
 
     async def remove_message(self, session_id: str, message_id: str) -> None:
         """Delete a message and its parts (publishes message.removed)."""
@@ -180,7 +180,7 @@ class Sessions:
             self._live[part.id] = part
             self._dirty.discard(part.id)
         await self.store.upsert_part(part)
-        self.bus.publish(PartUpdated(part=part))
+        self.bus.publish(PartUpdated(part=_snapshot(part)))
 
     def append_delta(self, part: AnyPart, field: str, delta: str) -> AnyPart:
         """Append ``delta`` to ``part.<field>`` (``"text"`` for text and reasoning parts) in memory,
@@ -217,7 +217,7 @@ class Sessions:
                 setattr(part, field, streamed)
         self._drop_live(part.id)
         await self.store.upsert_part(part)
-        self.bus.publish(PartUpdated(part=part))
+        self.bus.publish(PartUpdated(part=_snapshot(part)))
 
     async def remove_part(self, session_id: str, message_id: str, part_id: str) -> None:
         """Delete a part (publishes message.part.removed)."""
@@ -281,3 +281,8 @@ class Sessions:
 def _default_title(now: int) -> str:
     stamp = datetime.fromtimestamp(now / 1000, tz=UTC).isoformat(timespec="seconds")
     return f"New session - {stamp}"
+
+
+def _snapshot(part: AnyPart) -> AnyPart:
+    """A copy for an event: the live part keeps changing with deltas after it is published."""
+    return part.model_copy(deep=True)

@@ -303,3 +303,39 @@ async def test_todos(sessions: Sessions, project: Project, bus: Bus) -> None:
     assert await sessions.get_todos(s.id) == todos
     [event] = drain(sub)
     assert isinstance(event, TodoUpdated) and event.todos == todos
+
+
+async def test_part_events_carry_a_snapshot_not_the_live_part(tmp_path: Path) -> None:
+    """A subscriber that reads an event late must see the part as it was when published."""
+    from core.bus import Bus
+    from core.events import PartUpdated
+    from core.session.models import TextPart
+    from core.session.sessions import Sessions
+    from core.storage.store import Store
+
+    store = await Store.open(tmp_path / "db.sqlite")
+    bus = Bus()
+    sessions = Sessions(store, bus)
+    try:
+        project = await store.ensure_project(tmp_path)
+        session = await sessions.create(project, str(tmp_path))
+        sub = bus.subscribe(PartUpdated)
+        from core import ids
+        from core.session.models import ModelRef, UserMessage, UserTime
+
+        user = UserMessage(
+            id=ids.ascending("msg"),
+            sessionID=session.id,
+            time=UserTime(created=1),
+            agent="build",
+            model=ModelRef(providerID="p", modelID="m"),
+        )
+        await sessions.update_message(user)
+        part = TextPart(id=ids.ascending("prt"), sessionID=session.id, messageID=user.id, text="")
+        await sessions.update_part(part)
+        sessions.append_delta(part, "text", "later text")
+        first = sub.get_nowait()
+        assert isinstance(first, PartUpdated) and first.part.text == ""
+    finally:
+        await sessions.close()
+        await store.close()

@@ -1,0 +1,88 @@
+"""`agentls demo`: an offline, scripted agent turn on a throw-away sample project."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import tempfile
+from pathlib import Path
+
+from core.app import AgentApp
+from core.cli.render import Transcript
+from core.config.loader import Layer
+from core.demo import scenario
+from core.demo.fake_model import FakeModelServer
+from core.demo.fake_script import Turn
+from core.events import PermissionAsked
+from core.session.prompt_input import TextInput
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `agentls demo` (the in-process version; the LSP server may replace it)."""
+    parser = sub.add_parser("demo", help="run a scripted agent turn offline (no API key needed)")
+    parser.set_defaults(func=demo)
+
+
+def demo_config(main: FakeModelServer, titles: FakeModelServer) -> dict[str, object]:
+    """Config that points the agent at the fake servers and asks before every edit."""
+    limit = {"context": 200_000, "output": 8_000}
+    return {
+        "model": "demo/scripted",
+        "small_model": "demo-titles/scripted",
+        "provider": {
+            "demo": {
+                "litellm_provider": "openai",
+                "options": {"api_base": main.openai_base, "api_key": "offline"},
+                "models": {"scripted": {"limit": limit}},
+            },
+            "demo-titles": {
+                "litellm_provider": "openai",
+                "options": {"api_base": titles.openai_base, "api_key": "offline"},
+                "models": {"scripted": {"limit": limit}},
+            },
+        },
+        "permission": {"edit": "ask"},
+        "snapshot": True,
+    }
+
+
+async def demo(args: argparse.Namespace) -> int:
+    """Run the scripted turn and print the transcript as it streams."""
+    out = sys.stdout
+    out.write("agentls demo — a SCRIPTED model (no network) fixing a bug in a sample project\n\n")
+    with tempfile.TemporaryDirectory(prefix="agentls-demo-") as tmp:
+        root = scenario.make_project(Path(tmp) / "project")
+        async with FakeModelServer() as main, FakeModelServer() as titles:
+            main.script(*scenario.turns(sys.executable))
+            titles.script(Turn.text("Fix the add bug in calc.py"))
+            layer = Layer("demo", demo_config(main, titles), None)
+            app = await AgentApp.open(root, config_layers=[layer], data_dir=Path(tmp) / "data")
+            try:
+                session = await app.create_session()
+                out.write(f"project: {root}\nprompt:  {scenario.PROMPT}\n\n")
+                transcript = Transcript(session.id, out)
+                replies: set[asyncio.Task[None]] = set()
+
+                def on_event(event: object) -> None:
+                    transcript.handle(event)  # type: ignore[arg-type]
+                    if isinstance(event, PermissionAsked):
+                        out.write("  (demo answers: allow once)\n")
+                        task = asyncio.create_task(app.permissions.reply(event.request.id, "once"))
+                        replies.add(task)
+                        task.add_done_callback(replies.discard)
+
+                remove = app.bus.listen(on_event)
+                answer = await app.prompt(session.id, [TextInput(type="text", text=scenario.PROMPT)])
+                remove()
+                transcript.finish()
+                fixed = (root / "calc.py").read_text()
+                title = (await app.get_session(session.id)).title
+                out.write(f"\nsession title: {title}\ncalc.py now: {fixed.splitlines()[1].strip()}\n")
+                diff = await app.diff(session.id)
+                for file in diff:
+                    out.write(f"changed {file.file}: +{file.additions} -{file.deletions}\n")
+                ok = "return a + b" in fixed and answer.info.role == "assistant"
+                return 0 if ok else 1
+            finally:
+                await app.close()

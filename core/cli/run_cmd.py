@@ -1,0 +1,96 @@
+"""`agentls run "prompt"`: one turn in the terminal, with permissions asked on the TTY."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any
+
+from core.app import AgentApp
+from core.cli.main import UsageError
+from core.cli.render import Transcript
+from core.events import PermissionAsked
+from core.session.models import AssistantMessage
+from core.session.prompt_input import TextInput
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `agentls run`."""
+    parser = sub.add_parser("run", help="run one agent turn in the terminal")
+    parser.add_argument("prompt", help="what to ask the agent")
+    parser.add_argument("--model", help="provider/model to use")
+    parser.add_argument("--agent", help="the primary agent to use")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--session", help="continue this session")
+    group.add_argument("--continue", dest="cont", action="store_true", help="continue the latest session")
+    decide = parser.add_mutually_exclusive_group()
+    decide.add_argument("--yes", action="store_true", help="allow every permission request (no TTY needed)")
+    decide.add_argument("--deny", action="store_true", help="reject every permission request")
+    parser.add_argument("-C", dest="directory", default=".", help="the project folder")
+    parser.set_defaults(func=run)
+
+
+async def run(args: argparse.Namespace) -> int:
+    """Run the turn; exit 1 when it ended with an error."""
+    if not (args.yes or args.deny or sys.stdin.isatty()):
+        raise UsageError("no terminal to ask permissions on: pass --yes or --deny")
+    app = await AgentApp.open(Path(args.directory))
+    try:
+        return await turn(app, args)
+    finally:
+        await app.close()
+
+
+async def turn(app: AgentApp, args: argparse.Namespace) -> int:
+    """One prompt in a new or continued session, streamed to stdout."""
+    if args.session:
+        session = await app.get_session(args.session)
+    elif args.cont:
+        sessions = await app.list_sessions(limit=1)
+        session = sessions[0] if sessions else await app.create_session()
+    else:
+        session = await app.create_session()
+    transcript = Transcript(session.id)
+    sub = app.bus.subscribe()
+    answers: set[asyncio.Task[None]] = set()
+
+    async def pump() -> None:
+        async for event in sub:
+            transcript.handle(event)
+            if isinstance(event, PermissionAsked):
+                task = asyncio.create_task(_answer(app, event, args))
+                answers.add(task)
+                task.add_done_callback(answers.discard)
+
+    printer = asyncio.create_task(pump())
+    try:
+        answer = await app.prompt(
+            session.id, [TextInput(type="text", text=args.prompt)], agent=args.agent, model=args.model
+        )
+    finally:
+        printer.cancel()
+        while (event := sub.get_nowait()) is not None:  # what the printer had not taken yet
+            transcript.handle(event)
+        sub.close()
+        transcript.finish()
+    info = answer.info
+    if isinstance(info, AssistantMessage) and info.error is not None and info.error.name != "aborted":
+        print(f"agentls: {info.error.message}", file=sys.stderr)
+        return 1
+    return 0
+
+
+async def _answer(app: AgentApp, event: PermissionAsked, args: Any) -> None:
+    request = event.request
+    if args.yes:
+        reply = "once"
+    elif args.deny:
+        reply = "reject"
+    else:
+        text = await asyncio.to_thread(input, "  allow? [y]es / [a]lways / [n]o: ")
+        reply = {"y": "once", "yes": "once", "a": "always", "always": "always"}.get(
+            text.strip().lower(), "reject"
+        )
+    await app.permissions.reply(request.id, reply)

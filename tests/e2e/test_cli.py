@@ -1,0 +1,90 @@
+"""`agentls demo` and `agentls run` as a user runs them: real subprocesses."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+
+from core.demo.fake_model import FakeModelServer
+from core.demo.fake_script import Turn
+
+AGENTLS = [sys.executable, "-m", "lsp_server.cli"]
+
+
+async def agentls(*args: str, cwd: Path, env: dict[str, str]) -> tuple[int, str, str]:
+    proc = await asyncio.create_subprocess_exec(
+        *AGENTLS,
+        *args,
+        cwd=cwd,
+        env=env,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), timeout=120)
+    return proc.returncode or 0, out.decode(), err.decode()
+
+
+def clean_env(tmp_path: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update(
+        AGENTLS_DATA_DIR=str(tmp_path / "data"),
+        AGENTLS_CONFIG_DIR=str(tmp_path / "config"),
+        HOME=str(tmp_path / "home"),
+        PYTHONPATH=str(Path(__file__).resolve().parents[2]),
+    )
+    return env
+
+
+async def test_demo_runs_a_scripted_turn_offline(tmp_path: Path) -> None:
+    code, out, err = await agentls("demo", cwd=tmp_path, env=clean_env(tmp_path))
+    assert code == 0, err
+    assert "SCRIPTED" in out
+    assert "→ edit calc.py" in out and "(demo answers: allow once)" in out
+    assert "calc.py now: return a + b" in out
+    assert "Traceback" not in err
+
+
+async def test_run_streams_the_answer(
+    tmp_path: Path, project: Path, model: FakeModelServer, title_model: FakeModelServer
+) -> None:
+    model.script(Turn.tool_call("read", {"filePath": "calc.py"}), Turn.text("It subtracts.", chunks=3))
+    env = clean_env(tmp_path)
+    env["AGENTLS_CONFIG_CONTENT"] = json.dumps(
+        {
+            "model": "fake/m",
+            "small_model": "titles/t",
+            "provider": {
+                "titles": {
+                    "litellm_provider": "openai",
+                    "options": {"api_base": title_model.openai_base, "api_key": "k"},
+                    "models": {"t": {"limit": {"context": 10000, "output": 100}}},
+                },
+                "fake": {
+                    "litellm_provider": "openai",
+                    "options": {"api_base": model.openai_base, "api_key": "k"},
+                    "models": {"m": {"limit": {"context": 10000, "output": 1000}}},
+                },
+            },
+        }
+    )
+    code, out, err = await agentls("run", "what does add do?", "--yes", cwd=project, env=env)
+    assert code == 0, err
+    assert "→ read calc.py" in out
+    assert out.count("It subtracts.") == 1
+
+
+async def test_run_without_a_tty_needs_yes_or_deny(tmp_path: Path, project: Path) -> None:
+    code, _, err = await agentls("run", "hi", cwd=project, env=clean_env(tmp_path))
+    assert code == 2 and "--yes or --deny" in err and "Traceback" not in err
+
+
+async def test_run_with_a_missing_api_key_names_the_variable(tmp_path: Path, project: Path) -> None:
+    code, _, err = await agentls(
+        "run", "hi", "--yes", "--model", "anthropic/claude-sonnet-4-5", cwd=project, env=clean_env(tmp_path)
+    )
+    assert code == 1, err
+    assert "ANTHROPIC_API_KEY" in err and "Traceback" not in err
