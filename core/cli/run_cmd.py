@@ -6,7 +6,7 @@ import argparse
 import asyncio
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from core.app import AgentApp
 from core.cli.main import UsageError
@@ -82,15 +82,17 @@ async def turn(app: AgentApp, args: argparse.Namespace) -> int:
     return 0
 
 
+REPLIES: dict[str, Literal["once", "always"]] = {"y": "once", "yes": "once", "a": "always", "always": "always"}
+
+
 async def _answer(app: AgentApp, event: PermissionAsked, args: Any) -> None:
     request = event.request
+    reply: Literal["once", "always", "reject"]
     if args.yes:
         reply = "once"
     elif args.deny:
         reply = "reject"
     else:
         text = await asyncio.to_thread(input, "  allow? [y]es / [a]lways / [n]o: ")
-        reply = {"y": "once", "yes": "once", "a": "always", "always": "always"}.get(
-            text.strip().lower(), "reject"
-        )
+        reply = REPLIES.get(text.strip().lower(), "reject")
     await app.permissions.reply(request.id, reply)
