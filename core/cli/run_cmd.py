@@ -82,7 +82,12 @@ async def turn(app: AgentApp, args: argparse.Namespace) -> int:
     return 0
 
 
-REPLIES: dict[str, Literal["once", "always"]] = {"y": "once", "yes": "once", "a": "always", "always": "always"}
+REPLIES: dict[str, Literal["once", "always"]] = {
+    "y": "once",
+    "yes": "once",
+    "a": "always",
+    "always": "always",
+}
 
 
 async def _answer(app: AgentApp, event: PermissionAsked, args: Any) -> None:
