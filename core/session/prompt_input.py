@@ -19,7 +19,7 @@ class Range(BaseModel):
 
 class TextInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    type: Literal["text"]
+    type: Literal["text"] = "text"
     text: str
 
 
@@ -27,7 +27,7 @@ class FileInput(BaseModel):
     """A file (or a range of it) the user attaches; text is inlined, images go as file parts."""
 
     model_config = ConfigDict(extra="forbid")
-    type: Literal["file"]
+    type: Literal["file"] = "file"
     path: str
     mime: str | None = None
     range: Range | None = None
@@ -37,7 +37,7 @@ class AgentInput(BaseModel):
     """An ``@agent`` mention: hands the request to that subagent."""
 
     model_config = ConfigDict(extra="forbid")
-    type: Literal["agent"]
+    type: Literal["agent"] = "agent"
     name: str
 
 
