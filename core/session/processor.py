@@ -202,6 +202,8 @@ class Processor:
                 state.finish = event
         if attempt.tasks:
             await asyncio.gather(*attempt.tasks)
+        if step.abort.is_set():
+            raise AbortedError("aborted")
         for text in attempt.text.values():
             if text.time is not None and text.time.end is None:
                 text.time.end = now_ms()
@@ -318,6 +320,11 @@ class Processor:
             log.exception("tool %s crashed (session %s, call %s)", tool.id, msg.sessionID, part.callID)
             await self._tool_error(part, args, f"The tool crashed: {type(exc).__name__}: {exc}", started)
         else:
+            if step.abort.is_set():
+                # The tool stopped because of the abort; what it produced so far stays visible.
+                part.metadata = {**(part.metadata or {}), "partialOutput": result.output[-4000:]}
+                await self._tool_error(part, args, "Tool execution was aborted", started)
+                return
             await self._tool_done(part, args, result, started)
 
     def _live_updater(self, part: ToolPart) -> Callable[[str | None, dict[str, Any]], None]:
