@@ -305,8 +305,9 @@ class SessionLoop:
 
 
 def _scan(history: list[MessageWithParts]) -> _Scan:
+    # By id, not list order: after a compaction the view puts the summary before the kept tail.
     scan = _Scan()
-    for msg in reversed(history):
+    for msg in sorted(history, key=lambda m: m.info.id, reverse=True):
         info = msg.info
         if isinstance(info, UserMessage):
             if scan.last_user is None:
