@@ -1,0 +1,70 @@
+"""System prompt pieces: instruction files found walking up, cached by mtime; titles fall back."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from core.session.system import InstructionFiles, build_system, environment, family_prompt
+from core.session.title import fallback_title
+
+
+def test_nearest_instruction_name_wins_and_every_level_is_included(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    sub = root / "pkg" / "mod"
+    sub.mkdir(parents=True)
+    (root / "AGENTS.md").write_text("root rules")
+    (root / "pkg" / "AGENTS.md").write_text("pkg rules")
+    (root / "CLAUDE.md").write_text("never read: AGENTS.md exists")
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / "AGENTS.md").write_text("global rules")
+    (root / "docs").mkdir()
+    (root / "docs" / "style.md").write_text("style rules")
+    files = InstructionFiles(config)
+    blocks = files.render(sub, root, ["docs/*.md"])
+    assert [b.splitlines()[0] for b in blocks] == [
+        f"Instructions from: {root / 'AGENTS.md'}",
+        f"Instructions from: {root / 'pkg' / 'AGENTS.md'}",
+        f"Instructions from: {config / 'AGENTS.md'}",
+        f"Instructions from: {root / 'docs' / 'style.md'}",
+    ]
+    assert not any("never read" in b for b in blocks)
+
+
+def test_instruction_files_are_reread_only_when_changed(tmp_path: Path) -> None:
+    path = tmp_path / "AGENTS.md"
+    path.write_text("one")
+    files = InstructionFiles(tmp_path / "none")
+    assert files.read(path) == "one"
+    st = path.stat()
+    path.write_text("three")
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))  # same mtime, but the size differs
+    assert files.read(path) == "three"
+    path.write_text("THREE")
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))  # same mtime and size: the cache answers
+    assert files.read(path) == "three"
+    path.unlink()
+    assert files.read(path) is None
+
+
+def test_system_has_the_family_prompt_then_the_project_context(tmp_path: Path) -> None:
+    env = environment("anthropic/claude", tmp_path, True)
+    system = build_system(
+        base=family_prompt("anthropic"),
+        user_system="be terse",
+        env=env,
+        instructions=["Instructions from: x\nrules"],
+        skills=[("pdf", "work with PDFs")],
+    )
+    assert len(system) == 2
+    assert system[0].startswith("You are agentls") and system[0].endswith("be terse")
+    assert "Is directory a git repo: yes" in system[1] and "- pdf: work with PDFs" in system[1]
+    assert family_prompt("unknown-family") == family_prompt("other")
+
+
+def test_fallback_title_is_the_first_line_trimmed() -> None:
+    assert fallback_title("\n  Fix the   login bug\nmore") == "Fix the login bug"
+    long = fallback_title("x" * 80)
+    assert len(long) == 50 and long.endswith("…")
+    assert fallback_title("   ") == "Untitled"
