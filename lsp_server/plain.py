@@ -1,0 +1,248 @@
+"""A useful agent for clients without the agent protocol: commands, progress, dialogs, messages.
+
+Such clients (any stock LSP client) get ``workspace/executeCommand`` commands on a current session,
+a cancellable ``$/progress`` while a turn runs, the tool log in ``window/logMessage``, the answer in
+``window/showMessage``, and permission and question dialogs as ``window/showMessageRequest``.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcInvalidParams
+
+from core.errors import NotFoundError
+from core.events import PartUpdated, PermissionAsked, PermissionRequest, QuestionAsked, QuestionRequest
+from core.session.models import MessageWithParts, TextPart, ToolPart
+from core.session.prompt_input import AgentInput, FileInput, TextInput
+from lsp_server.errors import jsonrpc_errors
+from lsp_server.protocol import dump
+from lsp_server.sessions import run_prompt
+
+if TYPE_CHECKING:
+    from core.app import AgentApp
+    from core.bus import Subscription
+    from lsp_server.server import AgentServer
+
+log = logging.getLogger(__name__)
+
+COMMANDS = ("agentls.prompt", "agentls.abort", "agentls.newSession", "agentls.compact")
+ALLOW_ONCE, ALWAYS_ALLOW, REJECT, DISMISS = "Allow once", "Always allow", "Reject", "Dismiss"
+PERMISSION_REPLIES = {ALLOW_ONCE: "once", ALWAYS_ALLOW: "always", REJECT: "reject"}
+
+PromptParts = list[TextInput | FileInput | AgentInput]
+
+
+class PlainPath:
+    """The current session of this client and the turns it runs through commands."""
+
+    def __init__(self, server: AgentServer) -> None:
+        self.server = server
+        self.session_id: str | None = None
+
+    async def session(self, app: AgentApp) -> str:
+        """The current session, created on first use (or when the current one was deleted)."""
+        if self.session_id is not None:
+            try:
+                await app.get_session(self.session_id)
+                return self.session_id
+            except NotFoundError:
+                self.session_id = None
+        self.session_id = (await app.create_session()).id
+        return self.session_id
+
+    async def run(self, app: AgentApp, parts: PromptParts, label: str) -> dict[str, Any]:
+        """Run one turn with progress and log; show the answer; return ids and text."""
+        session_id = await self.session(app)
+        token = await self._begin_progress(label, lambda: self.server.spawn(app.abort(session_id)))
+        narrator = self.server.spawn(
+            self._narrate(app.bus.subscribe(PartUpdated, session_id=session_id), token)
+        )
+        try:
+            result = await run_prompt(app, session_id, parts)
+        finally:
+            narrator.cancel()
+            self._end_progress(token)
+        text = answer_text(result)
+        error = getattr(result.info, "error", None)
+        if error is not None:
+            self.server.show_message(f"agentls: {error.message}", lsp.MessageType.Error)
+        else:
+            self.server.show_message(text or "agentls: the agent finished without an answer")
+        return {"sessionID": session_id, "messageID": result.info.id, "text": text}
+
+    async def _begin_progress(self, label: str, on_cancel: Any) -> str | None:
+        window = self.server.client_capabilities.window
+        if window is None or not window.work_done_progress:
+            return None
+        token = f"agentls-{uuid.uuid4().hex}"
+        progress = self.server.work_done_progress
+        await progress.create_async(token)
+        # Cancelling the progress in the editor cancels this future (pygls): abort the turn.
+        progress.tokens[token].add_done_callback(lambda f: on_cancel() if f.cancelled() else None)
+        progress.begin(
+            token, lsp.WorkDoneProgressBegin(title="agentls", message=label[:80], cancellable=True)
+        )
+        return token
+
+    def _end_progress(self, token: str | None) -> None:
+        if token is None:
+            return
+        progress = self.server.work_done_progress
+        if self.server.connection.connected:
+            progress.end(token, lsp.WorkDoneProgressEnd(message="done"))
+        progress.tokens.pop(token, None)
+
+    async def _narrate(self, subscription: Subscription, token: str | None) -> None:
+        """Tool calls and finished text to the log, the running tool to the progress message."""
+        seen: dict[str, str] = {}
+        with subscription:
+            async for event in subscription:
+                if not isinstance(event, PartUpdated):
+                    continue
+                line = describe_part(event.part)
+                if line is None or seen.get(event.part.id) == line:
+                    continue
+                seen[event.part.id] = line
+                self.server.log_message(line)
+                if (
+                    token is not None
+                    and isinstance(event.part, ToolPart)
+                    and self.server.connection.connected
+                ):
+                    self.server.work_done_progress.report(
+                        token, lsp.WorkDoneProgressReport(message=line[:80])
+                    )
+
+    # --- dialogs -----------------------------------------------------------------------------
+
+    async def dialogs(self, app: AgentApp, subscription: Subscription) -> None:
+        """Ask each permission and question with showMessageRequest while a plain client is connected."""
+        with subscription:
+            async for event in subscription:
+                if self.server.connection.plugin or not self.server.connection.connected:
+                    continue
+                if isinstance(event, PermissionAsked):
+                    self.server.spawn(self._ask_permission(app, event.request))
+                elif isinstance(event, QuestionAsked):
+                    self.server.spawn(self._ask_question(app, event.request))
+
+    async def _ask_permission(self, app: AgentApp, request: PermissionRequest) -> None:
+        message = permission_message(request)
+        choice = await self._choose(message, [ALLOW_ONCE, ALWAYS_ALLOW, REJECT], lsp.MessageType.Warning)
+        reply = PERMISSION_REPLIES.get(choice or REJECT, "reject")
+        try:
+            await app.permissions.reply(request.id, reply)  # type: ignore[arg-type]
+        except NotFoundError:
+            log.info("permission %s was answered elsewhere", request.id)
+
+    async def _ask_question(self, app: AgentApp, request: QuestionRequest) -> None:
+        answers: list[list[str]] = []
+        for item in request.questions:
+            prefix = f"{item.header}: " if item.header else ""
+            labels = [option.label for option in item.options]
+            choice = await self._choose(f"{prefix}{item.question}", [*labels, DISMISS], lsp.MessageType.Info)
+            if choice is None or choice == DISMISS:
+                try:
+                    app.questions.reject(request.id)
+                except NotFoundError:
+                    log.info("question %s was answered elsewhere", request.id)
+                return
+            answers.append([choice])
+        try:
+            app.questions.reply(request.id, answers)
+        except NotFoundError:
+            log.info("question %s was answered elsewhere", request.id)
+
+    async def _choose(self, message: str, actions: list[str], kind: lsp.MessageType) -> str | None:
+        params = lsp.ShowMessageRequestParams(
+            type=kind, message=message, actions=[lsp.MessageActionItem(title=a) for a in actions]
+        )
+        item = await self.server.window_show_message_request_async(params)
+        return item.title if item is not None else None
+
+
+def permission_message(request: PermissionRequest) -> str:
+    """What the agent wants to do, with the command or file, in one line for a dialog."""
+    what = ", ".join(request.patterns)
+    title = f" — {request.title}" if request.title and what not in request.title else ""
+    return f"agentls wants permission for {request.permission}: {what}{title}"
+
+
+def describe_part(part: Any) -> str | None:
+    """A log line for a tool call's state or a finished text part; None for everything else."""
+    if isinstance(part, ToolPart):
+        state = part.state
+        title = getattr(state, "title", None) or part.tool
+        if state.status == "running":
+            return f"▶ {part.tool}: {title}"
+        if state.status == "completed":
+            return f"✓ {part.tool}: {title}"
+        if state.status == "error":
+            return f"✗ {part.tool}: {state.error}"
+        return None
+    if isinstance(part, TextPart) and part.time is not None and part.time.end is not None and part.text:
+        return part.text
+    return None
+
+
+def answer_text(result: MessageWithParts) -> str:
+    """The assistant's visible text of a final message."""
+    texts = [p.text for p in result.parts if isinstance(p, TextPart) and not p.synthetic and not p.ignored]
+    return "\n".join(t for t in texts if t).strip()
+
+
+def command_text(args: tuple[Any, ...]) -> str:
+    """The prompt of ``agentls.prompt``: ``["text"]`` or ``[{"text": ...}]``."""
+    first = args[0] if args else None
+    text = first.get("text") if isinstance(first, dict) else first
+    if not isinstance(text, str) or not text.strip():
+        raise JsonRpcInvalidParams(
+            message="invalid params: arguments.0: the prompt text (a non-empty string)"
+        )
+    return text
+
+
+def register(server: AgentServer) -> PlainPath:
+    """Add the commands and start the dialogs once the agent runs."""
+    plain = PlainPath(server)
+    server.plain = plain
+
+    @server.command("agentls.prompt")
+    @jsonrpc_errors
+    async def prompt(*args: Any) -> Any:
+        text = command_text(args)
+        app = await server.app()
+        return await plain.run(app, [TextInput(type="text", text=text)], text)
+
+    @server.command("agentls.abort")
+    @jsonrpc_errors
+    async def abort(*args: Any) -> Any:
+        app = await server.app()
+        if plain.session_id is not None:
+            await app.abort(plain.session_id)
+        return None
+
+    @server.command("agentls.newSession")
+    @jsonrpc_errors
+    async def new_session(*args: Any) -> Any:
+        title = args[0] if args and isinstance(args[0], str) else None
+        app = await server.app()
+        session = await app.create_session(title)
+        plain.session_id = session.id
+        return dump(session)
+
+    @server.command("agentls.compact")
+    @jsonrpc_errors
+    async def compact(*args: Any) -> Any:
+        app = await server.app()
+        return dump(await app.compact(await plain.session(app)))
+
+    def ready(app: AgentApp) -> None:
+        server.spawn(plain.dialogs(app, app.bus.subscribe(PermissionAsked, QuestionAsked)))
+
+    server.app_ready.append(ready)
+    return plain

@@ -1,0 +1,99 @@
+"""``agentls serve``: run the language server on stdio (default) or TCP; logs never go to stdout."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import sys
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from lsp_server.server import AgentServer
+
+log = logging.getLogger(__name__)
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``serve`` to the agentls command line."""
+    parser = subparsers.add_parser("serve", help="run the agent as a language server")
+    add_arguments(parser)
+    parser.set_defaults(func=run)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The serve options, shared with ``python -m lsp_server``."""
+    parser.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (port 0: any)")
+    parser.add_argument("--log-file", metavar="FILE", help="log here instead of stderr")
+    parser.add_argument("--log-level", default="WARNING", help="DEBUG, INFO, WARNING (default), ERROR")
+
+
+def configure_logging(log_file: str | None, level: str) -> None:
+    """Log to stderr or a file: stdout is the protocol channel."""
+    handler: logging.Handler = (
+        logging.FileHandler(log_file) if log_file else logging.StreamHandler(sys.stderr)
+    )
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    for old in list(root.handlers):
+        root.removeHandler(old)
+    root.addHandler(handler)
+    root.setLevel(level.upper())
+    # pygls logs every message it sends at INFO; keep that for DEBUG runs only.
+    if root.level > logging.DEBUG:
+        logging.getLogger("pygls").setLevel(max(root.level, logging.WARNING))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve until the client exits (stdio) or the process is stopped (TCP)."""
+    configure_logging(args.log_file, args.log_level)
+    # litellm must not fetch its cost map at import (no network, and it would print to stdout).
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    from lsp_server.server import build_server
+
+    server = build_server()
+    if args.tcp:
+        host, _, port = args.tcp.rpartition(":")
+        asyncio.run(serve_tcp(server, host or "127.0.0.1", int(port)))
+    else:
+        server.start_io()
+    return 0
+
+
+async def serve_tcp(server: AgentServer, host: str, port: int) -> None:
+    """Serve one client at a time; the agent outlives a client so a reconnect finds its dialogs."""
+    from pygls.io_ import run_async
+
+    lock = asyncio.Lock()
+
+    async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        async with lock:
+            log.info("client connected")
+            server.protocol._shutdown = False  # a new client starts a new LSP session
+            server.protocol.set_writer(writer)
+            try:
+                await run_async(threading.Event(), reader, server.protocol, log, server.report_server_error)
+            finally:
+                server.connection.connected = False
+                writer.close()
+                log.info("client disconnected")
+
+    listener = await asyncio.start_server(connection, host, port)
+    address = listener.sockets[0].getsockname()
+    # The one line a launcher needs (the port, when 0 was asked for); stderr, never stdout.
+    print(f"agentls listening on {address[0]}:{address[1]}", file=sys.stderr, flush=True)
+    try:
+        async with listener:
+            await listener.serve_forever()
+    finally:
+        await server.close_app()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m lsp_server [--tcp HOST:PORT] [--log-file F] [--log-level L]``."""
+    parser = argparse.ArgumentParser(prog="agentls serve")
+    add_arguments(parser)
+    return run(parser.parse_args(argv))

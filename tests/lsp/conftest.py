@@ -1,0 +1,75 @@
+"""Fixtures that start the real agentls server over stdio for each client profile."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lsprotocol import types as lsp
+from pytest_lsp import LanguageClient
+
+from tests.lsp.editor import PLUGIN, SERVER, Editor, start
+
+EVENTS = ("agent/event",)
+
+
+@dataclass
+class Connected:
+    client: LanguageClient
+    editor: Editor
+    result: lsp.InitializeResult
+    root: Path
+    profile: str
+
+    async def call(self, method: str, params: Any = None, timeout: float = 30.0) -> Any:
+        import asyncio
+
+        return await asyncio.wait_for(self.client.protocol.send_request_async(method, params), timeout)
+
+    def events(self, type_: str | None = None) -> list[dict[str, Any]]:
+        seen = self.editor.notifications.get("agent/event", [])
+        return [e for e in seen if type_ is None or e["type"] == type_]
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "hello.py").write_text("print('hello')\n")
+    return root
+
+
+@pytest.fixture
+def options() -> dict[str, Any] | None:
+    """initializationOptions; tests that need a model override this."""
+    return None
+
+
+async def connect(tmp_path: Path, project: Path, profile: str, options: Any) -> AsyncIterator[Connected]:
+    client, editor, result = await start(SERVER, project, tmp_path / "data", profile, options, EVENTS)
+    yield Connected(client, editor, result, project, profile)
+    await client.shutdown_session()
+    await client.stop()
+
+
+@pytest.fixture(params=[PLUGIN, "neovim@v0.10.0"])
+async def server(
+    request: pytest.FixtureRequest, tmp_path: Path, project: Path, options: Any
+) -> AsyncIterator[Connected]:
+    async for connected in connect(tmp_path, project, request.param, options):
+        yield connected
+
+
+@pytest.fixture
+async def plugin(tmp_path: Path, project: Path, options: Any) -> AsyncIterator[Connected]:
+    async for connected in connect(tmp_path, project, PLUGIN, options):
+        yield connected
+
+
+@pytest.fixture
+async def vscode(tmp_path: Path, project: Path, options: Any) -> AsyncIterator[Connected]:
+    async for connected in connect(tmp_path, project, "visual-studio-code", options):
+        yield connected
