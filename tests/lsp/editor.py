@@ -171,7 +171,10 @@ def server_env(data_dir: Path) -> dict[str, str]:
     env = dict(os.environ)
     env["AGENTLS_DATA_DIR"] = str(data_dir)
     env["AGENTLS_CONFIG_DIR"] = str(data_dir / "config")
+    env["HOME"] = str(data_dir / "home")
     env["PYTHONPATH"] = str(REPO)
+    for name in ("AGENTLS_CONFIG", "AGENTLS_CONFIG_CONTENT", "AGENTLS_PERMISSION"):
+        env.pop(name, None)
     return env
 
 

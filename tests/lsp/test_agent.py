@@ -1,0 +1,174 @@
+"""Whole turns through the real server and the fake model: events, files through the editor, dialogs."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException
+
+from core.demo.fake_model import FakeModelServer
+from core.demo.fake_script import Turn
+from lsp_server import errors
+from tests.lsp.conftest import Connected
+from tests.lsp.editor import uri
+
+
+@pytest.fixture
+async def model() -> AsyncIterator[FakeModelServer]:
+    async with FakeModelServer() as srv:
+        yield srv
+
+
+@pytest.fixture
+async def title_model() -> AsyncIterator[FakeModelServer]:
+    async with FakeModelServer() as srv:
+        srv.script(*[Turn.text("A title") for _ in range(10)])
+        yield srv
+
+
+def agent_config(model: FakeModelServer, title_model: FakeModelServer, **extra: Any) -> dict[str, Any]:
+    """Config sending `fake/m` to the fake server and titles to a second one."""
+    config: dict[str, Any] = {
+        "model": "fake/m",
+        "small_model": "titles/t",
+        "provider": {
+            "fake": {
+                "litellm_provider": "openai",
+                "options": {"api_base": model.openai_base, "api_key": "x"},
+                "models": {"m": {"limit": {"context": 100_000, "output": 4_000}}},
+            },
+            "titles": {
+                "litellm_provider": "openai",
+                "options": {"api_base": title_model.openai_base, "api_key": "x"},
+                "models": {"t": {"limit": {"context": 8_000, "output": 100}}},
+            },
+        },
+        "retry": {"initial_delay": 0.01, "max_delay": 0.05, "max_attempts": 2},
+        "snapshot": False,
+    }
+    config.update(extra)
+    return config
+
+
+@pytest.fixture
+def options(model: FakeModelServer, title_model: FakeModelServer) -> dict[str, Any]:
+    return {"config": agent_config(model, title_model)}
+
+
+def tool_results(request_messages: list[dict[str, Any]]) -> str:
+    return "\n".join(str(m.get("content")) for m in request_messages if m.get("role") == "tool")
+
+
+async def new_session(connected: Connected) -> str:
+    session = await connected.call("agent/session/create", {})
+    return str(session["id"])
+
+
+async def test_prompt_streams_events_and_answers_the_final_message(
+    plugin: Connected, model: FakeModelServer
+) -> None:
+    model.script(Turn.text("Hello from the agent", chunks=6))
+    sid = await new_session(plugin)
+    result = await plugin.call("agent/session/prompt", {"sessionID": sid, "parts": [{"type": "text", "text": "hi"}]})
+    assert result["info"]["role"] == "assistant" and result["info"]["sessionID"] == sid
+    assert [p["text"] for p in result["parts"] if p["type"] == "text"] == ["Hello from the agent"]
+    await plugin.editor.wait_for(lambda: plugin.events("session.idle"))
+    deltas = [e["properties"]["delta"] for e in plugin.events("message.part.delta")]
+    assert "".join(deltas) == "Hello from the agent"
+    types = {e["type"] for e in plugin.events()}
+    assert {"message.updated", "message.part.updated", "session.status"} <= types
+    # A client that reconnects rebuilds the transcript from messages.
+    messages = (await plugin.call("agent/session/messages", {"sessionID": sid}))["messages"]
+    assert [m["info"]["role"] for m in messages] == ["user", "assistant"]
+
+
+async def test_read_sees_the_unsaved_buffer_and_file_parts_take_uris(
+    plugin: Connected, model: FakeModelServer
+) -> None:
+    path = plugin.root / "hello.py"
+    plugin.editor.open(path, "print('UNSAVED BUFFER')\n")
+    model.script(Turn.tool_call("read", {"filePath": str(path)}), Turn.text("It prints."))
+    sid = await new_session(plugin)
+    parts = [{"type": "text", "text": "what does it print?"}, {"type": "file", "uri": uri(path)}]
+    await plugin.call("agent/session/prompt", {"sessionID": sid, "parts": parts})
+    assert "UNSAVED BUFFER" in str(model.requests[0].messages)  # the attached file, from the buffer
+    assert "UNSAVED BUFFER" in tool_results(model.requests[1].messages)
+
+
+async def test_edit_is_applied_by_the_editor_and_on_disk(plugin: Connected, model: FakeModelServer) -> None:
+    path = plugin.root / "hello.py"
+    plugin.editor.open(path, "print('hello')\n")
+    edit = {"filePath": str(path), "oldString": "hello", "newString": "bye"}
+    model.script(Turn.tool_call("edit", edit), Turn.text("Changed."))
+    sid = await new_session(plugin)
+    await plugin.call("agent/session/prompt", {"sessionID": sid, "parts": [{"type": "text", "text": "change"}]})
+    assert path.read_text() == "print('bye')\n"
+    assert plugin.editor.buffers[uri(path)].text == "print('bye')\n"
+    (applied,) = plugin.editor.edits
+    assert applied.label and "hello.py" in applied.label
+    edited = plugin.events("file.edited")
+    assert edited and edited[0]["properties"]["file"].endswith("hello.py")
+
+
+async def test_abort_through_cancel_request(plugin: Connected, model: FakeModelServer) -> None:
+    model.script(Turn.text("a long answer that never ends", chunks=8).stall(after=2))
+    sid = await new_session(plugin)
+    params = {"sessionID": sid, "parts": [{"type": "text", "text": "go"}]}
+    request = asyncio.ensure_future(
+        plugin.client.protocol.send_request_async("agent/session/prompt", params, msg_id="prompt-1")
+    )
+    await plugin.editor.wait_for(lambda: plugin.events("message.part.delta"))
+    plugin.client.protocol.notify("$/cancelRequest", lsp.CancelParams(id="prompt-1"))
+    with pytest.raises(JsonRpcException) as caught:
+        await asyncio.wait_for(request, 30)
+    assert caught.value.code == errors.REQUEST_CANCELLED
+    await plugin.editor.wait_for(lambda: plugin.events("session.idle"))
+    messages = (await plugin.call("agent/session/messages", {"sessionID": sid}))["messages"]
+    assert messages[-1]["info"]["error"]["name"] == "aborted"
+
+
+async def test_abort_through_the_abort_request(plugin: Connected, model: FakeModelServer) -> None:
+    model.script(Turn.text("a long answer that never ends", chunks=8).stall(after=2))
+    sid = await new_session(plugin)
+    params = {"sessionID": sid, "parts": [{"type": "text", "text": "go"}]}
+    prompt = asyncio.ensure_future(plugin.call("agent/session/prompt", params))
+    await plugin.editor.wait_for(lambda: plugin.events("message.part.delta"))
+    assert await plugin.call("agent/session/abort", {"sessionID": sid}) is None
+    try:
+        result = await prompt
+    except JsonRpcException as exc:  # the loop may report the abort as an error instead
+        assert exc.code == errors.REQUEST_CANCELLED
+    else:
+        assert result["info"]["error"]["name"] == "aborted"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="core/tools/edit.py does not call workspace.wait_diagnostics yet (the lead's; "
+    "LspWorkspace.wait_diagnostics is ready and tested in test_workspace.py)",
+)
+async def test_edit_output_carries_the_editors_fresh_errors(plugin: Connected, model: FakeModelServer) -> None:
+    path = plugin.root / "hello.py"
+    plugin.editor.open(path, "print('hello')\n")
+
+    # The editor's own language server re-checks the file after every change it sees.
+    original = plugin.editor.apply
+
+    def apply_then_report(params: Any) -> Any:
+        result = original(params)
+        position = {"line": 0, "character": 6}
+        report = [{"range": {"start": position, "end": position}, "message": "undefined name", "severity": 1}]
+        plugin.client.protocol.notify("agent/diagnostics", {"uri": uri(path), "diagnostics": report})
+        return result
+
+    plugin.editor.apply = apply_then_report  # type: ignore[method-assign]
+    edit = {"filePath": str(path), "oldString": "print('hello')", "newString": "prnt('hello')"}
+    model.script(Turn.tool_call("edit", edit), Turn.text("Done."))
+    sid = await new_session(plugin)
+    await plugin.call("agent/session/prompt", {"sessionID": sid, "parts": [{"type": "text", "text": "x"}]})
+    assert "1:7 undefined name" in tool_results(model.requests[1].messages)
