@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -64,6 +63,11 @@ def tool_results(request_messages: list[dict[str, Any]]) -> str:
     return "\n".join(str(m.get("content")) for m in request_messages if m.get("role") == "tool")
 
 
+async def prompt(connected: Connected, sid: str, text: str) -> Any:
+    params = {"sessionID": sid, "parts": [{"type": "text", "text": text}]}
+    return await connected.call("agent/session/prompt", params)
+
+
 async def new_session(connected: Connected) -> str:
     session = await connected.call("agent/session/create", {})
     return str(session["id"])
@@ -74,7 +78,7 @@ async def test_prompt_streams_events_and_answers_the_final_message(
 ) -> None:
     model.script(Turn.text("Hello from the agent", chunks=6))
     sid = await new_session(plugin)
-    result = await plugin.call("agent/session/prompt", {"sessionID": sid, "parts": [{"type": "text", "text": "hi"}]})
+    result = await prompt(plugin, sid, "hi")
     assert result["info"]["role"] == "assistant" and result["info"]["sessionID"] == sid
     assert [p["text"] for p in result["parts"] if p["type"] == "text"] == ["Hello from the agent"]
     await plugin.editor.wait_for(lambda: plugin.events("session.idle"))
@@ -106,7 +110,7 @@ async def test_edit_is_applied_by_the_editor_and_on_disk(plugin: Connected, mode
     edit = {"filePath": str(path), "oldString": "hello", "newString": "bye"}
     model.script(Turn.tool_call("edit", edit), Turn.text("Changed."))
     sid = await new_session(plugin)
-    await plugin.call("agent/session/prompt", {"sessionID": sid, "parts": [{"type": "text", "text": "change"}]})
+    await prompt(plugin, sid, "change")
     assert path.read_text() == "print('bye')\n"
     assert plugin.editor.buffers[uri(path)].text == "print('bye')\n"
     (applied,) = plugin.editor.edits
@@ -136,11 +140,11 @@ async def test_abort_through_the_abort_request(plugin: Connected, model: FakeMod
     model.script(Turn.text("a long answer that never ends", chunks=8).stall(after=2))
     sid = await new_session(plugin)
     params = {"sessionID": sid, "parts": [{"type": "text", "text": "go"}]}
-    prompt = asyncio.ensure_future(plugin.call("agent/session/prompt", params))
+    running = asyncio.ensure_future(plugin.call("agent/session/prompt", params))
     await plugin.editor.wait_for(lambda: plugin.events("message.part.delta"))
     assert await plugin.call("agent/session/abort", {"sessionID": sid}) is None
     try:
-        result = await prompt
+        result = await running
     except JsonRpcException as exc:  # the loop may report the abort as an error instead
         assert exc.code == errors.REQUEST_CANCELLED
     else:
@@ -152,7 +156,9 @@ async def test_abort_through_the_abort_request(plugin: Connected, model: FakeMod
     reason="core/tools/edit.py does not call workspace.wait_diagnostics yet (the lead's; "
     "LspWorkspace.wait_diagnostics is ready and tested in test_workspace.py)",
 )
-async def test_edit_output_carries_the_editors_fresh_errors(plugin: Connected, model: FakeModelServer) -> None:
+async def test_edit_output_carries_the_editors_fresh_errors(
+    plugin: Connected, model: FakeModelServer
+) -> None:
     path = plugin.root / "hello.py"
     plugin.editor.open(path, "print('hello')\n")
 
@@ -170,5 +176,5 @@ async def test_edit_output_carries_the_editors_fresh_errors(plugin: Connected, m
     edit = {"filePath": str(path), "oldString": "print('hello')", "newString": "prnt('hello')"}
     model.script(Turn.tool_call("edit", edit), Turn.text("Done."))
     sid = await new_session(plugin)
-    await plugin.call("agent/session/prompt", {"sessionID": sid, "parts": [{"type": "text", "text": "x"}]})
+    await prompt(plugin, sid, "x")
     assert "1:7 undefined name" in tool_results(model.requests[1].messages)
