@@ -11,6 +11,8 @@ import pytest
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
+from core.demo.fake_model import FakeModelServer
+from core.demo.fake_script import Turn
 from tests.lsp.editor import PLUGIN, SERVER, Editor, start
 
 EVENTS = ("agent/event",)
@@ -40,6 +42,43 @@ def project(tmp_path: Path) -> Path:
     root.mkdir()
     (root / "hello.py").write_text("print('hello')\n")
     return root
+
+
+@pytest.fixture
+async def model() -> AsyncIterator[FakeModelServer]:
+    async with FakeModelServer() as srv:
+        yield srv
+
+
+@pytest.fixture
+async def title_model() -> AsyncIterator[FakeModelServer]:
+    async with FakeModelServer() as srv:
+        srv.script(*[Turn.text("A title") for _ in range(10)])
+        yield srv
+
+
+def agent_config(model: FakeModelServer, title_model: FakeModelServer, **extra: Any) -> dict[str, Any]:
+    """Config sending `fake/m` to the fake server and titles to a second one."""
+    config: dict[str, Any] = {
+        "model": "fake/m",
+        "small_model": "titles/t",
+        "provider": {
+            "fake": {
+                "litellm_provider": "openai",
+                "options": {"api_base": model.openai_base, "api_key": "x"},
+                "models": {"m": {"limit": {"context": 100_000, "output": 4_000}}},
+            },
+            "titles": {
+                "litellm_provider": "openai",
+                "options": {"api_base": title_model.openai_base, "api_key": "x"},
+                "models": {"t": {"limit": {"context": 8_000, "output": 100}}},
+            },
+        },
+        "retry": {"initial_delay": 0.01, "max_delay": 0.05, "max_attempts": 2},
+        "snapshot": False,
+    }
+    config.update(extra)
+    return config
 
 
 @pytest.fixture

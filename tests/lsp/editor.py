@@ -13,13 +13,13 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Union
 
 from lsprotocol import types as lsp
 from lsprotocol.converters import get_converter
 from pygls.uris import from_fs_path, to_fs_path
 from pytest_lsp import LanguageClient, client_capabilities
-from pytest_lsp.client import register_lsp_features
+from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 REPO = Path(__file__).resolve().parents[2]
 SERVER = [sys.executable, "-m", "lsp_server"]
@@ -75,6 +75,8 @@ class Editor:
     before_apply: list[Callable[[Editor], None]] = field(default_factory=list)
     notifications: dict[str, list[Any]] = field(default_factory=dict)
     arrived: asyncio.Event = field(default_factory=asyncio.Event)
+    dialogs: list[lsp.ShowMessageRequestParams] = field(default_factory=list)
+    dialog_answers: list[str] = field(default_factory=list)
 
     def open(self, path: Path, text: str) -> None:
         """Open a buffer whose text may differ from the disk (unsaved)."""
@@ -135,6 +137,12 @@ class Editor:
                     )
         return lsp.ApplyWorkspaceEditResult(applied=True)
 
+    def ask(self, params: lsp.ShowMessageRequestParams) -> lsp.MessageActionItem | None:
+        """Answer a showMessageRequest with the next queued choice (None: the user closed it)."""
+        self.dialogs.append(params)
+        self.arrived.set()
+        return lsp.MessageActionItem(title=self.dialog_answers.pop(0)) if self.dialog_answers else None
+
     def record(self, method: str, params: Any) -> None:
         self.notifications.setdefault(method, []).append(params)
         self.arrived.set()
@@ -151,8 +159,32 @@ class Editor:
 def make_client(notifications: tuple[str, ...] = ()) -> tuple[LanguageClient, Editor]:
     """A pytest-lsp client with plain-dict custom params and an editor behind it."""
     client = LanguageClient(converter_factory=get_converter)
-    register_lsp_features(client)
+    converter = client.protocol._converter
+
+    # lsprotocol structures a CodeAction whose ``command`` is an object as a Command (with the
+    # object stringified); tell them apart by that field, as the spec does.
+    def command_or_action(obj: Any, _: Any) -> lsp.Command | lsp.CodeAction:
+        is_action = not isinstance(obj.get("command"), str)
+        return converter.structure(obj, lsp.CodeAction if is_action else lsp.Command)  # type: ignore[no-any-return]
+
+    converter.register_structure_hook(Union[lsp.Command, lsp.CodeAction], command_or_action)  # noqa: UP007
     editor = Editor(client)
+    # pytest-lsp's own handlers (progress, messages, logs), each also waking ``Editor.wait_for``.
+    features: dict[str, Any] = {}
+    for method, default in DEFAULT_CLIENT_FEATURES.items():
+
+        def wake(client: LanguageClient, params: Any, default: Any = default) -> Any:
+            result = default(client, params)
+            editor.arrived.set()
+            return result
+
+        features[method] = wake
+    register_lsp_features(client, features)
+
+    def ask(params: lsp.ShowMessageRequestParams) -> lsp.MessageActionItem | None:
+        return editor.ask(params)
+
+    client.feature(lsp.WINDOW_SHOW_MESSAGE_REQUEST)(ask)
 
     def apply(params: lsp.ApplyWorkspaceEditParams) -> lsp.ApplyWorkspaceEditResult:
         return editor.apply(params)
@@ -189,7 +221,14 @@ async def start(
     """Start a server over stdio and initialize it with ``root`` as the workspace folder."""
     client, editor = make_client(notifications)
     await client.start_io(*command, env=server_env(data_dir), cwd=str(REPO))
-    result = await client.initialize_session(
+    return client, editor, await initialize(client, root, profile, options)
+
+
+async def initialize(
+    client: LanguageClient, root: Path, profile: str, options: dict[str, Any] | None = None
+) -> lsp.InitializeResult:
+    """``initialize`` + ``initialized`` with ``root`` as the only workspace folder."""
+    return await client.initialize_session(
         lsp.InitializeParams(
             capabilities=capabilities(profile),
             root_uri=uri(root),
@@ -197,4 +236,3 @@ async def start(
             initialization_options=options,
         )
     )
-    return client, editor, result

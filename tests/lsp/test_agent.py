@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -13,45 +12,8 @@ from pygls.exceptions import JsonRpcException
 from core.demo.fake_model import FakeModelServer
 from core.demo.fake_script import Turn
 from lsp_server import errors
-from tests.lsp.conftest import Connected
+from tests.lsp.conftest import Connected, agent_config
 from tests.lsp.editor import uri
-
-
-@pytest.fixture
-async def model() -> AsyncIterator[FakeModelServer]:
-    async with FakeModelServer() as srv:
-        yield srv
-
-
-@pytest.fixture
-async def title_model() -> AsyncIterator[FakeModelServer]:
-    async with FakeModelServer() as srv:
-        srv.script(*[Turn.text("A title") for _ in range(10)])
-        yield srv
-
-
-def agent_config(model: FakeModelServer, title_model: FakeModelServer, **extra: Any) -> dict[str, Any]:
-    """Config sending `fake/m` to the fake server and titles to a second one."""
-    config: dict[str, Any] = {
-        "model": "fake/m",
-        "small_model": "titles/t",
-        "provider": {
-            "fake": {
-                "litellm_provider": "openai",
-                "options": {"api_base": model.openai_base, "api_key": "x"},
-                "models": {"m": {"limit": {"context": 100_000, "output": 4_000}}},
-            },
-            "titles": {
-                "litellm_provider": "openai",
-                "options": {"api_base": title_model.openai_base, "api_key": "x"},
-                "models": {"t": {"limit": {"context": 8_000, "output": 100}}},
-            },
-        },
-        "retry": {"initial_delay": 0.01, "max_delay": 0.05, "max_attempts": 2},
-        "snapshot": False,
-    }
-    config.update(extra)
-    return config
 
 
 @pytest.fixture
