@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from core import ids
-from core.errors import AgentError, InvalidInputError, NotFoundError
+from core.context.compaction import overflow_without_auto
+from core.errors import AgentError, ContextOverflowError, InvalidInputError, NotFoundError
 from core.events import SessionIdle, SessionStatus, SessionStatusInfo
 from core.session.models import (
     AssistantMessage,
@@ -235,6 +236,7 @@ class SessionLoop:
                     recent_calls=_recent_calls(history),
                     check_overflow=functools.partial(_overflow, rt, model),
                     compact_on_overflow_error=rt.context.auto and compactions == 0,
+                    explain_overflow=functools.partial(_explain_overflow, rt, model),
                 )
             )
             if outcome == "stop":
@@ -345,6 +347,12 @@ def _make_context(
 
 def _overflow(rt: Runtime, model: Any, message: AssistantMessage) -> bool:
     return rt.context.is_overflow(message, model)
+
+
+def _explain_overflow(rt: Runtime, model: Any, exc: ContextOverflowError) -> ContextOverflowError:
+    if rt.context.auto:
+        return exc  # compaction was tried this turn already; the provider's words say enough
+    return overflow_without_auto(model.model_id)
 
 
 def _recent_calls(history: list[MessageWithParts]) -> list[tuple[str, str]]:

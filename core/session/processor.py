@@ -80,6 +80,8 @@ class StepInput:
     recent_calls: list[tuple[str, str]] = field(default_factory=list)
     check_overflow: Callable[[AssistantMessage], bool] = lambda _m: False
     compact_on_overflow_error: bool = False
+    # Turns a provider overflow the loop will not compact for into an error that says what to do.
+    explain_overflow: Callable[[ContextOverflowError], ContextOverflowError] = lambda exc: exc
 
 
 class _Attempt:
@@ -129,7 +131,7 @@ class Processor:
                 await self._discard(attempt)
                 if step.compact_on_overflow_error:
                     return "compact"
-                await self._fail(msg, _to_message_error(exc))
+                await self._fail(msg, _to_message_error(step.explain_overflow(exc)))
                 return "stop"
             except ProviderError as exc:
                 await self._cancel_tools(attempt)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from core.demo.fake_model import FakeModelServer
 from core.demo.fake_script import Turn
 from core.session.models import AssistantMessage, CompactionPart
@@ -146,11 +144,6 @@ async def test_manual_compaction_summarises_without_continuing(
     assert len(parts) == 1 and parts[0].auto is False
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the processor ends the turn with the provider's message; it should raise "
-    "core.context.compaction.overflow_without_auto(model_id) so the user learns what to do",
-)
 async def test_overflow_error_with_auto_off_says_what_to_do(
     make_app: AppFactory, model: FakeModelServer
 ) -> None:
