@@ -1,0 +1,85 @@
+"""A pending permission survives the client: a new client lists it and answers it late (TCP server)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.demo.fake_model import FakeModelServer
+from core.demo.fake_script import Turn
+from tests.lsp.conftest import EVENTS, agent_config
+from tests.lsp.editor import PLUGIN, REPO, SERVER, Editor, initialize, make_client, server_env
+
+
+@pytest.fixture
+async def tcp_server(tmp_path: Path) -> AsyncIterator[int]:
+    """``agentls serve --tcp 127.0.0.1:0``; yields the port it printed on stderr."""
+    process = await asyncio.create_subprocess_exec(
+        *SERVER,
+        "--tcp",
+        "127.0.0.1:0",
+        env=server_env(tmp_path / "data"),
+        cwd=str(REPO),
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert process.stderr is not None
+    async with asyncio.timeout(20):
+        while not (found := re.search(rb"listening on [\d.]+:(\d+)", await process.stderr.readline())):
+            pass
+    yield int(found.group(1))
+    if process.returncode is None:
+        process.terminate()
+    await process.wait()
+
+
+async def connect(port: int, root: Path, options: dict[str, Any]) -> tuple[Any, Editor]:
+    client, editor = make_client(EVENTS)
+    await client.start_tcp("127.0.0.1", port)
+    await initialize(client, root, PLUGIN, options)
+    return client, editor
+
+
+def events(editor: Editor, type_: str) -> list[dict[str, Any]]:
+    return [e for e in editor.notifications.get("agent/event", []) if e["type"] == type_]
+
+
+async def test_permission_answered_after_the_client_restarts(
+    tcp_server: int, project: Path, model: FakeModelServer, title_model: FakeModelServer
+) -> None:
+    options = {"config": agent_config(model, title_model, permission={"edit": "ask"})}
+    path = project / "hello.py"
+    model.script(
+        Turn.tool_call("edit", {"filePath": str(path), "oldString": "hello", "newString": "late"}),
+        Turn.text("Edited after your answer."),
+    )
+    first, first_editor = await connect(tcp_server, project, options)
+    session = await first.protocol.send_request_async("agent/session/create", {})
+    params = {"sessionID": session["id"], "parts": [{"type": "text", "text": "edit it"}]}
+    prompt = asyncio.ensure_future(first.protocol.send_request_async("agent/session/prompt", params))
+    (asked,) = await first_editor.wait_for(lambda: events(first_editor, "permission.asked"))
+    # The editor reloads: the connection drops without an answer.
+    prompt.cancel()
+    first.protocol.writer.close()
+    await first.stop()
+    assert path.read_text() == "print('hello')\n"
+
+    second, second_editor = await connect(tcp_server, project, options)
+    pending = await second.protocol.send_request_async("agent/permission/list", {})
+    assert [r["id"] for r in pending["requests"]] == [asked["properties"]["request"]["id"]]
+    assert any("hello.py" in pattern for pattern in pending["requests"][0]["patterns"])
+    reply = {"requestID": pending["requests"][0]["id"], "reply": "once"}
+    assert await second.protocol.send_request_async("agent/permission/reply", reply) is None
+    await second_editor.wait_for(lambda: events(second_editor, "session.idle"))
+    assert path.read_text() == "print('late')\n"
+    assert second_editor.edits  # the edit went through the new client's applyEdit
+    messages = await second.protocol.send_request_async(
+        "agent/session/messages", {"sessionID": session["id"]}
+    )
+    assert "Edited after your answer." in str(messages["messages"][-1]["parts"])
+    await second.shutdown_session()
+    await second.stop()
