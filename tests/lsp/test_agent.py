@@ -17,8 +17,9 @@ from tests.lsp.editor import uri
 
 
 @pytest.fixture
-def options(model: FakeModelServer, title_model: FakeModelServer) -> dict[str, Any]:
-    return {"config": agent_config(model, title_model)}
+def options(request: pytest.FixtureRequest, model: FakeModelServer, title_model: FakeModelServer) -> Any:
+    """The fake model's config; ``indirect`` parametrization adds config keys."""
+    return {"config": agent_config(model, title_model, **getattr(request, "param", {}))}
 
 
 def tool_results(request_messages: list[dict[str, Any]]) -> str:
@@ -140,3 +141,41 @@ async def test_edit_output_carries_the_editors_fresh_errors(
     sid = await new_session(plugin)
     await prompt(plugin, sid, "x")
     assert "1:7 undefined name" in tool_results(model.requests[1].messages)
+
+
+QUESTION = {"questions": [{"question": "Which runner?", "header": "Tests", "options": [{"label": "pytest"}]}]}
+
+
+async def test_question_event_and_reply_request(plugin: Connected, model: FakeModelServer) -> None:
+    model.script(Turn.tool_call("question", QUESTION), Turn.text("Using pytest."))
+    sid = await new_session(plugin)
+    running = asyncio.ensure_future(prompt(plugin, sid, "set up tests"))
+    (asked,) = await plugin.editor.wait_for(lambda: plugin.events("question.asked"))
+    request_id = asked["properties"]["request"]["id"]
+    assert (await plugin.call("agent/question/list", {}))["requests"][0]["id"] == request_id
+    assert (
+        await plugin.call("agent/question/reply", {"requestID": request_id, "answers": [["pytest"]]}) is None
+    )
+    await running
+    assert "pytest" in tool_results(model.requests[1].messages)
+    assert plugin.events("question.replied")
+
+
+@pytest.mark.parametrize("options", [{"snapshot": True}], ids=["snapshots"], indirect=True)
+async def test_revert_goes_back_through_the_editor(plugin: Connected, model: FakeModelServer) -> None:
+    path = plugin.root / "hello.py"
+    plugin.editor.open(path, "print('hello')\n")
+    edit = {"filePath": str(path), "oldString": "hello", "newString": "bye"}
+    model.script(Turn.tool_call("edit", edit), Turn.text("Changed."))
+    sid = await new_session(plugin)
+    await prompt(plugin, sid, "change")
+    assert path.read_text() == "print('bye')\n"
+    diff = await plugin.call("agent/session/diff", {"sessionID": sid})
+    assert [f["file"] for f in diff["files"]] == ["hello.py"] and diff["files"][0]["additions"] == 1
+    messages = (await plugin.call("agent/session/messages", {"sessionID": sid}))["messages"]
+    await plugin.call("agent/session/revert", {"sessionID": sid, "messageID": messages[0]["info"]["id"]})
+    assert path.read_text() == "print('hello')\n"
+    assert plugin.editor.buffers[uri(path)].text == "print('hello')\n"
+    assert len(plugin.editor.edits) == 2  # the agent's edit, then the revert: both undoable
+    await plugin.call("agent/session/unrevert", {"sessionID": sid})
+    assert path.read_text() == "print('bye')\n"

@@ -126,3 +126,30 @@ async def test_code_actions_on_a_diagnostic_and_a_selection(
     model.script(Turn.text("It prints hello."))
     explain = actions[1].command
     assert (await command(vscode, explain.command, *explain.arguments))["text"] == "It prints hello."
+
+
+async def test_question_dialog_answers_with_the_chosen_option(
+    vscode: Connected, model: FakeModelServer
+) -> None:
+    question = {
+        "question": "Which runner?",
+        "header": "Tests",
+        "options": [{"label": "pytest"}, {"label": "nose"}],
+    }
+    model.script(Turn.tool_call("question", {"questions": [question]}), Turn.text("Using nose."))
+    vscode.editor.dialog_answers.append("nose")
+    await command(vscode, "agentls.prompt", "set up tests")
+    (dialog,) = vscode.editor.dialogs
+    assert dialog.message == "Tests: Which runner?"
+    assert [a.title for a in dialog.actions or []] == ["pytest", "nose", "Dismiss"]
+    assert "nose" in str(model.requests[1].messages[-1])
+
+
+async def test_closing_a_question_dialog_dismisses_it(vscode: Connected, model: FakeModelServer) -> None:
+    question = {"question": "Which runner?", "header": "Tests", "options": [{"label": "pytest"}]}
+    model.script(Turn.tool_call("question", {"questions": [question]}), Turn.text("OK, no tests."))
+    # No queued answer: the user closes the dialog.
+    result = await command(vscode, "agentls.prompt", "set up tests")
+    messages = (await vscode.call("agent/session/messages", {"sessionID": result["sessionID"]}))["messages"]
+    (tool,) = [p for m in messages for p in m["parts"] if p["type"] == "tool"]
+    assert tool["state"]["status"] == "error" and "dismissed" in tool["state"]["error"]
