@@ -1,0 +1,173 @@
+"""Loop benchmark: CPU per delta end to end, the gap between a tool result and the next request,
+time from process start to the first model request, peak RSS.
+
+Run: .venv/bin/python bench/loop.py   (offline; uses the bundled fake model server)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from core.app import AgentApp
+from core.config.loader import Layer
+from core.demo.fake_model import FakeModelServer
+from core.demo.fake_script import Turn
+from core.events import PartDelta
+from core.session.prompt_input import TextInput
+
+DELTAS = 20_000
+STEPS = 20
+
+
+def config(srv: FakeModelServer, titles: FakeModelServer) -> dict[str, object]:
+    limit = {"context": 1_000_000, "output": 32_000}
+    return {
+        "model": "fake/m",
+        "small_model": "titles/t",
+        "provider": {
+            "fake": {
+                "litellm_provider": "openai",
+                "options": {"api_base": srv.openai_base, "api_key": "k"},
+                "models": {"m": {"limit": limit}},
+            },
+            "titles": {
+                "litellm_provider": "openai",
+                "options": {"api_base": titles.openai_base, "api_key": "k"},
+                "models": {"t": {"limit": limit}},
+            },
+        },
+        "snapshot": False,
+    }
+
+
+async def deltas(app: AgentApp, srv: FakeModelServer) -> None:
+    srv.script(Turn.text("x" * DELTAS, chunks=DELTAS))
+    session = await app.create_session()
+    seen = 0
+
+    def count(_event: object) -> None:
+        nonlocal seen
+        seen += 1
+
+    remove = app.bus.listen(count, PartDelta)
+    cpu, wall = time.process_time(), time.perf_counter()
+    await app.prompt(session.id, [TextInput(text="stream")])
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    remove()
+    # The fake server runs in this process too; its share is measured separately below and removed.
+    print(f"{DELTAS} deltas: {seen} delta events, wall {wall:.2f}s ({DELTAS / wall:,.0f} chunks/s)")
+    print(f"  CPU per delta, agent + fake server in one process: {cpu / DELTAS * 1e6:.1f} µs")
+
+
+async def server_only(srv: FakeModelServer) -> float:
+    import httpx
+
+    srv.script(Turn.text("x" * DELTAS, chunks=DELTAS))
+    cpu = time.process_time()
+    async with (
+        httpx.AsyncClient() as client,
+        client.stream(
+            "POST",
+            f"{srv.openai_base}/chat/completions",
+            json={"model": "m", "messages": [], "stream": True},
+        ) as response,
+    ):
+        async for _ in response.aiter_raw():
+            pass
+    return (time.process_time() - cpu) / DELTAS * 1e6
+
+
+async def tool_gaps(app: AgentApp, srv: FakeModelServer, root: Path) -> None:
+    (root / "a.txt").write_text("".join(f"line {i}\n" for i in range(STEPS)))
+    # Different offsets: identical calls in a row would (rightly) trip the doom-loop guard.
+    reads = [Turn.tool_call("read", {"filePath": "a.txt", "offset": i}, fragments=1) for i in range(STEPS)]
+    srv.script(*reads, Turn.text("done"))
+    session = await app.create_session()
+    await app.prompt(session.id, [TextInput(text="read it many times")])
+    history = await app.sessions.messages(session.id)
+    ends = [
+        p.state.time.end
+        for m in history
+        for p in m.parts
+        if p.type == "tool" and p.state.status == "completed"
+    ]
+    starts = [m.info.time.created for m in history if m.info.role == "assistant"][1:]
+    gaps = [s - e for e, s in zip(ends, starts, strict=False)]
+    print(
+        f"{STEPS} tool steps: median gap tool result → next assistant step {statistics.median(gaps):.1f} ms"
+    )
+
+
+def first_request(srv: FakeModelServer, titles: FakeModelServer, root: Path) -> None:
+    """Process start of `agentls run` → the first request the model server sees."""
+    limit = {"context": 100000, "output": 1000}
+    content = json.dumps(
+        {
+            "model": "fake/m",
+            "small_model": "titles/t",
+            "snapshot": False,
+            "provider": {
+                "fake": {
+                    "litellm_provider": "openai",
+                    "options": {"api_base": srv.openai_base, "api_key": "k"},
+                    "models": {"m": {"limit": limit}},
+                },
+                "titles": {
+                    "litellm_provider": "openai",
+                    "options": {"api_base": titles.openai_base, "api_key": "k"},
+                    "models": {"t": {"limit": limit}},
+                },
+            },
+        }
+    )
+    env = {**os.environ, "AGENTLS_CONFIG_CONTENT": content, "AGENTLS_DATA_DIR": str(root / "data2")}
+    started = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lsp_server.cli", "run", "hi", "--yes", "-C", str(root)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    while not srv.requests and proc.poll() is None:
+        time.sleep(0.002)
+    first = time.perf_counter() - started
+    proc.wait(timeout=60)
+    print(f"process start → first model request (agentls run): {first:.2f}s")
+
+
+async def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "project"
+        root.mkdir()
+        async with FakeModelServer() as srv, FakeModelServer() as titles:
+            app = await AgentApp.open(
+                root, config_layers=[Layer("bench", config(srv, titles), None)], data_dir=Path(tmp) / "data"
+            )
+            try:
+                await deltas(app, srv)
+                print(f"  CPU per delta of the fake server alone: {await server_only(srv):.1f} µs")
+                await tool_gaps(app, srv, root)
+            finally:
+                await app.close()
+        # Start-up: a separate process, timed from its start to the first request the server sees.
+        with FakeModelServer.threaded() as srv2, FakeModelServer.threaded() as titles2:
+            srv2.script(Turn.text("hello"))
+            titles2.script(Turn.text("title"))
+            first_request(srv2, titles2, root)
+    print(f"peak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
