@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import weakref
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Coroutine
 from typing import TypeVar
 
 import httpx
@@ -69,7 +69,10 @@ class AbortGuard:
 
     async def run(self, awaitable: Awaitable[T]) -> T:
         """Await ``awaitable``, abandoning it at once when abort is set."""
-        self.check()
+        if self._abort.is_set():
+            if isinstance(awaitable, Coroutine):
+                awaitable.close()  # never started; closing it keeps "never awaited" warnings away
+            self.check()
         self._waiting = True
         try:
             return await awaitable

@@ -14,6 +14,7 @@ from core.llm.events import StreamEvent
 from core.llm.model import ModelInfo, resolve_model
 from core.llm.request import LLMRequest, ToolSpec
 from core.llm.stream import stream
+from core.llm.transport import aclose_http_client
 
 # (wire protocol, route): the lean decoders and litellm against the same fake endpoints.
 ROUTES = [("openai", "openai"), ("anthropic", "anthropic"), ("openai", "litellm"), ("anthropic", "litellm")]
@@ -27,6 +28,7 @@ COST = {"input": 3.0, "output": 15.0, "cache_read": 0.3, "cache_write": 3.75}
 async def srv() -> AsyncIterator[FakeModelServer]:
     async with FakeModelServer() as server:
         yield server
+        await aclose_http_client()  # pooled keep-alive connections belong to this test's loop
 
 
 def config_for(srv: FakeModelServer, protocol: str, route: str, **options: Any) -> Config:
