@@ -66,6 +66,11 @@ class Workspace(Protocol):
         """Whether the host shows this file in an editor buffer (its text may differ from disk)."""
         ...
 
+    async def wait_diagnostics(self, path: Path, timeout: float = 2.0) -> list[str]:
+        """Error-level diagnostics the host's own checkers report for ``path`` after the last edit
+        (``line:col message``), waiting at most ``timeout`` seconds; [] when there are none."""
+        ...
+
 
 class DiskWorkspace:
     """A workspace that is just the file system (CLI, tests, editors without applyEdit)."""
@@ -91,6 +96,9 @@ class DiskWorkspace:
 
     def is_open(self, path: Path) -> bool:
         return False
+
+    async def wait_diagnostics(self, path: Path, timeout: float = 2.0) -> list[str]:
+        return []  # the file system has no language servers to ask
 
 
 def _atomic_write(path: Path, data: bytes) -> None:

@@ -128,6 +128,9 @@ class LspWorkspace:
     # --- writes ----------------------------------------------------------------------------
 
     async def write_bytes(self, path: Path, data: bytes, ctx: EditContext) -> None:
+        # Marked before the edit goes out: an editor re-checks as soon as it applies the change,
+        # which can be before it answers applyEdit, and that report already describes the new text.
+        self.diagnostics.mark_edit(_key(path))
         versioned, operations = self._capabilities()
         try:
             text = data.decode("utf-8")
@@ -141,7 +144,6 @@ class LspWorkspace:
             else:
                 await self._edit_closed(path, text, ctx.label, operations)
         await self._disk.write_bytes(path, data, ctx)
-        self.diagnostics.mark_edit(_key(path))
 
     async def delete(self, path: Path, ctx: EditContext) -> None:
         versioned, operations = self._capabilities()

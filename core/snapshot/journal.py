@@ -295,6 +295,9 @@ class RecordingWorkspace:
     def is_open(self, path: Path) -> bool:
         return self.inner.is_open(path)
 
+    async def wait_diagnostics(self, path: Path, timeout: float = 2.0) -> list[str]:
+        return await self.inner.wait_diagnostics(path, timeout)
+
 
 def _now_ms() -> int:
     return time.time_ns() // 1_000_000

@@ -11,6 +11,7 @@ from core.permission.request import PermissionAsk
 from core.tools import paths
 from core.tools.base import Tool, ToolParams, ToolResult
 from core.tools.context import ToolContext
+from core.tools.diagnostics import editor_errors
 from core.tools.diff import file_diff
 from core.tools.matching import replace
 
@@ -92,10 +93,12 @@ class EditTool(Tool[EditParams]):
             output = f"Created {shown}."
         else:
             output = f"Edited {shown}: {count} {'replacement' if count == 1 else 'replacements'}."
+        problems, errors = await editor_errors(ctx, path)
         return ToolResult(
             title=shown,
-            output=output,
+            output=output + problems,
             metadata={
+                "diagnostics": errors,
                 "filepath": str(path),
                 "diff": diff.diff,
                 "additions": diff.additions,

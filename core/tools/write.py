@@ -9,6 +9,7 @@ from core.permission.request import PermissionAsk
 from core.tools import paths
 from core.tools.base import Tool, ToolParams, ToolResult
 from core.tools.context import ToolContext
+from core.tools.diagnostics import editor_errors
 from core.tools.diff import file_diff
 
 
@@ -47,10 +48,12 @@ class WriteTool(Tool[WriteParams]):
         shown = paths.display(ctx, path)
         verb = "Overwrote" if st.exists else "Created"
         lines = params.content.count("\n") + (0 if params.content.endswith("\n") or not params.content else 1)
+        problems, errors = await editor_errors(ctx, path)
         return ToolResult(
             title=shown,
-            output=f"{verb} {shown} ({lines} lines).",
+            output=f"{verb} {shown} ({lines} lines).{problems}",
             metadata={
+                "diagnostics": errors,
                 "filepath": str(path),
                 "exists": st.exists,
                 "diff": diff.diff,

@@ -114,11 +114,6 @@ async def test_abort_through_the_abort_request(plugin: Connected, model: FakeMod
         assert result["info"]["error"]["name"] == "aborted"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core/tools/edit.py does not call workspace.wait_diagnostics yet (the lead's; "
-    "LspWorkspace.wait_diagnostics is ready and tested in test_workspace.py)",
-)
 async def test_edit_output_carries_the_editors_fresh_errors(
     plugin: Connected, model: FakeModelServer
 ) -> None:
