@@ -8,7 +8,7 @@ from pathlib import Path
 
 from core.demo.fake_model import FakeModelServer
 from core.demo.fake_script import Turn
-from core.events import FileEdited, MessageUpdated, PartDelta, SessionStatus
+from core.events import FileEdited, MessageUpdated, PartDelta, SessionStatus, SessionUpdated
 from core.session.models import AssistantMessage, ToolPart
 from core.session.prompt_input import TextInput
 
@@ -178,3 +178,25 @@ async def test_second_prompt_on_a_busy_session_waits_for_the_same_result(
     # The message that arrived mid-turn reached the model wrapped as a reminder.
     last_user = [m for m in model.requests[1].messages if m["role"] == "user"][-1]
     assert "system-reminder" in last_user["content"][0]["text"] and "two" in last_user["content"][0]["text"]
+
+
+async def test_title_comes_from_the_small_model_and_falls_back_to_the_prompt(
+    make_app: AppFactory, model: FakeModelServer, title_model: FakeModelServer
+) -> None:
+    app = await make_app()
+    title_model.script(Turn.text("Greeting the model\nignored second line"))
+    model.script(Turn.text("hi"), Turn.text("hi again"))
+    titled = asyncio.create_task(
+        app.bus.wait_for(SessionUpdated, lambda e: e.info.title == "Greeting the model", timeout=10)
+    )
+    session = await app.create_session()
+    await app.prompt(session.id, say("hello there"))
+    await titled
+    # No title turn left: the server answers 500 and the first line of the prompt is used.
+    fallback = asyncio.create_task(
+        app.bus.wait_for(SessionUpdated, lambda e: e.info.title == "Second session prompt", timeout=10)
+    )
+    other = await app.create_session()
+    await app.prompt(other.id, say("Second session prompt\nwith details"))
+    await fallback
+    assert title_model.requests[0].body["messages"][-1]["content"][0]["text"] == "hello there"
