@@ -276,6 +276,10 @@ class FakeModelServer:
             ).encode()
         )
         for i, event in enumerate(events):
+            if i == turn.error_after:
+                event = fake_wire.stream_error(turn.error_kind, anthropic=events[0].startswith("event:"))
+                writer.write(b"%x\r\n%b\r\n" % (len(event.encode()), event.encode()))
+                break
             if i == turn.drop_after:
                 await writer.drain()
                 writer.transport.abort()  # no terminating chunk: the client sees a broken body

@@ -109,6 +109,8 @@ class Turn:
     stall_until: Delay | None = None  # None: until the client goes away
     drop_after: int | None = None
     malformed_after: int | None = None
+    error_after: int | None = None
+    error_kind: str = "overloaded_error"
 
     @_chain
     def text(self, text: str, chunks: int = 1) -> Turn:
@@ -191,6 +193,11 @@ class Turn:
     def malformed(self, after: int) -> Turn:
         """Send a ``data:`` line that is not JSON after ``after`` stream events."""
         self.malformed_after = after
+        return self
+
+    def stream_error(self, after: int, kind: str = "overloaded_error") -> Turn:
+        """End the stream after ``after`` events with an in-stream error event of type ``kind``."""
+        self.error_after, self.error_kind = after, kind
         return self
 
     def finish_reason(self) -> str:

@@ -234,6 +234,16 @@ def anthropic_json(turn: Turn, model: str, ids: list[str]) -> dict[str, Any]:
 # --- errors ------------------------------------------------------------------------------------
 
 
+def stream_error(kind: str, anthropic: bool) -> str:
+    """An error reported inside a stream that already answered 200 (one whole SSE event)."""
+    message = f"fake model server: scripted in-stream {kind}"
+    if anthropic:
+        return (
+            f"event: error\ndata: {_dump({'type': 'error', 'error': {'type': kind, 'message': message}})}\n\n"
+        )
+    return f"data: {_dump({'error': {'message': message, 'type': kind, 'code': None}})}\n\n"
+
+
 def error_body(fault: Fault, anthropic: bool) -> str:
     """The body of an error answer, shaped like the endpoint's real errors unless scripted."""
     if isinstance(fault.body, str):

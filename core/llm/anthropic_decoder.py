@@ -71,9 +71,7 @@ class AnthropicDecoder:
         elif kind == "message_stop":
             self._finish(out)
         elif kind == "error":
-            err = data.get("error") or {}
-            status = errors.ANTHROPIC_ERROR_STATUS.get(str(err.get("type")), 500)
-            raise errors.from_status(status, str(err.get("message") or err), provider=self._provider)
+            raise errors.from_stream_error(data.get("error"), provider=self._provider)
 
     @property
     def finished(self) -> bool:

@@ -76,6 +76,8 @@ class ChatChunkDecoder:
         """Append the events of one chunk to ``out``."""
         if chunk.get("usage"):
             self._usage = chunk["usage"]
+        if (error := chunk.get("error")) is not None:  # OpenAI-compatible servers report mid-stream
+            raise errors.from_stream_error(error, provider=self._provider)
         choices = chunk.get("choices")
         if not choices:
             return

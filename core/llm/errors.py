@@ -31,8 +31,8 @@ _OVERFLOW = re.compile(
     re.IGNORECASE,
 )
 
-# Anthropic's in-stream error types, as the HTTP status the same failure has outside a stream.
-ANTHROPIC_ERROR_STATUS = {
+# In-stream error types (Anthropic's, then OpenAI's), as the HTTP status of the same failure.
+ERROR_TYPE_STATUS = {
     "invalid_request_error": 400,
     "authentication_error": 401,
     "permission_error": 403,
@@ -41,6 +41,8 @@ ANTHROPIC_ERROR_STATUS = {
     "rate_limit_error": 429,
     "api_error": 500,
     "overloaded_error": 529,
+    "server_error": 500,
+    "rate_limit_exceeded": 429,
 }
 
 
@@ -121,6 +123,19 @@ def from_transport(exc: httpx.HTTPError, *, provider: str = "provider") -> Provi
     else:
         return ProviderError(f"{provider} request failed: {exc}", kind="unknown", retryable=False)
     return ProviderError(f"{provider} {what}: {exc or type(exc).__name__}", kind="api", retryable=True)
+
+
+def from_stream_error(error: Any, *, provider: str = "provider") -> ProviderError:
+    """Classify an error event that arrived inside a stream which had already answered 200."""
+    if not isinstance(error, dict):
+        return from_status(500, str(error), provider=provider)
+    code, kind = error.get("code"), error.get("type")
+    if isinstance(code, int) or (isinstance(code, str) and code.isdigit()):
+        status = int(code)
+    else:
+        status = ERROR_TYPE_STATUS.get(str(kind or code), 500)
+    message = str(error.get("message") or kind or error)
+    return from_status(status, message, provider=provider)
 
 
 def dropped(provider: str = "provider") -> ProviderError:

@@ -169,3 +169,20 @@ def test_litellm_exceptions_map_through_the_same_table() -> None:
     assert errors.from_litellm(auth).kind == "auth"
     refused = litellm.APIConnectionError(message="Connection error.", model="m", llm_provider="openai")
     assert errors.from_litellm(refused).retryable
+
+
+@routes
+@pytest.mark.parametrize(
+    ("kind", "status", "retryable"), [("overloaded_error", 529, True), ("invalid_request_error", 400, False)]
+)
+async def test_an_error_event_inside_the_stream_is_classified_like_its_http_status(
+    srv: FakeModelServer, protocol: str, route: str, kind: str, status: int, retryable: bool
+) -> None:
+    turn = Turn.text("Hello", chunks=5).stream_error(after=4, kind=kind)
+    error = await _failure(srv, protocol, route, turn)
+    if route == "litellm":
+        # litellm re-raises in-stream errors as its own 5xx: still a ProviderError, statuses are its own.
+        assert error.retryable or not retryable
+        return
+    assert (error.status, error.retryable) == (status, retryable)
+    assert "in-stream" in str(error)
