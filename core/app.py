@@ -18,6 +18,7 @@ from core.config.paths import data_dir as default_data_dir
 from core.events import FileDiff
 from core.llm.model import ModelInfo, resolve_model, resolve_small_model
 from core.llm.stream import stream as llm_stream
+from core.llm.transport import aclose_http_client
 from core.permission import rules
 from core.permission.service import Permissions
 from core.question.service import Questions
@@ -149,6 +150,7 @@ class AgentApp:
         await self.mcp.close()
         await self.sessions.close()
         await self.store.close()
+        await aclose_http_client()
 
     # --- sessions ------------------------------------------------------------------------
 

@@ -151,10 +151,38 @@ class Processor:
     # --- streaming ---------------------------------------------------------------------
 
     async def _consume(self, step: StepInput, attempt: _Attempt, state: _StepState) -> None:
-        msg = step.assistant
         sessions = self._s.sessions
         tool_lock = asyncio.Lock()  # tools that write run one at a time, in call order
-        async for event in self._stream(step.request, step.abort):
+        events = self._stream(step.request, step.abort)
+        try:
+            await self._dispatch(step, attempt, state, events, tool_lock)
+        finally:
+            # Leaving early (an error, a cancelled task) must close the HTTP response now.
+            aclose = getattr(events, "aclose", None)
+            if aclose is not None:
+                await aclose()
+        if attempt.tasks:
+            await asyncio.gather(*attempt.tasks)
+        if step.abort.is_set():
+            raise AbortedError("aborted")
+        for text in attempt.text.values():
+            if text.time is not None and text.time.end is None:
+                text.time.end = now_ms()
+                await sessions.end_part(text)
+        if state.finish is None:
+            raise ProviderError("the model's stream ended without finishing", retryable=True)
+
+    async def _dispatch(
+        self,
+        step: StepInput,
+        attempt: _Attempt,
+        state: _StepState,
+        events: AsyncIterator[ev.StreamEvent],
+        tool_lock: asyncio.Lock,
+    ) -> None:
+        msg = step.assistant
+        sessions = self._s.sessions
+        async for event in events:
             if isinstance(event, ev.TextStart):
                 text = TextPart(
                     id=ids.ascending("prt"),
@@ -202,16 +230,6 @@ class Processor:
                 await self._tool_call(step, attempt, state, event, tool_lock)
             elif isinstance(event, ev.FinishStep):
                 state.finish = event
-        if attempt.tasks:
-            await asyncio.gather(*attempt.tasks)
-        if step.abort.is_set():
-            raise AbortedError("aborted")
-        for text in attempt.text.values():
-            if text.time is not None and text.time.end is None:
-                text.time.end = now_ms()
-                await sessions.end_part(text)
-        if state.finish is None:
-            raise ProviderError("the model's stream ended without finishing", retryable=True)
 
     async def _tool_pending(
         self, msg: AssistantMessage, attempt: _Attempt, call_id: str, name: str
