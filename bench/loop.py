@@ -21,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core.app import AgentApp
 from core.config.loader import Layer
+from core.demo.config import fake_model_config
 from core.demo.fake_model import FakeModelServer
 from core.demo.fake_script import Turn
 from core.events import PartDelta
@@ -28,27 +29,6 @@ from core.session.prompt_input import TextInput
 
 DELTAS = 20_000
 STEPS = 20
-
-
-def config(srv: FakeModelServer, titles: FakeModelServer) -> dict[str, object]:
-    limit = {"context": 1_000_000, "output": 32_000}
-    return {
-        "model": "fake/m",
-        "small_model": "titles/t",
-        "provider": {
-            "fake": {
-                "litellm_provider": "openai",
-                "options": {"api_base": srv.openai_base, "api_key": "k"},
-                "models": {"m": {"limit": limit}},
-            },
-            "titles": {
-                "litellm_provider": "openai",
-                "options": {"api_base": titles.openai_base, "api_key": "k"},
-                "models": {"t": {"limit": limit}},
-            },
-        },
-        "snapshot": False,
-    }
 
 
 async def deltas(app: AgentApp, srv: FakeModelServer) -> None:
@@ -111,26 +91,7 @@ async def tool_gaps(app: AgentApp, srv: FakeModelServer, root: Path) -> None:
 
 def first_request(srv: FakeModelServer, titles: FakeModelServer, root: Path) -> None:
     """Process start of `agentls run` → the first request the model server sees."""
-    limit = {"context": 100000, "output": 1000}
-    content = json.dumps(
-        {
-            "model": "fake/m",
-            "small_model": "titles/t",
-            "snapshot": False,
-            "provider": {
-                "fake": {
-                    "litellm_provider": "openai",
-                    "options": {"api_base": srv.openai_base, "api_key": "k"},
-                    "models": {"m": {"limit": limit}},
-                },
-                "titles": {
-                    "litellm_provider": "openai",
-                    "options": {"api_base": titles.openai_base, "api_key": "k"},
-                    "models": {"t": {"limit": limit}},
-                },
-            },
-        }
-    )
+    content = json.dumps(fake_model_config(srv, titles))
     env = {**os.environ, "AGENTLS_CONFIG_CONTENT": content, "AGENTLS_DATA_DIR": str(root / "data2")}
     started = time.perf_counter()
     proc = subprocess.Popen(
@@ -153,7 +114,11 @@ async def main() -> None:
         root.mkdir()
         async with FakeModelServer() as srv, FakeModelServer() as titles:
             app = await AgentApp.open(
-                root, config_layers=[Layer("bench", config(srv, titles), None)], data_dir=Path(tmp) / "data"
+                root,
+                config_layers=[
+                    Layer("bench", fake_model_config(srv, titles, context=1_000_000, output=32_000), None)
+                ],
+                data_dir=Path(tmp) / "data",
             )
             try:
                 await deltas(app, srv)

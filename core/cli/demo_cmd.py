@@ -12,6 +12,7 @@ from core.app import AgentApp
 from core.cli.render import Transcript
 from core.config.loader import Layer
 from core.demo import scenario
+from core.demo.config import fake_model_config
 from core.demo.fake_model import FakeModelServer
 from core.demo.fake_script import Turn
 from core.events import PermissionAsked
@@ -25,26 +26,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def demo_config(main: FakeModelServer, titles: FakeModelServer) -> dict[str, object]:
-    """Config that points the agent at the fake servers and asks before every edit."""
-    limit = {"context": 200_000, "output": 8_000}
-    return {
-        "model": "demo/scripted",
-        "small_model": "demo-titles/scripted",
-        "provider": {
-            "demo": {
-                "litellm_provider": "openai",
-                "options": {"api_base": main.openai_base, "api_key": "offline"},
-                "models": {"scripted": {"limit": limit}},
-            },
-            "demo-titles": {
-                "litellm_provider": "openai",
-                "options": {"api_base": titles.openai_base, "api_key": "offline"},
-                "models": {"scripted": {"limit": limit}},
-            },
-        },
-        "permission": {"edit": "ask"},
-        "snapshot": True,
-    }
+    """The fake servers as the model, asking before every edit, with step snapshots on."""
+    return fake_model_config(
+        main, titles, context=200_000, output=8_000, permission={"edit": "ask"}, snapshot=True
+    )
 
 
 async def demo(args: argparse.Namespace) -> int:

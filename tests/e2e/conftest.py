@@ -15,6 +15,7 @@ import pytest
 from core.app import AgentApp
 from core.bus import Subscription
 from core.config.loader import Layer
+from core.demo.config import fake_model_config
 from core.demo.fake_model import FakeModelServer
 
 
@@ -51,27 +52,9 @@ async def title_model() -> AsyncIterator[FakeModelServer]:
 def fake_config(
     model: FakeModelServer, title_model: FakeModelServer, *, route: str = "openai", **extra: Any
 ) -> dict[str, Any]:
-    """Config pointing `fake/m` at the fake server (OpenAI or Anthropic wire) and titles at another."""
-    if route == "anthropic":
-        main = {"litellm_provider": "anthropic", "options": {"api_base": model.base_url, "api_key": "k"}}
-    else:
-        main = {"litellm_provider": "openai", "options": {"api_base": model.openai_base, "api_key": "k"}}
-    config: dict[str, Any] = {
-        "model": "fake/m",
-        "small_model": "titles/t",
-        "provider": {
-            "fake": {**main, "models": {"m": {"limit": {"context": 100_000, "output": 4_000}}}},
-            "titles": {
-                "litellm_provider": "openai",
-                "options": {"api_base": title_model.openai_base, "api_key": "k"},
-                "models": {"t": {"limit": {"context": 8_000, "output": 100}}},
-            },
-        },
-        "retry": {"initial_delay": 0.01, "max_delay": 0.05, "max_attempts": 3},
-        "snapshot": False,
-    }
-    config.update(extra)
-    return config
+    """The shared fake-model config with short retry waits for tests."""
+    retry = {"initial_delay": 0.01, "max_delay": 0.05, "max_attempts": 3}
+    return fake_model_config(model, title_model, route=route, **{"retry": retry, **extra})
 
 
 AppFactory = Callable[..., Any]

@@ -11,6 +11,7 @@ import pytest
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
+from core.demo.config import fake_model_config
 from core.demo.fake_model import FakeModelServer
 from core.demo.fake_script import Turn
 from tests.lsp.editor import PLUGIN, SERVER, Editor, start
@@ -59,26 +60,8 @@ async def title_model() -> AsyncIterator[FakeModelServer]:
 
 def agent_config(model: FakeModelServer, title_model: FakeModelServer, **extra: Any) -> dict[str, Any]:
     """Config sending `fake/m` to the fake server and titles to a second one."""
-    config: dict[str, Any] = {
-        "model": "fake/m",
-        "small_model": "titles/t",
-        "provider": {
-            "fake": {
-                "litellm_provider": "openai",
-                "options": {"api_base": model.openai_base, "api_key": "x"},
-                "models": {"m": {"limit": {"context": 100_000, "output": 4_000}}},
-            },
-            "titles": {
-                "litellm_provider": "openai",
-                "options": {"api_base": title_model.openai_base, "api_key": "x"},
-                "models": {"t": {"limit": {"context": 8_000, "output": 100}}},
-            },
-        },
-        "retry": {"initial_delay": 0.01, "max_delay": 0.05, "max_attempts": 2},
-        "snapshot": False,
-    }
-    config.update(extra)
-    return config
+    retry = {"initial_delay": 0.01, "max_delay": 0.05, "max_attempts": 2}
+    return fake_model_config(model, title_model, **{"retry": retry, **extra})
 
 
 @pytest.fixture
