@@ -1,4 +1,7 @@
-"""`agentls demo`: an offline, scripted agent turn on a throw-away sample project."""
+"""The in-process demo (`agentls demo --in-process`): a scripted turn straight through the loop.
+
+The default `agentls demo` (lsp_server.demo_cmd) runs the same turn through the LSP server.
+"""
 
 from __future__ import annotations
 
@@ -19,12 +22,6 @@ from core.events import PermissionAsked
 from core.session.prompt_input import TextInput
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add `agentls demo` (the in-process version; the LSP server may replace it)."""
-    parser = sub.add_parser("demo", help="run a scripted agent turn offline (no API key needed)")
-    parser.set_defaults(func=demo)
-
-
 def demo_config(main: FakeModelServer, titles: FakeModelServer) -> dict[str, object]:
     """The fake servers as the model, asking before every edit, with step snapshots on."""
     return fake_model_config(
@@ -32,7 +29,7 @@ def demo_config(main: FakeModelServer, titles: FakeModelServer) -> dict[str, obj
     )
 
 
-async def demo(args: argparse.Namespace) -> int:
+async def demo(args: argparse.Namespace | None = None) -> int:
     """Run the scripted turn and print the transcript as it streams."""
     out = sys.stdout
     out.write("agentls demo — a SCRIPTED model (no network) fixing a bug in a sample project\n\n")

@@ -19,7 +19,6 @@ COMMAND_MODULES: tuple[str, ...] = (
     "core.cli.config_cmd",
     "core.cli.sessions_cmd",
     "core.cli.run_cmd",
-    "core.cli.demo_cmd",
     "core.cli.permissions_cmd",
     "core.cli.snapshot_cmd",
 )

@@ -39,13 +39,20 @@ def clean_env(tmp_path: Path) -> dict[str, str]:
     return env
 
 
-async def test_demo_runs_a_scripted_turn_offline(tmp_path: Path) -> None:
+async def test_demo_runs_a_scripted_turn_through_the_lsp_server(tmp_path: Path) -> None:
     code, out, err = await agentls("demo", cwd=tmp_path, env=clean_env(tmp_path))
     assert code == 0, err
-    assert "SCRIPTED" in out
-    assert "→ edit calc.py" in out and "(demo answers: allow once)" in out
-    assert "calc.py now: return a + b" in out
+    assert "SCRIPTED" in out and "through the LSP server" in out
+    assert "(demo answers the dialog: allow once)" in out
+    assert "(editor applied the edit as one undo step: agent: edit calc.py)" in out
+    assert "editor buffer now: return a + b" in out and "disk now:          return a + b" in out
     assert "Traceback" not in err
+
+
+async def test_demo_in_process(tmp_path: Path) -> None:
+    code, out, err = await agentls("demo", "--in-process", cwd=tmp_path, env=clean_env(tmp_path))
+    assert code == 0, err
+    assert "→ edit calc.py" in out and "calc.py now: return a + b" in out
 
 
 async def test_run_streams_the_answer(
