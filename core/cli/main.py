@@ -19,6 +19,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "core.cli.config_cmd",
     "core.cli.sessions_cmd",
     "core.cli.run_cmd",
+    "core.cli.compact_cmd",
     "core.cli.permissions_cmd",
     "core.cli.snapshot_cmd",
 )

@@ -143,6 +143,7 @@ class Compactor:
     async def run_manual(self, session_id: str) -> MessageWithParts:
         """A compaction the user asked for: refused while busy; returns the summary message."""
         app = self._app
+        await app.sessions.get(session_id)  # NotFoundError for an unknown id
         if app.is_busy(session_id):
             raise BusyError(f"session {session_id} is busy; abort the turn or wait before compacting")
         user = None

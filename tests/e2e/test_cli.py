@@ -7,9 +7,13 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from core.demo.fake_model import FakeModelServer
 from core.demo.fake_script import Turn
+from core.session.prompt_input import TextInput
+
+from .conftest import fake_config
 
 AGENTLS = [sys.executable, "-m", "lsp_server.cli"]
 
@@ -95,3 +99,27 @@ async def test_run_with_a_missing_api_key_names_the_variable(tmp_path: Path, pro
     )
     assert code == 1, err
     assert "ANTHROPIC_API_KEY" in err and "Traceback" not in err
+
+
+async def test_compact_command_summarises_a_session(
+    tmp_path: Path,
+    project: Path,
+    make_app: Any,
+    model: FakeModelServer,
+    title_model: FakeModelServer,
+) -> None:
+    app = await make_app()
+    session = await app.create_session()
+    for n in range(3):
+        model.script(Turn.text(f"answer {n}"))
+        await app.prompt(session.id, [TextInput(text=f"request {n}")])
+    await app.close()
+    model.script(Turn.text("SUMMARY: three requests answered"))
+    env = clean_env(tmp_path)
+    env["AGENTLS_CONFIG_CONTENT"] = json.dumps(fake_config(model, title_model))
+    code, out, err = await agentls("compact", session.id, "-C", str(project), cwd=project, env=env)
+    assert code == 0, err
+    assert "SUMMARY: three requests answered" in out
+    assert model.requests[-1].tools == []
+    code, _, err = await agentls("compact", "ses_missing", "-C", str(project), cwd=project, env=env)
+    assert code == 1 and "not found" in err and "Traceback" not in err
