@@ -153,3 +153,26 @@ async def test_overflow_error_with_auto_off_says_what_to_do(
     answer = await app.prompt(session.id, [TextInput(text="hello")])
     assert isinstance(answer.info, AssistantMessage) and answer.info.error is not None
     assert "compaction.auto" in answer.info.error.message
+
+
+async def test_preflight_compacts_before_sending_a_request_that_cannot_fit(
+    make_app: AppFactory, model: FakeModelServer
+) -> None:
+    # Usable context: 8,000 - 1,000 = 7,000 tokens. The provider reported small usage, so only the
+    # pre-flight estimate of the next request can see that the history (a 12k-token answer) no
+    # longer fits.
+    app = await make_app(context=8_000, output=1_000, compaction={"tail_turns": 1})
+    session = await app.create_session()
+    model.script(
+        Turn.text("lorem " * 12_000, chunks=20).usage(input=100, output=10),
+        Turn.text("SUMMARY: a long text was produced").usage(input=500, output=50),
+        Turn.text("second answer").usage(input=300, output=10),
+    )
+    await app.prompt(session.id, [TextInput(text="write a lot")])
+    answer = await app.prompt(session.id, [TextInput(text="second request")])
+    assert len(model.requests) == 3
+    assert model.requests[1].tools == []  # the compaction request, sent instead of the doomed one
+    final = texts(model.requests[2].messages)
+    assert any("SUMMARY: a long text" in t for t in final)
+    assert not any("lorem lorem" in t for t in final) and "second request" in final
+    assert "second answer" in "".join(p.text for p in answer.parts if p.type == "text")
