@@ -262,10 +262,7 @@ class SessionLoop:
         return self._rt.agents.default()
 
     async def _answer(self, session_id: str) -> MessageWithParts:
-        async for msg in self._rt.sessions.stream(session_id):
-            if isinstance(msg.info, AssistantMessage):
-                return msg
-            break
+        """The newest message: the turn's final assistant message (a user message if none ran)."""
         async for msg in self._rt.sessions.stream(session_id):
             return msg
         raise InvalidInputError(f"session {session_id} is empty")
