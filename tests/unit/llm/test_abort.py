@@ -10,6 +10,7 @@ from core.demo import FakeModelServer, Turn
 from core.errors import AbortedError
 from core.llm.events import StreamEvent, TextDelta
 from core.llm.stream import stream
+from tests.ticks import next_tick
 from tests.unit.llm.conftest import ROUTE_IDS, ROUTES, collect, model_for, request_for
 
 pytestmark = pytest.mark.parametrize(("protocol", "route"), ROUTES, ids=ROUTE_IDS)
@@ -27,7 +28,7 @@ async def _consume(
     except AbortedError:
         task = asyncio.current_task()
         assert task is not None and task.cancelling() == 0  # the guard took its cancellation back
-        await asyncio.sleep(0)  # and the task can keep awaiting
+        await next_tick()  # and the task can keep awaiting
         raise
     return seen
 

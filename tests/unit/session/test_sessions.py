@@ -25,6 +25,7 @@ from core.events import (
 from core.session.models import AnyPart, PartTime, Session, TextPart, Todo
 from core.session.sessions import Sessions
 from core.storage import Project, Store
+from tests.ticks import next_tick
 from tests.unit.storage import factories as f
 
 
@@ -202,7 +203,7 @@ async def test_deltas_between_awaits_are_not_written_until_a_flush(
     for _ in range(200):
         service.append_delta(part, "text", "y")
         service.append_delta(other[1], "text", "z")
-        await asyncio.sleep(0)  # let other tasks run, as a real stream would
+        await next_tick()  # let other tasks run, as a real stream would
     assert store.batches == 0
     assert await _stored_text(store, part) == ""
     await service.flush()

@@ -33,6 +33,7 @@ from core.session.models import (
 )
 from core.session.sessions import Sessions
 from core.storage import Store
+from tests.ticks import next_tick
 
 
 def chunk(i: int) -> str:
@@ -99,7 +100,7 @@ async def main(db: Path, worktree: Path) -> None:
         for _ in range(50):
             sessions.append_delta(text, "text", chunk(i))
             i += 1
-        await asyncio.sleep(0.001)  # a model's stream arrives in pieces
+        await next_tick()  # a model's stream arrives in pieces; the flush timer runs between them
         if not announced and store.batches >= 3:
             ids_ = {"session": session.id, "message": assistant.id, "tool": tool.id, "text": text.id}
             print(json.dumps({**ids_, "durable": store.durable}), "ready", flush=True)
