@@ -24,7 +24,8 @@ from core.session.models import (
     UserMessage,
     now_ms,
 )
-from core.session.processor import Processor, StepInput
+from core.session.processor import Processor
+from core.session.step import StepInput
 from core.session.system import family_prompt
 
 if TYPE_CHECKING:

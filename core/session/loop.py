@@ -28,11 +28,12 @@ from core.session.models import (
     UserMessage,
     now_ms,
 )
-from core.session.processor import Processor, StepInput
+from core.session.processor import Processor
 from core.session.prompt import PromptTarget, build_user_message, parse_model_ref
 from core.session.prompt_input import AgentInput, FileInput, TextInput
 from core.session.requests import RequestBuilder, StepPlan
 from core.session.runtime import Runtime
+from core.session.step import StepInput
 from core.session.title import DEFAULT_PREFIX, generate_title
 
 log = logging.getLogger(__name__)

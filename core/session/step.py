@@ -1,0 +1,37 @@
+"""What one model step is given: the request, its tools, and the loop's decisions for it."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.errors import ContextOverflowError
+from core.llm.request import LLMRequest
+from core.permission.request import PermissionAsk
+from core.session.models import AssistantMessage
+from core.tools.base import Tool
+from core.tools.context import AskFn as ToolAskFn
+from core.tools.context import ToolContext
+
+AskFn = Callable[[str, str, PermissionAsk], Awaitable[None]]  # (message_id, call_id, ask)
+ContextFactory = Callable[[str, str, ToolAskFn], ToolContext]  # (message_id, call_id, ask) -> ctx
+
+
+@dataclass
+class StepInput:
+    """Everything one step needs besides the shared services."""
+
+    assistant: AssistantMessage
+    request: LLMRequest
+    tools: dict[str, Tool[Any]]
+    ask: AskFn
+    make_context: ContextFactory
+    abort: asyncio.Event
+    # (tool, canonical input) of the latest tool calls before this step, oldest first.
+    recent_calls: list[tuple[str, str]] = field(default_factory=list)
+    check_overflow: Callable[[AssistantMessage], bool] = lambda _m: False
+    compact_on_overflow_error: bool = False
+    # Turns a provider overflow the loop will not compact for into an error that says what to do.
+    explain_overflow: Callable[[ContextOverflowError], ContextOverflowError] = lambda exc: exc

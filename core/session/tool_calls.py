@@ -1,0 +1,215 @@
+"""The tool calls of one step attempt: pending → running → completed | error.
+
+A call starts as soon as its arguments are complete. Read-only tools run concurrently; the others
+take a lock, which asyncio hands out in call order. Every failure becomes an error the model reads;
+a rejection without a correction marks the step blocked so the loop stops.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from core import ids
+from core.errors import PermissionDeniedError, PermissionRejectedError, QuestionRejectedError, ToolError
+from core.events import FileEdited
+from core.llm import events as ev
+from core.permission.request import PermissionAsk
+from core.session.models import (
+    ToolPart,
+    ToolStateCompleted,
+    ToolStateError,
+    ToolStatePending,
+    ToolStateRunning,
+    ToolTimeDone,
+    ToolTimeError,
+    ToolTimeStart,
+    now_ms,
+)
+from core.session.services import StepServices
+from core.session.step import StepInput
+from core.tools.base import Tool, ToolResult
+from core.tools.runner import run_tool
+
+log = logging.getLogger(__name__)
+
+DOOM_LOOP_THRESHOLD = 3
+
+
+class ToolCalls:
+    """One attempt's tool parts and the tasks running them."""
+
+    def __init__(self, services: StepServices, step: StepInput) -> None:
+        self._s = services
+        self._step = step
+        self._lock = asyncio.Lock()
+        self._updates: set[asyncio.Task[None]] = set()  # live metadata writes in flight
+        self.parts: dict[str, ToolPart] = {}  # by call id
+        self.tasks: list[asyncio.Task[None]] = []
+        self.blocked = False
+
+    async def pending(self, call_id: str, name: str) -> ToolPart:
+        """The model started writing a call's arguments."""
+        msg = self._step.assistant
+        part = ToolPart(
+            id=ids.ascending("prt"),
+            sessionID=msg.sessionID,
+            messageID=msg.id,
+            callID=call_id,
+            tool=name,
+            state=ToolStatePending(),
+        )
+        self.parts[call_id] = part
+        await self._s.sessions.update_part(part)
+        return part
+
+    def input_delta(self, call_id: str, delta: str) -> None:
+        """More of a call's raw arguments (kept in memory until the call is complete)."""
+        part = self.parts.get(call_id)
+        if part is not None and isinstance(part.state, ToolStatePending):
+            part.state.raw += delta
+
+    async def call(self, event: ev.ToolCall) -> None:
+        """A complete call: reject bad ones at once, start the rest."""
+        step = self._step
+        part = self.parts.get(event.id) or await self.pending(event.id, event.name)
+        started = now_ms()
+        tool = step.tools.get(event.name)
+        if event.error is not None or event.input is None:
+            await self._error(
+                part,
+                event.input or {},
+                f"The {event.name} tool was called with invalid arguments: {event.error}. "
+                "Rewrite the input as a JSON object that satisfies the tool's schema.",
+                started,
+            )
+            return
+        if tool is None:
+            available = ", ".join(sorted(step.tools)) or "none"
+            message = f"There is no tool named {event.name!r}. Available tools: {available}."
+            await self._error(part, event.input, message, started)
+            return
+        part.state = ToolStateRunning(input=event.input, time=ToolTimeStart(start=started))
+        await self._s.sessions.update_part(part)
+        key = (event.name, json.dumps(event.input, sort_keys=True, separators=(",", ":")))
+        step.recent_calls.append(key)
+        recent = step.recent_calls[-DOOM_LOOP_THRESHOLD:]
+        doom = len(recent) == DOOM_LOOP_THRESHOLD and all(c == key for c in recent)
+        self.tasks.append(asyncio.create_task(self._execute(part, tool, event.input, doom, started)))
+
+    async def wait(self) -> None:
+        """Until every started call has finished."""
+        if self.tasks:
+            await asyncio.gather(*self.tasks)
+
+    async def cancel(self) -> None:
+        """Stop the calls still running (each records itself as aborted)."""
+        running = [t for t in self.tasks if not t.done()]
+        for task in running:
+            task.cancel()
+        if running:
+            await asyncio.gather(*running, return_exceptions=True)
+
+    async def close_open(self, reason: str) -> None:
+        """Give every call that never finished a result, so the model sees one for each call."""
+        for part in self.parts.values():
+            if isinstance(part.state, ToolStatePending | ToolStateRunning):
+                start = part.state.time.start if isinstance(part.state, ToolStateRunning) else now_ms()
+                await self._error(part, part.state.input, reason, start)
+
+    async def _execute(
+        self, part: ToolPart, tool: Tool[Any], args: dict[str, Any], doom: bool, started: int
+    ) -> None:
+        step = self._step
+        msg = step.assistant
+        ctx = step.make_context(msg.id, part.callID, lambda req: step.ask(msg.id, part.callID, req))
+        ctx.update = self._live_updater(part)
+        try:
+            if doom:
+                await step.ask(msg.id, part.callID, _doom_loop(tool.id, args))
+            if tool.read_only:
+                result = await run_tool(tool, args, ctx)
+            else:
+                async with self._lock:
+                    result = await run_tool(tool, args, ctx)
+        except PermissionRejectedError as exc:
+            if exc.feedback:
+                text = f"The user rejected this call and said: {exc.feedback}"
+            else:
+                text = "The user rejected this call. Stop and wait for the user's instructions."
+                self.blocked = True
+            await self._error(part, args, text, started)
+        except QuestionRejectedError as exc:
+            self.blocked = True
+            await self._error(part, args, str(exc) or "The user dismissed the question.", started)
+        except (PermissionDeniedError, ToolError) as exc:
+            await self._error(part, args, str(exc), started)
+        except asyncio.CancelledError:
+            await self._error(part, args, "Tool execution was aborted", started)
+            raise
+        except Exception as exc:  # a crashing tool must not take the turn down; the model sees why
+            log.exception("tool %s crashed (session %s, call %s)", tool.id, msg.sessionID, part.callID)
+            await self._error(part, args, f"The tool crashed: {type(exc).__name__}: {exc}", started)
+        else:
+            if step.abort.is_set():
+                # The tool stopped because of the abort; what it produced so far stays visible.
+                part.metadata = {**(part.metadata or {}), "partialOutput": result.output[-4000:]}
+                await self._error(part, args, "Tool execution was aborted", started)
+                return
+            await self._done(part, args, result, started)
+
+    def _live_updater(self, part: ToolPart) -> Callable[[str | None, dict[str, Any]], None]:
+        loop = asyncio.get_running_loop()
+
+        def update(title: str | None, metadata: dict[str, Any]) -> None:
+            if not isinstance(part.state, ToolStateRunning):
+                return
+            if title is not None:
+                part.state.title = title
+            part.state.metadata = {**(part.state.metadata or {}), **metadata}
+            task = loop.create_task(self._s.sessions.update_part(part))
+            self._updates.add(task)
+            task.add_done_callback(self._updates.discard)
+
+        return update
+
+    async def _done(self, part: ToolPart, args: dict[str, Any], result: ToolResult, started: int) -> None:
+        part.state = ToolStateCompleted(
+            input=args,
+            output=result.output,
+            title=result.title,
+            metadata=result.metadata,
+            attachments=result.attachments,
+            time=ToolTimeDone(start=started, end=now_ms()),
+        )
+        await self._s.sessions.update_part(part)
+        filepath = result.metadata.get("filepath")
+        if isinstance(filepath, str):
+            # Edits are announced on their own so editors can show and review them per file.
+            diff = result.metadata.get("diff")
+            self._s.bus.publish(
+                FileEdited(
+                    file=filepath,
+                    sessionID=part.sessionID,
+                    messageID=part.messageID,
+                    callID=part.callID,
+                    diff=diff if isinstance(diff, str) else None,
+                )
+            )
+
+    async def _error(self, part: ToolPart, args: dict[str, Any], error: str, started: int) -> None:
+        part.state = ToolStateError(input=args, error=error, time=ToolTimeError(start=started, end=now_ms()))
+        await self._s.sessions.update_part(part)
+
+
+def _doom_loop(tool_id: str, args: dict[str, Any]) -> PermissionAsk:
+    return PermissionAsk(
+        "doom_loop",
+        [tool_id],
+        always=[tool_id],
+        title=f"{tool_id} called {DOOM_LOOP_THRESHOLD} times in a row with the same input",
+        metadata={"tool": tool_id, "input": args},
+    )
