@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 from core.errors import ConfigError
@@ -35,43 +35,51 @@ def _base(request: LLMRequest) -> str:
     return request.model.api_base.rstrip("/")
 
 
+async def _batches(
+    request: LLMRequest, url: str, headers: dict[str, str], body: dict[str, Any], guard: transport.AbortGuard
+) -> AsyncGenerator[list[str], None]:
+    """The SSE ``data`` payloads of one response, a network read's worth at a time.
+
+    Batches, not single events, so that this shared layer costs nothing per chunk on the hot path.
+    """
+    provider = request.model.provider_id
+    response = await transport.open_sse(
+        url, headers, json.dumps(body).encode(), timeout=request.model.timeout, guard=guard, provider=provider
+    )
+    try:
+        async for batch in transport.sse_batches(response, guard, provider):
+            yield [data for _, data in batch]
+    finally:
+        await response.aclose()
+
+
 async def openai_stream(request: LLMRequest, abort: asyncio.Event) -> AsyncIterator[StreamEvent]:
     """Stream an OpenAI-compatible chat completion."""
     provider = request.model.provider_id
     url = f"{_base(request)}/chat/completions"
-    payload = json.dumps(openai_request.body(request)).encode()
     guard = transport.AbortGuard(abort)
     decoder = ChatChunkDecoder(request.model, provider)
     out: list[StreamEvent] = []
+    batches = _batches(request, url, openai_request.headers(request), openai_request.body(request), guard)
     try:
-        response = await transport.open_sse(
-            url,
-            openai_request.headers(request),
-            payload,
-            timeout=request.model.timeout,
-            guard=guard,
-            provider=provider,
-        )
-        try:
-            done = False
-            async for batch in transport.sse_batches(response, guard, provider):
-                for _, data in batch:
-                    if data == "[DONE]":
-                        done = True
-                        break
-                    decoder.feed(_parse(data, provider), out)
-                    for event in out:
-                        yield event
-                        guard.check()
-                    out.clear()
-                if done:
+        done = False
+        async for batch in batches:
+            for data in batch:
+                if data == "[DONE]":
+                    done = True
                     break
-            decoder.end(out, done=done)
-            for event in out:
-                yield event
-        finally:
-            await response.aclose()
+                decoder.feed(_parse(data, provider), out)
+                for event in out:
+                    yield event
+                    guard.check()
+                out.clear()
+            if done:
+                break
+        decoder.end(out, done=done)
+        for event in out:
+            yield event
     finally:
+        await batches.aclose()
         guard.close()
 
 
@@ -79,35 +87,27 @@ async def anthropic_stream(request: LLMRequest, abort: asyncio.Event) -> AsyncIt
     """Stream an Anthropic message."""
     provider = request.model.provider_id
     url = anthropic_request.url(_base(request))
-    payload = json.dumps(anthropic_request.body(request)).encode()
     guard = transport.AbortGuard(abort)
     decoder = AnthropicDecoder(request.model, provider)
     out: list[StreamEvent] = []
+    batches = _batches(
+        request, url, anthropic_request.headers(request), anthropic_request.body(request), guard
+    )
     try:
-        response = await transport.open_sse(
-            url,
-            anthropic_request.headers(request),
-            payload,
-            timeout=request.model.timeout,
-            guard=guard,
-            provider=provider,
-        )
-        try:
-            async for batch in transport.sse_batches(response, guard, provider):
-                for _, data in batch:
-                    decoder.feed(_parse(data, provider), out)
-                    for event in out:
-                        yield event
-                        guard.check()
-                    out.clear()
-                    if decoder.finished:
-                        break
+        async for batch in batches:
+            for data in batch:
+                decoder.feed(_parse(data, provider), out)
+                for event in out:
+                    yield event
+                    guard.check()
+                out.clear()
                 if decoder.finished:
                     break
-            decoder.end(out)
-            for event in out:
-                yield event
-        finally:
-            await response.aclose()
+            if decoder.finished:
+                break
+        decoder.end(out)
+        for event in out:
+            yield event
     finally:
+        await batches.aclose()
         guard.close()
