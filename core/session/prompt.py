@@ -22,6 +22,7 @@ from core.session.models import (
     now_ms,
 )
 from core.session.prompt_input import AgentInput, FileInput, TextInput
+from core.tools.read import number_line, split_lines
 from core.workspace import Workspace
 
 MAX_INLINE_BYTES = 2_000_000
@@ -121,12 +122,12 @@ async def _file_parts(
             FilePart(**_fields(info), mime=mime, filename=path.name, url=url, source=FileSource(path=rel))
         ]
     content = await workspace.read_text(path)
-    lines = content.splitlines()
+    lines = split_lines(content)
     start, end = 0, len(lines)
     if item.range is not None:
         start = min(item.range.start.line, len(lines))
         end = min(max(item.range.end.line + 1, start + 1), len(lines))
-    numbered = "\n".join(f"{n + 1:>6}\t{lines[n]}" for n in range(start, end))
+    numbered = "\n".join(number_line(n, lines[n]) for n in range(start, end))
     header = f'<file path="{rel}" lines="{start + 1}-{end}">' if item.range else f'<file path="{rel}">'
     return [
         TextPart(**_fields(info), text=f"{header}\n{numbered}\n</file>", synthetic=True),

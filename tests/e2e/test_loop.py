@@ -10,7 +10,7 @@ from core.demo.fake_model import FakeModelServer
 from core.demo.fake_script import Turn
 from core.events import FileEdited, MessageUpdated, PartDelta, SessionStatus, SessionUpdated
 from core.session.models import AssistantMessage, ToolPart
-from core.session.prompt_input import TextInput
+from core.session.prompt_input import FileInput, TextInput
 
 from .conftest import AppFactory, drain, text_of
 
@@ -200,3 +200,44 @@ async def test_title_comes_from_the_small_model_and_falls_back_to_the_prompt(
     await app.prompt(other.id, say("Second session prompt\nwith details"))
     await fallback
     assert title_model.requests[0].body["messages"][-1]["content"][0]["text"] == "hello there"
+
+
+async def test_attached_file_is_inlined_as_the_read_tool_shows_it(
+    make_app: AppFactory, model: FakeModelServer, project: Path
+) -> None:
+    app = await make_app()
+    model.script(Turn.text("seen"))
+    session = await app.create_session()
+    await app.prompt(session.id, [TextInput(text="look"), FileInput(path="calc.py")])
+    content = model.requests[0].messages[-1]["content"]
+    inlined = next(c["text"] for c in content if c["text"].startswith("<file"))
+    assert "00001| def add(a, b):" in inlined and "00002|     return a - b" in inlined
+
+
+async def test_agent_steps_cap_ends_with_a_text_only_step(
+    make_app: AppFactory, model: FakeModelServer
+) -> None:
+    app = await make_app(agent={"build": {"steps": 2}})
+    model.script(
+        Turn.tool_call("read", {"filePath": "calc.py"}), Turn.text("out of steps: here is where I got")
+    )
+    session = await app.create_session()
+    answer = await app.prompt(session.id, say("keep going"))
+    assert text_of(answer) == "out of steps: here is where I got"
+    assert model.requests[0].tools and not model.requests[1].tools
+    last = model.requests[1].messages[-1]["content"][0]["text"]
+    assert "maximum number of steps" in last
+
+
+async def test_switching_from_plan_to_build_adds_the_switch_reminder(
+    make_app: AppFactory, model: FakeModelServer
+) -> None:
+    app = await make_app()
+    model.script(Turn.text("the plan"), Turn.text("building"))
+    session = await app.create_session()
+    await app.prompt(session.id, say("plan it"), agent="plan")
+    await app.prompt(session.id, say("go ahead"), agent="build")
+    last_user = [m for m in model.requests[1].messages if m["role"] == "user"][-1]
+    texts = [c["text"] for c in last_user["content"]]
+    assert any("now work as the build agent" in t for t in texts)
+    assert not any("Plan mode is active" in t for t in texts)
