@@ -1,0 +1,32 @@
+"""The real editors and browsers the tests drive: ``scripts/tools`` installs them outside the checkout."""
+
+from __future__ import annotations
+
+import functools
+import os
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@functools.cache
+def tools_env() -> dict[str, str]:
+    """``os.environ`` with nvim, node 24, npm, code-server first on PATH (installing what is missing)."""
+    done = subprocess.run([str(ROOT / "scripts" / "tools")], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"scripts/tools could not install the test tools:\n{done.stderr[-4000:]}")
+    env_file = done.stdout.strip().splitlines()[-1]
+    dumped = subprocess.run(
+        ["bash", "-c", f'. "{env_file}" && env -0'], capture_output=True, check=True
+    ).stdout.decode()
+    return dict(item.split("=", 1) for item in dumped.split("\0") if "=" in item)
+
+
+def tool(name: str) -> str:
+    """The absolute path of a tool from the cache (``nvim``, ``node``, ``npm``, ``code-server``, ``emacs``)."""
+    for directory in tools_env()["PATH"].split(os.pathsep):
+        candidate = Path(directory) / name
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    raise RuntimeError(f"{name} is not installed (scripts/tools installs it)")
