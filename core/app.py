@@ -15,6 +15,7 @@ from core.bus import Bus
 from core.config.loader import Layer, ResolvedConfig, load_config
 from core.config.paths import config_dir, worktree_of
 from core.config.paths import data_dir as default_data_dir
+from core.errors import AgentError, InvalidInputError
 from core.events import FileDiff
 from core.llm.model import ModelInfo, resolve_model, resolve_small_model
 from core.llm.stream import stream as llm_stream
@@ -172,6 +173,17 @@ class AgentApp:
         """One session (NotFoundError when it does not exist)."""
         return await self.sessions.get(session_id)
 
+    async def rename_session(self, session_id: str, title: str) -> Session:
+        """Give a session the user's title (the agent no longer replaces it)."""
+        title = title.strip()
+        if not title:
+            raise InvalidInputError("a session title cannot be empty")
+
+        def rename(session: Session) -> None:
+            session.title = title
+
+        return await self.sessions.update(session_id, rename)
+
     async def delete_session(self, session_id: str) -> None:
         """Delete a session with its messages and child sessions."""
         await self.loop.abort(session_id)
@@ -242,7 +254,17 @@ class AgentApp:
             "models": sorted(set(models)),
             "defaultAgent": self.agents.default().name,
             "defaultModel": self.config.model,
+            "modelLimits": {ref: self._limits(ref) for ref in sorted(set(models))},
         }
+
+    def _limits(self, ref: str) -> dict[str, int]:
+        """Context and output limits of a model (0 when unknown), for a client's context-use gauge."""
+        try:
+            limit = self.resolve_model(ref).limit
+        except AgentError as exc:
+            log.info("no limits for %s: %s", ref, exc)
+            return {"context": 0, "output": 0}
+        return {"context": limit.context, "output": limit.output}
 
     # --- Runtime protocol (what the loop asks of the app) ---------------------------------
 

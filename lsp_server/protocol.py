@@ -41,6 +41,10 @@ class SessionRef(Params):
     sessionID: str = Field(min_length=1)
 
 
+class SessionUpdate(SessionRef):
+    title: str = Field(min_length=1, max_length=500)
+
+
 class SessionFork(SessionRef):
     messageID: str | None = None
 

@@ -78,6 +78,10 @@ def register(server: AgentServer) -> None:
     async def get(app: AgentApp, params: p.SessionRef) -> Any:
         return await app.get_session(params.sessionID)
 
+    @server.request("agent/session/update", p.SessionUpdate)
+    async def update(app: AgentApp, params: p.SessionUpdate) -> Any:
+        return await app.rename_session(params.sessionID, params.title)
+
     @server.request("agent/session/delete", p.SessionRef)
     async def delete(app: AgentApp, params: p.SessionRef) -> Any:
         await app.delete_session(params.sessionID)

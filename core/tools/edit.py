@@ -84,7 +84,7 @@ class EditTool(Tool[EditParams]):
                 [rel],
                 always=[rel],
                 title=f"Edit {rel}",
-                metadata={"filepath": str(path), "diff": diff.diff},
+                metadata={"filepath": str(path), "diff": diff.diff, "after": after},
             )
         )
         await ctx.workspace.write_bytes(path, after.encode("utf-8"), ctx.edit_context(f"agent: edit {rel}"))

@@ -39,7 +39,7 @@ class WriteTool(Tool[WriteParams]):
                 [rel],
                 always=[rel],
                 title=f"Write {rel}",
-                metadata={"filepath": str(path), "diff": diff.diff},
+                metadata={"filepath": str(path), "diff": diff.diff, "after": params.content},
             )
         )
         await ctx.workspace.write_bytes(
