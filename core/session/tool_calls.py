@@ -129,7 +129,14 @@ class ToolCalls:
         ctx.update = self._live_updater(part)
         try:
             if doom:
-                await step.ask(msg.id, part.callID, _doom_loop(tool.id, args))
+                try:
+                    await step.ask(msg.id, part.callID, _doom_loop(tool.id, args))
+                except PermissionDeniedError:
+                    # A configured deny is the user's standing "no" to repetition: it ends the turn
+                    # like a rejection, instead of letting the model try the same call yet again.
+                    self.blocked = True
+                    await self._error(part, args, _doom_loop_denied(tool.id), started)
+                    return
             if tool.read_only:
                 result = await run_tool(tool, args, ctx)
             else:
@@ -212,4 +219,12 @@ def _doom_loop(tool_id: str, args: dict[str, Any]) -> PermissionAsk:
         always=[tool_id],
         title=f"{tool_id} called {DOOM_LOOP_THRESHOLD} times in a row with the same input",
         metadata={"tool": tool_id, "input": args},
+    )
+
+
+def _doom_loop_denied(tool_id: str) -> str:
+    return (
+        f"{tool_id} was called {DOOM_LOOP_THRESHOLD} times in a row with the same input, and the "
+        "configuration denies such repetition (permission doom_loop → deny). The turn was stopped; "
+        "try a different approach or ask the user how to proceed."
     )

@@ -161,3 +161,20 @@ async def test_rejection_with_a_message_continues_with_the_correction(
     assert text_of(answer) == "ok, I will not"
     result = model.requests[1].messages[-1]["content"]
     assert "keep the build folder" in result
+
+
+async def test_doom_loop_deny_stops_the_turn_like_a_rejection(
+    make_app: AppFactory, model: FakeModelServer
+) -> None:
+    app = await make_app(permission={"doom_loop": "deny"})
+    same = {"filePath": "calc.py"}
+    model.script(*[Turn.tool_call("read", same) for _ in range(3)], Turn.text("never sent"))
+    session = await app.create_session()
+    await asyncio.wait_for(app.prompt(session.id, say("loop")), timeout=10)
+    assert len(model.requests) == 3  # the model is not asked again after the denied repetition
+    history = await app.sessions.messages(session.id)
+    tools = [p for m in history for p in m.parts if isinstance(p, ToolPart)]
+    assert [t.state.status for t in tools] == ["completed", "completed", "error"]
+    error = tools[-1].state
+    assert error.status == "error"
+    assert "3 times in a row" in error.error and "doom_loop" in error.error
