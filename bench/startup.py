@@ -1,0 +1,274 @@
+"""Start-up and exit as a user feels them, timed from outside the process (issue #14).
+
+- ``agentls run`` of a one-turn answer: whole-process wall, start → first model request, the model's
+  last byte → process exit, peak RSS;
+- ``agentls serve``: spawn → ``initialize`` answered, ``initialized`` → the agent loaded in the
+  background (an ``agent/config`` sent right after ``initialized`` is answered once it is), the
+  first prompt → model request once loaded, ``exit`` → process gone;
+- for comparison: ``python -m lsp_server`` → ``initialize`` answered, and ``opencode run`` against
+  the same fake model when ``opencode`` is on PATH.
+
+Every figure is the median over ``--runs`` fresh processes (plus one unmeasured warm-up that
+creates the database). The console script is the installed one beside this Python.
+
+    .venv/bin/python bench/startup.py [--runs 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.startup_wire import StampedModel, StdioClient
+from core.demo.config import fake_model_config
+from core.demo.fake_script import Turn
+
+REPO = Path(__file__).resolve().parents[1]
+ANSWER = "hello from the fake model"
+
+
+@dataclass
+class Figures:
+    """Samples by figure name, in seconds (RSS in MiB)."""
+
+    samples: dict[str, list[float]] = field(default_factory=dict)
+
+    def add(self, name: str, value: float) -> None:
+        self.samples.setdefault(name, []).append(value)
+
+    def median(self, name: str) -> float:
+        return statistics.median(self.samples[name])
+
+
+@dataclass
+class Bench:
+    tmp: Path
+    model: StampedModel
+    titles: StampedModel
+
+    @property
+    def root(self) -> Path:
+        return self.tmp / "project"
+
+    def env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        for name in ("AGENTLS_CONFIG", "AGENTLS_PERMISSION", "PYTHONPATH"):
+            env.pop(name, None)
+        env.update(
+            AGENTLS_DATA_DIR=str(self.tmp / "data"),
+            AGENTLS_CONFIG_DIR=str(self.tmp / "config"),
+            HOME=str(self.tmp / "home"),
+            AGENTLS_CONFIG_CONTENT=json.dumps(self.config()),
+        )
+        return env
+
+    def config(self) -> dict[str, Any]:
+        return fake_model_config(self.model, self.titles)
+
+    def script(self) -> None:
+        self.model.script(Turn.text(ANSWER, chunks=5))
+        self.titles.script(Turn.text("A title"))
+
+
+def agentls() -> str:
+    """The installed console script of this environment."""
+    beside = Path(sys.executable).parent / "agentls"
+    found = str(beside) if beside.exists() else shutil.which("agentls")
+    if found is None:
+        sys.exit("no agentls console script: run ./scripts/setup")
+    return found
+
+
+def wait_exit(proc: subprocess.Popen[bytes]) -> tuple[float, float, float]:
+    """Wait for the child: (perf_counter stamp of its exit, its peak RSS in MiB, its CPU seconds)."""
+    _, status, usage = os.wait4(proc.pid, 0)
+    stamp = time.perf_counter()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return stamp, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
+
+
+def one_run(bench: Bench, figures: Figures | None) -> None:
+    """``agentls run "hi" --yes``: one turn, answered by the fake model."""
+    bench.script()
+    seen = len(bench.model.arrived)
+    out = bench.tmp / "run.out"
+    with out.open("wb") as stdout:
+        began = time.perf_counter()
+        proc = subprocess.Popen(
+            [agentls(), "run", "say hello", "--yes", "-C", str(bench.root)],
+            env=bench.env(),
+            stdin=subprocess.DEVNULL,
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+        )
+        exited, rss, cpu = wait_exit(proc)
+    stderr = proc.stderr.read().decode() if proc.stderr else ""
+    if proc.returncode != 0 or ANSWER not in out.read_text():
+        sys.exit(f"agentls run failed ({proc.returncode}):\n{out.read_text()}\n{stderr}")
+    if figures is not None:
+        figures.add("run: whole process", exited - began)
+        figures.add("run: start → first model request", bench.model.arrived[seen] - began)
+        figures.add("run: model's last byte → exit", exited - bench.model.answered[seen])
+        figures.add("run: peak RSS (MiB)", rss)
+        # CPU time barely moves when other work shares the machine; the wall clocks above do.
+        figures.add("run: CPU time, user + sys", cpu)
+
+
+def initialize_params(bench: Bench) -> dict[str, Any]:
+    uri = bench.root.as_uri()
+    return {
+        "processId": os.getpid(),
+        "rootUri": uri,
+        "workspaceFolders": [{"uri": uri, "name": bench.root.name}],
+        "capabilities": {
+            "workspace": {"applyEdit": True},
+            "experimental": {"agent": {"version": 1, "savesEdits": True}},
+        },
+        "initializationOptions": {"config": bench.config()},
+    }
+
+
+def one_serve(bench: Bench, figures: Figures | None, command: list[str], name: str) -> None:
+    """Spawn, initialize, wait for the background load, one prompt, shutdown and exit."""
+    env = bench.env()
+    env.pop("AGENTLS_CONFIG_CONTENT")  # the editor passes the config in initializationOptions
+    began = time.perf_counter()
+    proc = subprocess.Popen(command, env=env, cwd=bench.root, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    client = StdioClient(proc)
+    answered, _ = client.call("initialize", initialize_params(bench))
+    if figures is not None:
+        figures.add(f"{name}: spawn → initialize answered", answered - began)
+    if name != "serve":
+        client.call("shutdown", None)
+        client.notify("exit", None)
+        wait_exit(proc)
+        return
+    client.notify("initialized", {})
+    sent = time.perf_counter()
+    loaded, _ = client.call("agent/config", {})
+    session = client.call("agent/session/create", {"title": "bench"})[1]
+    bench.script()
+    seen = len(bench.model.arrived)
+    params = {"sessionID": session["id"], "parts": [{"type": "text", "text": "say hello"}]}
+    asked = time.perf_counter()
+    answer = client.request("agent/session/prompt", params)
+    reached = bench.model.wait_arrived(seen + 1, timeout=60)
+    answer.get(timeout=60)
+    client.call("shutdown", None)
+    leaving = time.perf_counter()
+    client.notify("exit", None)
+    exited, _, _ = wait_exit(proc)
+    if figures is not None:
+        figures.add("serve: initialized → agent loaded", loaded - sent)
+        figures.add("serve: first prompt → model request", reached - asked)
+        figures.add("serve: exit → process gone", exited - leaving)
+
+
+def one_opencode(bench: Bench, figures: Figures | None, opencode: str) -> None:
+    """``opencode run`` against the same fake model (an OpenAI-compatible provider)."""
+    bench.script()
+    config = {
+        "$schema": "https://opencode.ai/config.json",
+        "model": "fake/m",
+        "small_model": "fake/m",
+        "provider": {
+            "fake": {
+                "npm": "@ai-sdk/openai-compatible",
+                "options": {"baseURL": bench.model.openai_base, "apiKey": "offline"},
+                "models": {"m": {}},
+            }
+        },
+    }
+    (bench.root / "opencode.json").write_text(json.dumps(config))
+    began = time.perf_counter()
+    proc = subprocess.run(
+        [opencode, "run", "say hello"],
+        cwd=bench.root,
+        env={**os.environ, "HOME": str(bench.tmp / "home")},
+        capture_output=True,
+        timeout=120,
+    )
+    wall = time.perf_counter() - began
+    (bench.root / "opencode.json").unlink()
+    if proc.returncode != 0:
+        sys.exit(f"opencode run failed ({proc.returncode}):\n{proc.stdout.decode()}\n{proc.stderr.decode()}")
+    if figures is not None:
+        figures.add("opencode run: whole process", wall)
+
+
+GOALS: dict[str, float] = {
+    "run: whole process": 0.6,
+    "run: start → first model request": 0.35,
+    "run: model's last byte → exit": 0.08,
+    "run: peak RSS (MiB)": 100,
+    "serve: spawn → initialize answered": 0.3,
+    "serve: initialized → agent loaded": 0.5,
+    "serve: first prompt → model request": 0.06,
+}
+
+
+def report(figures: Figures) -> None:
+    for name, values in figures.samples.items():
+        median = statistics.median(values)
+        unit, scale = ("MiB", 1.0) if "MiB" in name else ("ms", 1000.0)
+        goal = GOALS.get(name)
+        verdict = ""
+        if goal is not None:
+            verdict = f"   goal ≤ {goal * scale:g} {unit}: {'met' if median <= goal else 'MISSED'}"
+        print(
+            f"{name:<44} median {median * scale:7.1f} {unit}  "
+            f"(min {min(values) * scale:.1f}, max {max(values) * scale:.1f}, n={len(values)}){verdict}"
+        )
+    if "opencode run: whole process" in figures.samples:
+        ratio = figures.median("opencode run: whole process") / figures.median("run: whole process")
+        print(f"agentls run is {ratio:.2f}× faster than opencode run, whole process (goal ≥ 3×)")
+    else:
+        print("opencode is not on PATH: no comparison with OpenCode in this run")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=10)
+    args = parser.parse_args()
+    flag = os.environ.get("PYTHONDONTWRITEBYTECODE", "")
+    print(f"console script: {agentls()}; PYTHONDONTWRITEBYTECODE={flag!r}")
+    figures = Figures()
+    with (
+        tempfile.TemporaryDirectory() as name,
+        StampedModel.threaded() as model,
+        StampedModel.threaded() as titles,
+    ):
+        bench = Bench(Path(name), model, titles)
+        bench.root.mkdir()
+        (bench.root / "hello.py").write_text("print('hello')\n")
+        module = [sys.executable, "-m", "lsp_server"]
+        scenarios: list[Callable[[Figures | None], None]] = [
+            lambda f: one_run(bench, f),
+            lambda f: one_serve(bench, f, [agentls(), "serve"], "serve"),
+            lambda f: one_serve(bench, f, module, "python -m lsp_server"),
+        ]
+        if (opencode := shutil.which("opencode")) is not None:
+            scenarios.append(lambda f: one_opencode(bench, f, opencode))
+        for scenario in scenarios:
+            scenario(None)  # warm-up: creates the database, fills the OS page cache
+        for _ in range(args.runs):  # interleaved, so a busy moment of the machine hits every figure
+            for scenario in scenarios:
+                scenario(figures)
+    report(figures)
+
+
+if __name__ == "__main__":
+    main()
