@@ -13,6 +13,7 @@ from core.events import (
     PartUpdated,
     PermissionAsked,
     QuestionAsked,
+    SessionCompacted,
     SessionError,
     SessionStatus,
 )
@@ -34,6 +35,8 @@ class Transcript:
         self._tool_state: dict[str, str] = {}
         self._open: str | None = None  # the part whose text is mid-line
         self._user_messages: set[str] = set()  # the user's own parts are not echoed
+        # A compaction summary is context for the model, not an answer: never printed as one.
+        self._summaries: set[str] = set()
 
     def _style(self, text: str, style: str) -> str:
         return f"{style}{text}{RESET}" if self._color else text
@@ -54,9 +57,17 @@ class Transcript:
         if isinstance(event, MessageUpdated):
             if event.info.role == "user":
                 self._user_messages.add(event.info.id)
+            elif event.info.summary:
+                self._summaries.add(event.info.id)
         elif isinstance(event, PartUpdated):
-            if event.part.messageID not in self._user_messages:
+            owner = event.part.messageID
+            if owner not in self._user_messages and owner not in self._summaries:
                 self._part(event.part)
+        elif isinstance(event, SessionCompacted):
+            self._newline()
+            self._write(
+                self._style("· context compacted: older messages were summarised for the model\n", DIM)
+            )
         elif isinstance(event, PartDelta):
             self._delta(event)
         elif isinstance(event, PermissionAsked):

@@ -123,3 +123,23 @@ async def test_compact_command_summarises_a_session(
     assert model.requests[-1].tools == []
     code, _, err = await agentls("compact", "ses_missing", "-C", str(project), cwd=project, env=env)
     assert code == 1 and "not found" in err and "Traceback" not in err
+
+
+async def test_run_prints_the_real_answer_not_the_compaction_summary(
+    tmp_path: Path, project: Path, model: FakeModelServer, title_model: FakeModelServer
+) -> None:
+    # Usable context: 100,000 - 4,000. The first answer overflows it, so the turn compacts and
+    # continues; the summary is bookkeeping the user must not see as the answer.
+    model.script(
+        Turn.text("THE REAL ANSWER", chunks=3).usage(input=97_000, output=10),
+        Turn.text("SECRET SUMMARY OF THE SESSION", chunks=3).usage(input=500, output=50),
+        Turn.text("Nothing more to do.").usage(input=600, output=10),
+    )
+    env = clean_env(tmp_path)
+    env["AGENTLS_CONFIG_CONTENT"] = json.dumps(fake_config(model, title_model))
+    code, out, err = await agentls("run", "answer me", "--yes", cwd=project, env=env)
+    assert code == 0, err
+    assert len(model.requests) == 3 and model.requests[1].tools == []  # the summary was requested
+    assert "THE REAL ANSWER" in out
+    assert "SECRET SUMMARY" not in out
+    assert "compacted" in out  # said once, instead of the summary's text
