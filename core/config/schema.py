@@ -56,6 +56,9 @@ class ProviderOptions(ConfigSection):
     api_key: str | None = None
     headers: dict[str, str] = {}
     timeout: float | None = None
+    # Stall detection (seconds without a byte): before the first byte, then between chunks.
+    first_byte_timeout: float | None = Field(default=None, gt=0)
+    chunk_timeout: float | None = Field(default=None, gt=0)
 
 
 class ProviderConfig(ConfigSection):

@@ -42,12 +42,20 @@ async def _batches(
 
     Batches, not single events, so that this shared layer costs nothing per chunk on the hot path.
     """
-    provider = request.model.provider_id
+    model = request.model
+    provider = model.provider_id
+    stall = transport.StallWatch(model.first_byte_timeout, model.chunk_timeout, provider)
     response = await transport.open_sse(
-        url, headers, json.dumps(body).encode(), timeout=request.model.timeout, guard=guard, provider=provider
+        url,
+        headers,
+        json.dumps(body).encode(),
+        timeout=model.timeout,
+        guard=guard,
+        provider=provider,
+        stall=stall,
     )
     try:
-        async for batch in transport.sse_batches(response, guard, provider):
+        async for batch in transport.sse_batches(response, guard, provider, stall):
             yield [data for _, data in batch]
     finally:
         await response.aclose()

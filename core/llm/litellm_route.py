@@ -96,14 +96,17 @@ async def litellm_stream(request: LLMRequest, abort: asyncio.Event) -> AsyncIter
     response: Any = None
     try:
         litellm = await guard.run(load_litellm())
+        model = request.model
+        stall = transport.StallWatch(model.first_byte_timeout, model.chunk_timeout, provider)
         try:
-            response = await guard.run(litellm.acompletion(**_kwargs(request)))
+            response = await guard.run(litellm.acompletion(**_kwargs(request)), stall)
             chunks = response.__aiter__()
             while True:
                 try:
-                    chunk = await guard.run(anext(chunks))
+                    chunk = await guard.run(anext(chunks), stall)
                 except StopAsyncIteration:
                     break
+                stall.got_bytes()
                 decoder.feed(chunk.model_dump(), out)
                 for event in out:
                     yield event

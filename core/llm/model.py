@@ -17,6 +17,10 @@ Route = Literal["openai", "anthropic", "litellm"]
 ROUTE_OPTION = "agentls_route"  # model/provider option that forces a route (tests, odd endpoints)
 FALLBACK_CONTEXT = 128_000
 FALLBACK_OUTPUT = 8_192
+# No byte for this long means the provider stalled. The first byte may wait on a long prompt's
+# prefill; once the stream flows, providers send something (text, reasoning, pings) far more often.
+DEFAULT_FIRST_BYTE_TIMEOUT = 60.0
+DEFAULT_CHUNK_TIMEOUT = 30.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +59,8 @@ class ModelInfo:
     options: dict[str, Any]  # passed to the call (provider extras, then model options)
     litellm_provider: str = ""
     timeout: float | None = None
+    first_byte_timeout: float = DEFAULT_FIRST_BYTE_TIMEOUT
+    chunk_timeout: float = DEFAULT_CHUNK_TIMEOUT
 
     @property
     def wire_model(self) -> str:
@@ -172,6 +178,8 @@ def resolve_model(config: Config, ref: str) -> ModelInfo:
         options=options,
         litellm_provider=litellm_provider,
         timeout=pconf.options.timeout if pconf else None,
+        first_byte_timeout=(pconf and pconf.options.first_byte_timeout) or DEFAULT_FIRST_BYTE_TIMEOUT,
+        chunk_timeout=(pconf and pconf.options.chunk_timeout) or DEFAULT_CHUNK_TIMEOUT,
     )
 
 

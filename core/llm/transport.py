@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Coroutine
 from typing import TypeVar
 
 import httpx
 
-from core.errors import AbortedError
+from core.errors import AbortedError, ProviderError
 from core.llm import errors
 from core.llm.sse import SSEDecoder
 
@@ -67,15 +68,21 @@ class AbortGuard:
         if self._abort.is_set():
             raise AbortedError("the model request was aborted")
 
-    async def run(self, awaitable: Awaitable[T]) -> T:
-        """Await ``awaitable``, abandoning it at once when abort is set."""
+    async def run(self, awaitable: Awaitable[T], stall: StallWatch | None = None) -> T:
+        """Await ``awaitable``, abandoning it at once when abort is set or ``stall`` runs out."""
         if self._abort.is_set():
             if isinstance(awaitable, Coroutine):
                 awaitable.close()  # never started; closing it keeps "never awaited" warnings away
             self.check()
         self._waiting = True
         try:
-            return await awaitable
+            if stall is None:
+                return await awaitable
+            try:
+                async with asyncio.timeout(stall.remaining()):
+                    return await awaitable
+            except TimeoutError:
+                raise stall.error() from None
         except asyncio.CancelledError:
             if self._fired:
                 self._fired = False
@@ -90,6 +97,44 @@ class AbortGuard:
         self._watcher.cancel()
 
 
+class StallWatch:
+    """How long a stream may stay silent: ``first_byte`` seconds from the request, then ``between``
+    seconds after each chunk. httpx's read timeout cannot say this: it restarts on every byte of
+    the headers and knows nothing of the time spent before the request reached the socket."""
+
+    def __init__(self, first_byte: float, between: float, provider: str) -> None:
+        self._first_byte = first_byte
+        self._between = between
+        self._provider = provider
+        self._flowing = False
+        self._deadline = time.monotonic() + first_byte
+
+    def remaining(self) -> float:
+        """Seconds left before the stream counts as stalled."""
+        return max(0.0, self._deadline - time.monotonic())
+
+    def got_bytes(self) -> None:
+        """A body chunk arrived: the next wait gets the between-chunks budget.
+
+        Headers do not count: a server may answer them at once and then think for a long while.
+        """
+        self._flowing = True
+        self._deadline = time.monotonic() + self._between
+
+    def error(self) -> ProviderError:
+        """The retryable timeout for a stall at this point of the stream."""
+        if self._flowing:
+            what = f"sent nothing for {self._between:g} s in the middle of its answer"
+        else:
+            what = f"sent no first byte within {self._first_byte:g} s"
+        return ProviderError(
+            f"{self._provider} timed out: it {what} (chunk_timeout / first_byte_timeout in the "
+            "provider's options set these limits)",
+            kind="api",
+            retryable=True,
+        )
+
+
 async def open_sse(
     url: str,
     headers: dict[str, str],
@@ -98,6 +143,7 @@ async def open_sse(
     timeout: float | None,
     guard: AbortGuard,
     provider: str,
+    stall: StallWatch | None = None,
 ) -> httpx.Response:
     """POST ``body`` and return the streaming response, or raise the classified failure."""
     read = timeout or DEFAULT_READ_TIMEOUT
@@ -109,7 +155,7 @@ async def open_sse(
         timeout=httpx.Timeout(read, connect=min(read, 30.0)),
     )
     try:
-        response = await guard.run(http_client().send(request, stream=True))
+        response = await guard.run(http_client().send(request, stream=True), stall)
     except httpx.HTTPError as exc:
         raise errors.from_transport(exc, provider=provider) from exc
     if response.status_code < 400:
@@ -126,7 +172,7 @@ async def open_sse(
 
 
 async def sse_batches(
-    response: httpx.Response, guard: AbortGuard, provider: str
+    response: httpx.Response, guard: AbortGuard, provider: str, stall: StallWatch | None = None
 ) -> AsyncIterator[list[tuple[str, str]]]:
     """The ``(event, data)`` pairs of the body, one batch per network read."""
     decoder = SSEDecoder()
@@ -134,9 +180,11 @@ async def sse_batches(
     try:
         while True:
             try:
-                chunk = await guard.run(anext(chunks))
+                chunk = await guard.run(anext(chunks), stall)
             except StopAsyncIteration:
                 break
+            if stall is not None:
+                stall.got_bytes()
             if batch := decoder.feed(chunk):
                 yield batch
     except httpx.HTTPError as exc:
