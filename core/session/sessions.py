@@ -132,9 +132,9 @@ class Sessions:
             directory=source.directory,
             time=SessionTime(created=now, updated=now),
         )
-        await self.store.fork(session_id, message_id, new)
-        self.bus.publish(SessionCreated(info=new))
-        return new
+        stored = await self.store.fork(session_id, message_id, new)
+        self.bus.publish(SessionCreated(info=stored))
+        return stored
 
     # --- messages ----------------------------------------------------------------------
 

@@ -221,3 +221,36 @@ async def test_fork_with_corrupt_row_fails_whole(store: Store, project: Project)
     with pytest.raises(NotFoundError):  # rolled back: no half-cloned session
         await store.get_session(new.id)
     assert ids.check(new.id, "ses")
+
+
+async def test_fork_remaps_references_to_messages_that_are_gone(store: Store, project: Project) -> None:
+    from core.session.models import CompactionPart, SessionRevert
+
+    s = await _session(store, project)
+    made = await _conversation(store, s, 3)  # u0 a0 u1 a1 u2 a2
+    gone = made[2].info.id  # the tail started at u1, which a revert cleanup removed since
+    request = f.user(s.id)
+    await store.upsert_message(request)
+    await store.upsert_part(
+        CompactionPart(
+            id=ids.ascending("prt"), sessionID=s.id, messageID=request.id, auto=True, tailStart=gone
+        )
+    )
+    await store.remove_message(s.id, gone)
+    reverted = s.model_copy(
+        update={"revert": SessionRevert(messageID=made[4].info.id, partID=made[4].parts[1].id)}
+    )
+    await store.update_session(reverted)
+
+    forked = await store.fork(s.id, None, f.session(project.id))
+    clones = await store.list_messages(forked.id)
+    by_text = {getattr(m.parts[0], "text", "compaction"): m for m in clones}
+    [part] = [p for m in clones for p in m.parts if isinstance(p, CompactionPart)]
+    assert part.tailStart == by_text["1-assistant-0"].info.id  # the first message after the gone one
+    assert forked.revert is not None and (await store.get_session(forked.id)).revert == forked.revert
+    assert forked.revert.messageID == by_text["2-user-0"].info.id
+    assert forked.revert.partID == by_text["2-user-0"].parts[1].id
+
+    # Forked before the reverted messages: the fork holds nothing the revert covers.
+    early = await store.fork(s.id, made[4].info.id, f.session(project.id))
+    assert early.revert is None
