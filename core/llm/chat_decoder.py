@@ -6,11 +6,11 @@ machine, so both paths yield the same events for the same answer.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from core import ids
 from core.llm import errors, usage
+from core.llm.arguments import parse_arguments
 from core.llm.events import (
     FinishStep,
     ReasoningDelta,
@@ -33,19 +33,6 @@ FINISH_REASONS = {
     "length": "length",
     "content_filter": "content-filter",
 }
-
-
-def parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
-    """Tool arguments as a dict, or the reason they are not a JSON object."""
-    if not raw.strip():
-        return {}, None  # a tool without parameters is often called with no argument text at all
-    try:
-        value = json.loads(raw)
-    except ValueError as exc:
-        return None, f"the arguments are not valid JSON ({exc})"
-    if not isinstance(value, dict):
-        return None, f"the arguments must be a JSON object, not {type(value).__name__}"
-    return value, None
 
 
 def tool_call(call_id: str, name: str, raw: str) -> ToolCall:
