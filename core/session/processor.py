@@ -86,6 +86,10 @@ class Processor:
                 await attempt.calls.cancel()
                 await self._discard(attempt)
                 if step.compact_on_overflow_error:
+                    # The refused step is over either way: closed with the provider's words, so no
+                    # client (and no crash recovery after a restart) sees it as still running. The
+                    # turn goes on after the compaction, so this is not announced as a session error.
+                    await self._close(msg, _to_message_error(exc))
                     return "compact"
                 await self._fail(msg, _to_message_error(step.explain_overflow(exc)))
                 return "stop"
@@ -201,10 +205,13 @@ class Processor:
         return "continue"
 
     async def _fail(self, msg: AssistantMessage, error: MessageError) -> None:
+        await self._close(msg, error)
+        self._s.bus.publish(SessionError(sessionID=msg.sessionID, error=error))
+
+    async def _close(self, msg: AssistantMessage, error: MessageError) -> None:
         msg.error = error
         msg.time.completed = now_ms()
         await self._s.sessions.update_message(msg)
-        self._s.bus.publish(SessionError(sessionID=msg.sessionID, error=error))
 
     async def _wait_retry(self, step: StepInput, attempt: int, exc: ProviderError) -> None:
         msg = step.assistant

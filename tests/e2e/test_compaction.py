@@ -176,3 +176,37 @@ async def test_preflight_compacts_before_sending_a_request_that_cannot_fit(
     assert any("SUMMARY: a long text" in t for t in final)
     assert not any("lorem lorem" in t for t in final) and "second request" in final
     assert "second answer" in "".join(p.text for p in answer.parts if p.type == "text")
+
+
+async def test_provider_overflow_error_closes_its_message_with_the_error(
+    make_app: AppFactory, model: FakeModelServer
+) -> None:
+    app = await make_app()
+    session = await app.create_session()
+    model.script(
+        Turn.text("answer one").usage(input=1_000, output=100),
+        Turn.context_overflow(),  # the provider refuses the second request: 400 prompt too long
+        Turn.text("SUMMARY: one question answered").usage(input=500, output=50),
+        Turn.text("answer two, after the summary").usage(input=600, output=10),
+    )
+    await app.prompt(session.id, [TextInput(text="first")])
+    answer = await app.prompt(session.id, [TextInput(text="second")])
+    assert "answer two" in "".join(p.text for p in answer.parts if p.type == "text")
+
+    def refused(history: list[Any]) -> AssistantMessage:
+        [info] = [
+            m.info
+            for m in history
+            if isinstance(m.info, AssistantMessage) and not m.info.summary and m.info.error is not None
+        ]
+        return info
+
+    live = refused(await app.sessions.messages(session.id))
+    assert live.time.completed is not None
+    assert live.error is not None and live.error.name == "context-overflow"
+    await app.close()
+
+    reopened = await make_app()
+    assert reopened.store.recovery is not None and live.id not in reopened.store.recovery.messages
+    after = refused(await reopened.sessions.messages(session.id))
+    assert after.error == live.error and after.time.completed == live.time.completed
