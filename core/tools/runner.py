@@ -10,6 +10,7 @@ from pydantic import BaseModel, ValidationError
 from core.errors import ToolError
 from core.tools.base import Tool, ToolResult
 from core.tools.context import ToolContext
+from core.tools.text import printable, printable_data
 from core.tools.truncation import truncate_output
 
 log = logging.getLogger(__name__)
@@ -39,10 +40,22 @@ def summarize(exc: ValidationError) -> str:
 
 
 async def run_tool(tool: Tool[Any], raw_args: dict[str, Any] | None, ctx: ToolContext) -> ToolResult:
-    """Validate ``raw_args``, execute ``tool`` and cut an oversized output (full text saved to a file)."""
+    """Validate ``raw_args``, execute ``tool`` and cut an oversized output (full text saved to a file).
+
+    Output, title, metadata and error text come back as valid UTF-8 (see ``core.tools.text``).
+    """
     params = validate_args(tool, raw_args)
     log.debug("tool %s call %s session %s: start", tool.id, ctx.call_id, ctx.session_id)
-    result = await tool.execute(params, ctx)
+    try:
+        result = await tool.execute(params, ctx)
+    except ToolError as exc:
+        message = str(exc)
+        if printable(message) != message:
+            raise ToolError(printable(message)) from exc
+        raise
+    result.title = printable(result.title)
+    result.output = printable(result.output)
+    result.metadata = printable_data(result.metadata)
     if tool.truncate == "none":
         return result
     cut = await truncate_output(

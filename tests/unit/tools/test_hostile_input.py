@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
+import pytest
+
 from core.demo import Turn
+from core.errors import ToolError
 from core.llm.arguments import parse_arguments
-from core.session.models import AssistantMessage, ToolStateError
+from core.session.models import AssistantMessage, ToolStateCompleted, ToolStateError
+from core.tools.context import ToolContext
+from core.tools.glob import GlobTool
+from core.tools.list import ListTool
+from core.tools.read import ReadTool
+from core.tools.runner import run_tool
 from tests.unit.tools.loop_harness import run_turn
 
 
@@ -38,3 +47,43 @@ async def test_a_lone_surrogate_ends_the_call_with_a_tool_error_and_the_turn_goe
     assert [p.text for p in result.answer.parts if p.type == "text"] == ["I will fix the path."]
     tool_results = [m for m in result.requests[1].messages if m.get("role") == "tool"]
     assert len(tool_results) == 1 and "not valid Unicode" in str(tool_results[0]["content"])
+
+
+@pytest.fixture
+def odd_names(project: Path) -> Path:
+    """A project holding a file and a folder whose names are not UTF-8 (Latin-1 bytes)."""
+    root = os.fsencode(project)
+    os.mkdir(os.path.join(root, b"d\xe9p\xf4t"))
+    with open(os.path.join(root, b"d\xe9p\xf4t", b"caf\xe9.txt"), "wb") as f:
+        f.write(b"menu\n")
+    (project / "plain.txt").write_text("plain\n")
+    return project
+
+
+async def test_list_shows_non_utf8_names_escaped(odd_names: Path, ctx: ToolContext) -> None:
+    result = await run_tool(ListTool(), {}, ctx)
+    assert "d\\xe9p\\xf4t/" in result.output and "caf\\xe9.txt" in result.output
+    assert "plain.txt" in result.output
+    result.output.encode("utf-8")  # what the model reads is valid text
+
+
+async def test_glob_shows_non_utf8_names_escaped(odd_names: Path, ctx: ToolContext) -> None:
+    result = await run_tool(GlobTool(), {"pattern": "**/*.txt"}, ctx)
+    assert sorted(result.output.splitlines()) == ["d\\xe9p\\xf4t/caf\\xe9.txt", "plain.txt"]
+
+
+async def test_a_tool_error_naming_a_non_utf8_path_is_valid_text(odd_names: Path, ctx: ToolContext) -> None:
+    with pytest.raises(ToolError) as caught:
+        await run_tool(ReadTool(), {"filePath": str(odd_names / "d\udce9p\udcf4t")}, ctx)
+    str(caught.value).encode("utf-8")
+    assert "d\\xe9p\\xf4t" in str(caught.value)
+
+
+async def test_list_in_a_project_with_a_non_utf8_name_completes_through_the_loop(
+    odd_names: Path, tmp_path: Path
+) -> None:
+    turns = (Turn.tool_call("list", {}), Turn.text("listed"))
+    result = await run_turn(odd_names, tmp_path / "loop-data", *turns)
+    (part,) = result.tool_parts()
+    assert isinstance(part.state, ToolStateCompleted), part.state
+    assert "caf\\xe9.txt" in part.state.output
