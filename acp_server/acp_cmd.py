@@ -1,0 +1,57 @@
+"""``agentls acp``: serve the agent to an ACP client over stdio; logs never go to stdout."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``acp`` to the agentls command line."""
+    parser = subparsers.add_parser("acp", help="run the agent for an Agent Client Protocol client (stdio)")
+    add_arguments(parser)
+    parser.set_defaults(func=run)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The acp options, shared with ``python -m acp_server``."""
+    parser.add_argument("--log-file", metavar="FILE", help="log here instead of stderr")
+    parser.add_argument("--data-dir", metavar="DIR", type=Path, help="where sessions are stored")
+    if not any(a.dest == "log_level" for a in parser._actions):
+        parser.add_argument("--log-level", default="WARNING", help="DEBUG, INFO, WARNING (default), ERROR")
+
+
+def configure_logging(log_file: str | None, level: str) -> None:
+    """Log to stderr or a file: stdout is the protocol channel."""
+    handler: logging.Handler = (
+        logging.FileHandler(log_file) if log_file else logging.StreamHandler(sys.stderr)
+    )
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    for old in list(root.handlers):
+        root.removeHandler(old)
+    root.addHandler(handler)
+    root.setLevel(level.upper())
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve until the client closes stdin."""
+    configure_logging(args.log_file, args.log_level)
+    # litellm must not fetch its cost map at import (no network, and it would print to stdout).
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    from acp_server.connection import serve
+
+    asyncio.run(serve(args.data_dir))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m acp_server [--log-file F] [--log-level L] [--data-dir D]``."""
+    parser = argparse.ArgumentParser(prog="agentls acp")
+    add_arguments(parser)
+    return run(parser.parse_args(argv))

@@ -1,0 +1,350 @@
+"""The ACP agent: ``initialize``, the session lifecycle, prompts and cancellation over the core.
+
+The ``acp`` library parses and validates every request against the ACP schema and calls these
+methods with typed arguments; what they return is checked the same way. Core errors become
+JSON-RPC errors in one place (``acp_server.errors``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from acp import PROTOCOL_VERSION, RequestError
+from acp.schema import (
+    AgentCapabilities,
+    AuthenticateResponse,
+    AvailableCommand,
+    AvailableCommandsUpdate,
+    ClientCapabilities,
+    CloseSessionResponse,
+    ConfigOptionUpdate,
+    CurrentModeUpdate,
+    DeleteSessionResponse,
+    Implementation,
+    InitializeResponse,
+    ListSessionsResponse,
+    LoadSessionResponse,
+    McpCapabilities,
+    NewSessionResponse,
+    PromptCapabilities,
+    PromptResponse,
+    ResumeSessionResponse,
+    SessionCapabilities,
+    SessionCloseCapabilities,
+    SessionDeleteCapabilities,
+    SessionInfo,
+    SessionListCapabilities,
+    SessionResumeCapabilities,
+    SetSessionConfigOptionResponse,
+    SetSessionModeResponse,
+)
+
+from acp_server import history, options
+from acp_server.errors import invalid_params, to_request_error, unknown_session
+from acp_server.feed import iso
+from acp_server.prompt_input import to_inputs
+from acp_server.state import AcpSession
+from acp_server.stop import stop_reason
+from acp_server.workspace import current_session
+from core import __version__
+from core.errors import AgentError
+
+if TYPE_CHECKING:
+    from acp_server.connection import Front
+    from acp_server.projects import ClientMcp, Project
+
+log = logging.getLogger(__name__)
+
+COMMANDS = (("compact", "Summarise the conversation so far to free the model's context"),)
+PAGE = 50
+
+
+class AcpAgent:
+    """Serves one ACP client: sessions of any number of projects, one prompt at a time per session."""
+
+    def __init__(self, front: Front) -> None:
+        self.front = front
+        self.sessions = front.sessions
+
+    # --- initialize ----------------------------------------------------------------------------
+
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: ClientCapabilities | None = None,
+        client_info: Implementation | None = None,
+        **kwargs: Any,
+    ) -> InitializeResponse:
+        caps = client_capabilities or ClientCapabilities()
+        if caps.fs is not None:
+            self.front.access.read = bool(caps.fs.read_text_file)
+            self.front.access.write = bool(caps.fs.write_text_file)
+        self.front.terminal = bool(caps.terminal)
+        name = client_info.name if client_info else "an unnamed client"
+        log.info("ACP client %s asks for protocol %s", name, protocol_version)
+        return InitializeResponse(
+            # The client's version when we speak it, else the newest we speak (the client decides).
+            protocol_version=min(protocol_version, PROTOCOL_VERSION)
+            if protocol_version >= 1
+            else PROTOCOL_VERSION,
+            agent_capabilities=AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=PromptCapabilities(image=False, audio=False, embedded_context=True),
+                mcp_capabilities=McpCapabilities(http=True, sse=False),
+                session_capabilities=SessionCapabilities(
+                    list=SessionListCapabilities(),
+                    delete=SessionDeleteCapabilities(),
+                    resume=SessionResumeCapabilities(),
+                    close=SessionCloseCapabilities(),
+                ),
+            ),
+            agent_info=Implementation(name="agentls", title="agentls", version=__version__),
+            auth_methods=[],
+        )
+
+    async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse | None:
+        raise invalid_params(f"agentls offers no authentication methods (asked for {method_id!r})")
+
+    # --- session lifecycle -----------------------------------------------------------------------
+
+    async def new_session(
+        self, cwd: str, mcp_servers: list[ClientMcp] | None = None, **kwargs: Any
+    ) -> NewSessionResponse:
+        project = await self._project(cwd, mcp_servers)
+        try:
+            info = await project.app.create_session()
+        except AgentError as exc:
+            raise to_request_error(exc) from exc
+        state = self._open(info.id, project, cwd, None, None)
+        state.title = info.title
+        self._announce_commands(info.id)
+        return NewSessionResponse(
+            session_id=info.id,
+            modes=options.mode_state(project.app, state),
+            config_options=options.config_options(project.app, state),
+        )
+
+    async def load_session(
+        self, cwd: str, session_id: str, mcp_servers: list[ClientMcp] | None = None, **kwargs: Any
+    ) -> LoadSessionResponse | None:
+        project, state = await self._reopen(cwd, session_id, mcp_servers)
+        app = project.app
+        try:
+            info = await app.get_session(session_id)
+            messages = await app.messages(session_id, limit=100_000)
+            todos = await app.todos(session_id)
+        except AgentError as exc:
+            raise to_request_error(exc) from exc
+        project.feed.remember_costs(session_id, history.costs(messages))
+        await project.feed.flush()  # nothing of this session may interleave with the replay
+
+        async def send(update: Any) -> None:
+            await self.front.send(session_id, update)
+
+        await history.replay(info, messages, todos, app.directory, send)
+        state.title = info.title
+        self._announce_commands(session_id)
+        return LoadSessionResponse(
+            modes=options.mode_state(app, state), config_options=options.config_options(app, state)
+        )
+
+    async def resume_session(
+        self, cwd: str, session_id: str, mcp_servers: list[ClientMcp] | None = None, **kwargs: Any
+    ) -> ResumeSessionResponse:
+        project, state = await self._reopen(cwd, session_id, mcp_servers)
+        self._announce_commands(session_id)
+        return ResumeSessionResponse(
+            modes=options.mode_state(project.app, state),
+            config_options=options.config_options(project.app, state),
+        )
+
+    async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse | None:
+        state = self._state(session_id)
+        await self._stop(state)
+        del self.sessions[session_id]
+        return CloseSessionResponse()
+
+    async def delete_session(self, session_id: str, cwd: Path | None = None) -> DeleteSessionResponse:
+        """``session/delete``: the session, its messages and its subagents' sessions."""
+        state = self.sessions.get(session_id)
+        if state is not None:
+            await self._stop(state)
+            app = state.project.app
+        else:
+            app = (await self.front.projects.get(cwd or Path.cwd())).app
+        try:
+            await app.delete_session(session_id)
+        except AgentError as exc:
+            raise to_request_error(exc) from exc
+        self.sessions.pop(session_id, None)
+        return DeleteSessionResponse()
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
+    ) -> ListSessionsResponse:
+        project = await self._project(cwd, None) if cwd else await self.front.default_project()
+        try:
+            found = await project.app.list_sessions(limit=PAGE, before=cursor)
+        except AgentError as exc:
+            raise to_request_error(exc) from exc
+        roots = [s for s in found if s.parentID is None]
+        return ListSessionsResponse(
+            sessions=[
+                SessionInfo(session_id=s.id, cwd=s.directory, title=s.title, updated_at=iso(s.time.updated))
+                for s in roots
+            ],
+            next_cursor=found[-1].id if len(found) == PAGE else None,
+        )
+
+    # --- modes and config options ------------------------------------------------------------------
+
+    async def set_session_mode(
+        self, session_id: str, mode_id: str, **kwargs: Any
+    ) -> SetSessionModeResponse | None:
+        state = self._state(session_id)
+        self._set_mode(state, mode_id)
+        await self.front.send(
+            session_id,
+            ConfigOptionUpdate(
+                session_update="config_option_update",
+                config_options=options.config_options(state.project.app, state),
+            ),
+        )
+        return SetSessionModeResponse()
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
+    ) -> SetSessionConfigOptionResponse | None:
+        state = self._state(session_id)
+        app = state.project.app
+        if config_id == options.MODE and isinstance(value, str):
+            self._set_mode(state, value)
+            await self.front.send(
+                session_id, CurrentModeUpdate(session_update="current_mode_update", current_mode_id=value)
+            )
+        elif config_id == options.MODEL and isinstance(value, str):
+            if value not in options.models(app) and value != options.current_model(app, state):
+                raise invalid_params(f"unknown model {value!r}; configured: {', '.join(options.models(app))}")
+            state.model = value
+        else:
+            raise invalid_params(f"unknown config option {config_id!r} (or a value of the wrong type)")
+        return SetSessionConfigOptionResponse(config_options=options.config_options(app, state))
+
+    # --- prompts -----------------------------------------------------------------------------------
+
+    async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
+        state = self._state(session_id)
+        if state.busy:
+            raise RequestError(-32600, "this session is already answering a prompt; cancel it first", None)
+        inputs = to_inputs(prompt, state.cwd)
+        state.cancelled = False
+        current_session.set(session_id)  # file requests of this turn name this session
+        state.turn = asyncio.current_task()
+        app = state.project.app
+        try:
+            command = _command(inputs)
+            if command == "compact":
+                await app.compact(session_id)
+                await state.project.feed.flush()
+                return PromptResponse(stop_reason="cancelled" if state.cancelled else "end_turn")
+            final = await app.prompt(session_id, inputs, agent=state.mode, model=state.model)
+        except AgentError as exc:
+            await state.project.feed.flush()
+            if state.cancelled:
+                return PromptResponse(stop_reason="cancelled")
+            raise to_request_error(exc) from exc
+        finally:
+            state.turn = None
+        await state.project.feed.flush()
+        return PromptResponse(stop_reason=stop_reason(final, state))
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        state = self.sessions.get(session_id)
+        if state is None:
+            log.info("cancel of unknown session %s ignored", session_id)
+            return
+        await self._stop(state)
+
+    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        raise RequestError.method_not_found(f"_{method}")
+
+    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
+        log.info("extension notification _%s ignored", method)
+
+    # --- helpers -----------------------------------------------------------------------------------
+
+    async def _project(self, cwd: str | None, servers: list[ClientMcp] | None) -> Project:
+        path = Path(cwd) if cwd else None
+        if path is None or not path.is_absolute():
+            raise invalid_params(f"cwd must be an absolute path, got {cwd!r}")
+        if not await asyncio.to_thread(path.is_dir):
+            raise invalid_params(f"cwd {cwd} is not a directory")
+        try:
+            return await self.front.projects.get(path, servers or [])
+        except AgentError as exc:
+            raise to_request_error(exc) from exc
+
+    async def _reopen(
+        self, cwd: str, session_id: str, servers: list[ClientMcp] | None
+    ) -> tuple[Project, AcpSession]:
+        project = await self._project(cwd, servers)
+        app = project.app
+        try:
+            await app.get_session(session_id)
+            messages = await app.messages(session_id, limit=20)
+        except AgentError as exc:
+            raise to_request_error(exc) from exc
+        agent, model = history.last_choice(messages)
+        old = self.sessions.get(session_id)
+        if old is not None and old.project is not project:
+            await self._stop(old)
+        return project, self._open(session_id, project, cwd, agent, model)
+
+    def _open(
+        self, session_id: str, project: Project, cwd: str, agent: str | None, model: str | None
+    ) -> AcpSession:
+        names = {n for n, _ in options.modes(project.app)}
+        mode = agent if agent in names else project.app.agents.default().name
+        state = self.sessions.get(session_id)
+        if state is None or state.project is not project:
+            state = AcpSession(id=session_id, project=project, cwd=Path(cwd), mode=mode, model=model)
+            self.sessions[session_id] = state
+        return state
+
+    def _state(self, session_id: str) -> AcpSession:
+        state = self.sessions.get(session_id)
+        if state is None:
+            raise unknown_session(session_id)
+        return state
+
+    def _set_mode(self, state: AcpSession, mode_id: str) -> None:
+        names = [n for n, _ in options.modes(state.project.app)]
+        if mode_id not in names:
+            raise invalid_params(f"unknown mode {mode_id!r}; the modes are {', '.join(names)}")
+        state.mode = mode_id
+
+    async def _stop(self, state: AcpSession) -> None:
+        if state.busy:
+            state.cancelled = True
+        await state.project.app.abort(state.id)
+
+    def _announce_commands(self, session_id: str) -> None:
+        update = AvailableCommandsUpdate(
+            session_update="available_commands_update",
+            available_commands=[AvailableCommand(name=n, description=d) for n, d in COMMANDS],
+        )
+        # After the response that makes the session known to the client (the writes are in order).
+        self.front.spawn(self.front.send(session_id, update))
+
+
+def _command(inputs: list[Any]) -> str | None:
+    if len(inputs) != 1 or inputs[0].type != "text":
+        return None
+    text = inputs[0].text.strip()
+    for name, _ in COMMANDS:
+        if text == f"/{name}":
+            return name
+    return None

@@ -1,0 +1,230 @@
+"""Permission requests and questions as ``session/request_permission`` dialogs in the client.
+
+Every "ask" reaches the user: an edit request carries its diff (the current text, read through
+the client so unsaved changes count, against the proposed text), and a request the client cannot
+show is rejected with a reason the model can read, never silently. "Allow always" is stored
+exactly as the LSP front end stores it (the project's approvals); "reject always" denies the same
+patterns for the rest of the session. A question with choices becomes a dialog with one option per
+choice; questions the dialog cannot express are dismissed with a reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from acp import RequestError
+from acp.schema import (
+    AllowedOutcome,
+    FileEditToolCallContent,
+    PermissionOption,
+    RequestPermissionResponse,
+    ToolCallLocation,
+    ToolCallUpdate,
+)
+
+from acp_server import tool_calls
+from acp_server.workspace import current_session
+from core.errors import AgentError, NotFoundError
+from core.events import PermissionRequest, QuestionRequest
+from core.permission.rules import Rule
+from core.permission.service import Reply
+
+if TYPE_CHECKING:
+    from acp_server.state import AcpSession
+    from core.app import AgentApp
+
+log = logging.getLogger(__name__)
+
+Choice = Literal["once", "always", "reject", "reject_always"]
+
+PERMISSION_OPTIONS: tuple[tuple[Choice, str, Any], ...] = (
+    ("once", "Allow once", "allow_once"),
+    ("always", "Always allow", "allow_always"),
+    ("reject", "Reject", "reject_once"),
+    ("reject_always", "Reject for this session", "reject_always"),
+)
+PERMISSION_KINDS: dict[str, tool_calls.ToolKind] = {
+    "edit": "edit",
+    "bash": "execute",
+    "read": "read",
+    "webfetch": "fetch",
+}
+
+
+class Asker(Protocol):
+    """The client call that shows a dialog (``ClientCalls`` has it)."""
+
+    async def request_permission(
+        self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption]
+    ) -> RequestPermissionResponse: ...
+
+
+@dataclass
+class Dialogs:
+    """Pending dialogs of one connection: the client request per core request id."""
+
+    client: Asker
+    pending: dict[str, asyncio.Task[None]]
+
+    def permission(self, app: AgentApp, session: AcpSession, request: PermissionRequest) -> None:
+        """Show a permission request; its answer goes to the permission service."""
+        self._start(request.id, self._permission(app, session, request))
+
+    def question(self, app: AgentApp, session: AcpSession, request: QuestionRequest) -> None:
+        """Show a question as a dialog when it fits one; dismiss it with a reason otherwise."""
+        self._start(request.id, self._question(app, session, request))
+
+    def closed(self, request_id: str) -> None:
+        """The core settled a request (answered elsewhere, or the turn was aborted): drop our wait."""
+        task = self.pending.pop(request_id, None)
+        if task is not None and task is not asyncio.current_task():
+            task.cancel()
+
+    def _start(self, request_id: str, coro: Any) -> None:
+        task = asyncio.create_task(coro, name=f"acp dialog {request_id}")
+        self.pending[request_id] = task
+        task.add_done_callback(lambda t: self._done(request_id, t))
+
+    def _done(self, request_id: str, task: asyncio.Task[None]) -> None:
+        if self.pending.get(request_id) is task:
+            del self.pending[request_id]
+        if not task.cancelled() and (exc := task.exception()) is not None:
+            log.error("dialog %s failed", request_id, exc_info=exc)
+
+    async def _permission(self, app: AgentApp, session: AcpSession, request: PermissionRequest) -> None:
+        current_session.set(session.id)  # the diff's old text comes from the client's buffer
+        tool_call = await permission_tool_call(app, request)
+        options = [
+            PermissionOption(option_id=c, name=_option_name(c, request), kind=k)
+            for c, _, k in PERMISSION_OPTIONS
+        ]
+        try:
+            answer = await self.client.request_permission(
+                session_id=session.id, tool_call=tool_call, options=options
+            )
+        except (RequestError, ConnectionError) as exc:
+            log.warning("the client could not show permission %s: %s", request.id, exc)
+            await _reply(
+                app, request.id, "reject", f"The editor could not show the permission dialog ({exc})."
+            )
+            return
+        outcome = answer.outcome
+        if not isinstance(outcome, AllowedOutcome):
+            await _reply(app, request.id, "reject", None)  # cancelled: the turn is being stopped
+            return
+        choice = outcome.option_id
+        if choice == "reject_always":
+            patterns = request.always or request.patterns
+            session.denied.extend(Rule(request.permission, p, "deny") for p in patterns)
+            app.set_session_rules(session.id, list(session.denied))
+            choice = "reject"
+        replies: dict[str, Reply] = {"once": "once", "always": "always", "reject": "reject"}
+        if choice not in replies:
+            await _reply(app, request.id, "reject", f"The editor answered with an unknown option {choice!r}.")
+            return
+        await _reply(app, request.id, replies[choice], None)
+
+    async def _question(self, app: AgentApp, session: AcpSession, request: QuestionRequest) -> None:
+        if len(request.questions) != 1 or not request.questions[0].options or request.questions[0].multiple:
+            _dismiss(app, request.id)  # an ACP dialog offers one choice among fixed options
+            return
+        item = request.questions[0]
+        options = [
+            PermissionOption(option_id=str(i), name=o.label, kind="allow_once")
+            for i, o in enumerate(item.options)
+        ]
+        options.append(PermissionOption(option_id="dismiss", name="Dismiss", kind="reject_once"))
+        tool_call = ToolCallUpdate(
+            tool_call_id=request.callID or request.id,
+            title=item.question,
+            kind="other",
+            status="pending",
+            content=[
+                tool_calls.text_content(
+                    "\n".join(
+                        f"- {o.label}: {o.description}" if o.description else f"- {o.label}"
+                        for o in item.options
+                    )
+                )
+            ],
+        )
+        try:
+            answer = await self.client.request_permission(
+                session_id=session.id, tool_call=tool_call, options=options
+            )
+        except (RequestError, ConnectionError) as exc:
+            log.warning("the client could not show question %s: %s", request.id, exc)
+            _dismiss(app, request.id)
+            return
+        outcome = answer.outcome
+        if not isinstance(outcome, AllowedOutcome) or not outcome.option_id.isdigit():
+            _dismiss(app, request.id)
+            return
+        index = int(outcome.option_id)
+        if index >= len(item.options):
+            _dismiss(app, request.id)
+            return
+        try:
+            app.questions.reply(request.id, [[item.options[index].label]])
+        except NotFoundError:
+            pass
+
+
+async def permission_tool_call(app: AgentApp, request: PermissionRequest) -> ToolCallUpdate:
+    """The tool call a permission dialog shows: for edits, the diff of the whole file."""
+    metadata = request.metadata
+    content: list[Any] | None = None
+    locations: list[ToolCallLocation] | None = None
+    filepath = metadata.get("filepath")
+    if isinstance(filepath, str):
+        locations = [ToolCallLocation(path=filepath)]
+        after = metadata.get("after")
+        if request.permission == "edit" and isinstance(after, str):
+            try:
+                old: str | None = await app.workspace.read_text(Path(filepath))
+            except (FileNotFoundError, IsADirectoryError):
+                old = None
+            content = [FileEditToolCallContent(type="diff", path=filepath, old_text=old, new_text=after)]
+    if content is None and isinstance(metadata.get("command"), str):
+        content = [tool_calls.text_content(f"```\n{metadata['command']}\n```")]
+    return ToolCallUpdate(
+        tool_call_id=request.callID or request.id,
+        title=request.title,
+        kind=PERMISSION_KINDS.get(request.permission, "other"),
+        status="pending",
+        content=content,
+        locations=locations,
+        raw_input={"permission": request.permission, "patterns": request.patterns, **_plain(metadata)},
+    )
+
+
+def _option_name(choice: Choice, request: PermissionRequest) -> str:
+    names = dict((c, n) for c, n, _ in PERMISSION_OPTIONS)
+    if choice == "always":
+        return f"Always allow {', '.join(request.always or request.patterns)}"
+    return names[choice]
+
+
+def _plain(metadata: dict[str, Any]) -> dict[str, Any]:
+    # The proposed text is already in the diff; keep the raw input small.
+    return {k: v for k, v in metadata.items() if k not in ("after",)}
+
+
+async def _reply(app: AgentApp, request_id: str, reply: Reply, message: str | None) -> None:
+    try:
+        await app.permissions.reply(request_id, reply, message=message)
+    except NotFoundError:
+        log.info("permission %s was settled before the client answered", request_id)
+    except AgentError as exc:
+        log.warning("could not answer permission %s: %s", request_id, exc)
+
+
+def _dismiss(app: AgentApp, request_id: str) -> None:
+    try:
+        app.questions.reject(request_id)
+    except NotFoundError:
+        pass

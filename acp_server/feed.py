@@ -1,0 +1,275 @@
+"""Core events of one project as ACP ``session/update`` notifications, in order.
+
+A synchronous bus listener queues every event (merging consecutive text deltas of one part, so a
+slow pipe gets bigger chunks, never lost ones) and one task sends them. ``flush`` waits until
+every event published before it has been sent: a ``session/prompt`` answer must come after the
+updates of its turn. Child sessions (subagents) are not shown as such; their permission requests
+go to the client under the root session they belong to.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from acp.schema import (
+    AgentMessageChunk,
+    AgentPlanUpdate,
+    AgentThoughtChunk,
+    Cost,
+    PlanEntry,
+    SessionInfoUpdate,
+    TextContentBlock,
+    UsageUpdate,
+)
+
+from acp_server import tool_calls
+from core.events import (
+    Event,
+    MessageUpdated,
+    PartDelta,
+    PartUpdated,
+    PermissionAsked,
+    PermissionReplied,
+    QuestionAsked,
+    QuestionRejected,
+    QuestionReplied,
+    SessionCreated,
+    SessionUpdated,
+    TodoUpdated,
+)
+from core.session.models import AssistantMessage, Session, Todo, ToolPart
+
+if TYPE_CHECKING:
+    from acp_server.state import AcpSession
+    from acp_server.workspace import AcpWorkspace
+    from core.app import AgentApp
+
+log = logging.getLogger(__name__)
+
+Send = Callable[[str, Any], Awaitable[None]]  # (session id, update)
+Spawn = Callable[[Event, str], None]  # a dialog event and the ACP session it belongs to
+
+
+class Feed:
+    """Sends one project's events to the client for the sessions the client has open."""
+
+    def __init__(
+        self,
+        app: AgentApp,
+        workspace: AcpWorkspace,
+        sessions: dict[str, AcpSession],
+        send: Send,
+        dialog: Spawn,
+    ) -> None:
+        self._app = app
+        self._workspace = workspace
+        self._sessions = sessions
+        self._send = send
+        self._dialog = dialog
+        self._queue: deque[Event | asyncio.Future[None]] = deque()
+        self._ready = asyncio.Event()
+        self._roles: dict[str, str] = {}
+        self._part_kinds: dict[str, str] = {}
+        self._sent_text: dict[str, int] = {}
+        self._announced: set[str] = set()
+        self._parents: dict[str, str] = {}
+        self._costs: dict[str, dict[str, float]] = {}
+        self._usage: dict[str, tuple[int, int]] = {}
+        self.terminals: dict[str, str] = {}  # call id → client terminal id (bash through terminal/*)
+        self._unlisten = app.bus.listen(self._offer)
+        self._task = asyncio.create_task(self._drain(), name="acp feed")
+
+    @property
+    def root(self) -> Path:
+        return self._app.directory
+
+    # --- queue -------------------------------------------------------------------------------
+
+    def _offer(self, event: Event) -> None:
+        last = self._queue[-1] if self._queue else None
+        if (
+            isinstance(event, PartDelta)
+            and isinstance(last, PartDelta)
+            and (last.partID, last.field) == (event.partID, event.field)
+        ):
+            self._queue[-1] = last.model_copy(update={"delta": last.delta + event.delta})
+        else:
+            self._queue.append(event)
+        self._ready.set()
+
+    async def flush(self) -> None:
+        """Return once everything published so far has been sent."""
+        barrier: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queue.append(barrier)
+        self._ready.set()
+        await barrier
+
+    async def close(self) -> None:
+        """Stop listening and sending."""
+        self._unlisten()
+        self._task.cancel()
+        await asyncio.gather(self._task, return_exceptions=True)
+
+    async def _drain(self) -> None:
+        while True:
+            while not self._queue:
+                self._ready.clear()
+                await self._ready.wait()
+            item = self._queue.popleft()
+            if isinstance(item, asyncio.Future):
+                if not item.done():
+                    item.set_result(None)
+                continue
+            try:
+                await self._handle(item)
+            except (ConnectionError, BrokenPipeError):
+                log.info("the client went away; dropping %s", item.TYPE)
+            except Exception:  # one bad event must not stop the feed for the rest of the session
+                log.exception("could not send %s to the client", item.TYPE)
+
+    # --- mapping -----------------------------------------------------------------------------
+
+    def acp_session(self, session_id: str | None) -> str | None:
+        """The client's session an event belongs to (a subagent's session maps to its root)."""
+        seen: set[str] = set()
+        while session_id is not None and session_id not in self._sessions and session_id not in seen:
+            seen.add(session_id)
+            session_id = self._parents.get(session_id)
+        return session_id if session_id in self._sessions else None
+
+    async def _handle(self, event: Event) -> None:
+        if isinstance(event, SessionCreated | SessionUpdated) and event.info.parentID:
+            self._parents[event.info.id] = event.info.parentID
+        if isinstance(
+            event, PermissionAsked | QuestionAsked | PermissionReplied | QuestionReplied | QuestionRejected
+        ):
+            target = self.acp_session(event.session_id())
+            if target is not None:
+                self._dialog(event, target)
+            return
+        session_id = event.session_id()
+        if session_id is None or session_id not in self._sessions:
+            return  # another client's session, or a subagent's inner steps
+        if isinstance(event, MessageUpdated):
+            self._roles[event.info.id] = event.info.role
+            if isinstance(event.info, AssistantMessage):
+                await self._usage_update(session_id, event.info)
+        elif isinstance(event, PartUpdated):
+            await self._part(session_id, event)
+        elif isinstance(event, PartDelta):
+            await self._delta(session_id, event)
+        elif isinstance(event, TodoUpdated):
+            await self._send(session_id, plan(event.todos))
+        elif isinstance(event, SessionUpdated):
+            await self._title(session_id, event.info)
+
+    async def _part(self, session_id: str, event: PartUpdated) -> None:
+        part = event.part
+        self._part_kinds[part.id] = part.type
+        if self._roles.get(part.messageID) != "assistant":
+            return  # the client wrote the user's message itself
+        if part.type in ("text", "reasoning"):
+            # Deltas carry the text as it streams; a part that arrives whole is sent here.
+            text: str = part.text
+            sent = self._sent_text.get(part.id, 0)
+            if len(text) > sent:
+                self._sent_text[part.id] = len(text)
+                await self._send(session_id, chunk(part.type, text[sent:]))
+        elif isinstance(part, ToolPart):
+            await self._tool(session_id, part)
+
+    async def _delta(self, session_id: str, event: PartDelta) -> None:
+        kind = self._part_kinds.get(event.partID)
+        if event.field != "text" or kind not in ("text", "reasoning"):
+            return
+        if self._roles.get(event.messageID) != "assistant":
+            return
+        self._sent_text[event.partID] = self._sent_text.get(event.partID, 0) + len(event.delta)
+        await self._send(session_id, chunk(kind, event.delta))
+
+    async def _tool(self, session_id: str, part: ToolPart) -> None:
+        if part.callID not in self._announced:
+            self._announced.add(part.callID)
+            await self._send(session_id, tool_calls.start(part, self.root))
+            if part.state.status == "pending":
+                return
+        written = self._workspace.writes.pop(part.callID, []) if part.state.status == "completed" else []
+        terminal = self.terminals.get(part.callID)
+        await self._send(session_id, tool_calls.progress(part, written, self.root, terminal))
+
+    async def _usage_update(self, session_id: str, info: AssistantMessage) -> None:
+        costs = self._costs.setdefault(session_id, {})
+        costs[info.id] = info.cost
+        tokens = info.tokens
+        used = tokens.input + tokens.cache.read + tokens.output
+        if used == 0:
+            return
+        size = self._context_size(f"{info.providerID}/{info.modelID}")
+        if self._usage.get(session_id) == (used, size) and info.time.completed is None:
+            return
+        self._usage[session_id] = (used, size)
+        total = sum(costs.values())
+        await self._send(
+            session_id,
+            UsageUpdate(
+                session_update="usage_update", used=used, size=size, cost=Cost(amount=total, currency="USD")
+            ),
+        )
+
+    def _context_size(self, ref: str) -> int:
+        try:
+            return self._app.resolve_model(ref).limit.context
+        except Exception as exc:  # an unknown model has no size; the client still gets the tokens
+            log.info("no context size for %s: %s", ref, exc)
+            return 0
+
+    async def _title(self, session_id: str, info: Session) -> None:
+        state = self._sessions[session_id]
+        if info.title == state.title:
+            return
+        state.title = info.title
+        await self._send(session_id, title_update(info))
+
+    def remember_costs(self, session_id: str, costs: dict[str, float]) -> None:
+        """Costs of a loaded session's earlier answers (the usage update reports the session's total)."""
+        self._costs.setdefault(session_id, {}).update(costs)
+
+    def announced(self, call_id: str) -> bool:
+        """Whether the client has been told about this tool call."""
+        return call_id in self._announced
+
+
+def chunk(kind: str, text: str) -> AgentMessageChunk | AgentThoughtChunk:
+    """Streamed assistant text (``text``) or reasoning (``reasoning``)."""
+    block = TextContentBlock(type="text", text=text)
+    if kind == "reasoning":
+        return AgentThoughtChunk(session_update="agent_thought_chunk", content=block)
+    return AgentMessageChunk(session_update="agent_message_chunk", content=block)
+
+
+def plan(todos: list[Todo]) -> AgentPlanUpdate:
+    """The todo list as the ACP plan (cancelled items are dropped: a plan has no such status)."""
+    entries = [
+        PlanEntry(content=t.content, priority=t.priority, status=t.status)
+        for t in todos
+        if t.status != "cancelled"
+    ]
+    return AgentPlanUpdate(session_update="plan", entries=entries)
+
+
+def title_update(info: Session) -> SessionInfoUpdate:
+    """The session's title and last activity."""
+    return SessionInfoUpdate(
+        session_update="session_info_update", title=info.title, updated_at=iso(info.time.updated)
+    )
+
+
+def iso(ms: int) -> str:
+    """An ISO 8601 timestamp from milliseconds since the epoch."""
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat().replace("+00:00", "Z")

@@ -1,0 +1,77 @@
+"""Modes (the primary agents: build, plan, …) and the session config options (mode and model)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from acp.schema import SessionConfigOptionSelect, SessionConfigSelectOption, SessionMode, SessionModeState
+
+if TYPE_CHECKING:
+    from acp_server.state import AcpSession
+    from core.app import AgentApp
+
+MODE = "mode"
+MODEL = "model"
+
+
+def modes(app: AgentApp) -> list[tuple[str, str]]:
+    """The agents a user can talk to directly, as (name, description)."""
+    return [
+        (a.name, a.description or a.name) for a in app.agents.list() if not a.hidden and a.mode != "subagent"
+    ]
+
+
+def models(app: AgentApp) -> list[str]:
+    """The configured models, "provider/model"."""
+    found: list[str] = app.config_info()["models"]
+    return found
+
+
+def current_model(app: AgentApp, session: AcpSession) -> str | None:
+    """The model the next prompt uses: the session's choice, the agent's, or the config's."""
+    if session.model:
+        return session.model
+    try:
+        agent_model: str | None = app.agents.get(session.mode).model
+    except Exception:  # an agent removed from the config: the config's model applies
+        agent_model = None
+    return agent_model or app.config.model
+
+
+def mode_state(app: AgentApp, session: AcpSession) -> SessionModeState:
+    """``modes`` of a session response."""
+    return SessionModeState(
+        current_mode_id=session.mode,
+        available_modes=[SessionMode(id=n, name=n, description=d) for n, d in modes(app)],
+    )
+
+
+def config_options(app: AgentApp, session: AcpSession) -> list[Any]:
+    """``configOptions``: the mode and, when a model is configured, the model."""
+    options: list[Any] = [
+        SessionConfigOptionSelect(
+            type="select",
+            id=MODE,
+            name="Mode",
+            description="The agent that answers: its tools, permissions and prompt",
+            category="mode",
+            current_value=session.mode,
+            options=[SessionConfigSelectOption(value=n, name=n, description=d) for n, d in modes(app)],
+        )
+    ]
+    model = current_model(app, session)
+    choices = models(app)
+    if model and model not in choices:
+        choices = [model, *choices]
+    if model:
+        options.append(
+            SessionConfigOptionSelect(
+                type="select",
+                id=MODEL,
+                name="Model",
+                category="model",
+                current_value=model,
+                options=[SessionConfigSelectOption(value=m, name=m) for m in choices],
+            )
+        )
+    return options

@@ -1,0 +1,121 @@
+"""One running agent (``AgentApp``) per project directory and MCP server set the client asks for.
+
+ACP gives every session its own ``cwd`` and MCP servers, while the core runs one agent per
+project with the tools of its MCP servers. Sessions that agree on both share an agent; a session
+with other MCP servers gets an agent of its own over the same store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import json
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from acp.schema import HttpMcpServer, McpServerStdio
+
+from acp_server.feed import Feed, Send, Spawn
+from acp_server.workspace import AcpWorkspace, FileAccess, FileClient
+
+if TYPE_CHECKING:
+    from acp_server.state import AcpSession
+    from core.app import AgentApp
+
+log = logging.getLogger(__name__)
+
+ClientMcp = HttpMcpServer | McpServerStdio
+
+
+@dataclass
+class Project:
+    """An agent and its ACP plumbing."""
+
+    key: tuple[str, str]
+    app: AgentApp
+    workspace: AcpWorkspace
+    feed: Feed
+
+
+def mcp_layer(servers: Sequence[ClientMcp]) -> dict[str, Any]:
+    """The client's MCP servers as the ``mcp`` section of a config layer."""
+    section: dict[str, Any] = {}
+    for server in servers:
+        if isinstance(server, HttpMcpServer):
+            section[server.name] = {
+                "type": "remote",
+                "url": server.url,
+                "headers": {h.name: h.value for h in server.headers},
+            }
+        else:
+            section[server.name] = {
+                "type": "local",
+                "command": [server.command, *server.args],
+                "environment": {e.name: e.value for e in server.env},
+            }
+    return {"mcp": section} if section else {}
+
+
+class Projects:
+    """Opens agents on demand and closes them all at the end."""
+
+    def __init__(
+        self,
+        client: FileClient,
+        access: FileAccess,
+        sessions: dict[str, AcpSession],
+        send: Send,
+        dialog: Spawn,
+        data_dir: Path | None = None,
+    ) -> None:
+        self._client = client
+        self._access = access
+        self._sessions = sessions
+        self._send = send
+        self._dialog = dialog
+        self._data_dir = data_dir
+        self._open: dict[tuple[str, str], asyncio.Future[Project]] = {}
+
+    async def get(self, cwd: Path, servers: Sequence[ClientMcp] = ()) -> Project:
+        """The agent for ``cwd`` with these MCP servers (opened once, then shared)."""
+        layer = mcp_layer(servers)
+        key = (str(cwd), json.dumps(layer, sort_keys=True))
+        future = self._open.get(key)
+        if future is None:
+            future = asyncio.get_running_loop().create_future()
+            self._open[key] = future
+            try:
+                future.set_result(await self._start(key, cwd, layer))
+            except BaseException as exc:
+                del self._open[key]
+                future.set_exception(exc)
+                future.exception()  # retrieved: the caller gets it raised below
+                raise
+        return await asyncio.shield(future)
+
+    def running(self) -> list[Project]:
+        """The agents opened so far."""
+        return [f.result() for f in self._open.values() if f.done() and f.exception() is None]
+
+    async def close(self) -> None:
+        """Stop every agent (running turns are aborted, the store flushed)."""
+        for project in self.running():
+            await project.feed.close()
+            await project.app.close()
+        self._open.clear()
+
+    async def _start(self, key: tuple[str, str], cwd: Path, layer: dict[str, Any]) -> Project:
+        # Imported here: litellm and the store must not delay `initialize`.
+        app_module = await asyncio.to_thread(importlib.import_module, "core.app")
+        loader = await asyncio.to_thread(importlib.import_module, "core.config.loader")
+        layers = [loader.Layer(name="ACP session mcpServers", data=layer)] if layer else []
+        workspace = AcpWorkspace(cwd, self._client, self._access)
+        app: AgentApp = await app_module.AgentApp.open(
+            cwd, workspace=workspace, config_layers=layers, data_dir=self._data_dir
+        )
+        feed = Feed(app, workspace, self._sessions, self._send, self._dialog)
+        log.info("agent ready in %s", cwd)
+        return Project(key, app, workspace, feed)

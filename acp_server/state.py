@@ -1,0 +1,34 @@
+"""What the ACP front end keeps per session: its project's agent, mode, model and turn state."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from core.permission.rules import Rule
+
+if TYPE_CHECKING:
+    from acp_server.projects import Project
+
+
+@dataclass
+class AcpSession:
+    """One core session opened by the client (``session/new``, ``load``, ``resume`` or ``fork``)."""
+
+    id: str
+    project: Project
+    cwd: Path
+    mode: str  # the agent the next prompt runs with
+    model: str | None  # "provider/model"; None: the agent's or the config's default
+    cancelled: bool = False
+    turn: asyncio.Task[object] | None = None
+    # "Reject always" answers: deny rules for the rest of this session (ACP has no place to keep them).
+    denied: list[Rule] = field(default_factory=list)
+    title: str | None = None
+
+    @property
+    def busy(self) -> bool:
+        """Whether a prompt is being answered."""
+        return self.turn is not None and not self.turn.done()

@@ -1,0 +1,39 @@
+"""Why a turn ended, in ACP's words: end_turn, max_tokens, max_turn_requests, refusal, cancelled."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+from acp import RequestError
+
+from acp_server.errors import INTERNAL_ERROR
+from core.session.models import AssistantMessage, MessageWithParts
+
+if TYPE_CHECKING:
+    from acp_server.state import AcpSession
+
+StopReason = Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]
+
+# The model's own finish reasons (core.llm.events.FinishStep) that end a turn early.
+FINISH: dict[str, StopReason] = {
+    "length": "max_tokens",
+    "content-filter": "refusal",
+    # The loop stopped while the model still wanted to call tools: the agent's step limit.
+    "tool-calls": "max_turn_requests",
+    "unknown": "max_turn_requests",
+}
+
+
+def stop_reason(final: MessageWithParts, state: AcpSession) -> StopReason:
+    """The stop reason of a finished turn; a failed turn raises the JSON-RPC error the client shows."""
+    if state.cancelled:
+        return "cancelled"
+    info = final.info
+    if not isinstance(info, AssistantMessage):
+        return "end_turn"  # nothing ran (e.g. a turn that only stored the message)
+    if info.error is not None:
+        if info.error.name == "aborted":
+            return "cancelled"
+        data = {"name": info.error.name, "status": info.error.status, "retryable": info.error.retryable}
+        raise RequestError(INTERNAL_ERROR, info.error.message, data)
+    return FINISH.get(info.finish or "stop", "end_turn")

@@ -1,0 +1,149 @@
+// An ACP client built on the official TypeScript SDK (@agentclientprotocol/sdk), driving `agentls acp`.
+//
+// node client.mjs SCENARIO — the agent command comes from AGENT_CMD (a JSON array), the project from
+// PROJECT. Every message the client receives is logged in order; the scenario's results and the log
+// are printed as one JSON document on stdout for the pytest side to check.
+import { spawn } from "node:child_process";
+import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { Readable, Writable } from "node:stream";
+import { client, methods, ndJsonStream } from "@agentclientprotocol/sdk";
+
+const scenario = process.argv[2];
+const project = process.env.PROJECT;
+const agentCmd = JSON.parse(process.env.AGENT_CMD);
+const choice = process.env.PERMISSION_CHOICE ?? "allow_once"; // the option kind the "user" picks
+const buffers = JSON.parse(process.env.BUFFERS ?? "{}"); // path → unsaved editor text
+const log = [];
+const results = {};
+const waiters = [];
+
+function record(entry) {
+  log.push(entry);
+  for (const w of [...waiters]) {
+    if (w.test(entry)) {
+      waiters.splice(waiters.indexOf(w), 1);
+      w.resolve(entry);
+    }
+  }
+}
+
+function waitFor(test, what, ms = 20000) {
+  const seen = log.find(test);
+  if (seen) return Promise.resolve(seen);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms);
+    waiters.push({ test, resolve: (e) => { clearTimeout(timer); resolve(e); } });
+  });
+}
+
+const proc = spawn(agentCmd[0], agentCmd.slice(1), { cwd: project, stdio: ["pipe", "pipe", "inherit"] });
+const stream = ndJsonStream(Writable.toWeb(proc.stdin), Readable.toWeb(proc.stdout));
+
+const app = client({ name: "agentls-test-client" })
+  .onNotification(methods.client.session.update, ({ params }) => {
+    record({ kind: "update", sessionId: params.sessionId, update: params.update });
+  })
+  .onRequest(methods.client.session.requestPermission, async ({ params }) => {
+    record({ kind: "permission", params });
+    if (process.env.PERMISSION_HOLD) {
+      // Leave the dialog open until the turn is cancelled; then answer as the protocol says.
+      await waitFor((e) => e.kind === "cancel-sent", "the cancel");
+      return { outcome: { outcome: "cancelled" } };
+    }
+    const option = params.options.find((o) => o.kind === choice);
+    return { outcome: { outcome: "selected", optionId: option.optionId } };
+  })
+  .onRequest(methods.client.fs.readTextFile, async ({ params }) => {
+    record({ kind: "read", params });
+    if (params.path in buffers) return { content: buffers[params.path] };
+    return { content: readFileSync(params.path, "utf8") };
+  })
+  .onRequest(methods.client.fs.writeTextFile, async ({ params }) => {
+    record({ kind: "write", params });
+    mkdirSync(dirname(params.path), { recursive: true });
+    writeFileSync(params.path, params.content);
+    return {};
+  });
+
+async function init(agent) {
+  return agent.request(methods.agent.initialize, {
+    protocolVersion: 1,
+    clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false },
+    clientInfo: { name: "agentls-test-client", version: "1.0.0" },
+  });
+}
+
+async function prompt(agent, sessionId, text) {
+  const started = Date.now();
+  const response = await agent.request(methods.agent.session.prompt, {
+    sessionId, prompt: [{ type: "text", text }],
+  });
+  record({ kind: "stop", stopReason: response.stopReason, ms: Date.now() - started });
+  return response;
+}
+
+const scenarios = {
+  // initialize, session/new, one prompt; the log holds the streamed updates.
+  async turn(agent) {
+    results.initialize = await init(agent);
+    const session = await agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
+    results.session = session;
+    results.prompt = await prompt(agent, session.sessionId, process.env.PROMPT ?? "hello");
+    results.list = await agent.request(methods.agent.session.list, { cwd: project });
+  },
+  // A turn whose tool waits for a permission that the user never answers; the client cancels it.
+  async cancel(agent) {
+    await init(agent);
+    const session = await agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
+    const pending = prompt(agent, session.sessionId, process.env.PROMPT ?? "hello");
+    await waitFor((e) => e.kind === (process.env.CANCEL_AFTER ?? "permission"), "the moment to cancel");
+    const sent = Date.now();
+    record({ kind: "cancel-sent" });
+    await agent.notify(methods.agent.session.cancel, { sessionId: session.sessionId });
+    const response = await pending;
+    results.prompt = response;
+    results.cancelToStopMs = Date.now() - sent;
+  },
+  // session/load of a session stored by an earlier process (SESSION_ID).
+  async load(agent) {
+    await init(agent);
+    results.load = await agent.request(methods.agent.session.load, {
+      sessionId: process.env.SESSION_ID, cwd: project, mcpServers: [],
+    });
+    record({ kind: "loaded" });
+    if (process.env.PROMPT) results.prompt = await prompt(agent, process.env.SESSION_ID, process.env.PROMPT);
+  },
+  // Modes and models through session/set_mode and session/set_config_option.
+  async modes(agent) {
+    await init(agent);
+    const session = await agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
+    results.session = session;
+    results.setMode = await agent.request(methods.agent.session.setMode, {
+      sessionId: session.sessionId, modeId: "plan",
+    });
+    results.setModel = await agent.request(methods.agent.session.setConfigOption, {
+      sessionId: session.sessionId, configId: "model", value: process.env.MODEL,
+    });
+    try {
+      await agent.request(methods.agent.session.setMode, { sessionId: session.sessionId, modeId: "nope" });
+    } catch (error) {
+      results.badMode = { code: error.code, message: error.message };
+    }
+    results.prompt = await prompt(agent, session.sessionId, "hello");
+    results.deleted = await agent.request(methods.agent.session.delete, { sessionId: session.sessionId });
+    results.listAfterDelete = await agent.request(methods.agent.session.list, { cwd: project });
+  },
+};
+
+let failure = null;
+try {
+  await app.connectWith(stream, async (agent) => {
+    await scenarios[scenario](agent);
+  });
+} catch (error) {
+  failure = { message: String(error?.message ?? error), code: error?.code, data: error?.data };
+}
+proc.stdin.end();
+const exit = await new Promise((resolve) => proc.on("exit", (code) => resolve(code)));
+process.stdout.write(JSON.stringify({ results, log, failure, agentExit: exit }) + "\n");
