@@ -1,0 +1,403 @@
+-- The chat: a transcript buffer per session (`agentls://<session>`, markdown, read-only) above a
+-- prompt buffer shared by all sessions (so a draft survives switching), in a split or a float.
+local client = require('agentls.client')
+local config = require('agentls.config')
+local files = require('agentls.files')
+local render = require('agentls.render')
+
+local M = {}
+
+M.session_id = nil ---@type string|nil
+M.agent = nil ---@type string|nil   chosen with :AgentlsAgent (nil: the server's default)
+M.model = nil ---@type string|nil   chosen with :AgentlsModel
+M.buffers = {} ---@type table<string, integer>  transcript buffer by session
+M.views = {} ---@type table<string, table>
+M.loaded = {} ---@type table<string, boolean>
+M.running = {} ---@type table<string, fun()>     cancel functions of pending prompt requests
+M.win, M.prompt_win, M.prompt_buf = nil, nil, nil
+M.server_config = nil -- agent/config result: agents, models, modelLimits
+
+local function state()
+  return require('agentls').state
+end
+
+local function valid_win(win)
+  return win and vim.api.nvim_win_is_valid(win)
+end
+
+-- --- buffers -------------------------------------------------------------------------------
+
+local function set_keymaps(buf, is_prompt)
+  local keys = config.options.keymaps
+  local function map(mode, lhs, fn, desc)
+    if lhs then
+      vim.keymap.set(mode, lhs, fn, { buffer = buf, desc = 'agentls: ' .. desc, nowait = true })
+    end
+  end
+  if is_prompt then
+    map('n', keys.send_normal, function()
+      M.send()
+    end, 'send the prompt')
+    map('i', keys.send_insert, function()
+      vim.cmd('stopinsert')
+      M.send()
+    end, 'send the prompt')
+  end
+  map('n', keys.abort, function()
+    M.abort()
+  end, 'abort the turn')
+  map('n', keys.close, function()
+    M.close()
+  end, 'close the chat')
+  map('n', keys.new, function()
+    M.new_session()
+  end, 'new session')
+  map('n', keys.sessions, function()
+    require('agentls.sessions').pick()
+  end, 'sessions')
+end
+
+--- The transcript buffer of a session (created with its view on first use).
+function M.transcript(session_id)
+  local buf = M.buffers[session_id]
+  if buf and vim.api.nvim_buf_is_valid(buf) then
+    return buf
+  end
+  buf = vim.api.nvim_create_buf(false, true)
+  vim.bo[buf].buftype = 'nofile'
+  vim.bo[buf].bufhidden = 'hide'
+  vim.bo[buf].swapfile = false
+  vim.bo[buf].undolevels = -1 -- the transcript is rebuilt from the server, never undone
+  vim.api.nvim_buf_set_name(buf, 'agentls://' .. session_id)
+  vim.bo[buf].filetype = 'markdown'
+  M.buffers[session_id] = buf
+  M.views[session_id] = render.new(state(), session_id, buf, { coalesce_ms = config.options.coalesce_ms })
+  set_keymaps(buf, false)
+  vim.api.nvim_create_autocmd('BufWipeout', {
+    buffer = buf,
+    once = true,
+    callback = function()
+      if M.views[session_id] then
+        M.views[session_id]:destroy()
+      end
+      M.views[session_id], M.buffers[session_id], M.loaded[session_id] = nil, nil, nil
+    end,
+  })
+  return buf
+end
+
+local function prompt_buffer()
+  if M.prompt_buf and vim.api.nvim_buf_is_valid(M.prompt_buf) then
+    return M.prompt_buf
+  end
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.bo[buf].buftype = 'nofile'
+  vim.bo[buf].bufhidden = 'hide'
+  vim.bo[buf].swapfile = false
+  vim.api.nvim_buf_set_name(buf, 'agentls://prompt')
+  vim.bo[buf].filetype = 'markdown'
+  vim.bo[buf].completefunc = "v:lua.require'agentls.files'.complete"
+  vim.keymap.set('i', '@', '@<C-x><C-u>', { buffer = buf, desc = 'agentls: attach a file' })
+  set_keymaps(buf, true)
+  M.prompt_buf = buf
+  return buf
+end
+
+-- --- windows -------------------------------------------------------------------------------
+
+local function size(fraction, total)
+  return fraction < 1 and math.floor(total * fraction) or math.floor(fraction)
+end
+
+local function style_transcript(win)
+  local wo = vim.wo[win]
+  wo.wrap, wo.linebreak = true, true
+  wo.number, wo.relativenumber, wo.signcolumn = false, false, 'no'
+  wo.foldmethod = 'expr'
+  wo.foldexpr = "v:lua.require'agentls.render'.foldexpr(v:lnum)"
+  wo.foldlevel = 0
+  wo.foldenable = true
+  wo.winbar = "%{%v:lua.require'agentls.chat'.winbar()%}"
+end
+
+local function open_windows(buf)
+  local prompt = prompt_buffer()
+  if config.options.layout == 'float' then
+    local width = size(config.options.width, vim.o.columns)
+    local height = size(config.options.height, vim.o.lines)
+    local row, col = math.floor((vim.o.lines - height) / 2), math.floor((vim.o.columns - width) / 2)
+    local ph = config.options.prompt_height
+    M.win = vim.api.nvim_open_win(buf, false, {
+      relative = 'editor', row = row, col = col, width = width, height = height - ph - 2,
+      border = 'rounded', title = ' agentls ', style = 'minimal',
+    })
+    M.prompt_win = vim.api.nvim_open_win(prompt, true, {
+      relative = 'editor', row = row + height - ph, col = col, width = width, height = ph,
+      border = 'rounded', title = ' prompt ', style = 'minimal',
+    })
+  else
+    vim.cmd('botright vsplit')
+    M.win = vim.api.nvim_get_current_win()
+    vim.api.nvim_win_set_width(M.win, size(config.options.width, vim.o.columns))
+    vim.api.nvim_win_set_buf(M.win, buf)
+    vim.cmd('belowright split')
+    M.prompt_win = vim.api.nvim_get_current_win()
+    vim.api.nvim_win_set_buf(M.prompt_win, prompt)
+    vim.api.nvim_win_set_height(M.prompt_win, config.options.prompt_height)
+    vim.wo[M.prompt_win].winfixheight = true
+  end
+  style_transcript(M.win)
+  vim.wo[M.prompt_win].wrap = true
+end
+
+--- Show `session_id` in the chat (opening the windows if needed) and load its transcript.
+function M.show(session_id)
+  M.session_id = session_id
+  local buf = M.transcript(session_id)
+  if valid_win(M.win) then
+    vim.api.nvim_win_set_buf(M.win, buf)
+    style_transcript(M.win)
+  else
+    open_windows(buf)
+  end
+  if valid_win(M.prompt_win) then
+    vim.api.nvim_set_current_win(M.prompt_win)
+  end
+  if not M.loaded[session_id] then
+    M.load(session_id)
+  end
+  local last = vim.api.nvim_buf_line_count(buf)
+  vim.api.nvim_win_set_cursor(M.win, { last, 0 })
+  local after = M.after_show
+  M.after_show = nil
+  if after then
+    after()
+  end
+end
+
+--- Fetch a session, its messages and todos from the server into the state.
+function M.load(session_id, done)
+  M.loaded[session_id] = true
+  local remaining = 3
+  local function step()
+    remaining = remaining - 1
+    if remaining == 0 and done then
+      done()
+    end
+  end
+  client.request('agent/session/get', { sessionID = session_id }, function(err, session)
+    if not err and session then
+      state().sessions[session_id] = session
+      state():emit('session', session_id, session)
+    end
+    step()
+  end)
+  client.request('agent/session/messages', { sessionID = session_id }, function(err, result)
+    if err then
+      vim.notify('agentls: ' .. err.message, vim.log.levels.ERROR)
+    else
+      state():load(session_id, result.messages or {})
+    end
+    step()
+  end)
+  client.request('agent/session/todo', { sessionID = session_id }, function(err, result)
+    if not err and result then
+      state().todos[session_id] = result.todos
+      state():emit('todos', session_id, result.todos)
+    end
+    step()
+  end)
+end
+
+--- Open the chat: the current session, else the newest one (`resume`), else a new one.
+function M.open(opts)
+  opts = opts or {}
+  if not client.start() then
+    return
+  end
+  M.fetch_config()
+  if opts.session_id then
+    return M.show(opts.session_id)
+  end
+  if M.session_id then
+    if valid_win(M.win) then
+      return vim.api.nvim_set_current_win(M.prompt_win or M.win)
+    end
+    return M.show(M.session_id)
+  end
+  if not config.options.resume then
+    return M.new_session()
+  end
+  client.request('agent/session/list', { limit = 1 }, function(err, result)
+    local newest = not err and result and result.sessions and result.sessions[1]
+    if newest then
+      state().sessions[newest.id] = newest
+      M.show(newest.id)
+    else
+      M.new_session()
+    end
+  end)
+end
+
+function M.fetch_config()
+  if M.server_config then
+    return
+  end
+  client.request('agent/config', {}, function(err, result)
+    if not err then
+      M.server_config = result
+    end
+  end)
+end
+
+function M.close()
+  for _, win in ipairs({ M.prompt_win, M.win }) do
+    if valid_win(win) and #vim.api.nvim_list_wins() > 1 then
+      vim.api.nvim_win_close(win, true)
+    end
+  end
+  M.win, M.prompt_win = nil, nil
+end
+
+function M.new_session(title)
+  client.request('agent/session/create', { title = title, agent = M.agent, model = M.model },
+    function(err, session)
+      if err then
+        return vim.notify('agentls: ' .. err.message, vim.log.levels.ERROR)
+      end
+      state().sessions[session.id] = session
+      state():load(session.id, {})
+      M.loaded[session.id] = true
+      M.show(session.id)
+    end)
+end
+
+-- --- prompting -----------------------------------------------------------------------------
+
+--- Send `text` (default: the prompt buffer's text) to the current session.
+function M.send(text)
+  local session_id = M.session_id
+  if not session_id then
+    return vim.notify('agentls: open the chat first (:Agentls)', vim.log.levels.WARN)
+  end
+  local from_buffer = text == nil
+  if from_buffer then
+    text = table.concat(vim.api.nvim_buf_get_lines(prompt_buffer(), 0, -1, false), '\n')
+  end
+  if vim.trim(text) == '' then
+    return
+  end
+  local parts = { { type = 'text', text = text } }
+  vim.list_extend(parts, files.parts(text))
+  if from_buffer then
+    vim.api.nvim_buf_set_lines(prompt_buffer(), 0, -1, false, {})
+  end
+  local params = { sessionID = session_id, parts = parts, agent = M.agent, model = M.model }
+  M.running[session_id] = client.request('agent/session/prompt', params, function(err, result)
+    M.running[session_id] = nil
+    if err then
+      if err.code ~= -32800 then
+        vim.notify('agentls: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+        -- Give the text back, unless the user already typed something new.
+        local prompt = prompt_buffer()
+        if from_buffer and vim.trim(table.concat(vim.api.nvim_buf_get_lines(prompt, 0, -1, false))) == '' then
+          vim.api.nvim_buf_set_lines(prompt, 0, -1, false, vim.split(text, '\n', { plain = true }))
+        end
+      end
+      return
+    end
+    state():set_message(result.info)
+    for _, part in ipairs(result.parts or {}) do
+      state():set_part(part)
+    end
+  end)
+end
+
+--- Abort the current session's turn.
+function M.abort(session_id)
+  session_id = session_id or M.session_id
+  if session_id then
+    client.request('agent/session/abort', { sessionID = session_id }, function(err)
+      if err then
+        vim.notify('agentls: ' .. err.message, vim.log.levels.ERROR)
+      end
+    end)
+  end
+end
+
+--- Put a reference to lines `first`..`last` of `buf` in the prompt (and send `text` if given).
+function M.ask(buf, first, last, text)
+  local ref = files.reference(vim.api.nvim_buf_get_name(buf), first, last)
+  local function go()
+    if text and text ~= '' then
+      M.send(ref .. ' ' .. text)
+    else
+      local prompt = prompt_buffer()
+      local lines = vim.api.nvim_buf_get_lines(prompt, 0, -1, false)
+      local at = (#lines == 1 and lines[1] == '') and 0 or #lines
+      vim.api.nvim_buf_set_lines(prompt, at, -1, false, { ref .. ' ' })
+    end
+  end
+  M.with_session(go)
+end
+
+--- Open the chat and run `fn` once a session shows in it.
+function M.with_session(fn)
+  if M.session_id then
+    M.open()
+    fn()
+  else
+    M.after_show = fn -- the session is being chosen or created
+    M.open()
+  end
+end
+
+-- --- winbar --------------------------------------------------------------------------------
+
+local function human(n)
+  if n >= 1000000 then
+    return ('%.1fM'):format(n / 1000000)
+  elseif n >= 1000 then
+    return ('%.1fk'):format(n / 1000)
+  end
+  return tostring(n)
+end
+
+--- Status of a session as words: idle, busy, or the retry countdown.
+function M.status_text(session_id)
+  local status = state().status[session_id] or { type = 'idle' }
+  if status.type == 'retry' then
+    local wait = status.next and math.max(0, math.ceil((status.next - os.time() * 1000) / 1000)) or 0
+    return ('retrying in %ds (attempt %d)'):format(wait, status.attempt or 0)
+  end
+  return status.type
+end
+
+--- The transcript window's bar: title, status, tokens, cost and context use.
+function M.winbar()
+  local session_id = M.session_id
+  if not session_id then
+    return 'agentls'
+  end
+  local session = state().sessions[session_id]
+  local items = { ((session and session.title or session_id):gsub('%%', '%%%%')) }
+  table.insert(items, M.status_text(session_id))
+  local last = state():last_assistant(session_id)
+  if last and last.tokens then
+    local t = last.tokens
+    local used = (t.input or 0) + ((t.cache or {}).read or 0) + (t.output or 0)
+    table.insert(items, human(used) .. ' tokens')
+    table.insert(items, ('$%.4f'):format(state():cost(session_id)))
+    local limits = M.server_config and M.server_config.modelLimits or {}
+    local limit = limits[(last.providerID or '') .. '/' .. (last.modelID or '')]
+    if limit and (limit.context or 0) > 0 then
+      table.insert(items, ('%d%%%% context'):format(math.floor(used * 100 / limit.context + 0.5)))
+    end
+  end
+  if M.agent or M.model then
+    table.insert(items, (M.agent or '') .. ' ' .. (M.model or ''))
+  end
+  return ' ' .. table.concat(items, ' │ ')
+end
+
+return M

@@ -1,0 +1,212 @@
+-- The connection to `agentls serve`: one language client per Neovim, started on first use.
+--
+-- It announces the agent protocol (`experimental.agent` with `savesEdits`) and versioned document
+-- changes, attaches the project's file buffers (so the agent reads unsaved text), turns every
+-- `agent/event` into a state change, and applies `workspace/applyEdit` through `agentls.edits`.
+-- Requests made before the server is initialised wait for it.
+local config = require('agentls.config')
+
+local M = {}
+
+M.id = nil ---@type integer|nil
+M.ready = false
+M.queue = {} -- functions to run once the server is initialised
+M.event_handlers = {} -- fn(event) called for every agent/event, after the state has it
+M.server_info = nil
+
+-- Client methods take `self` from 0.11 on; 0.10's are plain functions.
+local HAS_011 = vim.fn.has('nvim-0.11') == 1
+local function call(client, name, ...)
+  if HAS_011 then
+    return client[name](client, ...)
+  end
+  return client[name](...)
+end
+
+local function state()
+  return require('agentls').state
+end
+
+function M.capabilities()
+  local caps = vim.lsp.protocol.make_client_capabilities()
+  caps.workspace = caps.workspace or {}
+  caps.workspace.applyEdit = true
+  caps.workspace.workspaceEdit = vim.tbl_extend('force', caps.workspace.workspaceEdit or {}, {
+    documentChanges = true,
+    resourceOperations = { 'create', 'rename', 'delete' },
+  })
+  caps.experimental = { agent = { version = 1, savesEdits = true } }
+  return caps
+end
+
+local function on_event(_, event)
+  state():apply(event)
+  for _, fn in ipairs(M.event_handlers) do
+    local ok, err = pcall(fn, event)
+    if not ok then
+      vim.notify('agentls: ' .. tostring(err), vim.log.levels.ERROR)
+    end
+  end
+end
+
+--- The running client, or nil.
+function M.get()
+  return M.id and vim.lsp.get_client_by_id(M.id) or nil
+end
+
+--- Whether `buf` is a file of the project that the agent should see.
+function M.is_project_file(buf)
+  if vim.bo[buf].buftype ~= '' or not vim.api.nvim_buf_is_loaded(buf) then
+    return false
+  end
+  local name = vim.api.nvim_buf_get_name(buf)
+  if name == '' or name:match('^%a[%w+.-]*://') then
+    return false
+  end
+  local root = config.root()
+  return vim.startswith(vim.fs.normalize(name), root .. '/')
+end
+
+--- Attach `buf` to the server (didOpen: the agent now reads its unsaved text).
+function M.attach(buf)
+  if M.id and config.options.attach_buffers and M.is_project_file(buf) then
+    if not vim.lsp.buf_is_attached(buf, M.id) then
+      vim.lsp.buf_attach_client(buf, M.id)
+    end
+  end
+end
+
+local function attach_all()
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    M.attach(buf)
+  end
+end
+
+--- Start the server (once); `on_ready` runs when it is initialised.
+---@param on_ready fun()|nil
+---@return boolean started, string|nil error
+function M.start(on_ready)
+  if M.id and M.get() then
+    if on_ready then
+      M.when_ready(on_ready)
+    end
+    return true
+  end
+  local cmd, reason = config.server_cmd()
+  if not cmd then
+    vim.notify('agentls: ' .. reason, vim.log.levels.ERROR)
+    return false, reason
+  end
+  M.ready, M.queue = false, {}
+  if on_ready then
+    table.insert(M.queue, on_ready)
+  end
+  local root = config.root()
+  local cfg = {
+    name = 'agentls',
+    cmd = cmd,
+    root_dir = root,
+    workspace_folders = { { uri = vim.uri_from_fname(root), name = vim.fs.basename(root) } },
+    capabilities = M.capabilities(),
+    init_options = config.options.config and { config = config.options.config } or vim.empty_dict(),
+    -- Agent edits wait for the didChange that follows them: keep it quick.
+    flags = { debounce_text_changes = 50 },
+    handlers = {
+      ['agent/event'] = on_event,
+      ['workspace/applyEdit'] = require('agentls.edits').handler,
+    },
+    on_init = function(client, result)
+      M.server_info = result.serverInfo
+      M.ready = true
+      vim.schedule(function()
+        attach_all()
+        local queue = M.queue
+        M.queue = {}
+        for _, fn in ipairs(queue) do
+          fn(client)
+        end
+      end)
+    end,
+    on_exit = function(code, signal)
+      local was = M.id
+      M.id, M.ready = nil, false
+      vim.schedule(function()
+        if was and (code ~= 0 or signal ~= 0) then
+          vim.notify(('agentls: the server stopped (exit code %d, signal %d); :Agentls starts it again')
+            :format(code, signal), vim.log.levels.WARN)
+        end
+        require('agentls').on_server_exit()
+      end)
+    end,
+  }
+  local id
+  if HAS_011 then
+    id = vim.lsp.start(cfg, { attach = false })
+  else
+    id = vim.lsp.start_client(cfg)
+  end
+  if not id then
+    return false, 'could not start ' .. table.concat(cmd, ' ')
+  end
+  M.id = id
+  return true
+end
+
+--- Run `fn(client)` once the server is initialised.
+function M.when_ready(fn)
+  if M.ready and M.get() then
+    fn(M.get())
+  else
+    table.insert(M.queue, fn)
+  end
+end
+
+--- Send a request; `cb(err, result)` runs on the main loop. Returns a function that cancels it.
+function M.request(method, params, cb)
+  local request_id, client_ref
+  local cancelled = false
+  M.start()
+  M.when_ready(function(client)
+    if cancelled then
+      return
+    end
+    client_ref = client
+    -- An empty Lua table would go out as a JSON list; the server wants an object.
+    if params == nil or next(params) == nil then
+      params = vim.empty_dict()
+    end
+    local ok, id = call(client, 'request', method, params, function(err, result)
+      if cb then
+        cb(err, result)
+      end
+    end)
+    if ok then
+      request_id = id
+    elseif cb then
+      cb({ code = -32099, message = 'the agentls server is not running' }, nil)
+    end
+  end)
+  return function()
+    cancelled = true
+    if client_ref and request_id then
+      call(client_ref, 'cancel_request', request_id)
+    end
+  end
+end
+
+function M.notify(method, params)
+  local client = M.get()
+  if client and M.ready then
+    call(client, 'notify', method, params)
+  end
+end
+
+--- Stop the server.
+function M.stop()
+  local client = M.get()
+  if client then
+    call(client, 'stop')
+  end
+end
+
+return M

@@ -1,0 +1,140 @@
+-- Options of the plugin: defaults, the user's overrides, and validation that falls back to the
+-- default (with one warning) instead of failing, so a typo never leaves the user without a chat.
+local M = {}
+
+---@class agentls.Keymaps
+---@field send_normal string|false   send the prompt (normal mode, prompt buffer)
+---@field send_insert string|false   send the prompt (insert mode, prompt buffer)
+---@field abort string|false         abort the running turn (chat buffers)
+---@field close string|false         close the chat (chat buffers, normal mode)
+---@field new string|false           start a new session (chat buffers)
+---@field sessions string|false      the session picker (chat buffers)
+
+M.defaults = {
+  -- The server command; nil: `<project>/.venv/bin/agentls serve`, then `agentls serve` from $PATH.
+  cmd = nil,
+  -- Where the server logs (passed as --log-file); false: stderr, which Neovim puts in its LSP log.
+  log_file = vim.fn.stdpath('log') .. '/agentls-server.log',
+  -- The project directory; nil: the current working directory.
+  root_dir = nil,
+  -- initializationOptions.config: the highest config layer (same keys as agentls.json).
+  config = nil,
+  -- 'split' (a vertical split on the right) or 'float'.
+  layout = 'split',
+  width = 0.4, -- of the editor's columns (split) or size (float), when < 1; columns when >= 1
+  height = 0.8, -- float only
+  prompt_height = 5,
+  -- Open the most recent session with :Agentls (false: always a new session).
+  resume = true,
+  -- Show a diff of a proposed edit or write before asking for permission.
+  diff_preview = true,
+  -- Attach the project's file buffers so the agent reads unsaved text.
+  attach_buffers = true,
+  -- Forward every language server's diagnostics of those buffers (agent/diagnostics).
+  forward_diagnostics = true,
+  -- Streaming text is written to the chat buffer at most once per this many milliseconds.
+  coalesce_ms = 16,
+  keymaps = {
+    send_normal = '<CR>',
+    send_insert = '<C-s>',
+    abort = '<C-c>',
+    close = 'q',
+    new = '<C-n>',
+    sessions = '<C-o>',
+  },
+}
+
+local types = {
+  cmd = { 'table', 'nil' },
+  log_file = { 'string', 'boolean' },
+  root_dir = { 'string', 'nil' },
+  config = { 'table', 'nil' },
+  layout = { 'string' },
+  width = { 'number' },
+  height = { 'number' },
+  prompt_height = { 'number' },
+  resume = { 'boolean' },
+  diff_preview = { 'boolean' },
+  attach_buffers = { 'boolean' },
+  forward_diagnostics = { 'boolean' },
+  coalesce_ms = { 'number' },
+  keymaps = { 'table' },
+}
+
+local choices = { layout = { split = true, float = true } }
+
+M.options = vim.deepcopy(M.defaults)
+
+--- Merge `user` over the defaults; returns the options and the list of problems found.
+---@param user table|nil
+---@return table options, string[] problems
+function M.resolve(user)
+  local options = vim.deepcopy(M.defaults)
+  local problems = {}
+  for key, value in pairs(user or {}) do
+    local allowed = types[key]
+    if allowed == nil then
+      table.insert(problems, ('unknown option %q (ignored)'):format(key))
+    elseif not vim.tbl_contains(allowed, type(value)) then
+      table.insert(problems, ('option %q must be %s, got %s (using the default)'):format(
+        key, table.concat(allowed, ' or '), type(value)))
+    elseif choices[key] and not choices[key][value] then
+      table.insert(problems, ('option %q must be one of %s, got %q (using the default)'):format(
+        key, table.concat(vim.tbl_keys(choices[key]), ', '), value))
+    elseif key == 'keymaps' then
+      for name, lhs in pairs(value) do
+        if M.defaults.keymaps[name] == nil then
+          table.insert(problems, ('unknown keymap %q (ignored)'):format(name))
+        elseif lhs ~= false and type(lhs) ~= 'string' then
+          table.insert(problems, ('keymap %q must be a string or false (using the default)'):format(name))
+        else
+          options.keymaps[name] = lhs
+        end
+      end
+    else
+      options[key] = value
+    end
+  end
+  return options, problems
+end
+
+--- Apply the user's options (warning once about the ones that were ignored).
+---@param user table|nil
+function M.setup(user)
+  local problems
+  M.options, problems = M.resolve(user)
+  if #problems > 0 then
+    vim.notify('agentls: ' .. table.concat(problems, '; '), vim.log.levels.WARN)
+  end
+  M.problems = problems
+end
+
+--- The project directory the server is started in.
+---@return string
+function M.root()
+  return vim.fs.normalize(M.options.root_dir or vim.fn.getcwd())
+end
+
+--- The server command: the configured one, the project's .venv, then $PATH.
+---@return string[]|nil cmd, string|nil reason
+function M.server_cmd()
+  local cmd = M.options.cmd
+  if cmd == nil then
+    local venv = M.root() .. '/.venv/bin/agentls'
+    if vim.fn.executable(venv) == 1 then
+      cmd = { venv, 'serve' }
+    elseif vim.fn.executable('agentls') == 1 then
+      cmd = { 'agentls', 'serve' }
+    else
+      return nil, 'agentls is not installed: no .venv/bin/agentls in the project and no agentls on $PATH'
+    end
+  else
+    cmd = vim.deepcopy(cmd)
+  end
+  if M.options.log_file and not vim.tbl_contains(cmd, '--log-file') then
+    vim.list_extend(cmd, { '--log-file', M.options.log_file })
+  end
+  return cmd, nil
+end
+
+return M

@@ -1,0 +1,242 @@
+-- Permission requests and questions, one at a time, through vim.ui.select / vim.ui.input (so the
+-- user's UI plugin draws them). An edit or write shows its diff before the question. A dialog
+-- answered elsewhere (another client, or the turn was aborted) is dropped, its preview closed, and
+-- any window the UI opened for it is closed; a late answer to it is not sent.
+local client = require('agentls.client')
+local config = require('agentls.config')
+local review = require('agentls.review')
+
+local M = {}
+
+M.queue = {} ---@type table[]   {kind = 'permission'|'question', request}
+M.active = nil ---@type table|nil
+M.seen = {} -- request ids already queued or answered
+
+local PERMISSION_CHOICES = { 'Allow once', 'Always allow', 'Reject', 'Reject with a message…' }
+
+local function floating_windows()
+  local out = {}
+  for _, win in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_config(win).relative ~= '' then
+      out[win] = true
+    end
+  end
+  return out
+end
+
+local function finish(dialog)
+  if M.active ~= dialog then
+    return
+  end
+  if dialog.close_preview then
+    dialog.close_preview()
+    dialog.close_preview = nil
+  end
+  M.active = nil
+  vim.schedule(M.next)
+end
+
+local function reply(dialog, method, params)
+  if dialog.closed then
+    vim.notify('agentls: that request was already answered', vim.log.levels.INFO)
+    return
+  end
+  dialog.closed = true
+  client.request(method, params, function(err)
+    if err and err.code ~= -32010 then
+      vim.notify('agentls: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+    end
+  end)
+end
+
+-- Run a vim.ui.* call, remembering which floating windows it opened (to close them if the
+-- dialog is answered elsewhere).
+local function ask(dialog, fn)
+  local before = floating_windows()
+  fn()
+  dialog.windows = {}
+  for win in pairs(floating_windows()) do
+    if not before[win] then
+      table.insert(dialog.windows, win)
+    end
+  end
+end
+
+local function permission_title(request)
+  local what = request.title
+  if not what or what == '' then
+    what = table.concat(request.patterns or {}, ', ')
+  end
+  return ('agentls wants permission for %s: %s'):format(request.permission, what)
+end
+
+local function show_permission(dialog)
+  local request = dialog.request
+  local meta = request.metadata or {}
+  if config.options.diff_preview and type(meta.after) == 'string' and type(meta.filepath) == 'string' then
+    dialog.close_preview = review.preview(meta.filepath, meta.after)
+  end
+  ask(dialog, function()
+    vim.ui.select(PERMISSION_CHOICES, { prompt = permission_title(request), kind = 'agentls.permission' },
+      function(choice)
+        if choice == 'Allow once' then
+          reply(dialog, 'agent/permission/reply', { requestID = request.id, reply = 'once' })
+        elseif choice == 'Always allow' then
+          reply(dialog, 'agent/permission/reply', { requestID = request.id, reply = 'always' })
+        elseif choice == 'Reject with a message…' and not dialog.closed then
+          finish(dialog)
+          vim.ui.input({ prompt = 'What should the agent do instead? ' }, function(message)
+            local params = { requestID = request.id, reply = 'reject' }
+            if message and message ~= '' then
+              params.message = message
+            end
+            reply(dialog, 'agent/permission/reply', params)
+          end)
+          return
+        else -- Reject, or the dialog was dismissed
+          reply(dialog, 'agent/permission/reply', { requestID = request.id, reply = 'reject' })
+        end
+        finish(dialog)
+      end)
+  end)
+end
+
+local OTHER = 'Type an answer…'
+local DONE = '✓ Done'
+
+-- Ask question `i` of the request, then the next; all answers go in one reply.
+local function show_question(dialog, i, answers)
+  local request = dialog.request
+  local questions = request.questions or {}
+  if i > #questions then
+    reply(dialog, 'agent/question/reply', { requestID = request.id, answers = answers })
+    return finish(dialog)
+  end
+  local q = questions[i]
+  local chosen = {}
+  local function pick()
+    local items = {}
+    for _, option in ipairs(q.options or {}) do
+      if not vim.tbl_contains(chosen, option.label) then
+        table.insert(items, option)
+      end
+    end
+    table.insert(items, { label = OTHER })
+    if q.multiple and #chosen > 0 then
+      table.insert(items, { label = DONE })
+    end
+    ask(dialog, function()
+      vim.ui.select(items, {
+        prompt = (q.header and q.header ~= '' and (q.header .. ': ') or '') .. q.question,
+        kind = 'agentls.question',
+        format_item = function(item)
+          return item.description and item.description ~= '' and (item.label .. ' — ' .. item.description)
+            or item.label
+        end,
+      }, function(item)
+        if dialog.closed then
+          return finish(dialog)
+        elseif not item then
+          reply(dialog, 'agent/question/reject', { requestID = request.id })
+          return finish(dialog)
+        elseif item.label == DONE then
+          answers[i] = chosen
+          return show_question(dialog, i + 1, answers)
+        elseif item.label == OTHER then
+          vim.ui.input({ prompt = q.question .. ' ' }, function(text)
+            if not text or text == '' then
+              reply(dialog, 'agent/question/reject', { requestID = request.id })
+              return finish(dialog)
+            end
+            table.insert(chosen, text)
+            if q.multiple then
+              return pick()
+            end
+            answers[i] = chosen
+            show_question(dialog, i + 1, answers)
+          end)
+          return
+        end
+        table.insert(chosen, item.label)
+        if q.multiple then
+          return pick()
+        end
+        answers[i] = chosen
+        show_question(dialog, i + 1, answers)
+      end)
+    end)
+  end
+  pick()
+end
+
+--- Show the next queued dialog when none is open.
+function M.next()
+  if M.active or #M.queue == 0 then
+    return
+  end
+  local dialog = table.remove(M.queue, 1)
+  M.active = dialog
+  if dialog.kind == 'permission' then
+    show_permission(dialog)
+  else
+    show_question(dialog, 1, {})
+  end
+end
+
+local function enqueue(kind, request)
+  if M.seen[request.id] then
+    return
+  end
+  M.seen[request.id] = true
+  table.insert(M.queue, { kind = kind, request = request })
+  vim.schedule(M.next)
+end
+
+--- A request was answered (here or elsewhere): drop it and close what shows it.
+function M.close(request_id)
+  for i, dialog in ipairs(M.queue) do
+    if dialog.request.id == request_id then
+      table.remove(M.queue, i)
+      break
+    end
+  end
+  local dialog = M.active
+  if dialog and dialog.request.id == request_id then
+    dialog.closed = true
+    for _, win in ipairs(dialog.windows or {}) do
+      if vim.api.nvim_win_is_valid(win) then
+        pcall(vim.api.nvim_win_close, win, true)
+      end
+    end
+    finish(dialog)
+  end
+end
+
+--- Follow dialog events.
+function M.on_event(event)
+  local p = event.properties or {}
+  if event.type == 'permission.asked' then
+    enqueue('permission', p.request)
+  elseif event.type == 'question.asked' then
+    enqueue('question', p.request)
+  elseif event.type == 'permission.replied' or event.type == 'question.replied'
+    or event.type == 'question.rejected' then
+    M.close(p.requestID)
+  end
+end
+
+--- Ask the server for the dialogs waiting for an answer (after a (re)connect).
+function M.resume()
+  client.request('agent/permission/list', {}, function(err, result)
+    for _, request in ipairs(not err and result and result.requests or {}) do
+      enqueue('permission', request)
+    end
+  end)
+  client.request('agent/question/list', {}, function(err, result)
+    for _, request in ipairs(not err and result and result.requests or {}) do
+      enqueue('question', request)
+    end
+  end)
+end
+
+return M

@@ -1,0 +1,157 @@
+-- agentls for Neovim: a chat with the agent, its dialogs and its edits, over `agentls serve`.
+-- This module is the public API: setup(), the functions behind the user commands, and status().
+local config = require('agentls.config')
+
+local M = {}
+
+M.state = require('agentls.state').new()
+
+local retry_timer = nil
+
+-- Redraw the winbar every second while a session waits to retry (the countdown moves).
+local function follow_status()
+  local retrying = false
+  for _, status in pairs(M.state.status) do
+    retrying = retrying or status.type == 'retry'
+  end
+  if retrying and not retry_timer then
+    retry_timer = vim.uv.new_timer()
+    retry_timer:start(1000, 1000, vim.schedule_wrap(function()
+      vim.cmd('redrawstatus!')
+    end))
+  elseif not retrying and retry_timer then
+    retry_timer:stop()
+    retry_timer:close()
+    retry_timer = nil
+  end
+  vim.cmd('redrawstatus!')
+end
+
+local subscribed = false
+local function subscribe()
+  if subscribed then
+    return
+  end
+  subscribed = true
+  local client = require('agentls.client')
+  table.insert(client.event_handlers, require('agentls.dialogs').on_event)
+  M.state:subscribe(function(kind, _, data)
+    if kind == 'status' or kind == 'session' or kind == 'message' then
+      follow_status()
+    elseif kind == 'error' and data then
+      vim.notify('agentls: ' .. (data.message or data.name or 'error'), vim.log.levels.ERROR)
+    end
+  end)
+end
+
+--- Configure the plugin (see :h agentls-config).
+function M.setup(opts)
+  config.setup(opts)
+  subscribe()
+  local group = vim.api.nvim_create_augroup('agentls', { clear = true })
+  vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile', 'BufEnter' }, {
+    group = group,
+    callback = function(ev)
+      require('agentls.client').attach(ev.buf)
+    end,
+  })
+  if config.options.forward_diagnostics then
+    vim.api.nvim_create_autocmd('DiagnosticChanged', {
+      group = group,
+      callback = function(ev)
+        require('agentls.diagnostics').forward(ev.buf)
+      end,
+    })
+  end
+end
+
+local function ensure_setup()
+  if not subscribed then
+    M.setup({})
+  end
+end
+
+--- Start the server (if needed) and show what waits for an answer.
+local function start()
+  ensure_setup()
+  local client = require('agentls.client')
+  local fresh = not client.get()
+  if not client.start() then
+    return false
+  end
+  if fresh then
+    client.when_ready(function()
+      require('agentls.dialogs').resume()
+    end)
+  end
+  return true
+end
+
+function M.open(opts)
+  if start() then
+    require('agentls.chat').open(opts)
+  end
+end
+
+function M.new_session()
+  if start() then
+    local chat = require('agentls.chat')
+    chat.fetch_config()
+    chat.new_session()
+  end
+end
+
+function M.abort()
+  require('agentls.chat').abort()
+end
+
+function M.ask(buf, first, last, text)
+  if start() then
+    require('agentls.chat').ask(buf, first, last, text)
+  end
+end
+
+--- Send `prompt` (e.g. the Fix prompt) in the chat.
+function M.fix(prompt)
+  if start() then
+    local chat = require('agentls.chat')
+    chat.with_session(function()
+      chat.send(prompt)
+    end)
+  end
+end
+
+--- Called when the server process ends: views keep their text, the next command restarts it.
+function M.on_server_exit()
+  local chat = require('agentls.chat')
+  chat.loaded = {}
+  chat.server_config = nil
+  for sid in pairs(M.state.status) do
+    M.state.status[sid] = { type = 'idle' }
+  end
+  require('agentls.dialogs').queue = {}
+  require('agentls.dialogs').seen = {}
+  pcall(vim.cmd, 'redrawstatus!')
+end
+
+--- For a statusline: "" when the server is not running, else idle, busy or retrying.
+function M.status()
+  if not require('agentls.client').get() then
+    return ''
+  end
+  local chat = require('agentls.chat')
+  local busy, retry = false, nil
+  for sid, status in pairs(M.state.status) do
+    if status.type == 'retry' then
+      retry = chat.status_text(sid)
+    elseif status.type == 'busy' then
+      busy = true
+    end
+  end
+  if retry then
+    return 'agentls: ' .. retry
+  end
+  return busy and 'agentls: busy' or 'agentls: idle'
+end
+
+return M

@@ -1,0 +1,130 @@
+-- How each message and part reads in the transcript: plain data in, {lines, fold?, tool?, stream?}
+-- out. `stream` blocks end with their text, so deltas can be appended; `fold` = {first row, ...} of
+-- the rows that fold (relative to the block); `tool` is the state shown in the tool line's extmark.
+local M = {}
+
+local MAX_OUTPUT_LINES = 200
+
+local function split(text)
+  return vim.split(text or '', '\n', { plain = true })
+end
+
+local function relpath(path)
+  if type(path) ~= 'string' then
+    return nil
+  end
+  local rel = vim.fs.relpath and vim.fs.relpath(vim.fn.getcwd(), path)
+  return rel or path
+end
+
+M.tool_states = {
+  pending = { label = '… pending', hl = 'Comment' },
+  running = { label = '⟳ running', hl = 'DiagnosticWarn' },
+  completed = { label = '✓ done', hl = 'DiagnosticOk' },
+  error = { label = '✗ failed', hl = 'DiagnosticError' },
+}
+
+function M.header(info)
+  if info.role == 'user' then
+    return { lines = { '## You' } }
+  end
+  local title = '## Agent'
+  if info.agent or info.modelID then
+    title = ('## Agent · %s · %s/%s'):format(info.agent or '?', info.providerID or '?', info.modelID or '?')
+  end
+  local lines = { title }
+  if info.error then
+    if info.error.name == 'aborted' then
+      table.insert(lines, '_aborted_')
+    else
+      table.insert(lines, ('**Error** (%s): %s'):format(info.error.name, info.error.message or ''))
+    end
+  end
+  return { lines = lines }
+end
+
+--- A short description of what a tool call works on, from its input.
+function M.tool_subject(part)
+  local state = part.state or {}
+  if state.title and state.title ~= '' then
+    return state.title
+  end
+  local input = state.input or {}
+  return relpath(input.filePath) or input.command or input.pattern or input.url or input.description or ''
+end
+
+local function tool(part)
+  local state = part.state or {}
+  local status = state.status or 'pending'
+  local lines = { ('⚙ %s: %s'):format(part.tool, M.tool_subject(part)) }
+  local body = {}
+  if status == 'completed' and state.output and state.output ~= '' then
+    body = split(state.output)
+  elseif status == 'error' then
+    body = split(state.error)
+  end
+  if #body > MAX_OUTPUT_LINES then
+    local more = #body - MAX_OUTPUT_LINES
+    body = vim.list_slice(body, 1, MAX_OUTPUT_LINES)
+    table.insert(body, ('… %d more lines'):format(more))
+  end
+  for _, line in ipairs(body) do
+    table.insert(lines, '    ' .. line)
+  end
+  return {
+    lines = lines,
+    fold = #body > 0 and { 1 } or nil,
+    tool = M.tool_states[status] or M.tool_states.pending,
+  }
+end
+
+function M.part(part)
+  local kind = part.type
+  if kind == 'text' then
+    if part.synthetic or part.ignored then
+      return { lines = {} }
+    end
+    return { lines = split(part.text), stream = true }
+  elseif kind == 'reasoning' then
+    local lines = { '▸ Thinking' }
+    vim.list_extend(lines, split(part.text))
+    return { lines = lines, fold = { 0 }, stream = true }
+  elseif kind == 'tool' then
+    return tool(part)
+  elseif kind == 'file' then
+    local source = part.source and part.source.path
+    return { lines = { '📎 ' .. (relpath(source) or part.filename or part.url) } }
+  elseif kind == 'retry' then
+    local err = part.error or {}
+    return { lines = { ('↻ retry %d: %s'):format(part.attempt or 0, err.message or '') } }
+  elseif kind == 'compaction' then
+    return { lines = { '— the conversation above was summarised —' } }
+  elseif kind == 'agent' then
+    return { lines = { '@' .. part.name } }
+  elseif kind == 'subtask' then
+    return { lines = { ('↳ %s: %s'):format(part.agent, part.description) } }
+  elseif kind == 'patch' then
+    local files = {}
+    for _, f in ipairs(part.files or {}) do
+      table.insert(files, relpath(f))
+    end
+    return { lines = { '✎ changed ' .. table.concat(files, ', ') } }
+  end
+  return { lines = {} } -- step-start, step-finish, snapshot: bookkeeping, not for reading
+end
+
+local marks = { pending = '[ ]', in_progress = '[~]', completed = '[x]', cancelled = '[-]' }
+
+function M.todos(todos)
+  local lines = { '### Todo' }
+  for _, todo in ipairs(todos) do
+    table.insert(lines, ('- %s %s'):format(marks[todo.status] or '[ ]', todo.content))
+  end
+  return { lines = lines }
+end
+
+function M.revert_marker()
+  return { lines = { '⟲ reverted from here — :AgentlsUnrevert brings it back' } }
+end
+
+return M

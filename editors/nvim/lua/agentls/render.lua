@@ -1,0 +1,371 @@
+-- The transcript buffer of one session: the state's messages and parts laid out as blocks of lines.
+--
+-- Every message header and part is a block; the view keeps each block's line count, so a change
+-- rewrites only its block, and streamed text is appended at the end of its block. Deltas are
+-- coalesced: they are written at most once per `coalesce_ms`, in one go. Tool lines carry their
+-- state in an extmark that is updated in place. Windows whose cursor was on the last line follow
+-- the stream; the others keep their cursor and scroll.
+local parts = require('agentls.parts')
+
+local M = {}
+local View = {}
+View.__index = View
+
+M.ns = vim.api.nvim_create_namespace('agentls.transcript')
+M.views = {} ---@type table<integer, table>  view by buffer
+
+--- A view of `session_id` from `state` in buffer `buf`.
+function M.new(state, session_id, buf, opts)
+  local view = setmetatable({
+    state = state,
+    session_id = session_id,
+    buf = buf,
+    coalesce_ms = opts and opts.coalesce_ms or 16,
+    blocks = {}, -- ordered by sort key
+    by_key = {},
+    starts_valid = 0, -- blocks[1..starts_valid] have a correct .start
+    pending = {}, -- block key -> text not yet written
+    pending_order = {},
+    writes = 0, -- buffer writes done (the bench counts them)
+  }, View)
+  M.views[buf] = view
+  view.unsubscribe = state:subscribe(function(kind, sid, data)
+    if sid == session_id then
+      view:on_change(kind, data)
+    end
+  end)
+  view:reset()
+  return view
+end
+
+function View:destroy()
+  if self.timer then
+    self.timer:stop()
+    self.timer:close()
+    self.timer = nil
+  end
+  self.unsubscribe()
+  M.views[self.buf] = nil
+end
+
+-- --- layout ------------------------------------------------------------------------------
+
+local function header_key(mid)
+  return mid .. '\1'
+end
+
+local function part_key(mid, pid)
+  return mid .. '\2' .. pid
+end
+
+local REVERT_SUFFIX = '\0'
+local TODOS_KEY = '~todos'
+
+--- The blocks the state asks for, in order: {key, make = fn() -> {lines, fold?, tool?, stream?}}.
+--- Rendering is deferred to `make` so that a change re-renders only its own block.
+function View:wanted()
+  local out = {}
+  local t = self.state.transcripts[self.session_id] or { order = {}, messages = {} }
+  local session = self.state.sessions[self.session_id]
+  local revert = session and session.revert and session.revert.messageID
+  for _, mid in ipairs(t.order) do
+    local m = t.messages[mid]
+    if revert and mid == revert then
+      table.insert(out, { key = mid .. REVERT_SUFFIX, make = parts.revert_marker })
+    end
+    table.insert(out, { key = header_key(mid), make = function()
+      return parts.header(m.info)
+    end })
+    for _, part in ipairs(m.parts) do
+      table.insert(out, { key = part_key(mid, part.id), make = function()
+        return parts.part(part)
+      end })
+    end
+  end
+  local todos = self.state.todos[self.session_id]
+  if todos and #todos > 0 then
+    table.insert(out, { key = TODOS_KEY, make = function()
+      return parts.todos(todos)
+    end })
+  end
+  return out
+end
+
+function View:start_of(index)
+  local blocks = self.blocks
+  local row = 0
+  if self.starts_valid > 0 then
+    local last = blocks[math.min(self.starts_valid, index)]
+    row = last.start
+    for i = math.min(self.starts_valid, index), index - 1 do
+      row = row + blocks[i].size
+      blocks[i + 1].start = row
+    end
+  else
+    for i = 1, index - 1 do
+      blocks[i].start = row
+      row = row + blocks[i].size
+    end
+    blocks[index].start = row
+  end
+  self.starts_valid = math.max(self.starts_valid, index)
+  return blocks[index].start
+end
+
+function View:index_of(key)
+  for i, b in ipairs(self.blocks) do
+    if b.key == key then
+      return i
+    end
+  end
+end
+
+local function size_of(render)
+  local n = #render.lines
+  return n == 0 and 0 or n + 1 -- a blank line after each visible block
+end
+
+local function block_lines(render)
+  if #render.lines == 0 then
+    return {}
+  end
+  local lines = vim.list_slice(render.lines)
+  table.insert(lines, '')
+  return lines
+end
+
+-- --- writing -----------------------------------------------------------------------------
+
+function View:followers()
+  local out = {}
+  local last = vim.api.nvim_buf_line_count(self.buf)
+  for _, win in ipairs(vim.fn.win_findbuf(self.buf)) do
+    if vim.api.nvim_win_get_cursor(win)[1] >= last - 1 then
+      table.insert(out, win)
+    end
+  end
+  return out
+end
+
+function View:write(fn)
+  local follow = self:followers()
+  vim.bo[self.buf].modifiable = true
+  fn()
+  vim.bo[self.buf].modifiable = false
+  self.writes = self.writes + 1
+  local last = vim.api.nvim_buf_line_count(self.buf)
+  for _, win in ipairs(follow) do
+    if vim.api.nvim_win_is_valid(win) then
+      vim.api.nvim_win_set_cursor(win, { last, 0 })
+    end
+  end
+end
+
+function View:decorate(block, row)
+  local tool = block.render.tool
+  if tool then
+    block.mark = vim.api.nvim_buf_set_extmark(self.buf, M.ns, row, 0, {
+      id = block.mark,
+      virt_text = { { tool.label, tool.hl } },
+      virt_text_pos = 'eol',
+      hl_mode = 'combine',
+    })
+  elseif block.mark then
+    vim.api.nvim_buf_del_extmark(self.buf, M.ns, block.mark)
+    block.mark = nil
+  end
+end
+
+--- Rebuild the whole buffer from the state.
+function View:reset()
+  self.pending, self.pending_order = {}, {}
+  vim.api.nvim_buf_clear_namespace(self.buf, M.ns, 0, -1)
+  self.blocks, self.by_key = {}, {}
+  local lines = {}
+  for _, w in ipairs(self:wanted()) do
+    local render = w.make()
+    local block = { key = w.key, render = render, size = size_of(render), start = #lines }
+    table.insert(self.blocks, block)
+    self.by_key[w.key] = block
+    vim.list_extend(lines, block_lines(render))
+  end
+  self.starts_valid = #self.blocks
+  self:write(function()
+    vim.api.nvim_buf_set_lines(self.buf, 0, -1, false, lines)
+  end)
+  for _, block in ipairs(self.blocks) do
+    self:decorate(block, block.start)
+  end
+end
+
+--- Bring the block list in line with the state: re-render `keys` (or insert them where they belong).
+function View:sync(keys)
+  local wanted = self:wanted()
+  local wanted_keys = {}
+  for _, w in ipairs(wanted) do
+    wanted_keys[w.key] = w
+  end
+  -- Blocks that are gone.
+  for i = #self.blocks, 1, -1 do
+    local block = self.blocks[i]
+    if not wanted_keys[block.key] then
+      local start = self:start_of(i)
+      self:write(function()
+        vim.api.nvim_buf_set_lines(self.buf, start, start + block.size, false, {})
+      end)
+      if block.mark then
+        pcall(vim.api.nvim_buf_del_extmark, self.buf, M.ns, block.mark)
+      end
+      table.remove(self.blocks, i)
+      self.by_key[block.key] = nil
+      self.starts_valid = math.min(self.starts_valid, i - 1)
+    end
+  end
+  -- New and changed blocks, walking both lists in order.
+  for i, w in ipairs(wanted) do
+    local block = self.by_key[w.key]
+    if not block then
+      block = { key = w.key, render = { lines = {} }, size = 0 }
+      table.insert(self.blocks, i, block)
+      self.by_key[w.key] = block
+      self.starts_valid = math.min(self.starts_valid, i - 1)
+      keys[w.key] = true
+    end
+    if keys[w.key] then
+      self:replace(i, w.make())
+    end
+  end
+end
+
+function View:replace(index, render)
+  local block = self.blocks[index]
+  local start = self:start_of(index)
+  local old = block.size
+  block.render = render
+  block.size = size_of(render)
+  self.pending[block.key] = nil
+  self:write(function()
+    vim.api.nvim_buf_set_lines(self.buf, start, start + old, false, block_lines(render))
+  end)
+  if block.size ~= old then
+    self.starts_valid = math.min(self.starts_valid, index)
+  end
+  self:decorate(block, start)
+end
+
+--- Append streamed text at the end of a block (its last content line).
+function View:append(index, text)
+  local block = self.blocks[index]
+  local start = self:start_of(index)
+  local row = start + #block.render.lines - 1
+  local last = block.render.lines[#block.render.lines]
+  local pieces = vim.split(text, '\n', { plain = true })
+  self:write(function()
+    vim.api.nvim_buf_set_text(self.buf, row, #last, row, #last, pieces)
+  end)
+  block.render.lines[#block.render.lines] = last .. pieces[1]
+  for i = 2, #pieces do
+    table.insert(block.render.lines, pieces[i])
+  end
+  if #pieces > 1 then
+    block.size = block.size + #pieces - 1
+    self.starts_valid = math.min(self.starts_valid, index)
+  end
+end
+
+function View:flush()
+  local order, pending = self.pending_order, self.pending
+  self.pending, self.pending_order = {}, {}
+  if not vim.api.nvim_buf_is_valid(self.buf) then
+    return
+  end
+  for _, key in ipairs(order) do
+    local text = pending[key]
+    local block = self.by_key[key]
+    if text and block and block.render.stream and #block.render.lines > 0 then
+      self:append(self:index_of(key), text)
+    elseif text then
+      self:sync({ [key] = true })
+    end
+  end
+end
+
+function View:schedule_flush()
+  if self.timer then
+    return
+  end
+  self.timer = vim.uv.new_timer()
+  self.timer:start(self.coalesce_ms, 0, vim.schedule_wrap(function()
+    if self.timer then
+      self.timer:close()
+      self.timer = nil
+    end
+    self:flush()
+  end))
+end
+
+function View:on_change(kind, data)
+  if not vim.api.nvim_buf_is_valid(self.buf) then
+    return
+  end
+  if kind == 'delta' then
+    local key = part_key(data.messageID, data.partID)
+    if not self.pending[key] then
+      self.pending[key] = data.delta
+      table.insert(self.pending_order, key)
+    else
+      self.pending[key] = self.pending[key] .. data.delta
+    end
+    self:schedule_flush()
+  elseif kind == 'reset' then
+    self:reset()
+  elseif kind == 'part' then
+    self:sync({ [part_key(data.messageID, data.partID)] = true })
+  elseif kind == 'message' then
+    self:sync({ [header_key(data.messageID)] = true })
+  elseif kind == 'removed' or kind == 'session' then
+    local keys = {}
+    local session = self.state.sessions[self.session_id]
+    if session and session.revert then
+      keys[session.revert.messageID .. REVERT_SUFFIX] = true
+    end
+    self:sync(keys)
+  elseif kind == 'todos' then
+    self:sync({ [TODOS_KEY] = true })
+  end
+end
+
+-- --- folds -------------------------------------------------------------------------------
+
+--- 'foldexpr' of transcript windows: reasoning and tool output fold.
+function M.foldexpr(lnum)
+  local view = M.views[vim.api.nvim_get_current_buf()]
+  if not view or #view.blocks == 0 then
+    return 0
+  end
+  local row = lnum - 1
+  view:start_of(#view.blocks)
+  local lo, hi = 1, #view.blocks
+  while lo < hi do -- the last block starting at or before `row`
+    local mid = math.floor((lo + hi + 1) / 2)
+    if view.blocks[mid].start <= row then
+      lo = mid
+    else
+      hi = mid - 1
+    end
+  end
+  local block = view.blocks[lo]
+  local fold = block.render.fold
+  if not fold then
+    return 0
+  end
+  local rel = row - block.start
+  if rel == fold[1] then
+    return '>1'
+  elseif rel > fold[1] and rel < #block.render.lines then
+    return 1
+  end
+  return 0
+end
+
+return M

@@ -1,0 +1,200 @@
+-- Pickers: sessions (switch, rename, delete, fork), agent, model, and the message to revert to.
+local client = require('agentls.client')
+
+local M = {}
+
+local function chat()
+  return require('agentls.chat')
+end
+
+local function state()
+  return require('agentls').state
+end
+
+local function report(err)
+  if err then
+    vim.notify('agentls: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+    return true
+  end
+end
+
+local function when(ms)
+  return os.date('%Y-%m-%d %H:%M', math.floor((ms or 0) / 1000))
+end
+
+function M.switch(session_id)
+  chat().show(session_id)
+end
+
+function M.rename(session)
+  vim.ui.input({ prompt = 'New title: ', default = session.title }, function(title)
+    if title and vim.trim(title) ~= '' then
+      client.request('agent/session/update', { sessionID = session.id, title = title }, function(err, updated)
+        if not report(err) then
+          state().sessions[updated.id] = updated
+          state():emit('session', updated.id, updated)
+        end
+      end)
+    end
+  end)
+end
+
+function M.delete(session)
+  vim.ui.select({ 'Delete', 'Keep' }, { prompt = ('Delete "%s"?'):format(session.title) }, function(choice)
+    if choice == 'Delete' then
+      client.request('agent/session/delete', { sessionID = session.id }, function(err)
+        if not report(err) and chat().session_id == session.id then
+          chat().session_id = nil
+          chat().open()
+        end
+      end)
+    end
+  end)
+end
+
+function M.fork(session)
+  client.request('agent/session/fork', { sessionID = session.id }, function(err, forked)
+    if not report(err) then
+      state().sessions[forked.id] = forked
+      M.switch(forked.id)
+    end
+  end)
+end
+
+local ACTIONS = { 'Open', 'Rename', 'Delete', 'Fork' }
+
+--- Pick a session, then what to do with it.
+function M.pick()
+  client.request('agent/session/list', { limit = 100 }, function(err, result)
+    if report(err) then
+      return
+    end
+    local sessions = result.sessions or {}
+    if #sessions == 0 then
+      return vim.notify('agentls: no sessions yet', vim.log.levels.INFO)
+    end
+    vim.ui.select(sessions, {
+      prompt = 'agentls sessions',
+      kind = 'agentls.session',
+      format_item = function(s)
+        local mark = s.id == chat().session_id and '● ' or '  '
+        return ('%s%s  (%s)'):format(mark, s.title, when(s.time and s.time.updated))
+      end,
+    }, function(session)
+      if not session then
+        return
+      end
+      state().sessions[session.id] = session
+      vim.ui.select(ACTIONS, { prompt = session.title }, function(action)
+        if action == 'Open' then
+          M.switch(session.id)
+        elseif action == 'Rename' then
+          M.rename(session)
+        elseif action == 'Delete' then
+          M.delete(session)
+        elseif action == 'Fork' then
+          M.fork(session)
+        end
+      end)
+    end)
+  end)
+end
+
+--- Pick the agent (`kind` = 'agent') or model ('model') for the next prompts.
+function M.pick_config(kind)
+  client.request('agent/config', {}, function(err, result)
+    if report(err) then
+      return
+    end
+    chat().server_config = result
+    if kind == 'agent' then
+      local agents = vim.tbl_filter(function(a)
+        return a.mode ~= 'subagent'
+      end, result.agents or {})
+      vim.ui.select(agents, {
+        prompt = 'agentls agent',
+        format_item = function(a)
+          return a.name .. (a.description and a.description ~= '' and (' — ' .. a.description) or '')
+        end,
+      }, function(agent)
+        if agent then
+          chat().agent = agent.name
+          vim.cmd('redrawstatus!')
+        end
+      end)
+    else
+      vim.ui.select(result.models or {}, { prompt = 'agentls model' }, function(model)
+        if model then
+          chat().model = model
+          vim.cmd('redrawstatus!')
+        end
+      end)
+    end
+  end)
+end
+
+--- Revert the session's file changes from a prompt of the user's on (default: pick one).
+function M.revert()
+  local session_id = chat().session_id
+  if not session_id then
+    return
+  end
+  local t = state().transcripts[session_id] or { order = {}, messages = {} }
+  local prompts = {}
+  for i = #t.order, 1, -1 do
+    local m = t.messages[t.order[i]]
+    if m.info.role == 'user' then
+      local text = ''
+      for _, part in ipairs(m.parts) do
+        if part.type == 'text' and not part.synthetic then
+          text = part.text
+          break
+        end
+      end
+      table.insert(prompts, { id = m.info.id, text = text })
+    end
+  end
+  if #prompts == 0 then
+    return vim.notify('agentls: nothing to revert', vim.log.levels.INFO)
+  end
+  vim.ui.select(prompts, {
+    prompt = 'Revert the changes from this prompt on',
+    format_item = function(p)
+      return (p.text:gsub('\n', ' ')):sub(1, 80)
+    end,
+  }, function(p)
+    if p then
+      client.request('agent/session/revert', { sessionID = session_id, messageID = p.id }, function(err)
+        if not report(err) then
+          chat().load(session_id)
+        end
+      end)
+    end
+  end)
+end
+
+function M.unrevert()
+  local session_id = chat().session_id
+  if session_id then
+    client.request('agent/session/unrevert', { sessionID = session_id }, function(err)
+      if not report(err) then
+        chat().load(session_id)
+      end
+    end)
+  end
+end
+
+--- The session's changes, file by file, in a diff tab.
+function M.diff()
+  local session_id = chat().session_id
+  if not session_id then
+    return
+  end
+  client.request('agent/session/diff', { sessionID = session_id }, function(err, result)
+    if not report(err) then
+      require('agentls.review').session_diff(result.files or {}, require('agentls.config').root())
+    end
+  end)
+end
+
+return M

@@ -1,0 +1,208 @@
+-- What the plugin knows about the agent: sessions, their messages and parts, status and todos,
+-- built only from `agent/event` notifications and request results. No UI here: views subscribe
+-- and are told what changed, so the reducer can be tested on recorded event streams.
+local M = {}
+M.__index = M
+
+---@class agentls.Transcript
+---@field order string[]                 message ids, oldest first
+---@field messages table<string, {info: table, parts: table[], index: table<string, table>}>
+
+function M.new()
+  return setmetatable({
+    sessions = {}, ---@type table<string, table>   Session by id
+    transcripts = {}, ---@type table<string, agentls.Transcript>
+    status = {}, ---@type table<string, table>     {type = idle|busy|retry, ...} by session
+    todos = {}, ---@type table<string, table[]>
+    listeners = {},
+  }, M)
+end
+
+--- Call `fn(kind, session_id, data)` on every change; returns a function that unsubscribes.
+function M:subscribe(fn)
+  self.listeners[fn] = true
+  return function()
+    self.listeners[fn] = nil
+  end
+end
+
+function M:emit(kind, session_id, data)
+  for fn in pairs(self.listeners) do
+    fn(kind, session_id, data)
+  end
+end
+
+---@return agentls.Transcript
+function M:transcript(session_id)
+  local t = self.transcripts[session_id]
+  if not t then
+    t = { order = {}, messages = {} }
+    self.transcripts[session_id] = t
+  end
+  return t
+end
+
+-- Insert `id` into the sorted list `list` (ids are ascending: creation order sorts as text).
+local function insert_sorted(list, id)
+  local pos = #list + 1
+  while pos > 1 and list[pos - 1] > id do
+    pos = pos - 1
+  end
+  table.insert(list, pos, id)
+  return pos
+end
+
+local function ensure_message(t, message_id, session_id)
+  local m = t.messages[message_id]
+  if not m then
+    m = { info = { id = message_id, sessionID = session_id }, parts = {}, index = {} }
+    t.messages[message_id] = m
+    insert_sorted(t.order, message_id)
+  end
+  return m
+end
+
+function M:set_message(info)
+  local t = self:transcript(info.sessionID)
+  local m = ensure_message(t, info.id, info.sessionID)
+  m.info = info
+  self:emit('message', info.sessionID, { messageID = info.id })
+end
+
+function M:set_part(part)
+  local t = self:transcript(part.sessionID)
+  local m = ensure_message(t, part.messageID, part.sessionID)
+  local old = m.index[part.id]
+  if old then
+    for i, p in ipairs(m.parts) do
+      if p.id == part.id then
+        m.parts[i] = part
+        break
+      end
+    end
+  else
+    local pos = #m.parts + 1
+    while pos > 1 and m.parts[pos - 1].id > part.id do
+      pos = pos - 1
+    end
+    table.insert(m.parts, pos, part)
+  end
+  m.index[part.id] = part
+  self:emit('part', part.sessionID, { messageID = part.messageID, partID = part.id })
+end
+
+function M:append_delta(p)
+  local t = self:transcript(p.sessionID)
+  local m = t.messages[p.messageID]
+  local part = m and m.index[p.partID]
+  if not part then
+    -- A delta for a part we never saw (we connected mid-stream): start it from the delta.
+    part = { id = p.partID, sessionID = p.sessionID, messageID = p.messageID, type = 'text', text = '' }
+    self:set_part(part)
+  end
+  part[p.field] = (part[p.field] or '') .. p.delta
+  self:emit('delta', p.sessionID, { messageID = p.messageID, partID = p.partID, field = p.field, delta = p.delta })
+end
+
+function M:remove_message(session_id, message_id)
+  local t = self:transcript(session_id)
+  if t.messages[message_id] then
+    t.messages[message_id] = nil
+    for i, id in ipairs(t.order) do
+      if id == message_id then
+        table.remove(t.order, i)
+        break
+      end
+    end
+    self:emit('removed', session_id, { messageID = message_id })
+  end
+end
+
+function M:remove_part(session_id, message_id, part_id)
+  local m = self:transcript(session_id).messages[message_id]
+  if m and m.index[part_id] then
+    m.index[part_id] = nil
+    for i, p in ipairs(m.parts) do
+      if p.id == part_id then
+        table.remove(m.parts, i)
+        break
+      end
+    end
+    self:emit('removed', session_id, { messageID = message_id, partID = part_id })
+  end
+end
+
+--- Replace a session's transcript with `messages` ({info, parts}[] from agent/session/messages).
+function M:load(session_id, messages)
+  local t = { order = {}, messages = {} }
+  for _, msg in ipairs(messages) do
+    local m = { info = msg.info, parts = {}, index = {} }
+    for _, part in ipairs(msg.parts or {}) do
+      table.insert(m.parts, part)
+      m.index[part.id] = part
+    end
+    t.messages[msg.info.id] = m
+    insert_sorted(t.order, msg.info.id)
+  end
+  self.transcripts[session_id] = t
+  self:emit('reset', session_id, {})
+end
+
+--- Apply one `agent/event` {type, properties}.
+function M:apply(event)
+  local kind, p = event.type, event.properties or {}
+  if kind == 'message.part.delta' then
+    self:append_delta(p)
+  elseif kind == 'message.part.updated' then
+    self:set_part(p.part)
+  elseif kind == 'message.updated' then
+    self:set_message(p.info)
+  elseif kind == 'message.removed' then
+    self:remove_message(p.sessionID, p.messageID)
+  elseif kind == 'message.part.removed' then
+    self:remove_part(p.sessionID, p.messageID, p.partID)
+  elseif kind == 'session.created' or kind == 'session.updated' then
+    self.sessions[p.info.id] = p.info
+    self:emit('session', p.info.id, p.info)
+  elseif kind == 'session.deleted' then
+    self.sessions[p.info.id] = nil
+    self.transcripts[p.info.id] = nil
+    self:emit('deleted', p.info.id, p.info)
+  elseif kind == 'session.status' then
+    self.status[p.sessionID] = p.status
+    self:emit('status', p.sessionID, p.status)
+  elseif kind == 'session.idle' then
+    self.status[p.sessionID] = { type = 'idle' }
+    self:emit('status', p.sessionID, self.status[p.sessionID])
+  elseif kind == 'session.error' then
+    self:emit('error', p.sessionID, p.error)
+  elseif kind == 'todo.updated' then
+    self.todos[p.sessionID] = p.todos
+    self:emit('todos', p.sessionID, p.todos)
+  end
+end
+
+--- The newest assistant message of a session (for tokens, cost and context use).
+function M:last_assistant(session_id)
+  local t = self.transcripts[session_id]
+  if not t then
+    return nil
+  end
+  for i = #t.order, 1, -1 do
+    local info = t.messages[t.order[i]].info
+    if info.role == 'assistant' then
+      return info
+    end
+  end
+end
+
+--- Total cost of a session's assistant messages.
+function M:cost(session_id)
+  local total, t = 0, self.transcripts[session_id]
+  for _, id in ipairs(t and t.order or {}) do
+    total = total + (t.messages[id].info.cost or 0)
+  end
+  return total
+end
+
+return M

@@ -1,0 +1,63 @@
+-- agentls: a load guard and the user commands; everything else loads on first use.
+if vim.g.loaded_agentls or vim.fn.has('nvim-0.10') == 0 then
+  return
+end
+vim.g.loaded_agentls = true
+
+local function agentls()
+  return require('agentls')
+end
+
+local function cmd(name, fn, opts)
+  vim.api.nvim_create_user_command(name, fn, vim.tbl_extend('force', { desc = 'agentls' }, opts or {}))
+end
+
+cmd('Agentls', function()
+  agentls().open()
+end, { desc = 'agentls: open the chat' })
+cmd('AgentlsNew', function()
+  agentls().new_session()
+end, { desc = 'agentls: start a new session' })
+cmd('AgentlsSessions', function()
+  agentls().open()
+  require('agentls.sessions').pick()
+end, { desc = 'agentls: sessions (switch, rename, delete, fork)' })
+cmd('AgentlsAbort', function()
+  agentls().abort()
+end, { desc = 'agentls: abort the running turn' })
+cmd('AgentlsAsk', function(o)
+  local first, last = nil, nil
+  if o.range > 0 then
+    first, last = o.line1, o.line2
+  end
+  agentls().ask(vim.api.nvim_get_current_buf(), first, last, o.args)
+end, { range = true, nargs = '*', desc = 'agentls: ask about the selection (or the file)' })
+cmd('AgentlsFix', function(o)
+  local buf = vim.api.nvim_get_current_buf()
+  local first, last = nil, nil
+  if o.range > 0 then
+    first, last = o.line1, o.line2
+  end
+  local prompt = require('agentls.diagnostics').fix_prompt(buf, first, last)
+  if not prompt then
+    return vim.notify('agentls: no diagnostics here', vim.log.levels.INFO)
+  end
+  agentls().fix(prompt)
+end, { range = true, desc = 'agentls: ask the agent to fix the diagnostics' })
+cmd('AgentlsRevert', function()
+  require('agentls.sessions').revert()
+end, { desc = "agentls: undo the agent's file changes from a prompt on" })
+cmd('AgentlsUnrevert', function()
+  require('agentls.sessions').unrevert()
+end, { desc = 'agentls: undo the last revert' })
+cmd('AgentlsDiff', function()
+  require('agentls.sessions').diff()
+end, { desc = "agentls: the session's changes in a diff tab" })
+cmd('AgentlsAgent', function()
+  agentls().open()
+  require('agentls.sessions').pick_config('agent')
+end, { desc = 'agentls: choose the agent' })
+cmd('AgentlsModel', function()
+  agentls().open()
+  require('agentls.sessions').pick_config('model')
+end, { desc = 'agentls: choose the model' })

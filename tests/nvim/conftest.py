@@ -1,0 +1,26 @@
+"""Fixtures for the Neovim plugin tests: a project, the fake models, and a Neovim to run specs in."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from core.demo.fake_model import FakeModelServer
+from core.demo.fake_script import Turn
+from tests.nvim.harness import AGENTLS, Nvim
+
+
+@pytest.fixture
+def nvim(tmp_path: Path) -> Iterator[Nvim]:
+    if not AGENTLS.exists():
+        pytest.fail(f"{AGENTLS} is missing: run ./scripts/setup")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "hello.py").write_text("print('hello')\n")
+    home = tmp_path / "home"
+    home.mkdir()
+    with FakeModelServer.threaded() as model, FakeModelServer.threaded() as titles:
+        titles.script(*[Turn.text("A title") for _ in range(20)])
+        yield Nvim(home, project, model, titles, {"permission": {"edit": "ask"}})
