@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from core.context.encoding import DEFAULT_LOADER, Encoder, EncodingLoader, encoding_name_for
@@ -75,7 +75,9 @@ class TokenCounter:
         cache_size: int = 200_000,
     ) -> None:
         self.encoding = encoding
-        self._encoder: Encoder | None = loader.get(encoding)
+        self._loader = loader
+        self._encoder: Encoder | None = None
+        self._loaded = False
         self._parts = _BoundedCache(cache_size)
         self._texts = _BoundedCache(cache_size)
 
@@ -88,14 +90,23 @@ class TokenCounter:
     @property
     def exact(self) -> bool:
         """False when counts are the chars/4 estimate."""
-        return self._encoder is not None
+        return self._get_encoder() is not None
+
+    def _get_encoder(self) -> Encoder | None:
+        # Loaded at the first real count, not with the counter: the tables take ~0.3 s to load, and
+        # a short session's pre-flight check never needs them (see estimate_request's upper_bound).
+        if not self._loaded:
+            self._encoder = self._loader.get(self.encoding)
+            self._loaded = True
+        return self._encoder
 
     def _encode_count(self, text: str) -> int:
         if not text:
             return 0
-        if self._encoder is None:
+        encoder = self._get_encoder()
+        if encoder is None:
             return math.ceil(len(text) / 4)
-        return len(self._encoder.encode_ordinary(text))
+        return len(encoder.encode_ordinary(text))
 
     def count_text(self, text: str) -> int:
         """Tokens in a string; long strings are cached by content."""
@@ -170,34 +181,46 @@ class TokenCounter:
         system: Sequence[str],
         messages: Sequence[Mapping[str, Any]],
         tools: Sequence[Mapping[str, Any]],
+        *,
+        upper_bound: bool = False,
     ) -> int:
-        """Tokens of a whole request in OpenAI chat format, for the pre-flight check."""
-        total = REQUEST_OVERHEAD + sum(MESSAGE_OVERHEAD + self.count_text(s) for s in system)
+        """Tokens of a whole request in OpenAI chat format, for the pre-flight check.
+
+        With ``upper_bound``, texts count as their UTF-8 bytes, which no count here exceeds (a
+        byte-level BPE token covers at least one byte; chars/4 is less): cheap, and enough to
+        show that a request fits without loading an encoding.
+        """
+        count = _utf8_bytes if upper_bound else self.count_text
+        total = REQUEST_OVERHEAD + sum(MESSAGE_OVERHEAD + count(s) for s in system)
         for message in messages:
-            total += MESSAGE_OVERHEAD + self._count_content(message.get("content"))
+            total += MESSAGE_OVERHEAD + self._count_content(message.get("content"), count)
             for call in message.get("tool_calls") or ():
                 function = call.get("function") or {}
-                total += TOOL_CALL_OVERHEAD + self.count_text(str(function.get("name", "")))
-                total += self.count_text(str(function.get("arguments", "")))
+                total += TOOL_CALL_OVERHEAD + count(str(function.get("name", "")))
+                total += count(str(function.get("arguments", "")))
         for tool in tools:
-            total += self.count_text(json.dumps(tool, sort_keys=True, default=str))
+            total += count(json.dumps(tool, sort_keys=True, default=str))
         return total
 
-    def _count_content(self, content: Any) -> int:
+    def _count_content(self, content: Any, count: Callable[[str], int]) -> int:
         if content is None:
             return 0
         if isinstance(content, str):
-            return self.count_text(content)
+            return count(content)
         total = 0
         for item in content:
             kind = item.get("type")
             if kind == "text":
-                total += self.count_text(str(item.get("text", "")))
+                total += count(str(item.get("text", "")))
             elif kind == "image_url":
                 total += IMAGE_TOKENS
             else:
-                total += self.count_text(json.dumps(item, default=str))
+                total += count(json.dumps(item, default=str))
         return total
+
+
+def _utf8_bytes(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
 
 
 def _part_key(part: AnyPart) -> tuple[Any, ...] | None:

@@ -54,8 +54,12 @@ class ContextManager:
         tools = [
             {"name": t.name, "description": t.description, "parameters": t.parameters} for t in request.tools
         ]
-        estimate = self.counter(model).estimate_request(request.system, request.messages, tools)
-        return overflow.preflight(estimate, model.limit, self._app.config.compaction.reserved)
+        counter, reserved = self.counter(model), self._app.config.compaction.reserved
+        bound = counter.estimate_request(request.system, request.messages, tools, upper_bound=True)
+        if not overflow.preflight(bound, model.limit, reserved):
+            return False  # fits even counted as bytes: no need to tokenise it
+        estimate = counter.estimate_request(request.system, request.messages, tools)
+        return overflow.preflight(estimate, model.limit, reserved)
 
     async def compact(self, session_id: str, *, auto: bool, model: ModelInfo, abort: asyncio.Event) -> bool:
         """Summarise the session; False (with the error recorded) when it could not."""
