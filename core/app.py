@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.agent.agents import Agents, effective_ruleset
 from core.agent.info import AgentInfo
@@ -38,7 +39,6 @@ from core.snapshot.revert import RevertResult
 from core.storage.store import Store
 from core.tools.base import Tool
 from core.tools.context import AskFn, ToolContext
-from core.tools.mcp import McpManager
 from core.tools.question import QuestionTool
 from core.tools.registry import ToolRegistry, builtin_registry
 from core.tools.skill import SkillTool, list_skills
@@ -46,6 +46,9 @@ from core.tools.task import TaskTool
 from core.tools.todo import TodoReadTool, TodoWriteTool
 from core.tools.webfetch import WebFetchTool
 from core.workspace import DiskWorkspace, Workspace
+
+if TYPE_CHECKING:
+    from core.tools.mcp import McpManager
 
 log = logging.getLogger(__name__)
 
@@ -99,7 +102,7 @@ class AgentApp:
         )
         self.context = ContextManager(self)
         self.subtasks = Subtasks(self)
-        self.mcp = McpManager(self.config.mcp, cwd=worktree)
+        self.mcp: McpManager | None = None  # set by open() when a server is configured
         self.tools: ToolRegistry = builtin_registry()
         for tool in (TodoWriteTool(), TodoReadTool(), QuestionTool(), SkillTool(), WebFetchTool()):
             self.tools.register(tool)
@@ -138,17 +141,26 @@ class AgentApp:
             workspace=workspace or DiskWorkspace(worktree),
         )
         await app.permissions.reload()
-        await app.mcp.start()
-        for warning in app.mcp.warnings:
-            log.warning("mcp: %s", warning)
-        for tool in app.mcp.tools():
-            app.tools.register(tool, replace=True)
+        await app._start_mcp()
         return app
+
+    async def _start_mcp(self) -> None:
+        # The MCP SDK costs more to import than the rest of the agent: only when a server is on.
+        if not any(server.enabled for server in self.config.mcp.values()):
+            return
+        module = await asyncio.to_thread(importlib.import_module, "core.tools.mcp")
+        self.mcp = mcp = module.McpManager(self.config.mcp, cwd=self.worktree)
+        await mcp.start()
+        for warning in mcp.warnings:
+            log.warning("mcp: %s", warning)
+        for tool in mcp.tools():
+            self.tools.register(tool, replace=True)
 
     async def close(self) -> None:
         """Stop running turns, flush the store, stop MCP servers."""
         await self.loop.close()
-        await self.mcp.close()
+        if self.mcp is not None:
+            await self.mcp.close()
         await self.sessions.close()
         await self.store.close()
         await aclose_http_client()

@@ -1,32 +1,19 @@
-"""The `agentls` console script: the core's commands plus `serve` and `demo` from this package."""
+"""The commands this package adds to `agentls` (``serve``, ``demo``), and ``python -m lsp_server.cli``:
+the core's commands plus these, without any other front end's."""
 
 from __future__ import annotations
 
-import importlib
 import sys
 
-from core.cli.main import Registrar, run
+from core.cli.main import CORE_COMMANDS, run
 
-# Modules of this package that add commands (each with register(subparsers)).
-HOST_COMMAND_MODULES: tuple[str, ...] = ("lsp_server.serve_cmd", "lsp_server.demo_cmd")
-
-
-def _registrars() -> list[Registrar]:
-    found: list[Registrar] = []
-    for name in HOST_COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-            continue
-        found.append(module.register)
-    return found
+# Command → the module of this package that registers it (imported only when that command runs).
+HOST_COMMANDS: dict[str, str] = {"serve": "lsp_server.serve_cmd", "demo": "lsp_server.demo_cmd"}
 
 
 def main() -> None:
-    """Entry point of `agentls`."""
-    sys.exit(run(extra=_registrars()))
+    """``python -m lsp_server.cli COMMAND ...``."""
+    sys.exit(run(commands={**CORE_COMMANDS, **HOST_COMMANDS}))
 
 
 if __name__ == "__main__":

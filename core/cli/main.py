@@ -1,4 +1,4 @@
-"""Argument parsing and dispatch for the `agentls` command (the LSP server adds `serve` and `demo`)."""
+"""Argument parsing and dispatch for the `agentls` command (front ends add their own commands)."""
 
 from __future__ import annotations
 
@@ -8,51 +8,73 @@ import importlib
 import inspect
 import logging
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from core import __version__
 from core.errors import AgentError
 
-# Command modules under core.cli; each defines register(subparsers) and sets ``func`` on its parsers.
-COMMAND_MODULES: tuple[str, ...] = (
-    "core.cli.config_cmd",
-    "core.cli.sessions_cmd",
-    "core.cli.run_cmd",
-    "core.cli.compact_cmd",
-    "core.cli.permissions_cmd",
-    "core.cli.snapshot_cmd",
-)
+# Each command's module (it defines register(subparsers) and sets ``func``). Only the module of the
+# command being run is imported, so `agentls run` never pays for another command's imports.
+CORE_COMMANDS: dict[str, str] = {
+    "run": "core.cli.run_cmd",
+    "sessions": "core.cli.sessions_cmd",
+    "compact": "core.cli.compact_cmd",
+    "config": "core.cli.config_cmd",
+    "permissions": "core.cli.permissions_cmd",
+    "snapshots": "core.cli.snapshot_cmd",
+    "diff": "core.cli.snapshot_cmd",
+}
 
-Registrar = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
+# Options of the main parser that take a value (so that the value is not taken for the command).
+_VALUED_OPTIONS = ("--log-level",)
 
 
 class UsageError(AgentError):
     """A mistake on the command line: printed without a traceback, exit status 2."""
 
 
-def build_parser(extra: Sequence[Registrar] = ()) -> argparse.ArgumentParser:
-    """The full parser: core commands plus any registrars the host adds (serve, demo)."""
+def build_parser(
+    commands: Mapping[str, str] = CORE_COMMANDS, only: str | None = None
+) -> argparse.ArgumentParser:
+    """The parser with every command of ``commands``, or with just ``only`` and its module's commands."""
     parser = argparse.ArgumentParser(prog="agentls", description="A coding agent in your editor.")
     parser.add_argument("--version", action="version", version=f"agentls {__version__}")
     parser.add_argument("--log-level", default="WARNING", help="logging level for stderr")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    modules = (
+        [commands[only]] if only is not None and only in commands else list(dict.fromkeys(commands.values()))
+    )
+    for name in modules:
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-            continue  # a command group not built yet
+            if exc.name is None or not (name == exc.name or name.startswith(exc.name + ".")):
+                raise  # something the command imports is missing: a real error
+            continue  # a front end this installation does not have
         module.register(sub)
-    for registrar in extra:
-        registrar(sub)
     return parser
 
 
-def run(argv: Sequence[str] | None = None, extra: Sequence[Registrar] = ()) -> int:
+def chosen_command(argv: Sequence[str], commands: Mapping[str, str]) -> str | None:
+    """The command named in ``argv`` (its first positional argument), if it is one of ``commands``."""
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg in _VALUED_OPTIONS:
+            skip = True
+        elif arg == "--":
+            return None
+        elif not arg.startswith("-"):
+            return arg if arg in commands else None
+    return None
+
+
+def run(argv: Sequence[str] | None = None, commands: Mapping[str, str] = CORE_COMMANDS) -> int:
     """Parse ``argv``, run the chosen command, map errors to a message on stderr and an exit code."""
-    parser = build_parser(extra)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(commands, only=chosen_command(argv, commands))
     args = parser.parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr)
     func: Callable[[argparse.Namespace], Any] | None = getattr(args, "func", None)

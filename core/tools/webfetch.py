@@ -5,18 +5,19 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 from urllib.parse import urlsplit
 
 import httpx
-from bs4 import BeautifulSoup
-from markdownify import MarkdownConverter
 from pydantic import Field
 
 from core.errors import AbortedError, ToolError
 from core.permission.request import PermissionAsk
 from core.tools.base import Tool, ToolParams, ToolResult
 from core.tools.context import ToolContext
+
+if TYPE_CHECKING:
+    from bs4 import BeautifulSoup
 
 MAX_BYTES = 5 * 1024 * 1024
 MAX_REDIRECTS = 5
@@ -139,6 +140,8 @@ def _decode(fetched: _Fetched) -> str:
 
 
 def _clean_soup(html: str) -> BeautifulSoup:
+    from bs4 import BeautifulSoup  # the HTML stack loads with the first page, not with every start
+
     soup = BeautifulSoup(html, "html.parser")
     for tag in soup.find_all(_NOISE):
         tag.decompose()
@@ -147,6 +150,8 @@ def _clean_soup(html: str) -> BeautifulSoup:
 
 def html_to_markdown(html: str) -> str:
     """Readable Markdown from an HTML page (scripts, styles and the head dropped)."""
+    from markdownify import MarkdownConverter
+
     markdown = MarkdownConverter(heading_style="ATX", bullets="-").convert_soup(_clean_soup(html))
     return _squeeze(markdown)
 
