@@ -24,7 +24,7 @@ def tools_env() -> dict[str, str]:
 
 
 def tool(name: str) -> str:
-    """The absolute path of a tool from the cache (``nvim``, ``node``, ``npm``, ``code-server``, ``emacs``)."""
+    """The absolute path of a cached tool (``nvim``, ``node``, ``npm``, ``code-server``, ``emacs``)."""
     for directory in tools_env()["PATH"].split(os.pathsep):
         candidate = Path(directory) / name
         if candidate.is_file() and os.access(candidate, os.X_OK):
