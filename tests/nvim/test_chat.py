@@ -17,3 +17,20 @@ def test_a_full_turn(nvim: Nvim) -> None:
     )
     run = nvim.run("turn.lua").check()
     assert nvim.model.pending == 0, run.stderr
+
+
+def test_abort_mid_stream(nvim: Nvim) -> None:
+    nvim.model.script(Turn.text("Once upon a time there was a very long story", chunks=20).stall(after=4))
+    nvim.run("abort.lua").check()
+
+
+def test_switching_sessions_and_reopening_neovim(nvim: Nvim) -> None:
+    nvim.model.script(Turn.text("first answer", chunks=3), Turn.text("second answer", chunks=3))
+    nvim.run("sessions.lua").check()
+    # A second Neovim, on the same data directory: the sessions and their transcripts are there.
+    nvim.run("reopen.lua").check()
+
+
+def test_checkhealth(nvim: Nvim) -> None:
+    run = nvim.run("health.lua").check()
+    assert "model: fake/m" in run.stdout + run.stderr

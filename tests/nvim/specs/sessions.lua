@@ -1,0 +1,71 @@
+-- Two sessions: a turn in each, switching back through :AgentlsSessions (vim.ui.select), renaming.
+local T = dofile(os.getenv('AGENTLS_TEST_HELPERS'))
+T.setup()
+
+local picks = {} -- answers for vim.ui.select, by prompt: function(items) -> item
+vim.ui.select = function(items, opts, on_choice)
+  local pick = assert(picks[opts.prompt], 'unexpected dialog: ' .. opts.prompt)
+  vim.schedule(function()
+    on_choice(pick(items, opts))
+  end)
+end
+vim.ui.input = function(opts, on_confirm)
+  vim.schedule(function()
+    on_confirm('Renamed first')
+  end)
+end
+
+vim.cmd('Agentls')
+T.wait(function()
+  return T.chat().session_id and T.chat().prompt_win
+end, 'the chat to open')
+local first = T.chat().session_id
+T.send('first question')
+T.idle(first)
+T.wait(function()
+  return T.text(T.transcript()):find('first answer', 1, true)
+end, 'the first answer')
+
+vim.cmd('AgentlsNew')
+T.wait(function()
+  return T.chat().session_id ~= first
+end, 'a new session')
+local second = T.chat().session_id
+T.eq('', T.text(T.transcript()), 'the new transcript is empty')
+T.send('second question')
+T.idle(second)
+T.wait(function()
+  return T.text(T.transcript()):find('second answer', 1, true)
+end, 'the second answer')
+
+-- Switch back to the first session and rename it.
+local action = 'Open'
+picks['agentls sessions'] = function(items, opts)
+  for _, s in ipairs(items) do
+    if s.id == first then
+      T.ok(opts.format_item(s):find(s.title, 1, true), 'the title in the picker')
+      return s
+    end
+  end
+end
+local titles = {}
+setmetatable(picks, { __index = function(_, prompt)
+  table.insert(titles, prompt)
+  return function()
+    return action
+  end
+end })
+vim.cmd('AgentlsSessions')
+T.wait(function()
+  return T.chat().session_id == first
+end, 'the switch to the first session')
+T.eq('agentls://' .. first, vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(T.chat().win)), 'shown buffer')
+local text = T.text(T.transcript())
+T.ok(text:find('first question', 1, true) and not text:find('second answer', 1, true), 'first transcript:\n' .. text)
+
+action = 'Rename'
+vim.cmd('AgentlsSessions')
+T.wait(function()
+  return require('agentls.chat').winbar():find('Renamed first', 1, true)
+end, 'the new title in the winbar')
+T.finish()
