@@ -34,3 +34,26 @@ def test_switching_sessions_and_reopening_neovim(nvim: Nvim) -> None:
 def test_checkhealth(nvim: Nvim) -> None:
     run = nvim.run("health.lua").check()
     assert "model: fake/m" in run.stdout + run.stderr
+
+
+def test_edits_keep_unsaved_user_changes_and_create_files(nvim: Nvim) -> None:
+    calc = nvim.project / "calc.py"
+    calc.write_text("def add(a, b):\n    return a - b\n\n\n    return a * b\n")
+    question = {
+        "questions": [
+            {
+                "question": "Which test runner?",
+                "header": "Runner",
+                "options": [{"label": "pytest", "description": "the usual"}, {"label": "unittest"}],
+            }
+        ]
+    }
+    nvim.model.script(
+        Turn.tool_call("question", question),
+        Turn.tool_call("edit", {"filePath": str(calc), "oldString": "a - b", "newString": "a + b"}),
+        Turn.tool_call("write", {"filePath": str(nvim.project / "notes.md"), "content": "# Notes\nadd() adds now\n"}),
+        Turn.text("Done.").usage(input=1000, output=200),
+    )
+    nvim.run("edits.lua").check()
+    prompt = nvim.model.requests[0].messages()[-1]
+    assert "return a * b  # mine" in str(prompt), "the agent read the unsaved buffer"
