@@ -41,13 +41,15 @@ class Tool(ABC, Generic[P]):
 
     Subclasses set ``id`` and ``Params`` and put their description in ``<module>.txt`` beside the
     module. ``read_only`` tools may run concurrently with each other. ``truncate`` says which end of
-    an oversized output the runner keeps (``"none"``: the tool limits its own output).
+    an oversized output the runner keeps (``"none"``: the tool limits its own output). A NUL byte
+    is refused in every argument but those in ``nul_allowed``.
     """
 
     id: ClassVar[str]
     Params: ClassVar[type[BaseModel]]
     read_only: ClassVar[bool] = False
     truncate: ClassVar[TruncateMode] = "head"
+    nul_allowed: ClassVar[frozenset[str]] = frozenset()  # arguments that are file content
 
     @property
     def description(self) -> str:

@@ -33,6 +33,7 @@ def _is_crlf(text: str) -> bool:
 class EditTool(Tool[EditParams]):
     id = "edit"
     Params = EditParams
+    nul_allowed = frozenset({"oldString", "newString"})
 
     async def execute(self, params: EditParams, ctx: ToolContext) -> ToolResult:
         if params.oldString == params.newString:

@@ -7,7 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from core.errors import ToolError
+from core.errors import PermissionDeniedError, PermissionRejectedError, QuestionRejectedError, ToolError
+from core.tools import failures
 from core.tools.base import Tool, ToolResult
 from core.tools.context import ToolContext
 from core.tools.text import printable, printable_data
@@ -22,8 +23,10 @@ def validate_args(tool: Tool[Any], raw_args: dict[str, Any] | None) -> BaseModel
         return tool.Params.model_validate(raw_args if raw_args is not None else {})
     except ValidationError as exc:
         raise ToolError(
-            f"The {tool.id} tool was called with invalid arguments: {summarize(exc)}. "
-            "Rewrite the input so it satisfies the expected schema."
+            failures.shorten(
+                f"The {tool.id} tool was called with invalid arguments: {summarize(exc)}. "
+                "Rewrite the input so it satisfies the expected schema."
+            )
         ) from exc
 
 
@@ -45,14 +48,20 @@ async def run_tool(tool: Tool[Any], raw_args: dict[str, Any] | None, ctx: ToolCo
     Output, title, metadata and error text come back as valid UTF-8 (see ``core.tools.text``).
     """
     params = validate_args(tool, raw_args)
+    failures.check_nul(raw_args or {}, tool.nul_allowed)
     log.debug("tool %s call %s session %s: start", tool.id, ctx.call_id, ctx.session_id)
     try:
         result = await tool.execute(params, ctx)
+    except (PermissionDeniedError, PermissionRejectedError, QuestionRejectedError):
+        raise  # decisions of the user, carried as they are to the loop
     except ToolError as exc:
-        message = str(exc)
-        if printable(message) != message:
-            raise ToolError(printable(message)) from exc
+        message = failures.shorten(printable(str(exc)))
+        if message != str(exc):
+            raise ToolError(message) from exc
         raise
+    except OSError as exc:
+        # What the OS refused about the model's input (a name too long, a folder it may not read).
+        raise failures.from_os_error(exc) from exc
     result.title = printable(result.title)
     result.output = printable(result.output)
     result.metadata = printable_data(result.metadata)

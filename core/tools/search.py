@@ -106,6 +106,9 @@ async def _search_rg(rg: str, pattern: str, root: Path, include: str | None) -> 
     stderr = (await proc.stderr.read()).decode("utf-8", errors="replace").strip()
     code = await proc.wait()
     if code == 2 and not by_path and not capped:
+        if "regex parse error" in stderr:
+            detail = stderr.split("regex parse error:", 1)[1].strip()
+            raise ToolError(f"grep failed: the pattern is not a valid regular expression: {detail}")
         raise ToolError(f"grep failed: {stderr or 'ripgrep exited with an error'}")
     if stderr:
         log.debug("ripgrep warnings: %s", stderr)

@@ -121,6 +121,8 @@ async def _fetch(url: str, fmt: str, timeout: float) -> _Fetched:
         raise ToolError(f"Fetching {url} was redirected to an unsupported URL: {exc}") from exc
     except httpx.HTTPError as exc:
         raise ToolError(f"Fetching {url} failed: {exc}") from exc
+    except httpx.InvalidURL as exc:
+        raise ToolError(f"{url!r} is not a valid URL ({exc}). Rewrite it.") from exc
 
 
 def _too_large(url: str) -> str:

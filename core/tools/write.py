@@ -21,6 +21,7 @@ class WriteParams(ToolParams):
 class WriteTool(Tool[WriteParams]):
     id = "write"
     Params = WriteParams
+    nul_allowed = frozenset({"content"})
 
     async def execute(self, params: WriteParams, ctx: ToolContext) -> ToolResult:
         path = paths.resolve(ctx, params.filePath)

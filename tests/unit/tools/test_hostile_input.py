@@ -12,11 +12,16 @@ from core.demo import Turn
 from core.errors import ToolError
 from core.llm.arguments import parse_arguments
 from core.session.models import AssistantMessage, ToolStateCompleted, ToolStateError
+from core.tools.bash import BashTool
 from core.tools.context import ToolContext
+from core.tools.edit import EditTool
 from core.tools.glob import GlobTool
+from core.tools.grep import GrepTool
 from core.tools.list import ListTool
 from core.tools.read import ReadTool
 from core.tools.runner import run_tool
+from core.tools.webfetch import WebFetchTool
+from core.tools.write import WriteTool
 from tests.unit.tools.loop_harness import run_turn
 
 
@@ -87,3 +92,51 @@ async def test_list_in_a_project_with_a_non_utf8_name_completes_through_the_loop
     (part,) = result.tool_parts()
     assert isinstance(part.state, ToolStateCompleted), part.state
     assert "caf\\xe9.txt" in part.state.output
+
+
+LONG = "x" * 100_000
+HOSTILE = [
+    ("read", {"filePath": "a\x00b"}, "filePath", "NUL byte"),
+    ("write", {"filePath": "a\x00b", "content": "x"}, "filePath", "NUL byte"),
+    ("edit", {"filePath": "a\x00b", "oldString": "a", "newString": "b"}, "filePath", "NUL byte"),
+    ("list", {"path": "a\x00b"}, "path", "NUL byte"),
+    ("glob", {"pattern": "*", "path": "a\x00"}, "path", "NUL byte"),
+    ("grep", {"pattern": "a\x00b"}, "pattern", "NUL byte"),
+    ("grep", {"pattern": "a", "include": "\x00"}, "include", "NUL byte"),
+    ("bash", {"command": "echo a\x00b", "description": "echo"}, "command", "NUL byte"),
+    ("bash", {"command": "echo hi", "workdir": "a\x00", "description": "echo"}, "workdir", "NUL byte"),
+    ("webfetch", {"url": "http://127.0.0.1:1/\x00", "format": "text"}, "url", "NUL byte"),
+    ("webfetch", {"url": "http://127.0.0.1:1/\x01", "format": "text"}, "", "not a valid URL"),
+    ("read", {"filePath": LONG}, "", "too long"),
+    ("write", {"filePath": LONG, "content": "x"}, "", "too long"),
+    ("list", {"path": LONG}, "", "too long"),
+    ("bash", {"command": "echo hi", "workdir": LONG, "description": "echo"}, "", "too long"),
+    ("grep", {"pattern": "(" + LONG}, "", "regular expression"),
+    ("webfetch", {"url": LONG, "format": "text"}, "", "http"),
+]
+
+
+@pytest.mark.parametrize(("tool_id", "args", "names", "says"), HOSTILE)
+async def test_hostile_arguments_get_a_short_error_written_for_the_model(
+    project: Path, ctx: ToolContext, tool_id: str, args: dict[str, object], names: str, says: str
+) -> None:
+    tools = {
+        t.id: t
+        for t in (
+            ReadTool(),
+            WriteTool(),
+            EditTool(),
+            ListTool(),
+            GlobTool(),
+            GrepTool(),
+            BashTool(),
+            WebFetchTool(),
+        )
+    }
+    with pytest.raises(ToolError) as caught:
+        await run_tool(tools[tool_id], args, ctx)
+    message = str(caught.value)
+    assert says in message and names in message
+    assert len(message) < 1_500, message[:300]  # the 100 kB input is cut, not echoed whole
+    for raw in ("ValueError", "OSError", "Errno", "embedded null", "\\x00'", "Traceback"):
+        assert raw not in message, message
