@@ -8,24 +8,26 @@ import re
 from pathlib import Path
 
 from core.permission.arity import always_pattern
+from core.permission.bash_files import TEXT_ARGS, file_requests, is_harmless
 from core.permission.request import PermissionAsk
 from core.permission.shell import SimpleCommand, split_commands
 
-# Commands whose arguments are text, not paths (their redirections are still checked).
-_TEXT_ARGS = frozenset({"echo", "printf", "true", "false", ":", "test", "["})
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _GLOB_CHARS = re.compile(r"[*?\[]")
 
 
 def bash_requests(command: str, cwd: Path, worktree: Path) -> list[PermissionAsk]:
-    """``external_directory`` (when needed) then one ``bash`` request per simple command."""
+    """``external_directory`` (when needed), ``read`` of secret files and ``edit`` of written ones,
+    then one ``bash`` request per simple command."""
     commands = split_commands(command)
     root = Path(os.path.realpath(worktree))
     outside: list[str] = []
     current = Path(os.path.realpath(cwd))
     if not _inside(current, root):
         outside.append(_dir_pattern(current))
+    steps: list[tuple[SimpleCommand, Path]] = []
     for cmd in commands:
+        steps.append((cmd, current))
         current = _collect_outside(cmd, current, root, outside)
     requests: list[PermissionAsk] = []
     metadata = {"command": command, "cwd": str(cwd)}
@@ -39,6 +41,7 @@ def bash_requests(command: str, cwd: Path, worktree: Path) -> list[PermissionAsk
                 metadata={**metadata, "directories": [p[:-2] or "/" for p in outside]},
             )
         )
+    requests.extend(file_requests(steps, root, command))
     seen: set[str] = set()
     for cmd in commands:
         if cmd.text in seen:
@@ -69,7 +72,11 @@ def _always(cmd: SimpleCommand) -> str:
 def _collect_outside(cmd: SimpleCommand, cwd: Path, root: Path, outside: list[str]) -> Path:
     """Add the outside directories ``cmd`` touches; returns the working directory after it."""
     argv = cmd.argv
-    candidates = [r.target.value for r in cmd.redirects if not r.op.endswith("&")]
+    candidates = [
+        r.target.value
+        for r in cmd.redirects
+        if not r.op.endswith("&") and not r.op.endswith("<<<") and not is_harmless(r.target.value)
+    ]
     if argv and argv[0] == "cd":
         target = next((a for a in argv[1:] if not a.startswith("-")), "~")
         if target == "-":
@@ -80,7 +87,7 @@ def _collect_outside(cmd: SimpleCommand, cwd: Path, root: Path, outside: list[st
         if not _inside(resolved, root):
             _add(outside, _dir_pattern(resolved))
         return resolved
-    if argv and argv[0] not in _TEXT_ARGS:
+    if argv and argv[0] not in TEXT_ARGS:
         candidates.extend(argv[1:])
     for value in candidates:
         path = _path_of(value, cwd)
