@@ -9,7 +9,6 @@ scripted fake server, running in this process.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path

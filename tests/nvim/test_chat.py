@@ -48,10 +48,11 @@ def test_edits_keep_unsaved_user_changes_and_create_files(nvim: Nvim) -> None:
             }
         ]
     }
+    notes = "# Notes\nadd() adds now\n"
     nvim.model.script(
         Turn.tool_call("question", question),
         Turn.tool_call("edit", {"filePath": str(calc), "oldString": "a - b", "newString": "a + b"}),
-        Turn.tool_call("write", {"filePath": str(nvim.project / "notes.md"), "content": "# Notes\nadd() adds now\n"}),
+        Turn.tool_call("write", {"filePath": str(nvim.project / "notes.md"), "content": notes}),
         Turn.text("Done.").usage(input=1000, output=200),
     )
     nvim.run("edits.lua").check()

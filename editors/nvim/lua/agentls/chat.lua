@@ -109,13 +109,14 @@ local function size(fraction, total)
   return fraction < 1 and math.floor(total * fraction) or math.floor(fraction)
 end
 
-local function style_transcript(win)
+function M.style_transcript(win)
   local wo = vim.wo[win]
   wo.wrap, wo.linebreak = true, true
   wo.number, wo.relativenumber, wo.signcolumn = false, false, 'no'
   wo.foldmethod = 'expr'
   wo.foldexpr = "v:lua.require'agentls.render'.foldexpr(v:lnum)"
   wo.foldlevel = 0
+  wo.foldminlines = 0 -- a one-line tool output folds too
   wo.foldenable = true
   wo.winbar = "%{%v:lua.require'agentls.chat'.winbar()%}"
 end
@@ -146,7 +147,7 @@ local function open_windows(buf)
     vim.api.nvim_win_set_height(M.prompt_win, config.options.prompt_height)
     vim.wo[M.prompt_win].winfixheight = true
   end
-  style_transcript(M.win)
+  M.style_transcript(M.win)
   vim.wo[M.prompt_win].wrap = true
 end
 
@@ -156,7 +157,7 @@ function M.show(session_id)
   local buf = M.transcript(session_id)
   if valid_win(M.win) then
     vim.api.nvim_win_set_buf(M.win, buf)
-    style_transcript(M.win)
+    M.style_transcript(M.win)
   else
     open_windows(buf)
   end

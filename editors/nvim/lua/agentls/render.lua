@@ -190,6 +190,7 @@ function View:reset()
     vim.list_extend(lines, block_lines(render))
   end
   self.starts_valid = #self.blocks
+  self.total = #lines
   self:write(function()
     vim.api.nvim_buf_set_lines(self.buf, 0, -1, false, lines)
   end)
@@ -213,6 +214,7 @@ function View:sync(keys)
       self:write(function()
         vim.api.nvim_buf_set_lines(self.buf, start, start + block.size, false, {})
       end)
+      self.total = self.total - block.size
       if block.mark then
         pcall(vim.api.nvim_buf_del_extmark, self.buf, M.ns, block.mark)
       end
@@ -244,9 +246,12 @@ function View:replace(index, render)
   block.render = render
   block.size = size_of(render)
   self.pending[block.key] = nil
+  -- An empty buffer still has one line: the first lines written replace it.
+  local last = self.total == 0 and -1 or start + old
   self:write(function()
-    vim.api.nvim_buf_set_lines(self.buf, start, start + old, false, block_lines(render))
+    vim.api.nvim_buf_set_lines(self.buf, start, last, false, block_lines(render))
   end)
+  self.total = self.total - old + block.size
   if block.size ~= old then
     self.starts_valid = math.min(self.starts_valid, index)
   end
@@ -269,11 +274,17 @@ function View:append(index, text)
   end
   if #pieces > 1 then
     block.size = block.size + #pieces - 1
+    self.total = self.total + #pieces - 1
     self.starts_valid = math.min(self.starts_valid, index)
   end
 end
 
 function View:flush()
+  if self.timer then -- everything pending goes now
+    self.timer:stop()
+    self.timer:close()
+    self.timer = nil
+  end
   local order, pending = self.pending_order, self.pending
   self.pending, self.pending_order = {}, {}
   if not vim.api.nvim_buf_is_valid(self.buf) then
@@ -296,10 +307,6 @@ function View:schedule_flush()
   end
   self.timer = vim.uv.new_timer()
   self.timer:start(self.coalesce_ms, 0, vim.schedule_wrap(function()
-    if self.timer then
-      self.timer:close()
-      self.timer = nil
-    end
     self:flush()
   end))
 end

@@ -1,0 +1,159 @@
+-- The rendering code on recorded event streams (fixtures/*.json, from a real server run): the
+-- incremental path (appends, inserts, in-place updates, coalesced deltas) must give the same buffer
+-- as rendering the stored messages from scratch, whatever the flush timing; plus folds, cursor
+-- following, the retry countdown and todos.
+local T = dofile(os.getenv('AGENTLS_TEST_HELPERS'))
+T.setup()
+local State = require('agentls.state')
+local render = require('agentls.render')
+local chat = require('agentls.chat')
+
+local function fixture(name)
+  local path = os.getenv('AGENTLS_FIXTURES') .. '/' .. name .. '.json'
+  return vim.json.decode(table.concat(vim.fn.readfile(path), '\n'), { luanil = { object = true } })
+end
+
+local function scratch()
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.bo[buf].undolevels = -1
+  return buf
+end
+
+local function from_scratch(data)
+  local state = State.new()
+  for _, e in ipairs(data.events) do
+    if e.type == 'session.created' or e.type == 'session.updated' then
+      state:apply(e)
+    end
+  end
+  state:load(data.session, data.messages)
+  local buf = scratch()
+  local view = render.new(state, data.session, buf, {})
+  local text = T.text(buf)
+  view:destroy()
+  return text
+end
+
+local function replay(data, every)
+  local state = State.new()
+  local buf = scratch()
+  local view = render.new(state, data.session, buf, { coalesce_ms = 1e6 }) -- flushed by hand
+  for i, e in ipairs(data.events) do
+    state:apply(e)
+    if i % every == 0 then
+      view:flush()
+    end
+  end
+  view:flush()
+  return view, buf, state
+end
+
+for _, name in ipairs({ 'edit_turn', 'retry_turn' }) do
+  local data = fixture(name)
+  local expected = from_scratch(data)
+  for _, every in ipairs({ 1, 2, 7, 1000000 }) do
+    local view, buf = replay(data, every)
+    T.eq(expected, T.text(buf), ('%s replayed with a flush every %d events'):format(name, every))
+    view:destroy()
+  end
+end
+
+-- What the edit turn reads like.
+local data = fixture('edit_turn')
+local view, buf, state = replay(data, 3)
+local text = T.text(buf)
+for _, want in ipairs({
+  '## You\n\nsay bye instead of hello\n',
+  '▸ Thinking\nThe greeting is in hello.py.\nI should change it.\n',
+  'I will change the greeting.\n\nFirst, the edit:\n',
+  '⚙ edit: hello.py\n    Edited hello.py',
+  'Done: `hello.py` now prints **bye**.\n\n- one change\n- no test needed\n',
+}) do
+  T.ok(text:find(want, 1, true), vim.inspect(want) .. ' in:\n' .. text)
+end
+local marks = vim.api.nvim_buf_get_extmarks(buf, render.ns, 0, -1, { details = true })
+T.eq(1, #marks, 'one tool extmark')
+T.eq('✓ done', marks[1][4].virt_text[1][1], 'tool state')
+
+-- Folds: reasoning and tool output are folded, text is not.
+vim.api.nvim_win_set_buf(0, buf)
+chat.style_transcript(0)
+local lines = T.lines(buf)
+local function row_of(prefix)
+  for i, line in ipairs(lines) do
+    if vim.startswith(line, prefix) then
+      return i
+    end
+  end
+  error('no line starting with ' .. prefix)
+end
+T.ok(vim.fn.foldclosed(row_of('▸ Thinking')) > 0, 'reasoning folded')
+T.ok(vim.fn.foldclosed(row_of('    Edited hello.py')) > 0, 'tool output folded')
+T.eq(-1, vim.fn.foldclosed(row_of('⚙ edit')), 'tool line visible')
+T.eq(-1, vim.fn.foldclosed(row_of('Done:')), 'text visible')
+vim.wo.foldenable = false
+
+-- Streaming: a burst of deltas is one buffer write; a window at the bottom follows, one that left
+-- it keeps its cursor and scroll.
+local last_text
+for _, part in ipairs(state.transcripts[data.session].messages[state.transcripts[data.session].order[#state.transcripts[data.session].order]].parts) do
+  if part.type == 'text' then
+    last_text = part
+  end
+end
+view.coalesce_ms = 16
+vim.cmd('split')
+local follower = vim.api.nvim_get_current_win()
+vim.api.nvim_win_set_cursor(follower, { vim.api.nvim_buf_line_count(buf), 0 })
+vim.cmd('wincmd p')
+local reader = vim.api.nvim_get_current_win()
+vim.api.nvim_win_set_cursor(reader, { 3, 0 })
+local top = vim.fn.line('w0', reader)
+local writes = view.writes
+for i = 1, 500 do
+  state:apply({ type = 'message.part.delta', properties = { sessionID = data.session,
+    messageID = last_text.messageID, partID = last_text.id, field = 'text', delta = (i % 50 == 0) and '\n' or 'x' } })
+end
+T.eq(writes, view.writes, 'no write before the coalescing timer')
+T.wait(function()
+  return view.writes > writes
+end, 'the coalesced write', 2000)
+T.eq(writes + 1, view.writes, 'one write for 500 deltas')
+T.eq({ 3, 0 }, vim.api.nvim_win_get_cursor(reader), 'reader cursor kept')
+T.eq(top, vim.fn.line('w0', reader), 'reader scroll kept')
+T.eq(vim.api.nvim_buf_line_count(buf), vim.api.nvim_win_get_cursor(follower)[1], 'follower at the bottom')
+T.eq(from_scratch({ session = data.session, events = data.events,
+  messages = (function()
+    local out = {}
+    for _, id in ipairs(state.transcripts[data.session].order) do
+      local m = state.transcripts[data.session].messages[id]
+      table.insert(out, { info = m.info, parts = m.parts })
+    end
+    return out
+  end)() }), T.text(buf), 'streamed text = rendered from scratch')
+
+-- Todos appear as a block at the end, and change in place.
+state:apply({ type = 'todo.updated', properties = { sessionID = data.session, todos = {
+  { content = 'fix add', status = 'completed', priority = 'high' },
+  { content = 'write notes', status = 'in_progress', priority = 'low' } } } })
+T.ok(vim.endswith(T.text(buf), '### Todo\n- [x] fix add\n- [~] write notes\n'), 'todos:\n' .. T.text(buf))
+view:destroy()
+
+-- Retry: the countdown while the server waits, then busy again.
+local retry = fixture('retry_turn')
+local rstate = require('agentls').state
+local saw_retry
+for _, e in ipairs(retry.events) do
+  rstate:apply(e)
+  if e.type == 'session.status' and e.properties.status.type == 'retry' then
+    chat.session_id = retry.session
+    saw_retry = chat.status_text(retry.session)
+  end
+end
+T.ok(saw_retry and saw_retry:match('^retrying in %d+s %(attempt 1%)$'), 'retry countdown, got ' .. tostring(saw_retry))
+T.eq('idle', chat.status_text(retry.session), 'idle at the end')
+local rbuf = scratch()
+local rview = render.new(rstate, retry.session, rbuf, {})
+T.ok(T.text(rbuf):find('↻ retry 1: fake returned HTTP 503', 1, true), 'the retry line:\n' .. T.text(rbuf))
+rview:destroy()
+T.no_errors()
