@@ -8,9 +8,7 @@ sibling front end (ACP) never import each other. A new front end adds ``"name": 
 
 from __future__ import annotations
 
-import sys
-
-from core.cli.main import CORE_COMMANDS, run
+from core.cli.main import CORE_COMMANDS, exit_now, run
 from lsp_server.cli import HOST_COMMANDS as LSP_COMMANDS
 
 COMMANDS: dict[str, str] = {**CORE_COMMANDS, **LSP_COMMANDS, "acp": "acp_server.acp_cmd"}
@@ -18,4 +16,4 @@ COMMANDS: dict[str, str] = {**CORE_COMMANDS, **LSP_COMMANDS, "acp": "acp_server.
 
 def main() -> None:
     """Entry point of `agentls`."""
-    sys.exit(run(commands=COMMANDS))
+    exit_now(run(commands=COMMANDS))

@@ -3,9 +3,7 @@ the core's commands plus these, without any other front end's."""
 
 from __future__ import annotations
 
-import sys
-
-from core.cli.main import CORE_COMMANDS, run
+from core.cli.main import CORE_COMMANDS, exit_now, run
 
 # Command → the module of this package that registers it (imported only when that command runs).
 HOST_COMMANDS: dict[str, str] = {"serve": "lsp_server.serve_cmd", "demo": "lsp_server.demo_cmd"}
@@ -13,7 +11,7 @@ HOST_COMMANDS: dict[str, str] = {"serve": "lsp_server.serve_cmd", "demo": "lsp_s
 
 def main() -> None:
     """``python -m lsp_server.cli COMMAND ...``."""
-    sys.exit(run(commands={**CORE_COMMANDS, **HOST_COMMANDS}))
+    exit_now(run(commands={**CORE_COMMANDS, **HOST_COMMANDS}))
 
 
 if __name__ == "__main__":
