@@ -7,6 +7,11 @@ that the summary plus the verbatim tail fits the model's usable context. It make
 summary request: a failure or a summary that does not fit raises ``CompactionFailedError`` with
 what to do, and the summary is marked failed so the view stays as it was. An automatic compaction
 then adds the synthetic "continue" user message so the loop resumes the interrupted turn.
+
+Room is counted as the next request will use it: the usable context minus ``overhead`` (system
+prompt and tool schemas). An automatic compaction must also shrink the request (``before``), or the
+loop would compact again at once; and a prompt too big to fit even alone is refused with its own
+error before anything is stored, since summarising it would only lose what the user asked.
 """
 
 from __future__ import annotations
@@ -117,6 +122,15 @@ def overflow_without_auto(model_id: str) -> ContextOverflowError:
     )
 
 
+def no_progress(model_id: str) -> CompactionFailedError:
+    """The error that ends a turn whose context overflowed again right after a compaction."""
+    return CompactionFailedError(
+        f"The context of {model_id} overflowed again right after it was compacted, so compacting once "
+        "more cannot make progress (it would only summarise the summary). Start a new session, or "
+        "lower compaction.tail_turns / raise compaction.reserved so that compaction keeps less."
+    )
+
+
 def _failure(detail: str) -> CompactionFailedError:
     return CompactionFailedError(
         f"Compaction could not bring the context under the model's limit: {detail}. Start a new "
@@ -124,12 +138,56 @@ def _failure(detail: str) -> CompactionFailedError:
     )
 
 
+def prompt_too_large(context: int, tokens: int, room: int) -> ContextOverflowError:
+    """The error for a prompt that cannot fit even alone: summarising it would only lose it."""
+    return ContextOverflowError(
+        f"This prompt alone exceeds the model's context window of {context:,} tokens: with the system "
+        f"prompt and tools it takes about {tokens:,} tokens, and {room:,} fit beside the answer. "
+        "Shorten the prompt or attach less, or use a model with a larger context window.",
+        status=None,
+    )
+
+
+def _check_prompt_fits(view: Sequence[MessageWithParts], deps: CompactionDeps, overhead: int) -> None:
+    prompt = _newest_prompt(view)
+    if prompt is None:
+        return
+    tokens = deps.counter.count_message(prompt) + overhead
+    room = usable(deps.limit, deps.settings.reserved)
+    if tokens > room:
+        raise prompt_too_large(deps.limit.context, tokens, room)
+
+
+def _newest_prompt(view: Sequence[MessageWithParts]) -> MessageWithParts | None:
+    """The user's newest own message (not a compaction request, not a synthetic "continue")."""
+    for message in sorted(view, key=lambda m: m.info.id, reverse=True):
+        if not isinstance(message.info, UserMessage) or compaction_part(message) is not None:
+            continue
+        if any(not (isinstance(p, TextPart) and p.synthetic) for p in message.parts):
+            return message
+    return None
+
+
 async def compact(
-    session_id: str, *, auto: bool, deps: CompactionDeps, overhead: int = 0
+    session_id: str,
+    *,
+    auto: bool,
+    deps: CompactionDeps,
+    overhead: int = 0,
+    summary_room: int | None = None,
+    before: int = 0,
 ) -> CompactionOutcome:
-    """Summarise the session's older context once; ``overhead``: system prompt and tools, in tokens."""
+    """Summarise the session's older context once.
+
+    ``overhead``: the tokens every request of the session sends besides its history (system prompt
+    and tool schemas), so the compacted history leaves room for them. ``summary_room``: what the
+    summary request may take when another model than the session's writes the summary.
+    ``before``: the size of the request that overflowed as the provider reported it (0: unknown);
+    an automatic compaction must end below it and below the estimate of the history it replaces.
+    """
     history = await deps.history(session_id)
     view = model_view(history)
+    _check_prompt_fits(view, deps, overhead)
     room = usable(deps.limit, deps.settings.reserved) - overhead
     request = _pending_request(history)
     plan = build_compaction_request(
@@ -138,7 +196,7 @@ async def compact(
         deps.settings.tail_turns,
         counter=deps.counter,
         tail_budget=int(room * TAIL_SHARE),
-        request_budget=room,
+        request_budget=room if summary_room is None else summary_room,
     )
     if not plan.summarize:
         raise _failure("there is nothing older than the kept turns to summarise")
@@ -147,17 +205,24 @@ async def compact(
         stored = compaction_part(request)
         auto = stored.auto if stored is not None else auto
     request = await _store_request(session_id, history, request, auto, plan, deps)
-    before = deps.counter.count_messages(view)
+    estimate = deps.counter.count_messages(view)
     summary = await _summarize(session_id, request, plan, deps)
     after = deps.counter.count_messages([request, summary, *plan.tail])
     if after > room:
         await _mark_failed(summary, deps, f"the summary and kept turns still take {after} tokens")
         raise _failure(f"the summary and the kept turns take {after} tokens, {room} fit")
+    before = max(estimate + overhead, before)
+    if auto and after + overhead >= before:
+        # An automatic compaction that does not shrink the request would be followed by another.
+        await _mark_failed(summary, deps, f"the summary did not shrink the context ({before} → {after})")
+        raise _failure(
+            f"the summary and the kept turns take {after} tokens, no fewer than the {before} they replace"
+        )
     log.info(
         "compacted %s: %d → %d tokens (%d outputs cleared, %d messages dropped from the request)",
         session_id,
         before,
-        after,
+        after + overhead,
         plan.cleared_outputs,
         plan.dropped_messages,
     )
@@ -169,7 +234,7 @@ async def compact(
         request_id=request.info.id,
         tail_start=plan.tail_start,
         tokens_before=before,
-        tokens_after=after,
+        tokens_after=after + overhead,
         continued=auto,
     )
 

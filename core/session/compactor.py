@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 from core import ids
 from core.context.compaction import CompactionOutcome, SummaryRequest, compact
-from core.context.overflow import LimitLike
+from core.context.overflow import LimitLike, usable
 from core.context.tokens import TokenCounter
-from core.errors import AgentError, BusyError, CompactionFailedError, InvalidInputError
-from core.events import Event, SessionError
+from core.errors import AgentError, BusyError, CompactionFailedError, ContextOverflowError, InvalidInputError
+from core.events import Event
 from core.llm.model import ModelInfo
 from core.llm.request import LLMRequest
 from core.session.convert import to_model_messages
@@ -19,7 +19,6 @@ from core.session.models import (
     AnyPart,
     AssistantMessage,
     AssistantTime,
-    MessageError,
     MessageWithParts,
     UserMessage,
     now_ms,
@@ -78,10 +77,23 @@ class Compactor:
     def publish(self, event: Event) -> None:
         self._app.bus.publish(event)
 
+    def _summarizer(self) -> ModelInfo:
+        """The model configured for the ``compaction`` agent, else the session's own."""
+        assert self._model is not None
+        ref = self._app.agents.get("compaction").model
+        return self._app.resolve_model(ref) if ref else self._model
+
+    def _summary_room(self, summarizer: ModelInfo) -> int | None:
+        """What a summary request may take on another model than the session's (None: the same)."""
+        if summarizer is self._model:
+            return None
+        agent = self._app.agents.get("compaction")
+        system = self.counter.count_text(agent.prompt or family_prompt(summarizer.family))
+        return usable(summarizer.limit, self.settings.reserved) - system
+
     async def summarize(self, request: SummaryRequest) -> MessageWithParts:
         """One tool-less step of the hidden ``compaction`` agent over the planned messages."""
-        app, model = self._app, self._model
-        assert model is not None
+        app, model = self._app, self._summarizer()
         agent = app.agents.get("compaction")
         msg = AssistantMessage(
             id=ids.ascending("msg"),
@@ -128,18 +140,27 @@ class Compactor:
 
     # --- running -------------------------------------------------------------------------
 
-    async def run(self, session_id: str, *, auto: bool, model: ModelInfo, abort: asyncio.Event) -> bool:
-        """Compact from inside the loop; False (error published) when it failed."""
+    async def run(
+        self,
+        session_id: str,
+        *,
+        auto: bool,
+        model: ModelInfo,
+        abort: asyncio.Event,
+        overhead: int = 0,
+        before: int = 0,
+    ) -> ContextOverflowError | None:
+        """Compact from inside the loop; the error that ends the turn when it could not."""
         self._model, self._abort = model, abort
         try:
-            await self._compact(session_id, auto)
-        except CompactionFailedError as exc:
-            self._report(session_id, str(exc))
-            return False
+            await self._compact(session_id, auto, overhead, before)
+        except ContextOverflowError as exc:  # CompactionFailedError, or a prompt too big to summarise
+            log.warning("session %s: %s", session_id, exc)
+            return exc
         except AgentError as exc:
-            self._report(session_id, f"compaction failed: {exc}")
-            return False
-        return True
+            log.warning("session %s: compaction failed: %s", session_id, exc)
+            return CompactionFailedError(f"compaction failed: {exc}")
+        return None
 
     async def run_manual(self, session_id: str) -> MessageWithParts:
         """A compaction the user asked for: refused while busy; returns the summary message."""
@@ -155,18 +176,18 @@ class Compactor:
         if user is None:
             raise InvalidInputError(f"session {session_id} has nothing to compact")
         self._model = app.resolve_model(f"{user.model.providerID}/{user.model.modelID}")
-        outcome = await self._compact(session_id, auto=False)
+        overhead = await self._context.overhead(session_id, user, self._model)
+        outcome = await self._compact(session_id, False, overhead)
         return await app.store.get_message(session_id, outcome.summary_id)
 
-    async def _compact(self, session_id: str, auto: bool) -> CompactionOutcome:
-        outcome = await compact(session_id, auto=auto, deps=self)
+    async def _compact(
+        self, session_id: str, auto: bool, overhead: int, before: int = 0
+    ) -> CompactionOutcome:
+        room = self._summary_room(self._summarizer())
+        outcome = await compact(
+            session_id, auto=auto, deps=self, overhead=overhead, summary_room=room, before=before
+        )
         log.info(
             "session %s compacted: %d → %d tokens", session_id, outcome.tokens_before, outcome.tokens_after
         )
         return outcome
-
-    def _report(self, session_id: str, message: str) -> None:
-        log.warning("session %s: %s", session_id, message)
-        self._app.bus.publish(
-            SessionError(sessionID=session_id, error=MessageError(name="context-overflow", message=message))
-        )

@@ -10,9 +10,10 @@ from core.context import overflow
 from core.context.filter import filter_compacted
 from core.context.prune import prune
 from core.context.tokens import TokenCounter
+from core.errors import ContextOverflowError, NotFoundError
 from core.llm.model import ModelInfo
 from core.llm.request import LLMRequest
-from core.session.models import AssistantMessage, MessageWithParts
+from core.session.models import AssistantMessage, MessageWithParts, UserMessage
 
 if TYPE_CHECKING:
     from core.app import AgentApp
@@ -47,25 +48,56 @@ class ContextManager:
         """Whether the step's usage leaves no room for another (only when auto-compaction is on)."""
         return overflow.should_auto_compact(message.tokens, model.limit, self._app.config.compaction)
 
-    def preflight_overflow(self, request: LLMRequest, model: ModelInfo) -> bool:
-        """Whether the request, estimated before sending, cannot fit (only when auto is on)."""
-        if not self.auto:
-            return False
+    def fixed_tokens(self, request: LLMRequest, model: ModelInfo) -> int:
+        """Tokens a request sends besides the history: system prompt and tool schemas."""
         tools = [
             {"name": t.name, "description": t.description, "parameters": t.parameters} for t in request.tools
         ]
-        counter, reserved = self.counter(model), self._app.config.compaction.reserved
-        bound = counter.estimate_request(request.system, request.messages, tools, upper_bound=True)
-        if not overflow.preflight(bound, model.limit, reserved):
-            return False  # fits even counted as bytes: no need to tokenise it
-        estimate = counter.estimate_request(request.system, request.messages, tools)
-        return overflow.preflight(estimate, model.limit, reserved)
+        return self.counter(model).estimate_request(request.system, [], tools)
 
-    async def compact(self, session_id: str, *, auto: bool, model: ModelInfo, abort: asyncio.Event) -> bool:
-        """Summarise the session; False (with the error recorded) when it could not."""
+    def preflight_overflow(
+        self, request: LLMRequest, model: ModelInfo, history: list[MessageWithParts]
+    ) -> bool:
+        """Whether the request, estimated before sending, cannot fit (only when auto is on).
+
+        The history is counted by parts, as compaction counts it, so that the two never disagree
+        about whether a compacted history fits, and cached part counts are reused.
+        """
+        if not self.auto:
+            return False
+        estimate = self.fixed_tokens(request, model) + self.counter(model).count_messages(history)
+        return overflow.preflight(estimate, model.limit, self._app.config.compaction.reserved)
+
+    async def overhead(self, session_id: str, user: UserMessage, model: ModelInfo) -> int:
+        """The fixed tokens of the session's next request, for a compaction outside the loop."""
+        from core.session.requests import RequestBuilder, StepPlan
+
+        agents = self._app.agents
+        try:
+            agent = agents.get(user.agent)
+        except NotFoundError:
+            agent = agents.default()
+        plan = StepPlan(session_id, [], user, agent, model, step=1, last_finished_id=None)
+        request, _tools = await RequestBuilder(self._app).build(plan)
+        return self.fixed_tokens(request, model)
+
+    async def compact(
+        self,
+        session_id: str,
+        *,
+        auto: bool,
+        model: ModelInfo,
+        abort: asyncio.Event,
+        overhead: int = 0,
+        before: int = 0,
+    ) -> ContextOverflowError | None:
+        """Summarise the session; the error that ends the turn when it could not."""
         from core.session.compactor import Compactor  # it needs the processor, which needs this module
 
-        return await Compactor(self._app, self).run(session_id, auto=auto, model=model, abort=abort)
+        compactor = Compactor(self._app, self)
+        return await compactor.run(
+            session_id, auto=auto, model=model, abort=abort, overhead=overhead, before=before
+        )
 
     async def compact_now(self, session_id: str) -> MessageWithParts:
         """A manual compaction (refused while the session is busy)."""

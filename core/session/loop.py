@@ -18,6 +18,7 @@ from core import ids
 from core.context.compaction import overflow_without_auto
 from core.errors import AgentError, ContextOverflowError, InvalidInputError, NotFoundError
 from core.events import SessionIdle, SessionStatus, SessionStatusInfo
+from core.session.loop_compaction import LoopCompaction
 from core.session.models import (
     AssistantMessage,
     AssistantTime,
@@ -63,6 +64,7 @@ class SessionLoop:
         self._runs: dict[str, _Run] = {}
         self._processor = Processor(rt.step_services, rt.stream, rt.retry)
         self._requests = RequestBuilder(rt)
+        self._compaction = LoopCompaction(rt, self._requests)
         self._background: set[asyncio.Task[None]] = set()
 
     # --- public ------------------------------------------------------------------------
@@ -167,7 +169,9 @@ class SessionLoop:
     async def _run(self, session_id: str, abort: asyncio.Event) -> MessageWithParts:
         rt = self._rt
         step = 0
-        compactions = 0
+        # True from a compaction until a step fits: an overflow in between means compacting made
+        # no progress (it could only summarise the summary again), so the turn ends instead.
+        unproven = False
         while True:
             rt.bus.publish(SessionStatus(sessionID=session_id, status=SessionStatusInfo(type="busy")))
             if abort.is_set():
@@ -185,17 +189,6 @@ class SessionLoop:
                 await rt.run_subtask(session_id, scan.last_user, scan.task, abort)
                 continue
             model = rt.resolve_model(f"{scan.last_user.model.providerID}/{scan.last_user.model.modelID}")
-            if isinstance(scan.task, CompactionPart) or (
-                scan.last_finished is not None
-                and not scan.last_finished.summary
-                and rt.context.is_overflow(scan.last_finished, model)
-            ):
-                compactions += 1
-                if compactions > 1 or not await rt.context.compact(
-                    session_id, auto=True, model=model, abort=abort
-                ):
-                    break
-                continue
             agent = self._agent_or_default(scan.last_user.agent)
             last_step = agent.steps is not None and step >= agent.steps
             plan = StepPlan(
@@ -208,11 +201,20 @@ class SessionLoop:
                 last_finished_id=scan.last_finished.id if scan.last_finished else None,
                 tools_enabled=not last_step,
             )
-            request, tools = await self._requests.build(plan)
-            if rt.context.preflight_overflow(request, model) and compactions == 0:
-                compactions += 1
-                if not await rt.context.compact(session_id, auto=True, model=model, abort=abort):
+            if isinstance(scan.task, CompactionPart) or (
+                scan.last_finished is not None
+                and not scan.last_finished.summary
+                and rt.context.is_overflow(scan.last_finished, model)
+            ):
+                if not await self._compaction.compact(plan, unproven, abort, reported=scan.last_finished):
                     break
+                unproven = True
+                continue
+            request, tools = await self._requests.build(plan)
+            if rt.context.preflight_overflow(request, model, history):
+                if not await self._compaction.compact(plan, unproven, abort, request):
+                    break
+                unproven = True
                 continue
             assistant = AssistantMessage(
                 id=ids.ascending("msg"),
@@ -236,19 +238,18 @@ class SessionLoop:
                     abort=abort,
                     recent_calls=_recent_calls(history),
                     check_overflow=functools.partial(_overflow, rt, model),
-                    compact_on_overflow_error=rt.context.auto and compactions == 0,
+                    compact_on_overflow_error=rt.context.auto,
                     explain_overflow=functools.partial(_explain_overflow, rt, model),
                 )
             )
             if outcome == "stop":
                 break
             if outcome == "compact":
-                compactions += 1
-                if compactions > 1 or not await rt.context.compact(
-                    session_id, auto=True, model=model, abort=abort
-                ):
+                if not await self._compaction.compact(plan, unproven, abort, request, reported=assistant):
                     break
+                unproven = True
                 continue
+            unproven = False
             if last_step:
                 break
         await rt.context.prune(session_id)

@@ -9,6 +9,7 @@ from typing import Any, Protocol
 
 from core.bus import Bus
 from core.config.schema import Config
+from core.errors import ContextOverflowError
 from core.llm import events as ev
 from core.llm.model import ModelInfo
 from core.llm.request import LLMRequest
@@ -34,11 +35,22 @@ class ContextHooks(Protocol):
 
     def is_overflow(self, message: AssistantMessage, model: ModelInfo) -> bool: ...
 
-    def preflight_overflow(self, request: LLMRequest, model: ModelInfo) -> bool: ...
+    def fixed_tokens(self, request: LLMRequest, model: ModelInfo) -> int: ...
+
+    def preflight_overflow(
+        self, request: LLMRequest, model: ModelInfo, history: list[MessageWithParts]
+    ) -> bool: ...
 
     async def compact(
-        self, session_id: str, *, auto: bool, model: ModelInfo, abort: asyncio.Event
-    ) -> bool: ...
+        self,
+        session_id: str,
+        *,
+        auto: bool,
+        model: ModelInfo,
+        abort: asyncio.Event,
+        overhead: int = 0,
+        before: int = 0,
+    ) -> ContextOverflowError | None: ...
 
     async def prune(self, session_id: str) -> None: ...
 

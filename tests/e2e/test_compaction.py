@@ -9,7 +9,7 @@ from core.demo.fake_script import Turn
 from core.session.models import AssistantMessage, CompactionPart
 from core.session.prompt_input import TextInput
 
-from .conftest import AppFactory
+from .conftest import AppFactory, fake_config
 
 
 def texts(messages: list[dict[str, Any]]) -> list[str]:
@@ -210,3 +210,24 @@ async def test_provider_overflow_error_closes_its_message_with_the_error(
     assert reopened.store.recovery is not None and live.id not in reopened.store.recovery.messages
     after = refused(await reopened.sessions.messages(session.id))
     assert after.error == live.error and after.time.completed == live.time.completed
+
+
+async def test_model_configured_for_the_compaction_agent_writes_the_summary(
+    make_app: AppFactory, model: FakeModelServer, title_model: FakeModelServer
+) -> None:
+    provider = fake_config(model, title_model)["provider"]
+    provider["fake"]["models"]["summarizer"] = {"limit": {"context": 200_000, "output": 8_000}}
+    app = await make_app(provider=provider, agent={"compaction": {"model": "fake/summarizer"}})
+    session = await app.create_session()
+    model.script(
+        Turn.text("answer one").usage(input=30_000, output=100),
+        Turn.text("answer two").usage(input=97_000, output=100),
+        Turn.text("SUMMARY BY THE SUMMARIZER").usage(input=5_000, output=100),
+        Turn.text("resumed").usage(input=6_000, output=100),
+    )
+    await app.prompt(session.id, [TextInput(text="first")])
+    await app.prompt(session.id, [TextInput(text="second")])
+    assert [r.body["model"] for r in model.requests] == ["m", "m", "summarizer", "m"]
+    history = await app.sessions.messages(session.id)
+    [summary] = [m.info for m in history if isinstance(m.info, AssistantMessage) and m.info.summary]
+    assert summary.modelID == "summarizer" and summary.error is None

@@ -244,3 +244,37 @@ def test_auto_switch_for_provider_overflow_errors() -> None:
     error = overflow_without_auto("gpt-4o")
     assert isinstance(error, ContextOverflowError)
     assert "compaction.auto" in str(error) and "agentls compact" in str(error)
+
+
+async def test_overhead_shortens_the_kept_tail_so_the_next_request_fits() -> None:
+    history = session()  # six turns of ~10k tokens each; usable 90,000
+    roomy = FakeDeps(list(history))
+    kept = await compact(SESSION, auto=True, deps=roomy)
+    assert kept.tail_start == history[8].info.id  # two turns kept verbatim
+    tight = FakeDeps(list(history))
+    shortened = await compact(SESSION, auto=True, deps=tight, overhead=65_000)
+    assert shortened.tail_start == history[10].info.id  # only one fits beside 65k of system and tools
+    assert shortened.tokens_after <= 90_000
+
+
+async def test_an_automatic_compaction_must_shrink_the_request() -> None:
+    history = session(turns=3, output_chars=40)  # a small history: a long summary would grow it
+    deps = FakeDeps(list(history), summary_text="a summary longer than what it replaces " * 40)
+    with pytest.raises(CompactionFailedError, match="no fewer than"):
+        await compact(SESSION, auto=True, deps=deps)
+    summary = deps.view()[-1]
+    assert isinstance(summary.info, AssistantMessage) and summary.info.error is not None
+    # What the provider reported as overflowing is the size to beat, when it is larger.
+    deps = FakeDeps(list(history), summary_text="a summary longer than what it replaces " * 40)
+    outcome = await compact(SESSION, auto=True, deps=deps, before=95_000)
+    assert outcome.tokens_before == 95_000 and outcome.tokens_after < 95_000
+
+
+async def test_a_prompt_that_cannot_fit_alone_is_not_summarised() -> None:
+    history = session(turns=2) + turn("x" * 400_000)  # ~100k tokens in the user's own message
+    deps = FakeDeps(list(history))
+    with pytest.raises(
+        ContextOverflowError, match="prompt alone exceeds the model's context window of 100,000"
+    ):
+        await compact(SESSION, auto=True, deps=deps)
+    assert deps.requests == [] and len(deps.messages) == len(history)  # nothing stored, nothing sent
