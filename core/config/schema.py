@@ -59,6 +59,8 @@ class ProviderOptions(ConfigSection):
     # Stall detection (seconds without a byte): before the first byte, then between chunks.
     first_byte_timeout: float | None = Field(default=None, gt=0)
     chunk_timeout: float | None = Field(default=None, gt=0)
+    # Leave the provider's key in the environment of bash and MCP children (hidden by default).
+    pass_key_to_tools: bool = False
 
 
 class ProviderConfig(ConfigSection):

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from core.config.schema import Config, ModelConfig, ProviderConfig
 from core.errors import ConfigError, ProviderError
-from core.llm import catalog
+from core.llm import catalog, secrets
 
 log = logging.getLogger(__name__)
 
@@ -129,12 +129,16 @@ def _route(litellm_provider: str, options: dict[str, Any]) -> tuple[Route, str |
 def _api_key(
     pconf: ProviderConfig | None, litellm_provider: str, api_base: str | None, ref: str
 ) -> str | None:
+    share = bool(pconf is not None and pconf.options.pass_key_to_tools)
     if pconf is not None and pconf.options.api_key:
+        secrets.remember(pconf.options.api_key, pass_to_tools=share)
         return pconf.options.api_key
     env = catalog.KEY_ENV.get(litellm_provider)
     if env is None:
         return None  # the provider authenticates another way (cloud credentials) or needs nothing
     key = os.environ.get(env)
+    if key:
+        secrets.remember(key, env, pass_to_tools=share)
     # A custom endpoint (a local server, a proxy) may need no key; the provider's own API does.
     if not key and api_base is None:
         raise ProviderError(

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from core.llm.secrets import child_environment
+
 KILL_GRACE_S = 0.3  # between SIGTERM and SIGKILL: short, because an abort must land within a second
 DRAIN_S = 0.2  # after the shell exits, background children may hold the pipe open; don't wait on them
 MEMORY_CAP = 8 * 1024 * 1024  # keep at most this much output in memory: the tail is what gets shown
@@ -115,7 +117,8 @@ async def run_command(
             last_report = now
             on_output(tail.last(live_chars))
 
-    env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat"}  # stdin is closed: a pager would hang
+    # stdin is closed: a pager would hang. Provider keys agentls holds are not the command's business.
+    env = {**child_environment(os.environ), "PAGER": "cat", "GIT_PAGER": "cat"}
     loop = asyncio.get_running_loop()
     transport, protocol = await loop.subprocess_exec(
         lambda: _Protocol(on_data),
