@@ -49,7 +49,7 @@ class PartStore(Protocol):
     """The part of ``core.session.sessions.Sessions`` prune uses."""
 
     async def messages(self, session_id: str) -> list[MessageWithParts]: ...
-    async def update_part(self, part: AnyPart) -> object: ...
+    async def update_parts(self, parts: list[AnyPart]) -> object: ...
 
 
 def _is_turn_start(message: MessageWithParts) -> bool:
@@ -113,10 +113,14 @@ async def prune(sessions: PartStore, session_id: str, config: PruneSettings, cou
     placeholder = counter.count_text(CLEARED_OUTPUT)
     freed = sum(counter.count_output(p) - placeholder for p in parts)
     stamp = now_ms()
+    marked: list[AnyPart] = []
     for part in parts:
-        marked = part.model_copy(deep=True)
-        assert marked.state.status == "completed"
-        marked.state.time.compacted = stamp
-        await sessions.update_part(marked)
+        copy = part.model_copy(deep=True)
+        assert copy.state.status == "completed"
+        copy.state.time.compacted = stamp
+        marked.append(copy)
+    # One transaction: a prune of a long session marks hundreds of parts, and a commit per part
+    # held the database (and the turn's end) for seconds.
+    await sessions.update_parts(marked)
     log.info("pruned %d tool outputs (%d tokens) in %s", len(parts), freed, session_id)
     return freed

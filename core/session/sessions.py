@@ -182,6 +182,16 @@ class Sessions:
         await self.store.upsert_part(part)
         self.bus.publish(PartUpdated(part=_snapshot(part)))
 
+    async def update_parts(self, parts: builtins.list[AnyPart]) -> None:
+        """Save many parts in one transaction (publishes message.part.updated for each)."""
+        for part in parts:
+            if part.id in self._live:
+                self._live[part.id] = part
+                self._dirty.discard(part.id)
+        await self.store.upsert_parts(parts)
+        for part in parts:
+            self.bus.publish(PartUpdated(part=_snapshot(part)))
+
     def append_delta(self, part: AnyPart, field: str, delta: str) -> AnyPart:
         """Append ``delta`` to ``part.<field>`` (``"text"`` for text and reasoning parts) in memory,
         publish message.part.delta now, and schedule the batched write. Returns the live part."""

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import pytest
 
+from core.bus import Bus
 from core.config.schema import CompactionConfig
 from core.context.encoding import Encoder, EncodingLoader
 from core.context.prune import prune, select_prunable
 from core.context.tokens import TokenCounter
+from core.events import PartUpdated
 from core.session.models import AnyPart, MessageWithParts, ToolPart, ToolStateError, ToolTimeError
+from core.session.sessions import Sessions
+from core.storage import Store
 
 from .history import SESSION, assistant, compaction_user, turn, user
 
@@ -108,16 +115,19 @@ class MemoryStore:
     def __init__(self, history: list[MessageWithParts]) -> None:
         self.history = history
         self.updated: list[AnyPart] = []
+        self.batches = 0
 
     async def messages(self, session_id: str) -> list[MessageWithParts]:
         assert session_id == SESSION
         return [m.model_copy(deep=True) for m in self.history]
 
-    async def update_part(self, part: AnyPart) -> object:
-        self.updated.append(part)
-        for message in self.history:
-            message.parts = [part if p.id == part.id else p for p in message.parts]
-        return part
+    async def update_parts(self, parts: list[AnyPart]) -> object:
+        self.batches += 1
+        for part in parts:
+            self.updated.append(part)
+            for message in self.history:
+                message.parts = [part if p.id == part.id else p for p in message.parts]
+        return parts
 
 
 async def test_prune_marks_parts_through_the_store_and_keeps_outputs(counter: TokenCounter) -> None:
@@ -125,7 +135,7 @@ async def test_prune_marks_parts_through_the_store_and_keeps_outputs(counter: To
     store = MemoryStore(history)
     freed = await prune(store, SESSION, CompactionConfig(), counter)
     assert freed == 4 * 10_000 - 4 * counter.count_text("[Old tool result content cleared]")
-    assert len(store.updated) == 4
+    assert len(store.updated) == 4 and store.batches == 1
     for part in tool_parts(store.history)[:4]:
         assert part.state.status == "completed"
         assert part.state.time.compacted is not None
@@ -160,3 +170,34 @@ async def test_prune_walks_the_model_view_and_stops_at_the_summary(counter: Toke
     assert await prune(store, SESSION, config, counter) > 0
     # Only the tail, sent after the summary, is pruned; what the summary replaced is left alone.
     assert {p.id for p in store.updated} == {p.id for p in tool_parts(tail)}
+
+
+async def test_prune_writes_every_mark_in_one_transaction(counter: TokenCounter, tmp_path: Path) -> None:
+    store = await Store.open(tmp_path / "agentls.db")
+    bus = Bus()
+    sessions = Sessions(store, bus)
+    try:
+        project = await store.ensure_project(tmp_path)
+        session = await sessions.create(project, str(tmp_path))
+        for message in tool_turns(30, 10):
+            info = message.info.model_copy(update={"sessionID": session.id})
+            await sessions.update_message(info)
+            await store.upsert_parts([p.model_copy(update={"sessionID": session.id}) for p in message.parts])
+        sub = bus.subscribe(PartUpdated)
+        before = store.write_transactions
+        assert await prune(sessions, session.id, CompactionConfig(), counter) > 0
+        assert store.write_transactions == before + 1
+        marked = [e.part for e in drain(sub)]
+        assert len(marked) == 24  # every part but the newest 40k tokens' worth, each announced
+        stored = [p for m in await sessions.messages(session.id) for p in m.parts if isinstance(p, ToolPart)]
+        assert sum(1 for p in stored if p.state.time.compacted) == 24  # type: ignore[union-attr]
+    finally:
+        await sessions.close()
+        await store.close()
+
+
+def drain(sub: Any) -> list[Any]:
+    events = []
+    while (event := sub.get_nowait()) is not None:
+        events.append(event)
+    return events
