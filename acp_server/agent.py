@@ -51,10 +51,12 @@ from acp_server.stop import stop_reason
 from acp_server.workspace import current_session
 from core import __version__
 from core.errors import AgentError
+from core.session.models import AssistantMessage, MessageWithParts
 
 if TYPE_CHECKING:
     from acp_server.connection import Front
     from acp_server.projects import ClientMcp, Project
+    from core.app import AgentApp
 
 log = logging.getLogger(__name__)
 
@@ -241,25 +243,33 @@ class AcpAgent:
             raise RequestError(-32600, "this session is already answering a prompt; cancel it first", None)
         inputs = to_inputs(prompt, state.cwd)
         state.cancelled = False
-        current_session.set(session_id)  # file requests of this turn name this session
-        state.turn = asyncio.current_task()
+        current_session.set(session_id)  # file requests of this turn name this session (tasks inherit it)
         app = state.project.app
+        if _command(inputs) == "compact":
+            work: Any = app.compact(session_id)
+        else:
+            work = app.prompt(session_id, inputs, agent=state.mode, model=state.model)
+        # A task of its own, so that session/cancel can stop it at any point, even before the loop runs.
+        turn: asyncio.Task[Any] = asyncio.ensure_future(work)
+        state.turn = turn
         try:
-            command = _command(inputs)
-            if command == "compact":
-                await app.compact(session_id)
-                await state.project.feed.flush()
-                return PromptResponse(stop_reason="cancelled" if state.cancelled else "end_turn")
-            final = await app.prompt(session_id, inputs, agent=state.mode, model=state.model)
-        except AgentError as exc:
-            await state.project.feed.flush()
-            if state.cancelled:
-                return PromptResponse(stop_reason="cancelled")
-            raise to_request_error(exc) from exc
+            await asyncio.wait({turn})
         finally:
+            if not turn.done():  # this request itself was cancelled (the connection closed)
+                turn.cancel()
             state.turn = None
         await state.project.feed.flush()
-        return PromptResponse(stop_reason=stop_reason(final, state))
+        if state.cancelled:
+            return PromptResponse(stop_reason="cancelled")
+        if (exc := turn.exception()) is not None:
+            if isinstance(exc, AgentError):
+                raise to_request_error(exc) from exc
+            raise exc
+        final = turn.result()
+        if not isinstance(final, MessageWithParts):
+            return PromptResponse(stop_reason="end_turn")  # /compact
+        steps = await _steps(app, session_id, final)
+        return PromptResponse(stop_reason=stop_reason(final, state, steps, _step_limit(app, state.mode)))
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         state = self.sessions.get(session_id)
@@ -327,8 +337,11 @@ class AcpAgent:
         state.mode = mode_id
 
     async def _stop(self, state: AcpSession) -> None:
-        if state.busy:
+        turn = state.turn
+        if turn is not None and not turn.done():
             state.cancelled = True
+            turn.cancel()  # the loop aborts its run (and waits until it is consistent) before it ends
+            await asyncio.wait({turn})
         await state.project.app.abort(state.id)
 
     def _announce_commands(self, session_id: str) -> None:
@@ -338,6 +351,22 @@ class AcpAgent:
         )
         # After the response that makes the session known to the client (the writes are in order).
         self.front.spawn(self.front.send(session_id, update))
+
+
+async def _steps(app: AgentApp, session_id: str, final: MessageWithParts) -> int:
+    """How many model requests answered the turn's user message."""
+    info = final.info
+    if not isinstance(info, AssistantMessage):
+        return 0
+    recent = await app.messages(session_id, limit=200)
+    return sum(1 for m in recent if isinstance(m.info, AssistantMessage) and m.info.parentID == info.parentID)
+
+
+def _step_limit(app: AgentApp, mode: str) -> int | None:
+    try:
+        return app.agents.get(mode).steps
+    except AgentError:
+        return None
 
 
 def _command(inputs: list[Any]) -> str | None:

@@ -18,14 +18,16 @@ StopReason = Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "
 FINISH: dict[str, StopReason] = {
     "length": "max_tokens",
     "content-filter": "refusal",
-    # The loop stopped while the model still wanted to call tools: the agent's step limit.
-    "tool-calls": "max_turn_requests",
-    "unknown": "max_turn_requests",
 }
 
 
-def stop_reason(final: MessageWithParts, state: AcpSession) -> StopReason:
-    """The stop reason of a finished turn; a failed turn raises the JSON-RPC error the client shows."""
+def stop_reason(final: MessageWithParts, state: AcpSession, steps: int, limit: int | None) -> StopReason:
+    """The stop reason of a finished turn; a failed turn raises the JSON-RPC error the client shows.
+
+    ``steps`` is how many model requests the turn made, ``limit`` the agent's ``steps`` setting: a
+    turn that used them all was cut off by it (its last step runs without tools, so the model's own
+    finish reason does not show it).
+    """
     if state.cancelled:
         return "cancelled"
     info = final.info
@@ -36,4 +38,6 @@ def stop_reason(final: MessageWithParts, state: AcpSession) -> StopReason:
             return "cancelled"
         data = {"name": info.error.name, "status": info.error.status, "retryable": info.error.retryable}
         raise RequestError(INTERNAL_ERROR, info.error.message, data)
+    if limit is not None and steps >= limit:
+        return "max_turn_requests"
     return FINISH.get(info.finish or "stop", "end_turn")

@@ -97,7 +97,10 @@ const scenarios = {
     await init(agent);
     const session = await agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
     const pending = prompt(agent, session.sessionId, process.env.PROMPT ?? "hello");
-    await waitFor((e) => e.kind === (process.env.CANCEL_AFTER ?? "permission"), "the moment to cancel");
+    // CANCEL_AFTER: "permission", or the kind of session update after which the user cancels.
+    const after = process.env.CANCEL_AFTER ?? "permission";
+    await waitFor((e) => e.kind === after || (e.kind === "update" && e.update.sessionUpdate === after),
+      "the moment to cancel");
     const sent = Date.now();
     record({ kind: "cancel-sent" });
     await agent.notify(methods.agent.session.cancel, { sessionId: session.sessionId });

@@ -114,7 +114,9 @@ def node_workdir(tmp_path: Path) -> Path:
     modules = env.get("AGENTLS_NODE_MODULES", "")
     sdk = Path(modules) / "@agentclientprotocol" / "sdk"
     if not sdk.is_dir():
-        raise AssertionError(f"@agentclientprotocol/sdk is not in {modules!r}: run scripts/tools to install it")
+        raise AssertionError(
+            f"@agentclientprotocol/sdk is not in {modules!r}: run scripts/tools to install it"
+        )
     if shutil.which("node", path=env["PATH"]) is None:
         raise AssertionError("node is not installed: run scripts/tools")
     workdir = tmp_path / "client"

@@ -33,6 +33,9 @@ async def test_a_turn_streams_text_and_a_tool_call(acp: Acp) -> None:
     usage = run.updates("usage_update")
     assert usage and usage[-1]["used"] == 128 and usage[-1]["size"] == 100_000
     # Every update of the turn came before the answer to session/prompt.
-    assert run.kinds.index("stop") > max(i for i, k in enumerate(run.kinds) if k == "update" and
-                                          run.log[i]["update"]["sessionUpdate"] != "session_info_update")
+    assert run.kinds.index("stop") > max(
+        i
+        for i, k in enumerate(run.kinds)
+        if k == "update" and run.log[i]["update"]["sessionUpdate"] != "session_info_update"
+    )
     assert run.agent_exit == 0
