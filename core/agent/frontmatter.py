@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import yaml  # PyYAML: a litellm dependency, declared in pyproject for this use
-
 from core.errors import InvalidInputError
 
 
@@ -26,6 +24,8 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
             break
     else:
         raise FrontMatterError("the front matter opened with --- is never closed with ---")
+    import yaml  # PyYAML, imported with the first front matter: most projects have none
+
     try:
         data = yaml.safe_load(header)
     except yaml.YAMLError as exc:
