@@ -5,6 +5,7 @@
 -- coalesced: they are written at most once per `coalesce_ms`, in one go. Tool lines carry their
 -- state in an extmark that is updated in place. Windows whose cursor was on the last line follow
 -- the stream; the others keep their cursor and scroll.
+local State = require('agentls.state')
 local parts = require('agentls.parts')
 
 local M = {}
@@ -24,7 +25,7 @@ function M.new(state, session_id, buf, opts)
     blocks = {}, -- ordered by sort key
     by_key = {},
     starts_valid = 0, -- blocks[1..starts_valid] have a correct .start
-    pending = {}, -- block key -> text not yet written
+    pending = {}, -- block key -> chunks of text not yet written
     pending_order = {},
     writes = 0, -- buffer writes done (the bench counts them)
   }, View)
@@ -78,7 +79,7 @@ function View:wanted()
     end })
     for _, part in ipairs(m.parts) do
       table.insert(out, { key = part_key(mid, part.id), make = function()
-        return parts.part(part)
+        return parts.part(State.settle(part))
       end })
     end
   end
@@ -291,7 +292,7 @@ function View:flush()
     return
   end
   for _, key in ipairs(order) do
-    local text = pending[key]
+    local text = pending[key] and table.concat(pending[key])
     local block = self.by_key[key]
     if text and block and block.render.stream and #block.render.lines > 0 then
       self:append(self:index_of(key), text)
@@ -317,11 +318,12 @@ function View:on_change(kind, data)
   end
   if kind == 'delta' then
     local key = part_key(data.messageID, data.partID)
-    if not self.pending[key] then
-      self.pending[key] = data.delta
+    local chunks = self.pending[key]
+    if not chunks then
+      self.pending[key] = { data.delta }
       table.insert(self.pending_order, key)
     else
-      self.pending[key] = self.pending[key] .. data.delta
+      chunks[#chunks + 1] = data.delta
     end
     self:schedule_flush()
   elseif kind == 'reset' then

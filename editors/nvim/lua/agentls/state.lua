@@ -100,7 +100,18 @@ function M:append_delta(p)
     part = { id = p.partID, sessionID = p.sessionID, messageID = p.messageID, type = 'text', text = '' }
     self:set_part(part)
   end
-  part[p.field] = (part[p.field] or '') .. p.delta
+  -- Kept as chunks until read (M.settle): concatenating on every delta is quadratic in the answer.
+  local chunks = part.__chunks
+  if not chunks then
+    chunks = {}
+    part.__chunks = chunks
+  end
+  local field_chunks = chunks[p.field]
+  if not field_chunks then
+    field_chunks = { part[p.field] or '' }
+    chunks[p.field] = field_chunks
+  end
+  field_chunks[#field_chunks + 1] = p.delta
   self:emit('delta', p.sessionID, { messageID = p.messageID, partID = p.partID, field = p.field, delta = p.delta })
 end
 
@@ -130,6 +141,18 @@ function M:remove_part(session_id, message_id, part_id)
     end
     self:emit('removed', session_id, { messageID = message_id, partID = part_id })
   end
+end
+
+--- `part` with its streamed chunks joined into its fields (call before reading a streamed part).
+function M.settle(part)
+  local chunks = part.__chunks
+  if chunks then
+    for field, list in pairs(chunks) do
+      part[field] = table.concat(list)
+    end
+    part.__chunks = nil
+  end
+  return part
 end
 
 --- Replace a session's transcript with `messages` ({info, parts}[] from agent/session/messages).

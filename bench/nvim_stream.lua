@@ -1,0 +1,96 @@
+-- Run by bench/nvim_stream.py inside a headless Neovim with the plugin: a long streamed answer
+-- into the chat buffer, measuring buffer writes, the main loop's longest block (from a 5 ms
+-- repeating timer's lateness) and the CPU time of this Neovim process.
+local T = dofile(os.getenv('AGENTLS_TEST_HELPERS'))
+local mode = os.getenv('AGENTLS_BENCH_MODE') -- 'server' (real agentls serve) or 'local' (events injected)
+local deltas = tonumber(os.getenv('AGENTLS_BENCH_DELTAS'))
+T.setup()
+
+local uv = vim.uv
+local period = 5
+local worst, ticks, expected = 0, 0, nil
+local worst_at, t_start, over = nil, uv.hrtime() / 1e6, 0
+local events = 0
+local probe = uv.new_timer()
+local function cpu()
+  local r = uv.getrusage()
+  return r.utime.sec + r.utime.usec / 1e6 + r.stime.sec + r.stime.usec / 1e6
+end
+
+local chat = T.chat()
+local function measure(run)
+  expected = uv.hrtime() / 1e6 + period
+  probe:start(period, period, vim.schedule_wrap(function()
+    local now = uv.hrtime() / 1e6
+    if now - expected > worst then
+      worst_at = { ms = now - t_start, events = events }
+    end
+    worst = math.max(worst, now - expected)
+    if now - expected > 50 then
+      over = over + 1
+    end
+    expected = now + period
+    ticks = ticks + 1
+  end))
+  local cpu0, t0 = cpu(), uv.hrtime()
+  t_start = t0 / 1e6
+  run()
+  local wall = (uv.hrtime() - t0) / 1e9
+  probe:stop()
+  return wall, cpu() - cpu0
+end
+
+vim.cmd('Agentls')
+T.wait(function()
+  return chat.session_id and chat.prompt_win
+end, 'the chat to open', 60000)
+local session = chat.session_id
+local view = chat.views[session]
+table.insert(require('agentls.client').event_handlers, function(e)
+  if e.type == 'message.part.delta' then
+    events = events + 1
+  end
+end)
+local writes0 = view.writes
+
+local wall, used = measure(function()
+  if mode == 'server' then
+    T.send('stream')
+    T.idle(session, 300000)
+  else
+    -- Deltas arrive as the client would get them: in bursts between main-loop turns.
+    local state = require('agentls').state
+    local mid, pid = 'msg_zzzzzzzzzzzzzz', 'prt_zzzzzzzzzzzzzz'
+    state:apply({ type = 'message.updated', properties = { info = { id = mid, sessionID = session, role = 'assistant' } } })
+    state:apply({ type = 'message.part.updated', properties = { part = { id = pid, messageID = mid, sessionID = session, type = 'text', text = '' } } })
+    local sent = 0
+    local done = false
+    local feeder = uv.new_timer()
+    feeder:start(0, 1, vim.schedule_wrap(function()
+      for _ = 1, 50 do
+        if sent >= deltas then
+          break
+        end
+        sent = sent + 1
+        events = events + 1
+        state:apply({ type = 'message.part.delta', properties = { sessionID = session, messageID = mid,
+          partID = pid, field = 'text', delta = (sent % 40 == 0) and 'word\n' or 'word ' } })
+      end
+      if sent >= deltas and not done then
+        done = true
+        feeder:stop()
+      end
+    end))
+    T.wait(function()
+      return done
+    end, 'the deltas', 300000)
+    view:flush()
+  end
+end)
+
+local lines = vim.api.nvim_buf_line_count(view.buf)
+print(vim.json.encode({
+  mode = mode, deltas_received = events, writes = view.writes - writes0, wall_s = wall, cpu_s = used,
+  worst_block_ms = worst, worst_at_ms = worst_at and worst_at.ms, worst_at_events = worst_at and worst_at.events, probe_ticks = ticks, blocks_over_50ms = over, lines = lines,
+}))
+T.finish()

@@ -1,0 +1,73 @@
+"""A long streamed answer into the Neovim chat buffer: coalescing, the longest main-loop block, CPU.
+
+Two modes, each run ``--runs`` times in a fresh headless Neovim 0.11 with the plugin:
+
+- ``server``: the real ``agentls serve`` and the fake model streaming ``--deltas`` text deltas as
+  fast as it can (the server may merge deltas under load: the count Neovim received is reported);
+- ``local``: the same number of delta events fed into the plugin's state in bursts of 50 per
+  millisecond, to isolate the plugin's own cost.
+
+Reported per mode (medians): buffer writes (coalesced, ~one per 16 ms), the longest block of Neovim's
+main loop measured as the lateness of a 5 ms repeating timer (goal ≤ 50 ms), CPU seconds of the
+Neovim process during the answer, wall time.
+
+    .venv/bin/python bench/nvim_stream.py [--deltas 20000] [--runs 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from core.demo.fake_model import FakeModelServer
+from core.demo.fake_script import Turn
+from tests.nvim.harness import Nvim
+
+BENCH = Path(__file__).resolve().parent / "nvim_stream.lua"
+
+
+def one(mode: str, deltas: int) -> dict[str, Any]:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        FakeModelServer.threaded() as model,
+        FakeModelServer.threaded() as titles,
+    ):
+        titles.script(*[Turn.text("A title") for _ in range(5)])
+        model.script(Turn.text("word " * deltas, chunks=deltas))
+        home, project = Path(tmp) / "home", Path(tmp) / "project"
+        home.mkdir()
+        project.mkdir()
+        nvim = Nvim(home, project, model, titles, {})
+        run = nvim.run(
+            str(BENCH), timeout=600, AGENTLS_BENCH_MODE=mode, AGENTLS_BENCH_DELTAS=str(deltas)
+        ).check()
+        line = [x for x in (run.stdout + run.stderr).splitlines() if x.startswith("{")][-1]
+        return dict(json.loads(line))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--deltas", type=int, default=20_000)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    for mode in ("local", "server"):
+        results = [one(mode, args.deltas) for _ in range(args.runs)]
+        med = {key: statistics.median(r[key] for r in results) for key in results[0] if key != "mode"}
+        print(
+            f"{mode:6} deltas={args.deltas} received={med['deltas_received']:.0f} writes={med['writes']:.0f} "
+            f"worst_block={med['worst_block_ms']:.1f}ms blocks>50ms={med['blocks_over_50ms']:.0f} "
+            f"cpu={med['cpu_s']:.2f}s wall={med['wall_s']:.2f}s "
+            f"lines={med['lines']:.0f} (medians of {args.runs})"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
