@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from core.errors import PermissionDeniedError, PermissionRejectedError, QuestionRejectedError, ToolError
+from core.permission import rules
 from core.tools import failures
 from core.tools.base import Tool, ToolResult
 from core.tools.context import ToolContext
@@ -42,6 +43,14 @@ def summarize(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
+def _can_delegate(ctx: ToolContext) -> bool:
+    """Whether this call's agent may hand work to the explore subagent through the task tool."""
+    ruleset = ctx.extra.get("ruleset")
+    if "subtasks" not in ctx.extra or not isinstance(ruleset, list):
+        return False
+    return rules.evaluate("task", "explore", ruleset).action != "deny"
+
+
 async def run_tool(tool: Tool[Any], raw_args: dict[str, Any] | None, ctx: ToolContext) -> ToolResult:
     """Validate ``raw_args``, execute ``tool`` and cut an oversized output (full text saved to a file).
 
@@ -73,7 +82,7 @@ async def run_tool(tool: Tool[Any], raw_args: dict[str, Any] | None, ctx: ToolCo
         max_bytes=ctx.max_bytes,
         direction=tool.truncate,
         output_dir=ctx.output_dir,
-        name=ctx.call_id,
+        can_delegate=_can_delegate(ctx),
     )
     if cut.truncated:
         log.debug("tool %s call %s: output truncated to %s", tool.id, ctx.call_id, cut.output_path)

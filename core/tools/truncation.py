@@ -1,11 +1,28 @@
-"""Cut oversized tool outputs to what fits the context, keeping the full text in a file."""
+"""Cut oversized tool outputs to what fits the context, keeping the full text in a file.
+
+Each saved output gets a fresh id for a name: providers number tool calls per response
+(``call_0``, ``toolu_01``…), so a call id alone would let a later output overwrite an earlier one
+the model may still be told to read. Files older than ``KEEP_DAYS`` are removed as new ones come.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import logging
+import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+
+from core import ids
+from core.prompts import load
+
+log = logging.getLogger(__name__)
+
+KEEP_DAYS = 7
+SWEEP_EVERY_S = 3_600.0  # a folder is swept at most this often per process
+_last_sweep: dict[Path, float] = {}
 
 
 @dataclass(frozen=True)
@@ -61,13 +78,29 @@ def cut(text: str, max_lines: int, max_bytes: int, direction: Literal["head", "t
     return preview, f"{len(lines) - len(kept)} lines"
 
 
-def hint(path: Path) -> str:
-    """What the model is told to do with a truncated output."""
-    return (
-        f"The output was too long and has been cut. The full output is saved in {path}. "
-        "Do not read it whole: search it with the grep tool, or read the parts you need with the "
-        "read tool's offset and limit parameters."
-    )
+def hint(path: Path, *, can_delegate: bool = False) -> str:
+    """What the model is told to do with a truncated output: delegate to the explore agent when it
+    can (the task tool is there), else search or page through the file itself."""
+    template = load("tools/truncated_task.md" if can_delegate else "tools/truncated.md")
+    return template.replace("{path}", str(path))
+
+
+def remove_old_outputs(folder: Path, keep_days: int = KEEP_DAYS) -> int:
+    """Delete saved outputs older than ``keep_days``; the number removed."""
+    cutoff = time.time() - keep_days * 86_400
+    removed = 0
+    try:
+        entries = list(os.scandir(folder))
+    except FileNotFoundError:
+        return 0
+    for entry in entries:
+        try:
+            if entry.is_file(follow_symlinks=False) and entry.stat().st_mtime < cutoff:
+                os.unlink(entry.path)
+                removed += 1
+        except OSError as exc:  # another process swept it first, or it is not ours to delete
+            log.debug("cannot remove old tool output %s: %s", entry.path, exc)
+    return removed
 
 
 async def truncate_output(
@@ -77,21 +110,26 @@ async def truncate_output(
     max_bytes: int,
     direction: Literal["head", "tail"],
     output_dir: Path,
-    name: str,
+    can_delegate: bool = False,
 ) -> Truncation:
     """Return ``text`` as is when it fits; else a preview plus a hint, the full text saved to a file."""
     if not needs_truncation(text, max_lines, max_bytes):
         return Truncation(output=text, truncated=False)
-    path = output_dir / f"{name}.txt"
+    path = output_dir / f"{ids.ascending('tool')}.txt"
     await asyncio.to_thread(_save, path, text)
     preview, removed = cut(text, max_lines, max_bytes, direction)
+    note = hint(path, can_delegate=can_delegate)
     if direction == "head":
-        message = f"{preview}\n\n[... {removed} truncated ...]\n\n{hint(path)}"
+        message = f"{preview}\n\n[... {removed} truncated ...]\n\n{note}"
     else:
-        message = f"[... {removed} truncated ...]\n\n{hint(path)}\n\n{preview}"
+        message = f"[... {removed} truncated ...]\n\n{note}\n\n{preview}"
     return Truncation(output=message, truncated=True, output_path=path)
 
 
 def _save(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
+    now = time.monotonic()
+    if now - _last_sweep.get(path.parent, -SWEEP_EVERY_S) >= SWEEP_EVERY_S:
+        _last_sweep[path.parent] = now
+        remove_old_outputs(path.parent)

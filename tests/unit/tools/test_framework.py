@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
@@ -67,7 +68,8 @@ async def test_small_output_is_untouched(ctx: ToolContext) -> None:
 async def test_output_over_the_line_limit_keeps_the_head_and_saves_the_rest(ctx: ToolContext) -> None:
     ctx.max_lines = 10
     result = await run_tool(EchoTool(), {"text": "line", "times": 25}, ctx)
-    saved = ctx.output_dir / "call_test.txt"
+    saved = Path(result.metadata["outputPath"])
+    assert saved.parent == ctx.output_dir and saved.name.startswith("tool_")
     assert text_of(saved) == "\n".join(["line"] * 25)
     assert result.metadata == {"kept": 1, "truncated": True, "outputPath": str(saved)}
     head, rest = result.output.split("\n\n", 1)
