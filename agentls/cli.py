@@ -8,8 +8,15 @@ sibling front end (ACP) never import each other. A new front end adds ``"name": 
 
 from __future__ import annotations
 
-from core.cli.main import CORE_COMMANDS, exit_now, run
-from lsp_server.cli import HOST_COMMANDS as LSP_COMMANDS
+import sys
+
+# httpx imports its own command-line client (click, rich, pygments: ~50 ms and 3 MiB) whenever those
+# happen to be installed, and agentls never runs it. A None entry makes that import fail the way it
+# does when they are absent, and httpx falls back to its stub.
+sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]  # None: the documented import block
+
+from core.cli.main import CORE_COMMANDS, exit_now, run  # noqa: E402
+from lsp_server.cli import HOST_COMMANDS as LSP_COMMANDS  # noqa: E402
 
 COMMANDS: dict[str, str] = {**CORE_COMMANDS, **LSP_COMMANDS, "acp": "acp_server.acp_cmd"}
 
