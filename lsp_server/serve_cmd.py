@@ -52,20 +52,25 @@ def run(args: argparse.Namespace) -> int:
     configure_logging(args.log_file, args.log_level)
     # litellm must not fetch its cost map at import (no network, and it would print to stdout).
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    from lsp_server.lifecycle import exit_now, run_stdio
     from lsp_server.server import build_server
 
     server = build_server()
     if args.tcp:
         host, _, port = args.tcp.rpartition(":")
-        asyncio.run(serve_tcp(server, host or "127.0.0.1", int(port)))
+        server.watch_parent = False
+        code = asyncio.run(serve_tcp(server, host or "127.0.0.1", int(port)))
     else:
-        server.start_io()
-    return 0
+        code = run_stdio(server)
+    exit_now(code)
+    return code
 
 
-async def serve_tcp(server: AgentServer, host: str, port: int) -> None:
+async def serve_tcp(server: AgentServer, host: str, port: int) -> int:
     """Serve one client at a time; the agent outlives a client so a reconnect finds its dialogs."""
     from pygls.io_ import run_async
+
+    from lsp_server.lifecycle import close_server, install_signals
 
     lock = asyncio.Lock()
 
@@ -85,11 +90,16 @@ async def serve_tcp(server: AgentServer, host: str, port: int) -> None:
     address = listener.sockets[0].getsockname()
     # The one line a launcher needs (the port, when 0 was asked for); stderr, never stdout.
     print(f"agentls listening on {address[0]}:{address[1]}", file=sys.stderr, flush=True)
+    undo_signals = install_signals(server.lifetime)
     try:
         async with listener:
-            await listener.serve_forever()
+            serving = asyncio.create_task(listener.serve_forever())
+            await server.lifetime.stopped.wait()
+            serving.cancel()
     finally:
-        await server.close_app()
+        undo_signals()
+        await close_server(server)
+    return server.lifetime.code
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -12,7 +12,6 @@ import asyncio
 import importlib
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -21,13 +20,15 @@ from lsprotocol.converters import get_converter
 from pydantic import BaseModel
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from core import __version__
 from core.errors import AgentError
+from lsp_server.clients import Connection, agent_capability, parse_options, section
 from lsp_server.diagnostics import DiagnosticsStore
 from lsp_server.errors import to_jsonrpc
+from lsp_server.lifecycle import Lifetime, as_int, watch_process
 from lsp_server.protocol import dump, parse
+from lsp_server.rpc import AgentProtocol
 from lsp_server.workspace import AGENT_DIAGNOSTICS, LspWorkspace, path_of, register_document_hooks
 
 if TYPE_CHECKING:
@@ -41,32 +42,6 @@ Handler = Callable[["AgentApp", M], Awaitable[Any]]
 
 PROTOCOL_VERSION = 1
 SERVER_NOT_INITIALIZED = -32002
-
-
-@dataclass
-class Connection:
-    """What the server knows about the client currently connected."""
-
-    plugin: bool = False  # announced experimental.agent: events and reply requests, not dialogs
-    connected: bool = False
-
-
-class AgentProtocol(LanguageServerProtocol):
-    """pygls' protocol plus the ``experimental.agent`` capability in the initialize answer."""
-
-    _server: AgentServer
-
-    @lsp_method(lsp.INITIALIZE)
-    def lsp_initialize(self, params: lsp.InitializeParams) -> Any:
-        result = yield from super().lsp_initialize(params)
-        result.capabilities.experimental = {
-            "agent": {
-                "version": PROTOCOL_VERSION,
-                "methods": sorted(self._server.agent_methods),
-                "events": True,
-            }
-        }
-        return result
 
 
 class AgentServer(LanguageServer):
@@ -84,6 +59,9 @@ class AgentServer(LanguageServer):
         )
         self.agent_methods: set[str] = {AGENT_DIAGNOSTICS}
         self.connection = Connection()
+        self.lifetime = Lifetime()
+        self.watch_parent = True  # stdio: the editor's processId; TCP clients come and go
+        self.settings_config: Any = None  # workspace/didChangeConfiguration: agentls.config
         self.diagnostics = DiagnosticsStore()
         self.lsp_workspace: LspWorkspace | None = None
         self.root: Path | None = None
@@ -91,7 +69,12 @@ class AgentServer(LanguageServer):
         self.app_ready: list[Callable[[AgentApp], None]] = []
         self.plain: PlainPath  # set by plain.register
         self._app: asyncio.Future[AgentApp] | None = None
+        self._opened_with: Any = None
         self._tasks: set[asyncio.Task[Any]] = set()
+
+    def agent_capability(self) -> dict[str, Any]:
+        """``experimental.agent`` of the initialize answer."""
+        return {"version": PROTOCOL_VERSION, "methods": sorted(self.agent_methods), "events": True}
 
     # --- the app -------------------------------------------------------------------------
 
@@ -109,9 +92,14 @@ class AgentServer(LanguageServer):
             # Imported here: litellm, tokenizers and the store must not delay `initialize`.
             module = await asyncio.to_thread(importlib.import_module, "core.app")
             loader = await asyncio.to_thread(importlib.import_module, "core.config.loader")
+            # Taken after the slow imports: a didChangeConfiguration sent right after `initialized`
+            # (eglot, Neovim with `settings`) is part of the agent's first configuration.
             layers = []
             if self.config_data is not None:
                 layers.append(loader.Layer(name="initializationOptions.config", data=self.config_data))
+            if self.settings_config is not None:
+                layers.append(loader.Layer(name="workspace/configuration", data=self.settings_config))
+            self._opened_with = self.settings_config
             app: AgentApp = await module.AgentApp.open(
                 root, workspace=self.lsp_workspace, config_layers=layers
             )
@@ -132,11 +120,38 @@ class AgentServer(LanguageServer):
         return await asyncio.shield(self._app)
 
     async def close_app(self) -> None:
-        """Close the agent (flushes the store); safe to call twice."""
+        """Close the agent (aborts turns, flushes the store); waits for one still opening; safe twice."""
         future, self._app = self._app, None
-        if future is None or not future.done() or future.exception() is not None:
+        if future is None:
             return
-        await future.result().close()
+        try:
+            app = await asyncio.shield(future)
+        except Exception:
+            return  # it never opened: nothing to close
+        await app.close()
+
+    async def cancel_tasks(self) -> None:
+        """Cancel the background tasks (event forwarding, dialogs) and wait for them to finish."""
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    def apply_settings(self, settings: Any) -> None:
+        """``workspace/didChangeConfiguration``: client options, and ``config`` as a config layer."""
+        ours = section(settings)
+        if ours is None:
+            return
+        self.connection.settings = parse_options(ours, "agentls settings")
+        config = ours.get("config")
+        if config == self.settings_config:
+            return
+        self.settings_config = config
+        if self._app is not None and self._app.done() and config != self._opened_with:
+            self.show_message(
+                "agentls: the new agentls.config settings apply when the server restarts",
+                lsp.MessageType.Warning,
+            )
 
     # --- plumbing --------------------------------------------------------------------------
 
@@ -199,11 +214,6 @@ def _root(params: lsp.InitializeParams) -> Path | None:
     return Path(params.root_path) if params.root_path else None
 
 
-def _is_plugin(capabilities: lsp.ClientCapabilities) -> bool:
-    experimental = capabilities.experimental
-    return isinstance(experimental, dict) and isinstance(experimental.get("agent"), dict)
-
-
 def build_server() -> AgentServer:
     """The server with every feature module registered."""
     from lsp_server import code_actions, dialogs, events, plain, sessions
@@ -212,12 +222,25 @@ def build_server() -> AgentServer:
 
     @server.feature(lsp.INITIALIZE)
     def initialize(params: lsp.InitializeParams) -> None:
-        server.connection.plugin = _is_plugin(params.capabilities)
-        server.connection.connected = True
+        agent = agent_capability(params.capabilities)
+        connection = server.connection
+        connection.plugin = agent is not None
+        connection.saves_edits = bool(agent and agent.get("savesEdits") is True)
+        connection.name = params.client_info.name if params.client_info else ""
+        connection.connected = True
         server.root = server.root or _root(params)
         options = params.initialization_options
-        if isinstance(options, dict) and "config" in options:
-            server.config_data = options["config"]
+        if isinstance(options, dict):
+            if "config" in options:
+                server.config_data = options["config"]
+            connection.initial = parse_options(options, "initializationOptions")
+        pid = as_int(params.process_id)
+        if pid is not None and pid > 0 and server.watch_parent:
+            server.spawn(watch_process(pid, server.lifetime))
+
+    @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    def did_change_configuration(params: lsp.DidChangeConfigurationParams) -> None:
+        server.apply_settings(params.settings)
 
     @server.feature(lsp.INITIALIZED)
     def initialized(params: Any) -> None:

@@ -33,6 +33,7 @@ METHODS = [
     "agent/session/revert",
     "agent/session/todo",
     "agent/session/unrevert",
+    "agent/session/update",
 ]
 
 # One malformed params object per request, and the field the error must name.

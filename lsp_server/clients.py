@@ -1,0 +1,111 @@
+"""What the server knows about the connected client, and the options that adapt it to that client.
+
+A plugin client announces ``capabilities.experimental.agent`` (``savesEdits`` when it saves every
+document an agent edit touched). A stock client gets defaults by its ``clientInfo.name``: eglot's
+requests time out after 10 s and block Emacs, so its commands answer at once; Neovim and Emacs show
+``window/showMessage`` but not the log, so the tool steps go there. Every option can be set in
+``initializationOptions`` or in ``workspace/didChangeConfiguration`` under ``agentls``.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from lsp_server.protocol import describe
+
+log = logging.getLogger(__name__)
+
+ToolLog = Literal["message", "log", "off"]
+
+# Clients whose requests time out (eglot: 10 s, blocking Emacs meanwhile).
+TIMES_OUT = ("eglot",)
+# Clients that show window/showMessage but keep window/logMessage out of sight.
+HIDES_LOG = ("neovim", "nvim", "eglot", "emacs")
+
+
+class ClientOptions(BaseModel):
+    """The options a user can set for their client (all optional; unknown keys ignored)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    asyncCommands: bool | None = None
+    toolLog: ToolLog | None = None
+    dialogTimeout: float | None = Field(default=None, gt=0)
+
+
+@dataclass
+class Connection:
+    """The client currently connected: its kind, and the options in effect for it."""
+
+    connected: bool = False
+    plugin: bool = False  # announced experimental.agent: events and reply requests, not dialogs
+    saves_edits: bool = False  # experimental.agent.savesEdits: it saves what an agent edit touched
+    name: str = ""
+    initial: ClientOptions = field(default_factory=ClientOptions)
+    settings: ClientOptions = field(default_factory=ClientOptions)
+
+    def _pick(self, key: str) -> Any:
+        for layer in (self.settings, self.initial):  # didChangeConfiguration wins
+            value = getattr(layer, key)
+            if value is not None:
+                return value
+        return None
+
+    @property
+    def async_commands(self) -> bool:
+        """Whether agentls.prompt/fix/explain answer at once and deliver the answer by showMessage."""
+        value = self._pick("asyncCommands")
+        return bool(value) if value is not None else any(n in self.name.lower() for n in TIMES_OUT)
+
+    @property
+    def tool_log(self) -> ToolLog:
+        """Where a plain client's tool steps go: window/showMessage, window/logMessage, or nowhere."""
+        value: ToolLog | None = self._pick("toolLog")
+        if value is not None:
+            return value
+        return "message" if any(n in self.name.lower() for n in HIDES_LOG) else "log"
+
+    @property
+    def dialog_timeout(self) -> float | None:
+        """Seconds after which an unanswered dialog counts as rejected (eglot drops a dismissed one)."""
+        value: float | None = self._pick("dialogTimeout")
+        if value is not None:
+            return value
+        return 300.0 if any(n in self.name.lower() for n in TIMES_OUT) else None
+
+
+def agent_capability(capabilities: Any) -> dict[str, Any] | None:
+    """``capabilities.experimental.agent`` when the client announced it (a plugin client)."""
+    experimental = getattr(capabilities, "experimental", None)
+    agent = experimental.get("agent") if isinstance(experimental, dict) else None
+    return agent if isinstance(agent, dict) else None
+
+
+def parse_options(data: Any, where: str) -> ClientOptions:
+    """Client options from an untrusted object; bad values are logged and left out."""
+    if not isinstance(data, dict):
+        return ClientOptions()
+    try:
+        return ClientOptions.model_validate(data)
+    except ValidationError as exc:
+        log.warning("ignoring invalid %s: %s", where, describe(exc))
+        good = {}
+        for key, value in data.items():
+            try:
+                ClientOptions.model_validate({key: value})
+            except ValidationError:
+                continue
+            good[key] = value
+        return ClientOptions.model_validate(good)
+
+
+def section(settings: Any) -> dict[str, Any] | None:
+    """The ``agentls`` part of didChangeConfiguration settings (or the whole object if it has none)."""
+    if not isinstance(settings, dict):
+        return None
+    inner = settings.get("agentls")
+    return inner if isinstance(inner, dict) else None

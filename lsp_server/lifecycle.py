@@ -1,0 +1,220 @@
+"""How ``agentls serve`` lives and dies on stdio: frames, the editor's process, signals, a clean close.
+
+pygls' own stdio loop keeps the process alive after its editor is gone (a thread blocked on stdin and
+the store's thread hold the interpreter), answers nothing after a broken frame, and logs a traceback
+for every malformed message. Here the server reads frames itself and stops on stdin EOF, on the death
+of the ``processId`` given in ``initialize``, on SIGTERM or SIGINT, on ``exit`` and on broken framing
+(with the reason logged, so the editor restarts it); then it closes the agent — turns aborted, tool
+process groups killed, deltas flushed, the store closed — and the process ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import re
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+from pygls.io_ import StdoutWriter
+
+from lsp_server.rpc import dispatch
+
+if TYPE_CHECKING:
+    from lsp_server.server import AgentServer
+
+log = logging.getLogger(__name__)
+
+# How often the editor's process is checked: the server must be gone within ~2 s of the editor.
+PARENT_POLL_S = 0.5
+# Closing the agent normally takes milliseconds; a wedged close must not keep the process alive.
+CLOSE_BUDGET_S = 5.0
+MAX_FRAME = 256 * 1024 * 1024
+_HEADER_NAME = re.compile(rb"[A-Za-z][A-Za-z0-9-]*")
+
+
+class FramingError(Exception):
+    """The byte stream is not ``Content-Length``-framed JSON-RPC: nothing after it can be trusted."""
+
+
+@dataclass
+class Lifetime:
+    """Why and with which exit code the server stops; set once, by whoever notices first."""
+
+    stopped: asyncio.Event = field(default_factory=asyncio.Event)
+    reason: str = ""
+    code: int = 0
+
+    def stop(self, reason: str, code: int = 0) -> None:
+        """Ask the server to close and exit (the first reason wins)."""
+        if self.stopped.is_set():
+            return
+        self.reason, self.code = reason, code
+        log.log(logging.ERROR if code else logging.INFO, "stopping: %s", reason)
+        self.stopped.set()
+
+
+async def read_frame(reader: asyncio.StreamReader) -> bytes | None:
+    """The body of the next message; None at a clean end of stream; FramingError for anything else."""
+    length: int | None = None
+    started = False
+    while True:
+        try:
+            line = await reader.readline()
+        except (ValueError, asyncio.LimitOverrunError) as exc:
+            raise FramingError("a header line longer than the stream limit") from exc
+        if not line:
+            if started:
+                raise FramingError("the stream ended inside a message header")
+            return None
+        started = True
+        if line in (b"\r\n", b"\n"):
+            if length is None:
+                raise FramingError("a message without a Content-Length header")
+            break
+        name, colon, value = line.partition(b":")
+        if not colon or not _HEADER_NAME.fullmatch(name.strip()):
+            raise FramingError(f"not a header line: {line[:80]!r}")
+        if name.strip().lower() == b"content-length":
+            text = value.strip()
+            if not text.isdigit() or int(text) > MAX_FRAME:
+                raise FramingError(f"bad Content-Length: {text[:40]!r}")
+            length = int(text)
+    try:
+        return await reader.readexactly(length)
+    except asyncio.IncompleteReadError as exc:
+        raise FramingError(f"the stream ended {length - len(exc.partial)} bytes into a message") from exc
+
+
+async def open_stdin(stream: BinaryIO) -> asyncio.StreamReader:
+    """An asyncio reader on ``stream``: a pipe is read by the loop, anything else by a daemon thread."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=1024 * 1024)
+    try:
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stream)
+        return reader
+    except (ValueError, OSError):
+        pass  # a regular file or an unusual fd: fall back to a thread that never blocks exit
+
+    def pump() -> None:
+        while chunk := stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536):
+            loop.call_soon_threadsafe(reader.feed_data, chunk)
+        loop.call_soon_threadsafe(reader.feed_eof)
+
+    threading.Thread(target=pump, name="agentls-stdin", daemon=True).start()
+    return reader
+
+
+async def pump_messages(reader: asyncio.StreamReader, server: AgentServer, lifetime: Lifetime) -> None:
+    """Hand every frame to the protocol until EOF or broken framing."""
+    while not lifetime.stopped.is_set():
+        try:
+            body = await read_frame(reader)
+        except FramingError as exc:
+            lifetime.stop(f"broken framing from the client: {exc}", code=1)
+            return
+        if body is None:
+            lifetime.stop("the client closed stdin")
+            return
+        dispatch(server.protocol, body)
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this id exists (a zombie counts as gone only once reaped)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # it exists, it just belongs to someone else
+    return True
+
+
+async def watch_process(pid: int, lifetime: Lifetime, interval: float = PARENT_POLL_S) -> None:
+    """Stop the server when the editor process ``pid`` (initialize ``processId``) is gone."""
+    while not lifetime.stopped.is_set():
+        if not pid_alive(pid):
+            lifetime.stop(f"the editor process {pid} is gone")
+            return
+        try:
+            await asyncio.wait_for(lifetime.stopped.wait(), interval)
+        except TimeoutError:
+            continue
+
+
+def install_signals(lifetime: Lifetime) -> Callable[[], None]:
+    """SIGTERM and SIGINT both close the server cleanly; returns the undo."""
+    loop = asyncio.get_running_loop()
+    installed = []
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        try:
+            loop.add_signal_handler(sig, lifetime.stop, f"signal {sig.name}")
+            installed.append(sig)
+        except (NotImplementedError, RuntimeError):  # not the main thread, or not a POSIX loop
+            continue
+
+    def undo() -> None:
+        for sig in installed:
+            loop.remove_signal_handler(sig)
+
+    return undo
+
+
+async def close_server(server: AgentServer, budget: float = CLOSE_BUDGET_S) -> None:
+    """Close the agent within ``budget`` seconds, then cancel whatever background work is left."""
+    try:
+        async with asyncio.timeout(budget):
+            await server.close_app()
+    except TimeoutError:
+        log.error("closing the agent took longer than %.0f s; leaving anyway", budget)
+    except Exception:
+        log.exception("closing the agent failed")
+    await server.cancel_tasks()
+
+
+async def serve_stdio(server: AgentServer, stdin: BinaryIO, stdout: BinaryIO) -> int:
+    """Serve one editor over stdin/stdout until one of the stop conditions; the exit code."""
+    lifetime = server.lifetime
+    reader = await open_stdin(stdin)
+    server.protocol.set_writer(StdoutWriter(stdout))
+    undo_signals = install_signals(lifetime)
+    pump = asyncio.create_task(pump_messages(reader, server, lifetime), name="agentls-stdin")
+    try:
+        await lifetime.stopped.wait()
+    finally:
+        undo_signals()
+        pump.cancel()
+        server.connection.connected = False  # nothing more goes to a client that left
+        await close_server(server)
+    log.info("agentls serve exits (%s)", lifetime.reason)
+    return lifetime.code
+
+
+def exit_now(code: int) -> None:
+    """End the process without waiting for threads that only a finished interpreter would join.
+
+    Everything that holds data was closed explicitly before; a library thread (an import, a model
+    client's pool) must not keep a server alive after its editor is gone.
+    """
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
+def run_stdio(server: AgentServer) -> int:
+    """``agentls serve`` on stdio: returns only in tests; the real command ends with ``exit_now``."""
+    return asyncio.run(serve_stdio(server, sys.stdin.buffer, sys.stdout.buffer))
+
+
+def as_int(value: Any) -> int | None:
+    """A JSON integer (not a bool), else None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None

@@ -1,0 +1,190 @@
+"""The JSON-RPC layer under the server: every request answered, one log line per bad message.
+
+pygls' protocol is kept, with four changes a real editor needs:
+- a message whose params do not fit the method is answered with InvalidParams (pygls raised while
+  decoding and never answered), and a body that is not JSON with ParseError;
+- errors the client caused are logged in one line at INFO, not as a traceback at ERROR;
+- ``workspace/executeCommand`` runs the command in the request's own task, so ``$/cancelRequest``
+  stops it (pygls ran it as a second task that a cancel never reached);
+- ``exit`` asks the server's lifetime to stop instead of raising SystemExit inside a handler.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import logging
+import sys
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types as lsp
+from lsprotocol.types import ResponseErrorMessage
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInternalError,
+    JsonRpcInvalidParams,
+    JsonRpcInvalidRequest,
+    JsonRpcParseError,
+    JsonRpcRequestCancelled,
+)
+from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.protocol.json_rpc import (
+    JsonRPCNotification,
+    JsonRPCRequestMessage,
+    JsonRPCResponseMessage,
+)
+from pygls.protocol.language_server import _prepare_command_arguments
+
+if TYPE_CHECKING:
+    from lsp_server.server import AgentServer
+
+log = logging.getLogger(__name__)
+
+
+class MalformedMessage(Exception):
+    """A JSON message that does not fit its method; carries the JSON-RPC error to answer with."""
+
+    def __init__(self, error: JsonRpcException) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+class AgentProtocol(LanguageServerProtocol):
+    """pygls' protocol plus ``experimental.agent`` in the initialize answer and the changes above."""
+
+    _server: AgentServer
+
+    @lsp_method(lsp.INITIALIZE)
+    def lsp_initialize(self, params: lsp.InitializeParams) -> Any:
+        result = yield from super().lsp_initialize(params)
+        result.capabilities.experimental = {"agent": self._server.agent_capability()}
+        return result
+
+    @lsp_method(lsp.WORKSPACE_EXECUTE_COMMAND)
+    async def lsp_workspace__execute_command(self, params: lsp.ExecuteCommandParams) -> Any:  # type: ignore[override]
+        handler = self.fm.commands.get(params.command)
+        if handler is None:
+            raise JsonRpcInvalidParams(message=f"invalid params: command: no command {params.command!r}")
+        try:
+            args, kwargs = _prepare_command_arguments(handler, params, self._converter)
+        except Exception as exc:
+            raise JsonRpcInvalidParams(message=f"invalid params: arguments: {exc}") from exc
+        result = handler(*args, **kwargs)
+        return await result if inspect.isawaitable(result) else result
+
+    @lsp_method(lsp.EXIT)
+    def lsp_exit(self, *args: Any) -> None:  # type: ignore[override]
+        code = 0 if self._shutdown else 1  # LSP: exit without shutdown is an error exit
+        self._server.lifetime.stop("the client sent exit", code)
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        """Decode one JSON object into its message type; MalformedMessage names what is wrong."""
+        if "jsonrpc" not in data:
+            return data  # a nested object: the message itself is structured by its own call
+        if "method" in data and "params" not in data:
+            data = {**data, "params": None}  # JSON-RPC allows leaving params out
+        try:
+            if "id" in data and "method" in data:
+                kind = self.get_message_type(data["method"]) or JsonRPCRequestMessage
+            elif "id" in data and "error" in data:
+                kind = ResponseErrorMessage
+            elif "id" in data:
+                kind = self._result_types.pop(data["id"], None) or JsonRPCResponseMessage
+            else:
+                kind = self.get_message_type(data.get("method", "")) or JsonRPCNotification
+            return self._converter.structure(data, kind)
+        except Exception as exc:
+            raise MalformedMessage(
+                JsonRpcInvalidParams(message=f"invalid params: {_first_line(exc)}")
+            ) from exc
+
+    def _handle_request(self, msg_id: Any, method_name: str, params: Any) -> None:
+        try:
+            handler = self._get_handler(method_name)
+        except JsonRpcException as error:
+            log.info("request %s: unknown method %r", msg_id, method_name)
+            self._send_response(msg_id, None, error.to_response_error())
+            return
+        self._ctx_msg_id.set(msg_id)
+        try:
+            self._execute_handler(msg_id, handler, self._send_handler_result_of(msg_id), (params,))
+        except Exception as error:  # a synchronous handler raised before a future existed
+            self._answer_error(msg_id, method_name, error)
+
+    def _send_handler_result_of(self, msg_id: Any) -> Any:
+        def done(future: Future[Any] | asyncio.Future[Any]) -> None:
+            self._request_futures.pop(msg_id, None)
+            if future.cancelled():
+                error = JsonRpcRequestCancelled(message=f"request {msg_id} was cancelled")
+                self._send_response(msg_id, error=error.to_response_error())
+                return
+            exc = future.exception()
+            if exc is None:
+                self._send_response(msg_id, result=future.result())
+            else:
+                self._answer_error(msg_id, None, exc)
+
+        return done
+
+    def _answer_error(self, msg_id: Any, method: str | None, error: BaseException) -> None:
+        if isinstance(error, JsonRpcException):
+            log.info("request %s%s failed: %s", msg_id, f" {method}" if method else "", error.message)
+            self._send_response(msg_id, error=error.to_response_error())
+            return
+        # Not the client's fault: a bug worth a traceback, once.
+        log.error("request %s failed", msg_id, exc_info=error)
+        internal = JsonRpcInternalError(message=f"{type(error).__name__}: {error}")
+        self._send_response(msg_id, error=internal.to_response_error())
+
+    def _check_handler_result(self, future: Future[Any] | asyncio.Future[Any]) -> None:
+        if future.cancelled() or (exc := future.exception()) is None:
+            return
+        if isinstance(exc, JsonRpcException):
+            log.info("notification failed: %s", exc.message)
+        else:
+            log.error("notification handler failed", exc_info=exc)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0][:200] if text else type(exc).__name__
+
+
+def dispatch(protocol: AgentProtocol, body: bytes) -> None:
+    """Decode one frame and hand it to the protocol; a bad one is answered (if it has an id) and logged."""
+    try:
+        message = json.loads(body, object_hook=protocol.structure_message)
+    except MalformedMessage as exc:
+        _reject(protocol, body, exc.error)
+        return
+    except ValueError as exc:  # not JSON (json.JSONDecodeError, or bad UTF-8)
+        log.info("a message that is not JSON: %s", _first_line(exc))
+        error = JsonRpcParseError(message=f"parse error: {exc}").to_response_error()
+        protocol._send_response(None, error=error)  # type: ignore[arg-type]  # JSON-RPC: id null
+        return
+    if not hasattr(message, "jsonrpc"):
+        _reject(protocol, body, JsonRpcInvalidRequest(message="invalid request: not a JSON-RPC 2.0 message"))
+        return
+    try:
+        protocol.handle_message(message)
+    except Exception:
+        log.error("handling %s failed", getattr(message, "method", "a message"), exc_info=sys.exc_info())
+
+
+def _reject(protocol: AgentProtocol, body: bytes, error: JsonRpcException) -> None:
+    try:
+        raw = json.loads(body)
+    except ValueError:
+        raw = None
+    raw = raw if isinstance(raw, dict) else {}
+    method, msg_id = raw.get("method"), raw.get("id")
+    log.info(
+        "malformed %s%s: %s",
+        method or "message",
+        f" (id {msg_id})" if msg_id is not None else "",
+        error.message,
+    )
+    if method is not None and msg_id is not None:
+        protocol._send_response(msg_id, error=error.to_response_error())
