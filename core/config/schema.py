@@ -110,6 +110,7 @@ class SnapshotConfig(ConfigSection):
 
     enabled: bool = True
     max_file_bytes: int = Field(default=2_000_000, gt=0)
+    max_blob_bytes: int = Field(default=1_000_000, gt=0)  # binary files above this are not kept
     max_store_bytes: int = Field(default=1_000_000_000, gt=0)
     keep_days: int = Field(default=7, ge=0)
 

@@ -100,6 +100,7 @@ class SnapshotService:
             workspace,
             enabled=snap.enabled,
             max_file_bytes=snap.max_file_bytes,
+            max_blob_bytes=snap.max_blob_bytes,
             max_store_bytes=snap.max_store_bytes,
             keep_days=snap.keep_days,
         )

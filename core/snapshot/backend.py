@@ -56,6 +56,10 @@ class Snapshots(Protocol):
         """One path's content in a snapshot (None: the file did not exist)."""
         ...
 
+    async def executables_at(self, hash_: str, paths: Sequence[str]) -> set[str]:
+        """Which of ``paths`` had the executable bit in a snapshot."""
+        ...
+
     async def diff(self, from_hash: str, to_hash: str | None = None) -> list[FileDiff]:
         """Unified diffs of every file changed between two snapshots."""
         ...

@@ -7,7 +7,14 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from core.errors import NotFoundError
-from core.session.models import MessageWithParts, PatchPart, Session, StepFinishPart, UserMessage
+from core.session.models import (
+    MessageWithParts,
+    PatchPart,
+    Session,
+    StepFinishPart,
+    StepStartPart,
+    UserMessage,
+)
 
 
 class SessionAccess(Protocol):
@@ -97,6 +104,36 @@ def step_patches(messages: Sequence[MessageWithParts], point: RevertPoint | None
             # The processor writes the step-finish part (the after-snapshot) just before the patch.
             after = finish if finish is not None else _next_finish(message, pi)
             out.append(StepPatch(message.info.id, part.id, part.hash, after, tuple(part.files)))
+    return out
+
+
+@dataclass(frozen=True)
+class OpenStep:
+    """A step that took its start snapshot but never wrote its finish and patch parts (aborted, failed,
+    or cut by a crash): its changes run from ``start`` to the next step's start (``until``; now if None)."""
+
+    message_id: str
+    part_id: str
+    start: str
+    until: str | None
+
+
+def open_steps(messages: Sequence[MessageWithParts], point: RevertPoint | None = None) -> list[OpenStep]:
+    """The unfinished steps at or after ``point`` (all when None), oldest first."""
+    starts: list[tuple[int, int, MessageWithParts, StepStartPart, bool]] = []
+    for mi, message in enumerate(messages):
+        for pi, part in enumerate(message.parts):
+            if isinstance(part, StepStartPart) and part.snapshot is not None:
+                starts.append((mi, pi, message, part, False))
+            elif isinstance(part, StepFinishPart | PatchPart) and starts and starts[-1][2] is message:
+                starts[-1] = (*starts[-1][:4], True)
+    out: list[OpenStep] = []
+    for i, (mi, pi, message, part, finished) in enumerate(starts):
+        if finished or (point is not None and (mi, pi) < (point.message_index, point.part_index)):
+            continue
+        until = starts[i + 1][3].snapshot if i + 1 < len(starts) else None
+        assert part.snapshot is not None
+        out.append(OpenStep(message.info.id, part.id, part.snapshot, until))
     return out
 
 

@@ -145,6 +145,8 @@ class EditJournal:
             entry = {"skipped": True}
         elif before is not None:
             entry["before"] = await asyncio.to_thread(self._put_blob, before)
+            if await asyncio.to_thread(_is_executable, path):
+                entry["exec"] = True
         data["files"][key] = entry
         await asyncio.to_thread(self._save, epoch, data)
 
@@ -214,6 +216,26 @@ class EditJournal:
     async def file_at(self, hash_: str, path: str) -> bytes | None:
         """One path's content as the agent knew it when epoch ``hash_`` began."""
         return (await self.files_at(hash_, [path]))[path]
+
+    async def executables_at(self, hash_: str, paths: Sequence[str]) -> set[str]:
+        """Which of ``paths`` were executable when epoch ``hash_`` began (as far as the journal saw).
+
+        A file first touched later is as it was before that touch; one the agent wrote earlier kept
+        the mode it had (a write does not change it); one never touched is as it is now.
+        """
+        epochs = await asyncio.to_thread(self._epochs)
+        loaded = {e: (await asyncio.to_thread(self._load, e))["files"] for e in epochs}
+        out: set[str] = set()
+        for path in paths:
+            later = [loaded[e][path] for e in epochs if e >= hash_ and path in loaded[e]]
+            earlier = [loaded[e][path] for e in epochs if e < hash_ and path in loaded[e]]
+            if later or earlier:
+                executable = bool((later[0] if later else earlier[-1]).get("exec"))
+            else:
+                executable = await asyncio.to_thread(_is_executable, self.worktree / path)
+            if executable:
+                out.add(path)
+        return out
 
     async def diff(self, from_hash: str, to_hash: str | None = None) -> list[FileDiff]:
         """Unified diffs of the files the agent wrote between two epochs (up to now when None)."""
@@ -297,6 +319,13 @@ class RecordingWorkspace:
 
     async def wait_diagnostics(self, path: Path, timeout: float = 2.0) -> list[str]:
         return await self.inner.wait_diagnostics(path, timeout)
+
+
+def _is_executable(path: Path) -> bool:
+    try:
+        return bool(os.stat(path).st_mode & 0o100)
+    except OSError:
+        return False
 
 
 def _now_ms() -> int:

@@ -8,19 +8,24 @@ changed. All writes go through the workspace seam, so in an editor a revert is a
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.errors import BusyError, NotFoundError
-from core.session.models import SessionRevert
+from core.session.models import MessageWithParts, SessionRevert
 from core.snapshot.backend import Snapshots
 from core.snapshot.history import (
     FileChange,
+    RevertPoint,
     SessionAccess,
+    StepPatch,
     file_changes,
     find_point,
+    open_steps,
     step_patches,
 )
 from core.snapshot.textdiff import file_diff
@@ -73,7 +78,7 @@ class Reverter:
             session = await self.sessions.get(session_id)
         messages = await self.sessions.messages(session_id)
         point = find_point(messages, message_id, part_id)
-        changes = file_changes(step_patches(messages, point))
+        changes = await self._changes(messages, point)
         snapshot = await self.snapshots.track() if changes else None
         if changes and snapshot is None:
             result.warnings.append("snapshots are off: files were not restored")
@@ -101,6 +106,24 @@ class Reverter:
         )
         return result
 
+    async def _changes(
+        self, messages: list[MessageWithParts], point: RevertPoint, *, until_now: bool = True
+    ) -> dict[str, FileChange]:
+        """Each file the agent changed from ``point`` on: the steps' patch parts, plus what steps that
+        never finished (aborted, failed, killed) changed up to the next step (or up to now)."""
+        patches = step_patches(messages, point)
+        for step in open_steps(messages, point):
+            if step.until is None and not until_now:
+                continue  # unrevert only undoes what the revert recorded
+            try:
+                files = (await self.snapshots.patch(step.start, step.until)).files
+            except NotFoundError:
+                continue  # the snapshot was pruned: nothing left to compare with
+            if files:
+                patches.append(StepPatch(step.message_id, step.part_id, step.start, step.until, tuple(files)))
+        # Part ids ascend with time, so this restores the order the steps ran in.
+        return file_changes(sorted(patches, key=lambda p: p.part_id))
+
     async def _revert_file(
         self, change: FileChange, ctx: EditContext, result: RevertResult, diffs: list[str]
     ) -> None:
@@ -122,7 +145,7 @@ class Reverter:
             what = "created by the agent" if target is None else "changed by the agent"
             result.warnings.append(f"{path}: {what} and edited since; kept the current version")
             return
-        await self._write(path, target, ctx)
+        await self._write(path, target, ctx, await self._executable(change.start, path, result))
         (result.removed if target is None else result.restored).append(path)
         diffs.append(file_diff(path, current, target).patch or "")
 
@@ -146,7 +169,7 @@ class Reverter:
         touched = revert.files or []
         if touched and revert.snapshot is not None:
             point = find_point(messages, revert.messageID, revert.partID)
-            changes = file_changes(step_patches(messages, point))
+            changes = await self._changes(messages, point, until_now=False)
             ctx = EditContext("Undo revert", session_id=session_id, message_id=revert.messageID)
             for path in touched:
                 change = changes.get(path)
@@ -177,7 +200,7 @@ class Reverter:
             result.kept.append(path)
             result.warnings.append(f"{path}: edited since the revert; kept the current version")
             return
-        await self._write(path, before_revert, ctx)
+        await self._write(path, before_revert, ctx, await self._executable(snapshot, path, result))
         (result.removed if before_revert is None else result.restored).append(path)
 
     async def cleanup(self, session_id: str) -> list[str]:
@@ -212,12 +235,35 @@ class Reverter:
         except FileNotFoundError:
             return None
 
-    async def _write(self, path: str, content: bytes | None, ctx: EditContext) -> None:
+    async def _executable(self, snapshot: str, path: str, result: RevertResult) -> bool | None:
+        try:
+            return path in await self.snapshots.executables_at(snapshot, [path])
+        except NotFoundError as exc:
+            result.warnings.append(f"{path}: file mode unknown, {exc}")
+            return None
+
+    async def _write(
+        self, path: str, content: bytes | None, ctx: EditContext, executable: bool | None
+    ) -> None:
         target = self._abs(path)
         if content is None:
             await self.workspace.delete(target, ctx)
-        else:
-            await self.workspace.write_bytes(target, content, ctx)
+            return
+        await self.workspace.write_bytes(target, content, ctx)
+        if executable is not None:
+            # The workspace seam carries text only; a re-created script must run again as before.
+            await asyncio.to_thread(_set_executable, target, executable)
 
     def _abs(self, path: str) -> Path:
         return self.worktree / path  # an absolute journal key stays absolute
+
+
+def _set_executable(path: Path, executable: bool) -> None:
+    """Give ``path`` execute bits where it has read bits (or take them all away)."""
+    try:
+        mode = os.stat(path).st_mode & 0o7777
+    except FileNotFoundError:
+        return  # an editor that has not saved the file yet: nothing on disk to mark
+    wanted = mode | ((mode & 0o444) >> 2) if executable else mode & ~0o111
+    if wanted != mode:
+        os.chmod(path, wanted)

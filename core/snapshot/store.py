@@ -180,21 +180,30 @@ class SnapshotStore:
         files = [f for f in split_z(out.stdout) if f not in skipped]
         return Patch(hash=from_hash, files=files, after=to)
 
-    async def files_at(self, hash_: str, paths: Sequence[str]) -> dict[str, bytes | None]:
-        """Each path's content in a snapshot (None: it did not exist there)."""
+    async def _blobs(self, hash_: str, paths: Sequence[str]) -> dict[str, tuple[str, str]]:
+        """``{path: (mode, blob id)}`` of the paths present in a snapshot."""
         await self._ensure()
         await self._require(hash_)
-        found: dict[str, str] = {}
+        found: dict[str, tuple[str, str]] = {}
         for start in range(0, len(paths), 500):  # keep the command line well under ARG_MAX
             chunk = list(paths[start : start + 500])
             out = await self._git.run("ls-tree", "-r", "-z", hash_, "--", *chunk)
             for line in split_z(out.stdout):
                 meta, _, name = line.partition("\t")
-                _mode, kind, oid = meta.split(" ")
+                mode, kind, oid = meta.split(" ")
                 if kind == "blob":
-                    found[name] = oid
-        contents = await self._cat(list(dict.fromkeys(found.values())))
-        return {p: contents[found[p]] if p in found else None for p in paths}
+                    found[name] = (mode, oid)
+        return found
+
+    async def files_at(self, hash_: str, paths: Sequence[str]) -> dict[str, bytes | None]:
+        """Each path's content in a snapshot (None: it did not exist there)."""
+        found = await self._blobs(hash_, paths)
+        contents = await self._cat(list(dict.fromkeys(oid for _, oid in found.values())))
+        return {p: contents[found[p][1]] if p in found else None for p in paths}
+
+    async def executables_at(self, hash_: str, paths: Sequence[str]) -> set[str]:
+        """Which of ``paths`` git recorded as executable (mode 100755) in a snapshot."""
+        return {p for p, (mode, _) in (await self._blobs(hash_, paths)).items() if mode == "100755"}
 
     async def _cat(self, oids: list[str]) -> dict[str, bytes]:
         if not oids:
