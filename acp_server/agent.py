@@ -48,6 +48,7 @@ from acp_server.feed import iso
 from acp_server.prompt_input import to_inputs
 from acp_server.state import AcpSession
 from acp_server.stop import stop_reason
+from acp_server.terminal import TerminalBash
 from acp_server.workspace import current_session
 from core import __version__
 from core.errors import AgentError
@@ -293,9 +294,12 @@ class AcpAgent:
         if not await asyncio.to_thread(path.is_dir):
             raise invalid_params(f"cwd {cwd} is not a directory")
         try:
-            return await self.front.projects.get(path, servers or [])
+            project = await self.front.projects.get(path, servers or [])
         except AgentError as exc:
             raise to_request_error(exc) from exc
+        if self.front.terminal and not isinstance(project.app.tools.get("bash"), TerminalBash):
+            project.app.tools.register(TerminalBash(self.front), replace=True)
+        return project
 
     async def _reopen(
         self, cwd: str, session_id: str, servers: list[ClientMcp] | None

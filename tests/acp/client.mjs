@@ -66,10 +66,44 @@ const app = client({ name: "agentls-test-client" })
     return {};
   });
 
+// TERMINALS=1: the client runs commands for the agent (terminal/*), as an editor's terminal would.
+const terminals = new Map();
+if (process.env.TERMINALS) {
+  app
+    .onRequest(methods.client.terminal.create, async ({ params }) => {
+      record({ kind: "terminal-create", params });
+      const id = `term-${terminals.size + 1}`;
+      const child = spawn(params.command, params.args ?? [], { cwd: params.cwd ?? project });
+      const term = { output: "", exit: null };
+      term.exited = new Promise((resolve) => child.on("exit", (code, signal) => {
+        term.exit = { exitCode: code, signal };
+        resolve(term.exit);
+      }));
+      child.stdout.on("data", (d) => { term.output += d; });
+      child.stderr.on("data", (d) => { term.output += d; });
+      term.child = child;
+      terminals.set(id, term);
+      return { terminalId: id };
+    })
+    .onRequest(methods.client.terminal.waitForExit, async ({ params }) => terminals.get(params.terminalId).exited)
+    .onRequest(methods.client.terminal.output, async ({ params }) => {
+      const term = terminals.get(params.terminalId);
+      return { output: term.output, truncated: false, exitStatus: term.exit };
+    })
+    .onRequest(methods.client.terminal.kill, async ({ params }) => {
+      terminals.get(params.terminalId).child.kill();
+      return {};
+    })
+    .onRequest(methods.client.terminal.release, async ({ params }) => {
+      record({ kind: "terminal-release", params });
+      return {};
+    });
+}
+
 async function init(agent) {
   return agent.request(methods.agent.initialize, {
     protocolVersion: 1,
-    clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false },
+    clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: Boolean(process.env.TERMINALS) },
     clientInfo: { name: "agentls-test-client", version: "1.0.0" },
   });
 }

@@ -1,0 +1,129 @@
+"""bash through the client's terminals (``terminal/*``) when the client offers them.
+
+The command runs in a terminal the editor creates and shows inside the tool call (``terminal``
+content), so the user watches it live in the editor's own terminal view; the agent waits for its
+exit, racing the call's timeout and the turn's abort (both kill it), then reads its output for the
+model. Permission checks are the core bash tool's; without a client terminal, or outside a prompt,
+the core bash tool runs the command itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import TYPE_CHECKING
+
+from acp import RequestError
+from acp.schema import CreateTerminalRequest
+
+from acp_server.workspace import current_session
+from core.errors import ToolError
+from core.tools import paths
+from core.tools.base import ToolResult, load_description
+from core.tools.bash import DEFAULT_TIMEOUT_MS, LIVE_CHARS, BashParams, BashTool
+from core.tools.context import ToolContext
+
+if TYPE_CHECKING:
+    from acp_server.connection import Front
+
+log = logging.getLogger(__name__)
+
+OUTPUT_LIMIT = 256 * 1024  # bytes the client keeps (it truncates from the start)
+
+
+class TerminalBash(BashTool):
+    """The ``bash`` tool, run in a client terminal."""
+
+    def __init__(self, front: Front) -> None:
+        super().__init__()
+        self._front = front
+
+    @property
+    def description(self) -> str:
+        # The same text the model reads about the core bash tool (it lives beside that module).
+        return load_description(BashTool.__module__)
+
+    async def execute(self, params: BashParams, ctx: ToolContext) -> ToolResult:
+        session = current_session.get()
+        state = self._front.sessions.get(session) if session else None
+        if not self._front.terminal or state is None:
+            return await super().execute(params, ctx)
+        if not params.command.strip():
+            raise ToolError("command is empty: give the shell command to run.")
+        cwd = paths.resolve(ctx, params.workdir)
+        if not cwd.is_dir():
+            raise ToolError(f"workdir {cwd} does not exist or is not a folder.")
+        for request in self._requests(params.command, cwd, ctx.worktree.resolve()):
+            await ctx.ask(request)
+        description = params.description or params.command
+        timeout_ms = params.timeout or DEFAULT_TIMEOUT_MS
+        client = self._front.client
+        try:
+            created = await client.create_terminal(
+                CreateTerminalRequest(
+                    session_id=state.id,
+                    command="/bin/sh",
+                    args=["-c", params.command],
+                    cwd=str(cwd),
+                    output_byte_limit=OUTPUT_LIMIT,
+                )
+            )
+        except RequestError as exc:
+            log.warning("the client could not create a terminal (%s); running bash here", exc)
+            return await super().execute(params, ctx)
+        terminal = created.terminal_id
+        state.project.feed.terminals[ctx.call_id] = terminal
+        ctx.update(description, {"description": description, "terminal": terminal})
+        try:
+            stop, exit_code, output = await self._wait(state.id, terminal, timeout_ms / 1000, ctx.abort)
+        finally:
+            with contextlib.suppress(RequestError, ConnectionError):
+                await client.release_terminal(state.id, terminal)
+        return _result(description, output, exit_code, stop, timeout_ms)
+
+    async def _wait(
+        self, session_id: str, terminal: str, timeout: float, abort: asyncio.Event
+    ) -> tuple[str, int | None, str]:
+        client = self._front.client
+        exited = asyncio.ensure_future(client.wait_for_terminal_exit(session_id, terminal))
+        aborted = asyncio.ensure_future(abort.wait())
+        try:
+            done, _ = await asyncio.wait(
+                {exited, aborted}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+            )
+        finally:
+            aborted.cancel()
+        stop = "exit" if exited in done else "aborted" if aborted in done else "timeout"
+        if stop != "exit":
+            exited.cancel()
+            with contextlib.suppress(RequestError, ConnectionError):
+                await client.kill_terminal(session_id, terminal)
+        out = await client.terminal_output(session_id, terminal)
+        code = out.exit_status.exit_code if out.exit_status else None
+        text = ("[... earlier output was not kept ...]\n" if out.truncated else "") + out.output
+        return stop, code, text
+
+
+def _result(description: str, output: str, exit_code: int | None, stop: str, timeout_ms: int) -> ToolResult:
+    notes = []
+    if stop == "timeout":
+        notes.append(
+            f"The command was still running after {timeout_ms} ms, so it was killed. "
+            "Run long tasks with a larger timeout or in the background."
+        )
+    elif stop == "aborted":
+        notes.append("The user aborted the command; it was killed.")
+    elif exit_code:
+        notes.append(f"Exit code: {exit_code}")
+    shown = output if output.strip() else "(no output)"
+    if notes:
+        shown = shown.rstrip("\n") + "\n\n" + "\n".join(notes)
+    metadata = {
+        "output": output[-LIVE_CHARS:],
+        "exit": exit_code,
+        "description": description,
+        "timedOut": stop == "timeout",
+        "aborted": stop == "aborted",
+    }
+    return ToolResult(title=description, output=shown, metadata=metadata)

@@ -1,0 +1,40 @@
+"""bash runs in the client's terminal when it offers terminal/*, else as the agent's own process."""
+
+from __future__ import annotations
+
+from core.demo.fake_script import Turn
+from tests.acp.conftest import Acp
+
+
+async def test_bash_runs_in_the_client_terminal(acp: Acp) -> None:
+    acp.model.script(
+        Turn.tool_call("bash", {"command": "echo from-terminal; exit 3", "description": "Echo"}),
+        Turn.text("Done."),
+    )
+    run = await acp.run("turn", PROMPT="run it", TERMINALS="1")
+    assert run.failure is None, run.failure
+    created = [e["params"] for e in run.log if e["kind"] == "terminal-create"]
+    assert len(created) == 1
+    assert created[0]["args"] == ["-c", "echo from-terminal; exit 3"] and created[0]["cwd"] == str(
+        acp.project
+    )
+    shown = [
+        c for u in run.updates("tool_call_update") for c in u.get("content") or [] if c["type"] == "terminal"
+    ]
+    assert shown and shown[0]["terminalId"] == "term-1"
+    assert "terminal-release" in run.kinds
+    # The model read the terminal's output and exit code.
+    tool_result = str(acp.model.requests[-1].messages[-1]["content"])
+    assert "from-terminal" in tool_result and "Exit code: 3" in tool_result
+
+
+async def test_bash_streams_its_output_without_client_terminals(acp: Acp) -> None:
+    acp.model.script(
+        Turn.tool_call("bash", {"command": "echo streamed-here", "description": "Echo"}),
+        Turn.text("Done."),
+    )
+    run = await acp.run("turn", PROMPT="run it")
+    assert run.failure is None, run.failure
+    assert "terminal-create" not in run.kinds
+    texts = [c["content"]["text"] for u in run.updates("tool_call_update") for c in u.get("content") or []]
+    assert any("streamed-here" in t for t in texts)
