@@ -56,5 +56,5 @@ def test_edits_keep_unsaved_user_changes_and_create_files(nvim: Nvim) -> None:
         Turn.text("Done.").usage(input=1000, output=200),
     )
     nvim.run("edits.lua").check()
-    prompt = nvim.model.requests[0].messages()[-1]
+    prompt = nvim.model.requests[0].messages[-1]
     assert "return a * b  # mine" in str(prompt), "the agent read the unsaved buffer"
