@@ -4,14 +4,20 @@ Provider-reported usage stays the source of truth for overflow; these counts dec
 before a request is sent. Counts are cached so that a long session is not re-tokenised on every
 step: per part, keyed by the part id and a cheap version of its content, and per long string,
 keyed by its length and hash (for request dicts, which carry no ids).
+
+Part counts also outlive the process: ``take_fresh`` hands over the counts made since the last
+call, as JSON the store keeps beside each part, and ``seed`` gives them to the counter of a new
+process, so that the first request after a restart does not re-tokenise a long session. A stored
+count is trusted only for the same encoding and the same content (a deterministic fingerprint).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from core.context.encoding import DEFAULT_LOADER, Encoder, EncodingLoader, encoding_name_for
 from core.session.models import (
@@ -80,6 +86,8 @@ class TokenCounter:
         self._loaded = False
         self._parts = _BoundedCache(cache_size)
         self._texts = _BoundedCache(cache_size)
+        self._stored: dict[str, _Stored] = {}  # part id → a count made by an earlier process
+        self._fresh: dict[str, str] = {}  # part id → a count to store (JSON)
 
     @classmethod
     def for_model(cls, model: ModelLike, *, loader: EncodingLoader = DEFAULT_LOADER) -> TokenCounter:
@@ -119,6 +127,30 @@ class TokenCounter:
             self._texts.put(key, cached)
         return cached
 
+    @property
+    def tag(self) -> str:
+        """What stored counts are tagged with: the encoding, or the estimate when none loaded."""
+        return self.encoding if self.exact else "chars/4"
+
+    def seed(self, stored: Mapping[str, str]) -> None:
+        """Counts an earlier process stored (part id → JSON from ``take_fresh``); others are ignored."""
+        for part_id, raw in stored.items():
+            try:
+                entry = json.loads(raw)
+                if entry.get("enc") != self.tag:
+                    continue
+                out = entry.get("out")
+                self._stored[part_id] = _Stored(
+                    str(entry["key"]), int(entry["n"]), None if out is None else int(out)
+                )
+            except (ValueError, TypeError, KeyError, AttributeError):
+                continue  # a damaged cache entry only costs a recount
+
+    def take_fresh(self) -> dict[str, str]:
+        """The counts made since the last call, as part id → JSON for the store; then forgets them."""
+        fresh, self._fresh = self._fresh, {}
+        return fresh
+
     def count_part(self, part: AnyPart) -> int:
         """Tokens a part adds to a request, as convert renders it."""
         key = _part_key(part)
@@ -126,9 +158,29 @@ class TokenCounter:
             return 0
         cached = self._parts.get(key)
         if cached is None:
-            cached = self._count_part_uncached(part)
+            stored = self._stored_entry(part)
+            if stored is not None:
+                cached = stored.n
+            else:
+                cached = self._count_part_uncached(part)
+                self._remember(part, cached)
             self._parts.put(key, cached)
         return cached
+
+    def _stored_entry(self, part: AnyPart) -> _Stored | None:
+        entry = self._stored.get(part.id)
+        if entry is None or entry.key != _stable_key(part):
+            return None
+        return entry
+
+    def _remember(self, part: AnyPart, tokens: int) -> None:
+        stable = _stable_key(part)
+        if stable is None:
+            return
+        entry: dict[str, Any] = {"enc": self.tag, "key": stable, "n": tokens}
+        if isinstance(part, ToolPart) and part.state.status == "completed" and not part.state.time.compacted:
+            entry["out"] = self.count_output(part)
+        self._fresh[part.id] = json.dumps(entry, separators=(",", ":"))
 
     def _count_part_uncached(self, part: AnyPart) -> int:
         # Through count_text, so that the same strings met again in a converted request (tool
@@ -164,7 +216,11 @@ class TokenCounter:
         key = (part.id, "output", len(part.state.output))
         cached = self._parts.get(key)
         if cached is None:
-            cached = self.count_text(part.state.output)
+            stored = self._stored_entry(part)
+            if stored is not None and stored.out is not None:
+                cached = stored.out
+            else:
+                cached = self.count_text(part.state.output)
             self._parts.put(key, cached)
         return cached
 
@@ -221,6 +277,28 @@ class TokenCounter:
 
 def _utf8_bytes(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
+
+
+class _Stored(NamedTuple):
+    key: str  # _stable_key of the part when it was counted
+    n: int  # count_part
+    out: int | None  # count_output of a completed tool part
+
+
+def _stable_key(part: AnyPart) -> str | None:
+    """A fingerprint of what a part's count depends on, the same in every process (None: not kept)."""
+    if isinstance(part, TextPart | ReasoningPart):
+        data = part.text.encode("utf-8", "surrogatepass")
+        return f"{part.type}:{len(part.text)}:{zlib.crc32(data)}"
+    if isinstance(part, ToolPart):
+        state = part.state
+        if state.status == "completed":
+            # As in _part_key: a completed state is written once; only the prune mark changes.
+            return f"completed:{len(state.output)}:{int(bool(state.time.compacted))}"
+        if state.status == "error":
+            return f"error:{len(state.error)}"
+        return None  # still changing
+    return None  # files, agents, subtasks: counted without tokenising much
 
 
 def _part_key(part: AnyPart) -> tuple[Any, ...] | None:

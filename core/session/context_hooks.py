@@ -27,6 +27,7 @@ class ContextManager:
     def __init__(self, app: AgentApp) -> None:
         self._app = app
         self._counters: dict[str, TokenCounter] = {}
+        self._seeded: set[tuple[str, str]] = set()  # (session, encoding) whose stored counts were read
 
     @property
     def auto(self) -> bool:
@@ -55,18 +56,40 @@ class ContextManager:
         ]
         return self.counter(model).estimate_request(request.system, [], tools)
 
-    def preflight_overflow(
+    async def preflight_overflow(
         self, request: LLMRequest, model: ModelInfo, history: list[MessageWithParts]
     ) -> bool:
         """Whether the request, estimated before sending, cannot fit (only when auto is on).
 
         The history is counted by parts, as compaction counts it, so that the two never disagree
-        about whether a compacted history fits, and cached part counts are reused.
+        about whether a compacted history fits; part counts stored by an earlier process are used.
         """
         if not self.auto:
             return False
-        estimate = self.fixed_tokens(request, model) + self.counter(model).count_messages(history)
-        return overflow.preflight(estimate, model.limit, self._app.config.compaction.reserved)
+        counter, reserved = self.counter(model), self._app.config.compaction.reserved
+        tools = [
+            {"name": t.name, "description": t.description, "parameters": t.parameters} for t in request.tools
+        ]
+        bound = counter.estimate_request(request.system, request.messages, tools, upper_bound=True)
+        if not overflow.preflight(bound, model.limit, reserved):
+            return False  # fits even counted as bytes: no need to tokenise it (or load the encoding)
+        if history:
+            await self._seed(counter, history[0].info.sessionID)
+        estimate = self.fixed_tokens(request, model) + counter.count_messages(history)
+        return overflow.preflight(estimate, model.limit, reserved)
+
+    async def _seed(self, counter: TokenCounter, session_id: str) -> None:
+        key = (session_id, counter.tag)
+        if key not in self._seeded:
+            self._seeded.add(key)
+            counter.seed(await self._app.store.part_token_counts(session_id))
+
+    async def save_counts(self) -> None:
+        """Keep the token counts made since the last save beside their parts (one transaction)."""
+        for counter in self._counters.values():
+            fresh = counter.take_fresh()
+            if fresh:
+                await self._app.store.save_token_counts(fresh)
 
     async def overhead(self, session_id: str, user: UserMessage, model: ModelInfo) -> int:
         """The fixed tokens of the session's next request, for a compaction outside the loop."""
@@ -106,7 +129,13 @@ class ContextManager:
         return await Compactor(self._app, self).run_manual(session_id)
 
     async def prune(self, session_id: str) -> None:
-        """Clear old tool outputs after a turn (config ``compaction.prune``)."""
+        """After a turn: clear old tool outputs (``compaction.prune``), keep the turn's token counts."""
+        try:
+            await self._prune(session_id)
+        finally:
+            await self.save_counts()
+
+    async def _prune(self, session_id: str) -> None:
         config = self._app.config.compaction
         if not config.prune:
             return

@@ -211,7 +211,7 @@ class SessionLoop:
                 unproven = True
                 continue
             request, tools = await self._requests.build(plan)
-            if rt.context.preflight_overflow(request, model, history):
+            if await rt.context.preflight_overflow(request, model, history):
                 if not await self._compaction.compact(plan, unproven, abort, request):
                     break
                 unproven = True

@@ -37,7 +37,7 @@ class ContextHooks(Protocol):
 
     def fixed_tokens(self, request: LLMRequest, model: ModelInfo) -> int: ...
 
-    def preflight_overflow(
+    async def preflight_overflow(
         self, request: LLMRequest, model: ModelInfo, history: list[MessageWithParts]
     ) -> bool: ...
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 
 import aiosqlite
 
@@ -51,6 +51,20 @@ class MessageTable(StoreBase):
         if parts:
             # Rows are encoded now, before waiting for the lock: the write is a snapshot of this moment.
             await self._write_many(_UPSERT_PART, [part_row(p) for p in parts])
+
+    async def part_token_counts(self, session_id: str) -> dict[str, str]:
+        """The token counts stored beside a session's parts (part id → JSON), for the counter."""
+        rows = await self._fetchall(
+            "SELECT id, tokens FROM parts WHERE session_id = ? AND tokens IS NOT NULL", (session_id,)
+        )
+        return {str(r[0]): str(r[1]) for r in rows}
+
+    async def save_token_counts(self, counts: Mapping[str, str]) -> None:
+        """Keep token counts beside their parts (part id → JSON), in one transaction."""
+        if counts:
+            await self._write_many(
+                "UPDATE parts SET tokens = ? WHERE id = ?", [(v, k) for k, v in counts.items()]
+            )
 
     async def get_message(
         self, session_id: str, message_id: str, on_invalid: OnInvalid | None = None

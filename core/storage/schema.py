@@ -100,7 +100,15 @@ _RECOVERY_INDEXES = Migration(
     ),
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_INITIAL, _APPROVALS, _RECOVERY_INDEXES)
+_PART_TOKENS = Migration(
+    4,
+    "token counts kept beside each part, so a restart does not re-tokenise long sessions",
+    # JSON {"enc", "key", "n", "out"} from TokenCounter.take_fresh; NULL until counted. A cache:
+    # an upsert of the part leaves it, and the counter checks "key" against the part it reads.
+    ("ALTER TABLE parts ADD COLUMN tokens TEXT",),
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_INITIAL, _APPROVALS, _RECOVERY_INDEXES, _PART_TOKENS)
 LATEST = MIGRATIONS[-1].version
 
 

@@ -78,7 +78,8 @@ async def test_a_prompt_bigger_than_the_window_gets_a_clear_error_not_a_summary(
     info = answer.info
     assert isinstance(info, AssistantMessage) and info.error is not None
     assert info.error.name == "context-overflow"
-    assert "this prompt alone exceeds the model's context window of 8,000 tokens" in info.error.message.lower()
+    expected = "this prompt alone exceeds the model's context window of 8,000 tokens"
+    assert expected in info.error.message.lower()
     history = await app.sessions.messages(session.id)
     assert not any(isinstance(m.info, AssistantMessage) and m.info.summary for m in history)
 

@@ -193,3 +193,37 @@ def test_pruning_needs_no_new_tokenising_of_counted_outputs() -> None:
     assert isinstance(part, ToolPart)
     assert counter.count_output(part) > 0
     assert encoder.calls == calls
+
+
+def test_counts_handed_over_to_a_new_counter_need_no_tokenising() -> None:
+    history = [*turn("read it", tools=[("read", "line of code\n" * 5_000)]), user("thanks " * 200)]
+    first, _ = counting_counter()
+    total = first.count_messages(history)
+    stored = first.take_fresh()  # what the store keeps with the parts
+    assert {p.id for m in history for p in m.parts if first.count_part(p)} <= set(stored)
+    assert first.take_fresh() == {}  # handed over once
+
+    after_restart, encoder = counting_counter()
+    after_restart.seed(stored)
+    assert after_restart.count_messages(history) == total
+    assert encoder.calls == 0
+    [part] = [p for m in history for p in m.parts if isinstance(p, ToolPart)]
+    assert after_restart.count_output(part) == first.count_output(part)
+    assert encoder.calls == 0
+
+
+def test_a_stored_count_of_other_content_or_encoding_is_not_trusted() -> None:
+    history = [user("first version of the text " * 30)]
+    first, _ = counting_counter()
+    first.count_messages(history)
+    stored = first.take_fresh()
+    changed = [m.model_copy(deep=True) for m in history]
+    text = changed[0].parts[0]
+    text.text = text.text.replace("first", "other")  # type: ignore[union-attr]  # same length
+    second, encoder = counting_counter()
+    second.seed(stored)
+    second.count_messages(changed)
+    assert encoder.calls == 1
+    o200k = TokenCounter(O200K)
+    o200k.seed(stored)  # counted with cl100k: ignored
+    assert o200k.count_messages(history) != 0 and o200k.take_fresh() != {}

@@ -142,3 +142,35 @@ async def test_not_a_database_is_a_storage_error(tmp_path: Path) -> None:
     path.write_bytes(b"this is not sqlite" * 100)
     with pytest.raises(StorageError, match="cannot open the database"):
         await Store.open(path)
+
+
+async def test_version_3_with_data_gains_part_token_counts(tmp_path: Path) -> None:
+    path = tmp_path / "v3.db"
+    conn = await _database_at(path, 3)
+    s = f.session("prj_old")
+    u = f.user(s.id)
+    part = f.text(s.id, u.id, "counted after the upgrade")
+    await conn.execute("INSERT INTO projects VALUES ('prj_old', '/old/tree', NULL, 1)")
+    await conn.execute(
+        "INSERT INTO sessions VALUES (?, ?, NULL, ?, ?, ?)",
+        (s.id, s.projectID, s.time.created, s.time.updated, encode(s)),
+    )
+    await conn.execute(
+        "INSERT INTO messages VALUES (?, ?, 'user', ?, ?)", (u.id, s.id, u.time.created, encode(u))
+    )
+    await conn.execute("INSERT INTO parts VALUES (?, ?, ?, 'text', ?)", (part.id, u.id, s.id, encode(part)))
+    await conn.close()
+
+    store = await Store.open(path)
+    try:
+        assert await schema_version(store._conn) == LATEST >= 4
+        [message] = await store.list_messages(s.id)
+        assert message.parts == [part]  # the row survived the new column
+        assert await store.part_token_counts(s.id) == {}  # not counted yet
+        await store.save_token_counts({part.id: '{"enc":"cl100k_base","key":"k","n":5}'})
+        assert await store.part_token_counts(s.id) == {part.id: '{"enc":"cl100k_base","key":"k","n":5}'}
+        await store.upsert_part(part.model_copy(update={"text": "edited"}))  # the count stays a cache
+        [message] = await store.list_messages(s.id)
+        assert message.parts[0].text == "edited"  # type: ignore[union-attr]
+    finally:
+        await store.close()
