@@ -16,8 +16,8 @@ from core.tools.context import ToolContext
 class TodoStore(Protocol):
     """Where a session's todo list lives (the sessions service; it publishes ``todo.updated``)."""
 
-    async def get(self, session_id: str) -> list[Todo]: ...
-    async def set(self, session_id: str, todos: list[Todo]) -> None: ...
+    async def get_todos(self, session_id: str) -> list[Todo]: ...
+    async def set_todos(self, session_id: str, todos: list[Todo]) -> None: ...
 
 
 class TodoItem(BaseModel):
@@ -63,7 +63,7 @@ class TodoWriteTool(Tool[TodoWriteParams]):
 
     async def execute(self, params: TodoWriteParams, ctx: ToolContext) -> ToolResult:
         todos = [Todo(content=t.content, status=t.status, priority=t.priority) for t in params.todos]
-        await _store(ctx).set(ctx.session_id, todos)
+        await _store(ctx).set_todos(ctx.session_id, todos)
         return _result(todos)
 
 
@@ -77,4 +77,4 @@ class TodoReadTool(Tool[TodoReadParams]):
         return load_description("core.tools.todoread")
 
     async def execute(self, params: TodoReadParams, ctx: ToolContext) -> ToolResult:
-        return _result(await _store(ctx).get(ctx.session_id))
+        return _result(await _store(ctx).get_todos(ctx.session_id))

@@ -19,10 +19,10 @@ class MemoryTodos:
     def __init__(self) -> None:
         self.lists: dict[str, list[Todo]] = {}
 
-    async def get(self, session_id: str) -> list[Todo]:
+    async def get_todos(self, session_id: str) -> list[Todo]:
         return list(self.lists.get(session_id, []))
 
-    async def set(self, session_id: str, todos: list[Todo]) -> None:
+    async def set_todos(self, session_id: str, todos: list[Todo]) -> None:
         self.lists[session_id] = list(todos)
 
 
