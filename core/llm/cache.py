@@ -43,6 +43,12 @@ def mark_openai(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
             out[i] = {**message, "content": [{"type": "text", "text": content, "cache_control": EPHEMERAL}]}
         elif isinstance(content, list) and content:
             out[i] = {**message, "content": _mark_last_block(content)}
+        elif message.get("tool_calls"):
+            # A turn of tool calls only: the marker goes on its last call (litellm turns it into
+            # a marked tool_use block or a Bedrock cache point; OpenRouter reads it there too).
+            calls = list(message["tool_calls"])
+            calls[-1] = {**calls[-1], "cache_control": EPHEMERAL}
+            out[i] = {**message, "tool_calls": calls}
     return out
 
 
@@ -51,6 +57,12 @@ def strip(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for message in messages:
         content = message.get("content")
+        calls = message.get("tool_calls")
+        if isinstance(calls, list) and any(isinstance(c, dict) and "cache_control" in c for c in calls):
+            message = {
+                **message,
+                "tool_calls": [{k: v for k, v in c.items() if k != "cache_control"} for c in calls],
+            }
         if "cache_control" in message:
             message = {k: v for k, v in message.items() if k != "cache_control"}
         if isinstance(content, list) and any("cache_control" in p for p in content if isinstance(p, dict)):

@@ -1,0 +1,65 @@
+"""Per-provider request rules: cache markers on tool-call-only turns for Claude hosts, reasoning sent
+back where a provider requires it, and PDF / image attachments for the models that take them."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from core.config.schema import Config
+from core.demo import FakeModelServer, Turn
+from core.llm.litellm_route import _kwargs
+from core.llm.model import resolve_model
+from core.llm.request import LLMRequest
+from tests.unit.llm.conftest import collect, model_for, request_for
+
+EPHEMERAL = {"type": "ephemeral"}
+CALL = {"id": "call_1", "type": "function", "function": {"name": "read", "arguments": '{"filePath": "a.py"}'}}
+TOOL_TURN: list[dict[str, Any]] = [
+    {"role": "user", "content": "Fix a.py"},
+    {"role": "assistant", "content": None, "tool_calls": [CALL]},
+    {"role": "tool", "tool_call_id": "call_1", "content": "1: print('hi')"},
+]
+
+
+def hosted(provider: str, model: str, **options: Any) -> LLMRequest:
+    """A request for ``provider/model`` as litellm would receive it (no network is touched)."""
+    config = Config.model_validate({"provider": {provider: {"options": {"api_key": "k", **options}}}})
+    return LLMRequest(resolve_model(config, f"{provider}/{model}"), ["sys"], list(TOOL_TURN))
+
+
+@pytest.mark.parametrize(
+    ("provider", "model"),
+    [
+        ("openrouter", "anthropic/claude-sonnet-4"),
+        ("bedrock", "anthropic.claude-3-5-sonnet-20240620-v1:0"),
+        ("vertex_ai", "claude-sonnet-4@20250514"),
+        ("anthropic", "claude-sonnet-4-5"),
+    ],
+)
+def test_a_tool_call_only_assistant_message_gets_a_cache_marker_on_claude_hosts(
+    provider: str, model: str
+) -> None:
+    messages = _kwargs(hosted(provider, model))["messages"]
+    assistant = next(m for m in messages if m["role"] == "assistant")
+    assert assistant["tool_calls"][-1]["cache_control"] == EPHEMERAL
+    assert "cache_control" not in json.dumps(assistant.get("content"))  # no empty text block invented
+    assert json.dumps(messages).count("cache_control") == 3  # the one system block and the last two
+
+
+def test_no_marker_on_tool_calls_for_models_without_cache_control() -> None:
+    messages = _kwargs(hosted("openrouter", "openai/gpt-4o"))["messages"]
+    assert "cache_control" not in json.dumps(messages)
+
+
+async def test_the_marked_tool_call_reaches_anthropic_as_a_marked_tool_use_block(
+    srv: FakeModelServer,
+) -> None:
+    srv.script(Turn.text("ok"))
+    await collect(request_for(model_for(srv, "anthropic", "litellm"), messages=list(TOOL_TURN)))
+    body = srv.requests[0].body
+    assert isinstance(body, dict)
+    tool_use = [b for m in body["messages"] for b in m["content"] if b.get("type") == "tool_use"]
+    assert tool_use and tool_use[-1].get("cache_control") == EPHEMERAL
