@@ -1,0 +1,65 @@
+// The messages between the extension host and the chat webview. The webview renders state and posts
+// intents; every request to the server is made by the extension host.
+import type {
+  AgentConfig,
+  AgentEvent,
+  FileDiff,
+  MessageWithParts,
+  PermissionReply,
+  PermissionRequest,
+  QuestionRequest,
+  Range,
+  Session,
+  Todo,
+} from "../protocol";
+
+export interface Attachment {
+  uri: string;
+  label: string;
+  range?: Range;
+}
+
+/** Everything the view shows for one session, as the server has it (after a switch, reload or restart). */
+export interface Snapshot {
+  session: Session;
+  messages: MessageWithParts[];
+  permissions: PermissionRequest[];
+  questions: QuestionRequest[];
+  todos: Todo[];
+  changes: FileDiff[];
+  busy: boolean;
+}
+
+export type ServerPhase = "starting" | "running" | "restarting" | "stopped" | "missing";
+
+export type ToWebview =
+  | { type: "events"; events: AgentEvent[] }
+  | { type: "snapshot"; snapshot: Snapshot | null }
+  | { type: "sessions"; sessions: Session[]; append: boolean; more: boolean }
+  | { type: "config"; config: AgentConfig }
+  | { type: "server"; phase: ServerPhase; message?: string }
+  | { type: "attach"; attachments: Attachment[] }
+  | { type: "focusPrompt"; text?: string };
+
+export type FromWebview =
+  | { type: "ready" }
+  | { type: "prompt"; text: string; attachments: Attachment[]; agent?: string; model?: string }
+  | { type: "abort" }
+  | { type: "newSession" }
+  | { type: "switchSession"; sessionID: string }
+  | { type: "renameSession"; sessionID: string }
+  | { type: "deleteSession"; sessionID: string }
+  | { type: "forkSession"; sessionID: string; messageID?: string }
+  | { type: "moreSessions"; before: string }
+  | { type: "permission"; requestID: string; reply: PermissionReply; feedback?: boolean }
+  | { type: "showPermissionDiff"; requestID: string }
+  | { type: "question"; requestID: string; answers: string[][] }
+  | { type: "questionReject"; requestID: string }
+  | { type: "revert"; messageID: string }
+  | { type: "unrevert" }
+  | { type: "openChange"; file: string }
+  | { type: "openToolDiff"; file: string; patch: string }
+  | { type: "pickFiles" }
+  | { type: "attachSelection" }
+  | { type: "openLink"; href: string }
+  | { type: "openFile"; file: string };

@@ -1,0 +1,272 @@
+// The chat view: a webview view that renders the session and turns the user's intents into
+// `agent/*` requests. It forwards `agent/event`s in batches (one postMessage per ~frame, consecutive
+// text deltas of a part merged) and rebuilds everything from the server after a reload or restart.
+import * as vscode from "vscode";
+import type { AgentClient } from "../client/server";
+import type {
+  AgentConfig,
+  AgentEvent,
+  FileDiff,
+  MessageWithParts,
+  PermissionRequest,
+  PromptPart,
+  QuestionRequest,
+  Session,
+  SessionStatus,
+  Todo,
+} from "../protocol";
+import { trace } from "../trace";
+import { Actions } from "./actions";
+import { chatHtml } from "./html";
+import type { Attachment, FromWebview, ServerPhase, Snapshot, ToWebview } from "./messages";
+
+export const VIEW_ID = "agentls.chat";
+const CURRENT_KEY = "agentls.currentSession";
+const PAGE = 30;
+const FLUSH_MS = 16;
+
+export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
+  private view: vscode.WebviewView | undefined;
+  private ready = false;
+  private pending: AgentEvent[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+  readonly statuses = new Map<string, SessionStatus>();
+  readonly permissions = new Map<string, PermissionRequest>();
+  private sessionValue: Session | undefined;
+  private readonly changedEmitter = new vscode.EventEmitter<void>();
+  /** The current session or its status changed (the status bar listens). */
+  readonly onDidChange = this.changedEmitter.event;
+  readonly actions: Actions;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    readonly client: AgentClient,
+    actions: (view: ChatView) => Actions,
+  ) {
+    this.actions = actions(this);
+    this.disposables.push(
+      client.onEvent((event) => this.onEvent(event)),
+      client.onReady(() => void this.refresh()),
+      client.onPhase((phase) => this.post({ type: "server", phase: phase as ServerPhase })),
+    );
+  }
+
+  get sessionID(): string | undefined {
+    return this.context.workspaceState.get<string>(CURRENT_KEY);
+  }
+
+  get session(): Session | undefined {
+    return this.sessionValue;
+  }
+
+  get status(): SessionStatus {
+    const id = this.sessionID;
+    return (id && this.statuses.get(id)) || { type: "idle" };
+  }
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    this.view = view;
+    this.ready = false;
+    view.webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.context.extensionUri, "dist"), vscode.Uri.joinPath(this.context.extensionUri, "media")] };
+    view.webview.html = chatHtml(view.webview, this.context.extensionUri, vscode.Uri.joinPath);
+    view.webview.onDidReceiveMessage((message: FromWebview) => void this.onIntent(message), undefined, this.disposables);
+    view.onDidDispose(() => {
+      this.view = undefined;
+      this.ready = false;
+    });
+  }
+
+  post(message: ToWebview): void {
+    if (this.view !== undefined && this.ready) void this.view.webview.postMessage(message);
+  }
+
+  async reveal(): Promise<void> {
+    await vscode.commands.executeCommand(`${VIEW_ID}.focus`);
+  }
+
+  // --- events ------------------------------------------------------------------------------
+
+  private onEvent(event: AgentEvent): void {
+    switch (event.type) {
+      case "session.status":
+        this.statuses.set(event.properties.sessionID, event.properties.status);
+        if (event.properties.sessionID === this.sessionID) this.changedEmitter.fire();
+        break;
+      case "session.idle":
+        this.statuses.set(event.properties.sessionID, { type: "idle" });
+        if (event.properties.sessionID === this.sessionID) this.changedEmitter.fire();
+        break;
+      case "session.updated":
+        if (event.properties.info.id === this.sessionID) {
+          this.sessionValue = event.properties.info;
+          this.changedEmitter.fire();
+        }
+        break;
+      case "session.deleted":
+        if (event.properties.info.id === this.sessionID) void this.select(undefined);
+        break;
+      case "permission.asked":
+        this.permissions.set(event.properties.request.id, event.properties.request);
+        break;
+      case "permission.replied":
+        this.permissions.delete(event.properties.requestID);
+        break;
+      default:
+        break;
+    }
+    this.queue(event);
+  }
+
+  private queue(event: AgentEvent): void {
+    const last = this.pending[this.pending.length - 1];
+    if (
+      event.type === "message.part.delta" &&
+      last?.type === "message.part.delta" &&
+      last.properties.partID === event.properties.partID &&
+      last.properties.field === event.properties.field
+    ) {
+      // Merge into a copy: the event object may be shared with other listeners.
+      this.pending[this.pending.length - 1] = {
+        type: "message.part.delta",
+        properties: { ...last.properties, delta: last.properties.delta + event.properties.delta },
+      };
+    } else {
+      this.pending.push(event);
+    }
+    this.timer ??= setTimeout(() => this.flush(), FLUSH_MS);
+  }
+
+  private flush(): void {
+    this.timer = undefined;
+    const events = this.pending;
+    this.pending = [];
+    if (events.length > 0) this.post({ type: "events", events });
+  }
+
+  // --- state from the server ---------------------------------------------------------------
+
+  /** Send the view everything it shows, from the server (first show, reload, restart, switch). */
+  async refresh(): Promise<void> {
+    if (!this.ready || !this.client.running) return;
+    try {
+      const config = await this.client.request<AgentConfig>("agent/config", {});
+      this.post({ type: "config", config });
+      await this.sendSessions();
+      await this.sendSnapshot();
+      trace("viewReady", { sessionID: this.sessionID ?? null });
+    } catch (err) {
+      this.notice(`could not load the session: ${String(err)}`);
+    }
+  }
+
+  async sendSessions(before?: string): Promise<void> {
+    const params = before === undefined ? { limit: PAGE } : { limit: PAGE, before };
+    const { sessions } = await this.client.request<{ sessions: Session[] }>("agent/session/list", params);
+    this.post({ type: "sessions", sessions, append: before !== undefined, more: sessions.length === PAGE });
+  }
+
+  private async sendSnapshot(): Promise<void> {
+    const id = this.sessionID;
+    let snapshot: Snapshot | null = null;
+    if (id !== undefined) {
+      try {
+        snapshot = await this.snapshot(id);
+      } catch {
+        // The session is gone (deleted elsewhere, or another data dir): start without one.
+        await this.context.workspaceState.update(CURRENT_KEY, undefined);
+      }
+    }
+    this.sessionValue = snapshot?.session;
+    this.changedEmitter.fire();
+    this.post({ type: "snapshot", snapshot });
+  }
+
+  private async snapshot(sessionID: string): Promise<Snapshot> {
+    const c = this.client;
+    const [session, messages, permissions, questions, todos, changes] = await Promise.all([
+      c.request<Session>("agent/session/get", { sessionID }),
+      c.request<{ messages: MessageWithParts[] }>("agent/session/messages", { sessionID }),
+      c.request<{ requests: PermissionRequest[] }>("agent/permission/list", {}),
+      c.request<{ requests: QuestionRequest[] }>("agent/question/list", {}),
+      c.request<{ todos: Todo[] }>("agent/session/todo", { sessionID }),
+      c.request<{ files: FileDiff[] }>("agent/session/diff", { sessionID }),
+    ]);
+    for (const request of permissions.requests) this.permissions.set(request.id, request);
+    const running = messages.messages.some((m) => m.info.role === "assistant" && m.info.time.completed === undefined && m.info.error === undefined);
+    return {
+      session,
+      messages: messages.messages,
+      permissions: permissions.requests.filter((r) => r.sessionID === sessionID),
+      questions: questions.requests.filter((r) => r.sessionID === sessionID),
+      todos: todos.todos,
+      changes: changes.files,
+      busy: this.statuses.get(sessionID)?.type === "busy" || running,
+    };
+  }
+
+  async select(sessionID: string | undefined): Promise<void> {
+    await this.context.workspaceState.update(CURRENT_KEY, sessionID);
+    await this.sendSnapshot();
+  }
+
+  notice(message: string): void {
+    this.post({ type: "server", phase: this.client.phase as ServerPhase, message });
+  }
+
+  // --- intents -----------------------------------------------------------------------------
+
+  async prompt(text: string, attachments: Attachment[], agent?: string, model?: string): Promise<void> {
+    let sessionID = this.sessionID;
+    if (sessionID === undefined) {
+      const session = await this.client.request<Session>("agent/session/create", {});
+      await this.select(session.id);
+      sessionID = session.id;
+    }
+    const parts: PromptPart[] = [];
+    if (text.trim()) parts.push({ type: "text", text });
+    for (const a of attachments) parts.push(a.range ? { type: "file", uri: a.uri, range: a.range } : { type: "file", uri: a.uri });
+    if (parts.length === 0) return;
+    const params: Record<string, unknown> = { sessionID, parts };
+    if (agent) params.agent = agent;
+    if (model) params.model = model;
+    this.statuses.set(sessionID, { type: "busy" });
+    this.changedEmitter.fire();
+    try {
+      await this.client.request("agent/session/prompt", params);
+    } catch (err) {
+      // An abort answers with -32800; the transcript already shows it. Anything else is news.
+      const code = (err as { code?: number }).code;
+      if (code !== -32800 && this.client.running) this.notice(`the turn failed: ${(err as Error).message ?? String(err)}`);
+    }
+  }
+
+  async abort(): Promise<void> {
+    const sessionID = this.sessionID;
+    if (sessionID !== undefined) await this.client.request("agent/session/abort", { sessionID });
+  }
+
+  private async onIntent(message: FromWebview): Promise<void> {
+    try {
+      if (message.type === "ready") {
+        this.ready = true;
+        this.post({ type: "server", phase: this.client.phase as ServerPhase });
+        await this.refresh();
+      } else if (message.type === "prompt") {
+        await this.prompt(message.text, message.attachments, message.agent, message.model);
+      } else if (message.type === "abort") {
+        await this.abort();
+      } else {
+        await this.actions.handle(message);
+      }
+    } catch (err) {
+      this.notice((err as Error).message ?? String(err));
+    }
+  }
+
+  dispose(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    for (const d of this.disposables) d.dispose();
+    this.changedEmitter.dispose();
+  }
+}

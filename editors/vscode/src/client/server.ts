@@ -1,0 +1,192 @@
+// The agentls server as a child the extension owns: started over stdio, restarted when it dies (the
+// user is told once per restart), and restarted when a setting the server reads changes.
+import * as vscode from "vscode";
+import {
+  ApplyWorkspaceEditRequest,
+  CloseAction,
+  type CloseHandlerResult,
+  ErrorAction,
+  type ErrorHandler,
+  type ErrorHandlerResult,
+  type FeatureState,
+  type InitializeParams,
+  LanguageClient,
+  type LanguageClientOptions,
+  type ServerOptions,
+  State,
+  type StaticFeature,
+} from "vscode-languageclient/node";
+import type { AgentEvent, JsonObject } from "../protocol";
+import { findServer, readSettings } from "../settings";
+import { trace } from "../trace";
+import { applyAgentEdit } from "./applyEdit";
+
+/** What the extension announces: a plugin client that saves the agent's edits itself (shared contract). */
+class AgentCapability implements StaticFeature {
+  fillClientCapabilities(capabilities: InitializeParams["capabilities"]): void {
+    const experimental = (capabilities.experimental ?? {}) as JsonObject;
+    capabilities.experimental = { ...experimental, agent: { version: 1, savesEdits: true } };
+  }
+  initialize(): void {}
+  getState(): FeatureState {
+    return { kind: "static" };
+  }
+  clear(): void {}
+}
+
+const MAX_RESTARTS = 5;
+const RESTART_WINDOW_MS = 3 * 60 * 1000;
+
+export type ServerPhase = "starting" | "running" | "restarting" | "stopped" | "missing";
+
+export class AgentClient implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private stopping = false;
+  private restarts: number[] = [];
+  private readonly eventEmitter = new vscode.EventEmitter<AgentEvent>();
+  private readonly readyEmitter = new vscode.EventEmitter<{ restarted: boolean }>();
+  private readonly phaseEmitter = new vscode.EventEmitter<ServerPhase>();
+  private started = false;
+  private phaseValue: ServerPhase = "stopped";
+  /** Protocol events (`agent/event`), from every session of the project. */
+  readonly onEvent = this.eventEmitter.event;
+  /** The server answered `initialize` (again, after a restart: rebuild the state then). */
+  readonly onReady = this.readyEmitter.event;
+  readonly onPhase = this.phaseEmitter.event;
+
+  constructor(
+    private readonly output: vscode.OutputChannel,
+    private readonly onMissing: () => void,
+  ) {}
+
+  get phase(): ServerPhase {
+    return this.phaseValue;
+  }
+
+  private setPhase(phase: ServerPhase): void {
+    this.phaseValue = phase;
+    this.phaseEmitter.fire(phase);
+  }
+
+  get running(): boolean {
+    return this.client?.state === State.Running;
+  }
+
+  async start(): Promise<void> {
+    const settings = readSettings();
+    const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+    const command = findServer(settings, folders, process.env.PATH ?? "");
+    if (command === undefined) {
+      this.setPhase("missing");
+      this.onMissing();
+      return;
+    }
+    const serverOptions: ServerOptions = {
+      command,
+      args: settings.serverArgs,
+      // No `transport`: TransportKind.stdio would append `--stdio`, which `agentls serve` does not take.
+      options: { cwd: folders[0] },
+    };
+    const clientOptions: LanguageClientOptions = {
+      // Every file buffer is synced, so the agent reads what the user sees, unsaved text included.
+      documentSelector: [{ scheme: "file" }, { scheme: "untitled" }],
+      initializationOptions: () => ({ config: readSettings().config }),
+      outputChannel: this.output,
+      errorHandler: this.errorHandler(),
+      // The view shows our own errors; the client's generic popups would say the same twice.
+      revealOutputChannelOn: 4,
+    };
+    const client = new LanguageClient("agentls", "agentls", serverOptions, clientOptions);
+    client.registerFeature(new AgentCapability());
+    // Registered before start, so it replaces the client's default handler (also after a restart).
+    client.onRequest(ApplyWorkspaceEditRequest.type, (params) => applyAgentEdit(client, params));
+    client.onNotification("agent/event", (params: AgentEvent) => this.eventEmitter.fire(params));
+    client.onDidChangeState((change) => {
+      if (change.newState === State.Running) {
+        const restarted = this.started;
+        this.started = true;
+        this.setPhase("running");
+        trace("serverInitialized", { restarted });
+        this.readyEmitter.fire({ restarted });
+      } else if (change.newState === State.Starting && this.started) {
+        this.setPhase("restarting");
+      }
+    });
+    this.client = client;
+    this.stopping = false;
+    this.setPhase(this.started ? "restarting" : "starting");
+    try {
+      await client.start();
+    } catch (err) {
+      this.setPhase("stopped");
+      void vscode.window.showErrorMessage(`agentls: the server did not start: ${String(err)}`);
+    }
+  }
+
+  private errorHandler(): ErrorHandler {
+    return {
+      error: (): ErrorHandlerResult => ({ action: ErrorAction.Continue, handled: true }),
+      closed: (): CloseHandlerResult => {
+        if (this.stopping) return { action: CloseAction.DoNotRestart, handled: true };
+        const now = Date.now();
+        this.restarts = this.restarts.filter((t) => now - t < RESTART_WINDOW_MS);
+        if (this.restarts.length >= MAX_RESTARTS) {
+          this.setPhase("stopped");
+          const message = `agentls: the server stopped ${MAX_RESTARTS} times in 3 minutes; not restarting it. See the agentls output.`;
+          return { action: CloseAction.DoNotRestart, message };
+        }
+        this.restarts.push(now);
+        trace("serverRestart", { count: this.restarts.length });
+        this.setPhase("restarting");
+        void vscode.window.showWarningMessage("agentls: the server stopped; restarting it.");
+        return { action: CloseAction.Restart, handled: true };
+      },
+    };
+  }
+
+  /** Stop and start again (a setting the server reads changed, or the user asked). */
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.start();
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    this.stopping = true;
+    if (client !== undefined && client.state !== State.Stopped) {
+      try {
+        await client.stop(5000);
+      } catch (err) {
+        this.output.appendLine(`stopping the server: ${String(err)}`);
+      }
+    }
+    this.setPhase("stopped");
+  }
+
+  /** The process id of the running server (tests kill it to check the restart). */
+  get pid(): number | undefined {
+    const child = (this.client as unknown as { _serverProcess?: { pid?: number } } | undefined)?._serverProcess;
+    return child?.pid;
+  }
+
+  async request<R>(method: string, params: unknown, token?: vscode.CancellationToken): Promise<R> {
+    const client = this.client;
+    if (client === undefined || client.state !== State.Running) {
+      throw new Error("the agentls server is not running");
+    }
+    // Passing an undefined token would make vscode-jsonrpc send the params as a list [params, null].
+    return token === undefined ? client.sendRequest<R>(method, params) : client.sendRequest<R>(method, params, token);
+  }
+
+  notify(method: string, params: unknown): void {
+    if (this.client?.state === State.Running) void this.client.sendNotification(method, params);
+  }
+
+  dispose(): void {
+    void this.stop();
+    this.eventEmitter.dispose();
+    this.readyEmitter.dispose();
+    this.phaseEmitter.dispose();
+  }
+}

@@ -1,0 +1,71 @@
+// Read-only virtual documents for diff editors: the agent's proposed text before the user allows an
+// edit, and the before/after of a change. Contents live in memory under `agentls-diff:` URIs.
+import * as path from "node:path";
+import * as vscode from "vscode";
+import { reversePatch } from "./patch";
+
+export const SCHEME = "agentls-diff";
+
+export class DiffDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
+  private readonly contents = new Map<string, string>();
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  private counter = 0;
+  readonly onDidChange = this.changed.event;
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.contents.get(uri.toString()) ?? "";
+  }
+
+  /** A virtual document holding `text`, named like `file` so the editor picks its language. */
+  private put(kind: string, file: string, text: string): vscode.Uri {
+    this.counter += 1;
+    const uri = vscode.Uri.from({ scheme: SCHEME, path: `/${kind}/${this.counter}/${path.basename(file)}` });
+    this.contents.set(uri.toString(), text);
+    // Keep the store from growing without bound in a long session.
+    if (this.contents.size > 200) {
+      const oldest = this.contents.keys().next().value;
+      if (oldest !== undefined) this.contents.delete(oldest);
+    }
+    return uri;
+  }
+
+  /** Diff between what the buffer holds now and the text the agent proposes (before the user allows it). */
+  async showProposed(file: string, after: string, title: string): Promise<void> {
+    const target = vscode.Uri.file(file);
+    let left: vscode.Uri;
+    try {
+      await vscode.workspace.fs.stat(target);
+      left = target; // the live buffer: unsaved user text included
+    } catch {
+      left = this.put("new", file, "");
+    }
+    const right = this.put("proposed", file, after);
+    await vscode.commands.executeCommand("vscode.diff", left, right, title, { preview: true });
+  }
+
+  async showChange(file: string, before: string, after: string, title: string): Promise<void> {
+    const left = this.put("before", file, before);
+    const right = this.put("after", file, after);
+    await vscode.commands.executeCommand("vscode.diff", left, right, title, { preview: true });
+  }
+
+  /** Diff of a change known only by its patch, against the file as it is now. */
+  async showPatch(file: string, patch: string, title: string): Promise<boolean> {
+    const uri = vscode.Uri.file(file);
+    let current = "";
+    try {
+      current = (await vscode.workspace.openTextDocument(uri)).getText();
+    } catch {
+      current = ""; // deleted since: the patch then describes its removal
+    }
+    const before = reversePatch(current, patch);
+    if (before === undefined) return false;
+    await this.showChange(file, before, current, title);
+    return true;
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+    this.contents.clear();
+  }
+}

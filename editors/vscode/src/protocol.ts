@@ -1,0 +1,264 @@
+// The agent protocol as docs/protocol.md defines it: shared by the extension host and the webview.
+// Only the fields the client reads are typed precisely; the rest stay `unknown`, never `any`.
+
+export type JsonObject = { [key: string]: unknown };
+
+export interface Position {
+  line: number;
+  character: number;
+}
+
+export interface Range {
+  start: Position;
+  end: Position;
+}
+
+export interface Session {
+  id: string;
+  projectID: string;
+  parentID?: string;
+  title: string;
+  directory: string;
+  time: { created: number; updated: number };
+  revert?: { messageID: string; partID?: string };
+  summary?: { additions: number; deletions: number; files: number };
+}
+
+export interface ModelRef {
+  providerID: string;
+  modelID: string;
+}
+
+export interface Tokens {
+  input: number;
+  output: number;
+  reasoning: number;
+  cache: { read: number; write: number };
+}
+
+export interface MessageError {
+  name: string;
+  message: string;
+  status?: number;
+  retryable?: boolean;
+}
+
+export interface UserMessage {
+  role: "user";
+  id: string;
+  sessionID: string;
+  time: { created: number };
+  agent: string;
+  model: ModelRef;
+}
+
+export interface AssistantMessage {
+  role: "assistant";
+  id: string;
+  sessionID: string;
+  parentID: string;
+  time: { created: number; completed?: number };
+  error?: MessageError;
+  providerID: string;
+  modelID: string;
+  agent: string;
+  mode: string;
+  cost: number;
+  tokens: Tokens;
+  finish?: string;
+  summary?: boolean;
+}
+
+export type MessageInfo = UserMessage | AssistantMessage;
+
+interface PartBase {
+  id: string;
+  sessionID: string;
+  messageID: string;
+}
+
+export interface TextPart extends PartBase {
+  type: "text";
+  text: string;
+  synthetic?: boolean;
+  ignored?: boolean;
+}
+
+export interface ReasoningPart extends PartBase {
+  type: "reasoning";
+  text: string;
+}
+
+export interface FilePart extends PartBase {
+  type: "file";
+  mime: string;
+  filename?: string;
+  url: string;
+  source?: { type: string; path: string; start?: number; end?: number };
+}
+
+export type ToolState =
+  | { status: "pending"; input: JsonObject; raw?: string }
+  | { status: "running"; input: JsonObject; title?: string; metadata?: JsonObject; time: { start: number } }
+  | {
+      status: "completed";
+      input: JsonObject;
+      output: string;
+      title: string;
+      metadata: JsonObject;
+      time: { start: number; end: number };
+    }
+  | { status: "error"; input: JsonObject; error: string; metadata?: JsonObject; time: { start: number; end: number } };
+
+export interface ToolPart extends PartBase {
+  type: "tool";
+  callID: string;
+  tool: string;
+  state: ToolState;
+}
+
+export interface StepStartPart extends PartBase {
+  type: "step-start";
+}
+
+export interface StepFinishPart extends PartBase {
+  type: "step-finish";
+  reason: string;
+  tokens: Tokens;
+  cost: number;
+}
+
+export interface RetryPart extends PartBase {
+  type: "retry";
+  attempt: number;
+  error: MessageError;
+  time: { created: number };
+}
+
+export interface CompactionPart extends PartBase {
+  type: "compaction";
+  auto: boolean;
+}
+
+export interface OtherPart extends PartBase {
+  type: "snapshot" | "patch" | "agent" | "subtask";
+  [key: string]: unknown;
+}
+
+export type Part =
+  | TextPart
+  | ReasoningPart
+  | FilePart
+  | ToolPart
+  | StepStartPart
+  | StepFinishPart
+  | RetryPart
+  | CompactionPart
+  | OtherPart;
+
+export interface MessageWithParts {
+  info: MessageInfo;
+  parts: Part[];
+}
+
+export interface Todo {
+  content: string;
+  status: "pending" | "in_progress" | "completed" | "cancelled";
+  priority: "high" | "medium" | "low";
+  id?: string;
+}
+
+export interface PermissionRequest {
+  id: string;
+  sessionID: string;
+  messageID?: string;
+  callID?: string;
+  permission: string;
+  patterns: string[];
+  always: string[];
+  title?: string;
+  metadata: JsonObject;
+}
+
+export interface QuestionOption {
+  label: string;
+  description?: string;
+}
+
+export interface Question {
+  question: string;
+  header?: string;
+  options: QuestionOption[];
+  multiple?: boolean;
+}
+
+export interface QuestionRequest {
+  id: string;
+  sessionID: string;
+  messageID?: string;
+  callID?: string;
+  questions: Question[];
+}
+
+export interface SessionStatus {
+  type: "idle" | "busy" | "retry";
+  attempt?: number;
+  message?: string;
+  next?: number;
+}
+
+export interface FileDiff {
+  file: string;
+  before?: string;
+  after?: string;
+  additions: number;
+  deletions: number;
+  patch?: string;
+}
+
+export type AgentEvent =
+  | { type: "session.created" | "session.updated" | "session.deleted"; properties: { info: Session } }
+  | { type: "session.status"; properties: { sessionID: string; status: SessionStatus } }
+  | { type: "session.idle"; properties: { sessionID: string } }
+  | { type: "session.error"; properties: { sessionID?: string; error: MessageError } }
+  | { type: "session.diff"; properties: { sessionID: string; diff: FileDiff[] } }
+  | { type: "session.compacted"; properties: { sessionID: string } }
+  | { type: "message.updated"; properties: { info: MessageInfo } }
+  | { type: "message.removed"; properties: { sessionID: string; messageID: string } }
+  | { type: "message.part.updated"; properties: { part: Part } }
+  | {
+      type: "message.part.delta";
+      properties: { sessionID: string; messageID: string; partID: string; field: string; delta: string };
+    }
+  | { type: "message.part.removed"; properties: { sessionID: string; messageID: string; partID: string } }
+  | { type: "permission.asked"; properties: { request: PermissionRequest } }
+  | { type: "permission.replied"; properties: { sessionID: string; requestID: string; reply: string } }
+  | { type: "question.asked"; properties: { request: QuestionRequest } }
+  | { type: "question.replied"; properties: { sessionID: string; requestID: string; answers: string[][] } }
+  | { type: "question.rejected"; properties: { sessionID: string; requestID: string } }
+  | { type: "todo.updated"; properties: { sessionID: string; todos: Todo[] } }
+  | {
+      type: "file.edited";
+      properties: { file: string; sessionID?: string; messageID?: string; callID?: string; diff?: string };
+    };
+
+export interface AgentInfo {
+  name: string;
+  description?: string;
+  mode: string;
+}
+
+export interface AgentConfig {
+  agents: AgentInfo[];
+  models: string[];
+  defaultAgent: string;
+  defaultModel: string;
+  modelLimits?: Record<string, { context: number; output: number }>;
+}
+
+export type PromptPart =
+  | { type: "text"; text: string }
+  | { type: "file"; uri: string; range?: Range; mime?: string }
+  | { type: "agent"; name: string };
+
+export type PermissionReply = "once" | "always" | "reject";

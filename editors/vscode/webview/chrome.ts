@@ -1,0 +1,174 @@
+// Everything around the transcript: session bar and list, status line, todos, changes, dialogs.
+import type { PermissionRequest, QuestionRequest } from "../src/protocol.ts";
+import { button, h, type Post } from "./dom.ts";
+import { usage } from "./derive.ts";
+import type { ChatState } from "./state.ts";
+
+function formatTokens(n: number): string {
+  return n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
+}
+
+function ago(ms: number): string {
+  const s = Math.max(0, Math.round((Date.now() - ms) / 1000));
+  if (s < 60) return "just now";
+  if (s < 3600) return `${Math.round(s / 60)} min ago`;
+  if (s < 86400) return `${Math.round(s / 3600)} h ago`;
+  return new Date(ms).toLocaleDateString();
+}
+
+export class Chrome {
+  readonly bar = h("div", { id: "bar" });
+  readonly sessionList = h("div", { id: "sessions", hidden: true });
+  readonly status = h("div", { id: "status" });
+  readonly notice = h("div", { id: "notice", hidden: true });
+  readonly panels = h("div", { id: "panels" });
+  private listOpen = false;
+
+  constructor(private readonly post: Post) {}
+
+  toggleList(open?: boolean): void {
+    this.listOpen = open ?? !this.listOpen;
+    this.sessionList.hidden = !this.listOpen;
+  }
+
+  drawBar(state: ChatState): void {
+    const title = state.session?.title ?? "New session";
+    const id = state.session?.id;
+    const buttons: HTMLElement[] = [
+      button(`≡ ${title}`, () => this.toggleList(), { class: "session-title", title: "Sessions" }),
+      button("New", () => this.post({ type: "newSession" }), { class: "icon-button", title: "New session", "aria-label": "New session" }),
+    ];
+    if (id) {
+      buttons.push(
+        button("Rename", () => this.post({ type: "renameSession", sessionID: id }), { class: "icon-button", title: "Rename session", "aria-label": "Rename session" }),
+        button("Fork", () => this.post({ type: "forkSession", sessionID: id }), { class: "icon-button", title: "Fork session", "aria-label": "Fork session" }),
+        button("Delete", () => this.post({ type: "deleteSession", sessionID: id }), { class: "icon-button", title: "Delete session", "aria-label": "Delete session" }),
+      );
+    }
+    this.bar.replaceChildren(...buttons);
+  }
+
+  drawSessions(state: ChatState): void {
+    const rows = state.sessions.map((s) =>
+      h(
+        "div",
+        { class: `session-row${s.id === state.session?.id ? " current" : ""}`, "data-session": s.id },
+        button(s.title, () => {
+          this.toggleList(false);
+          this.post({ type: "switchSession", sessionID: s.id });
+        }, { class: "link session-link" }),
+        h("span", { class: "when" }, ago(s.time.updated)),
+      ),
+    );
+    const last = state.sessions[state.sessions.length - 1];
+    const more = state.moreSessions && last ? button("More…", () => this.post({ type: "moreSessions", before: last.id }), { class: "link" }) : null;
+    this.sessionList.replaceChildren(...(rows.length ? rows : [h("div", { class: "empty" }, "No sessions yet.")]), ...(more ? [more] : []));
+  }
+
+  drawStatus(state: ChatState): void {
+    const u = usage(state);
+    const bits: string[] = [];
+    const st = state.status;
+    if (st.type === "busy") bits.push("Working…");
+    else if (st.type === "retry") {
+      const wait = st.next ? Math.max(0, Math.ceil((st.next - Date.now()) / 1000)) : 0;
+      bits.push(`Retrying in ${wait}s (attempt ${st.attempt ?? 1})${st.message ? `: ${st.message}` : ""}`);
+    } else bits.push("Idle");
+    if (u.tokens > 0) bits.push(`${formatTokens(u.tokens)} tokens`);
+    if (u.percent !== undefined) bits.push(`${u.percent}% of context`);
+    if (u.cost > 0) bits.push(`$${u.cost.toFixed(4)}`);
+    this.status.className = `status-${st.type}`;
+    this.status.textContent = bits.join(" · ");
+    const phase = state.server.phase;
+    const phaseText =
+      phase === "restarting" ? "The agentls server stopped; restarting it…" : phase === "missing" ? "The agentls server was not found (see the notification)." : phase === "stopped" ? "The agentls server is not running." : "";
+    const text = [phaseText, state.server.message, state.error].filter(Boolean).join(" ");
+    this.notice.hidden = text === "";
+    this.notice.textContent = text;
+  }
+
+  drawPanels(state: ChatState): void {
+    const panels: HTMLElement[] = [];
+    if (state.todos.length > 0) {
+      const done = state.todos.filter((t) => t.status === "completed").length;
+      panels.push(
+        h(
+          "details",
+          { class: "todos", open: true },
+          h("summary", {}, `Todos ${done}/${state.todos.length}`),
+          h("ul", {}, ...state.todos.map((t) => h("li", { class: `todo ${t.status}` }, h("input", { type: "checkbox", disabled: true, checked: t.status === "completed" }), ` ${t.content}`))),
+        ),
+      );
+    }
+    if (state.changes.length > 0) {
+      panels.push(
+        h(
+          "details",
+          { class: "changes" },
+          h("summary", {}, `Changes (${state.changes.length} ${state.changes.length === 1 ? "file" : "files"})`),
+          ...state.changes.map((c) => h("div", { class: "change-row" }, button(c.file, () => this.post({ type: "openChange", file: c.file }), { class: "link" }), h("span", { class: "diffstat" }, `+${c.additions} −${c.deletions}`))),
+        ),
+      );
+    }
+    if (state.session?.revert) {
+      panels.push(h("div", { class: "reverted-banner" }, "Messages after the revert point are undone. ", button("Unrevert", () => this.post({ type: "unrevert" }), { class: "link" })));
+    }
+    this.panels.replaceChildren(...panels);
+  }
+
+  drawDialogs(container: HTMLElement, state: ChatState): void {
+    container.replaceChildren(...state.permissions.map((r) => this.permission(r)), ...state.questions.map((q) => this.question(q)));
+  }
+
+  private permission(request: PermissionRequest): HTMLElement {
+    const reply = (r: "once" | "always" | "reject", feedback = false): void => this.post({ type: "permission", requestID: request.id, reply: r, feedback });
+    const hasDiff = typeof request.metadata.filepath === "string" && (typeof request.metadata.after === "string" || typeof request.metadata.diff === "string");
+    const what = request.title ?? request.patterns.join(", ");
+    return h(
+      "div",
+      { class: "dialog permission", "data-request": request.id },
+      h("div", { class: "dialog-title" }, `Allow ${request.permission}?`),
+      h("div", { class: "dialog-body" }, what),
+      h(
+        "div",
+        { class: "dialog-actions" },
+        hasDiff ? button("Show diff", () => this.post({ type: "showPermissionDiff", requestID: request.id }), { class: "secondary", "data-action": "diff" }) : null,
+        button("Allow once", () => reply("once"), { "data-action": "once" }),
+        button("Always", () => reply("always"), { class: "secondary", "data-action": "always", title: request.always.length ? `Always allow ${request.always.join(", ")}` : undefined }),
+        button("Reject", () => reply("reject"), { class: "secondary", "data-action": "reject" }),
+        button("Reject with feedback…", () => reply("reject", true), { class: "secondary", "data-action": "feedback" }),
+      ),
+    );
+  }
+
+  private question(request: QuestionRequest): HTMLElement {
+    const chosen = request.questions.map(() => new Set<string>());
+    const blocks = request.questions.map((q, i) =>
+      h(
+        "fieldset",
+        { class: "question" },
+        h("legend", {}, q.header ? `${q.header}: ${q.question}` : q.question),
+        ...q.options.map((o) => {
+          const input = h("input", { type: q.multiple ? "checkbox" : "radio", name: `${request.id}-${i}`, value: o.label });
+          input.addEventListener("change", () => {
+            if (!q.multiple) chosen[i].clear();
+            if (input.checked) chosen[i].add(o.label);
+            else chosen[i].delete(o.label);
+          });
+          return h("label", { class: "option" }, input, ` ${o.label}`, o.description ? h("span", { class: "desc" }, ` — ${o.description}`) : null);
+        }),
+      ),
+    );
+    return h(
+      "div",
+      { class: "dialog question-dialog", "data-request": request.id },
+      ...blocks,
+      h(
+        "div",
+        { class: "dialog-actions" },
+        button("Answer", () => this.post({ type: "question", requestID: request.id, answers: chosen.map((s) => [...s]) }), { "data-action": "answer" }),
+        button("Dismiss", () => this.post({ type: "questionReject", requestID: request.id }), { class: "secondary", "data-action": "dismiss" }),
+      ),
+    );
+  }
+}

@@ -1,0 +1,76 @@
+// What the view shows that is computed from the state: usage figures and tool-card summaries.
+import type { JsonObject, ToolPart } from "../src/protocol.ts";
+import { countChanges } from "../src/diff/patch.ts";
+import type { ChatState } from "./state.ts";
+
+export interface Usage {
+  tokens: number; // what the last assistant message put in the context: input + cache read + output
+  cost: number;
+  context?: number;
+  percent?: number;
+}
+
+export function usage(state: ChatState): Usage {
+  let cost = 0;
+  let last: { tokens: number; model: string } | undefined;
+  for (const id of state.order) {
+    const info = state.messages.get(id)?.info;
+    if (info?.role !== "assistant") continue;
+    cost += info.cost;
+    const t = info.tokens;
+    const used = t.input + t.cache.read + t.output;
+    if (used > 0) last = { tokens: used, model: `${info.providerID}/${info.modelID}` };
+  }
+  const result: Usage = { tokens: last?.tokens ?? 0, cost };
+  const context = last ? state.config?.modelLimits?.[last.model]?.context : undefined;
+  if (context !== undefined && context > 0 && last) {
+    result.context = context;
+    result.percent = Math.round((last.tokens / context) * 100);
+  }
+  return result;
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
+function num(value: unknown): number | undefined {
+  return typeof value === "number" ? value : undefined;
+}
+
+export interface ToolSummary {
+  title: string;
+  status: ToolPart["state"]["status"];
+  file?: string;
+  patch?: string;
+  additions?: number;
+  deletions?: number;
+  command?: string;
+  output?: string;
+  error?: string;
+}
+
+/** The card of a tool call: its title, and for edits the +N −M and patch, for bash the command and output. */
+export function toolSummary(part: ToolPart): ToolSummary {
+  const state = part.state;
+  const input: JsonObject = state.input ?? {};
+  const metadata: JsonObject = ("metadata" in state ? state.metadata : undefined) ?? {};
+  const file = str(input.filePath) ?? str(input.path) ?? str(metadata.filepath);
+  const title = ("title" in state ? str(state.title) : undefined) ?? file ?? str(input.command) ?? str(input.pattern) ?? "";
+  const summary: ToolSummary = { title, status: state.status };
+  if (part.tool === "edit" || part.tool === "write" || part.tool === "multiedit" || part.tool === "patch") {
+    summary.file = file;
+    const patch = str(metadata.diff);
+    if (patch !== undefined) {
+      summary.patch = patch;
+      const counted = countChanges(patch);
+      summary.additions = num(metadata.additions) ?? counted.additions;
+      summary.deletions = num(metadata.deletions) ?? counted.deletions;
+    }
+  }
+  if (part.tool === "bash") summary.command = str(input.command);
+  if (state.status === "completed") summary.output = state.output;
+  else if (state.status === "running") summary.output = str(metadata.output);
+  else if (state.status === "error") summary.error = state.error;
+  return summary;
+}

@@ -1,0 +1,121 @@
+// The chat webview: receives state from the extension, applies protocol events to the reducer as they
+// arrive, and draws at most once per animation frame (so a burst of deltas costs one redraw).
+import type { ToWebview, FromWebview } from "../src/chat/messages.ts";
+import { Chrome } from "./chrome.ts";
+import { type Draft, PromptBox } from "./prompt.ts";
+import { Transcript } from "./parts.ts";
+import { applyEvent, emptyDirty, initialState, loadSnapshot, setConfig, setServer, setSessions } from "./state.ts";
+
+interface VsCodeApi {
+  postMessage(message: FromWebview): void;
+  getState(): { draft?: Draft } | undefined;
+  setState(state: { draft?: Draft }): void;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+
+const vscode = acquireVsCodeApi();
+const post = (message: FromWebview): void => vscode.postMessage(message);
+const state = initialState();
+const chrome = new Chrome(post);
+const transcript = new Transcript(post);
+const prompt = new PromptBox(post, (draft) => vscode.setState({ draft }), vscode.getState()?.draft);
+
+// Frame statistics, read by the benchmark (bench/vscode_stream.mjs) through the page.
+const stats = { frames: 0, events: 0, maxDrawMs: 0, totalDrawMs: 0 };
+(window as unknown as { agentlsStats: typeof stats }).agentlsStats = stats;
+
+const app = document.getElementById("app") as HTMLElement;
+app.append(chrome.bar, chrome.sessionList, chrome.notice, transcript.root, chrome.panels, chrome.status, prompt.root);
+
+let scheduled = false;
+let retryTimer: number | undefined;
+
+function draw(): void {
+  scheduled = false;
+  const start = performance.now();
+  const nearBottom = transcript.root.scrollHeight - transcript.root.scrollTop - transcript.root.clientHeight < 80;
+  const d = state.dirty;
+  state.dirty = emptyDirty();
+  const view = { ...state, dirty: d };
+  if (d.header || d.sessions) chrome.drawBar(view);
+  if (d.sessions) chrome.drawSessions(view);
+  if (d.header) {
+    chrome.drawStatus(view);
+    chrome.drawPanels(view);
+    prompt.draw(view);
+  }
+  transcript.draw(view);
+  if (d.dialogs) chrome.drawDialogs(transcript.dialogs, view);
+  if (nearBottom) transcript.root.scrollTop = transcript.root.scrollHeight;
+  // A retry shows a countdown: redraw the status line every second while it lasts.
+  if (state.status.type === "retry" && retryTimer === undefined) {
+    retryTimer = window.setInterval(() => {
+      state.dirty.header = true;
+      schedule();
+    }, 1000);
+  } else if (state.status.type !== "retry" && retryTimer !== undefined) {
+    window.clearInterval(retryTimer);
+    retryTimer = undefined;
+  }
+  const ms = performance.now() - start;
+  stats.frames++;
+  stats.totalDrawMs += ms;
+  stats.maxDrawMs = Math.max(stats.maxDrawMs, ms);
+}
+
+function schedule(): void {
+  if (!scheduled) {
+    scheduled = true;
+    requestAnimationFrame(draw);
+  }
+}
+
+window.addEventListener("message", (event: MessageEvent<ToWebview>) => {
+  const message = event.data;
+  switch (message.type) {
+    case "events":
+      stats.events += message.events.length;
+      for (const e of message.events) applyEvent(state, e);
+      break;
+    case "snapshot":
+      transcript.reset();
+      loadSnapshot(state, message.snapshot);
+      break;
+    case "sessions":
+      setSessions(state, message.sessions, message.append, message.more);
+      break;
+    case "config":
+      setConfig(state, message.config);
+      break;
+    case "server":
+      setServer(state, message.phase, message.message);
+      break;
+    case "attach":
+      prompt.attach(message.attachments);
+      break;
+    case "focusPrompt":
+      prompt.input.focus();
+      break;
+  }
+  schedule();
+});
+
+// Links in model output never navigate the view: the extension opens web links, and only those.
+document.addEventListener("click", (event) => {
+  const link = (event.target as Element | null)?.closest?.("a");
+  if (link) {
+    event.preventDefault();
+    const href = link.getAttribute("href");
+    if (href) post({ type: "openLink", href });
+  }
+});
+
+// Escape anywhere in the view stops the running turn.
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape" && state.status.type !== "idle") {
+    event.preventDefault();
+    post({ type: "abort" });
+  }
+});
+
+post({ type: "ready" });

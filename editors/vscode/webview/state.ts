@@ -1,0 +1,306 @@
+// The chat view's state and the reducer that builds it from protocol events (docs/protocol.md).
+// Plain TypeScript with no DOM: unit-tested with node's test runner on event streams recorded from a
+// real `agentls serve`. It mutates in place and records what changed, so the renderer redraws only that.
+import type {
+  AgentConfig,
+  AgentEvent,
+  FileDiff,
+  MessageInfo,
+  MessageWithParts,
+  Part,
+  PermissionRequest,
+  QuestionRequest,
+  Session,
+  SessionStatus,
+  Todo,
+} from "../src/protocol.ts";
+import type { ServerPhase, Snapshot } from "../src/chat/messages.ts";
+
+export interface MessageView {
+  info: MessageInfo;
+  parts: Part[];
+}
+
+/** What changed since the renderer last drew (it clears this after each frame). */
+export interface Dirty {
+  parts: Set<string>;
+  messages: Set<string>; // a message's info, or its list of parts
+  transcript: boolean; // messages added or removed
+  dialogs: boolean;
+  sessions: boolean;
+  header: boolean; // status, tokens, todos, changes, config, server phase
+}
+
+export interface ChatState {
+  session: Session | null;
+  sessions: Session[];
+  moreSessions: boolean;
+  order: string[];
+  messages: Map<string, MessageView>;
+  partOwner: Map<string, string>; // partID → messageID
+  permissions: PermissionRequest[];
+  questions: QuestionRequest[];
+  todos: Todo[];
+  changes: FileDiff[];
+  status: SessionStatus;
+  config: AgentConfig | null;
+  server: { phase: ServerPhase; message?: string };
+  error: string | null;
+  dirty: Dirty;
+}
+
+export function emptyDirty(): Dirty {
+  return { parts: new Set(), messages: new Set(), transcript: false, dialogs: false, sessions: false, header: false };
+}
+
+export function initialState(): ChatState {
+  return {
+    session: null,
+    sessions: [],
+    moreSessions: false,
+    order: [],
+    messages: new Map(),
+    partOwner: new Map(),
+    permissions: [],
+    questions: [],
+    todos: [],
+    changes: [],
+    status: { type: "idle" },
+    config: null,
+    server: { phase: "starting" },
+    error: null,
+    dirty: { ...emptyDirty(), transcript: true, dialogs: true, sessions: true, header: true },
+  };
+}
+
+function markAll(state: ChatState): void {
+  state.dirty = { parts: new Set(), messages: new Set(), transcript: true, dialogs: true, sessions: true, header: true };
+}
+
+/** Replace everything with what the server has for a session (or nothing). */
+export function loadSnapshot(state: ChatState, snapshot: Snapshot | null): void {
+  state.session = snapshot?.session ?? null;
+  state.order = [];
+  state.messages = new Map();
+  state.partOwner = new Map();
+  for (const m of snapshot?.messages ?? []) {
+    state.order.push(m.info.id);
+    state.messages.set(m.info.id, { info: m.info, parts: [...m.parts] });
+    for (const p of m.parts) state.partOwner.set(p.id, m.info.id);
+  }
+  state.permissions = snapshot?.permissions ?? [];
+  state.questions = snapshot?.questions ?? [];
+  state.todos = snapshot?.todos ?? [];
+  state.changes = snapshot?.changes ?? [];
+  state.status = snapshot?.busy ? { type: "busy" } : { type: "idle" };
+  state.error = null;
+  markAll(state);
+}
+
+export function setSessions(state: ChatState, sessions: Session[], append: boolean, more: boolean): void {
+  const visible = sessions.filter((s) => s.parentID === undefined || s.parentID === null);
+  state.sessions = append ? [...state.sessions, ...visible.filter((s) => !state.sessions.some((o) => o.id === s.id))] : visible;
+  state.moreSessions = more;
+  state.dirty.sessions = true;
+}
+
+export function setConfig(state: ChatState, config: AgentConfig): void {
+  state.config = config;
+  state.dirty.header = true;
+}
+
+export function setServer(state: ChatState, phase: ServerPhase, message?: string): void {
+  state.server = { phase, message };
+  state.dirty.header = true;
+}
+
+// Ids are ascending (time-ordered) strings, so inserting in id order keeps the transcript in order even
+// when an event for an earlier message arrives late.
+function insertSorted(list: string[], id: string): number {
+  let i = list.length;
+  while (i > 0 && list[i - 1] > id) i--;
+  list.splice(i, 0, id);
+  return i;
+}
+
+function upsertMessage(state: ChatState, info: MessageInfo): MessageView {
+  let view = state.messages.get(info.id);
+  if (view === undefined) {
+    view = { info, parts: [] };
+    state.messages.set(info.id, view);
+    insertSorted(state.order, info.id);
+    state.dirty.transcript = true;
+  } else {
+    view.info = info;
+  }
+  state.dirty.messages.add(info.id);
+  if (info.role === "assistant") state.dirty.header = true; // tokens, cost, context use
+  return view;
+}
+
+function placeholder(state: ChatState, sessionID: string, messageID: string): MessageView {
+  // A part can arrive before its message's info (events are not ordered across types): hold it.
+  const view = state.messages.get(messageID);
+  if (view !== undefined) return view;
+  const info: MessageInfo = {
+    role: "assistant",
+    id: messageID,
+    sessionID,
+    parentID: "",
+    time: { created: 0 },
+    providerID: "",
+    modelID: "",
+    agent: "",
+    mode: "",
+    cost: 0,
+    tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
+  };
+  return upsertMessage(state, info);
+}
+
+function upsertPart(state: ChatState, part: Part): void {
+  const view = placeholder(state, part.sessionID, part.messageID);
+  const index = view.parts.findIndex((p) => p.id === part.id);
+  if (index >= 0) {
+    view.parts[index] = part;
+  } else {
+    let i = view.parts.length;
+    while (i > 0 && view.parts[i - 1].id > part.id) i--;
+    view.parts.splice(i, 0, part);
+    state.dirty.messages.add(view.info.id);
+  }
+  state.partOwner.set(part.id, view.info.id);
+  state.dirty.parts.add(part.id);
+  if (part.type === "step-finish") state.dirty.header = true;
+}
+
+function appendDelta(state: ChatState, p: { sessionID: string; messageID: string; partID: string; field: string; delta: string }): void {
+  const view = placeholder(state, p.sessionID, p.messageID);
+  let part = view.parts.find((x) => x.id === p.partID);
+  if (part === undefined) {
+    part = { id: p.partID, sessionID: p.sessionID, messageID: p.messageID, type: "text", text: "" };
+    upsertPart(state, part);
+  }
+  const record = part as unknown as Record<string, unknown>;
+  const current = record[p.field];
+  record[p.field] = (typeof current === "string" ? current : "") + p.delta;
+  state.dirty.parts.add(part.id);
+}
+
+function removeMessage(state: ChatState, messageID: string): void {
+  const view = state.messages.get(messageID);
+  if (view === undefined) return;
+  for (const p of view.parts) state.partOwner.delete(p.id);
+  state.messages.delete(messageID);
+  state.order = state.order.filter((id) => id !== messageID);
+  state.dirty.transcript = true;
+}
+
+function eventSession(event: AgentEvent): string | undefined {
+  const props = event.properties as { sessionID?: string; info?: { sessionID?: string }; part?: { sessionID: string }; request?: { sessionID: string } };
+  return props.sessionID ?? props.info?.sessionID ?? props.part?.sessionID ?? props.request?.sessionID;
+}
+
+/** Apply one `agent/event`. Events of other sessions only touch the session list. */
+export function applyEvent(state: ChatState, event: AgentEvent): void {
+  switch (event.type) {
+    case "session.created":
+    case "session.updated": {
+      const info = event.properties.info;
+      if (info.parentID) break; // subagent sessions are shown through their parent's tool card
+      const i = state.sessions.findIndex((s) => s.id === info.id);
+      if (i >= 0) state.sessions[i] = info;
+      else state.sessions.unshift(info);
+      state.dirty.sessions = true;
+      if (state.session?.id === info.id) {
+        state.session = info;
+        state.dirty.header = true;
+        state.dirty.transcript = true; // a revert marks messages
+      }
+      return;
+    }
+    case "session.deleted":
+      state.sessions = state.sessions.filter((s) => s.id !== event.properties.info.id);
+      state.dirty.sessions = true;
+      return;
+    default:
+      break;
+  }
+  const sessionID = eventSession(event);
+  if (state.session === null || sessionID !== state.session.id) return;
+  switch (event.type) {
+    case "session.status":
+      state.status = event.properties.status;
+      if (event.properties.status.type === "busy") state.error = null;
+      state.dirty.header = true;
+      return;
+    case "session.idle":
+      state.status = { type: "idle" };
+      state.dirty.header = true;
+      return;
+    case "session.error":
+      if (event.properties.error.name !== "aborted" && event.properties.error.name !== "AbortedError") {
+        state.error = event.properties.error.message;
+      }
+      state.dirty.header = true;
+      return;
+    case "session.diff":
+      state.changes = event.properties.diff;
+      state.dirty.header = true;
+      return;
+    case "session.compacted":
+      state.dirty.transcript = true;
+      return;
+    case "message.updated":
+      upsertMessage(state, event.properties.info);
+      return;
+    case "message.removed":
+      removeMessage(state, event.properties.messageID);
+      return;
+    case "message.part.updated":
+      upsertPart(state, event.properties.part);
+      return;
+    case "message.part.delta":
+      appendDelta(state, event.properties);
+      return;
+    case "message.part.removed": {
+      const view = state.messages.get(event.properties.messageID);
+      if (view !== undefined) {
+        view.parts = view.parts.filter((p) => p.id !== event.properties.partID);
+        state.dirty.messages.add(view.info.id);
+      }
+      state.partOwner.delete(event.properties.partID);
+      return;
+    }
+    case "permission.asked":
+      if (!state.permissions.some((r) => r.id === event.properties.request.id)) state.permissions.push(event.properties.request);
+      state.dirty.dialogs = true;
+      return;
+    case "permission.replied":
+      state.permissions = state.permissions.filter((r) => r.id !== event.properties.requestID);
+      state.dirty.dialogs = true;
+      return;
+    case "question.asked":
+      if (!state.questions.some((r) => r.id === event.properties.request.id)) state.questions.push(event.properties.request);
+      state.dirty.dialogs = true;
+      return;
+    case "question.replied":
+    case "question.rejected":
+      state.questions = state.questions.filter((r) => r.id !== event.properties.requestID);
+      state.dirty.dialogs = true;
+      return;
+    case "todo.updated":
+      state.todos = event.properties.todos;
+      state.dirty.header = true;
+      return;
+    case "file.edited":
+      return; // session.diff carries the totals; the tool card shows the edit itself
+  }
+}
+
+export function messagesOf(state: ChatState): MessageWithParts[] {
+  return state.order.flatMap((id) => {
+    const view = state.messages.get(id);
+    return view ? [{ info: view.info, parts: view.parts }] : [];
+  });
+}

@@ -1,0 +1,149 @@
+"""A real VS Code (code-server 4.139 = VS Code 1.139) in a scratch dir, stopped with its process group."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tests.tools import tool, tools_env
+
+# Settings that keep a headless VS Code quiet and deterministic (VSCODE-OFFLINE.md).
+BASE_SETTINGS: dict[str, Any] = {
+    "chat.disableAIFeatures": True,
+    "workbench.startupEditor": "none",
+    "security.workspace.trust.enabled": False,
+    "telemetry.telemetryLevel": "off",
+    "update.mode": "none",
+    "extensions.autoUpdate": False,
+    "extensions.autoCheckUpdates": False,
+    "workbench.tips.enabled": False,
+    "workbench.enableExperiments": False,
+    "git.enabled": False,
+    "files.autoSave": "off",
+    "editor.minimap.enabled": False,
+    "window.restoreWindows": "none",
+}
+
+
+@dataclass
+class CodeServer:
+    url: str
+    root: Path
+    process: subprocess.Popen[bytes]
+    log: Path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _env(root: Path, extra: dict[str, str]) -> dict[str, str]:
+    env = dict(tools_env())
+    # code-server and Chromium write under XDG dirs whatever --user-data-dir says: keep them in scratch.
+    for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"):
+        env[name] = str(root / name.lower())
+    env.update(extra)
+    return env
+
+
+def _wait_healthy(url: str, process: subprocess.Popen[bytes], log: Path, timeout: float = 30.0) -> None:
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"code-server exited ({process.returncode}):\n{log.read_text()[-4000:]}")
+        try:
+            with urllib.request.urlopen(f"{url}/healthz", timeout=1) as answer:
+                if answer.status == 200:
+                    return
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            pass
+        process_wait = max(0.05, min(0.2, deadline - time.monotonic()))
+        try:
+            process.wait(timeout=process_wait)  # a bounded wait doubles as the poll interval
+        except subprocess.TimeoutExpired:
+            pass
+    raise AssertionError(f"code-server did not answer /healthz within {timeout}s:\n{log.read_text()[-4000:]}")
+
+
+@contextmanager
+def code_server(
+    root: Path, vsix: Path, settings: dict[str, Any], env: dict[str, str]
+) -> Iterator[CodeServer]:
+    """Install ``vsix`` in a fresh profile under ``root``, start code-server, stop its process group after."""
+    data, exts = root / "data", root / "exts"
+    (data / "User").mkdir(parents=True, exist_ok=True)
+    (data / "User" / "settings.json").write_text(json.dumps({**BASE_SETTINGS, **settings}, indent=2))
+    config = root / "config.yaml"
+    config.write_text("auth: none\ncert: false\n")
+    cs = tool("code-server")
+    full_env = _env(root, env)
+    common = ["--config", str(config), "--user-data-dir", str(data), "--extensions-dir", str(exts)]
+    done = subprocess.run(
+        [cs, *common, "--install-extension", str(vsix), "--force"],
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if done.returncode != 0:
+        raise AssertionError(f"installing the extension failed:\n{done.stdout}\n{done.stderr}")
+    port = free_port()
+    log = root / "code-server.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [
+                cs,
+                *common,
+                "--bind-addr",
+                f"127.0.0.1:{port}",
+                "--auth",
+                "none",
+                "--disable-telemetry",
+                "--disable-update-check",
+                "--disable-workspace-trust",
+                "--disable-getting-started-override",
+                "--ignore-last-opened",
+            ],
+            env=full_env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # setsid: its file watcher, extension hosts and servers share the group
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, process, log)
+        yield CodeServer(url, root, process, log)
+    finally:
+        stop_group(process)
+
+
+def stop_group(process: subprocess.Popen[bytes]) -> None:
+    """TERM the process group, then KILL what is left after a grace period."""
+    try:
+        os.killpg(process.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.wait(timeout=10)

@@ -1,0 +1,129 @@
+// Drives a real VS Code (code-server) in headless Chromium through puppeteer-core: the workbench, its
+// command palette, editors and the agentls chat webview. Shared by the e2e test and the benchmark.
+import { createRequire } from "node:module";
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+const require = createRequire(path.join(process.env.AGENTLS_NODE_MODULES ?? "", "noop.js"));
+const puppeteer = require("puppeteer-core");
+
+export function log(...args) {
+  console.log(`[${new Date().toISOString().slice(11, 23)}]`, ...args);
+}
+
+/** Poll `fn` until it returns a truthy value; fail with `what` after `timeout` ms. */
+export async function until(what, fn, timeout = 15000, interval = 100) {
+  const deadline = Date.now() + timeout;
+  let last;
+  while (Date.now() < deadline) {
+    try {
+      last = await fn();
+      if (last) return last;
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((r) => setTimeout(r, interval));
+  }
+  throw new Error(`timed out waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
+}
+
+export class Workbench {
+  constructor(browser, page, shots) {
+    this.browser = browser;
+    this.page = page;
+    this.shots = shots;
+    this.shotCount = 0;
+  }
+
+  static async open(url, folder, shots) {
+    const browser = await puppeteer.launch({
+      executablePath: process.env.AGENTLS_CHROMIUM || "/usr/bin/chromium",
+      headless: true,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1400,900"],
+      defaultViewport: { width: 1400, height: 900 },
+    });
+    const page = await browser.newPage();
+    page.on("pageerror", (err) => log("page error:", err.message));
+    await page.goto(`${url}/?folder=${encodeURIComponent(folder)}`, { waitUntil: "domcontentloaded" });
+    await page.waitForSelector(".monaco-workbench", { timeout: 30000 });
+    fs.mkdirSync(shots, { recursive: true });
+    return new Workbench(browser, page, shots);
+  }
+
+  async shot(name) {
+    this.shotCount += 1;
+    const file = path.join(this.shots, `${String(this.shotCount).padStart(2, "0")}-${name}.png`);
+    await this.page.screenshot({ path: file });
+    log("screenshot", file);
+    return file;
+  }
+
+  /** Run a command from the palette by its title (as the palette shows it). */
+  async command(title) {
+    await this.page.keyboard.press("Escape");
+    await this.page.keyboard.press("F1");
+    const input = await this.page.waitForSelector(".quick-input-widget input", { visible: true, timeout: 10000 });
+    await input.type(title);
+    await until(`the palette to list "${title}"`, () =>
+      this.page.$$eval(".quick-input-list .monaco-list-row", (rows, t) => rows.some((r) => r.getAttribute("aria-label")?.toLowerCase().includes(t.toLowerCase())), title),
+    );
+    await this.page.keyboard.press("Enter");
+  }
+
+  /** Open a workspace file through Quick Open. */
+  async openFile(name) {
+    await this.command("Go to File");
+    const input = await this.page.waitForSelector(".quick-input-widget input", { visible: true });
+    await input.type(name);
+    // Right after start-up the file index may not be ready: quick open then lists nothing for a while.
+    await until(`quick open to list ${name}`, () =>
+      this.page.$$eval(".quick-input-list .monaco-list-row", (rows, n) => rows.some((r) => (r.getAttribute("aria-label") ?? "").includes(n)), name),
+    30000);
+    await this.page.keyboard.press("Enter");
+    await until(`an editor for ${name}`, () => this.page.$(`.tab.active[aria-label*="${name}"]`));
+  }
+
+  /** The text of the visible code editor (there is one when no diff editor is open). */
+  async editorText() {
+    return this.page.$eval(".editor-instance .monaco-editor:not(.original-in-monaco-diff-editor) .view-lines", (el) =>
+      [...el.querySelectorAll(".view-line")]
+        .map((line) => ({ top: parseFloat(line.style.top || "0"), text: line.textContent.replace(/\u00a0/g, " ") }))
+        .sort((a, b) => a.top - b.top)
+        .map((l) => l.text)
+        .join("\n"),
+    );
+  }
+
+  async focusEditor() {
+    // Monaco re-creates its line elements while it lays out: retry the click until one holds still.
+    await until("a code editor to click into", () =>
+      this.page.click(".editor-instance .monaco-editor .view-lines .view-line").then(() => true),
+    );
+  }
+
+  async dirtyTabs() {
+    return this.page.$$eval(".tabs-container .tab.dirty", (tabs) => tabs.map((t) => t.getAttribute("aria-label")));
+  }
+
+  async notifications() {
+    return this.page.$$eval(".notification-list-item-message", (items) => items.map((i) => i.textContent));
+  }
+
+  /** The chat webview's inner frame (the one that holds the prompt box). */
+  async chat(timeout = 20000) {
+    return until("the agentls chat webview", async () => {
+      for (const frame of this.page.frames()) {
+        try {
+          if (await frame.$("#prompt-input")) return frame;
+        } catch {
+          // frames come and go while the workbench loads
+        }
+      }
+      return null;
+    }, timeout);
+  }
+
+  async close() {
+    await this.browser.close();
+  }
+}
