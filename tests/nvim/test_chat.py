@@ -52,7 +52,15 @@ def test_edits_keep_unsaved_user_changes_and_create_files(nvim: Nvim) -> None:
     nvim.model.script(
         Turn.tool_call("question", question),
         Turn.tool_call("edit", {"filePath": str(calc), "oldString": "a - b", "newString": "a + b"}),
-        Turn.tool_call("write", {"filePath": str(nvim.project / "notes.md"), "content": notes}),
+        Turn.tool_call("write", {"filePath": str(nvim.project / "notes.md"), "content": notes}).tool_call(
+            "todowrite",
+            {
+                "todos": [
+                    {"content": "fix add", "status": "completed", "priority": "high"},
+                    {"content": "write notes", "status": "pending", "priority": "low"},
+                ]
+            },
+        ),
         Turn.text("Done.").usage(input=1000, output=200),
     )
     nvim.run("edits.lua").check()

@@ -1,5 +1,5 @@
 -- Edits into buffers with unsaved user changes and into files no buffer shows, a question answered
--- through vim.ui.select, tokens and context use in the winbar.
+-- through vim.ui.select, todos, tokens and context use in the winbar.
 local T = dofile(os.getenv('AGENTLS_TEST_HELPERS'))
 T.setup()
 
@@ -37,6 +37,7 @@ T.ok(vim.tbl_contains(prompts, 'Runner: Which test runner?'), 'the question in '
 local text = T.text(T.transcript())
 T.ok(text:find('The user answered', 1, true), 'the answer in the tool output:\n' .. text)
 T.ok(text:find('📎 calc.py', 1, true), 'the attachment:\n' .. text)
+T.ok(vim.endswith(text, '### Todo\n- [x] fix add\n- [ ] write notes\n'), 'todos at the end:\n' .. text)
 
 -- calc.py: the user's change and the agent's, saved together; one undo takes back the agent's.
 local expected = { 'def add(a, b):', '    return a + b', '', '', '    return a * b  # mine' }
