@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.llm import cache
+from core.llm import cache, reasoning
 from core.llm.request import LLMRequest
 
 # Options litellm understands that are not part of an OpenAI request body.
@@ -16,13 +16,19 @@ LITELLM_ONLY = frozenset(
 def messages(request: LLMRequest, *, keep_thinking: bool) -> list[dict[str, Any]]:
     """System prompts as system messages, then the history with provider-foreign keys removed."""
     out: list[dict[str, Any]] = [{"role": "system", "content": s} for s in request.system if s]
-    for message in request.messages:
-        if message.get("role") == "assistant" and (
-            "reasoning_content" in message or ("thinking_blocks" in message and not keep_thinking)
-        ):
-            # Some OpenAI-compatible servers reject reasoning sent back; Anthropic needs the blocks.
-            drop = {"reasoning_content"} if keep_thinking else {"reasoning_content", "thinking_blocks"}
-            message = {k: v for k, v in message.items() if k not in drop}
+    # Reasoning goes back only where the provider's rule wants it (see core.llm.reasoning).
+    send_from = (
+        reasoning.turn_start(request.messages)
+        if reasoning.replay_rule(request.model) == "send"
+        else len(request.messages)
+    )
+    for i, message in enumerate(request.messages):
+        if message.get("role") == "assistant":
+            drop = set() if i > send_from else {"reasoning_content"}
+            if not keep_thinking:
+                drop.add("thinking_blocks")  # Anthropic's signed blocks mean nothing elsewhere
+            if drop & message.keys():
+                message = {k: v for k, v in message.items() if k not in drop}
         out.append(message)
     if request.model.supports_cache_control:
         return cache.mark_openai(out)

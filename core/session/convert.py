@@ -87,6 +87,9 @@ def _assistant(msg: MessageWithParts, media_in_tool_results: bool) -> list[Messa
     thinking = _thinking_blocks(msg)
     if thinking:
         message["thinking_blocks"] = thinking
+    elif unsigned := "".join(p.text for p in msg.parts if isinstance(p, ReasoningPart) and not p.metadata):
+        # Other providers' reasoning: core.llm sends it back or drops it by the provider's rule.
+        message["reasoning_content"] = unsigned
     if tools:
         message["tool_calls"] = [
             {

@@ -63,3 +63,87 @@ async def test_the_marked_tool_call_reaches_anthropic_as_a_marked_tool_use_block
     assert isinstance(body, dict)
     tool_use = [b for m in body["messages"] for b in m["content"] if b.get("type") == "tool_use"]
     assert tool_use and tool_use[-1].get("cache_control") == EPHEMERAL
+
+
+def turn_with_reasoning() -> list[dict[str, Any]]:
+    """An earlier turn and the current one, each with reasoning on its assistant messages."""
+    return [
+        {"role": "user", "content": "first question"},
+        {"role": "assistant", "content": "old answer", "reasoning_content": "old thoughts"},
+        {"role": "user", "content": "Fix a.py"},
+        {"role": "assistant", "content": None, "reasoning_content": "I must read a.py", "tool_calls": [CALL]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "1: print('hi')"},
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "Attachments returned by the tool calls above:"}],
+        },
+    ]
+
+
+def sent_reasoning(srv: FakeModelServer) -> list[str | None]:
+    body = srv.requests[-1].body
+    assert isinstance(body, dict)
+    return [m.get("reasoning_content") for m in body["messages"] if m["role"] == "assistant"]
+
+
+@pytest.mark.parametrize("route", ["openai", "litellm"])
+@pytest.mark.parametrize(
+    ("name", "options", "expected"),
+    [
+        ("deepseek-reasoner", {}, [None, "I must read a.py"]),  # required within a turn's tool loop
+        ("kimi-k2-thinking", {}, [None, "I must read a.py"]),
+        ("model-a", {}, [None, None]),  # most OpenAI-compatible servers reject it: dropped
+        ("model-a", {"agentls_reasoning": "send"}, [None, "I must read a.py"]),
+        ("deepseek-reasoner", {"agentls_reasoning": "drop"}, [None, None]),
+    ],
+)
+async def test_reasoning_is_sent_back_by_the_providers_rule(
+    srv: FakeModelServer, route: str, name: str, options: dict[str, Any], expected: list[str | None]
+) -> None:
+    model = {"limit": {"context": 100_000, "output": 4_096}, "options": options}
+    config = Config.model_validate(
+        {
+            "provider": {
+                "fake": {
+                    "litellm_provider": "openai",
+                    "options": {"api_base": srv.openai_base, "api_key": "k", "agentls_route": route},
+                    "models": {name: model},
+                }
+            }
+        }
+    )
+    srv.script(Turn.text("ok"))
+    await collect(LLMRequest(resolve_model(config, f"fake/{name}"), ["sys"], turn_with_reasoning()))
+    assert sent_reasoning(srv) == expected
+
+
+def test_unsigned_reasoning_is_kept_in_the_history_for_the_provider_to_decide() -> None:
+    from core.session.convert import to_model_messages
+    from core.session.models import MessageAdapter, MessageWithParts, PartAdapter
+
+    info = {
+        "id": "msg_2",
+        "sessionID": "ses_1",
+        "role": "assistant",
+        "time": {"created": 1},
+        "parentID": "msg_1",
+        "providerID": "p",
+        "modelID": "m",
+        "agent": "build",
+        "mode": "build",
+    }
+    parts = [
+        {"type": "reasoning", "text": "thinking in ", "time": {"start": 1}},
+        {"type": "reasoning", "text": "steps", "time": {"start": 2}},
+        {"type": "text", "text": "done"},
+    ]
+    message = MessageWithParts(
+        info=MessageAdapter.validate_python(info),
+        parts=[
+            PartAdapter.validate_python({"sessionID": "ses_1", "messageID": "msg_2", "id": f"prt_{i}", **p})
+            for i, p in enumerate(parts)
+        ],
+    )
+    [assistant] = to_model_messages([message])
+    assert assistant["reasoning_content"] == "thinking in steps"
+    assert "thinking_blocks" not in assistant
