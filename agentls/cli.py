@@ -23,4 +23,4 @@ COMMANDS: dict[str, str] = {**CORE_COMMANDS, **LSP_COMMANDS, "acp": "acp_server.
 
 def main() -> None:
     """Entry point of `agentls`."""
-    exit_now(run(commands=COMMANDS))
+    exit_now(run(commands=COMMANDS, fresh_process=True))

@@ -11,7 +11,7 @@ HOST_COMMANDS: dict[str, str] = {"serve": "lsp_server.serve_cmd", "demo": "lsp_s
 
 def main() -> None:
     """``python -m lsp_server.cli COMMAND ...``."""
-    exit_now(run(commands={**CORE_COMMANDS, **HOST_COMMANDS}))
+    exit_now(run(commands={**CORE_COMMANDS, **HOST_COMMANDS}, fresh_process=True))
 
 
 if __name__ == "__main__":

@@ -11,6 +11,8 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from core.cli.main import startup_imports
+
 if TYPE_CHECKING:
     from lsp_server.server import AgentServer
 
@@ -52,10 +54,11 @@ def run(args: argparse.Namespace) -> int:
     configure_logging(args.log_file, args.log_level)
     # litellm must not fetch its cost map at import (no network, and it would print to stdout).
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    from lsp_server.lifecycle import exit_now, run_stdio
-    from lsp_server.server import build_server
+    with startup_imports():  # pygls and lsprotocol build ~600 classes: no collections meanwhile
+        from lsp_server.lifecycle import exit_now, run_stdio
+        from lsp_server.server import build_server
 
-    server = build_server()
+        server = build_server()
     if args.tcp:
         host, _, port = args.tcp.rpartition(":")
         server.watch_parent = False

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import gc
 import importlib
 import inspect
 import logging
 import os
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, NoReturn
 
 from core import __version__
@@ -72,10 +74,38 @@ def chosen_command(argv: Sequence[str], commands: Mapping[str, str]) -> str | No
     return None
 
 
-def run(argv: Sequence[str] | None = None, commands: Mapping[str, str] = CORE_COMMANDS) -> int:
-    """Parse ``argv``, run the chosen command, map errors to a message on stderr and an exit code."""
+@contextlib.contextmanager
+def startup_imports() -> Iterator[None]:
+    """Import a command's modules with the garbage collector paused, then keep what they built out
+    of every later collection.
+
+    Imports create hundreds of thousands of objects that live as long as the process (modules,
+    classes, pydantic schemas); collecting while they pile up took ~20% of a start's CPU. Only for a
+    fresh process: ``gc.freeze`` also exempts everything allocated before.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if was_enabled:
+            gc.enable()
+
+
+def run(
+    argv: Sequence[str] | None = None,
+    commands: Mapping[str, str] = CORE_COMMANDS,
+    *,
+    fresh_process: bool = False,
+) -> int:
+    """Parse ``argv``, run the chosen command, map errors to a message on stderr and an exit code.
+
+    ``fresh_process``: the caller is a console script, so start-up imports may pause the collector.
+    """
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(commands, only=chosen_command(argv, commands))
+    with startup_imports() if fresh_process else contextlib.nullcontext():
+        parser = build_parser(commands, only=chosen_command(argv, commands))
     args = parser.parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr)
     func: Callable[[argparse.Namespace], Any] | None = getattr(args, "func", None)
@@ -119,4 +149,4 @@ def exit_now(code: int) -> NoReturn:
 
 def main() -> None:
     """Console entry point of the core-only CLI."""
-    exit_now(run())
+    exit_now(run(fresh_process=True))
