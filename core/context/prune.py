@@ -20,7 +20,6 @@ from typing import Protocol
 from core.context.filter import model_view
 from core.context.tokens import CLEARED_OUTPUT, TokenCounter
 from core.session.models import (
-    AnyPart,
     AssistantMessage,
     MessageWithParts,
     ToolPart,
@@ -49,7 +48,7 @@ class PartStore(Protocol):
     """The part of ``core.session.sessions.Sessions`` prune uses."""
 
     async def messages(self, session_id: str) -> list[MessageWithParts]: ...
-    async def update_parts(self, parts: list[AnyPart]) -> object: ...
+    async def mark_compacted(self, parts: list[ToolPart]) -> object: ...
 
 
 def _is_turn_start(message: MessageWithParts) -> bool:
@@ -113,14 +112,15 @@ async def prune(sessions: PartStore, session_id: str, config: PruneSettings, cou
     placeholder = counter.count_text(CLEARED_OUTPUT)
     freed = sum(counter.count_output(p) - placeholder for p in parts)
     stamp = now_ms()
-    marked: list[AnyPart] = []
+    marked: list[ToolPart] = []
     for part in parts:
-        copy = part.model_copy(deep=True)
-        assert copy.state.status == "completed"
-        copy.state.time.compacted = stamp
-        marked.append(copy)
+        state = part.state
+        assert state.status == "completed"
+        # Shallow copies down to the mark: a deep copy of every output cost more than the write.
+        time = state.time.model_copy(update={"compacted": stamp})
+        marked.append(part.model_copy(update={"state": state.model_copy(update={"time": time})}))
     # One transaction: a prune of a long session marks hundreds of parts, and a commit per part
     # held the database (and the turn's end) for seconds.
-    await sessions.update_parts(marked)
+    await sessions.mark_compacted(marked)
     log.info("pruned %d tool outputs (%d tokens) in %s", len(parts), freed, session_id)
     return freed

@@ -35,6 +35,7 @@ from core.session.models import (
     Session,
     SessionTime,
     Todo,
+    ToolPart,
     UserMessage,
     now_ms,
 )
@@ -182,15 +183,19 @@ class Sessions:
         await self.store.upsert_part(part)
         self.bus.publish(PartUpdated(part=_snapshot(part)))
 
-    async def update_parts(self, parts: builtins.list[AnyPart]) -> None:
-        """Save many parts in one transaction (publishes message.part.updated for each)."""
+    async def mark_compacted(self, parts: builtins.list[ToolPart]) -> None:
+        """Store the prune marks of completed tool parts (``state.time.compacted``), one transaction,
+        and publish message.part.updated for each."""
+        marks: builtins.list[tuple[str, int]] = []
         for part in parts:
-            if part.id in self._live:
-                self._live[part.id] = part
-                self._dirty.discard(part.id)
-        await self.store.upsert_parts(parts)
+            if part.state.status != "completed" or part.state.time.compacted is None:
+                raise InvalidInputError(f"tool part {part.id} carries no prune mark to store")
+            marks.append((part.id, part.state.time.compacted))
+        await self.store.mark_compacted(marks)
         for part in parts:
-            self.bus.publish(PartUpdated(part=_snapshot(part)))
+            # Not copied for the event (a deep copy of each output cost more than the write): the
+            # caller hands over fresh copies that nothing mutates, unlike the live streaming parts.
+            self.bus.publish(PartUpdated(part=part))
 
     def append_delta(self, part: AnyPart, field: str, delta: str) -> AnyPart:
         """Append ``delta`` to ``part.<field>`` (``"text"`` for text and reasoning parts) in memory,

@@ -121,7 +121,7 @@ class MemoryStore:
         assert session_id == SESSION
         return [m.model_copy(deep=True) for m in self.history]
 
-    async def update_parts(self, parts: list[AnyPart]) -> object:
+    async def mark_compacted(self, parts: list[ToolPart]) -> object:
         self.batches += 1
         for part in parts:
             self.updated.append(part)
