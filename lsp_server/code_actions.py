@@ -1,7 +1,9 @@
 """Code actions that hand a diagnostic or a selection to the agent, for any LSP client.
 
-"Ask agent to fix …" on each diagnostic under the cursor and "Explain with agent" on a selection;
-both run a command whose prompt carries the file, the range, the code and the diagnostic.
+"Ask agent to fix …" on each diagnostic the client sent, "Ask agent to fix line N" on any range
+(stock Neovim and eglot send only this server's diagnostics, and agentls publishes none), and
+"Explain with agent" on a selection. They run a command whose prompt carries the file, the range,
+the code and every diagnostic the client put in the request.
 """
 
 from __future__ import annotations
@@ -12,11 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
 from lsprotocol.converters import get_converter
+from pydantic import Field
 from pygls.exceptions import JsonRpcInvalidParams
 
 from core.prompts import load
 from core.session.prompt_input import FileInput, Range, TextInput
 from lsp_server import protocol as p
+from lsp_server.diagnostics import format_diagnostic
 from lsp_server.errors import jsonrpc_errors
 from lsp_server.workspace import path_of
 
@@ -33,11 +37,37 @@ def _wanted(kind: str, only: Sequence[str] | None) -> bool:
     return not only or any(kind == k or kind.startswith(f"{k}.") for k in only)
 
 
+class Target(p.CodeTarget):
+    """A command's argument: the ``CodeTarget`` plus all diagnostics and the async switch."""
+
+    diagnostics: list[p.Diagnostic] = Field(default_factory=list)
+    async_: bool | None = Field(default=None, alias="async")
+
+
+def _lines(rng: lsp.Range) -> str:
+    start, end = rng.start.line + 1, rng.end.line + (1 if rng.end.character > 0 else 0)
+    return f"line {start}" if end <= start else f"lines {start}-{end}"
+
+
 def code_actions(params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
     """The agent's actions for a range and the diagnostics the client sent with it."""
     uri, only = params.text_document.uri, params.context.only
     actions: list[lsp.CodeAction] = []
     if _wanted(lsp.CodeActionKind.QuickFix, only):
+        title = f"Ask agent to fix {_lines(params.range)}"
+        everything = {
+            "uri": uri,
+            "range": _wire(params.range),
+            "diagnostics": [_wire(d) for d in params.context.diagnostics],
+        }
+        actions.append(
+            lsp.CodeAction(
+                title=title,
+                kind=lsp.CodeActionKind.QuickFix,
+                diagnostics=list(params.context.diagnostics) or None,
+                command=lsp.Command(title=title, command=FIX, arguments=[everything]),
+            )
+        )
         for diagnostic in params.context.diagnostics:
             title = f"Ask agent to fix: {_short(diagnostic.message)}"
             target = {"uri": uri, "range": _wire(diagnostic.range), "diagnostic": _wire(diagnostic)}
@@ -77,7 +107,16 @@ def _excerpt(text: str, rng: Range) -> str:
     return "\n".join(lines[rng.start.line : max(end, rng.start.line) + 1])
 
 
-def build_prompt(kind: str, target: p.CodeTarget, path: Path, text: str, root: Path) -> list[Any]:
+def _problems(target: Target) -> str:
+    found = [target.diagnostic] if target.diagnostic else []
+    found += [d for d in target.diagnostics if d not in found]
+    if not found:
+        return "The editor reports no problem here: find what is wrong with this code."
+    lines = [f"- {format_diagnostic(d)}" for d in found]
+    return "The editor reports:\n" + "\n".join(lines)
+
+
+def build_prompt(kind: str, target: Target, path: Path, text: str, root: Path) -> list[Any]:
     """The prompt parts of a fix or explain command: instruction with the code, plus the file range."""
     try:
         shown = str(path.relative_to(root))
@@ -90,7 +129,7 @@ def build_prompt(kind: str, target: p.CodeTarget, path: Path, text: str, root: P
         "start": rng.start.line + 1,
         "end": max(rng.end.line, rng.start.line) + 1,
         "code": _excerpt(text, rng),
-        "diagnostic": target.diagnostic.message if target.diagnostic else "",
+        "problems": _problems(target),
     }
     instruction = load("lsp/fix.md" if kind == FIX else "lsp/explain.md").format(**fields)
     return [TextInput(type="text", text=instruction), FileInput(type="file", path=str(path), range=rng)]
@@ -106,7 +145,7 @@ def register(server: AgentServer) -> None:
         @server.command(kind)
         @jsonrpc_errors
         async def run(*args: Any) -> Any:
-            target = p.parse(p.CodeTarget, args[0] if args else None)
+            target = p.parse(Target, args[0] if args else None)
             path = path_of(target.uri)
             if path is None:
                 raise JsonRpcInvalidParams(message="invalid params: arguments.0.uri: not a file:// URI")
@@ -121,7 +160,8 @@ def register(server: AgentServer) -> None:
                 ) from exc
             parts = build_prompt(kind, target, path, text, workspace.root)
             label = ("Fix: " if kind == FIX else "Explain: ") + path.name
-            return await server.plain.run(app, parts, label)
+            wait = None if target.async_ is None else not target.async_
+            return await server.plain.start(app, parts, label, wait)
 
     for kind in COMMANDS:
         command(kind)

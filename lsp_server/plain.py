@@ -7,14 +7,15 @@ a cancellable ``$/progress`` while a turn runs, the tool log in ``window/logMess
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
-from core.errors import NotFoundError
+from core.errors import AgentError, NotFoundError
 from core.events import PartUpdated, PermissionAsked, PermissionRequest, QuestionAsked, QuestionRequest
 from core.session.models import MessageWithParts, TextPart, ToolPart
 from core.session.prompt_input import AgentInput, FileInput, TextInput
@@ -53,6 +54,28 @@ class PlainPath:
                 self.session_id = None
         self.session_id = (await app.create_session()).id
         return self.session_id
+
+    async def start(
+        self, app: AgentApp, parts: PromptParts, label: str, wait: bool | None = None
+    ) -> dict[str, Any]:
+        """Run a turn for a command: to its end, or in the background when the client cannot wait.
+
+        A background turn answers ``{sessionID, async: true}`` at once and delivers its answer with
+        ``window/showMessage`` (eglot's requests time out after 10 s and block Emacs meanwhile).
+        """
+        if wait is None:
+            wait = not self.server.connection.async_commands
+        if wait:
+            return await self.run(app, parts, label)
+        session_id = await self.session(app)
+        self.server.spawn(self._background(app, parts, label))
+        return {"sessionID": session_id, "async": True}
+
+    async def _background(self, app: AgentApp, parts: PromptParts, label: str) -> None:
+        try:
+            await self.run(app, parts, label)
+        except AgentError as exc:
+            self.server.show_message(f"agentls: {exc}", lsp.MessageType.Error)
 
     async def run(self, app: AgentApp, parts: PromptParts, label: str) -> dict[str, Any]:
         """Run one turn with progress and log; show the answer; return ids and text."""
@@ -97,7 +120,7 @@ class PlainPath:
         progress.tokens.pop(token, None)
 
     async def _narrate(self, subscription: Subscription, token: str | None) -> None:
-        """Tool calls and finished text to the log, the running tool to the progress message."""
+        """Tool steps to the progress message and to the tool log (``toolLog``: message/log/off)."""
         seen: dict[str, str] = {}
         with subscription:
             async for event in subscription:
@@ -107,12 +130,13 @@ class PlainPath:
                 if line is None or seen.get(event.part.id) == line:
                     continue
                 seen[event.part.id] = line
-                self.server.log_message(line)
-                if (
-                    token is not None
-                    and isinstance(event.part, ToolPart)
-                    and self.server.connection.connected
-                ):
+                is_tool = isinstance(event.part, ToolPart)
+                where = self.server.connection.tool_log
+                if where == "log":
+                    self.server.log_message(line)
+                elif where == "message" and is_tool:  # the answer itself comes once, at the end
+                    self.server.show_message(f"agentls {line}")
+                if token is not None and is_tool and self.server.connection.connected:
                     self.server.work_done_progress.report(
                         token, lsp.WorkDoneProgressReport(message=line[:80])
                     )
@@ -158,10 +182,22 @@ class PlainPath:
             log.info("question %s was answered elsewhere", request.id)
 
     async def _choose(self, message: str, actions: list[str], kind: lsp.MessageType) -> str | None:
+        """The title the user picked; None when they dismissed it, or it got no answer in time."""
         params = lsp.ShowMessageRequestParams(
             type=kind, message=message, actions=[lsp.MessageActionItem(title=a) for a in actions]
         )
-        item = await self.server.window_show_message_request_async(params)
+        timeout = self.server.connection.dialog_timeout
+        try:
+            async with asyncio.timeout(timeout):
+                item = await self.server.window_show_message_request_async(params)
+        except TimeoutError:
+            # eglot sends no answer at all when the user quits the prompt with C-g.
+            log.info("no answer to a dialog within %.0f s: taking it as dismissed", timeout or 0)
+            self.server.show_message(f"agentls: no answer within {timeout:.0f} s; taken as dismissed")
+            return None
+        except JsonRpcException as exc:
+            log.info("the dialog failed in the client (%s): taking it as dismissed", exc.message)
+            return None
         return item.title if item is not None else None
 
 
@@ -206,6 +242,15 @@ def command_text(args: tuple[Any, ...]) -> str:
     return text
 
 
+def command_wait(args: tuple[Any, ...]) -> bool | None:
+    """``{"async": true}`` in the first argument: answer at once, deliver the answer as a message."""
+    first = args[0] if args else None
+    value = first.get("async") if isinstance(first, dict) else None
+    if value is not None and not isinstance(value, bool):
+        raise JsonRpcInvalidParams(message="invalid params: arguments.0.async: true or false")
+    return None if value is None else not value
+
+
 def register(server: AgentServer) -> PlainPath:
     """Add the commands and start the dialogs once the agent runs."""
     plain = PlainPath(server)
@@ -215,8 +260,9 @@ def register(server: AgentServer) -> PlainPath:
     @jsonrpc_errors
     async def prompt(*args: Any) -> Any:
         text = command_text(args)
+        wait = command_wait(args)
         app = await server.app()
-        return await plain.run(app, [TextInput(type="text", text=text)], text)
+        return await plain.start(app, [TextInput(type="text", text=text)], text, wait)
 
     @server.command("agentls.abort")
     @jsonrpc_errors

@@ -55,3 +55,27 @@ def rebase(base: str, ours: str, theirs: str) -> str | None:
         shift = len(theirs) - len(base)
         return theirs[: a0 + shift] + replacement + theirs[a1 + shift :]
     return None
+
+
+def position_at(text: str, offset: int, encoding: str = "utf-16") -> tuple[int, int]:
+    """(line, character) of ``offset`` in ``text``."""
+    return end_position(text[:offset], encoding)
+
+
+def smallest_edit(
+    old: str, new: str, encoding: str = "utf-16"
+) -> tuple[tuple[int, int], tuple[int, int], str]:
+    """The one range of ``old`` to replace, and its replacement, that turns ``old`` into ``new``.
+
+    Editors keep the cursor, marks and folds outside a small edit; and an unversioned edit that
+    meets a buffer the user just typed in only overwrites the region the agent changed.
+    """
+    start, end, replacement = _hunk(old, new)
+    # Never start or end inside a CRLF pair: no editor position points between its two characters.
+    if 0 < start < len(old) and old[start - 1] == "\r" and old[start] == "\n":
+        start -= 1
+        replacement = old[start] + replacement
+    if 0 < end < len(old) and old[end - 1] == "\r" and old[end] == "\n":
+        end += 1
+        replacement += old[end - 1]
+    return position_at(old, start, encoding), position_at(old, end, encoding), replacement

@@ -1,9 +1,21 @@
-"""The agent's files as the editor sees them: open buffers for reads, ``workspace/applyEdit`` for writes.
+"""The agent's files as the editor sees them: open buffers for reads; writes that keep buffer = disk.
 
-Reads return the user's unsaved text for open documents. Writes become one labelled
-``workspace/applyEdit`` each (one undo step in the editor) when the client supports versioned
-document changes, and the disk is brought to the same content before the write returns, because
-bash and the snapshot code read the disk. Clients without that support get plain disk writes.
+Reads return the user's unsaved text for open documents. A write picks, per file and client, the
+path that leaves the editor's buffer and the disk equal without a "changed on disk" prompt
+(``docs/protocol.md``, "Files go through the editor"):
+
+- a file no buffer shows: the disk only (an edit through the editor would leave a hidden modified
+  buffer behind);
+- an open document of a client that saves agent edits (``experimental.agent.savesEdits``): one
+  labelled ``workspace/applyEdit``; the client saves it before it answers;
+- an open document without unsaved changes, other clients: the disk only; the editor reloads the
+  unmodified buffer itself (Neovim's ``autoread`` at ``:checktime``, Emacs' auto-revert, VS Code),
+  with the reload as one undo step, and nothing is left modified to conflict with the disk later;
+- an open document with unsaved changes: one ``workspace/applyEdit`` on top of them
+  (``documentChanges`` when announced, else ``changes``), then the buffer's new text to disk.
+
+After any write the server's view of an open document is the new text until the editor's next
+didOpen/didChange/didClose, so a second edit in the same turn never starts from stale text.
 """
 
 from __future__ import annotations
@@ -12,25 +24,24 @@ import asyncio
 import logging
 import os
 from collections.abc import Callable
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
 from lsprotocol import types as lsp
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 from pygls.workspace import TextDocument
 
 from core.errors import ToolError
 from core.workspace import DiskWorkspace, EditContext, FileStat
+from lsp_server.clients import agent_capability
 from lsp_server.diagnostics import DiagnosticsStore
 from lsp_server.protocol import Diagnostics, parse
-from lsp_server.text_edits import end_position, rebase
+from lsp_server.text_edits import rebase, smallest_edit
 
 log = logging.getLogger(__name__)
-
-# How long to wait for the didChange that follows an applied edit before reading the buffer again.
-BUFFER_SYNC_TIMEOUT = 2.0
 
 AGENT_DIAGNOSTICS = "agent/diagnostics"
 
@@ -64,7 +75,9 @@ class LspWorkspace:
         self.diagnostics = diagnostics
         self._server = server
         self._disk = DiskWorkspace(self.root)
-        self._changed: dict[Path, asyncio.Event] = {}
+        self._overlay: dict[Path, str] = {}  # the text a buffer has after our edit, until it says so
+        self._seq: dict[Path, int] = {}  # didOpen/didChange/didClose count per file
+        self._modified: set[Path] = set()  # buffers our applyEdit left modified, until saved or reopened
 
     # --- editor state ----------------------------------------------------------------------
 
@@ -79,22 +92,40 @@ class LspWorkspace:
                 return document
         return None
 
-    def document_changed(self, uri: str) -> None:
-        """Called on didOpen/didChange/didClose so edits can wait for the buffer to catch up."""
-        path = path_of(uri)
-        if path is not None and (event := self._changed.pop(path, None)) is not None:
-            event.set()
+    def _text(self, path: Path, document: TextDocument) -> str:
+        return self._overlay.get(_key(path), document.source)
 
-    def _capabilities(self) -> tuple[bool, set[str]]:
-        """Whether versioned applyEdit works, and which resource operations the client allows."""
+    def document_changed(self, uri: str, saved: bool = False) -> None:
+        """didOpen/didChange/didClose: the editor's own report of the buffer supersedes our view.
+
+        didOpen, didClose and didSave also end "modified by our edit": the buffer matches the disk.
+        """
+        path = path_of(uri)
+        if path is None:
+            return
+        if saved:
+            self._modified.discard(path)
+            return
+        self._seq[path] = self._seq.get(path, 0) + 1
+        self._overlay.pop(path, None)
+
+    def document_reset(self, uri: str) -> None:
+        """didOpen/didClose: a buffer freshly read from (or no longer shown over) the disk."""
+        self.document_changed(uri)
+        if (path := path_of(uri)) is not None:
+            self._modified.discard(path)
+
+    def _client(self) -> tuple[bool, bool, bool]:
+        """(applyEdit works, documentChanges works, the client saves what an agent edit touched)."""
         try:
-            caps = self._server.client_capabilities.workspace
+            caps = self._server.client_capabilities
         except (AttributeError, RuntimeError):
-            return False, set()
-        edit = caps.workspace_edit if caps else None
-        if caps is None or not caps.apply_edit or edit is None or not edit.document_changes:
-            return False, set()
-        return True, {str(op.value) for op in edit.resource_operations or ()}
+            return False, False, False
+        workspace = caps.workspace
+        edit = workspace.workspace_edit if workspace else None
+        agent = agent_capability(caps)
+        saves = bool(agent and agent.get("savesEdits") is True)
+        return bool(workspace and workspace.apply_edit), bool(edit and edit.document_changes), saves
 
     def _encoding(self) -> str:
         encoding = self._server.workspace.position_encoding
@@ -108,13 +139,13 @@ class LspWorkspace:
     async def read_bytes(self, path: Path) -> bytes:
         document = self._document(path)
         if document is not None:
-            return document.source.encode("utf-8")
+            return self._text(path, document).encode("utf-8")
         return await self._disk.read_bytes(path)
 
     async def read_text(self, path: Path) -> str:
         document = self._document(path)
         if document is not None:
-            return document.source
+            return self._text(path, document)
         return await self._disk.read_text(path)
 
     async def stat(self, path: Path) -> FileStat:
@@ -122,7 +153,7 @@ class LspWorkspace:
         document = self._document(path)
         if document is None:
             return disk
-        size = len(document.source.encode("utf-8"))
+        size = len(self._text(path, document).encode("utf-8"))
         return FileStat(path=path, exists=True, is_dir=False, size=size, mtime_ns=disk.mtime_ns)
 
     # --- writes ----------------------------------------------------------------------------
@@ -131,114 +162,130 @@ class LspWorkspace:
         # Marked before the edit goes out: an editor re-checks as soon as it applies the change,
         # which can be before it answers applyEdit, and that report already describes the new text.
         self.diagnostics.mark_edit(_key(path))
-        versioned, operations = self._capabilities()
+        document = self._document(path)
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             text = None  # binary content has no place in an editor buffer
-        if versioned and text is not None:
-            document = self._document(path)
-            if document is not None:
-                text = await self._edit_open(path, document, text, ctx.label)
-                data = text.encode("utf-8")
-            else:
-                await self._edit_closed(path, text, ctx.label, operations)
-        await self._disk.write_bytes(path, data, ctx)
+        if document is None or text is None:
+            await self._disk.write_bytes(path, data, ctx)
+            return
+        apply_edit, document_changes, saves = self._client()
+        current = self._text(path, document)
+        unsaved = not saves and (
+            _key(path) in self._modified or current.encode("utf-8") != await self._disk_bytes(path)
+        )
+        if not apply_edit or (not saves and not unsaved):
+            await self._disk.write_bytes(path, data, ctx)
+            self._overlay[_key(path)] = text  # the editor's reload brings its buffer here
+            return
+        text = await self._edit_open(path, document, current, text, ctx.label, document_changes)
+        if not saves:
+            self._modified.add(_key(path))
+            await self._disk.write_bytes(path, text.encode("utf-8"), ctx)
+
+    async def _disk_bytes(self, path: Path) -> bytes | None:
+        try:
+            return await self._disk.read_bytes(path)
+        except FileNotFoundError:
+            return None
 
     async def delete(self, path: Path, ctx: EditContext) -> None:
-        versioned, operations = self._capabilities()
-        if versioned and "delete" in operations:
+        apply_edit, document_changes, _ = self._client()
+        if self.is_open(path) and apply_edit and document_changes and self._can("delete"):
             change = lsp.DeleteFile(
                 uri=uri_of(path), options=lsp.DeleteFileOptions(ignore_if_not_exists=True)
             )
-            if not await self._apply([change], ctx.label):
-                log.warning("client refused to delete %s; deleting it on disk", path)
+            applied, reason = await self._apply(lsp.WorkspaceEdit(document_changes=[change]), ctx.label, [])
+            if not applied:
+                log.info("the editor refused to close the deleted %s (%s); deleting it on disk", path, reason)
         if (await self._disk.stat(path)).exists:
             await self._disk.delete(path, ctx)
+
+    def _can(self, operation: str) -> bool:
+        caps = self._server.client_capabilities.workspace
+        edit = caps.workspace_edit if caps else None
+        operations = edit.resource_operations if edit is not None else None
+        return operation in {str(op.value) for op in operations or ()}
 
     async def wait_diagnostics(self, path: Path, timeout: float = 2.0) -> list[str]:
         """Error-level editor diagnostics of the first report after the last edit of ``path``."""
         return await self.diagnostics.wait(_key(path), timeout)
 
-    async def _edit_open(self, path: Path, document: TextDocument, text: str, label: str) -> str:
-        """Replace an open buffer's text; returns what the buffer holds afterwards."""
-        # pygls updates the document object in place, so keep what the edit was built against.
-        base, version, uri = document.source, document.version, document.uri
-        if await self._replace(path, uri, version, base, text, label):
+    async def _edit_open(
+        self, path: Path, document: TextDocument, base: str, text: str, label: str, versioned: bool
+    ) -> str:
+        """Put ``text`` in an open buffer; returns what the buffer holds afterwards."""
+        # A version is only known while no edit of ours is unconfirmed; else the editor checks none.
+        version = document.version if versioned and _key(path) not in self._overlay else None
+        seq = self._seq.get(_key(path), 0)
+        applied, reason = await self._replace(path, document.uri, version, base, text, label, versioned)
+        if applied:
             return text
-        # Refused: the user typed between our snapshot of the buffer and the edit. Give the
-        # didChange a moment to arrive, then re-apply the agent's change to the new text once.
         current = self._document(path)
-        if current is not None and current.version == version:
-            await self._wait_changed(path)
-            current = self._document(path)
         if current is None:
             raise ToolError(CHANGED_UNDER_US)
-        merged = rebase(base, text, current.source)
+        theirs = self._text(path, current)
+        if self._seq.get(_key(path), 0) == seq and theirs == base:
+            # Nothing changed in the buffer: the user (or the editor) said no.
+            raise ToolError(refused(path, reason))
+        # The user typed between our read and the edit: re-apply the agent's change on top, once.
+        merged = rebase(base, text, theirs)
         if merged is None:
             raise ToolError(CHANGED_UNDER_US)
-        if await self._replace(path, current.uri, current.version, current.source, merged, label):
+        again = current.version if versioned else None
+        applied, _ = await self._replace(path, current.uri, again, theirs, merged, label, versioned)
+        if applied:
             return merged
         raise ToolError(CHANGED_UNDER_US)
 
     async def _replace(
-        self, path: Path, uri: str, version: int | None, old: str, new: str, label: str
-    ) -> bool:
-        line, character = end_position(old, self._encoding())
-        edit = lsp.TextDocumentEdit(
-            text_document=lsp.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
-            edits=[lsp.TextEdit(range=_range(0, 0, line, character), new_text=new)],
-        )
-        waiter = self._changed.setdefault(_key(path), asyncio.Event())
-        if not await self._apply([edit], label):
-            return False
-        if version is not None:
-            try:
-                async with asyncio.timeout(BUFFER_SYNC_TIMEOUT):
-                    while (doc := self._document(path)) is not None and doc.source != new:
-                        await waiter.wait()
-                        waiter = self._changed.setdefault(_key(path), asyncio.Event())
-            except TimeoutError:
-                log.warning("%s: the editor applied the edit but sent no didChange", path)
-        return True
-
-    async def _wait_changed(self, path: Path) -> None:
-        waiter = self._changed.setdefault(_key(path), asyncio.Event())
-        try:
-            async with asyncio.timeout(BUFFER_SYNC_TIMEOUT):
-                await waiter.wait()
-        except TimeoutError:
-            pass
-
-    async def _edit_closed(self, path: Path, text: str, label: str, operations: set[str]) -> None:
-        """Write a file that no buffer shows; the editor records it so it can be undone."""
-        uri = uri_of(path)
-        changes: list[Any] = []
-        if (await self._disk.stat(path)).exists:
-            old = await self._disk.read_text(path)
-        elif "create" in operations:
-            old = ""
-            changes.append(lsp.CreateFile(uri=uri, options=lsp.CreateFileOptions(ignore_if_exists=True)))
-        else:
-            return  # the client cannot create files: the disk write alone does it
-        line, character = end_position(old, self._encoding())
-        changes.append(
-            lsp.TextDocumentEdit(
-                text_document=lsp.OptionalVersionedTextDocumentIdentifier(uri=uri, version=None),
-                edits=[lsp.TextEdit(range=_range(0, 0, line, character), new_text=text)],
+        self, path: Path, uri: str, version: int | None, old: str, new: str, label: str, versioned: bool
+    ) -> tuple[bool, str]:
+        (l0, c0), (l1, c1), replacement = smallest_edit(old, new, self._encoding())
+        edit = lsp.TextEdit(range=_range(l0, c0, l1, c1), new_text=replacement)
+        if versioned:
+            identifier = lsp.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
+            workspace_edit = lsp.WorkspaceEdit(
+                document_changes=[lsp.TextDocumentEdit(text_document=identifier, edits=[edit])]
             )
-        )
-        if not await self._apply(changes, label):
-            log.warning("client refused the edit of closed file %s; writing it on disk", path)
+        else:
+            workspace_edit = lsp.WorkspaceEdit(changes={uri: [edit]})
+        return await self._apply(workspace_edit, label, [(_key(path), new)])
 
-    async def _apply(self, changes: list[Any], label: str) -> bool:
-        params = lsp.ApplyWorkspaceEditParams(
-            edit=lsp.WorkspaceEdit(document_changes=changes), label=label or None
-        )
-        result = await self._server.workspace_apply_edit_async(params)
-        if not result.applied:
-            log.info("workspace/applyEdit refused (%s): %s", label, result.failure_reason)
-        return bool(result.applied)
+    async def _apply(
+        self, edit: lsp.WorkspaceEdit, label: str, results: list[tuple[Path, str]]
+    ) -> tuple[bool, str]:
+        """Send one applyEdit; an error reply is a refusal. Applied: ``results`` become our view."""
+        params = lsp.ApplyWorkspaceEditParams(edit=edit, label=label or None)
+        future: Future[Any] = self._server.protocol.send_request(lsp.WORKSPACE_APPLY_EDIT, params)
+        answered: dict[Path, int] = {}
+
+        def note(_: Future[Any]) -> None:
+            # Runs as the answer is read, before any later didChange: later reports are newer.
+            for path, _text in results:
+                answered[path] = self._seq.get(path, 0)
+
+        future.add_done_callback(note)
+        try:
+            result = await asyncio.wrap_future(future)
+        except JsonRpcException as exc:
+            log.info("workspace/applyEdit (%s) answered with an error: %s", label, exc.message)
+            return False, exc.message
+        if not getattr(result, "applied", False):
+            reason = getattr(result, "failure_reason", None) or ""
+            log.info("workspace/applyEdit refused (%s): %s", label, reason)
+            return False, reason
+        for path, text in results:
+            if self._seq.get(path, 0) == answered.get(path):
+                self._overlay[path] = text
+        return True, ""
+
+
+def refused(path: Path, reason: str) -> str:
+    """The tool error for an edit the editor did not apply."""
+    why = f" ({reason})" if reason else ""
+    return f"the editor refused the edit of {path.name}{why}; the file is unchanged. Do not retry it as is."
 
 
 def _range(l0: int, c0: int, l1: int, c1: int) -> lsp.Range:
@@ -252,8 +299,19 @@ def register_document_hooks(server: LanguageServer, current: Callable[[], LspWor
         if (workspace := current()) is not None:
             workspace.document_changed(params.text_document.uri)
 
-    for method in (lsp.TEXT_DOCUMENT_DID_OPEN, lsp.TEXT_DOCUMENT_DID_CHANGE, lsp.TEXT_DOCUMENT_DID_CLOSE):
-        server.feature(method)(changed)
+    def reset(params: Any) -> None:
+        if (workspace := current()) is not None:
+            workspace.document_reset(params.text_document.uri)
+
+    def saved(params: Any) -> None:
+        if (workspace := current()) is not None:
+            workspace.document_changed(params.text_document.uri, saved=True)
+
+    server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)(changed)
+    server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)(reset)
+    server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)(reset)
+    # Registering didSave makes the server ask for it (textDocumentSync.save).
+    server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)(saved)
 
     @server.feature(AGENT_DIAGNOSTICS)
     def diagnostics(params: Any) -> None:

@@ -72,6 +72,7 @@ def options() -> dict[str, Any] | None:
 
 async def connect(tmp_path: Path, project: Path, profile: str, options: Any) -> AsyncIterator[Connected]:
     client, editor, result = await start(SERVER, project, tmp_path / "data", profile, options, EVENTS)
+    editor.saves = profile == PLUGIN  # a plugin saves what an agent edit touched (savesEdits)
     yield Connected(client, editor, result, project, profile)
     await client.shutdown_session()
     await client.stop()

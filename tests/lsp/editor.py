@@ -24,7 +24,8 @@ from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 REPO = Path(__file__).resolve().parents[2]
 SERVER = [sys.executable, "-m", "lsp_server"]
 
-# A client that speaks the agent protocol: VS Code's capabilities plus experimental.agent.
+# A client that speaks the agent protocol: VS Code's capabilities plus experimental.agent, saving
+# every document an agent edit touched (savesEdits) as the plugins do.
 PLUGIN = "plugin"
 
 
@@ -32,7 +33,7 @@ def capabilities(profile: str) -> lsp.ClientCapabilities:
     """``plugin`` (VS Code + experimental.agent) or a pytest-lsp client spec such as ``neovim@v0.10.0``."""
     if profile == PLUGIN:
         caps = client_capabilities("visual-studio-code")
-        caps.experimental = {"agent": {"version": 1}}
+        caps.experimental = {"agent": {"version": 1, "savesEdits": True}}
         return caps
     return client_capabilities(profile)
 
@@ -77,6 +78,7 @@ class Editor:
     arrived: asyncio.Event = field(default_factory=asyncio.Event)
     dialogs: list[lsp.ShowMessageRequestParams] = field(default_factory=list)
     dialog_answers: list[str] = field(default_factory=list)
+    saves: bool = False  # save each document an applied edit touched (a savesEdits plugin)
 
     def open(self, path: Path, text: str) -> None:
         """Open a buffer whose text may differ from the disk (unsaved)."""
@@ -104,7 +106,15 @@ class Editor:
         for hook in list(self.before_apply):
             self.before_apply.remove(hook)
             hook(self)
-        for change in params.edit.document_changes or []:
+        # `changes` (clients without documentChanges): the same edits, without a version.
+        unversioned = [
+            lsp.TextDocumentEdit(
+                text_document=lsp.OptionalVersionedTextDocumentIdentifier(uri=target, version=None),
+                edits=list(edits),
+            )
+            for target, edits in (params.edit.changes or {}).items()
+        ]
+        for change in [*(params.edit.document_changes or []), *unversioned]:
             if isinstance(change, lsp.CreateFile):
                 path = Path(to_fs_path(change.uri) or "")
                 path.parent.mkdir(parents=True, exist_ok=True)
@@ -126,6 +136,8 @@ class Editor:
                     start, end = offset(buffer.text, edit.range.start), offset(buffer.text, edit.range.end)
                     buffer.text = buffer.text[:start] + edit.new_text + buffer.text[end:]
                 buffer.version += 1
+                if self.saves:
+                    Path(to_fs_path(target.uri) or "").write_text(buffer.text)
                 if buffer.open:
                     self.client.text_document_did_change(
                         lsp.DidChangeTextDocumentParams(

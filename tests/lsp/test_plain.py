@@ -111,12 +111,16 @@ async def test_code_actions_on_a_diagnostic_and_a_selection(
     vscode.editor.open(vscode.root / "hello.py", "prnt('hello')\n")
     actions = await code_actions(vscode, [diagnostic("name 'prnt' is not defined")])
     titles = [a.title for a in actions]
-    assert titles == ["Ask agent to fix: name 'prnt' is not defined", "Explain with agent"]
+    assert titles == [
+        "Ask agent to fix line 1",
+        "Ask agent to fix: name 'prnt' is not defined",
+        "Explain with agent",
+    ]
     only_fixes = await code_actions(vscode, [diagnostic("x")], only=[lsp.CodeActionKind.QuickFix])
-    assert [a.title for a in only_fixes] == ["Ask agent to fix: x"]
+    assert [a.title for a in only_fixes] == ["Ask agent to fix line 1", "Ask agent to fix: x"]
 
     model.script(Turn.text("Fixed the typo."))
-    fix = actions[0].command
+    fix = actions[1].command
     result = await command(vscode, fix.command, *fix.arguments)
     assert result["text"] == "Fixed the typo."
     sent = str(model.requests[0].messages)
@@ -124,7 +128,7 @@ async def test_code_actions_on_a_diagnostic_and_a_selection(
     assert "name 'prnt' is not defined" in sent and "hello.py" in sent and "prnt('hello')" in sent
 
     model.script(Turn.text("It prints hello."))
-    explain = actions[1].command
+    explain = actions[2].command
     assert (await command(vscode, explain.command, *explain.arguments))["text"] == "It prints hello."
 
 
@@ -153,3 +157,37 @@ async def test_closing_a_question_dialog_dismisses_it(vscode: Connected, model: 
     messages = (await vscode.call("agent/session/messages", {"sessionID": result["sessionID"]}))["messages"]
     (tool,) = [p for m in messages for p in m["parts"] if p["type"] == "tool"]
     assert tool["state"]["status"] == "error" and "dismissed" in tool["state"]["error"]
+
+
+async def test_fix_is_offered_on_any_range_and_gathers_what_the_client_sent(
+    vscode: Connected, model: FakeModelServer
+) -> None:
+    vscode.editor.open(vscode.root / "hello.py", "prnt('hello')\n")
+    # Stock clients send only this server's diagnostics (none): the action is there anyway.
+    (fix,) = await code_actions(vscode, [], only=[lsp.CodeActionKind.QuickFix])
+    assert fix.title == "Ask agent to fix line 1"
+    model.script(Turn.text("Looked at it."))
+    await command(vscode, fix.command.command, *fix.command.arguments)
+    sent = str(model.requests[0].messages)
+    assert "no problem here" in sent and "prnt('hello')" in sent
+    # Other servers' diagnostics in the request all reach the prompt.
+    two = [diagnostic("name 'prnt' is not defined"), diagnostic("missing docstring")]
+    (fix, *_) = await code_actions(vscode, two, only=[lsp.CodeActionKind.QuickFix])
+    model.script(Turn.text("Fixed both."))
+    await command(vscode, fix.command.command, *fix.command.arguments)
+    sent = str(model.requests[1].messages)
+    assert "1:1 name 'prnt' is not defined" in sent and "1:1 missing docstring" in sent
+
+
+async def test_async_prompt_answers_at_once_and_delivers_the_answer_as_a_message(
+    vscode: Connected, model: FakeModelServer
+) -> None:
+    gate = asyncio.Event()
+    model.script(Turn.text("a slow answer", chunks=4).slow_first_byte(gate))
+    result = await command(vscode, "agentls.prompt", {"text": "take your time", "async": True})
+    assert result == {"sessionID": result["sessionID"], "async": True}
+    assert not any(m.message == "a slow answer" for m in vscode.client.messages)
+    gate.set()
+    await vscode.editor.wait_for(lambda: any(m.message == "a slow answer" for m in vscode.client.messages))
+    with pytest.raises(Exception, match="async: true or false"):
+        await command(vscode, "agentls.prompt", {"text": "x", "async": "yes"})

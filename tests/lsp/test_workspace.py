@@ -12,7 +12,7 @@ import pytest
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
-from tests.lsp.editor import REPO, Editor, start, uri
+from tests.lsp.editor import PLUGIN, REPO, Editor, start, uri
 
 FIXTURE_SERVER = [sys.executable, str(REPO / "tests" / "fixtures" / "lsp" / "workspace_server.py")]
 
@@ -100,12 +100,12 @@ async def test_refused_edit_that_conflicts_is_reported_to_the_model(
 ) -> None:
     client, editor = vscode
     path = project / "a.py"
-    path.write_text("one\n")
+    path.write_text("zero\n")
     editor.open(path, "one\n")
     editor.before_apply.append(lambda ed: ed.type(path, "uno\n"))
     result = await call(client, "test/write", path=str(path), text="ONE\n")
     assert "changed in the editor" in result["error"]
-    assert path.read_text() == "one\n"
+    assert path.read_text() == "zero\n"
     assert editor.buffers[uri(path)].text == "uno\n"
 
 
@@ -125,24 +125,75 @@ async def test_refused_twice_is_reported(vscode: tuple[LanguageClient, Editor], 
     assert len(editor.edits) == 2
 
 
-async def test_new_and_closed_files_go_through_the_editor(
+async def test_new_and_closed_files_go_straight_to_disk(
     vscode: tuple[LanguageClient, Editor], project: Path
 ) -> None:
     client, editor = vscode
     new = project / "pkg" / "new.py"
     assert await call(client, "test/write", path=str(new), text="x = 1\n") == {"disk": "x = 1\n"}
-    kinds = [type(c).__name__ for c in editor.edits[0].edit.document_changes or []]
-    assert kinds == ["CreateFile", "TextDocumentEdit"]
     closed = project / "closed.py"
     closed.write_text("before\n")
     assert await call(client, "test/write", path=str(closed), text="after\n") == {"disk": "after\n"}
-    (change,) = editor.edits[1].edit.document_changes or []
-    assert isinstance(change, lsp.TextDocumentEdit) and change.text_document.version is None
     assert await call(client, "test/delete", path=str(closed)) == {"exists": False}
-    assert isinstance((editor.edits[2].edit.document_changes or [])[0], lsp.DeleteFile)
+    # No buffer the user never opened is left modified (or created) in the editor.
+    assert editor.edits == []
 
 
-async def test_client_without_document_changes_gets_disk_writes(
+async def test_unmodified_buffer_gets_the_disk_and_the_editors_reload(
+    vscode: tuple[LanguageClient, Editor], project: Path
+) -> None:
+    client, editor = vscode
+    path = project / "a.py"
+    path.write_text("one\ntwo\n")
+    editor.open(path, "one\ntwo\n")
+    assert await call(client, "test/write", path=str(path), text="ONE\ntwo\n") == {"disk": "ONE\ntwo\n"}
+    assert editor.edits == []  # nothing the editor would keep as a modified buffer
+    # Before the editor reloads, the server already reads the new text: the next edit builds on it.
+    assert (await call(client, "test/read", path=str(path)))["text"] == "ONE\ntwo\n"
+    assert await call(client, "test/write", path=str(path), text="ONE\nTWO\n") == {"disk": "ONE\nTWO\n"}
+    editor.type(path, "ONE\nTWO\n")  # the editor's reload (autoread, auto-revert) reports the text
+    assert (await call(client, "test/read", path=str(path)))["text"] == "ONE\nTWO\n"
+
+
+async def test_two_edits_of_a_modified_buffer_before_any_didchange(
+    vscode: tuple[LanguageClient, Editor], project: Path
+) -> None:
+    client, editor = vscode
+    path = project / "a.py"
+    path.write_text("disk\n")
+    editor.open(path, "a\nb\nc\n")
+    editor.client.text_document_did_change = lambda params: None  # type: ignore[method-assign]
+    assert await call(client, "test/write", path=str(path), text="A\nb\nc\n") == {"disk": "A\nb\nc\n"}
+    assert await call(client, "test/write", path=str(path), text="A\nb\nC\n") == {"disk": "A\nb\nC\n"}
+    assert editor.buffers[uri(path)].text == "A\nb\nC\n"
+    first, second = (e.edit.document_changes or [] for e in editor.edits)
+    assert [c.text_document.version for c in first] == [1]  # type: ignore[union-attr]
+    # The editor's version after our edit is unknown until it reports: the second edit is unversioned.
+    assert [c.text_document.version for c in second] == [None]  # type: ignore[union-attr]
+    # Each edit is only the changed region, so typing elsewhere in the buffer survives it.
+    (edit,) = second[0].edits  # type: ignore[union-attr]
+    assert edit.new_text == "C" and edit.range.start.line == 2  # type: ignore[union-attr]
+
+
+async def test_an_error_reply_to_apply_edit_is_a_refusal(
+    vscode: tuple[LanguageClient, Editor], project: Path
+) -> None:
+    client, editor = vscode
+    path = project / "a.py"
+    path.write_text("disk\n")
+    editor.open(path, "buffer\n")
+
+    def cancelled_by_the_user(_: Editor) -> None:
+        raise RuntimeError("User cancelled server edit")
+
+    editor.before_apply.append(cancelled_by_the_user)
+    result = await call(client, "test/write", path=str(path), text="agent\n")
+    assert "the editor refused the edit of a.py" in result["error"]
+    assert "User cancelled server edit" in result["error"]
+    assert path.read_text() == "disk\n" and editor.buffers[uri(path)].text == "buffer\n"
+
+
+async def test_client_without_document_changes_gets_plain_changes(
     neovim: tuple[LanguageClient, Editor], project: Path
 ) -> None:
     client, editor = neovim
@@ -151,8 +202,21 @@ async def test_client_without_document_changes_gets_disk_writes(
     editor.open(path, "unsaved\n")
     assert (await call(client, "test/read", path=str(path)))["text"] == "unsaved\n"
     assert await call(client, "test/write", path=str(path), text="agent\n") == {"disk": "agent\n"}
-    assert editor.edits == []
+    (edit,) = editor.edits
+    assert edit.edit.document_changes is None and list(edit.edit.changes or {}) == [uri(path)]
+    assert editor.buffers[uri(path)].text == "agent\n"
     assert await call(client, "test/delete", path=str(path)) == {"exists": False}
+
+
+async def test_a_client_that_saves_edits_gets_no_disk_write_behind_it(tmp_path: Path, project: Path) -> None:
+    async for client, editor in _started(tmp_path, project, PLUGIN):
+        path = project / "a.py"
+        path.write_text("one\n")
+        editor.open(path, "one\n")
+        # This editor does not save: if the server wrote the disk itself, it would hold the edit.
+        assert await call(client, "test/write", path=str(path), text="ONE\n") == {"disk": "one\n"}
+        assert editor.buffers[uri(path)].text == "ONE\n"
+        assert (await call(client, "test/read", path=str(path)))["text"] == "ONE\n"
 
 
 def _diagnostic(line: int, message: str, severity: int | None) -> dict[str, Any]:
