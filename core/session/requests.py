@@ -51,11 +51,12 @@ class RequestBuilder:
             messages.append(
                 {"role": "user", "content": [{"type": "text", "text": load("session/max_steps.md")}]}
             )
+        instructions = await rt.instructions.render_all(rt.directory, rt.worktree, rt.config.instructions)
         system = build_system(
             base=plan.agent.prompt or family_prompt(model.family),
             user_system=plan.user.system,
             env=environment(f"{model.provider_id}/{model.model_id}", rt.directory, rt.is_git),
-            instructions=rt.instructions.render(rt.directory, rt.worktree, rt.config.instructions),
+            instructions=instructions,
             skills=rt.skills() if "skill" in tools else [],
         )
         request = LLMRequest(

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.prompts import load
+from core.session.instruction_urls import InstructionURLs, is_url
 
 log = logging.getLogger(__name__)
 
@@ -55,9 +56,10 @@ class _Cached:
 class InstructionFiles:
     """Finds and reads instruction files; re-reads a file only when its mtime or size changed."""
 
-    def __init__(self, config_dir: Path) -> None:
+    def __init__(self, config_dir: Path, urls: InstructionURLs | None = None) -> None:
         self._config_dir = config_dir
         self._cache: dict[Path, _Cached] = {}
+        self._urls = urls or InstructionURLs()
 
     def paths(self, directory: Path, worktree: Path, configured: list[str]) -> list[Path]:
         """Instruction files in the order they are shown to the model."""
@@ -72,6 +74,8 @@ class InstructionFiles:
                 found.append(candidate)
                 break
         for entry in configured:
+            if is_url(entry):
+                continue  # fetched by render_all
             pattern = os.path.expanduser(entry)
             if not os.path.isabs(pattern):
                 pattern = str(worktree / pattern)
@@ -106,6 +110,16 @@ class InstructionFiles:
             text = self.read(path)
             if text and text.strip():
                 blocks.append(f"Instructions from: {path}\n{text.strip()}")
+        return blocks
+
+    async def render_all(self, directory: Path, worktree: Path, configured: list[str]) -> list[str]:
+        """``render``, then the configured URLs (fetched, or left out with a warning)."""
+        blocks = self.render(directory, worktree, configured)
+        urls = [entry for entry in configured if is_url(entry)]
+        if urls:
+            for url, text in await self._urls.fetch_all(urls):
+                if text.strip():
+                    blocks.append(f"Instructions from: {url}\n{text.strip()}")
         return blocks
 
 
