@@ -85,7 +85,7 @@ export function loadSnapshot(state: ChatState, snapshot: Snapshot | null): void 
   state.partOwner = new Map();
   for (const m of snapshot?.messages ?? []) {
     state.order.push(m.info.id);
-    state.messages.set(m.info.id, { info: m.info, parts: [...m.parts] });
+    state.messages.set(m.info.id, { info: m.info, parts: m.parts.map((p) => ({ ...p }) as Part) });
     for (const p of m.parts) state.partOwner.set(p.id, m.info.id);
   }
   state.permissions = snapshot?.permissions ?? [];
@@ -158,7 +158,9 @@ function placeholder(state: ChatState, sessionID: string, messageID: string): Me
   return upsertMessage(state, info);
 }
 
-function upsertPart(state: ChatState, part: Part): void {
+function upsertPart(state: ChatState, incoming: Part): void {
+  // A copy: deltas are appended to it in place, and the event object may be shared.
+  const part = { ...incoming } as Part;
   const view = placeholder(state, part.sessionID, part.messageID);
   const index = view.parts.findIndex((p) => p.id === part.id);
   if (index >= 0) {
@@ -178,8 +180,8 @@ function appendDelta(state: ChatState, p: { sessionID: string; messageID: string
   const view = placeholder(state, p.sessionID, p.messageID);
   let part = view.parts.find((x) => x.id === p.partID);
   if (part === undefined) {
-    part = { id: p.partID, sessionID: p.sessionID, messageID: p.messageID, type: "text", text: "" };
-    upsertPart(state, part);
+    upsertPart(state, { id: p.partID, sessionID: p.sessionID, messageID: p.messageID, type: "text", text: "" });
+    part = view.parts.find((x) => x.id === p.partID) as Part;
   }
   const record = part as unknown as Record<string, unknown>;
   const current = record[p.field];

@@ -1,0 +1,53 @@
+"""The extension's own checks: strict TypeScript, and the view's reducer and Markdown under node --test,
+on the committed recorded streams and on streams recorded afresh from the real server."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from tests.tools import tool, tools_env
+from tests.vscode.build import EXTENSION, npm_ci
+from tests.vscode.record_fixtures import FIXTURES, record_all
+
+NODE_TEST = ["--disable-warning=MODULE_TYPELESS_PACKAGE_JSON", "--test", "--test-reporter=spec"]
+
+
+def node_tests(fixtures: Path) -> subprocess.CompletedProcess[str]:
+    tests = sorted(str(p) for p in (EXTENSION / "test").glob("*.test.ts"))
+    env = {**tools_env(), "AGENTLS_FIXTURES": str(fixtures)}
+    return subprocess.run(
+        [tool("node"), *NODE_TEST, *tests],
+        cwd=EXTENSION,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_typescript_is_strict_clean() -> None:
+    npm_ci()
+    done = subprocess.run(
+        [tool("node"), "node_modules/typescript/bin/tsc", "--noEmit", "-p", "."],
+        cwd=EXTENSION,
+        env=tools_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_reducer_on_committed_fixtures() -> None:
+    npm_ci()
+    done = node_tests(FIXTURES)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "# fail 0" in done.stdout or "ℹ fail 0" in done.stdout, done.stdout
+
+
+def test_reducer_on_streams_recorded_now(tmp_path: Path) -> None:
+    npm_ci()
+    record_all(tmp_path)
+    done = node_tests(tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
