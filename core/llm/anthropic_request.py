@@ -11,7 +11,7 @@ import json
 import logging
 from typing import Any
 
-from core.llm import cache
+from core.llm import cache, media
 from core.llm.openai_request import LITELLM_ONLY
 from core.llm.request import LLMRequest
 
@@ -102,7 +102,7 @@ def convert(request: LLMRequest) -> tuple[list[dict[str, Any]], list[dict[str, A
         else:
             messages.append({"role": role, "content": list(blocks)})
 
-    for message in request.messages:
+    for message in media.adapt(request.messages, request.model):
         role = message.get("role")
         if role == "system":
             system.extend(_blocks(message.get("content")))

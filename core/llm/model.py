@@ -61,6 +61,8 @@ class ModelInfo:
     timeout: float | None = None
     first_byte_timeout: float = DEFAULT_FIRST_BYTE_TIMEOUT
     chunk_timeout: float = DEFAULT_CHUNK_TIMEOUT
+    accepts_images: bool = True
+    accepts_pdf: bool = False
 
     @property
     def wire_model(self) -> str:
@@ -109,6 +111,18 @@ def _cost(mconf: ModelConfig | None, entry: dict[str, Any] | None) -> ModelCost:
         cache_read=float(entry.get("cache_read_input_token_cost") or inp),
         cache_write=float(entry.get("cache_creation_input_token_cost") or inp),
     )
+
+
+def _inputs(mconf: ModelConfig | None, entry: dict[str, Any] | None, claude: bool) -> tuple[bool, bool]:
+    """(images, PDFs) the model reads: config ``modalities.input``, else litellm's map, else a guess
+    (images yes, as every route sent them so far; PDFs only for Claude)."""
+    modalities = (mconf.model_extra or {}).get("modalities") if mconf is not None else None
+    if isinstance(modalities, dict) and isinstance(modalities.get("input"), list):
+        given = {str(m) for m in modalities["input"]}
+        return "image" in given, "pdf" in given
+    if entry is not None and entry.get("supports_vision") is not None:
+        return bool(entry.get("supports_vision")), bool(entry.get("supports_pdf_input"))
+    return True, claude
 
 
 def _route(litellm_provider: str, options: dict[str, Any]) -> tuple[Route, str | None]:
@@ -164,6 +178,7 @@ def resolve_model(config: Config, ref: str) -> ModelInfo:
     api_key = _api_key(pconf, litellm_provider, custom_base, ref)
     entry = catalog.model_entry(litellm_provider, model_id)
     claude = "claude" in model_id.lower()
+    images, pdf = _inputs(mconf, entry, claude)
     return ModelInfo(
         provider_id=provider_id,
         model_id=model_id,
@@ -184,6 +199,8 @@ def resolve_model(config: Config, ref: str) -> ModelInfo:
         timeout=pconf.options.timeout if pconf else None,
         first_byte_timeout=(pconf and pconf.options.first_byte_timeout) or DEFAULT_FIRST_BYTE_TIMEOUT,
         chunk_timeout=(pconf and pconf.options.chunk_timeout) or DEFAULT_CHUNK_TIMEOUT,
+        accepts_images=images,
+        accepts_pdf=pdf,
     )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.llm import cache, reasoning
+from core.llm import cache, media, reasoning
 from core.llm.request import LLMRequest
 
 # Options litellm understands that are not part of an OpenAI request body.
@@ -22,7 +22,7 @@ def messages(request: LLMRequest, *, keep_thinking: bool) -> list[dict[str, Any]
         if reasoning.replay_rule(request.model) == "send"
         else len(request.messages)
     )
-    for i, message in enumerate(request.messages):
+    for i, message in enumerate(media.adapt(request.messages, request.model)):
         if message.get("role") == "assistant":
             drop = set() if i > send_from else {"reasoning_content"}
             if not keep_thinking:

@@ -68,6 +68,9 @@ def _user(msg: MessageWithParts) -> Message | None:
 def _file_content(part: FilePart) -> dict[str, Any] | None:
     if part.mime.startswith("image/"):
         return {"type": "image_url", "image_url": {"url": part.url}}
+    if part.mime == "application/pdf" and part.url.startswith("data:"):
+        # core.llm keeps it for models that read PDFs and puts a note in its place for the others.
+        return {"type": "file", "file": {"filename": part.filename or "document.pdf", "file_data": part.url}}
     if part.mime.startswith("text/"):
         return None  # inlined as synthetic text when the prompt was stored
     name = part.filename or part.url

@@ -1,0 +1,107 @@
+"""PDF and image attachments reach the providers that accept them, and only those (request snapshots)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from core.config.schema import Config
+from core.demo import FakeModelServer, Turn
+from core.llm.model import resolve_model
+from core.llm.request import LLMRequest
+from core.session.convert import to_model_messages
+from core.session.models import MessageAdapter, MessageWithParts, PartAdapter
+from tests.unit.llm.conftest import collect
+
+PNG = "data:image/png;base64,iVBORw0KGgo="
+PDF = "data:application/pdf;base64,JVBERi0xLjQK"
+
+
+def user_with_attachments() -> MessageWithParts:
+    info = {
+        "id": "msg_1",
+        "sessionID": "ses_1",
+        "role": "user",
+        "time": {"created": 1},
+        "agent": "build",
+        "model": {"providerID": "p", "modelID": "m"},
+    }
+    parts = [
+        {"type": "text", "text": "What do these say?"},
+        {"type": "file", "mime": "image/png", "filename": "shot.png", "url": PNG},
+        {"type": "file", "mime": "application/pdf", "filename": "spec.pdf", "url": PDF},
+    ]
+    return MessageWithParts(
+        info=MessageAdapter.validate_python(info),
+        parts=[
+            PartAdapter.validate_python({"sessionID": "ses_1", "messageID": "msg_1", "id": f"prt_{i}", **p})
+            for i, p in enumerate(parts)
+        ],
+    )
+
+
+def model_config(srv: FakeModelServer, protocol: str, route: str, name: str, extra: dict[str, Any]) -> Config:
+    base = srv.openai_base if protocol == "openai" else srv.base_url
+    model = {"limit": {"context": 100_000, "output": 4_096}, **extra}
+    return Config.model_validate(
+        {
+            "provider": {
+                "fake": {
+                    "litellm_provider": protocol,
+                    "options": {"api_base": base, "api_key": "k", "agentls_route": route},
+                    "models": {name: model},
+                }
+            }
+        }
+    )
+
+
+async def sent_content(srv: FakeModelServer, config: Config, name: str) -> list[dict[str, Any]]:
+    srv.script(Turn.text("ok"))
+    messages = to_model_messages([user_with_attachments()])
+    await collect(LLMRequest(resolve_model(config, f"fake/{name}"), ["sys"], messages))
+    body = srv.requests[-1].body
+    assert isinstance(body, dict)
+    [user] = [m for m in body["messages"] if m["role"] == "user"]
+    return [{k: v for k, v in block.items() if k != "cache_control"} for block in user["content"]]
+
+
+@pytest.mark.parametrize("route", ["anthropic", "litellm"])
+async def test_claude_gets_an_image_block_and_a_document_block(srv: FakeModelServer, route: str) -> None:
+    content = await sent_content(
+        srv, model_config(srv, "anthropic", route, "claude-sonnet-4-5", {}), "claude-sonnet-4-5"
+    )
+    assert content == [
+        {"type": "text", "text": "What do these say?"},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}},
+        {
+            "type": "document",
+            "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0xLjQK"},
+        },
+    ]
+
+
+@pytest.mark.parametrize("route", ["openai", "litellm"])
+async def test_an_openai_model_that_reads_pdfs_gets_an_image_and_a_file_part(
+    srv: FakeModelServer, route: str
+) -> None:
+    content = await sent_content(srv, model_config(srv, "openai", route, "gpt-4o", {}), "gpt-4o")
+    assert content[0] == {"type": "text", "text": "What do these say?"}
+    assert content[1] == {"type": "image_url", "image_url": {"url": PNG}}
+    assert content[2]["type"] == "file"
+    assert content[2]["file"]["file_data"] == PDF and content[2]["file"]["filename"] == "spec.pdf"
+
+
+async def test_a_text_only_model_gets_notes_instead_of_media(srv: FakeModelServer) -> None:
+    extra = {"modalities": {"input": ["text"]}}
+    content = await sent_content(srv, model_config(srv, "openai", "openai", "local-llm", extra), "local-llm")
+    assert [block["type"] for block in content] == ["text", "text", "text"]
+    assert "image" in content[1]["text"] and "cannot" in content[1]["text"]
+    assert "spec.pdf" in content[2]["text"]
+
+
+async def test_configured_modalities_open_pdfs_to_a_model_litellm_does_not_know(srv: FakeModelServer) -> None:
+    extra = {"modalities": {"input": ["text", "image", "pdf"]}}
+    content = await sent_content(srv, model_config(srv, "openai", "openai", "local-vl", extra), "local-vl")
+    assert [block["type"] for block in content] == ["text", "image_url", "file"]
