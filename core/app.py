@@ -18,9 +18,10 @@ from core.config.paths import config_dir, worktree_of
 from core.config.paths import data_dir as default_data_dir
 from core.errors import AgentError, InvalidInputError
 from core.events import FileDiff
+from core.llm import catalog
 from core.llm.model import ModelInfo, resolve_model, resolve_small_model
 from core.llm.stream import stream as llm_stream
-from core.llm.transport import aclose_http_client
+from core.llm.transport import aclose_http_client, http_client
 from core.permission import rules
 from core.permission.service import Permissions
 from core.question.service import Questions
@@ -118,8 +119,12 @@ class AgentApp:
         workspace: Workspace | None = None,
         config_layers: Sequence[Layer] = (),
         data_dir: Path | None = None,
+        warm: bool = False,
     ) -> AgentApp:
-        """Load config, open the store (with crash recovery) and start MCP servers."""
+        """Load config, open the store (with crash recovery) and start MCP servers.
+
+        ``warm``: also load what the first prompt needs (see ``warm_up``); for long-lived hosts.
+        """
         directory = await asyncio.to_thread(directory.resolve)
         worktree = await asyncio.to_thread(worktree_of, directory)
         resolved = load_config(directory, worktree, extra_layers=config_layers)
@@ -142,7 +147,18 @@ class AgentApp:
         )
         await app.permissions.reload()
         await app._start_mcp()
+        if warm:
+            await app.warm_up()
         return app
+
+    async def warm_up(self) -> None:
+        """Load now what the first prompt would: the model catalog, the model connection pool with
+        its TLS context, the stream decoders. A host that opens the app in the background (the LSP
+        server) calls it there, so that the first prompt reaches the model at once; a one-shot
+        ``agentls run`` does not, as it pays the same on its way to the first request."""
+        await asyncio.to_thread(catalog.model_map)  # limits and prices: litellm's 3 MB of JSON
+        await asyncio.to_thread(_import_all, _FIRST_REQUEST_MODULES)
+        http_client()
 
     async def _start_mcp(self) -> None:
         # The MCP SDK costs more to import than the rest of the agent: only when a server is on.
@@ -360,6 +376,19 @@ class AgentApp:
     ) -> None:
         """The loop's task branch: run the subagent the user mentioned."""
         await self.subtasks.run_from_part(session_id, user, part, abort)
+
+
+# What the first model request imports besides the app itself (httpcore's asyncio backend and
+# anyio's are imported at the first connection).
+_FIRST_REQUEST_MODULES = ("core.llm.lean", "httpcore", "httpcore._backends.anyio", "anyio._backends._asyncio")
+
+
+def _import_all(names: Sequence[str]) -> None:
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except ImportError as exc:  # a library that moved a module: only the warm-up is lost
+            log.info("warm-up: cannot import %s: %s", name, exc)
 
 
 def _is_git(worktree: Path) -> bool:

@@ -13,6 +13,7 @@ import importlib
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types as lsp
@@ -22,6 +23,7 @@ from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
 from core import __version__
+from core.cli.main import startup_imports
 from core.errors import AgentError
 from lsp_server.clients import Connection, agent_capability, parse_options, section
 from lsp_server.diagnostics import DiagnosticsStore
@@ -90,7 +92,7 @@ class AgentServer(LanguageServer):
     async def _open_app(self, root: Path, future: asyncio.Future[AgentApp]) -> None:
         try:
             # Imported here: litellm, tokenizers and the store must not delay `initialize`.
-            module = await asyncio.to_thread(importlib.import_module, "core.app")
+            module = await asyncio.to_thread(_import_quietly, "core.app")
             loader = await asyncio.to_thread(importlib.import_module, "core.config.loader")
             # Taken after the slow imports: a didChangeConfiguration sent right after `initialized`
             # (eglot, Neovim with `settings`) is part of the agent's first configuration.
@@ -100,8 +102,9 @@ class AgentServer(LanguageServer):
             if self.settings_config is not None:
                 layers.append(loader.Layer(name="workspace/configuration", data=self.settings_config))
             self._opened_with = self.settings_config
+            # warm: the first prompt then finds the model catalog, connection pool and decoders loaded.
             app: AgentApp = await module.AgentApp.open(
-                root, workspace=self.lsp_workspace, config_layers=layers
+                root, workspace=self.lsp_workspace, config_layers=layers, warm=True
             )
         except Exception as exc:  # every request will report it; the user sees it once now
             log.exception("the agent failed to start in %s", root)
@@ -205,6 +208,11 @@ class AgentServer(LanguageServer):
         """``window/logMessage``."""
         if self.connection.connected:
             self.window_log_message(lsp.LogMessageParams(type=kind, message=message))
+
+
+def _import_quietly(name: str) -> ModuleType:
+    with startup_imports():  # the agent's import builds thousands of lasting objects: no collections
+        return importlib.import_module(name)
 
 
 def _root(params: lsp.InitializeParams) -> Path | None:

@@ -1,0 +1,74 @@
+"""``AgentApp.open(warm=True)``: what a long-lived host loads ahead of the first prompt.
+
+Run in a fresh process each, since the test process has long imported everything.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SCRIPT = """
+import asyncio, json, sys
+from pathlib import Path
+from core.app import AgentApp
+from core.config.loader import Layer
+from core.llm import catalog, transport
+
+async def main(root: str, warm: bool) -> None:
+    config = {"model": sys.argv[3], "snapshot": False}
+    app = await AgentApp.open(
+        Path(root), config_layers=[Layer("test", config, None)], data_dir=Path(root) / "data", warm=warm
+    )
+    try:
+        print(json.dumps({
+            "decoders": "core.llm.lean" in sys.modules,
+            "httpcore": "httpcore" in sys.modules,
+            "catalog": catalog.model_map.cache_info().currsize,
+            "pool": asyncio.get_running_loop() in transport._clients,
+        }))
+    finally:
+        await app.close()
+
+asyncio.run(main(sys.argv[1], sys.argv[2] == "warm"))
+"""
+
+
+def open_app(tmp_path: Path, mode: str, model: str) -> dict[str, Any]:
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith("AGENTLS_")}
+    env.update(AGENTLS_CONFIG_DIR=str(tmp_path / "config"), HOME=str(tmp_path / "home"), PYTHONPATH=str(ROOT))
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(tmp_path), mode, model],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def test_warm_loads_the_catalog_the_pool_and_the_decoders(tmp_path: Path) -> None:
+    # The model has no key in this environment: the warm-up needs none (the prompt reports it).
+    assert open_app(tmp_path, "warm", "openai/gpt-4o") == {
+        "decoders": True,
+        "httpcore": True,
+        "catalog": 1,
+        "pool": True,
+    }
+
+
+def test_a_cold_open_loads_none_of_it(tmp_path: Path) -> None:
+    assert open_app(tmp_path, "cold", "openai/gpt-4o") == {
+        "decoders": False,
+        "httpcore": False,
+        "catalog": 0,
+        "pool": False,
+    }
