@@ -180,6 +180,7 @@ async def close_server(server: AgentServer, budget: float = CLOSE_BUDGET_S) -> N
 async def serve_stdio(server: AgentServer, stdin: BinaryIO, stdout: BinaryIO) -> int:
     """Serve one editor over stdin/stdout until one of the stop conditions; the exit code."""
     lifetime = server.lifetime
+    log.info("serving on stdio (pid %d)", os.getpid())
     reader = await open_stdin(stdin)
     server.protocol.set_writer(StdoutWriter(stdout))
     undo_signals = install_signals(lifetime)
