@@ -136,9 +136,9 @@ def _tool_result(part: ToolPart) -> tuple[str, list[dict[str, Any]]]:
         if state.time.compacted:
             return CLEARED, []
         images = [
-            {"type": "image_url", "image_url": {"url": a.url}}
+            item
             for a in state.attachments or []
-            if a.mime.startswith("image/")
+            if (a.mime.startswith("image/") or a.mime == "application/pdf") and (item := _file_content(a))
         ]
         return state.output, images
     if state.status == "error":

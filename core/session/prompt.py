@@ -115,7 +115,7 @@ async def _file_parts(
     if stat.size > MAX_INLINE_BYTES and not workspace.is_open(path):
         raise InvalidInputError(f"attached file {item.path} is larger than {MAX_INLINE_BYTES} bytes")
     url = path.as_uri()
-    if mime in IMAGE_MIMES:
+    if mime in IMAGE_MIMES or mime == "application/pdf":  # sent as media (core.llm.media decides)
         data = await workspace.read_bytes(path)
         url = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
         return [

@@ -30,6 +30,11 @@ def image_mime(path: Path) -> str | None:
     return IMAGE_MIME.get(path.suffix.lower())
 
 
+def attachable_mime(path: Path) -> str | None:
+    """The MIME type of a file the read tool hands to the model whole: an image or a PDF."""
+    return "application/pdf" if path.suffix.lower() == ".pdf" else image_mime(path)
+
+
 def binary_reason(path: Path, head: bytes) -> str | None:
     """Why a file is not text (by extension, NUL bytes, or bytes that are not UTF-8), or None."""
     if path.suffix.lower() in BINARY_EXTENSIONS:

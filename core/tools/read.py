@@ -13,7 +13,7 @@ from core.session.models import FilePart
 from core.tools import paths
 from core.tools.base import Tool, ToolParams, ToolResult
 from core.tools.context import ToolContext
-from core.tools.filetypes import binary_reason, image_mime
+from core.tools.filetypes import attachable_mime, binary_reason
 
 DEFAULT_LIMIT = 2000
 MAX_LINE_CHARS = 2000
@@ -65,9 +65,9 @@ class ReadTool(Tool[ReadParams]):
         except FileNotFoundError as exc:
             raise ToolError(paths.not_found_message(path)) from exc
         title = paths.display(ctx, path)
-        mime = image_mime(path)
+        mime = attachable_mime(path)
         if mime is not None:
-            return self._image(ctx, title, mime, data)
+            return self._attach(ctx, title, mime, data)
         reason = binary_reason(path, data)
         if reason is not None:
             raise ToolError(f"Cannot read {path}: it is a binary file ({reason}).")
@@ -110,7 +110,7 @@ class ReadTool(Tool[ReadParams]):
         metadata = {"lines": total, "truncated": last < total, "preview": "\n".join(lines[:20])}
         return ToolResult(title, output, metadata)
 
-    def _image(self, ctx: ToolContext, title: str, mime: str, data: bytes) -> ToolResult:
+    def _attach(self, ctx: ToolContext, title: str, mime: str, data: bytes) -> ToolResult:
         url = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
         part = FilePart(
             id=ascending("prt"),
@@ -120,5 +120,6 @@ class ReadTool(Tool[ReadParams]):
             filename=title.rsplit("/", 1)[-1],
             url=url,
         )
-        output = f"Image read: {title} ({mime}, {len(data)} bytes). It is attached for you to see."
+        kind = "PDF" if mime == "application/pdf" else "Image"
+        output = f"{kind} read: {title} ({mime}, {len(data)} bytes). It is attached for you to see."
         return ToolResult(title, output, {"mime": mime, "bytes": len(data)}, attachments=[part])

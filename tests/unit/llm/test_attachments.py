@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
+import base64
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from core.app import AgentApp
+from core.config.loader import Layer
 from core.config.schema import Config
 from core.demo import FakeModelServer, Turn
+from core.demo.config import fake_model_config
 from core.llm.model import resolve_model
 from core.llm.request import LLMRequest
 from core.session.convert import to_model_messages
 from core.session.models import MessageAdapter, MessageWithParts, PartAdapter
+from core.session.prompt_input import FileInput, TextInput
 from tests.unit.llm.conftest import collect
 
 PNG = "data:image/png;base64,iVBORw0KGgo="
@@ -105,3 +112,27 @@ async def test_configured_modalities_open_pdfs_to_a_model_litellm_does_not_know(
     extra = {"modalities": {"input": ["text", "image", "pdf"]}}
     content = await sent_content(srv, model_config(srv, "openai", "openai", "local-vl", extra), "local-vl")
     assert [block["type"] for block in content] == ["text", "image_url", "file"]
+
+
+PDF_BYTES = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
+
+
+async def test_a_pdf_attached_to_a_prompt_reaches_claude_as_a_document(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "spec.pdf").write_bytes(PDF_BYTES)
+    prompt = [TextInput(type="text", text="Summarise"), FileInput(type="file", path="spec.pdf")]
+    async with FakeModelServer() as main, FakeModelServer() as titles:
+        config = fake_model_config(main, titles, route="anthropic")
+        config["provider"]["fake"]["models"]["m"]["modalities"] = {"input": ["text", "image", "pdf"]}
+        main.script(Turn.text("It is a tiny PDF."))
+        app = await AgentApp.open(project, config_layers=[Layer("t", config, None)], data_dir=tmp_path / "d")
+        try:
+            session = await app.create_session()
+            await asyncio.wait_for(app.prompt(session.id, prompt), 30)
+        finally:
+            await app.close()
+        body = main.requests[0].body
+    assert isinstance(body, dict)
+    documents = [b for m in body["messages"] for b in m["content"] if b.get("type") == "document"]
+    assert [d["source"]["data"] for d in documents] == [base64.b64encode(PDF_BYTES).decode()]
