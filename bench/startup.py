@@ -220,6 +220,17 @@ GOALS: dict[str, float] = {
 }
 
 
+def calibrate(runs: int) -> float:
+    """Median wall of a bare ``python -c pass`` in this venv: when other work shares the 2 cores it
+    grows, and every figure above is inflated alike; compare runs of the bench by it."""
+    walls = []
+    for _ in range(runs):
+        began = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        walls.append(time.perf_counter() - began)
+    return statistics.median(walls)
+
+
 def report(figures: Figures) -> None:
     for name, values in figures.samples.items():
         median = statistics.median(values)
@@ -268,6 +279,8 @@ def main() -> None:
             for scenario in scenarios:
                 scenario(figures)
     report(figures)
+    bare = calibrate(args.runs) * 1000
+    print(f"machine load check: bare `python -c pass` median {bare:.0f} ms (compare runs by it)")
 
 
 if __name__ == "__main__":
