@@ -112,11 +112,24 @@ export class Workbench {
   /** The chat webview's inner frame (the one that holds the prompt box). */
   async chat(timeout = 20000) {
     return until("the agentls chat webview", async () => {
+      // Walk the iframes from the page down (a webview is an iframe inside an iframe): puppeteer's flat
+      // page.frames() list sometimes misses the inner one when the webview re-creates it.
+      for (const outer of await this.page.$$("iframe")) {
+        try {
+          const outerFrame = await outer.contentFrame();
+          for (const inner of (await outerFrame?.$$("iframe")) ?? []) {
+            const frame = await inner.contentFrame();
+            if (frame && (await frame.$("#prompt-input"))) return frame;
+          }
+        } catch {
+          // frames come and go while the workbench loads
+        }
+      }
       for (const frame of this.page.frames()) {
         try {
           if (await frame.$("#prompt-input")) return frame;
         } catch {
-          // frames come and go while the workbench loads
+          // detached
         }
       }
       return null;

@@ -10,6 +10,11 @@ const args = JSON.parse(process.argv[2]);
 const calc = path.join(args.folder, "calc.py");
 const result = {};
 
+function traceEvents() {
+  if (!fs.existsSync(args.trace)) return [];
+  return fs.readFileSync(args.trace, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
+}
+
 async function text(frame, selector) {
   return frame.$$eval(selector, (els) => els.map((e) => e.textContent).join("\n"));
 }
@@ -122,11 +127,32 @@ async function main() {
     });
     result.titleAfterReload = await chat.$eval(".session-title", (b) => b.textContent);
     await wb.shot("after-reload");
+
+    // 10. The server dies: the extension restarts it, says so once, and the view is rebuilt from it.
+    const started = () => traceEvents().filter((e) => e.event === "serverInitialized");
+    const before = started().length;
+    const victim = started().at(-1).pid;
+    process.kill(victim, "SIGKILL");
+    await until("the server to be restarted", () => started().length > before, 30000);
+    await until("the transcript rebuilt after the restart", async () => (await text(chat, ".message.assistant .md")).includes("Fixed add"), 20000);
+    await until("the restart notice", async () => (await wb.notifications()).some((n) => n.includes("restarting")), 10000);
+    result.restartNotices = (await wb.notifications()).filter((n) => n.includes("restarting")).length;
+    result.restartedPid = started().at(-1).pid;
+    result.killedPid = victim;
+    await chat.click("#prompt-input");
+    await chat.type("#prompt-input", "Are you back?");
+    await page.keyboard.press("Enter");
+    await until("an answer from the restarted server", async () => (await text(chat, ".message.assistant .md")).includes("Back after the restart"), 20000);
+    await wb.shot("after-server-restart");
     result.ok = true;
   } catch (err) {
     result.ok = false;
     result.error = String(err?.stack ?? err);
     await wb.shot("failure").catch(() => {});
+    for (const frame of wb.page.frames()) {
+      const probe = await frame.evaluate(() => [document.readyState, !!document.getElementById("prompt-input"), document.querySelectorAll("iframe").length]).catch((e) => String(e));
+      log("frame", frame.url().slice(0, 160), JSON.stringify(probe));
+    }
   } finally {
     await wb.close();
   }

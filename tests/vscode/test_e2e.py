@@ -41,6 +41,7 @@ def turns() -> list[Turn]:
         Turn.text(HOSTILE, chunks=12),
         # Streams a little, then stalls until the agent hangs up (the user presses Escape).
         Turn.text(ESSAY, chunks=400).stall(after=40),
+        Turn.text("Back after the restart.", chunks=3),
     ]
 
 
@@ -90,10 +91,12 @@ def test_chat_edit_undo_abort_reload(tmp_path: Path) -> None:
         }
         with code_server(tmp_path / "vscode", package, settings, env) as cs:
             code, output, result = run_driver(
-                "e2e.mjs", {"url": cs.url, "folder": str(folder), "shots": str(shots)}
+                "e2e.mjs", {"url": cs.url, "folder": str(folder), "shots": str(shots), "trace": str(trace)}
             )
         if shots.is_dir():
             keep_screenshots(shots)
+        if code != 0 and trace.is_file():
+            output += "\ntrace:\n" + trace.read_text()
         assert code == 0 and result.get("ok"), (
             f"the e2e driver failed:\n{output}\n{cs.log.read_text()[-3000:]}"
         )
@@ -125,5 +128,8 @@ def test_chat_edit_undo_abort_reload(tmp_path: Path) -> None:
     }, hostile
     assert isinstance(result["abortMs"], int) and result["abortMs"] < 1000, result["abortMs"]
     assert "Fix add in calc.py" in result["sessionsAfterReload"]  # type: ignore[operator]
+    # The killed server was replaced by a new process, and the user was told once.
+    assert result["restartedPid"] != result["killedPid"]
+    assert result["restartNotices"] == 1
     events = [json.loads(line)["event"] for line in trace.read_text().splitlines()]
     assert "serverInitialized" in events and "editApplied" in events and "viewReady" in events

@@ -3,6 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { JsonObject } from "./protocol";
+import { trace } from "./trace";
 
 export const SECTION = "agentls";
 
@@ -49,7 +50,8 @@ function executable(file: string): boolean {
   try {
     fs.accessSync(file, fs.constants.X_OK);
     return fs.statSync(file).isFile();
-  } catch {
+  } catch (err) {
+    trace("notExecutable", { file, error: String(err) });
     return false;
   }
 }

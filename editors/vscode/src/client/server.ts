@@ -77,6 +77,7 @@ export class AgentClient implements vscode.Disposable {
     const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
     const command = findServer(settings, folders, process.env.PATH ?? "");
     if (command === undefined) {
+      trace("serverMissing", { setting: settings.serverPath, folders });
       this.setPhase("missing");
       this.onMissing();
       return;
@@ -106,7 +107,7 @@ export class AgentClient implements vscode.Disposable {
         const restarted = this.started;
         this.started = true;
         this.setPhase("running");
-        trace("serverInitialized", { restarted });
+        trace("serverInitialized", { restarted, pid: this.pid, extensionHostPid: process.pid });
         this.readyEmitter.fire({ restarted });
       } else if (change.newState === State.Starting && this.started) {
         this.setPhase("restarting");
