@@ -47,7 +47,14 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     this.actions = actions(this);
     this.disposables.push(
       client.onEvent((event) => this.onEvent(event)),
-      client.onReady(() => void this.refresh()),
+      client.onReady(({ restarted }) => {
+        // A new server process runs no turn and holds no dialog: forget what the old one was doing.
+        if (restarted) {
+          this.statuses.clear();
+          this.permissions.clear();
+        }
+        void this.refresh();
+      }),
       client.onPhase((phase) => this.post({ type: "server", phase: phase as ServerPhase })),
     );
   }

@@ -1,0 +1,74 @@
+// Drives one benchmark run in a real VS Code: opens the chat, streams a long answer into it, and
+// measures the webview's frames (longest gap between animation frames, longest draw) and the
+// extension host's CPU time. Prints `RESULT {...}`. Run by bench/vscode_stream.py.
+import * as fs from "node:fs";
+import { Workbench, until } from "../tests/vscode/driver.mjs";
+
+const args = JSON.parse(process.argv[2]);
+const TICK_MS = 1000 / 100; // /proc CPU times are in clock ticks (USER_HZ = 100 on Linux)
+
+function trace() {
+  return fs.existsSync(args.trace) ? fs.readFileSync(args.trace, "utf8").trim().split("\n").map((l) => JSON.parse(l)) : [];
+}
+
+function cpuMs(pid) {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS; // utime + stime
+}
+
+const wb = await Workbench.open(args.url, args.folder, args.shots);
+const result = {};
+try {
+  const init = await until("the server to initialize", () => trace().find((e) => e.event === "serverInitialized"), 30000);
+  const activated = trace().find((e) => e.event === "activated");
+  result.activationToInitializedMs = init.t - activated.t;
+  const focusAt = Date.now();
+  await wb.command("agentls: Focus Chat");
+  const ready = await until("the view to be ready", () => trace().find((e) => e.event === "viewReady"), 30000);
+  result.focusToViewReadyMs = ready.t - focusAt;
+  result.activationToViewReadyMs = ready.t - activated.t;
+  const chat = await wb.chat();
+  await until("the model picker to fill", () => chat.$eval("#model-picker", (s) => s.options.length > 0));
+  // Watch every animation frame of the webview while the answer streams.
+  await chat.evaluate(() => {
+    const w = window;
+    w.benchFrames = { last: performance.now(), maxGap: 0, count: 0, running: true };
+    const tick = (now) => {
+      const f = w.benchFrames;
+      f.maxGap = Math.max(f.maxGap, now - f.last);
+      f.last = now;
+      f.count++;
+      if (f.running) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  });
+  const hostPid = init.extensionHostPid;
+  await chat.click("#prompt-input");
+  await chat.type("#prompt-input", "Stream the long answer");
+  const cpuBefore = cpuMs(hostPid);
+  const began = Date.now();
+  await wb.page.keyboard.press("Enter");
+  await until("the streaming to start", async () => (await chat.$eval("#send", (b) => b.textContent)) === "Stop", 20000, 20);
+  await until("the answer to finish", async () => (await chat.$eval("#send", (b) => b.textContent)) === "Send", 300000, 50);
+  result.streamMs = Date.now() - began;
+  result.hostCpuMs = cpuMs(hostPid) - cpuBefore;
+  const frames = await chat.evaluate(() => {
+    window.benchFrames.running = false;
+    return { frames: window.benchFrames, stats: window.agentlsStats };
+  });
+  result.maxFrameGapMs = frames.frames.maxGap;
+  result.animationFrames = frames.frames.count;
+  result.draws = frames.stats.frames;
+  result.maxDrawMs = frames.stats.maxDrawMs;
+  result.eventsReceived = frames.stats.events;
+  result.shownChars = await chat.$$eval(".message.assistant .md", (els) => els.map((e) => e.textContent).join("").length);
+  await wb.shot("bench-streamed");
+  result.ok = true;
+} catch (err) {
+  result.ok = false;
+  result.error = String(err?.stack ?? err);
+} finally {
+  await wb.close();
+}
+console.log("RESULT " + JSON.stringify(result));
+process.exit(result.ok ? 0 : 1);
