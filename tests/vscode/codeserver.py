@@ -88,6 +88,10 @@ def code_server(
     data, exts = root / "data", root / "exts"
     (data / "User").mkdir(parents=True, exist_ok=True)
     (data / "User" / "settings.json").write_text(json.dumps({**BASE_SETTINGS, **settings}, indent=2))
+    # code-server is a remote setup: the extension host also reads the machine's settings, and at
+    # start-up it may read them before the user's; give both the same values.
+    (data / "Machine").mkdir(parents=True, exist_ok=True)
+    (data / "Machine" / "settings.json").write_text(json.dumps(settings, indent=2))
     config = root / "config.yaml"
     config.write_text("auth: none\ncert: false\n")
     cs = tool("code-server")

@@ -27,6 +27,12 @@ export async function until(what, fn, timeout = 15000, interval = 100) {
   throw new Error(`timed out waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
 }
 
+// frame.evaluate, not frame.$: after a window reload puppeteer's isolated world of a re-created
+// webview frame can stay missing, so `$` finds nothing in a frame whose document has the element.
+function hasPrompt(frame) {
+  return frame.evaluate(() => document.getElementById("prompt-input") !== null).catch(() => false);
+}
+
 export class Workbench {
   constructor(browser, page, shots) {
     this.browser = browser;
@@ -119,7 +125,7 @@ export class Workbench {
           const outerFrame = await outer.contentFrame();
           for (const inner of (await outerFrame?.$$("iframe")) ?? []) {
             const frame = await inner.contentFrame();
-            if (frame && (await frame.$("#prompt-input"))) return frame;
+            if (frame && (await hasPrompt(frame))) return frame;
           }
         } catch {
           // frames come and go while the workbench loads
@@ -127,7 +133,7 @@ export class Workbench {
       }
       for (const frame of this.page.frames()) {
         try {
-          if (await frame.$("#prompt-input")) return frame;
+          if (await hasPrompt(frame)) return frame;
         } catch {
           // detached
         }

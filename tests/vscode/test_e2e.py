@@ -83,6 +83,7 @@ def test_chat_edit_undo_abort_reload(tmp_path: Path) -> None:
             "agentls.server.path": str(AGENTLS),
             "agentls.config": fake_model_config(main, titles),
             "agentls.permission": {"edit": "ask"},
+            "agentls.server.args": ["serve", "--log-file", str(tmp_path / "server.log")],
         }
         env = {
             "AGENTLS_DATA_DIR": str(tmp_path / "agentls-data"),
@@ -97,6 +98,8 @@ def test_chat_edit_undo_abort_reload(tmp_path: Path) -> None:
             keep_screenshots(shots)
         if code != 0 and trace.is_file():
             output += "\ntrace:\n" + trace.read_text()
+        if code != 0 and (tmp_path / "server.log").is_file():
+            output += "\nserver log:\n" + (tmp_path / "server.log").read_text()[-6000:]
         assert code == 0 and result.get("ok"), (
             f"the e2e driver failed:\n{output}\n{cs.log.read_text()[-3000:]}"
         )
