@@ -84,7 +84,9 @@ class Bench:
 
 
 def agentls() -> str:
-    """The installed console script of this environment."""
+    """The installed console script of this environment (or $AGENTLS_BENCH_SCRIPT, to compare builds)."""
+    if override := os.environ.get("AGENTLS_BENCH_SCRIPT"):
+        return override
     beside = Path(sys.executable).parent / "agentls"
     found = str(beside) if beside.exists() else shutil.which("agentls")
     if found is None:
