@@ -1,8 +1,9 @@
 """Context management at scale: a 2,000-message session holding 100 MB of tool output.
 
 Measures, on a real SQLite store, the time to build the next request (load + filter, convert,
-count) with a cold and a warm token cache, and the request size before prune, after prune and
-after a compaction with a canned summary.
+count) with a cold and a warm token cache and after a restart (a new counter seeded with the
+counts the first process stored beside the parts), the time of a prune (one batched write), and
+the request size before prune, after prune and after a compaction with a canned summary.
 
     .venv/bin/python bench/context.py [--messages 2000] [--megabytes 100] [--encoding cl100k_base]
 """
@@ -151,24 +152,26 @@ class StepTimes:
     load_filter: float
     convert: float
     count_parts: float
-    estimate_request: float
+    byte_bound: float
     tokens: int
     estimate: int
 
 
 async def build_request(sessions: Sessions, session_id: str, counter: TokenCounter) -> StepTimes:
-    """What the loop does each step: load + filter, convert, count (both ways)."""
+    """What the loop does each step: load + filter, convert, and its pre-flight check (a byte bound
+    of the request, then, when that does not fit, the history counted by parts + system + tools)."""
     t_load, view = await timed(lambda: filter_compacted(sessions.stream(session_id)))
     start = time.perf_counter()
     messages: list[dict[str, Any]] = to_model_messages(view) if to_model_messages else []
     t_convert = time.perf_counter() - start
     start = time.perf_counter()
+    counter.estimate_request(SYSTEM, messages, TOOLS, upper_bound=True)
+    t_bound = time.perf_counter() - start
+    start = time.perf_counter()
     tokens = counter.count_messages(view)
     t_count = time.perf_counter() - start
-    start = time.perf_counter()
-    estimate = counter.estimate_request(SYSTEM, messages, TOOLS) if messages else 0
-    t_estimate = time.perf_counter() - start
-    return StepTimes(t_load, t_convert, t_count, t_estimate, tokens, estimate)
+    estimate = counter.estimate_request(SYSTEM, [], TOOLS) + tokens
+    return StepTimes(t_load, t_convert, t_count, t_bound, tokens, estimate)
 
 
 @dataclass
@@ -222,11 +225,8 @@ def row(label: str, times: list[StepTimes]) -> str:
     load = med([t.load_filter for t in times])
     convert = med([t.convert for t in times])
     count = med([t.count_parts for t in times])
-    estimate = med([t.estimate_request for t in times])
-    return (
-        f"{label:<22} load+filter {load}  convert {convert}  count_messages {count}  "
-        f"estimate_request {estimate}"
-    )
+    bound = med([t.byte_bound for t in times])
+    return f"{label:<24} load+filter {load}  convert {convert}  byte bound {bound}  count_messages {count}"
 
 
 async def main(args: argparse.Namespace) -> None:
@@ -250,17 +250,29 @@ async def main(args: argparse.Namespace) -> None:
         warm = [await build_request(sessions, session.id, counter) for _ in range(args.repeat)]
         print(row("cold token cache", cold))
         print(row(f"warm (median of {args.repeat})", warm))
+
+        # A restart: the loop saves the counts at the end of a turn, a new process seeds from them.
+        t_save, _ = await timed(lambda: store.save_token_counts(counter.take_fresh()))
+        restarted = TokenCounter(args.encoding)
+
+        async def seed() -> None:
+            restarted.seed(await store.part_token_counts(session.id))
+
+        t_seed, _ = await timed(seed)
+        after_restart = [await build_request(sessions, session.id, restarted)]
+        print(row("after restart (stored)", after_restart))
+        print(f"stored counts: saved in {t_save * 1000:.0f} ms, read + seeded in {t_seed * 1000:.0f} ms")
         before = warm[-1]
         print(
             f"request before prune:   {before.tokens:>10,} tokens (parts)  "
-            f"{before.estimate:>10,} (request estimate)"
+            f"{before.estimate:>10,} (with system + tools)"
         )
 
         t_prune, freed = await timed(lambda: prune(sessions, session.id, CompactionConfig(), counter))
         after_prune = await build_request(sessions, session.id, counter)
         print(
             f"request after prune:    {after_prune.tokens:>10,} tokens (parts)  {after_prune.estimate:>10,} "
-            f"(request estimate); prune freed {freed:,} in {t_prune * 1000:.0f} ms"
+            f"(with system + tools); prune freed {freed:,} in {t_prune * 1000:.0f} ms"
         )
         print(row("after prune (warm)", [after_prune]))
 
@@ -270,7 +282,7 @@ async def main(args: argparse.Namespace) -> None:
         print(
             f"request after compaction: {after_compact.tokens:>8,} tokens (parts)  "
             f"{after_compact.estimate:>10,} "
-            f"(request estimate); compact() {t_compact * 1000:.0f} ms, tail from {outcome.tail_start}"
+            f"(with system + tools); compact() {t_compact * 1000:.0f} ms, tail from {outcome.tail_start}"
         )
         print(row("after compaction", [after_compact]))
         await sessions.close()

@@ -65,17 +65,21 @@ class MessageTable(StoreBase):
             )
 
     async def part_token_counts(self, session_id: str) -> dict[str, str]:
-        """The token counts stored beside a session's parts (part id → JSON), for the counter."""
+        """The token counts stored for a session's parts (part id → JSON), for the counter."""
         rows = await self._fetchall(
-            "SELECT id, tokens FROM parts WHERE session_id = ? AND tokens IS NOT NULL", (session_id,)
+            "SELECT part_id, tokens FROM part_tokens WHERE session_id = ?", (session_id,)
         )
         return {str(r[0]): str(r[1]) for r in rows}
 
     async def save_token_counts(self, counts: Mapping[str, str]) -> None:
-        """Keep token counts beside their parts (part id → JSON), in one transaction."""
+        """Keep token counts for their parts (part id → JSON), in one transaction; parts that are
+        gone meanwhile are skipped."""
         if counts:
             await self._write_many(
-                "UPDATE parts SET tokens = ? WHERE id = ?", [(v, k) for k, v in counts.items()]
+                "INSERT INTO part_tokens (part_id, session_id, tokens) "
+                "SELECT id, session_id, ? FROM parts WHERE id = ? "
+                "ON CONFLICT (part_id) DO UPDATE SET tokens = excluded.tokens",
+                [(v, k) for k, v in counts.items()],
             )
 
     async def get_message(

@@ -103,9 +103,17 @@ _RECOVERY_INDEXES = Migration(
 _PART_TOKENS = Migration(
     4,
     "token counts kept beside each part, so a restart does not re-tokenise long sessions",
-    # JSON {"enc", "key", "n", "out"} from TokenCounter.take_fresh; NULL until counted. A cache:
-    # an upsert of the part leaves it, and the counter checks "key" against the part it reads.
-    ("ALTER TABLE parts ADD COLUMN tokens TEXT",),
+    # JSON {"enc", "key", "n", "out"} from TokenCounter.take_fresh. A table of its own, not a
+    # column of parts: updating a parts row rewrites its whole body (a tool output of tens of kB).
+    # A cache: an upsert of the part leaves it, and the counter checks "key" against the part.
+    (
+        """CREATE TABLE part_tokens (
+            part_id TEXT PRIMARY KEY REFERENCES parts(id) ON DELETE CASCADE,
+            session_id TEXT NOT NULL,
+            tokens TEXT NOT NULL
+        )""",
+        "CREATE INDEX part_tokens_by_session ON part_tokens(session_id)",
+    ),
 )
 
 MIGRATIONS: tuple[Migration, ...] = (_INITIAL, _APPROVALS, _RECOVERY_INDEXES, _PART_TOKENS)

@@ -172,5 +172,8 @@ async def test_version_3_with_data_gains_part_token_counts(tmp_path: Path) -> No
         await store.upsert_part(part.model_copy(update={"text": "edited"}))  # the count stays a cache
         [message] = await store.list_messages(s.id)
         assert message.parts[0].text == "edited"  # type: ignore[union-attr]
+        await store.save_token_counts({"prt_gone": "{}"})  # a part deleted meanwhile: skipped
+        await store.remove_message(s.id, u.id)
+        assert await store.part_token_counts(s.id) == {}  # gone with its part
     finally:
         await store.close()
