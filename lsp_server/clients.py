@@ -3,8 +3,10 @@
 A plugin client announces ``capabilities.experimental.agent`` (``savesEdits`` when it saves every
 document an agent edit touched). A stock client gets defaults by its ``clientInfo.name``: eglot's
 requests time out after 10 s and block Emacs, so its commands answer at once; Neovim and Emacs show
-``window/showMessage`` but not the log, so the tool steps go there. Every option can be set in
-``initializationOptions`` or in ``workspace/didChangeConfiguration`` under ``agentls``.
+``window/showMessage`` but not the log, so the tool steps go there. A client that gives no name
+(eglot before 1.10 sends no ``clientInfo``) is treated like eglot: answering at once never breaks a
+client. Every option can be set in ``initializationOptions`` or in
+``workspace/didChangeConfiguration`` under ``agentls``.
 """
 
 from __future__ import annotations
@@ -48,6 +50,9 @@ class Connection:
     initial: ClientOptions = field(default_factory=ClientOptions)
     settings: ClientOptions = field(default_factory=ClientOptions)
 
+    def _is(self, names: tuple[str, ...]) -> bool:
+        return not self.name or any(n in self.name.lower() for n in names)
+
     def _pick(self, key: str) -> Any:
         for layer in (self.settings, self.initial):  # didChangeConfiguration wins
             value = getattr(layer, key)
@@ -59,7 +64,7 @@ class Connection:
     def async_commands(self) -> bool:
         """Whether agentls.prompt/fix/explain answer at once and deliver the answer by showMessage."""
         value = self._pick("asyncCommands")
-        return bool(value) if value is not None else any(n in self.name.lower() for n in TIMES_OUT)
+        return bool(value) if value is not None else self._is(TIMES_OUT)
 
     @property
     def tool_log(self) -> ToolLog:
@@ -67,7 +72,7 @@ class Connection:
         value: ToolLog | None = self._pick("toolLog")
         if value is not None:
             return value
-        return "message" if any(n in self.name.lower() for n in HIDES_LOG) else "log"
+        return "message" if self._is(HIDES_LOG) else "log"
 
     @property
     def dialog_timeout(self) -> float | None:
@@ -75,7 +80,7 @@ class Connection:
         value: float | None = self._pick("dialogTimeout")
         if value is not None:
             return value
-        return 300.0 if any(n in self.name.lower() for n in TIMES_OUT) else None
+        return 300.0 if self._is(TIMES_OUT) else None
 
 
 def agent_capability(capabilities: Any) -> dict[str, Any] | None:

@@ -246,5 +246,6 @@ async def initialize(
             root_uri=uri(root),
             workspace_folders=[lsp.WorkspaceFolder(uri=uri(root), name=root.name)],
             initialization_options=options,
+            client_info=lsp.ClientInfo(name="pytest-lsp"),
         )
     )

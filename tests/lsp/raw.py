@@ -122,6 +122,7 @@ class RawServer:
             "rootUri": uri(self.root),
             "capabilities": caps,
             "initializationOptions": options,
+            "clientInfo": {"name": "raw-test"},
         }
         result = self.request("initialize", params)
         self.notify("initialized", {})
