@@ -115,9 +115,11 @@ def answer_dialogs(rpc: Rpc, event: dict[str, Any], seen: dict[str, Any]) -> Non
 
 
 def abort_after_deltas(rpc: Rpc, event: dict[str, Any], seen: dict[str, Any]) -> None:
-    if event["type"] == "message.part.delta":
-        seen["deltas"] = seen.get("deltas", 0) + 1
-        if seen["deltas"] == 10:
+    # Count characters, not events: the server merges the deltas of one 16 ms frame into one event.
+    if event["type"] == "message.part.delta" and not seen.get("aborted"):
+        seen["chars"] = seen.get("chars", 0) + len(event["properties"].get("delta", ""))
+        if seen["chars"] >= 100:
+            seen["aborted"] = True
             rpc.request("agent/session/abort", {"sessionID": event["properties"]["sessionID"]})
 
 
