@@ -3,8 +3,9 @@
 Text stays text. A link or an embedded resource naming a file becomes a file attachment read
 through the workspace — so through the client, whose buffer is what it embedded — keeping a line
 range given in the URI fragment (``#L10:20`` or ``#L10-20``, 1-based). Embedded text of other
-URIs is passed as text. Images, audio and binary blobs are refused: the agent does not announce
-them in ``promptCapabilities``.
+URIs is passed as text. Images, and embedded blobs that are images or PDFs, go to the model as
+attachments (the content itself, base64, as the client sent it); audio and other blobs are refused
+(``promptCapabilities`` announces images, not audio).
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from acp.schema import (
+    BlobResourceContents,
     EmbeddedResourceContentBlock,
+    ImageContentBlock,
     ResourceContentBlock,
     TextContentBlock,
     TextResourceContents,
@@ -38,15 +41,19 @@ def to_inputs(blocks: list[Any], cwd: Path) -> Inputs:
         elif isinstance(block, ResourceContentBlock):
             attached = file_input(block.uri, cwd)
             inputs.append(attached or TextInput(text=block.uri))
+        elif isinstance(block, ImageContentBlock):
+            inputs.append(_media(block.uri or f"image{len(inputs) + 1}", block.mime_type, block.data))
         elif isinstance(block, EmbeddedResourceContentBlock):
             resource = block.resource
-            if not isinstance(resource, TextResourceContents):
-                raise invalid_params(f"binary resources are not supported ({resource.uri})")
+            if isinstance(resource, BlobResourceContents):
+                inputs.append(_media(resource.uri, resource.mime_type, resource.blob))
+                continue
+            assert isinstance(resource, TextResourceContents)
             attached = file_input(resource.uri, cwd)
             inputs.append(attached or TextInput(text=resource.text))
         else:
             kind = getattr(block, "type", type(block).__name__)
-            raise invalid_params(f"{kind} content is not supported: agentls takes text and files")
+            raise invalid_params(f"{kind} content is not supported: agentls takes text, files and images")
     if not inputs:
         raise invalid_params("the prompt is empty")
     return inputs
@@ -72,3 +79,10 @@ def file_input(uri: str, cwd: Path) -> FileInput | None:
             end=Position(line=max(last - 1, 0), character=0),
         )
     return FileInput(path=str(path), range=span)
+
+
+def _media(uri: str, mime: str | None, data: str) -> FileInput:
+    """Content sent inline (an image, a PDF blob): the core checks its type, base64 and size."""
+    parsed = urlparse(uri)
+    name = Path(unquote(parsed.path)).name if parsed.path else ""
+    return FileInput(path=name or uri, mime=mime, data=data)

@@ -26,6 +26,7 @@ from core.tools.read import number_line, split_lines
 from core.workspace import Workspace
 
 MAX_INLINE_BYTES = 2_000_000
+MAX_MEDIA_BYTES = 10_000_000  # an image or PDF sent with the prompt (providers cap images near 5-20 MB)
 IMAGE_MIMES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 
 
@@ -91,6 +92,29 @@ async def build_user_message(
     return info, parts
 
 
+def _inline_media(item: FileInput, info: UserMessage) -> FilePart:
+    """An attachment whose content came with the prompt (base64): an image or a PDF."""
+    mime = item.mime or mimetypes.guess_type(item.path)[0]
+    if mime not in IMAGE_MIMES and mime != "application/pdf":
+        raise InvalidInputError(
+            f"inline attachment {item.path!r} has type {mime or 'unknown'}: inline content may be an "
+            f"image ({', '.join(IMAGE_MIMES)}) or application/pdf; attach text files by path"
+        )
+    data = item.data or ""
+    try:
+        size = len(base64.b64decode(data, validate=True))
+    except ValueError as exc:
+        raise InvalidInputError(f"inline attachment {item.path!r} is not valid base64: {exc}") from None
+    if size == 0:
+        raise InvalidInputError(f"inline attachment {item.path!r} is empty")
+    if size > MAX_MEDIA_BYTES:
+        raise InvalidInputError(
+            f"inline attachment {item.path!r} is {size:,} bytes; the limit is {MAX_MEDIA_BYTES:,}"
+        )
+    name = Path(item.path).name or item.path
+    return FilePart(**_fields(info), mime=mime, filename=name, url=f"data:{mime};base64,{data}")
+
+
 def _fields(info: UserMessage) -> dict[str, str]:
     return {"id": ids.ascending("prt"), "sessionID": info.sessionID, "messageID": info.id}
 
@@ -101,6 +125,8 @@ async def _file_parts(
     workspace: Workspace,
     info: UserMessage,
 ) -> list[AnyPart]:
+    if item.data is not None:
+        return [_inline_media(item, info)]
     path = Path(item.path)
     if not path.is_absolute():
         path = (target.directory / path).resolve()

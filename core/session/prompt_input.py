@@ -24,13 +24,18 @@ class TextInput(BaseModel):
 
 
 class FileInput(BaseModel):
-    """A file (or a range of it) the user attaches; text is inlined, images go as file parts."""
+    """A file (or a range of it) the user attaches; text is inlined, images go as file parts.
+
+    With ``data`` (base64) the client sends the content itself — an image pasted into the chat, a
+    document that exists only in the editor — and ``path`` only names it; ``mime`` is then required.
+    """
 
     model_config = ConfigDict(extra="forbid")
     type: Literal["file"] = "file"
     path: str
     mime: str | None = None
     range: Range | None = None
+    data: str | None = None
 
 
 class AgentInput(BaseModel):

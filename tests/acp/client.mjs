@@ -108,11 +108,9 @@ async function init(agent) {
   });
 }
 
-async function prompt(agent, sessionId, text) {
+async function prompt(agent, sessionId, text, blocks = [{ type: "text", text }]) {
   const started = Date.now();
-  const response = await agent.request(methods.agent.session.prompt, {
-    sessionId, prompt: [{ type: "text", text }],
-  });
+  const response = await agent.request(methods.agent.session.prompt, { sessionId, prompt: blocks });
   record({ kind: "stop", stopReason: response.stopReason, ms: Date.now() - started });
   return response;
 }
@@ -150,6 +148,19 @@ const scenarios = {
     });
     record({ kind: "loaded" });
     if (process.env.PROMPT) results.prompt = await prompt(agent, process.env.SESSION_ID, process.env.PROMPT);
+  },
+  // PROMPTS: a JSON list of content-block lists, sent in turn; a refused one is recorded, not fatal.
+  async blocks(agent) {
+    results.initialize = await init(agent);
+    const session = await agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
+    results.answers = [];
+    for (const blocks of JSON.parse(process.env.PROMPTS)) {
+      try {
+        results.answers.push(await prompt(agent, session.sessionId, "", blocks));
+      } catch (error) {
+        results.answers.push({ error: { code: error.code, message: error.message } });
+      }
+    }
   },
   // Modes and models through session/set_mode and session/set_config_option.
   async modes(agent) {

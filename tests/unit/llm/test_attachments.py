@@ -14,11 +14,12 @@ from core.config.loader import Layer
 from core.config.schema import Config
 from core.demo import FakeModelServer, Turn
 from core.demo.config import fake_model_config
+from core.errors import InvalidInputError
 from core.llm.model import resolve_model
 from core.llm.request import LLMRequest
 from core.session.convert import to_model_messages
 from core.session.models import MessageAdapter, MessageWithParts, PartAdapter
-from core.session.prompt_input import FileInput, TextInput
+from core.session.prompt_input import AgentInput, FileInput, TextInput
 from tests.unit.llm.conftest import collect
 
 PNG = "data:image/png;base64,iVBORw0KGgo="
@@ -136,3 +137,51 @@ async def test_a_pdf_attached_to_a_prompt_reaches_claude_as_a_document(tmp_path:
     assert isinstance(body, dict)
     documents = [b for m in body["messages"] for b in m["content"] if b.get("type") == "document"]
     assert [d["source"]["data"] for d in documents] == [base64.b64encode(PDF_BYTES).decode()]
+
+
+# A 1×1 PNG, as a client would send a pasted screenshot (base64, no file on disk).
+PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+
+
+async def _prompt_once(tmp_path: Path, prompt: list[TextInput | FileInput | AgentInput]) -> Any:
+    project = tmp_path / "project"
+    project.mkdir(exist_ok=True)
+    async with FakeModelServer() as main, FakeModelServer() as titles:
+        config = fake_model_config(main, titles)
+        config["provider"]["fake"]["models"]["m"]["modalities"] = {"input": ["text", "image", "pdf"]}
+        main.script(Turn.text("A single pixel."))
+        app = await AgentApp.open(project, config_layers=[Layer("t", config, None)], data_dir=tmp_path / "d")
+        try:
+            session = await app.create_session()
+            await asyncio.wait_for(app.prompt(session.id, prompt), 30)
+            stored = await app.messages(session.id)
+        finally:
+            await app.close()
+        return main.requests[0].body, stored
+
+
+async def test_an_image_sent_inline_reaches_the_model_and_is_stored(tmp_path: Path) -> None:
+    shot = FileInput(path="screenshot.png", mime="image/png", data=PNG_1PX)
+    body, stored = await _prompt_once(tmp_path, [TextInput(text="What is this?"), shot])
+    images = [b for m in body["messages"] if isinstance(m["content"], list) for b in m["content"]]
+    assert {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{PNG_1PX}"}} in images
+    # The message records what was sent (a restart re-sends the same image).
+    files = [p for p in stored[0].parts if p.type == "file"]
+    assert [(f.filename, f.mime) for f in files] == [("screenshot.png", "image/png")]
+    assert not (tmp_path / "project" / "screenshot.png").exists()
+
+
+@pytest.mark.parametrize(
+    ("item", "message"),
+    [
+        (FileInput(path="notes.txt", mime="text/plain", data="aGk="), "attach text files by path"),
+        (FileInput(path="x.png", mime="image/png", data="not base64!"), "not valid base64"),
+        (FileInput(path="x.png", data=""), "is empty"),
+        (FileInput(path="blob", data="aGk="), "has type unknown"),
+    ],
+)
+async def test_a_bad_inline_attachment_is_refused_with_the_reason(
+    tmp_path: Path, item: FileInput, message: str
+) -> None:
+    with pytest.raises(InvalidInputError, match=message):
+        await _prompt_once(tmp_path, [TextInput(text="look"), item])
