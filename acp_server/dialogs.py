@@ -4,8 +4,8 @@ Every "ask" reaches the user: an edit request carries its diff (the current text
 the client so unsaved changes count, against the proposed text), and a request the client cannot
 show is rejected with a reason the model can read, never silently. "Allow always" is stored
 exactly as the LSP front end stores it (the project's approvals); "reject always" denies the same
-patterns for the rest of the session. A question with choices becomes a dialog with one option per
-choice; questions the dialog cannot express are dismissed with a reason.
+patterns for the rest of the session. Each question with choices becomes a dialog with one option
+per choice (a multi-select one is asked again until Done); free-text questions are dismissed.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from acp.schema import (
 from acp_server import tool_calls
 from acp_server.workspace import current_session
 from core.errors import AgentError, NotFoundError
-from core.events import PermissionRequest, QuestionRequest
+from core.events import PermissionRequest, QuestionOption, QuestionRequest
 from core.permission.rules import Rule
 from core.permission.service import Reply
 
@@ -129,28 +129,64 @@ class Dialogs:
         await _reply(app, request.id, replies[choice], None)
 
     async def _question(self, app: AgentApp, session: AcpSession, request: QuestionRequest) -> None:
-        if len(request.questions) != 1 or not request.questions[0].options or request.questions[0].multiple:
-            _dismiss(app, request.id)  # an ACP dialog offers one choice among fixed options
+        """Each question as a dialog in turn: one option per choice; a multi-select question is asked
+        again, without the choices taken, until the user picks Done. Free-text questions (no options)
+        cannot be shown by a permission dialog: the whole request is dismissed, which the model reads."""
+        if any(not item.options for item in request.questions):
+            _dismiss(app, request.id)
             return
-        item = request.questions[0]
+        answers: list[list[str]] = []
+        for number, item in enumerate(request.questions, 1):
+            chosen: list[str] = []
+            while True:
+                left = [o for o in item.options if o.label not in chosen]
+                title = item.question
+                if len(request.questions) > 1:
+                    title = f"({number}/{len(request.questions)}) {title}"
+                if item.multiple:
+                    title += (
+                        f" — chosen: {', '.join(chosen)}" if chosen else " — pick one at a time, then Done"
+                    )
+                pick = await self._choose(session, request, title, left, done=item.multiple)
+                if pick is None:
+                    _dismiss(app, request.id)
+                    return
+                if pick == "done":
+                    break
+                chosen.append(pick)
+                if not item.multiple or len(chosen) == len(item.options):
+                    break
+            answers.append(chosen)
+        try:
+            app.questions.reply(request.id, answers)
+        except NotFoundError:
+            pass
+
+    async def _choose(
+        self,
+        session: AcpSession,
+        request: QuestionRequest,
+        title: str,
+        choices: list[QuestionOption],
+        *,
+        done: bool,
+    ) -> str | None:
+        """One dialog: the label picked, "done", or None (dismissed, cancelled, or not shown)."""
         options = [
-            PermissionOption(option_id=str(i), name=o.label, kind="allow_once")
-            for i, o in enumerate(item.options)
+            PermissionOption(option_id=str(i), name=o.label, kind="allow_once") for i, o in enumerate(choices)
         ]
+        if done:
+            options.append(PermissionOption(option_id="done", name="Done", kind="allow_once"))
         options.append(PermissionOption(option_id="dismiss", name="Dismiss", kind="reject_once"))
+        listing = "\n".join(
+            f"- {o.label}: {o.description}" if o.description else f"- {o.label}" for o in choices
+        )
         tool_call = ToolCallUpdate(
             tool_call_id=request.callID or request.id,
-            title=item.question,
+            title=title,
             kind="other",
             status="pending",
-            content=[
-                tool_calls.text_content(
-                    "\n".join(
-                        f"- {o.label}: {o.description}" if o.description else f"- {o.label}"
-                        for o in item.options
-                    )
-                )
-            ],
+            content=[tool_calls.text_content(listing)] if listing else None,
         )
         try:
             answer = await self.client.request_permission(
@@ -158,20 +194,15 @@ class Dialogs:
             )
         except (RequestError, ConnectionError) as exc:
             log.warning("the client could not show question %s: %s", request.id, exc)
-            _dismiss(app, request.id)
-            return
+            return None
         outcome = answer.outcome
-        if not isinstance(outcome, AllowedOutcome) or not outcome.option_id.isdigit():
-            _dismiss(app, request.id)
-            return
-        index = int(outcome.option_id)
-        if index >= len(item.options):
-            _dismiss(app, request.id)
-            return
-        try:
-            app.questions.reply(request.id, [[item.options[index].label]])
-        except NotFoundError:
-            pass
+        if not isinstance(outcome, AllowedOutcome):
+            return None
+        if outcome.option_id == "done" and done:
+            return "done"
+        if outcome.option_id.isdigit() and int(outcome.option_id) < len(choices):
+            return choices[int(outcome.option_id)].label
+        return None
 
 
 async def permission_tool_call(app: AgentApp, request: PermissionRequest) -> ToolCallUpdate:

@@ -14,6 +14,7 @@ const project = process.env.PROJECT;
 const agentCmd = JSON.parse(process.env.AGENT_CMD);
 const choice = process.env.PERMISSION_CHOICE ?? "allow_once"; // the option kind the "user" picks
 const buffers = JSON.parse(process.env.BUFFERS ?? "{}"); // path → unsaved editor text
+const picks = JSON.parse(process.env.PICKS ?? "[]");
 const log = [];
 const results = {};
 const waiters = [];
@@ -50,6 +51,13 @@ const app = client({ name: "agentls-test-client" })
       // Leave the dialog open until the turn is cancelled; then answer as the protocol says.
       await waitFor((e) => e.kind === "cancel-sent", "the cancel");
       return { outcome: { outcome: "cancelled" } };
+    }
+    if (picks.length) {
+      // PICKS: the option names the "user" clicks, in order (question dialogs).
+      const name = picks.shift();
+      const picked = params.options.find((o) => o.name === name);
+      if (!picked) throw new Error(`no option ${name} in ${JSON.stringify(params.options)}`);
+      return { outcome: { outcome: "selected", optionId: picked.optionId } };
     }
     const option = params.options.find((o) => o.kind === choice);
     return { outcome: { outcome: "selected", optionId: option.optionId } };
