@@ -18,10 +18,8 @@ from acp import RequestError
 from acp.schema import CreateTerminalRequest
 
 from acp_server.workspace import current_session
-from core.errors import ToolError
-from core.tools import paths
 from core.tools.base import ToolResult, load_description
-from core.tools.bash import DEFAULT_TIMEOUT_MS, LIVE_CHARS, BashParams, BashTool
+from core.tools.bash import DEFAULT_TIMEOUT_MS, BashParams, BashTool, command_result
 from core.tools.context import ToolContext
 
 if TYPE_CHECKING:
@@ -49,13 +47,7 @@ class TerminalBash(BashTool):
         state = self._front.sessions.get(session) if session else None
         if not self._front.terminal or state is None:
             return await super().execute(params, ctx)
-        if not params.command.strip():
-            raise ToolError("command is empty: give the shell command to run.")
-        cwd = paths.resolve(ctx, params.workdir)
-        if not cwd.is_dir():
-            raise ToolError(f"workdir {cwd} does not exist or is not a folder.")
-        for request in self._requests(params.command, cwd, ctx.worktree.resolve()):
-            await ctx.ask(request)
+        cwd = await self.prepare(params, ctx)
         description = params.description or params.command
         timeout_ms = params.timeout or DEFAULT_TIMEOUT_MS
         client = self._front.client
@@ -80,7 +72,9 @@ class TerminalBash(BashTool):
         finally:
             with contextlib.suppress(RequestError, ConnectionError):
                 await client.release_terminal(state.id, terminal)
-        return _result(description, output, exit_code, stop, timeout_ms)
+        return command_result(
+            description, output, output, exit_code, stop, timeout_ms, killed="it was killed"
+        )
 
     async def _wait(
         self, session_id: str, terminal: str, timeout: float, abort: asyncio.Event
@@ -103,27 +97,3 @@ class TerminalBash(BashTool):
         code = out.exit_status.exit_code if out.exit_status else None
         text = ("[... earlier output was not kept ...]\n" if out.truncated else "") + out.output
         return stop, code, text
-
-
-def _result(description: str, output: str, exit_code: int | None, stop: str, timeout_ms: int) -> ToolResult:
-    notes = []
-    if stop == "timeout":
-        notes.append(
-            f"The command was still running after {timeout_ms} ms, so it was killed. "
-            "Run long tasks with a larger timeout or in the background."
-        )
-    elif stop == "aborted":
-        notes.append("The user aborted the command; it was killed.")
-    elif exit_code:
-        notes.append(f"Exit code: {exit_code}")
-    shown = output if output.strip() else "(no output)"
-    if notes:
-        shown = shown.rstrip("\n") + "\n\n" + "\n".join(notes)
-    metadata = {
-        "output": output[-LIVE_CHARS:],
-        "exit": exit_code,
-        "description": description,
-        "timedOut": stop == "timeout",
-        "aborted": stop == "aborted",
-    }
-    return ToolResult(title=description, output=shown, metadata=metadata)

@@ -46,7 +46,9 @@ class BashTool(Tool[BashParams]):
     def __init__(self, requests: BashRequests | None = None) -> None:
         self._requests = requests or bash_requests
 
-    async def execute(self, params: BashParams, ctx: ToolContext) -> ToolResult:
+    async def prepare(self, params: BashParams, ctx: ToolContext) -> Path:
+        """Check the call and ask its permissions (the command, files it reads or writes, folders
+        outside the project); the folder to run it in. Whoever runs the command calls this first."""
         if not params.command.strip():
             raise ToolError("command is empty: give the shell command to run.")
         cwd = paths.resolve(ctx, params.workdir)
@@ -54,6 +56,10 @@ class BashTool(Tool[BashParams]):
             raise ToolError(f"workdir {cwd} does not exist or is not a folder.")
         for request in self._requests(params.command, cwd, ctx.worktree.resolve()):
             await ctx.ask(request)
+        return cwd
+
+    async def execute(self, params: BashParams, ctx: ToolContext) -> ToolResult:
+        cwd = await self.prepare(params, ctx)
         description = params.description or params.command
         timeout_ms = params.timeout or DEFAULT_TIMEOUT_MS
 
@@ -72,25 +78,48 @@ class BashTool(Tool[BashParams]):
         output = result.output
         if result.dropped_bytes:
             output = f"[... {result.dropped_bytes} earlier characters were not kept ...]\n{output}"
-        notes = []
-        if result.stop == "timeout":
-            notes.append(
-                f"The command was still running after {timeout_ms} ms, so it and every process it "
-                "started were killed. Run long tasks with a larger timeout or in the background."
-            )
-        elif result.stop == "aborted":
-            notes.append("The user aborted the command; it and every process it started were killed.")
-        elif result.exit_code:
-            notes.append(f"Exit code: {result.exit_code}")
-        if not output.strip():
-            output = "(no output)"
-        if notes:
-            output = output.rstrip("\n") + "\n\n" + "\n".join(notes)
-        metadata = {
-            "output": result.output[-LIVE_CHARS:],
-            "exit": result.exit_code,
-            "description": description,
-            "timedOut": result.stop == "timeout",
-            "aborted": result.stop == "aborted",
-        }
-        return ToolResult(title=description, output=output, metadata=metadata)
+        return command_result(
+            description,
+            output,
+            result.output,
+            result.exit_code,
+            result.stop,
+            timeout_ms,
+            killed="it and every process it started were killed",
+        )
+
+
+def command_result(
+    description: str,
+    output: str,
+    kept: str,
+    exit_code: int | None,
+    stop: str,
+    timeout_ms: int,
+    *,
+    killed: str,
+) -> ToolResult:
+    """What the model reads of a finished command: its output, then why it stopped if not by itself
+    or with a failure. ``kept``: the output for the call's metadata (clients show it); ``killed``:
+    what stopping it killed."""
+    notes = []
+    if stop == "timeout":
+        notes.append(
+            f"The command was still running after {timeout_ms} ms, so {killed}. "
+            "Run long tasks with a larger timeout or in the background."
+        )
+    elif stop == "aborted":
+        notes.append(f"The user aborted the command; {killed}.")
+    elif exit_code:
+        notes.append(f"Exit code: {exit_code}")
+    shown = output if output.strip() else "(no output)"
+    if notes:
+        shown = shown.rstrip("\n") + "\n\n" + "\n".join(notes)
+    metadata = {
+        "output": kept[-LIVE_CHARS:],
+        "exit": exit_code,
+        "description": description,
+        "timedOut": stop == "timeout",
+        "aborted": stop == "aborted",
+    }
+    return ToolResult(title=description, output=shown, metadata=metadata)
