@@ -7,17 +7,31 @@ import importlib
 import logging
 import subprocess
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from core.agent.agents import Agents, effective_ruleset
 from core.agent.info import AgentInfo
+from core.app_config import (
+    ConfigState,
+    Reconfigured,
+    Retired,
+    StateParts,
+    build_state,
+    changed_keys,
+    follow_default,
+    next_state,
+    pin,
+    pinned,
+)
 from core.bus import Bus
 from core.config.loader import Layer, ResolvedConfig, load_config
 from core.config.paths import config_dir, worktree_of
 from core.config.paths import data_dir as default_data_dir
+from core.config.schema import Config
 from core.errors import AgentError, InvalidInputError
-from core.events import FileDiff
+from core.events import ConfigUpdated, FileDiff
 from core.llm import catalog
 from core.llm.model import ModelInfo, resolve_model, resolve_small_model
 from core.llm.stream import stream as llm_stream
@@ -27,7 +41,7 @@ from core.permission.service import Permissions
 from core.question.service import Questions
 from core.session.context_hooks import ContextManager
 from core.session.loop import SessionLoop
-from core.session.models import MessageWithParts, Session, SubtaskPart, Todo, UserMessage
+from core.session.models import MessageWithParts, ModelRef, Session, SubtaskPart, Todo, UserMessage
 from core.session.prompt import parse_model_ref
 from core.session.prompt_input import AgentInput, FileInput, TextInput
 from core.session.retry import RetryPolicy
@@ -47,9 +61,6 @@ from core.tools.task import TaskTool
 from core.tools.todo import TodoReadTool, TodoWriteTool
 from core.tools.webfetch import WebFetchTool
 from core.workspace import DiskWorkspace, Workspace
-
-if TYPE_CHECKING:
-    from core.tools.mcp import McpManager
 
 log = logging.getLogger(__name__)
 
@@ -71,45 +82,101 @@ class AgentApp:
         project_id: str,
         bus: Bus,
         workspace: Workspace,
+        config_layers: Sequence[Layer] = (),
     ) -> None:
         self.directory = directory
         self.worktree = worktree
         self.is_git = is_git
-        self.resolved = resolved
-        self.config = resolved.config
         self.data_dir = data_dir
         self.store = store
         self.project_id = project_id
         self.bus = bus
         self.workspace = workspace
         self.sessions = Sessions(store, bus)
-        self.agents = Agents.load(self.config, worktree)
         self.permissions = Permissions(bus, store, project_id)
         self.questions = Questions(bus)
         self.instructions = InstructionFiles(config_dir())
         self.stream = llm_stream
-        retry = self.config.retry
-        self.retry = RetryPolicy(
-            initial_delay=retry.initial_delay, max_delay=retry.max_delay, max_attempts=retry.max_attempts
+        self._parts = StateParts(
+            self, worktree, data_dir, project_id, workspace, self.sessions, bus, self.is_busy
         )
-        self.snapshots = SnapshotService.create(
-            self.config, data_dir, project_id, worktree, workspace, self.sessions, bus, self.is_busy
-        )
-        self.step_services = StepServices(
-            sessions=self.sessions,
-            bus=bus,
-            snapshots=self.snapshots.hooks(),
-            on_patch=self.snapshots.on_patch,
-        )
+        # Everything derived from config lives in one state, swapped whole by reconfigure().
+        self._state = build_state(self._parts, resolved)
+        self._layers = tuple(config_layers)
+        self._reconfiguring = asyncio.Lock()
+        self._mcp_retired = Retired()
+        self._moved_defaults: dict[str, str] = {}  # default models a reconfigure replaced → the new one
         self.context = ContextManager(self)
         self.subtasks = Subtasks(self)
-        self.mcp: McpManager | None = None  # set by open() when a server is configured
         self.tools: ToolRegistry = builtin_registry()
         for tool in (TodoWriteTool(), TodoReadTool(), QuestionTool(), SkillTool(), WebFetchTool()):
             self.tools.register(tool)
         self.tools.register(TaskTool(self.subtasks))
         self.loop = SessionLoop(self)
         self._session_rules: dict[str, rules.Ruleset] = {}
+
+    # --- config: everything below reads the state of the running turn, else the current one --
+
+    @property
+    def config_state(self) -> ConfigState:
+        """The config state in effect here: the one this turn pinned, else the current one."""
+        return pinned(self) or self._state
+
+    @property
+    def resolved(self) -> ResolvedConfig:
+        """The resolved config with the layer of every key."""
+        return self.config_state.resolved
+
+    @property
+    def config(self) -> Config:
+        """The validated config."""
+        return self.config_state.config
+
+    @property
+    def agents(self) -> Agents:
+        """The project's agents."""
+        return self.config_state.agents
+
+    @property
+    def retry(self) -> RetryPolicy:
+        """How failed model requests are retried."""
+        return self.config_state.retry
+
+    @property
+    def snapshots(self) -> SnapshotService:
+        """Step snapshots, revert and diffs."""
+        return self.config_state.snapshots
+
+    @property
+    def step_services(self) -> StepServices:
+        """What a model step uses (store, bus, snapshot hooks)."""
+        return self.config_state.step_services
+
+    def pin_config(self) -> None:
+        """Keep the config in effect now for the rest of the calling task and the tasks it starts."""
+        pin(self.config_state)
+
+    async def reconfigure(self, config_layers: Sequence[Layer] | None = None) -> Reconfigured:
+        """Resolve the config again — the files, and ``config_layers`` as the host's layers (None:
+        the same as before) — and use it from the next turn on; running turns keep theirs.
+
+        Raises ConfigError, keeping the config in effect, when the new one is invalid.
+        """
+        layers = self._layers if config_layers is None else tuple(config_layers)
+        async with self._reconfiguring:
+            resolved = await asyncio.to_thread(load_config, self.directory, self.worktree, layers)
+            old = self._state
+            self._state, retired, mcp_warnings = await next_state(self._parts, old, resolved)
+            self._layers = layers
+            await self._mcp_retired.retire(retired, after=self.loop.running())
+            follow_default(self._moved_defaults, old.config.model, resolved.config.model)
+        changed = changed_keys(old.config, resolved.config)
+        warnings = [*resolved.warnings, *mcp_warnings]
+        for warning in warnings:
+            log.warning("config: %s", warning)
+        log.info("config reloaded; changed: %s", ", ".join(changed) or "nothing")
+        self.bus.publish(ConfigUpdated(changed=changed, **self.config_info()))
+        return Reconfigured(changed=changed, warnings=warnings)
 
     @classmethod
     async def open(
@@ -144,6 +211,7 @@ class AgentApp:
             project_id=project.id,
             bus=Bus(),
             workspace=workspace or DiskWorkspace(worktree),
+            config_layers=config_layers,
         )
         await app.permissions.reload()
         await app._start_mcp()
@@ -161,22 +229,16 @@ class AgentApp:
         http_client()
 
     async def _start_mcp(self) -> None:
-        # The MCP SDK costs more to import than the rest of the agent: only when a server is on.
-        if not any(server.enabled for server in self.config.mcp.values()):
-            return
-        module = await asyncio.to_thread(importlib.import_module, "core.tools.mcp")
-        self.mcp = mcp = module.McpManager(self.config.mcp, cwd=self.worktree)
-        await mcp.start()
-        for warning in mcp.warnings:
+        state = self._state
+        mcp, _, warnings = await state.mcp.reconcile(state.config.mcp, self.worktree)
+        for warning in warnings:
             log.warning("mcp: %s", warning)
-        for tool in mcp.tools():
-            self.tools.register(tool, replace=True)
+        self._state = replace(state, mcp=mcp)
 
     async def close(self) -> None:
         """Stop running turns, flush the store, stop MCP servers."""
         await self.loop.close()
-        if self.mcp is not None:
-            await self.mcp.close()
+        await self._mcp_retired.close(self._state.mcp.managers())
         await self.sessions.close()
         await self.store.close()
         await aclose_http_client()
@@ -296,6 +358,12 @@ class AgentApp:
 
     # --- Runtime protocol (what the loop asks of the app) ---------------------------------
 
+    def carry_model(self, ref: ModelRef) -> ModelRef:
+        """The model a session whose last prompt used ``ref`` goes on with: the new default when
+        ``ref`` was the default until a reconfigure changed it, else ``ref``."""
+        moved = self._moved_defaults.get(f"{ref.providerID}/{ref.modelID}")
+        return parse_model_ref(moved) if moved is not None else ref
+
     def resolve_model(self, ref: str) -> ModelInfo:
         """ModelInfo for ``provider/model``."""
         return resolve_model(self.config, ref)
@@ -318,8 +386,8 @@ class AgentApp:
         self._session_rules[session_id] = ruleset
 
     def tools_for(self, agent: AgentInfo, user: UserMessage, ruleset: rules.Ruleset) -> dict[str, Tool[Any]]:
-        """The tools the model sees: the registry minus denied and switched-off tools."""
-        all_tools = {t.id: t for t in self.tools.all()}
+        """The tools the model sees: built-in and MCP tools minus denied and switched-off ones."""
+        all_tools = {t.id: t for t in [*self.tools.all(), *self.config_state.mcp.tools()]}
         hidden = rules.disabled(all_tools, [*ruleset, *self.permissions.approvals()])
         switched_off = {k for k, v in (user.tools or {}).items() if not v}
         return {k: t for k, t in all_tools.items() if k not in hidden and k not in switched_off}

@@ -225,3 +225,21 @@ class FileEdited(Event):
     messageID: str | None = None
     callID: str | None = None
     diff: str | None = None
+
+
+# --- config ----------------------------------------------------------------------------------
+
+
+class ConfigUpdated(Event):
+    """The config was reloaded (an editor's new settings): what a client's pickers show changed.
+
+    The fields are those of the ``agent/config`` answer, plus the top-level keys that changed.
+    """
+
+    TYPE: ClassVar[str] = "config.updated"
+    changed: list[str]
+    agents: list[dict[str, Any]]
+    models: list[str]
+    defaultAgent: str
+    defaultModel: str | None = None
+    modelLimits: dict[str, dict[str, int]]

@@ -47,20 +47,10 @@ def _leaves(node: Any, path: KeyPath) -> list[tuple[KeyPath, Any]]:
     return [(path, node)]
 
 
-def _source_of(path: KeyPath, sources: dict[str, str]) -> str:
-    # A value set as a whole (e.g. "snapshot": false) is the source of every leaf below it.
-    for end in range(len(path), 0, -1):
-        found = sources.get(format_path(path[:end]))
-        if found is not None:
-            return found
-    return "default"
-
-
 def render_sources(resolved: ResolvedConfig, data: dict[str, Any]) -> str:
     """One line per leaf value: ``key.path = json-value  (layer)``."""
     rows = [
-        (format_path(path), json.dumps(value), _source_of(path, resolved.sources))
-        for path, value in _leaves(data, ())
+        (format_path(path), json.dumps(value), resolved.source_of(path)) for path, value in _leaves(data, ())
     ]
     width = max((len(path) + len(value) for path, value, _ in rows), default=0) + 3
     return "\n".join(f"{f'{path} = {value}':<{width}}  ({source})" for path, value, source in rows)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from core.config import jsonc
-from core.config.merge import ACTIONS, Sources, format_path, merge_into
+from core.config.merge import ACTIONS, KeyPath, Sources, format_path, merge_into
 from core.config.paths import config_dir, worktree_of
 from core.config.schema import Config
 from core.config.substitute import substitute
@@ -46,6 +46,14 @@ class ResolvedConfig:
     config: Config
     sources: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+
+    def source_of(self, path: KeyPath) -> str:
+        """The layer that set ``path``; a value set whole (``"snapshot": false``) sets every key below it."""
+        for end in range(len(path), 0, -1):
+            found = self.sources.get(format_path(path[:end]))
+            if found is not None:
+                return found
+        return "default"
 
 
 def read_layer(path: Path, name: str) -> Layer:

@@ -62,7 +62,6 @@ class SessionLoop:
     def __init__(self, rt: Runtime) -> None:
         self._rt = rt
         self._runs: dict[str, _Run] = {}
-        self._processor = Processor(rt.step_services, rt.stream, rt.retry)
         self._requests = RequestBuilder(rt)
         self._compaction = LoopCompaction(rt, self._requests)
         self._background: set[asyncio.Task[None]] = set()
@@ -72,6 +71,10 @@ class SessionLoop:
     def is_busy(self, session_id: str) -> bool:
         """Whether a turn is running in this session."""
         return session_id in self._runs
+
+    def running(self) -> list[asyncio.Task[MessageWithParts]]:
+        """The tasks of the turns running now."""
+        return [run.task for run in self._runs.values()]
 
     async def prompt(
         self,
@@ -93,7 +96,8 @@ class SessionLoop:
         if not agent_info.is_primary and agent and not subagent:
             raise InvalidInputError(f"{agent} is a subagent; mention it with @{agent} instead")
         ref = model or (agent_info.model if agent_info.model else None)
-        model_ref = parse_model_ref(ref) if ref else (last.model if last else None)
+        # A session goes on with its last model; one on a default that changed follows the default.
+        model_ref = parse_model_ref(ref) if ref else (rt.carry_model(last.model) if last else None)
         if model_ref is None:
             if not rt.config.model:
                 raise InvalidInputError(
@@ -168,6 +172,8 @@ class SessionLoop:
 
     async def _run(self, session_id: str, abort: asyncio.Event) -> MessageWithParts:
         rt = self._rt
+        rt.pin_config()  # a reconfigure from now on applies to the next turn, not to this one
+        processor = Processor(rt.step_services, rt.stream, rt.retry)
         step = 0
         # True from a compaction until a step fits: an overflow in between means compacting made
         # no progress (it could only summarise the summary again), so the turn ends instead.
@@ -228,7 +234,7 @@ class SessionLoop:
             )
             await rt.sessions.update_message(assistant)
             ruleset = rt.ruleset_for(agent, session_id)
-            outcome = await self._processor.process(
+            outcome = await processor.process(
                 StepInput(
                     assistant=assistant,
                     request=request,

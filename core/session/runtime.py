@@ -13,7 +13,7 @@ from core.errors import ContextOverflowError
 from core.llm import events as ev
 from core.llm.model import ModelInfo
 from core.llm.request import LLMRequest
-from core.session.models import AssistantMessage, MessageWithParts, SubtaskPart, UserMessage
+from core.session.models import AssistantMessage, MessageWithParts, ModelRef, SubtaskPart, UserMessage
 from core.session.retry import RetryPolicy
 from core.session.services import StepServices
 from core.session.sessions import Sessions
@@ -99,6 +99,11 @@ class Runtime(Protocol):
 
     @property
     def context(self) -> ContextHooks: ...
+
+    def pin_config(self) -> None:
+        """Keep the config in effect now for the rest of the calling task (a turn) and its tasks."""
+
+    def carry_model(self, ref: ModelRef) -> ModelRef: ...
 
     def resolve_model(self, ref: str) -> ModelInfo: ...
 

@@ -1,0 +1,266 @@
+"""Everything the app derives from its config, built as one unit so that a reconfigure swaps it whole.
+
+A ``ConfigState`` holds the resolved config and what is built from it: the agents, the retry policy,
+the snapshot service (and the step hooks over it) and the MCP servers with their tools. The rest of
+the app reads config only through its current state. A turn pins the state it started with (a
+context variable, which the tasks a turn starts — tool calls, subagents, its title — inherit), so a
+reconfigure applies from the next turn on and a running turn never mixes two configs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+from collections.abc import Callable, Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from core.agent.agents import Agents
+from core.bus import Bus
+from core.config.loader import ResolvedConfig
+from core.config.merge import format_path
+from core.config.schema import Config, McpServer
+from core.errors import ConfigError, InvalidInputError
+from core.session.prompt import parse_model_ref
+from core.session.retry import RetryPolicy
+from core.session.services import StepServices
+from core.session.sessions import Sessions
+from core.session.snapshots import SnapshotService
+from core.tools.base import Tool
+from core.workspace import Workspace
+
+if TYPE_CHECKING:
+    from core.tools.mcp import McpManager
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class McpEntry:
+    """One configured MCP server: the config it was started with, and its manager (None: not running)."""
+
+    config: McpServer
+    manager: McpManager | None
+
+
+@dataclass(frozen=True)
+class McpServers:
+    """The MCP servers of one config state, one manager each, so that one can be replaced alone."""
+
+    entries: Mapping[str, McpEntry] = field(default_factory=dict)
+
+    def tools(self) -> list[Tool[Any]]:
+        """The tools of every connected server."""
+        return [tool for e in self.entries.values() if e.manager is not None for tool in e.manager.tools()]
+
+    def managers(self) -> list[McpManager]:
+        """Every manager this state started or kept."""
+        return [e.manager for e in self.entries.values() if e.manager is not None]
+
+    async def reconcile(
+        self, wanted: Mapping[str, McpServer], cwd: Path
+    ) -> tuple[McpServers, list[McpManager], list[str]]:
+        """The servers for ``wanted``: unchanged ones kept running, added or changed ones started.
+
+        Returns the new set, the managers it no longer uses (the caller stops them when no turn
+        needs them) and the warnings of servers that failed to start. A server whose config did not
+        change is not retried, even if it failed: only a change of its config starts it again.
+        """
+        kept = {n: e for n, e in self.entries.items() if n in wanted and e.config == wanted[n]}
+        to_start = {n: cfg for n, cfg in wanted.items() if n not in kept}
+        started, warnings = await _start(to_start, cwd)
+        entries = {**kept, **started}
+        retired = [e.manager for n, e in self.entries.items() if n not in kept and e.manager is not None]
+        return McpServers({n: entries[n] for n in wanted}), retired, warnings
+
+
+async def _start(servers: Mapping[str, McpServer], cwd: Path) -> tuple[dict[str, McpEntry], list[str]]:
+    enabled = {name: cfg for name, cfg in servers.items() if cfg.enabled}
+    entries = {name: McpEntry(cfg, None) for name, cfg in servers.items() if not cfg.enabled}
+    if not enabled:
+        return entries, []
+    # The MCP SDK costs more to import than the rest of the agent: only when a server is on.
+    module = await asyncio.to_thread(importlib.import_module, "core.tools.mcp")
+    managers = {name: module.McpManager({name: cfg}, cwd=cwd) for name, cfg in enabled.items()}
+    try:
+        await asyncio.gather(*(m.start() for m in managers.values()))
+    except BaseException:  # cancelled (the app is closing): leave no server behind
+        await asyncio.gather(*(m.close() for m in managers.values()), return_exceptions=True)
+        raise
+    warnings: list[str] = []
+    for name, manager in managers.items():
+        warnings.extend(manager.warnings)
+        if name in manager.connected:
+            entries[name] = McpEntry(enabled[name], manager)
+        else:
+            await manager.close()
+            entries[name] = McpEntry(enabled[name], None)
+    return entries, warnings
+
+
+@dataclass(frozen=True)
+class ConfigState:
+    """The resolved config and what the app built from it; ``owner`` is the app it belongs to."""
+
+    owner: object
+    resolved: ResolvedConfig
+    agents: Agents
+    retry: RetryPolicy
+    snapshots: SnapshotService
+    step_services: StepServices
+    mcp: McpServers
+
+    @property
+    def config(self) -> Config:
+        """The validated config."""
+        return self.resolved.config
+
+
+@dataclass(frozen=True)
+class Reconfigured:
+    """What a reconfigure changed (top-level keys) and its warnings (unknown keys, MCP servers skipped)."""
+
+    changed: list[str]
+    warnings: list[str]
+
+
+@dataclass(frozen=True)
+class StateParts:
+    """What building a state needs from the app (fixed for the app's lifetime)."""
+
+    owner: object
+    worktree: Path
+    data_dir: Path
+    project_id: str
+    workspace: Workspace
+    sessions: Sessions
+    bus: Bus
+    is_busy: Callable[[str], bool]
+
+
+def build_state(
+    parts: StateParts, resolved: ResolvedConfig, previous: ConfigState | None = None
+) -> ConfigState:
+    """Agents, retry policy and snapshots for ``resolved``; MCP servers are added by ``with_mcp``.
+
+    The snapshot service of ``previous`` is kept when the snapshot settings did not change (it
+    holds the edit journal's state).
+    """
+    config = resolved.config
+    agents = Agents.load(config, parts.worktree)
+    for warning in agents.warnings:
+        log.warning("agents: %s", warning)
+    retry = RetryPolicy(
+        initial_delay=config.retry.initial_delay,
+        max_delay=config.retry.max_delay,
+        max_attempts=config.retry.max_attempts,
+    )
+    if previous is not None and previous.config.snapshot == config.snapshot:
+        snapshots, services = previous.snapshots, previous.step_services
+    else:
+        snapshots = SnapshotService.create(
+            config, parts.data_dir, parts.project_id, parts.worktree, parts.workspace, parts.sessions,
+            parts.bus, parts.is_busy,
+        )  # fmt: skip
+        services = StepServices(
+            sessions=parts.sessions, bus=parts.bus, snapshots=snapshots.hooks(), on_patch=snapshots.on_patch
+        )
+    mcp = previous.mcp if previous is not None else McpServers()
+    return ConfigState(parts.owner, resolved, agents, retry, snapshots, services, mcp)
+
+
+async def next_state(
+    parts: StateParts, old: ConfigState, resolved: ResolvedConfig
+) -> tuple[ConfigState, list[McpManager], list[str]]:
+    """The state for ``resolved`` after ``old``: its MCP servers reconciled, the managers it no longer
+    uses, and the MCP warnings. ConfigError when ``resolved`` cannot replace a working config."""
+    check_model_refs(resolved)
+    state = build_state(parts, resolved, previous=old)
+    mcp, retired, warnings = await old.mcp.reconcile(resolved.config.mcp, parts.worktree)
+    return replace(state, mcp=mcp), retired, warnings
+
+
+class Retired:
+    """MCP managers a reconfigure dropped: stopped once the turns that may still call them end."""
+
+    def __init__(self) -> None:
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def retire(self, managers: list[McpManager], *, after: list[asyncio.Task[Any]]) -> None:
+        """Stop ``managers`` now when ``after`` is empty, else in the background once it is done."""
+        if not managers:
+            return
+        if not after:
+            await _close(managers)
+            return
+
+        async def stop() -> None:
+            await asyncio.wait(after)
+            await _close(managers)
+
+        task = asyncio.ensure_future(stop())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def close(self, also: list[McpManager]) -> None:
+        """Wait for the retired managers to stop (their turns must be over), then stop ``also``."""
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await _close(also)
+
+
+async def _close(managers: list[McpManager]) -> None:
+    await asyncio.gather(*(m.close() for m in managers), return_exceptions=True)
+
+
+def check_model_refs(resolved: ResolvedConfig) -> None:
+    """ConfigError naming the layer when a model reference is not ``provider/model``.
+
+    At start-up a bad reference only fails the prompts that use it; a reconfigure checks it
+    first, because it has a working config to keep instead.
+    """
+    config = resolved.config
+    refs: dict[tuple[str, ...], str | None] = {("model",): config.model, ("small_model",): config.small_model}
+    refs.update({("agent", name, "model"): agent.model for name, agent in config.agent.items()})
+    for path, ref in refs.items():
+        if ref is None:
+            continue
+        try:
+            parse_model_ref(ref)
+        except InvalidInputError as exc:
+            raise ConfigError(f"{resolved.source_of(path)}: {format_path(path)}: {exc}") from None
+
+
+def changed_keys(old: Config, new: Config) -> list[str]:
+    """The top-level keys whose values differ."""
+    before, after = old.model_dump(mode="json"), new.model_dump(mode="json")
+    return sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+
+
+def follow_default(moved: dict[str, str], old: str | None, new: str | None) -> None:
+    """Record that the default model went from ``old`` to ``new``: sessions on ``old`` (or on a
+    default it had replaced) follow it; a session on ``new`` already is where the default is."""
+    if old is None or new is None or old == new:
+        return
+    for key, target in moved.items():
+        if target == old:
+            moved[key] = new
+    moved[old] = new
+    moved.pop(new, None)
+
+
+# The state a turn runs with. One variable for every app: a state answers only to its owner.
+_PINNED: ContextVar[ConfigState | None] = ContextVar("agentls_turn_config", default=None)
+
+
+def pinned(owner: object) -> ConfigState | None:
+    """The state the current task pinned for ``owner``, if any."""
+    state = _PINNED.get()
+    return state if state is not None and state.owner is owner else None
+
+
+def pin(state: ConfigState) -> None:
+    """Keep ``state`` for the rest of the current task and the tasks it starts."""
+    _PINNED.set(state)
