@@ -43,6 +43,9 @@ M = TypeVar("M", bound=BaseModel)
 Handler = Callable[["AgentApp", M], Awaitable[Any]]
 
 PROTOCOL_VERSION = 1
+# The names of the editor's config layers, as `agentls config --sources` and errors show them.
+INIT_LAYER = "initializationOptions.config"
+SETTINGS_LAYER = "workspace/configuration"
 SERVER_NOT_INITIALIZED = -32002
 
 
@@ -71,7 +74,8 @@ class AgentServer(LanguageServer):
         self.app_ready: list[Callable[[AgentApp], None]] = []
         self.plain: PlainPath  # set by plain.register
         self._app: asyncio.Future[AgentApp] | None = None
-        self._opened_with: Any = None
+        self._applied_config: Any = None  # the settings config the agent last loaded or rejected
+        self._reconfiguring: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
 
     def agent_capability(self) -> dict[str, Any]:
@@ -96,12 +100,8 @@ class AgentServer(LanguageServer):
             loader = await asyncio.to_thread(importlib.import_module, "core.config.loader")
             # Taken after the slow imports: a didChangeConfiguration sent right after `initialized`
             # (eglot, Neovim with `settings`) is part of the agent's first configuration.
-            layers = []
-            if self.config_data is not None:
-                layers.append(loader.Layer(name="initializationOptions.config", data=self.config_data))
-            if self.settings_config is not None:
-                layers.append(loader.Layer(name="workspace/configuration", data=self.settings_config))
-            self._opened_with = self.settings_config
+            self._applied_config = self.settings_config
+            layers = self._config_layers(loader, self.settings_config)
             # warm: the first prompt then finds the model catalog, connection pool and decoders loaded.
             app: AgentApp = await module.AgentApp.open(
                 root, workspace=self.lsp_workspace, config_layers=layers, warm=True
@@ -115,12 +115,26 @@ class AgentServer(LanguageServer):
         log.info("agent ready in %s", root)
         for callback in self.app_ready:
             callback(app)
+        self._reconfigure(app)  # settings that arrived while it opened
+
+    def _config_layers(self, loader: ModuleType, settings_config: Any) -> list[Any]:
+        """The editor's config layers: initialization options, then its settings (which win)."""
+        layers = []
+        if self.config_data is not None:
+            layers.append(loader.Layer(name=INIT_LAYER, data=self.config_data))
+        if settings_config is not None:
+            layers.append(loader.Layer(name=SETTINGS_LAYER, data=settings_config))
+        return layers
 
     async def app(self) -> AgentApp:
-        """The running agent, waiting for it to finish opening."""
+        """The running agent, waiting for it to finish opening and for new settings to apply."""
         if self._app is None:
             raise JsonRpcException(message="the server is not initialized", code=SERVER_NOT_INITIALIZED)
-        return await asyncio.shield(self._app)
+        app = await asyncio.shield(self._app)
+        # Requests come in order: one sent after didChangeConfiguration sees the new config.
+        if self._reconfiguring is not None and not self._reconfiguring.done():
+            await asyncio.wait({self._reconfiguring})
+        return app
 
     async def close_app(self) -> None:
         """Close the agent (aborts turns, flushes the store); waits for one still opening; safe twice."""
@@ -146,15 +160,44 @@ class AgentServer(LanguageServer):
         if ours is None:
             return
         self.connection.settings = parse_options(ours, "agentls settings")
-        config = ours.get("config")
-        if config == self.settings_config:
+        self.settings_config = ours.get("config")
+        future = self._app
+        if future is not None and future.done() and not future.cancelled() and future.exception() is None:
+            self._reconfigure(future.result())
+
+    def _reconfigure(self, app: AgentApp) -> None:
+        """Apply the latest settings config to the loaded agent (one reconfigure at a time)."""
+        if self.settings_config == self._applied_config:
             return
-        self.settings_config = config
-        if self._app is not None and self._app.done() and config != self._opened_with:
-            self.show_message(
-                "agentls: the new agentls.config settings apply when the server restarts",
-                lsp.MessageType.Warning,
-            )
+        if self._reconfiguring is None or self._reconfiguring.done():
+            self._reconfiguring = self.spawn(self._apply_settings_config(app))
+
+    async def _apply_settings_config(self, app: AgentApp) -> None:
+        loader = importlib.import_module("core.config.loader")  # loaded with the agent
+        # Settings that change again meanwhile are applied next; each rejected one is shown once.
+        while self.settings_config != self._applied_config:
+            config = self._applied_config = self.settings_config
+            try:
+                result = await app.reconfigure(self._config_layers(loader, config))
+            except AgentError as exc:  # the user's config: they fix it
+                self._not_applied(str(exc))
+                continue
+            except Exception as exc:  # a bug: the traceback goes to the log
+                log.exception("applying the new settings failed")
+                self._not_applied(f"{type(exc).__name__}: {exc}")
+                continue
+            if result.warnings:
+                self.show_message("agentls: " + "; ".join(result.warnings), lsp.MessageType.Warning)
+            changed = f" ({', '.join(result.changed)})" if result.changed else ""
+            self.log_message(f"agentls: the new settings are in effect{changed}", lsp.MessageType.Info)
+
+    def _not_applied(self, reason: str) -> None:
+        log.warning("the new agentls.config settings were not applied: %s", reason)
+        self.show_message(
+            "agentls: the new agentls.config settings were not applied (the previous configuration "
+            f"stays in effect): {reason}",
+            lsp.MessageType.Error,
+        )
 
     # --- plumbing --------------------------------------------------------------------------
 
