@@ -48,8 +48,9 @@ def one(mode: str, deltas: int) -> dict[str, Any]:
         run = nvim.run(
             str(BENCH), timeout=600, AGENTLS_BENCH_MODE=mode, AGENTLS_BENCH_DELTAS=str(deltas)
         ).check()
-        line = [x for x in (run.stdout + run.stderr).splitlines() if x.startswith("{")][-1]
-        return dict(json.loads(line))
+        # Neovim's own messages may share the line (they end without a newline).
+        line = [x for x in (run.stdout + run.stderr).splitlines() if '{"' in x][-1]
+        return dict(json.loads(line[line.index('{"') :]))
 
 
 def main() -> int:
@@ -62,10 +63,14 @@ def main() -> int:
         med = {key: statistics.median(r[key] for r in results) for key in results[0] if key != "mode"}
         print(
             f"{mode:6} deltas={args.deltas} received={med['deltas_received']:.0f} writes={med['writes']:.0f} "
-            f"worst_block={med['worst_block_ms']:.1f}ms blocks>50ms={med['blocks_over_50ms']:.0f} "
+            f"worst_block={med['worst_block_ms']:.1f}ms (cpu {med['worst_block_cpu_ms']:.1f}ms) "
+            f"blocks>50ms={med['blocks_over_50ms']:.0f} "
             f"cpu={med['cpu_s']:.2f}s wall={med['wall_s']:.2f}s "
             f"lines={med['lines']:.0f} (medians of {args.runs})"
         )
+        if "reload_block_ms" in med:
+            reload = f"worst_block={med['reload_block_ms']:.1f}ms wall={med['reload_wall_s']:.2f}s"
+            print(f"{mode:6} history reload: {reload}")
     return 0
 
 

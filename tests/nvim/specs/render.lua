@@ -132,6 +132,24 @@ T.eq(from_scratch({ session = data.session, events = data.events,
     return out
   end)() }), T.text(buf), 'streamed text = rendered from scratch')
 
+-- The part's final update (its whole text again, as the server sends it when the part ends) costs
+-- no rewrite: deltas still waiting for their frame are appended, and the block is left as it is
+-- (rewriting a long answer re-highlights and re-folds all of it: bench/nvim_stream.py).
+local function delta(text)
+  state:apply({ type = 'message.part.delta', properties = { sessionID = data.session,
+    messageID = last_text.messageID, partID = last_text.id, field = 'text', delta = text } })
+end
+delta('\nand a last line')
+local final = vim.tbl_extend('force', State.settle(last_text), {})
+final.__chunks = nil
+local tick, before_final = vim.b[buf].changedtick, view.writes
+state:apply({ type = 'message.part.updated', properties = { part = final } })
+T.eq(before_final + 1, view.writes, 'one write: the pending delta')
+T.ok(vim.endswith(T.text(buf), 'and a last line\n'), 'the pending delta written:\n' .. T.text(buf))
+tick = vim.b[buf].changedtick
+state:apply({ type = 'message.part.updated', properties = { part = vim.deepcopy(final) } })
+T.eq(tick, vim.b[buf].changedtick, 'the same text again: the buffer untouched')
+
 -- Todos appear as a block at the end, and change in place.
 state:apply({ type = 'todo.updated', properties = { sessionID = data.session, todos = {
   { content = 'fix add', status = 'completed', priority = 'high' },

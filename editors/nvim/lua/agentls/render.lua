@@ -243,9 +243,22 @@ end
 function View:replace(index, render)
   local block = self.blocks[index]
   local start = self:start_of(index)
+  local chunks = self.pending[block.key]
+  if chunks and block.render.stream and #block.render.lines > 0 then
+    -- The part's update caught up with deltas still waiting for their frame: write them first,
+    -- so the buffer likely holds the final text already.
+    self.pending[block.key] = nil
+    self:append(index, table.concat(chunks))
+  end
   local old = block.size
+  local unchanged = vim.deep_equal(block.render.lines, render.lines) and not self.pending[block.key]
   block.render = render
   block.size = size_of(render)
+  if unchanged then
+    -- Typically a streamed part's final update: the buffer already holds its text, and rewriting
+    -- a long answer would re-highlight and re-fold all of it for nothing.
+    return self:decorate(block, start)
+  end
   self.pending[block.key] = nil
   -- An empty buffer still has one line: the first lines written replace it.
   local last = self.total == 0 and -1 or start + old
