@@ -74,8 +74,23 @@ function T.no_errors()
   end
 end
 
---- Done: stop the server and leave.
+--- Wait until the server has answered every request the plugin sent.
+function T.settled()
+  local lsp = require('agentls.client').get()
+  T.wait(function()
+    for _, request in pairs(lsp and lsp.requests or {}) do
+      if request.type == 'pending' then
+        return false
+      end
+    end
+    return true
+  end, 'the answers to pending requests')
+end
+
+--- Done: stop the server and leave (after the answers to what was asked: a request still in
+--- flight would be answered with an error by a server shutting down).
 function T.finish()
+  T.settled()
   T.no_errors()
   local client = require('agentls.client')
   client.stop()
