@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+
+from core.demo.config import fake_model_config
 from core.demo.fake_script import Turn
 from tests.nvim.harness import Nvim
 
@@ -66,3 +69,31 @@ def test_edits_keep_unsaved_user_changes_and_create_files(nvim: Nvim) -> None:
     nvim.run("edits.lua").check()
     prompt = nvim.model.requests[0].messages[-1]
     assert "return a * b  # mine" in str(prompt), "the agent read the unsaved buffer"
+
+
+def test_review_workflow(nvim: Nvim) -> None:
+    calc = nvim.project / "calc.py"
+    calc.write_text("def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n")
+    hello = nvim.project / "hello.py"
+    provider = fake_model_config(nvim.model, nvim.titles)["provider"]
+    provider["fake"]["models"]["m2"] = provider["fake"]["models"]["m"]
+    nvim.extra_config.update(snapshot=True, provider=provider)
+    nvim.model.script(
+        Turn.text("They subtract."),
+        Turn.tool_call("edit", {"filePath": str(calc), "oldString": "a - b", "newString": "a + c"}).tool_call(
+            "edit", {"filePath": str(hello), "oldString": "hello", "newString": "bye"}
+        ),
+        Turn.text("Fixed, but c is not defined."),
+    )
+    nvim.run("review.lua").check()
+    ask, fix, after_edit = (json.dumps(r.body) for r in nvim.model.requests)
+    # The pickers: the plan agent (its reminder) on the second model, then build on the first.
+    assert [r.body["model"] for r in nvim.model.requests] == ["m2", "m", "m"]
+    assert "Plan mode is active" in ask and "Plan mode is active" not in fix
+    # The visual selection: lines 2-3 of calc.py, as a file part with its range.
+    assert '<file path=\\"calc.py\\" lines=\\"2-3\\">' in ask
+    assert "return a - b" in ask and "def add" not in ask.split("lines=")[1]
+    # :AgentlsFix: the other server's diagnostic, and the file.
+    assert "line 2: subtracts where add() should add [fake-pyright]" in fix
+    # After the edit, that server's fresh report reached the edit tool's output.
+    assert '\\"c\\" is not defined' in after_edit and '\\"c\\" is not defined' not in fix

@@ -1,4 +1,5 @@
--- Two sessions: a turn in each, switching back through :AgentlsSessions (vim.ui.select), renaming.
+-- Two sessions: a turn in each, switching back through :AgentlsSessions (vim.ui.select), renaming,
+-- forking (the copy opens) and deleting the fork (confirmed; the chat moves on, its buffer goes).
 local T = dofile(os.getenv('AGENTLS_TEST_HELPERS'))
 T.setup()
 
@@ -68,4 +69,46 @@ vim.cmd('AgentlsSessions')
 T.wait(function()
   return require('agentls.chat').winbar():find('Renamed first', 1, true)
 end, 'the new title in the winbar')
+
+-- Fork the renamed session: the copy opens with the same transcript.
+action = 'Fork'
+vim.cmd('AgentlsSessions')
+T.wait(function()
+  local id = T.chat().session_id
+  return id ~= first and id ~= second and T.transcript() and T.text(T.transcript()):find('first answer', 1, true)
+end, 'the fork with the transcript')
+local fork = T.chat().session_id
+local fork_buf = T.transcript()
+T.ok(T.text(fork_buf):find('## You\n\nfirst question', 1, true), 'the forked prompt:\n' .. T.text(fork_buf))
+
+-- Delete the fork (confirmed): the chat moves to another session and the fork's buffer goes.
+action = 'Delete'
+picks['agentls sessions'] = function(items)
+  for _, s in ipairs(items) do
+    if s.id == fork then
+      return s
+    end
+  end
+  error('no fork in the picker')
+end
+vim.cmd('AgentlsSessions')
+T.wait(function()
+  local id = T.chat().session_id
+  return id and id ~= fork and not vim.api.nvim_buf_is_valid(fork_buf)
+end, 'the chat to leave the deleted fork')
+local confirms = vim.tbl_filter(function(prompt)
+  return vim.startswith(prompt, 'Delete "')
+end, titles)
+T.eq(1, #confirms, 'delete confirmations in ' .. vim.inspect(titles))
+local listed
+require('agentls.client').request('agent/session/list', {}, function(_, result)
+  listed = result.sessions
+end)
+T.wait(function()
+  return listed
+end, 'the session list')
+T.eq(2, #listed, 'sessions after the delete')
+for _, s in ipairs(listed) do
+  T.ok(s.id ~= fork, 'the fork is gone')
+end
 T.finish()

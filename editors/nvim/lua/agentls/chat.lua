@@ -260,6 +260,35 @@ function M.close()
   M.win, M.prompt_win = nil, nil
 end
 
+--- A session was deleted (here or by another client): the chat moves to the newest remaining one,
+--- and the transcript buffer goes once no window shows it.
+function M.forget(session_id)
+  local buf = M.buffers[session_id]
+  M.loaded[session_id] = nil
+  if M.session_id == session_id then
+    M.session_id = nil
+    if valid_win(M.win) then
+      M.open()
+    end
+  end
+  if not buf or not vim.api.nvim_buf_is_valid(buf) or vim.b[buf].agentls_forgotten then
+    return
+  end
+  vim.b[buf].agentls_forgotten = true
+  local function wipe()
+    if vim.api.nvim_buf_is_valid(buf) then
+      vim.api.nvim_buf_delete(buf, { force = true })
+    end
+  end
+  if #vim.fn.win_findbuf(buf) == 0 then
+    wipe()
+  else
+    vim.api.nvim_create_autocmd('BufWinLeave', { buffer = buf, once = true, callback = function()
+      vim.schedule(wipe)
+    end })
+  end
+end
+
 function M.new_session(title)
   client.request('agent/session/create', { title = title, agent = M.agent, model = M.model },
     function(err, session)

@@ -35,9 +35,11 @@ local function subscribe()
   subscribed = true
   local client = require('agentls.client')
   table.insert(client.event_handlers, require('agentls.dialogs').on_event)
-  M.state:subscribe(function(kind, _, data)
+  M.state:subscribe(function(kind, session_id, data)
     if kind == 'status' or kind == 'session' or kind == 'message' then
       follow_status()
+    elseif kind == 'deleted' then
+      require('agentls.chat').forget(session_id)
     elseif kind == 'error' and data then
       vim.notify('agentls: ' .. (data.message or data.name or 'error'), vim.log.levels.ERROR)
     end

@@ -43,9 +43,8 @@ function M.delete(session)
   vim.ui.select({ 'Delete', 'Keep' }, { prompt = ('Delete "%s"?'):format(session.title) }, function(choice)
     if choice == 'Delete' then
       client.request('agent/session/delete', { sessionID = session.id }, function(err)
-        if not report(err) and chat().session_id == session.id then
-          chat().session_id = nil
-          chat().open()
+        if not report(err) then
+          chat().forget(session.id)
         end
       end)
     end
