@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from pygls.io_ import StdoutWriter
 
+from lsp_server.handshake import AnsweredWriter, Early
 from lsp_server.rpc import dispatch
 
 if TYPE_CHECKING:
@@ -91,10 +92,13 @@ async def read_frame(reader: asyncio.StreamReader) -> bytes | None:
         raise FramingError(f"the stream ended {length - len(exc.partial)} bytes into a message") from exc
 
 
-async def open_stdin(stream: BinaryIO) -> asyncio.StreamReader:
-    """An asyncio reader on ``stream``: a pipe is read by the loop, anything else by a daemon thread."""
+async def open_stdin(stream: BinaryIO, pending: bytes = b"") -> asyncio.StreamReader:
+    """An asyncio reader on ``stream``, starting with ``pending`` (bytes already read from it): a pipe
+    is read by the loop, anything else by a daemon thread."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=1024 * 1024)
+    if pending:
+        reader.feed_data(pending)
     try:
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stream)
         return reader
@@ -177,12 +181,21 @@ async def close_server(server: AgentServer, budget: float = CLOSE_BUDGET_S) -> N
     await server.cancel_tasks()
 
 
-async def serve_stdio(server: AgentServer, stdin: BinaryIO, stdout: BinaryIO) -> int:
-    """Serve one editor over stdin/stdout until one of the stop conditions; the exit code."""
+async def serve_stdio(
+    server: AgentServer, stdin: BinaryIO, stdout: BinaryIO, early: Early | None = None
+) -> int:
+    """Serve one editor over stdin/stdout until one of the stop conditions; the exit code.
+
+    ``early``: what was read (and answered) before the server existed (see ``handshake``).
+    """
     lifetime = server.lifetime
     log.info("serving on stdio (pid %d)", os.getpid())
-    reader = await open_stdin(stdin)
-    server.protocol.set_writer(StdoutWriter(stdout))
+    reader = await open_stdin(stdin, early.pending if early else b"")
+    if early is not None and early.body is not None:
+        server.protocol.set_writer(AnsweredWriter(StdoutWriter(stdout), early))
+        dispatch(server.protocol, early.body)  # the server's own state, from the answered initialize
+    else:
+        server.protocol.set_writer(StdoutWriter(stdout))
     undo_signals = install_signals(lifetime)
     pump = asyncio.create_task(pump_messages(reader, server, lifetime), name="agentls-stdin")
     try:
@@ -211,9 +224,9 @@ def exit_now(code: int) -> None:
     os._exit(code)
 
 
-def run_stdio(server: AgentServer) -> int:
+def run_stdio(server: AgentServer, early: Early | None = None) -> int:
     """``agentls serve`` on stdio: returns only in tests; the real command ends with ``exit_now``."""
-    return asyncio.run(serve_stdio(server, sys.stdin.buffer, sys.stdout.buffer))
+    return asyncio.run(serve_stdio(server, sys.stdin.buffer, sys.stdout.buffer, early))
 
 
 def as_int(value: Any) -> int | None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import os
 import sys
@@ -54,23 +53,37 @@ def run(args: argparse.Namespace) -> int:
     configure_logging(args.log_file, args.log_level)
     # litellm must not fetch its cost map at import (no network, and it would print to stdout).
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    early = None
+    if not args.tcp:
+        from lsp_server.handshake import answer_early
+
+        early = answer_early(sys.stdin.fileno(), _write_stdout)  # before pygls: see handshake
     with startup_imports():  # pygls and lsprotocol build ~600 classes: no collections meanwhile
         from lsp_server.lifecycle import exit_now, run_stdio
         from lsp_server.server import build_server
 
         server = build_server()
     if args.tcp:
+        import asyncio
+
         host, _, port = args.tcp.rpartition(":")
         server.watch_parent = False
         code = asyncio.run(serve_tcp(server, host or "127.0.0.1", int(port)))
     else:
-        code = run_stdio(server)
+        code = run_stdio(server, early)
     exit_now(code)
     return code
 
 
+def _write_stdout(data: bytes) -> None:
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
+
+
 async def serve_tcp(server: AgentServer, host: str, port: int) -> int:
     """Serve one client at a time; the agent outlives a client so a reconnect finds its dialogs."""
+    import asyncio
+
     from pygls.io_ import run_async
 
     from lsp_server.lifecycle import close_server, install_signals

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import gc
 import importlib
-import inspect
 import logging
 import os
 import sys
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from typing import Any, NoReturn
 
 from core import __version__
@@ -114,7 +112,10 @@ def run(
         return 2
     try:
         result = func(args)
-        if inspect.isawaitable(result):
+        if isinstance(result, Awaitable):
+            # Imported here: `agentls serve` answers `initialize` before asyncio is needed (~40 ms).
+            import asyncio
+
             result = asyncio.run(_await(result))
         return int(result or 0)
     except UsageError as exc:

@@ -1,0 +1,240 @@
+"""``initialize`` answered before pygls and lsprotocol are imported (issue #14).
+
+Importing pygls builds lsprotocol's ~550 attrs classes, which takes most of a second on a busy
+machine; an editor waits for the ``initialize`` answer before it does anything else. So ``agentls
+serve`` on stdio reads the first frame itself: when it is a plain ``initialize`` request, the answer
+below goes out at once, then the full server is built and handed the same request, and its own
+answer to it is dropped (compared first: a difference is logged as the bug it is). The capabilities
+here are the full server's, checked for every client profile by tests/lsp/test_handshake.py, and
+they depend on the client only through the position encoding.
+
+Only the standard library is imported here.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from typing import Any, Protocol
+
+from core import __version__
+
+log = logging.getLogger(__name__)
+
+# The full server's answer minus positionEncoding (see ``result``); the order is pygls'.
+CAPABILITIES: dict[str, Any] = {
+    "textDocumentSync": {"openClose": True, "change": 1, "save": True},
+    "codeActionProvider": {"codeActionKinds": ["quickfix", ""]},
+    "executeCommandProvider": {
+        "commands": [
+            "agentls.prompt",
+            "agentls.abort",
+            "agentls.newSession",
+            "agentls.compact",
+            "agentls.fix",
+            "agentls.explain",
+        ]
+    },
+    "workspace": {"workspaceFolders": {"supported": True, "changeNotifications": True}, "fileOperations": {}},
+    "experimental": {
+        "agent": {
+            "version": 1,
+            "methods": [
+                "agent/config",
+                "agent/diagnostics",
+                "agent/permission/list",
+                "agent/permission/reply",
+                "agent/question/list",
+                "agent/question/reject",
+                "agent/question/reply",
+                "agent/session/abort",
+                "agent/session/compact",
+                "agent/session/create",
+                "agent/session/delete",
+                "agent/session/diff",
+                "agent/session/fork",
+                "agent/session/get",
+                "agent/session/list",
+                "agent/session/messages",
+                "agent/session/prompt",
+                "agent/session/revert",
+                "agent/session/todo",
+                "agent/session/unrevert",
+                "agent/session/update",
+            ],
+            "events": True,
+        }
+    },
+}
+# pygls' choice: the client's first listed encoding that it supports, else UTF-16.
+_ENCODINGS = ("utf-8", "utf-16", "utf-32")
+_MAX_HEADER = 8192
+_MAX_BODY = 16 * 1024 * 1024
+
+
+def position_encoding(params: dict[str, Any]) -> str:
+    """The position encoding pygls picks for a client's ``initialize`` params."""
+    general = params["capabilities"].get("general")
+    offered = general.get("positionEncodings") if isinstance(general, dict) else None
+    for encoding in offered if isinstance(offered, list) else []:
+        if encoding in _ENCODINGS:
+            return str(encoding)
+    return "utf-16"
+
+
+def _field(value: Any, *path: str) -> Any:
+    for name in path:
+        value = value.get(name) if isinstance(value, dict) else None
+    return value
+
+
+def result(params: dict[str, Any]) -> dict[str, Any]:
+    """The ``InitializeResult`` the full server gives for these params, as JSON."""
+    capabilities = {"positionEncoding": position_encoding(params), **CAPABILITIES}
+    # pygls says "no" to willSave(WaitUntil) (no handler here) when the client names them at all.
+    sync = _field(params, "capabilities", "textDocument", "synchronization")
+    named = {key: False for key in ("willSave", "willSaveWaitUntil") if _field(sync, key) is not None}
+    if named:
+        capabilities["textDocumentSync"] = {**capabilities["textDocumentSync"], **named}
+    return {"capabilities": capabilities, "serverInfo": {"name": "agentls", "version": __version__}}
+
+
+def answerable(message: Any) -> bool:
+    """Whether ``message`` is an ``initialize`` request the full server surely accepts.
+
+    Anything unusual (a missing field, a wrong type, a TCP reconnect) is left to the full server,
+    which answers it (or rejects it) itself, just later.
+    """
+    if (
+        not isinstance(message, dict)
+        or message.get("jsonrpc") != "2.0"
+        or message.get("method") != "initialize"
+    ):
+        return False
+    msg_id, params = message.get("id"), message.get("params")
+    if isinstance(msg_id, bool) or not isinstance(msg_id, int | str) or not isinstance(params, dict):
+        return False
+    pid = params.get("processId", 0)
+    root = params.get("rootUri")
+    caps = params.get("capabilities")
+    # The parts of the capabilities ``result`` reads must be what the full server can read.
+    objects = [
+        caps,
+        _field(caps, "general"),
+        _field(caps, "textDocument"),
+        _field(caps, "textDocument", "synchronization"),
+    ]
+    return (
+        "processId" in params
+        and (pid is None or (isinstance(pid, int) and not isinstance(pid, bool)))
+        and (root is None or isinstance(root, str))
+        and isinstance(caps, dict)
+        and all(o is None or isinstance(o, dict) for o in objects[1:])
+        and (
+            _field(caps, "general", "positionEncodings") is None
+            or isinstance(_field(caps, "general", "positionEncodings"), list)
+        )
+    )
+
+
+def frame(payload: dict[str, Any]) -> bytes:
+    """``payload`` framed as pygls frames it."""
+    body = json.dumps(payload).encode("utf-8")
+    head = b"Content-Length: %d\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n" % len(
+        body
+    )
+    return head + body
+
+
+class Early:
+    """What the early read took from stdin, and the answer it gave (if any).
+
+    (A plain class: ``dataclasses`` imports ``inspect``, ~10 ms before the answer.)
+    """
+
+    def __init__(
+        self,
+        pending: bytes,
+        body: bytes | None = None,
+        msg_id: int | str | None = None,
+        answer: dict[str, Any] | None = None,
+    ) -> None:
+        self.pending = pending  # read past the first frame (everything read, when nothing was answered)
+        self.body = body  # the answered ``initialize`` frame's body, for the full server
+        self.msg_id = msg_id
+        self.answer = answer
+
+
+def read_first_frame(fd: int) -> tuple[bytes | None, bytes, int]:
+    """The first frame's body from ``fd`` (None if the stream does not start with a sane one), every
+    byte read (so that nothing is lost for the full server's reader) and where the frame ends."""
+    data = b""
+    while (end := data.find(b"\r\n\r\n")) < 0:
+        if len(data) > _MAX_HEADER or not (chunk := os.read(fd, 65536)):
+            return None, data, 0
+        data += chunk
+    length = None
+    for line in data[:end].split(b"\r\n"):
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length" and value.strip().isdigit():
+            length = int(value.strip())
+    if length is None or length > _MAX_BODY:
+        return None, data, 0
+    start = end + 4
+    while len(data) < start + length:
+        if not (chunk := os.read(fd, max(65536, start + length - len(data)))):
+            return None, data, 0
+        data += chunk
+    return data[start : start + length], data, start + length
+
+
+def answer_early(fd: int, write: Any) -> Early:
+    """Read the first frame from ``fd``; answer it with ``write(bytes)`` when it is a plain
+    ``initialize``. Never raises for what the client sent: the full server deals with that."""
+    body, data, end = read_first_frame(fd)
+    if body is None:
+        return Early(pending=data)
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return Early(pending=data)
+    if not answerable(message):
+        return Early(pending=data)
+    answer = result(message["params"])
+    write(frame({"id": message["id"], "jsonrpc": "2.0", "result": answer}))
+    return Early(pending=data[end:], body=body, msg_id=message["id"], answer=answer)
+
+
+class _Writer(Protocol):
+    def write(self, data: bytes) -> None: ...
+
+    def close(self) -> Any: ...
+
+
+class AnsweredWriter:
+    """pygls' writer, minus the full server's answer to the ``initialize`` already answered."""
+
+    def __init__(self, inner: _Writer, early: Early) -> None:
+        self._inner = inner
+        self._early: Early | None = early
+
+    def write(self, data: bytes) -> None:
+        """Write ``data``, unless it is the answer already sent (which is then checked)."""
+        early = self._early
+        if early is not None:
+            message = json.loads(data[data.index(b"\r\n\r\n") + 4 :])
+            if "method" not in message and message.get("id") == early.msg_id:
+                self._early = None
+                if message.get("result") != early.answer:
+                    log.error(
+                        "initialize was answered early with %s, but the server answers %s",
+                        json.dumps(early.answer),
+                        json.dumps(message.get("result", message.get("error"))),
+                    )
+                return
+        self._inner.write(data)
+
+    def close(self) -> Any:
+        """Close the underlying writer."""
+        return self._inner.close()

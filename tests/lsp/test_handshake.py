@@ -1,0 +1,160 @@
+"""The early ``initialize`` answer (lsp_server/handshake.py) is the full server's answer, and the
+full server takes over the stream after it without losing or repeating anything."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pytest_lsp.clients import __file__ as clients_init
+
+from lsp_server import handshake
+from lsp_server.rpc import dispatch
+from lsp_server.server import build_server
+from tests.lsp.editor import uri
+from tests.lsp.raw import RawServer, frame
+
+PROFILES = sorted(Path(clients_init).parent.glob("*.json"))
+# What pygls looks at in a client's capabilities besides the profiles' usual fields.
+SYNTHETIC: dict[str, dict[str, Any]] = {
+    "empty": {},
+    "utf-8 first": {"general": {"positionEncodings": ["utf-8", "utf-16"]}},
+    "utf-32 only": {"general": {"positionEncodings": ["utf-32"]}},
+    "unknown encodings": {"general": {"positionEncodings": ["utf-7", "latin-1"]}},
+    "no encodings": {"general": {}},
+    "every optional feature": {
+        "textDocument": {
+            "synchronization": {"willSave": True, "willSaveWaitUntil": True, "didSave": True},
+            "rename": {"prepareSupport": True},
+        },
+        "workspace": {
+            "fileOperations": {
+                "willCreate": True,
+                "didCreate": True,
+                "willDelete": True,
+                "didDelete": True,
+                "willRename": True,
+                "didRename": True,
+            }
+        },
+        "notebookDocument": {"synchronization": {"dynamicRegistration": True}},
+    },
+}
+
+
+class Collect:
+    def __init__(self) -> None:
+        self.frames: list[dict[str, Any]] = []
+
+    def write(self, data: bytes) -> None:
+        self.frames.append(json.loads(data[data.index(b"\r\n\r\n") + 4 :]))
+
+    def close(self) -> None:
+        pass
+
+
+def full_answer(params: dict[str, Any]) -> Any:
+    """What the full server (pygls, every feature registered) answers to ``initialize``."""
+    server = build_server()
+    out = Collect()
+    server.protocol.set_writer(out)
+    dispatch(
+        server.protocol,
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}).encode(),
+    )
+    [answer] = out.frames
+    assert "result" in answer, answer
+    return answer["result"]
+
+
+def capabilities_of(profile: Path) -> dict[str, Any]:
+    data = json.loads(profile.read_text())
+    caps: dict[str, Any] = data.get("capabilities", data)
+    return caps
+
+
+@pytest.mark.parametrize(
+    "caps",
+    [capabilities_of(p) for p in PROFILES] + list(SYNTHETIC.values()),
+    ids=[p.stem for p in PROFILES] + list(SYNTHETIC),
+)
+def test_the_early_answer_is_the_full_servers(caps: dict[str, Any]) -> None:
+    params = {"processId": None, "rootUri": None, "capabilities": caps}
+    assert handshake.answerable({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params})
+    expected = full_answer(params)
+    assert handshake.result(params) == expected, (
+        "lsp_server/handshake.py CAPABILITIES no longer match the server; set them to "
+        + json.dumps({k: v for k, v in expected["capabilities"].items() if k != "positionEncoding"})
+    )
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"rootUri": None, "capabilities": {}}},
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": "1", "capabilities": {}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {"processId": None, "capabilities": []},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": True,
+            "method": "initialize",
+            "params": {"processId": None, "capabilities": {}},
+        },
+        {"jsonrpc": "2.0", "method": "initialize", "params": {"processId": None, "capabilities": {}}},
+        {"jsonrpc": "2.0", "id": 1, "method": "shutdown"},
+    ],
+    ids=["no processId", "string processId", "capabilities a list", "bool id", "no id", "not initialize"],
+)
+def test_anything_unusual_is_left_to_the_full_server(message: dict[str, Any]) -> None:
+    assert not handshake.answerable(message)
+
+
+def test_a_different_full_answer_is_logged_and_dropped(caplog: pytest.LogCaptureFixture) -> None:
+    early = handshake.Early(pending=b"", body=b"{}", msg_id=7, answer={"capabilities": {}})
+    out = Collect()
+    writer = handshake.AnsweredWriter(out, early)
+    writer.write(handshake.frame({"jsonrpc": "2.0", "method": "window/logMessage", "params": {}}))
+    with caplog.at_level(logging.ERROR):
+        writer.write(handshake.frame({"id": 7, "jsonrpc": "2.0", "result": {"capabilities": {"x": 1}}}))
+    writer.write(handshake.frame({"id": 7, "jsonrpc": "2.0", "result": None}))  # a later id 7 goes out
+    assert [m.get("method", m.get("id")) for m in out.frames] == ["window/logMessage", 7]
+    assert "answered early" in caplog.text
+
+
+def test_the_server_takes_over_everything_sent_with_initialize(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    root.mkdir()
+    params = {"processId": None, "rootUri": uri(root), "capabilities": {}, "clientInfo": {"name": "raw-test"}}
+    server = RawServer(root, tmp_path / "data")
+    try:
+        # One write: the early reader gets the following frames in the same read as initialize.
+        server.write(
+            frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params})
+            + frame({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+            + frame({"jsonrpc": "2.0", "id": 2, "method": "agent/session/list", "params": {}})
+        )
+        seen: list[dict[str, Any]] = []
+        while not any(m.get("id") == 2 for m in seen):
+            message = server.frames.get(timeout=60)
+            assert message is not None, server.log
+            seen.append(message)
+        assert server.request("shutdown") is None
+        server.notify("exit")
+        assert server.wait_exit(timeout=30) == 0
+        while (message := server.frames.get(timeout=5)) is not None:
+            seen.append(message)
+        answers = [m for m in seen if "method" not in m]
+        assert [m["id"] for m in answers] == [1, 2]  # initialize answered once, and first
+        assert answers[0]["result"]["serverInfo"]["name"] == "agentls"
+        assert answers[1]["result"] == {"sessions": []}
+        assert not any("answered early" in line for line in server.log), server.log
+    finally:
+        server.close()
