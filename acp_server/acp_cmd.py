@@ -44,10 +44,20 @@ def run(args: argparse.Namespace) -> int:
     configure_logging(args.log_file, args.log_level)
     # litellm must not fetch its cost map at import (no network, and it would print to stdout).
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    from acp_server.connection import serve
-
     asyncio.run(serve(args.data_dir))
     return 0
+
+
+async def serve(data_dir: Path | None) -> None:
+    """Answer ``initialize`` from the lean path, then import the ACP library and serve."""
+    from acp_server.handshake import answer_early
+    from acp_server.transport import StdioLines, stdio
+
+    reader, writer = await stdio()
+    transport = await answer_early(StdioLines(reader, writer))
+    from acp_server.connection import serve as serve_connection  # acp.schema: most of a second
+
+    await serve_connection(data_dir, transport)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

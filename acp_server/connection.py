@@ -40,6 +40,7 @@ from acp.schema import (
 from acp.utils import notify_model, request_model, request_optional_model, serialize_params
 
 from acp_server.dialogs import Dialogs
+from acp_server.handshake import Answered
 from acp_server.projects import Project, Projects
 from acp_server.state import AcpSession
 from acp_server.transport import StdioLines, stdio
@@ -163,12 +164,13 @@ class Front:
         await self.projects.close()
 
 
-async def serve(data_dir: Path | None = None) -> None:
-    """Serve one ACP client on stdin/stdout until it closes the pipe."""
+async def serve(data_dir: Path | None = None, transport: StdioLines | Answered | None = None) -> None:
+    """Serve one ACP client on stdin/stdout (or ``transport``) until it closes the pipe."""
     from acp_server.agent import AcpAgent
 
-    reader, writer = await stdio()
-    transport = StdioLines(reader, writer)
+    if transport is None:
+        reader, writer = await stdio()
+        transport = StdioLines(reader, writer)
     front = Front(data_dir)
     agent = AcpAgent(front)
     # close/resume are "unstable" in this library release but stable in the protocol's schema.

@@ -5,6 +5,7 @@
 - ``agentls serve``: spawn → ``initialize`` answered, ``initialized`` → the agent loaded in the
   background (an ``agent/config`` sent right after ``initialized`` is answered once it is), the
   first prompt → model request once loaded, ``exit`` → process gone;
+- ``agentls acp``: spawn → ``initialize`` answered;
 - for comparison: ``python -m lsp_server`` → ``initialize`` answered, and ``opencode run`` against
   the same fake model when ``opencode`` is on PATH.
 
@@ -175,8 +176,32 @@ def one_serve(bench: Bench, figures: Figures | None, command: list[str], name: s
     exited, _, _ = wait_exit(proc)
     if figures is not None:
         figures.add("serve: initialized → agent loaded", loaded - sent)
+        # The sum: answering initialize early moves the server's own imports after it.
+        figures.add("serve: spawn → agent loaded", loaded - began)
         figures.add("serve: first prompt → model request", reached - asked)
         figures.add("serve: exit → process gone", exited - leaving)
+
+
+def one_acp(bench: Bench, figures: Figures | None) -> None:
+    """``agentls acp``: spawn → the ``initialize`` answer (newline-delimited JSON-RPC), then EOF."""
+    request = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}}
+    env = bench.env()
+    env.pop("AGENTLS_CONFIG_CONTENT")
+    began = time.perf_counter()
+    proc = subprocess.Popen(
+        [agentls(), "acp"], env=env, cwd=bench.root, stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(json.dumps(request).encode() + b"\n")
+    proc.stdin.flush()
+    answer = json.loads(proc.stdout.readline())
+    answered = time.perf_counter()
+    proc.stdin.close()
+    wait_exit(proc)
+    if "result" not in answer:
+        sys.exit(f"agentls acp did not answer initialize: {answer}")
+    if figures is not None:
+        figures.add("acp: spawn → initialize answered", answered - began)
 
 
 def one_opencode(bench: Bench, figures: Figures | None, opencode: str) -> None:
@@ -219,6 +244,7 @@ GOALS: dict[str, float] = {
     "serve: spawn → initialize answered": 0.3,
     "serve: initialized → agent loaded": 0.5,
     "serve: first prompt → model request": 0.06,
+    "acp: spawn → initialize answered": 0.3,  # issue #15: the same bar as serve's
 }
 
 
@@ -272,6 +298,7 @@ def main() -> None:
             lambda f: one_run(bench, f),
             lambda f: one_serve(bench, f, [agentls(), "serve"], "serve"),
             lambda f: one_serve(bench, f, module, "python -m lsp_server"),
+            lambda f: one_acp(bench, f),
         ]
         if (opencode := shutil.which("opencode")) is not None:
             scenarios.append(lambda f: one_opencode(bench, f, opencode))

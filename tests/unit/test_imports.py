@@ -198,3 +198,34 @@ def _unframe(data: bytes) -> list[dict[str, Any]]:
         out.append(json.loads(data[start + 4 : start + 4 + length]))
         data = data[start + 4 + length :]
     return out
+
+
+# What each front end's early `initialize` answer may rest on (the answer goes out before the rest).
+EARLY_PATHS = {
+    "lsp_server.handshake": ("agentls.cli", "lsp_server.serve_cmd", "lsp_server.handshake"),
+    "acp_server.handshake": ("agentls.cli", "acp_server.acp_cmd", "acp_server.handshake", "asyncio"),
+}
+NOT_BEFORE_THE_EARLY_ANSWER = ("pygls", "lsprotocol", "attrs", "cattrs", "acp", "pydantic", "core.app")
+
+
+@pytest.mark.parametrize("path", list(EARLY_PATHS))
+def test_the_early_initialize_answer_imports_no_protocol_library(tmp_path: Path, path: str) -> None:
+    script = (
+        "import importlib, json, sys\n"
+        f"for name in {EARLY_PATHS[path]!r}: importlib.import_module(name)\n"
+        "print(json.dumps(sorted(sys.modules)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        env={**env(tmp_path), "PYTHONPROFILEIMPORTTIME": ""},
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    modules = set(json.loads(done.stdout))
+    assert path in modules
+    assert (
+        sorted(m for m in modules if m.split(".")[0] in NOT_BEFORE_THE_EARLY_ANSWER or m == "core.app") == []
+    )
