@@ -5,7 +5,7 @@ import { ChatView, VIEW_ID } from "./chat/view";
 import { AgentClient } from "./client/server";
 import { registerCommands } from "./commands";
 import { DiffDocuments, SCHEME } from "./diff/provider";
-import { affectsServer } from "./settings";
+import { affectsConfig, affectsProcess } from "./settings";
 import { statusItem } from "./status";
 import { trace } from "./trace";
 
@@ -39,8 +39,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     statusItem(view),
     ...registerCommands(view),
     vscode.workspace.onDidChangeConfiguration((event) => {
-      // The server reads its config at start: restart it, once the running turn (if any) has ended.
-      if (affectsServer(event)) void restartWhenIdle(view);
+      // Another executable or arguments need a new process, once the running turn (if any) has
+      // ended; the agent's config goes to the running server, which applies it from the next turn.
+      if (affectsProcess(event)) void restartWhenIdle(view);
+      else if (affectsConfig(event)) void applySettings(view);
     }),
   );
   await client.start();
@@ -59,6 +61,15 @@ async function restartWhenIdle(view: ChatView): Promise<void> {
   }
   trace("settingsRestart");
   await view.client.restart();
+}
+
+async function applySettings(view: ChatView): Promise<void> {
+  try {
+    await view.client.sendConfig();
+    if (view.client.running) await view.sendConfig();
+  } catch (err) {
+    view.notice(`could not apply the new settings: ${String(err)}`);
+  }
 }
 
 export async function deactivate(): Promise<void> {

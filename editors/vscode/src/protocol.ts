@@ -240,7 +240,14 @@ export type AgentEvent =
   | {
       type: "file.edited";
       properties: { file: string; sessionID?: string; messageID?: string; callID?: string; diff?: string };
-    };
+    }
+  | { type: "config.updated"; properties: ConfigUpdate };
+
+/** `config.updated`: the server applied new settings; the new `agent/config` answer and what changed. */
+export interface ConfigUpdate extends Omit<AgentConfig, "defaultModel"> {
+  changed: string[];
+  defaultModel?: string;
+}
 
 export interface AgentInfo {
   name: string;

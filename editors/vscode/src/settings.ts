@@ -39,11 +39,14 @@ export function readSettings(): Settings {
   };
 }
 
-/** Settings whose change needs the server to pick up a new configuration. */
-export function affectsServer(event: vscode.ConfigurationChangeEvent): boolean {
-  return ["server", "config", "model", "smallModel", "defaultAgent", "permission"].some((key) =>
-    event.affectsConfiguration(`${SECTION}.${key}`),
-  );
+/** Settings of the server process itself: a change needs a new process. */
+export function affectsProcess(event: vscode.ConfigurationChangeEvent): boolean {
+  return event.affectsConfiguration(`${SECTION}.server`);
+}
+
+/** Settings that make up the agent's config: the running server applies a change from the next turn. */
+export function affectsConfig(event: vscode.ConfigurationChangeEvent): boolean {
+  return ["config", "model", "smallModel", "defaultAgent", "permission"].some((key) => event.affectsConfiguration(`${SECTION}.${key}`));
 }
 
 function executable(file: string): boolean {

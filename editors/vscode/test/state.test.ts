@@ -162,3 +162,19 @@ describe("out-of-order events", () => {
     assert.equal(view?.parts[0].type === "text" ? view.parts[0].text : "", "hi");
   });
 });
+
+describe("config.updated", () => {
+  test("new settings in the server replace the pickers' lists and defaults, whatever the session", () => {
+    const state = freshState(fixture("edit-turn"));
+    state.session = null;
+    state.dirty = emptyDirty();
+    const event: AgentEvent = {
+      type: "config.updated",
+      properties: { changed: ["model"], agents: [{ name: "build", mode: "primary" }], models: ["fake/m", "other/n"], defaultAgent: "build", defaultModel: "other/n", modelLimits: {} },
+    };
+    applyEvent(state, event);
+    assert.equal(state.config?.defaultModel, "other/n");
+    assert.deepEqual(state.config?.models, ["fake/m", "other/n"]);
+    assert.equal(state.dirty.header, true);
+  });
+});

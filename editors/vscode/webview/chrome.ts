@@ -33,22 +33,24 @@ export class Chrome {
 
   drawBar(state: ChatState): void {
     const title = state.session?.title ?? "New session";
-    const id = state.session?.id;
-    const buttons: HTMLElement[] = [
-      button(`≡ ${title}`, () => this.toggleList(), { class: "session-title", title: "Sessions" }),
+    this.bar.replaceChildren(
+      button(`≡ ${title}`, () => this.toggleList(), { class: "session-title", title: `${title} — rename, fork, delete, or switch sessions` }),
       button("New", () => this.post({ type: "newSession" }), { class: "icon-button", title: "New session", "aria-label": "New session" }),
-    ];
-    if (id) {
-      buttons.push(
-        button("Rename", () => this.post({ type: "renameSession", sessionID: id }), { class: "icon-button", title: "Rename session", "aria-label": "Rename session" }),
-        button("Fork", () => this.post({ type: "forkSession", sessionID: id }), { class: "icon-button", title: "Fork session", "aria-label": "Fork session" }),
-        button("Delete", () => this.post({ type: "deleteSession", sessionID: id }), { class: "icon-button", title: "Delete session", "aria-label": "Delete session" }),
-      );
-    }
-    this.bar.replaceChildren(...buttons);
+    );
   }
 
+  /** The session menu: what can be done to the current session, then the list to switch to another. */
   drawSessions(state: ChatState): void {
+    const id = state.session?.id;
+    const actions = id
+      ? h(
+          "div",
+          { class: "session-actions" },
+          button("Rename", () => this.post({ type: "renameSession", sessionID: id }), { class: "link", title: "Rename this session", "aria-label": "Rename session" }),
+          button("Fork", () => this.post({ type: "forkSession", sessionID: id }), { class: "link", title: "A copy of this session to go on in another direction", "aria-label": "Fork session" }),
+          button("Delete", () => this.post({ type: "deleteSession", sessionID: id }), { class: "link danger", title: "Delete this session", "aria-label": "Delete session" }),
+        )
+      : null;
     const rows = state.sessions.map((s) =>
       h(
         "div",
@@ -62,7 +64,7 @@ export class Chrome {
     );
     const last = state.sessions[state.sessions.length - 1];
     const more = state.moreSessions && last ? button("More…", () => this.post({ type: "moreSessions", before: last.id }), { class: "link" }) : null;
-    this.sessionList.replaceChildren(...(rows.length ? rows : [h("div", { class: "empty" }, "No sessions yet.")]), ...(more ? [more] : []));
+    this.sessionList.replaceChildren(...(actions ? [actions] : []), ...(rows.length ? rows : [h("div", { class: "empty" }, "No sessions yet.")]), ...(more ? [more] : []));
   }
 
   drawStatus(state: ChatState): void {
@@ -117,7 +119,13 @@ export class Chrome {
   }
 
   drawDialogs(container: HTMLElement, state: ChatState): void {
-    container.replaceChildren(...state.permissions.map((r) => this.permission(r)), ...state.questions.map((q) => this.question(q)));
+    // Dialogs still open keep their element, so a half-answered question survives another dialog arriving.
+    const shown = new Map<string, HTMLElement>();
+    for (const el of container.querySelectorAll<HTMLElement>(":scope > .dialog")) shown.set(el.dataset.request ?? "", el);
+    container.replaceChildren(
+      ...state.permissions.map((r) => shown.get(r.id) ?? this.permission(r)),
+      ...state.questions.map((q) => shown.get(q.id) ?? this.question(q)),
+    );
   }
 
   private permission(request: PermissionRequest): HTMLElement {
@@ -143,11 +151,12 @@ export class Chrome {
 
   private question(request: QuestionRequest): HTMLElement {
     const chosen = request.questions.map(() => new Set<string>());
+    const typed = request.questions.map(() => h("input", { type: "text", class: "other", placeholder: "Or type your own answer", "aria-label": "Your own answer" }));
     const blocks = request.questions.map((q, i) =>
       h(
         "fieldset",
         { class: "question" },
-        h("legend", {}, q.header ? `${q.header}: ${q.question}` : q.question),
+        h("legend", {}, q.header ? h("span", { class: "header" }, `${q.header}: `) : null, q.question, q.multiple ? h("span", { class: "desc" }, " (choose any)") : null),
         ...q.options.map((o) => {
           const input = h("input", { type: q.multiple ? "checkbox" : "radio", name: `${request.id}-${i}`, value: o.label });
           input.addEventListener("change", () => {
@@ -157,8 +166,16 @@ export class Chrome {
           });
           return h("label", { class: "option" }, input, ` ${o.label}`, o.description ? h("span", { class: "desc" }, ` — ${o.description}`) : null);
         }),
+        typed[i],
       ),
     );
+    // A typed answer goes with the ticked ones; for a single-choice question it replaces the pick.
+    const answers = (): string[][] =>
+      request.questions.map((q, i) => {
+        const own = typed[i].value.trim();
+        if (!own) return [...chosen[i]];
+        return q.multiple ? [...chosen[i], own] : [own];
+      });
     return h(
       "div",
       { class: "dialog question-dialog", "data-request": request.id },
@@ -166,7 +183,7 @@ export class Chrome {
       h(
         "div",
         { class: "dialog-actions" },
-        button("Answer", () => this.post({ type: "question", requestID: request.id, answers: chosen.map((s) => [...s]) }), { "data-action": "answer" }),
+        button("Answer", () => this.post({ type: "question", requestID: request.id, answers: answers() }), { "data-action": "answer" }),
         button("Dismiss", () => this.post({ type: "questionReject", requestID: request.id }), { class: "secondary", "data-action": "dismiss" }),
       ),
     );

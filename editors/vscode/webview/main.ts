@@ -14,7 +14,12 @@ interface VsCodeApi {
 declare function acquireVsCodeApi(): VsCodeApi;
 
 const vscode = acquireVsCodeApi();
-const post = (message: FromWebview): void => vscode.postMessage(message);
+// After the user sends a prompt the view follows the conversation to the bottom, wherever it was.
+let followPrompt = false;
+const post = (message: FromWebview): void => {
+  if (message.type === "prompt") followPrompt = true;
+  vscode.postMessage(message);
+};
 const state = initialState();
 const chrome = new Chrome(post);
 const transcript = new Transcript(post);
@@ -46,7 +51,8 @@ function draw(): void {
   }
   transcript.draw(view);
   if (d.dialogs) chrome.drawDialogs(transcript.dialogs, view);
-  if (nearBottom) transcript.root.scrollTop = transcript.root.scrollHeight;
+  if (nearBottom || followPrompt) transcript.root.scrollTop = transcript.root.scrollHeight;
+  if (d.transcript) followPrompt = false; // the user's message is in
   // A retry shows a countdown: redraw the status line every second while it lasts.
   if (state.status.type === "retry" && retryTimer === undefined) {
     retryTimer = window.setInterval(() => {
@@ -91,7 +97,7 @@ window.addEventListener("message", (event: MessageEvent<ToWebview>) => {
       setServer(state, message.phase, message.message);
       break;
     case "attach":
-      prompt.attach(message.attachments);
+      prompt.attach(message.attachments, message.mention === true);
       break;
     case "focusPrompt":
       prompt.input.focus();

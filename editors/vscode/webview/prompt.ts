@@ -34,13 +34,23 @@ export class PromptBox {
         event.preventDefault();
         if (!this.busy) this.submit();
       } else if (event.key === "@" && !event.ctrlKey && !event.metaKey) {
-        // The `@` stays in the text; the picked files become attachments.
-        this.post({ type: "pickFiles" });
+        // The `@` stays in the text and the picked file's name is written after it (`@calc.py`);
+        // the file itself goes with the prompt as an attachment.
+        this.mentionAt = this.input.selectionStart + 1;
+        this.post({ type: "pickFiles", mention: true });
       }
     });
     this.input.addEventListener("input", () => this.persist());
-    this.agent.addEventListener("change", () => this.persist());
-    this.model.addEventListener("change", () => this.persist());
+    // A pick the user makes sticks (in the draft too); until then the pickers follow the server's
+    // defaults, so a changed agentls.model setting reaches the next prompt.
+    this.agent.addEventListener("change", () => {
+      this.chosenAgent = this.agent.value || undefined;
+      this.persist();
+    });
+    this.model.addEventListener("change", () => {
+      this.chosenModel = this.model.value || undefined;
+      this.persist();
+    });
     this.root.append(
       this.chips,
       this.input,
@@ -49,34 +59,49 @@ export class PromptBox {
         { class: "prompt-row" },
         this.agent,
         this.model,
-        button("@", () => this.post({ type: "pickFiles" }), { class: "icon-button", title: "Attach files", "aria-label": "Attach files" }),
-        button("+ Selection", () => this.post({ type: "attachSelection" }), { class: "secondary", title: "Attach the editor's selection", id: "attach-selection" }),
-        this.send,
+        h(
+          "span",
+          { class: "prompt-actions" },
+          button("@", () => this.post({ type: "pickFiles" }), { class: "icon-button", title: "Attach a file", "aria-label": "Attach a file" }),
+          button("+ Selection", () => this.post({ type: "attachSelection" }), { class: "secondary", title: "Attach the editor's selection", id: "attach-selection" }),
+          this.send,
+        ),
       ),
     );
     this.drawChips();
-    this.pendingAgent = draft?.agent;
-    this.pendingModel = draft?.model;
+    this.chosenAgent = draft?.agent;
+    this.chosenModel = draft?.model;
   }
 
-  private pendingAgent: string | undefined;
-  private pendingModel: string | undefined;
+  private chosenAgent: string | undefined;
+  private chosenModel: string | undefined;
+  private shownConfig: ChatState["config"] = null;
 
   private persist(): void {
-    this.save({ text: this.input.value, attachments: this.attachments, agent: this.agent.value || undefined, model: this.model.value || undefined });
+    this.save({ text: this.input.value, attachments: this.attachments, agent: this.chosenAgent, model: this.chosenModel });
   }
 
   private submit(): void {
     const text = this.input.value;
     if (!text.trim() && this.attachments.length === 0) return;
-    this.post({ type: "prompt", text, attachments: this.attachments, agent: this.agent.value || undefined, model: this.model.value || undefined });
+    this.post({ type: "prompt", text, attachments: this.attachments, agent: this.picked(this.agent, this.chosenAgent), model: this.picked(this.model, this.chosenModel) });
     this.input.value = "";
     this.attachments = [];
     this.drawChips();
     this.persist();
   }
 
-  attach(attachments: Attachment[]): void {
+  /** Where the name of the file picked for a typed `@` goes (just after that `@`). */
+  private mentionAt: number | undefined;
+
+  attach(attachments: Attachment[], mention = false): void {
+    const at = this.mentionAt;
+    this.mentionAt = undefined;
+    if (mention && at !== undefined && this.input.value[at - 1] === "@" && attachments.length > 0) {
+      const name = attachments.map((a) => a.label).join(" @");
+      this.input.value = `${this.input.value.slice(0, at)}${name} ${this.input.value.slice(at)}`;
+      this.input.setSelectionRange(at + name.length + 1, at + name.length + 1);
+    }
     for (const a of attachments) {
       if (!this.attachments.some((b) => b.uri === a.uri && JSON.stringify(b.range) === JSON.stringify(a.range))) this.attachments.push(a);
     }
@@ -102,10 +127,25 @@ export class PromptBox {
     this.send.textContent = this.busy ? "Stop" : "Send";
     this.send.classList.toggle("stop", this.busy);
     const config = state.config;
-    if (config !== null && this.agent.options.length === 0) {
+    if (config !== null && config !== this.shownConfig) {
+      // A new config (first load, server restart after a settings change): the lists and defaults may differ.
+      this.shownConfig = config;
       const agents = config.agents.filter((a) => a.mode !== "subagent");
-      this.agent.replaceChildren(...agents.map((a) => h("option", { value: a.name, title: a.description, selected: a.name === (this.pendingAgent ?? config.defaultAgent) }, a.name)));
-      this.model.replaceChildren(...config.models.map((m) => h("option", { value: m, selected: m === (this.pendingModel ?? config.defaultModel) }, m)));
+      const agent = this.pickable(agents.map((a) => a.name), this.chosenAgent, config.defaultAgent);
+      const model = this.pickable(config.models, this.chosenModel, config.defaultModel);
+      this.agent.replaceChildren(...agents.map((a) => h("option", { value: a.name, title: a.description, selected: a.name === agent }, a.name)));
+      this.model.replaceChildren(...config.models.map((m) => h("option", { value: m, selected: m === model }, m)));
+      this.model.title = `Model (default: ${config.defaultModel})`;
     }
+  }
+
+  /** The user's pick while the server still offers it, else the server's default. */
+  private pickable(values: string[], chosen: string | undefined, fallback: string): string {
+    return chosen !== undefined && values.includes(chosen) ? chosen : fallback;
+  }
+
+  /** What the prompt names: only a pick the user made (the server applies its own default otherwise). */
+  private picked(select: HTMLSelectElement, chosen: string | undefined): string | undefined {
+    return chosen !== undefined && select.value === chosen ? chosen : undefined;
   }
 }

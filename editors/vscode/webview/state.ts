@@ -225,6 +225,12 @@ export function applyEvent(state: ChatState, event: AgentEvent): void {
       state.sessions = state.sessions.filter((s) => s.id !== event.properties.info.id);
       state.dirty.sessions = true;
       return;
+    case "config.updated": {
+      // New settings applied in the server: the pickers follow its new lists and defaults.
+      const { changed: _changed, ...config } = event.properties;
+      setConfig(state, { ...config, defaultModel: config.defaultModel ?? "" });
+      return;
+    }
     default:
       break;
   }

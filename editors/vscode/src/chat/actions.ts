@@ -70,7 +70,7 @@ export class Actions {
       case "openToolDiff":
         return this.openPatch(message.file, message.patch);
       case "pickFiles":
-        return this.pickFiles();
+        return this.pickFiles(message.mention === true);
       case "attachSelection":
         return this.attachSelection();
       case "openLink":
@@ -150,14 +150,16 @@ export class Actions {
     if (!shown) await vscode.window.showTextDocument(uri);
   }
 
-  async pickFiles(): Promise<void> {
+  async pickFiles(mention: boolean): Promise<void> {
     const files = await vscode.workspace.findFiles("**/*", "**/{node_modules,.git,.venv,__pycache__}/**", 5000);
     const items = files
       .map((uri) => ({ label: vscode.workspace.asRelativePath(uri), uri }))
       .sort((a, b) => a.label.localeCompare(b.label));
-    const picked = await vscode.window.showQuickPick(items, { canPickMany: true, placeHolder: "Files to attach" });
-    if (!picked || picked.length === 0) return;
-    this.view.post({ type: "attach", attachments: picked.map((p) => ({ uri: p.uri.toString(), label: p.label })) });
+    // One file per pick: `@`, a few letters, Enter. (A multi-select pick returns nothing on Enter
+    // unless the user ticked boxes, which is not what `@name⏎` means.)
+    const picked = await vscode.window.showQuickPick(items, { placeHolder: "A file to attach", matchOnDescription: true });
+    if (picked === undefined) return;
+    this.view.post({ type: "attach", attachments: [{ uri: picked.uri.toString(), label: picked.label }], mention });
   }
 
   async attachSelection(): Promise<void> {
@@ -169,3 +171,4 @@ export class Actions {
     this.view.post({ type: "attach", attachments: [selectionAttachment(editor)] });
   }
 }
+

@@ -38,7 +38,8 @@ export type ToWebview =
   | { type: "sessions"; sessions: Session[]; append: boolean; more: boolean }
   | { type: "config"; config: AgentConfig }
   | { type: "server"; phase: ServerPhase; message?: string }
-  | { type: "attach"; attachments: Attachment[] }
+  /** `mention`: the answer to an `@` typed in the prompt, whose file name goes after that `@`. */
+  | { type: "attach"; attachments: Attachment[]; mention?: boolean }
   | { type: "focusPrompt"; text?: string };
 
 export type FromWebview =
@@ -59,7 +60,7 @@ export type FromWebview =
   | { type: "unrevert" }
   | { type: "openChange"; file: string }
   | { type: "openToolDiff"; file: string; patch: string }
-  | { type: "pickFiles" }
+  | { type: "pickFiles"; mention?: boolean }
   | { type: "attachSelection" }
   | { type: "openLink"; href: string }
   | { type: "openFile"; file: string };

@@ -157,14 +157,19 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   async refresh(): Promise<void> {
     if (!this.ready || !this.client.running) return;
     try {
-      const config = await this.client.request<AgentConfig>("agent/config", {});
-      this.post({ type: "config", config });
+      await this.sendConfig();
       await this.sendSessions();
       await this.sendSnapshot();
       trace("viewReady", { sessionID: this.sessionID ?? null });
     } catch (err) {
       this.notice(`could not load the session: ${String(err)}`);
     }
+  }
+
+  /** The agents and models for the pickers (again after new settings: the defaults may have moved). */
+  async sendConfig(): Promise<void> {
+    const config = await this.client.request<AgentConfig>("agent/config", {});
+    this.post({ type: "config", config });
   }
 
   async sendSessions(before?: string): Promise<void> {

@@ -4,6 +4,7 @@ import * as vscode from "vscode";
 import {
   ApplyWorkspaceEditRequest,
   CloseAction,
+  DidChangeConfigurationNotification,
   type CloseHandlerResult,
   ErrorAction,
   type ErrorHandler,
@@ -178,6 +179,18 @@ export class AgentClient implements vscode.Disposable {
     }
     // Passing an undefined token would make vscode-jsonrpc send the params as a list [params, null].
     return token === undefined ? client.sendRequest<R>(method, params) : client.sendRequest<R>(method, params, token);
+  }
+
+  /**
+   * The agent's config from the settings, to the running server (`workspace/didChangeConfiguration`,
+   * `settings.agentls.config`: the layer above `initializationOptions.config`). Requests sent after
+   * it are answered under the new config.
+   */
+  async sendConfig(): Promise<void> {
+    const client = this.client;
+    if (client === undefined || client.state !== State.Running) return; // a starting server reads them itself
+    trace("settingsSent");
+    await client.sendNotification(DidChangeConfigurationNotification.type, { settings: { agentls: { config: readSettings().config } } });
   }
 
   notify(method: string, params: unknown): void {
