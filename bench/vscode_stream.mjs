@@ -60,6 +60,10 @@ try {
   result.animationFrames = frames.frames.count;
   result.draws = frames.stats.frames;
   result.maxDrawMs = frames.stats.maxDrawMs;
+  result.maxTranscriptMs = frames.stats.maxTranscriptMs ?? null;
+  result.maxScrollMs = frames.stats.maxScrollMs ?? null;
+  result.maxChromeMs = frames.stats.maxChromeMs ?? null;
+  result.meanDrawMs = frames.stats.totalDrawMs / Math.max(1, frames.stats.frames);
   result.eventsReceived = frames.stats.events;
   result.shownChars = await chat.$$eval(".message.assistant .md", (els) => els.map((e) => e.textContent).join("").length);
   await wb.shot("bench-streamed");

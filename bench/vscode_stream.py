@@ -89,6 +89,7 @@ def main() -> None:
     keys = [
         "maxFrameGapMs",
         "maxDrawMs",
+        "meanDrawMs",
         "hostCpuMsPer1000Deltas",
         "streamMs",
         "draws",

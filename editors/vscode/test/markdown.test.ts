@@ -1,7 +1,7 @@
 // Model output is untrusted: these inputs must render inert (the e2e test checks the same in Chromium).
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { renderMarkdown, stableCut } from "../webview/markdown.ts";
+import { CutScanner, renderMarkdown, stableCut } from "../webview/markdown.ts";
 
 describe("hostile Markdown", () => {
   const cases: [string, string][] = [
@@ -80,5 +80,28 @@ describe("incremental rendering", () => {
     }
     const pieces = blocks + renderMarkdown(answer.slice(stable));
     assert.equal(pieces.replace(/\n/g, ""), renderMarkdown(answer).replace(/\n/g, ""));
+  });
+
+  test("the incremental scanner finds the cuts a whole scan finds, reading each line once", () => {
+    // Streamed in uneven pieces, as merged deltas arrive.
+    const scanner = new CutScanner();
+    let at = 0;
+    for (const size of [1, 7, 3, 20, 2, 50, 5, 1000]) {
+      at = Math.min(answer.length, at + size);
+      const text = answer.slice(0, at);
+      assert.equal(scanner.advance(text), stableCut(text, 0), `after ${at} characters`);
+      assert.equal(scanner.scanned, text.lastIndexOf("\n") + 1);
+    }
+    assert.deepEqual(scanner.cuts, [...scanner.cuts].sort((a, b) => a - b));
+    assert.equal(scanner.cuts.at(-1), scanner.cut);
+  });
+
+  test("the scanner knows when the text ends inside a fenced block, and where it opened", () => {
+    const open = answer.slice(0, answer.indexOf("    return 1"));
+    const scanner = new CutScanner();
+    scanner.advance(open);
+    assert.equal(open.slice(scanner.fenceStart, scanner.fenceStart + 9), "```python");
+    scanner.advance(answer);
+    assert.equal(scanner.fenceStart, -1);
   });
 });

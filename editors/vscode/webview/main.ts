@@ -3,6 +3,8 @@
 import type { ToWebview, FromWebview } from "../src/chat/messages.ts";
 import { Chrome } from "./chrome.ts";
 import { type Draft, PromptBox } from "./prompt.ts";
+import { setMarkdown } from "./dom.ts";
+import { LANGUAGES } from "./markdown.ts";
 import { Transcript } from "./parts.ts";
 import { applyEvent, emptyDirty, initialState, loadSnapshot, setConfig, setServer, setSessions } from "./state.ts";
 
@@ -26,7 +28,7 @@ const transcript = new Transcript(post);
 const prompt = new PromptBox(post, (draft) => vscode.setState({ draft }), vscode.getState()?.draft);
 
 // Frame statistics, read by the benchmark (bench/vscode_stream.mjs) through the page.
-const stats = { frames: 0, events: 0, maxDrawMs: 0, totalDrawMs: 0 };
+const stats = { frames: 0, events: 0, maxDrawMs: 0, totalDrawMs: 0, maxTranscriptMs: 0, maxScrollMs: 0, maxChromeMs: 0 };
 (window as unknown as { agentlsStats: typeof stats }).agentlsStats = stats;
 
 const app = document.getElementById("app") as HTMLElement;
@@ -42,6 +44,7 @@ function draw(): void {
   const d = state.dirty;
   state.dirty = emptyDirty();
   const view = { ...state, dirty: d };
+  const chromeStart = performance.now();
   if (d.header || d.sessions) chrome.drawBar(view);
   if (d.sessions) chrome.drawSessions(view);
   if (d.header) {
@@ -49,10 +52,20 @@ function draw(): void {
     chrome.drawPanels(view);
     prompt.draw(view);
   }
+  stats.maxChromeMs = Math.max(stats.maxChromeMs, performance.now() - chromeStart);
+  const transcriptStart = performance.now();
   transcript.draw(view);
+  stats.maxTranscriptMs = Math.max(stats.maxTranscriptMs, performance.now() - transcriptStart);
   if (d.dialogs) chrome.drawDialogs(transcript.dialogs, view);
+  const scrollStart = performance.now();
   if (nearBottom || followPrompt) transcript.root.scrollTop = transcript.root.scrollHeight;
+  stats.maxScrollMs = Math.max(stats.maxScrollMs, performance.now() - scrollStart);
   if (d.transcript) followPrompt = false; // the user's message is in
+  // Long texts that got more stable Markdown than a frame's budget go on next frame.
+  if (transcript.behind.size > 0) {
+    for (const id of transcript.behind) state.dirty.parts.add(id);
+    schedule();
+  }
   // A retry shows a countdown: redraw the status line every second while it lasts.
   if (state.status.type === "retry" && retryTimer === undefined) {
     retryTimer = window.setInterval(() => {
@@ -123,5 +136,16 @@ document.addEventListener("keydown", (event) => {
     post({ type: "abort" });
   }
 });
+
+// The first Markdown of an answer would pay for compiling the parser's and the highlighter's code and
+// grammars (tens of ms, one frame): do it in idle time, one language at a time.
+const warming = ["", ...LANGUAGES];
+const warm = (deadline: IdleDeadline): void => {
+  while (warming.length > 0 && deadline.timeRemaining() > 4) {
+    setMarkdown(document.createElement("div"), `Warm *up* \`x\` [a](https://example.com)\n\n\`\`\`${warming.shift()}\nx = f(1) # "s"\n\`\`\`\n`);
+  }
+  if (warming.length > 0) requestIdleCallback(warm);
+};
+requestIdleCallback(warm);
 
 post({ type: "ready" });

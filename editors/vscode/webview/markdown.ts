@@ -18,6 +18,8 @@ import yaml from "highlight.js/lib/languages/yaml";
 import MarkdownIt from "markdown-it";
 
 const languages = { bash, css, diff, go, java, javascript, json, python, rust, typescript, xml, yaml };
+/** The languages code blocks are highlighted in. */
+export const LANGUAGES = Object.keys(languages);
 for (const [name, language] of Object.entries(languages)) hljs.registerLanguage(name, language);
 hljs.registerAliases(["sh", "shell", "zsh"], { languageName: "bash" });
 hljs.registerAliases(["js", "jsx", "mjs"], { languageName: "javascript" });
@@ -57,34 +59,65 @@ export function renderMarkdown(text: string): string {
   return md.render(text);
 }
 
+const FENCE = /^\s{0,3}(`{3,}|~{3,})/;
+
 /**
  * Where a streaming text can be cut so the part before it never renders differently once more text
  * arrives: the last blank line outside a fenced code block. The view renders the stable prefix once
  * and re-renders only the tail on each frame, so long answers stay cheap to stream.
+ *
+ * The scanner keeps its place: each call reads only the lines completed since the last one, so the
+ * work per frame does not grow with the answer. It also knows when the text ends inside a fenced
+ * code block (`fenceStart`), which the view then streams as plain text (highlighted once closed).
  */
-export function stableCut(text: string, from: number): number {
-  let cut = from;
-  let inFence = false;
-  let fence = "";
-  let lineStart = 0;
-  let blankBefore = false;
-  for (let i = 0; i <= text.length; i++) {
-    if (i < text.length && text[i] !== "\n") continue;
-    if (i === text.length) break; // the last line is unfinished
-    const line = text.slice(lineStart, i);
-    const marker = /^\s{0,3}(`{3,}|~{3,})/.exec(line);
-    if (marker) {
-      if (!inFence) {
-        inFence = true;
-        fence = marker[1][0];
-      } else if (marker[1][0] === fence) {
-        inFence = false;
-      }
-    }
-    const blank = line.trim() === "";
-    if (blank && !inFence && !blankBefore && lineStart > from) cut = lineStart;
-    blankBefore = blank;
-    lineStart = i + 1;
+export class CutScanner {
+  /** The latest cut (0: none yet). */
+  cut: number;
+  /** Every cut found, in order, for a view that renders the stable text a few blocks per frame. */
+  readonly cuts: number[] = [];
+  /** Where the next unread line starts (the text before it has been scanned). */
+  scanned = 0;
+  /** The start of the open fence's line when the scanned text ends inside a fenced block, else -1. */
+  fenceStart = -1;
+  private fence = "";
+  private blankBefore = false;
+
+  constructor(from = 0) {
+    this.cut = from;
   }
-  return cut;
+
+  advance(text: string): number {
+    let lineStart = this.scanned;
+    for (let end = text.indexOf("\n", lineStart); end >= 0; end = text.indexOf("\n", lineStart)) {
+      const line = text.slice(lineStart, end);
+      const marker = FENCE.exec(line);
+      if (marker) {
+        if (this.fenceStart < 0) {
+          this.fenceStart = lineStart;
+          this.fence = marker[1][0];
+        } else if (marker[1][0] === this.fence) {
+          this.fenceStart = -1;
+        }
+      }
+      const blank = line.trim() === "";
+      if (blank && this.fenceStart < 0 && !this.blankBefore && lineStart > this.cut) {
+        this.cut = lineStart;
+        this.cuts.push(lineStart);
+      }
+      this.blankBefore = blank;
+      lineStart = end + 1;
+    }
+    this.scanned = lineStart;
+    return this.cut;
+  }
+}
+
+/** Whether `line` is a code fence (``` or ~~~). */
+export function isFence(line: string): boolean {
+  return FENCE.test(line);
+}
+
+/** The cut of `text` after `from` (see CutScanner), scanning it whole. */
+export function stableCut(text: string, from: number): number {
+  return new CutScanner(from).advance(text);
 }

@@ -3,14 +3,22 @@
 import type { MessageInfo, Part, ToolPart } from "../src/protocol.ts";
 import { button, h, type Post, setMarkdown } from "./dom.ts";
 import { toolSummary } from "./derive.ts";
-import { stableCut } from "./markdown.ts";
+import { CutScanner, isFence } from "./markdown.ts";
 import type { ChatState, MessageView } from "./state.ts";
 
 interface TextView {
+  scanner: CutScanner;
   stable: number;
   blocks: HTMLElement;
   tail: HTMLElement;
+  /** What the tail shows, to skip a frame's re-render when it did not change. */
+  tailText: string;
+  /** The open fenced block the tail streams as plain text: where its fence starts, its text node. */
+  code?: { fenceStart: number; node: Text; length: number };
 }
+
+// How long a frame may spend rendering newly stable Markdown blocks of one text (at least one block).
+const BLOCK_BUDGET_MS = 6;
 
 const STATUS_ICON: Record<string, string> = { pending: "○", running: "◌", completed: "✓", error: "✗" };
 
@@ -19,6 +27,8 @@ export class Transcript {
   private readonly messageEls = new Map<string, HTMLElement>();
   private readonly partEls = new Map<string, HTMLElement>();
   private readonly texts = new Map<string, TextView>();
+  /** Texts with stable blocks still to render: the view draws them again next frame. */
+  readonly behind = new Set<string>();
   readonly dialogs = h("div", { id: "dialogs" });
 
   constructor(private readonly post: Post) {
@@ -26,6 +36,7 @@ export class Transcript {
   }
 
   reset(): void {
+    this.behind.clear();
     this.messageEls.clear();
     this.partEls.clear();
     this.texts.clear();
@@ -79,8 +90,15 @@ export class Transcript {
   private drawMessage(state: ChatState, view: MessageView): void {
     const el = this.messageEls.get(view.info.id);
     if (el === undefined) return;
-    const head = this.messageHead(state, view.info);
-    const parts = h("div", { class: "parts" });
+    // The parts box stays: re-attaching a long answer's elements would make the browser lay the
+    // whole message out again (a message changes at every step start and finish).
+    let box = el.querySelector<HTMLElement>(":scope > .parts");
+    if (box === null) {
+      box = h("div", { class: "parts" });
+      el.replaceChildren(box);
+    }
+    let previous: Element | null = null;
+    const keep = new Set<Element>();
     for (const part of view.parts) {
       let partEl = this.partEls.get(part.id);
       if (partEl === undefined) {
@@ -90,13 +108,21 @@ export class Transcript {
       } else if (state.dirty.parts.has(part.id)) {
         this.drawPart(partEl, part, view.info.role);
       }
-      parts.append(partEl);
+      keep.add(partEl);
+      const wanted: Element | null = previous === null ? box.firstElementChild : previous.nextElementSibling;
+      if (wanted !== partEl) box.insertBefore(partEl, wanted);
+      previous = partEl;
     }
+    for (const child of [...box.children]) if (!keep.has(child)) child.remove();
+    el.querySelector(":scope > .msg-head")?.remove();
+    el.querySelector(":scope > .msg-footer")?.remove();
+    const head = this.messageHead(state, view.info);
+    if (head !== null) el.insertBefore(head, box);
     const error = view.info.role === "assistant" ? view.info.error : undefined;
-    const footer = error
-      ? h("div", { class: error.name.toLowerCase().includes("abort") ? "stopped" : "error" }, error.name.toLowerCase().includes("abort") ? "Stopped." : `Error: ${error.message}`)
-      : null;
-    el.replaceChildren(...[head, parts, footer].filter((x): x is HTMLElement => x !== null));
+    if (error) {
+      const aborted = error.name.toLowerCase().includes("abort");
+      el.append(h("div", { class: `msg-footer ${aborted ? "stopped" : "error"}` }, aborted ? "Stopped." : `Error: ${error.message}`));
+    }
   }
 
   private messageHead(state: ChatState, info: MessageInfo): HTMLElement | null {
@@ -150,19 +176,66 @@ export class Transcript {
 
   private drawText(el: HTMLElement, id: string, text: string): void {
     let view = this.texts.get(id);
-    if (view === undefined || text.length < view.stable || el.firstChild !== view.blocks) {
-      view = { stable: 0, blocks: h("div", { class: "md" }), tail: h("div", { class: "md tail" }) };
+    if (view === undefined || text.length < view.scanner.scanned || el.firstChild !== view.blocks) {
+      view = { scanner: new CutScanner(), stable: 0, blocks: h("div", { class: "md" }), tail: h("div", { class: "md tail" }), tailText: "" };
       this.texts.set(id, view);
       el.replaceChildren(view.blocks, view.tail);
     }
-    const cut = stableCut(text, view.stable);
-    if (cut > view.stable) {
+    // Per frame: scan the lines completed since the last frame, render newly stable blocks within a
+    // time budget (the rest next frame), then the tail (the text since the last blank line) — so a
+    // frame's work is bounded whatever the answer's length or the size of the text that just came.
+    view.scanner.advance(text);
+    const cuts = view.scanner.cuts;
+    const start = performance.now();
+    let next = 0;
+    while (next < cuts.length && (next === 0 || performance.now() - start < BLOCK_BUDGET_MS)) {
       const block = h("div", { class: "block" });
-      setMarkdown(block, text.slice(view.stable, cut));
+      setMarkdown(block, text.slice(view.stable, cuts[next]));
       view.blocks.append(block);
-      view.stable = cut;
+      view.stable = cuts[next];
+      next++;
     }
-    setMarkdown(view.tail, text.slice(view.stable));
+    cuts.splice(0, next);
+    if (cuts.length > 0) {
+      // Behind: the tail would repeat what the next blocks show; draw it once they are in.
+      this.behind.add(id);
+      view.tailText = "";
+      view.code = undefined;
+      view.tail.replaceChildren();
+      return;
+    }
+    this.behind.delete(id);
+    const tail = text.slice(view.stable);
+    if (tail === view.tailText) return;
+    view.tailText = tail;
+    const fenceStart = view.scanner.fenceStart;
+    const lastLine = text.slice(view.scanner.scanned);
+    if (fenceStart >= view.stable && !isFence(lastLine)) {
+      this.drawOpenFence(view, text, fenceStart);
+      return;
+    }
+    view.code = undefined;
+    setMarkdown(view.tail, tail);
+  }
+
+  /**
+   * A tail that ends inside a fenced code block: the Markdown before the fence, then the block's text
+   * appended as it arrives, unhighlighted — highlighting a growing block on every frame would cost
+   * more each frame; it is highlighted once, when it closes and becomes stable.
+   */
+  private drawOpenFence(view: TextView, text: string, fenceStart: number): void {
+    const bodyStart = text.indexOf("\n", fenceStart) + 1;
+    const body = text.slice(bodyStart);
+    if (view.code === undefined || view.code.fenceStart !== fenceStart || body.length < view.code.length) {
+      const node = document.createTextNode(body);
+      const head = h("div", { class: "block" });
+      setMarkdown(head, text.slice(view.stable, fenceStart));
+      view.tail.replaceChildren(head, h("pre", { class: "hljs streaming" }, h("code", {}, node)));
+      view.code = { fenceStart, node, length: body.length };
+      return;
+    }
+    view.code.node.appendData(body.slice(view.code.length));
+    view.code.length = body.length;
   }
 
   private drawTool(el: HTMLElement, part: ToolPart): void {
