@@ -65,14 +65,24 @@ export class Workbench {
   }
 
   /** Run a command from the palette by its title (as the palette shows it). */
-  async command(title) {
-    await this.page.keyboard.press("Escape");
-    await this.page.keyboard.press("F1");
-    const input = await this.page.waitForSelector(".quick-input-widget input", { visible: true, timeout: 10000 });
-    await input.type(title);
-    await until(`the palette to list "${title}"`, () =>
-      this.page.$$eval(".quick-input-list .monaco-list-row", (rows, t) => rows.some((r) => r.getAttribute("aria-label")?.toLowerCase().includes(t.toLowerCase())), title),
-    );
+  async command(title, timeout = 20000) {
+    // The palette lists the commands registered when it opened: right after start-up an extension's
+    // commands may not be there yet, so open it again until they are.
+    const deadline = Date.now() + timeout;
+    for (;;) {
+      await this.page.keyboard.press("Escape");
+      await this.page.keyboard.press("F1");
+      const input = await this.page.waitForSelector(".quick-input-widget input", { visible: true, timeout: 10000 });
+      await input.type(title);
+      try {
+        await until(`the palette to list "${title}"`, () =>
+          this.page.$$eval(".quick-input-list .monaco-list-row", (rows, t) => rows.some((r) => r.getAttribute("aria-label")?.toLowerCase().includes(t.toLowerCase())), title),
+        Math.min(3000, Math.max(100, deadline - Date.now())));
+        break;
+      } catch (err) {
+        if (Date.now() >= deadline) throw err;
+      }
+    }
     await this.page.keyboard.press("Enter");
   }
 

@@ -1,14 +1,16 @@
-// The end-to-end scenario in a real VS Code: unsaved change read by the agent, streamed text and tool
-// cards, an edit permission with its diff, the edit saved and undoable in one step, hostile Markdown
-// inert, a turn aborted mid-stream, and the session back after a window reload.
-// Usage: node e2e.mjs '{"url": ..., "folder": ..., "shots": ...}'  (run by test_e2e.py)
+// The end-to-end scenario in one real VS Code, as phases a user goes through in order: an edit with
+// its permission and diff, undo; reject with feedback; "Always"; questions; `@` and selection
+// attachments; abort; window reload; server killed; rename/fork/delete; the Fix command on another
+// extension's diagnostic; a settings change reaching the server. Each phase records what it saw in
+// `result.phases[name]`; the first failing phase stops the run (`result.failed`, `result.error`).
+// Usage: node e2e.mjs '{"url": ..., "folder": ..., "shots": ..., "trace": ...}'  (run by test_e2e.py)
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { Workbench, log, until } from "./driver.mjs";
 
 const args = JSON.parse(process.argv[2]);
 const calc = path.join(args.folder, "calc.py");
-const result = {};
+const FEEDBACK = "Use a comment, not a docstring";
 
 function traceEvents() {
   if (!fs.existsSync(args.trace)) return [];
@@ -19,145 +21,400 @@ async function text(frame, selector) {
   return frame.$$eval(selector, (els) => els.map((e) => e.textContent).join("\n"));
 }
 
+/** The text of `selector` inside the last user message of the transcript. */
+async function lastUser(frame, selector) {
+  return frame.$$eval(".message.user", (els, sel) => [...(els.at(-1)?.querySelectorAll(sel) ?? [])].map((e) => e.textContent).join("\n"), selector);
+}
+
+class Scenario {
+  constructor(wb) {
+    this.wb = wb;
+    this.page = wb.page;
+    this.chat = null;
+  }
+
+  async answerText() {
+    return text(this.chat, ".message.assistant .md");
+  }
+
+  async waitAnswer(what, timeout = 20000) {
+    await until(`the answer "${what}"`, async () => (await this.answerText()).includes(what), timeout);
+    await this.waitIdle();
+  }
+
+  async waitIdle(timeout = 15000) {
+    await until("the turn to end", async () => (await this.chat.$eval("#send", (b) => b.textContent)) === "Send", timeout);
+  }
+
+  async prompt(words) {
+    await this.chat.click("#prompt-input");
+    await this.chat.type("#prompt-input", words);
+    await this.page.keyboard.press("Enter");
+  }
+
+  async sessionTitle() {
+    return this.chat.$eval(".session-title", (b) => b.textContent);
+  }
+
+  async sessionRows() {
+    return this.chat.$$eval(".session-row .session-link", (els) => els.map((e) => e.textContent));
+  }
+
+  async openSessions() {
+    if (await this.chat.$eval("#sessions", (el) => el.hidden)) await this.chat.click(".session-title");
+    await until("the session menu", async () => !(await this.chat.$eval("#sessions", (el) => el.hidden)));
+  }
+
+  /** Type into the workbench's quick input (an input box or a quick pick) and press Enter. */
+  async quickInput(words, { replace = false } = {}) {
+    const input = await this.page.waitForSelector(".quick-input-widget input", { visible: true, timeout: 10000 });
+    if (replace) await input.evaluate((el) => el.select());
+    await input.type(words);
+    await this.page.keyboard.press("Enter");
+  }
+
+  async selectLines(count) {
+    const keys = this.page.keyboard;
+    await this.wb.focusEditor();
+    await keys.down("Control");
+    await keys.press("Home");
+    await keys.up("Control");
+    await keys.down("Shift");
+    for (let i = 1; i < count; i++) await keys.press("ArrowDown");
+    await keys.press("End");
+    await keys.up("Shift");
+  }
+}
+
+// --- the phases ----------------------------------------------------------------------------------
+
+const phases = [];
+const phase = (name, fn) => phases.push([name, fn]);
+
+phase("edit", async (s, r) => {
+  const { wb, page } = s;
+  // styles.css first, so VS Code's CSS language server starts now (its diagnostic is used by "fix").
+  await wb.openFile("styles.css");
+  // A workspace file with an unsaved change.
+  await wb.openFile("calc.py");
+  await wb.focusEditor();
+  await page.keyboard.down("Control");
+  await page.keyboard.press("End");
+  await page.keyboard.up("Control");
+  await page.keyboard.type("# unsaved note");
+  await until("calc.py to be dirty", async () => (await wb.dirtyTabs()).length === 1);
+
+  await wb.command("agentls: Focus Chat");
+  s.chat = await wb.chat();
+  await until("the model picker to fill", () => s.chat.$eval("#model-picker", (el) => el.options.length > 0));
+  await s.prompt("Fix add() in calc.py");
+
+  // Streamed text and a tool card.
+  await until("streamed text", async () => (await s.answerText()).includes("Let me read calc.py"));
+  await until("the read tool card", async () => (await text(s.chat, ".part.tool .tool-name")).includes("read"));
+  await wb.shot("streamed-text-and-tool-card");
+
+  // The edit permission: open its diff, then allow once.
+  await s.chat.waitForSelector(".dialog.permission", { timeout: 20000 });
+  await wb.shot("permission-dialog");
+  await s.chat.click('.dialog.permission [data-action="diff"]');
+  await page.waitForSelector(".monaco-diff-editor", { timeout: 10000 });
+  const diffText = await until("the proposed side of the diff", async () => {
+    const t = await page.$eval(".monaco-diff-editor", (el) => el.textContent.replace(/\u00a0/g, " "));
+    return t.includes("a + b") ? t : null;
+  });
+  r.diffShowsProposal = diffText.includes("a + b") && diffText.includes("# unsaved note");
+  await wb.shot("permission-diff");
+  await s.chat.click('.dialog.permission [data-action="once"]');
+  await until("the dialog to close", async () => (await s.chat.$(".dialog.permission")) === null);
+
+  // The answer shows; the title the agent gave the session shows in the bar; the edit is saved.
+  await s.waitAnswer("Fixed add");
+  r.liveTitle = await until("the session title", async () => {
+    const t = await s.sessionTitle();
+    return t.includes("Fix add in calc.py") ? t : null;
+  });
+  await wb.shot("answer");
+  await wb.command("View: Close Editor"); // the diff editor (it may have taken calc.py's preview tab)
+  await wb.openFile("calc.py");
+  r.bufferAfterEdit = await until("the edit in the buffer", async () => {
+    const t = await wb.editorText();
+    return t.includes("return a + b") ? t : null;
+  });
+  r.dirtyAfterEdit = await wb.dirtyTabs();
+  r.diskAfterEdit = fs.readFileSync(calc, "utf8");
+  r.notificationsAfterEdit = await wb.notifications();
+  await wb.shot("edited-buffer");
+
+  // Hostile Markdown rendered inert.
+  r.hostile = await s.chat.evaluate(() => {
+    const root = document.getElementById("transcript");
+    return {
+      scripts: root.querySelectorAll("script").length,
+      handlers: [...root.querySelectorAll("*")].filter((el) => [...el.attributes].some((a) => a.name.startsWith("on"))).length,
+      images: root.querySelectorAll("img").length,
+      badLinks: [...root.querySelectorAll("a")].filter((a) => !/^(https?:|mailto:|#)/i.test(a.getAttribute("href") ?? "")).length,
+      shownAsText: root.textContent.includes("<img src=x onerror="),
+      pwned: window.__pwned === true,
+    };
+  });
+
+  // One undo reverts the agent's edit (the user's unsaved note stays).
+  await wb.focusEditor();
+  await page.keyboard.down("Control");
+  await page.keyboard.press("z");
+  await page.keyboard.up("Control");
+  r.bufferAfterUndo = await until("the undo", async () => {
+    const t = await wb.editorText();
+    return t.includes("return a - b") ? t : null;
+  });
+  await wb.shot("after-undo");
+});
+
+phase("feedback", async (s, r) => {
+  await s.prompt("Document add()");
+  await s.chat.waitForSelector(".dialog.permission", { timeout: 20000 });
+  await s.chat.click('.dialog.permission [data-action="feedback"]');
+  await s.wb.shot("feedback-input");
+  await s.quickInput(FEEDBACK);
+  await until("the dialog to close", async () => (await s.chat.$(".dialog.permission")) === null);
+  await s.waitAnswer("Understood");
+  r.buffer = await s.wb.editorText();
+  r.disk = fs.readFileSync(calc, "utf8");
+});
+
+phase("always", async (s, r) => {
+  // Every permission dialog the view shows from here on, by request id.
+  await s.chat.evaluate(() => {
+    window.__shownPermissions = new Set();
+    const dialogs = document.getElementById("dialogs");
+    new MutationObserver(() => {
+      for (const el of dialogs.querySelectorAll(".dialog.permission")) window.__shownPermissions.add(el.dataset.request);
+    }).observe(dialogs, { childList: true, subtree: true });
+  });
+  await s.prompt("Rename add to plus, then fix it");
+  await s.chat.waitForSelector(".dialog.permission", { timeout: 20000 });
+  await s.chat.click('.dialog.permission [data-action="always"]');
+  await s.waitAnswer("Renamed add to plus");
+  r.dialogsShown = await s.chat.evaluate(() => window.__shownPermissions.size);
+  r.editCards = await s.chat.$$eval(".message.assistant .part.tool", (els) =>
+    els.map((e) => ({ name: e.querySelector(".tool-name")?.textContent, title: e.querySelector(".tool-title")?.textContent, status: [...e.classList].find((c) => c.startsWith("status-")) })),
+  );
+  r.buffer = await until("both edits in the buffer", async () => {
+    const t = await s.wb.editorText();
+    return t.includes("def plus") && t.includes("return a + b") ? t : null;
+  });
+  await s.wb.shot("always-allowed");
+});
+
+phase("questions", async (s, r) => {
+  const { chat, wb } = s;
+  await s.prompt("Set up the tests");
+  await chat.waitForSelector(".dialog.question-dialog", { timeout: 20000 });
+  // A single choice (the second click replaces the first), several checks and a typed one.
+  await chat.click('.question-dialog input[value="unittest"]');
+  await chat.click('.question-dialog input[value="pytest"]');
+  await chat.click('.question-dialog input[value="ruff"]');
+  await chat.click('.question-dialog input[value="mypy"]');
+  const fields = await chat.$$(".question-dialog fieldset.question");
+  const typed = await fields[1].$("input.other");
+  await typed.type("pyright");
+  r.inputs = await chat.$$eval(".question-dialog fieldset.question input:not(.other)", (els) => els.map((e) => ({ type: e.type, value: e.value })));
+  await wb.shot("question");
+  await chat.click('.question-dialog [data-action="answer"]');
+  await until("the question to close", async () => (await chat.$(".question-dialog")) === null);
+  await s.waitAnswer("Using pytest");
+
+  // A question the server closes (the turn is aborted from the palette, not in the view).
+  await s.prompt("Ask me once more");
+  await chat.waitForSelector(".dialog.question-dialog", { timeout: 20000 });
+  await wb.command("agentls: Abort");
+  const closedAt = Date.now();
+  await until("the question to close by itself", async () => (await chat.$(".question-dialog")) === null, 10000);
+  r.closedMs = Date.now() - closedAt;
+  await s.waitIdle();
+  await wb.shot("question-closed-elsewhere");
+});
+
+phase("attach", async (s, r) => {
+  const { chat, page, wb } = s;
+  await wb.openFile("calc.py");
+  await s.selectLines(2);
+  await chat.click("#attach-selection");
+  await until("the selection chip", async () => (await text(chat, ".chips .chip")).includes("calc.py:1-2"));
+  await chat.click("#prompt-input");
+  await chat.type("#prompt-input", "What do ");
+  await chat.type("#prompt-input", "@");
+  await s.quickInput("notes");
+  r.chips = await until("the file chip", async () => {
+    const chips = await chat.$$eval(".chips .chip", (els) => els.map((e) => e.textContent.replace(/\s*×$/, "")));
+    return chips.includes("notes.md") ? chips : null;
+  });
+  await chat.type("#prompt-input", "and these lines say?");
+  r.promptText = await chat.$eval("#prompt-input", (el) => el.value);
+  await wb.shot("attachments");
+  await page.keyboard.press("Enter");
+  await s.waitAnswer("I read both");
+  r.userChips = await lastUser(chat, ".chip");
+});
+
+phase("abort", async (s, r) => {
+  await s.prompt("Now write a long essay about it");
+  await until("the essay to stream", async () => (await s.answerText()).includes("Essay part"), 20000);
+  await s.wb.shot("streaming-essay");
+  const stopAt = Date.now();
+  await s.page.keyboard.press("Escape");
+  await until("the turn to stop", async () => (await s.chat.$eval("#send", (b) => b.textContent)) === "Send", 5000, 20);
+  r.abortMs = Date.now() - stopAt;
+  await until("the stopped marker", async () => (await text(s.chat, ".message.assistant .stopped")).includes("Stopped"), 5000);
+  await s.wb.shot("aborted");
+});
+
+phase("reload", async (s, r) => {
+  const reloaded = s.page.waitForNavigation({ waitUntil: "domcontentloaded", timeout: 30000 });
+  await s.wb.command("Developer: Reload Window");
+  await reloaded;
+  await s.page.waitForSelector(".monaco-workbench", { timeout: 30000 });
+  // The side bar comes back with the chat view open, as the user left it.
+  s.chat = await s.wb.chat(40000);
+  await until("the transcript after reload", async () => (await s.answerText()).includes("Fixed add"), 20000);
+  await s.openSessions();
+  r.sessions = await until("the session list", async () => {
+    const rows = await s.sessionRows();
+    return rows.length > 0 ? rows : null;
+  });
+  r.title = await s.sessionTitle();
+  await s.wb.shot("after-reload");
+});
+
+phase("restart", async (s, r) => {
+  const started = () => traceEvents().filter((e) => e.event === "serverInitialized");
+  const before = started().length;
+  const victim = started().at(-1).pid;
+  process.kill(victim, "SIGKILL");
+  await until("the server to be restarted", () => started().length > before, 30000);
+  await until("the transcript rebuilt after the restart", async () => (await s.answerText()).includes("Fixed add"), 20000);
+  await until("the restart notice", async () => (await s.wb.notifications()).some((n) => n.includes("restarting")), 10000);
+  r.notices = (await s.wb.notifications()).filter((n) => n.includes("restarting")).length;
+  r.restartedPid = started().at(-1).pid;
+  r.killedPid = victim;
+  await s.prompt("Are you back?");
+  await s.waitAnswer("Back after the restart");
+  await s.wb.shot("after-server-restart");
+});
+
+phase("sessions", async (s, r) => {
+  const { chat, page, wb } = s;
+  await s.openSessions();
+  await chat.click('[aria-label="Rename session"]');
+  await s.quickInput("Calc work", { replace: true });
+  await until("the new title", async () => (await s.sessionTitle()).includes("Calc work"));
+  r.afterRename = await until("the renamed row", async () => {
+    const rows = await s.sessionRows();
+    return rows.includes("Calc work") ? rows : null;
+  });
+
+  await chat.click('[aria-label="Fork session"]');
+  r.forkTitle = await until("the fork to be current", async () => {
+    const t = await s.sessionTitle();
+    return t.includes("(fork)") ? t : null;
+  });
+  r.afterFork = await until("the fork in the list", async () => {
+    const rows = await s.sessionRows();
+    return rows.some((t) => t.includes("(fork)")) ? rows : null;
+  });
+  r.forkTranscript = await until("the fork's transcript", async () => {
+    const t = await s.answerText();
+    return t.includes("Fixed add") ? t.length : null;
+  });
+  await wb.shot("forked");
+
+  await chat.click('[aria-label="Delete session"]');
+  await page.waitForSelector(".monaco-dialog-box", { visible: true, timeout: 10000 });
+  await wb.shot("delete-confirm");
+  const buttons = await page.$$(".monaco-dialog-box .dialog-buttons .monaco-button");
+  for (const b of buttons) if ((await b.evaluate((el) => el.textContent)) === "Delete") await b.click();
+  r.afterDelete = await until("the fork gone from the list", async () => {
+    const rows = await s.sessionRows();
+    return rows.length > 0 && !rows.some((t) => t.includes("(fork)")) ? rows : null;
+  });
+  r.titleAfterDelete = await s.sessionTitle();
+
+  // Back to the renamed session.
+  await s.openSessions();
+  await chat.$$eval(".session-row .session-link", (els) => els.find((e) => e.textContent === "Calc work")?.click());
+  await until("the renamed session again", async () => (await s.sessionTitle()).includes("Calc work") && (await s.answerText()).includes("Fixed add"));
+  await wb.shot("sessions-after-delete");
+});
+
+phase("fix", async (s, r) => {
+  const { page, wb } = s;
+  await wb.openFile("styles.css");
+  // VS Code's own CSS language server (not agentls) reports the unknown property.
+  await page.waitForSelector(".editor-instance .squiggly-warning, .editor-instance .squiggly-error", { timeout: 30000 });
+  await wb.focusEditor();
+  await page.keyboard.down("Control");
+  await page.keyboard.press("Home");
+  await page.keyboard.up("Control");
+  await wb.command("agentls: Fix");
+  await s.waitAnswer("colr is now color");
+  r.userText = await lastUser(s.chat, ".user-text");
+  await wb.shot("fix");
+});
+
+phase("settings", async (s, r) => {
+  const sent = () => traceEvents().filter((e) => e.event === "settingsSent").length;
+  const initialized = () => traceEvents().filter((e) => e.event === "serverInitialized").length;
+  const before = initialized();
+  // What a user does in Settings (JSON): another model for this workspace.
+  fs.mkdirSync(path.join(args.folder, ".vscode"), { recursive: true });
+  fs.writeFileSync(path.join(args.folder, ".vscode", "settings.json"), JSON.stringify({ "agentls.model": "other/n" }, null, 2));
+  await until("the new settings sent to the server", () => sent() > 0, 30000);
+  r.picker = await until("the model picker to follow", async () => {
+    const value = await s.chat.$eval("#model-picker", (el) => el.value);
+    return value === "other/n" ? value : null;
+  });
+  await s.prompt("Which model are you?");
+  await s.waitAnswer("the other model");
+  r.serverStarts = initialized() - before; // the same server process applied them
+  await s.wb.shot("other-model");
+});
+
+// --- the run -------------------------------------------------------------------------------------
+
 async function main() {
+  const result = { phases: {} };
   const wb = await Workbench.open(args.url, args.folder, args.shots);
+  const scenario = new Scenario(wb);
   try {
-    const page = wb.page;
-    // 1. A workspace file with an unsaved change.
-    await wb.openFile("calc.py");
-    await wb.focusEditor();
-    await page.keyboard.down("Control");
-    await page.keyboard.press("End");
-    await page.keyboard.up("Control");
-    await page.keyboard.type("# unsaved note");
-    await until("calc.py to be dirty", async () => (await wb.dirtyTabs()).length === 1);
-
-    // 2. The chat view; a prompt typed in it.
-    await wb.command("agentls: Focus Chat");
-    let chat = await wb.chat();
-    await until("the model picker to fill", () => chat.$eval("#model-picker", (s) => s.options.length > 0));
-    await chat.click("#prompt-input");
-    await chat.type("#prompt-input", "Fix add() in calc.py");
-    await page.keyboard.press("Enter");
-
-    // 3. Streamed text and a tool card.
-    await until("streamed text", async () => (await text(chat, ".message.assistant .md")).includes("Let me read calc.py"));
-    await until("the read tool card", async () => (await text(chat, ".part.tool .tool-name")).includes("read"));
-    await wb.shot("streamed-text-and-tool-card");
-
-    // 4. The edit permission: open its diff, then allow.
-    await chat.waitForSelector(".dialog.permission", { timeout: 20000 });
-    await wb.shot("permission-dialog");
-    await chat.click('.dialog.permission [data-action="diff"]');
-    await page.waitForSelector(".monaco-diff-editor", { timeout: 10000 });
-    const diffText = await until("the proposed side of the diff", async () => {
-      const t = await page.$eval(".monaco-diff-editor", (el) => el.textContent.replace(/\u00a0/g, " "));
-      return t.includes("a + b") ? t : null;
-    });
-    result.diffShowsProposal = diffText.includes("a + b") && diffText.includes("# unsaved note");
-    await wb.shot("permission-diff");
-    await chat.click('.dialog.permission [data-action="once"]');
-    await until("the dialog to close", async () => (await chat.$(".dialog.permission")) === null);
-
-    // 5. The answer shows; the edit is in the buffer, saved.
-    await until("the final answer", async () => (await text(chat, ".message.assistant .md")).includes("Fixed add"), 20000);
-    await until("the turn to end", async () => (await chat.$eval("#send", (b) => b.textContent)) === "Send");
-    await wb.shot("answer");
-    await wb.command("View: Close Editor"); // the diff editor (it may have taken calc.py's preview tab)
-    await wb.openFile("calc.py");
-    const edited = await until("the edit in the buffer", async () => {
-      const t = await wb.editorText();
-      return t.includes("return a + b") ? t : null;
-    });
-    result.bufferAfterEdit = edited;
-    result.dirtyAfterEdit = await wb.dirtyTabs();
-    result.diskAfterEdit = fs.readFileSync(calc, "utf8");
-    result.notificationsAfterEdit = await wb.notifications();
-    await wb.shot("edited-buffer");
-
-    // 6. Hostile Markdown rendered inert.
-    result.hostile = await chat.evaluate(() => {
-      const root = document.getElementById("transcript");
-      return {
-        scripts: root.querySelectorAll("script").length,
-        handlers: [...root.querySelectorAll("*")].filter((el) => [...el.attributes].some((a) => a.name.startsWith("on"))).length,
-        images: root.querySelectorAll("img").length,
-        badLinks: [...root.querySelectorAll("a")].filter((a) => !/^(https?:|mailto:|#)/i.test(a.getAttribute("href") ?? "")).length,
-        shownAsText: root.textContent.includes("<img src=x onerror="),
-        pwned: window.__pwned === true,
-      };
-    });
-
-    // 7. One undo reverts the agent's edit (the user's unsaved note stays).
-    await wb.focusEditor();
-    await page.keyboard.down("Control");
-    await page.keyboard.press("z");
-    await page.keyboard.up("Control");
-    result.bufferAfterUndo = await until("the undo", async () => {
-      const t = await wb.editorText();
-      return t.includes("return a - b") ? t : null;
-    });
-    await wb.shot("after-undo");
-
-    // 8. A second prompt, aborted mid-stream with Escape.
-    await chat.click("#prompt-input");
-    await chat.type("#prompt-input", "Now write a long essay about it");
-    await page.keyboard.press("Enter");
-    await until("the second answer to stream", async () => (await text(chat, ".message.assistant .md")).includes("Essay part"), 20000);
-    await wb.shot("streaming-second-answer");
-    const stopAt = Date.now();
-    await page.keyboard.press("Escape");
-    await until("the turn to stop", async () => (await chat.$eval("#send", (b) => b.textContent)) === "Send", 5000, 20);
-    result.abortMs = Date.now() - stopAt;
-    await until("the stopped marker", async () => (await text(chat, ".message.assistant .stopped")).includes("Stopped"), 5000);
-    await wb.shot("aborted");
-
-    // 9. Reload the window: the session is listed and its transcript is back.
-    const reloaded = page.waitForNavigation({ waitUntil: "domcontentloaded", timeout: 30000 });
-    await wb.command("Developer: Reload Window");
-    await reloaded;
-    await page.waitForSelector(".monaco-workbench", { timeout: 30000 });
-    // The side bar comes back with the chat view open, as the user left it.
-    chat = await wb.chat(40000);
-    await until("the transcript after reload", async () => (await text(chat, ".message.assistant .md")).includes("Fixed add"), 20000);
-    await chat.click(".session-title");
-    result.sessionsAfterReload = await until("the session list", async () => {
-      const rows = await chat.$$eval(".session-row .session-link", (els) => els.map((e) => e.textContent));
-      return rows.length > 0 ? rows : null;
-    });
-    result.titleAfterReload = await chat.$eval(".session-title", (b) => b.textContent);
-    await wb.shot("after-reload");
-
-    // 10. The server dies: the extension restarts it, says so once, and the view is rebuilt from it.
-    const started = () => traceEvents().filter((e) => e.event === "serverInitialized");
-    const before = started().length;
-    const victim = started().at(-1).pid;
-    process.kill(victim, "SIGKILL");
-    await until("the server to be restarted", () => started().length > before, 30000);
-    await until("the transcript rebuilt after the restart", async () => (await text(chat, ".message.assistant .md")).includes("Fixed add"), 20000);
-    await until("the restart notice", async () => (await wb.notifications()).some((n) => n.includes("restarting")), 10000);
-    result.restartNotices = (await wb.notifications()).filter((n) => n.includes("restarting")).length;
-    result.restartedPid = started().at(-1).pid;
-    result.killedPid = victim;
-    await chat.click("#prompt-input");
-    await chat.type("#prompt-input", "Are you back?");
-    await page.keyboard.press("Enter");
-    await until("an answer from the restarted server", async () => (await text(chat, ".message.assistant .md")).includes("Back after the restart"), 20000);
-    await wb.shot("after-server-restart");
-    result.ok = true;
-  } catch (err) {
-    result.ok = false;
-    result.error = String(err?.stack ?? err);
-    await wb.shot("failure").catch(() => {});
-    for (const frame of wb.page.frames()) {
-      const probe = await frame.evaluate(() => [document.readyState, !!document.getElementById("prompt-input"), document.querySelectorAll("iframe").length]).catch((e) => String(e));
-      log("frame", frame.url().slice(0, 160), JSON.stringify(probe));
+    for (const [name, fn] of phases) {
+      const r = {};
+      const began = Date.now();
+      result.phases[name] = r;
+      log("phase", name);
+      try {
+        await fn(scenario, r);
+      } catch (err) {
+        result.failed = name;
+        result.error = String(err?.stack ?? err);
+        await wb.shot(`failure-${name}`).catch(() => {});
+        for (const frame of wb.page.frames()) {
+          const probe = await frame.evaluate(() => [document.readyState, !!document.getElementById("prompt-input"), document.querySelectorAll("iframe").length]).catch((e) => String(e));
+          log("frame", frame.url().slice(0, 160), JSON.stringify(probe));
+        }
+        break;
+      }
+      r.ok = true;
+      r.ms = Date.now() - began;
+      log("phase", name, "done in", r.ms, "ms");
     }
   } finally {
     await wb.close();
   }
+  result.ok = result.failed === undefined;
+  return result;
 }
 
-await main();
+const result = await main();
 console.log("RESULT " + JSON.stringify(result));
 process.exit(result.ok ? 0 : 1);

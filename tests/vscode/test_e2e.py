@@ -1,7 +1,9 @@
 """The VS Code extension end to end: a real VS Code (code-server) driven by headless Chromium, the real
 ``agentls serve`` started by the extension, and the scripted fake model.
 
-Screenshots go to the test's tmp dir and are copied to ``tests/vscode/screenshots/`` (gitignored).
+One code-server session runs the whole scenario (``e2e.mjs``, phase by phase, as a user would go);
+each test below checks one phase from what the driver saw and what the fake models received.
+Screenshots go to ``tests/vscode/screenshots/`` (gitignored), with the driver's log.
 """
 
 from __future__ import annotations
@@ -9,10 +11,15 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from core.demo.config import fake_model_config
-from core.demo.fake_model import FakeModelServer
+from core.demo.fake_model import FakeModelServer, RecordedRequest
 from core.demo.fake_script import Turn
 from tests.tools import ROOT, tool, tools_env
 from tests.vscode.build import vsix
@@ -21,6 +28,9 @@ from tests.vscode.codeserver import code_server
 HERE = Path(__file__).parent
 AGENTLS = ROOT / ".venv" / "bin" / "agentls"
 CALC = "def add(a, b):\n    return a - b\n"
+NOTES = "# Notes\nThe release is on FRIDAY-42.\n"
+CSS = ".box { colr: red; }\n"
+FEEDBACK = "Use a comment, not a docstring"
 HOSTILE = (
     "Fixed add(): it returned `a - b`, now it returns `a + b`.\n\n"
     '<img src=x onerror="window.__pwned=true">\n\n'
@@ -30,97 +40,182 @@ HOSTILE = (
     "```python\ndef add(a, b):\n    return a + b\n```\n"
 )
 ESSAY = "".join(f"Essay part {i}: the function adds numbers. " for i in range(200))
+QUESTIONS = {
+    "questions": [
+        {
+            "question": "Which test runner?",
+            "header": "Runner",
+            "options": [{"label": "pytest", "description": "the usual"}, {"label": "unittest"}],
+        },
+        {
+            "question": "Which checks?",
+            "header": "Checks",
+            "options": [{"label": "ruff"}, {"label": "mypy"}, {"label": "coverage"}],
+            "multiple": True,
+        },
+    ]
+}
+ONE_MORE = {"questions": [{"question": "Really?", "header": "Again", "options": [{"label": "yes"}]}]}
+
+
+def edit(old: str, new: str) -> dict[str, str]:
+    return {"filePath": "calc.py", "oldString": old, "newString": new}
 
 
 def turns() -> list[Turn]:
+    """The main model's answers, in the order the phases of e2e.mjs ask for them."""
     return [
+        # edit
         Turn.text("Let me read calc.py first.", chunks=4).tool_call("read", {"filePath": "calc.py"}),
         Turn.text("`add` subtracts; fixing it.", chunks=3).tool_call(
-            "edit", {"filePath": "calc.py", "oldString": "return a - b", "newString": "return a + b"}
+            "edit", edit("return a - b", "return a + b")
         ),
         Turn.text(HOSTILE, chunks=12),
-        # Streams a little, then stalls until the agent hangs up (the user presses Escape).
+        # feedback
+        Turn.tool_call("edit", edit("def add(a, b):", 'def add(a, b):\n    """Add a and b."""')),
+        Turn.text("Understood: a comment then, next time."),
+        # always: the second edit needs no dialog
+        Turn.tool_call("edit", edit("def add(a, b):", "def plus(a, b):")),
+        Turn.tool_call("edit", edit("return a - b", "return a + b")),
+        Turn.text("Renamed add to plus and fixed it."),
+        # questions
+        Turn.tool_call("question", QUESTIONS),
+        Turn.text("Using pytest with the checks you picked."),
+        Turn.tool_call("question", ONE_MORE),  # aborted from the palette
+        # attach
+        Turn.text("I read both: the notes and the two lines."),
+        # abort: streams a little, then stalls until the agent hangs up (the user presses Escape)
         Turn.text(ESSAY, chunks=400).stall(after=40),
+        # restart
         Turn.text("Back after the restart.", chunks=3),
+        # fix
+        Turn.text("Done: colr is now color."),
     ]
 
 
-def run_driver(
-    script: str, args: dict[str, object], timeout: float = 150
-) -> tuple[int, str, dict[str, object]]:
+@dataclass
+class Run:
+    """One run of the scenario: what the driver saw, and what each fake model received."""
+
+    result: dict[str, Any]
+    output: str
+    main: FakeModelServer
+    other: FakeModelServer
+    folder: Path
+    trace: Path
+
+    def phase(self, name: str) -> dict[str, Any]:
+        """What the driver recorded in phase ``name``; fails the test with the driver's log if it failed."""
+        data = self.result.get("phases", {}).get(name)
+        if data is None or not data.get("ok"):
+            failed = self.result.get("failed", "(none: the driver did not finish)")
+            pytest.fail(
+                f"phase {name!r} did not pass; {failed!r} failed: {self.result.get('error')}\n"
+                f"{self.output[-12000:]}",
+                pytrace=False,
+            )
+        assert isinstance(data, dict)
+        return data
+
+    def request_with(self, text: str, server: FakeModelServer | None = None) -> RecordedRequest:
+        """The first model request whose messages contain ``text``."""
+        for request in (server or self.main).requests:
+            if text in json.dumps(request.messages):
+                return request
+        raise AssertionError(f"no model request contains {text!r}")
+
+
+def run_driver(args: dict[str, object], timeout: float = 300) -> tuple[int, str, dict[str, Any]]:
     done = subprocess.run(
-        [tool("node"), str(HERE / script), json.dumps(args)],
+        [tool("node"), str(HERE / "e2e.mjs"), json.dumps(args)],
         env=tools_env(),
         capture_output=True,
         text=True,
         timeout=timeout,
     )
-    result: dict[str, object] = {}
+    result: dict[str, Any] = {}
     for line in done.stdout.splitlines():
         if line.startswith("RESULT "):
             result = json.loads(line[len("RESULT ") :])
     return done.returncode, done.stdout + done.stderr, result
 
 
-def keep_screenshots(shots: Path) -> None:
-    target = HERE / "screenshots"
-    shutil.rmtree(target, ignore_errors=True)
-    shutil.copytree(shots, target)
-
-
-def test_chat_edit_undo_abort_reload(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
     assert AGENTLS.is_file(), f"{AGENTLS} is missing: run ./scripts/setup"
     package = vsix()
-    folder = tmp_path / "project"
+    tmp = tmp_path_factory.mktemp("vscode-e2e")
+    folder = tmp / "project"
     folder.mkdir()
     (folder / "calc.py").write_text(CALC)
-    shots = tmp_path / "screenshots"
-    trace = tmp_path / "trace.jsonl"
-    with FakeModelServer.threaded() as main, FakeModelServer.threaded() as titles:
+    (folder / "notes.md").write_text(NOTES)
+    (folder / "styles.css").write_text(CSS)
+    shots = tmp / "screenshots"
+    trace = tmp / "trace.jsonl"
+    log = tmp / "server.log"
+    with (
+        FakeModelServer.threaded() as main,
+        FakeModelServer.threaded() as titles,
+        FakeModelServer.threaded() as other,
+    ):
         main.script(*turns())
         titles.script(*[Turn.text("Fix add in calc.py") for _ in range(5)])
+        other.script(Turn.text("Hello from the other model."))
+        config = fake_model_config(main, titles)
+        config["provider"]["other"] = {
+            "litellm_provider": "openai",
+            "options": {"api_base": other.openai_base, "api_key": "offline"},
+            "models": {"n": {"limit": {"context": 100_000, "output": 4_000}}},
+        }
         settings = {
             "agentls.server.path": str(AGENTLS),
-            "agentls.config": fake_model_config(main, titles),
+            "agentls.config": config,
             "agentls.permission": {"edit": "ask"},
-            "agentls.server.args": ["serve", "--log-file", str(tmp_path / "server.log")],
+            "agentls.server.args": ["serve", "--log-file", str(log)],
         }
         env = {
-            "AGENTLS_DATA_DIR": str(tmp_path / "agentls-data"),
-            "AGENTLS_CONFIG_DIR": str(tmp_path / "agentls-config"),
+            "AGENTLS_DATA_DIR": str(tmp / "agentls-data"),
+            "AGENTLS_CONFIG_DIR": str(tmp / "agentls-config"),
             "AGENTLS_VSCODE_TRACE": str(trace),
         }
-        with code_server(tmp_path / "vscode", package, settings, env) as cs:
+        with code_server(tmp / "vscode", package, settings, env) as cs:
             code, output, result = run_driver(
-                "e2e.mjs", {"url": cs.url, "folder": str(folder), "shots": str(shots), "trace": str(trace)}
+                {"url": cs.url, "folder": str(folder), "shots": str(shots), "trace": str(trace)}
             )
-        if shots.is_dir():
-            keep_screenshots(shots)
         if code != 0 and trace.is_file():
-            output += "\ntrace:\n" + trace.read_text()
-        if code != 0 and (tmp_path / "server.log").is_file():
-            output += "\nserver log:\n" + (tmp_path / "server.log").read_text()[-6000:]
-        assert code == 0 and result.get("ok"), (
-            f"the e2e driver failed:\n{output}\n{cs.log.read_text()[-3000:]}"
-        )
+            output += "\ntrace:\n" + trace.read_text()[-6000:]
+        if code != 0 and log.is_file():
+            output += "\nserver log:\n" + log.read_text()[-6000:]
+        if code != 0:
+            output += "\ncode-server log:\n" + cs.log.read_text()[-3000:]
+        target = HERE / "screenshots"
+        shutil.rmtree(target, ignore_errors=True)
+        if shots.is_dir():
+            shutil.copytree(shots, target)
+        target.mkdir(exist_ok=True)
+        (target / "driver.log").write_text(output)
+        yield Run(result, output, main, other, folder, trace)
 
-        # The agent read the unsaved buffer: the read tool's result sent to the model holds the user's note.
-        tool_results = [m for m in main.requests[1].messages if m.get("role") == "tool"]
-        assert any("# unsaved note" in str(m.get("content")) for m in tool_results), main.requests[1].messages
 
-    assert result["diffShowsProposal"] is True
+def test_edit_with_diff_saved_and_one_undo(run: Run) -> None:
+    r = run.phase("edit")
+    # The agent read the unsaved buffer: the read tool's result sent to the model holds the user's note.
+    tool_results = [m for m in run.main.requests[1].messages if m.get("role") == "tool"]
+    assert any("# unsaved note" in str(m.get("content")) for m in tool_results), run.main.requests[1].messages
+    assert r["diffShowsProposal"] is True
     # The edit is in the buffer, on top of the user's unsaved note, and saved: buffer = disk, not dirty.
-    assert "return a + b" in str(result["bufferAfterEdit"]) and "# unsaved note" in str(
-        result["bufferAfterEdit"]
-    )
-    assert result["dirtyAfterEdit"] == []
-    assert result["diskAfterEdit"] == "def add(a, b):\n    return a + b\n# unsaved note"
-    assert not any("disk" in str(n).lower() for n in result["notificationsAfterEdit"])  # type: ignore[union-attr]
+    assert "return a + b" in r["bufferAfterEdit"] and "# unsaved note" in r["bufferAfterEdit"]
+    assert r["dirtyAfterEdit"] == []
+    assert r["diskAfterEdit"] == "def add(a, b):\n    return a + b\n# unsaved note"
+    assert not any("disk" in n.lower() for n in r["notificationsAfterEdit"])
     # One undo reverts exactly the agent's edit.
-    assert "return a - b" in str(result["bufferAfterUndo"]) and "# unsaved note" in str(
-        result["bufferAfterUndo"]
-    )
-    hostile = result["hostile"]
+    assert "return a - b" in r["bufferAfterUndo"] and "# unsaved note" in r["bufferAfterUndo"]
+    # The title the agent gave the session shows in the bar as soon as it is set.
+    assert "Fix add in calc.py" in r["liveTitle"]
+
+
+def test_hostile_markdown_is_inert(run: Run) -> None:
+    hostile = run.phase("edit")["hostile"]
     assert hostile == {
         "scripts": 0,
         "handlers": 0,
@@ -129,10 +224,92 @@ def test_chat_edit_undo_abort_reload(tmp_path: Path) -> None:
         "shownAsText": True,
         "pwned": False,
     }, hostile
-    assert isinstance(result["abortMs"], int) and result["abortMs"] < 1000, result["abortMs"]
-    assert "Fix add in calc.py" in result["sessionsAfterReload"]  # type: ignore[operator]
-    # The killed server was replaced by a new process, and the user was told once.
-    assert result["restartedPid"] != result["killedPid"]
-    assert result["restartNotices"] == 1
-    events = [json.loads(line)["event"] for line in trace.read_text().splitlines()]
+
+
+def test_reject_with_feedback_reaches_the_model(run: Run) -> None:
+    r = run.phase("feedback")
+    request = run.request_with(FEEDBACK)
+    tool_results = [m for m in request.messages if m.get("role") == "tool"]
+    assert any(
+        f"The user rejected this call and said: {FEEDBACK}" in str(m.get("content")) for m in tool_results
+    ), request.messages
+    # The rejected edit did not happen.
+    assert '"""' not in r["buffer"] and '"""' not in r["disk"]
+
+
+def test_always_allow_lets_the_next_edit_through_without_a_dialog(run: Run) -> None:
+    r = run.phase("always")
+    assert r["dialogsShown"] == 1, r
+    edits = [c for c in r["editCards"] if c["name"] == "edit"][-2:]
+    assert [c["status"] for c in edits] == ["status-completed", "status-completed"], r["editCards"]
+    assert "def plus(a, b):" in r["buffer"] and "return a + b" in r["buffer"]
+    # The second edit's result reached the model as a success (the request answered by turn 8).
+    last = run.main.requests[7].messages[-1]
+    assert last.get("role") == "tool" and "Edited calc.py" in str(last.get("content")), last
+
+
+def test_questions_answered_in_the_view_and_closed_elsewhere(run: Run) -> None:
+    r = run.phase("questions")
+    assert [i["type"] for i in r["inputs"]] == ["radio", "radio", "checkbox", "checkbox", "checkbox"]
+    request = run.request_with("The user answered")
+    answer = next(str(m["content"]) for m in request.messages if "The user answered" in str(m.get("content")))
+    assert '"Which test runner?" = "pytest"' in answer, answer
+    assert '"Which checks?" = "ruff, mypy, pyright"' in answer, answer
+    # The second question was closed by the server (the turn aborted from the palette): the view followed.
+    assert r["closedMs"] < 5000
+
+
+def test_at_file_and_selection_attachments_reach_the_model(run: Run) -> None:
+    r = run.phase("attach")
+    assert "calc.py:1-2" in r["chips"] and "notes.md" in r["chips"], r["chips"]
+    # `@` + the picked file's name in the text, where the user typed it.
+    assert r["promptText"] == "What do @notes.md and these lines say?", r["promptText"]
+    request = run.request_with("FRIDAY-42")
+    user = json.dumps([m for m in request.messages if m.get("role") == "user"][-1])
+    assert "FRIDAY-42" in user  # notes.md, read whole
+    assert 'lines=\\"1-2\\"' in user and "def plus(a, b):" in user, user  # the selection, with its range
+
+
+def test_abort_mid_stream(run: Run) -> None:
+    r = run.phase("abort")
+    assert r["abortMs"] < 1000, r["abortMs"]
+
+
+def test_reload_window_shows_the_session(run: Run) -> None:
+    r = run.phase("reload")
+    assert "Fix add in calc.py" in r["sessions"]
+
+
+def test_killed_server_is_restarted_once_with_a_notice(run: Run) -> None:
+    r = run.phase("restart")
+    assert r["restartedPid"] != r["killedPid"]
+    assert r["notices"] == 1
+    events = [json.loads(line)["event"] for line in run.trace.read_text().splitlines()]
     assert "serverInitialized" in events and "editApplied" in events and "viewReady" in events
+
+
+def test_rename_fork_delete_sessions(run: Run) -> None:
+    r = run.phase("sessions")
+    assert "Calc work" in r["afterRename"] and "Fix add in calc.py" not in r["afterRename"]
+    assert "Calc work (fork)" in r["forkTitle"]
+    assert sorted(r["afterFork"]) == ["Calc work", "Calc work (fork)"], r["afterFork"]
+    assert r["forkTranscript"] > 0
+    assert r["afterDelete"] == ["Calc work"], r["afterDelete"]
+    assert "New session" in r["titleAfterDelete"]
+
+
+def test_fix_sends_another_servers_diagnostic(run: Run) -> None:
+    r = run.phase("fix")
+    assert "Unknown property" in r["userText"] and "[css]" in r["userText"], r["userText"]
+    request = run.request_with("colr")
+    user = json.dumps([m for m in request.messages if m.get("role") == "user"][-1])
+    assert "Unknown property: 'colr'" in user and "styles.css" in user, user
+
+
+def test_settings_change_reaches_the_running_server(run: Run) -> None:
+    r = run.phase("settings")
+    assert r["picker"] == "other/n"
+    assert r["serverStarts"] == 0  # applied by the running server, not by a restart
+    assert len(run.other.requests) == 1
+    assert "Which model are you?" in json.dumps(run.other.requests[0].messages)
+    assert not any("Which model are you?" in json.dumps(q.messages) for q in run.main.requests)
