@@ -8,10 +8,22 @@ Two modes, each run ``--runs`` times in a fresh headless Neovim 0.11 with the pl
   millisecond, to isolate the plugin's own cost.
 
 Reported per mode (medians): buffer writes (coalesced, ~one per 16 ms), the longest block of Neovim's
-main loop measured as the lateness of a 5 ms repeating timer (goal ≤ 50 ms), CPU seconds of the
-Neovim process during the answer, wall time.
+main loop measured as the lateness of a 5 ms repeating timer (goal ≤ 50 ms) with the CPU Neovim used
+during it (on shared cores lateness without CPU is the process waiting for a core, not the plugin),
+CPU seconds of the Neovim process during the answer, wall time; in server mode also the longest
+block while the session's history is reloaded and drawn. The probe redraws on each tick, as a
+Neovim with a UI does after every write (``AGENTLS_BENCH_REDRAW=0``: no redraw but Neovim's own).
 
     .venv/bin/python bench/nvim_stream.py [--deltas 20000] [--runs 5]
+
+Figures (2 shared cores at load 3-5, medians of 3; before = the plugin before commit 9e8a5e0):
+
+    REDRAW=0  server: worst block 61.1 ms (cpu 60.1) -> 46.7 ms (cpu 46.2); local: 4.3 -> 1.3 ms
+    redraw    server: 107 ms (cpu 9) -> 130 ms (cpu 23), Neovim cpu 1.04 -> 0.81 s
+              local:  185 ms (cpu 77) -> 156 ms (cpu 72), Neovim cpu 0.41 -> 0.44 s
+    What is left is Vim's markdown syntax redrawing the streamed paragraph after each write (the
+    server's text is one 100 KB line: ~17 ms a redraw); tree-sitter's markdown parser was tried and
+    is worse here (it reparses the growing answer: 60-120 ms of CPU per edit at 100 KB).
 """
 
 from __future__ import annotations
