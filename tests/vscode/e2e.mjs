@@ -95,6 +95,7 @@ phase("edit", async (s, r) => {
   const { wb, page } = s;
   // styles.css first, so VS Code's CSS language server starts now (its diagnostic is used by "fix").
   await wb.openFile("styles.css");
+  log("styles.css open");
   // A workspace file with an unsaved change.
   await wb.openFile("calc.py");
   await wb.focusEditor();
@@ -103,10 +104,13 @@ phase("edit", async (s, r) => {
   await page.keyboard.up("Control");
   await page.keyboard.type("# unsaved note");
   await until("calc.py to be dirty", async () => (await wb.dirtyTabs()).length === 1);
+  log("calc.py edited");
 
   await wb.command("agentls: Focus Chat");
   s.chat = await wb.chat();
+  log("chat view shown");
   await until("the model picker to fill", () => s.chat.$eval("#model-picker", (el) => el.options.length > 0));
+  log("server ready");
   await s.prompt("Fix add() in calc.py");
 
   // Streamed text and a tool card.

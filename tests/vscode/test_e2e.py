@@ -187,6 +187,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
         if code != 0 and log.is_file():
             output += "\nserver log:\n" + log.read_text()[-6000:]
         if code != 0:
+            output += f"\nmodel requests: main {len(main.requests)}, other {len(other.requests)}"
             output += "\ncode-server log:\n" + cs.log.read_text()[-3000:]
         target = HERE / "screenshots"
         shutil.rmtree(target, ignore_errors=True)

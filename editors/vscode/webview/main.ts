@@ -16,10 +16,11 @@ interface VsCodeApi {
 declare function acquireVsCodeApi(): VsCodeApi;
 
 const vscode = acquireVsCodeApi();
-// After the user sends a prompt the view follows the conversation to the bottom, wherever it was.
-let followPrompt = false;
+// After the user sends a prompt the view follows the conversation to the bottom, wherever it was,
+// while the user's message and the first of the answer come in (they arrive over several frames).
+let followUntil = 0;
 const post = (message: FromWebview): void => {
-  if (message.type === "prompt") followPrompt = true;
+  if (message.type === "prompt") followUntil = performance.now() + 1500;
   vscode.postMessage(message);
 };
 const state = initialState();
@@ -58,9 +59,8 @@ function draw(): void {
   stats.maxTranscriptMs = Math.max(stats.maxTranscriptMs, performance.now() - transcriptStart);
   if (d.dialogs) chrome.drawDialogs(transcript.dialogs, view);
   const scrollStart = performance.now();
-  if (nearBottom || followPrompt) transcript.root.scrollTop = transcript.root.scrollHeight;
+  if (nearBottom || performance.now() < followUntil) transcript.root.scrollTop = transcript.root.scrollHeight;
   stats.maxScrollMs = Math.max(stats.maxScrollMs, performance.now() - scrollStart);
-  if (d.transcript) followPrompt = false; // the user's message is in
   // Long texts that got more stable Markdown than a frame's budget go on next frame.
   if (transcript.behind.size > 0) {
     for (const id of transcript.behind) state.dirty.parts.add(id);
