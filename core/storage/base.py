@@ -27,6 +27,7 @@ class StoreBase:
         self._conn = conn
         self._lock = asyncio.Lock()
         self.path = path
+        self.closed = False  # set by Store.close: later calls fail with a StorageError saying so
         # Write transactions committed; tests use it to prove that deltas are batched.
         self.write_transactions = 0
 
@@ -34,6 +35,7 @@ class StoreBase:
     async def _tx(self) -> AsyncIterator[aiosqlite.Connection]:
         """A write transaction: committed on success, rolled back on any error."""
         async with self._lock:
+            self._check_open()
             try:
                 await self._conn.execute("BEGIN IMMEDIATE")
                 yield self._conn
@@ -50,10 +52,17 @@ class StoreBase:
     async def _reading(self) -> AsyncIterator[aiosqlite.Connection]:
         """Exclusive use of the connection for reads that must see one consistent state."""
         async with self._lock:
+            self._check_open()
             try:
                 yield self._conn
             except sqlite3.Error as exc:
                 raise StorageError(f"database read failed: {exc}") from exc
+
+    def _check_open(self) -> None:
+        # A request still in flight while the host shuts down would otherwise meet aiosqlite's bare
+        # "ValueError: Connection closed".
+        if self.closed:
+            raise StorageError("the session store is closed: agentls is shutting down")
 
     async def _fetchall(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
         async with self._reading() as conn, conn.execute(sql, params) as cursor:

@@ -107,6 +107,8 @@ class Store(ProjectTable, SessionTable, MessageTable, ForkOps, ApprovalTable):
 
     async def close(self) -> None:
         """Close the connection (checkpointing the WAL) and release the openers lock."""
+        async with self._lock:  # a transaction under way finishes first
+            self.closed = True
         try:
             await self._conn.close()
         finally:

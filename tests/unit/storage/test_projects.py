@@ -5,6 +5,9 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
+from core.errors import StorageError
 from core.storage import Store
 from core.storage.project import path_project_id
 from tests.unit.storage import factories as f
@@ -92,3 +95,14 @@ async def test_sessions_follow_the_project_when_the_first_commit_lands(tmp_path:
     assert [x.id for x in await store.list_sessions(after.id)] == [s.id]
     assert (await store.get_session(s.id)).projectID == after.id
     assert [a.pattern for a in await store.list_approvals(after.id)] == ["ls*"]
+
+
+async def test_a_closed_store_says_so_instead_of_a_bare_connection_error(tmp_path: Path) -> None:
+    store = await Store.open(tmp_path / "agentls.db")
+    project = await store.ensure_project(tmp_path)
+    await store.close()
+    await store.close()  # twice is harmless
+    with pytest.raises(StorageError, match="closed: agentls is shutting down"):
+        await store.list_sessions(project.id)
+    with pytest.raises(StorageError, match="closed: agentls is shutting down"):
+        await store.ensure_project(tmp_path)
