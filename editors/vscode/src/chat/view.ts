@@ -29,6 +29,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   private view: vscode.WebviewView | undefined;
   private ready = false;
   private pending: AgentEvent[] = [];
+  /** Snapshots being fetched (events are held until they are posted). */
+  private snapshots = 0;
   private timer: NodeJS.Timeout | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   readonly statuses = new Map<string, SessionStatus>();
@@ -146,6 +148,9 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
 
   private flush(): void {
     this.timer = undefined;
+    // While a snapshot is being fetched, events wait: posted before it, they would be wiped by a
+    // snapshot older than they are (a prompt sent right after a restart lost its whole answer).
+    if (this.snapshots > 0) return;
     const events = this.pending;
     this.pending = [];
     if (events.length > 0) this.post({ type: "events", events });
@@ -181,17 +186,25 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   private async sendSnapshot(): Promise<void> {
     const id = this.sessionID;
     let snapshot: Snapshot | null = null;
-    if (id !== undefined) {
-      try {
-        snapshot = await this.snapshot(id);
-      } catch {
-        // The session is gone (deleted elsewhere, or another data dir): start without one.
-        await this.context.workspaceState.update(CURRENT_KEY, undefined);
+    this.snapshots++;
+    try {
+      if (id !== undefined) {
+        try {
+          snapshot = await this.snapshot(id);
+        } catch {
+          // The session is gone (deleted elsewhere, or another data dir): start without one.
+          await this.context.workspaceState.update(CURRENT_KEY, undefined);
+        }
       }
+      this.sessionValue = snapshot?.session;
+      this.changedEmitter.fire();
+      this.post({ type: "snapshot", snapshot });
+    } finally {
+      // The events that arrived meanwhile go on top: replacements (messages, parts) are idempotent,
+      // and a part's text is whole again at its next update.
+      this.snapshots--;
+      if (this.snapshots === 0 && this.pending.length > 0) this.timer ??= setTimeout(() => this.flush(), 0);
     }
-    this.sessionValue = snapshot?.session;
-    this.changedEmitter.fire();
-    this.post({ type: "snapshot", snapshot });
   }
 
   private async snapshot(sessionID: string): Promise<Snapshot> {
