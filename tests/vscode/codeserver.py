@@ -55,6 +55,10 @@ def _env(root: Path, extra: dict[str, str]) -> dict[str, str]:
     # code-server and Chromium write under XDG dirs whatever --user-data-dir says: keep them in scratch.
     for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"):
         env[name] = str(root / name.lower())
+    # The extension gallery (open-vsx.org by default) is asked for recommendations even with updates
+    # off: point it at a closed local port, so the test never looks a host up on the internet.
+    closed = "http://127.0.0.1:9"
+    env["EXTENSIONS_GALLERY"] = json.dumps({"serviceUrl": f"{closed}/gallery", "itemUrl": f"{closed}/item"})
     env.update(extra)
     return env
 

@@ -92,11 +92,24 @@ export class Workbench {
     const input = await this.page.waitForSelector(".quick-input-widget input", { visible: true });
     await input.type(name);
     // Right after start-up the file index may not be ready: quick open then lists nothing for a while.
-    await until(`quick open to list ${name}`, () =>
-      this.page.$$eval(".quick-input-list .monaco-list-row", (rows, n) => rows.some((r) => (r.getAttribute("aria-label") ?? "").includes(n)), name),
-    30000);
-    await this.page.keyboard.press("Enter");
-    await until(`an editor for ${name}`, () => this.page.$(`.tab.active[aria-label*="${name}"]`));
+    const rowFor = () =>
+      this.page.evaluateHandle((n) =>
+        [...document.querySelectorAll(".quick-input-list .monaco-list-row")].find((r) => (r.getAttribute("aria-label") ?? "").includes(n)) ?? null, name);
+    await until(`quick open to list ${name}`, async () => (await rowFor()).asElement(), 30000);
+    // Click the row itself: Enter picks the focused row, which may still be an older result while
+    // the list refreshes (seen: quick open closed on nothing and no editor opened).
+    await until(`an editor for ${name}`, async () => {
+      if (await this.page.$(`.tab.active[aria-label*="${name}"]`)) return true;
+      const row = (await rowFor()).asElement();
+      if (row) await row.click().catch(() => undefined);
+      else if (!(await this.page.$(".quick-input-widget input:focus"))) {
+        // Quick open closed without opening the file: ask again.
+        await this.command("Go to File");
+        const again = await this.page.waitForSelector(".quick-input-widget input", { visible: true });
+        await again.type(name);
+      }
+      return false;
+    }, 30000, 500);
   }
 
   /** The text of the visible code editor (there is one when no diff editor is open). */
