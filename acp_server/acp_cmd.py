@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import os
-import sys
 from collections.abc import Sequence
 from pathlib import Path
+
+from core.cli.logs import configure_logging
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -24,19 +24,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-dir", metavar="DIR", type=Path, help="where sessions are stored")
     if not any(a.dest == "log_level" for a in parser._actions):
         parser.add_argument("--log-level", default="WARNING", help="DEBUG, INFO, WARNING (default), ERROR")
-
-
-def configure_logging(log_file: str | None, level: str) -> None:
-    """Log to stderr or a file: stdout is the protocol channel."""
-    handler: logging.Handler = (
-        logging.FileHandler(log_file) if log_file else logging.StreamHandler(sys.stderr)
-    )
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    root = logging.getLogger()
-    for old in list(root.handlers):
-        root.removeHandler(old)
-    root.addHandler(handler)
-    root.setLevel(level.upper())
 
 
 def run(args: argparse.Namespace) -> int:

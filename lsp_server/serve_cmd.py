@@ -10,6 +10,7 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from core.cli.logs import configure_logging
 from core.cli.main import startup_imports
 
 if TYPE_CHECKING:
@@ -32,25 +33,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--log-level", default="WARNING", help="DEBUG, INFO, WARNING (default), ERROR")
 
 
-def configure_logging(log_file: str | None, level: str) -> None:
-    """Log to stderr or a file: stdout is the protocol channel."""
-    handler: logging.Handler = (
-        logging.FileHandler(log_file) if log_file else logging.StreamHandler(sys.stderr)
-    )
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    root = logging.getLogger()
-    for old in list(root.handlers):
-        root.removeHandler(old)
-    root.addHandler(handler)
-    root.setLevel(level.upper())
-    # pygls logs every message it sends at INFO; keep that for DEBUG runs only.
-    if root.level > logging.DEBUG:
-        logging.getLogger("pygls").setLevel(max(root.level, logging.WARNING))
-
-
 def run(args: argparse.Namespace) -> int:
     """Serve until the client exits (stdio) or the process is stopped (TCP)."""
-    configure_logging(args.log_file, args.log_level)
+    configure_logging(args.log_file, args.log_level, chatty=("pygls",))  # pygls logs every message at INFO
     # litellm must not fetch its cost map at import (no network, and it would print to stdout).
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     early = None
