@@ -206,7 +206,8 @@ def one_acp(bench: Bench, figures: Figures | None) -> None:
 
 def one_opencode(bench: Bench, figures: Figures | None, opencode: str) -> None:
     """``opencode run`` against the same fake model (an OpenAI-compatible provider)."""
-    bench.script()
+    # OpenCode sends its title request (small_model) to the same server, and may retry once.
+    bench.model.script(*[Turn.text(ANSWER, chunks=5) for _ in range(4)])
     config = {
         "$schema": "https://opencode.ai/config.json",
         "model": "fake/m",
@@ -222,9 +223,14 @@ def one_opencode(bench: Bench, figures: Figures | None, opencode: str) -> None:
     (bench.root / "opencode.json").write_text(json.dumps(config))
     began = time.perf_counter()
     proc = subprocess.run(
-        [opencode, "run", "say hello"],
+        [opencode, "run", "--model", "fake/m", "say hello"],
         cwd=bench.root,
-        env={**os.environ, "HOME": str(bench.tmp / "home")},
+        # Named explicitly: without it OpenCode 1.18 sometimes ran its default hosted model.
+        env={
+            **os.environ,
+            "HOME": str(bench.tmp / "home"),
+            "OPENCODE_CONFIG": str(bench.root / "opencode.json"),
+        },
         capture_output=True,
         timeout=120,
     )
