@@ -88,6 +88,12 @@ export class Workbench {
 
   /** Open a workspace file through Quick Open. */
   async openFile(name) {
+    // Already open in a tab: select the tab (quick open is the flaky path: see below).
+    const tab = await this.page.$(`.tab[aria-label*="${name}"]`);
+    if (tab) {
+      await tab.click();
+      if (await until(`the ${name} tab`, () => this.page.$(`.tab.active[aria-label*="${name}"]`), 5000).catch(() => null)) return;
+    }
     await this.command("Go to File");
     const input = await this.page.waitForSelector(".quick-input-widget input", { visible: true });
     await input.type(name);
