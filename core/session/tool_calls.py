@@ -148,10 +148,12 @@ class ToolCalls:
             else:
                 text = "The user rejected this call. Stop and wait for the user's instructions."
                 self.blocked = True
-            await self._error(part, args, text, started)
+            await self._error(part, args, text, started, rejected=True)
         except QuestionRejectedError as exc:
             self.blocked = True
-            await self._error(part, args, str(exc) or "The user dismissed the question.", started)
+            await self._error(
+                part, args, str(exc) or "The user dismissed the question.", started, rejected=True
+            )
         except (PermissionDeniedError, ToolError) as exc:
             await self._error(part, args, str(exc), started)
         except asyncio.CancelledError:
@@ -207,8 +209,16 @@ class ToolCalls:
                 )
             )
 
-    async def _error(self, part: ToolPart, args: dict[str, Any], error: str, started: int) -> None:
-        part.state = ToolStateError(input=args, error=error, time=ToolTimeError(start=started, end=now_ms()))
+    async def _error(
+        self, part: ToolPart, args: dict[str, Any], error: str, started: int, *, rejected: bool = False
+    ) -> None:
+        # ``rejected``: the user said no (a permission or a question), so clients need not show a failure.
+        part.state = ToolStateError(
+            input=args,
+            error=error,
+            metadata={"rejected": True} if rejected else None,
+            time=ToolTimeError(start=started, end=now_ms()),
+        )
         await self._s.sessions.update_part(part)
 
 

@@ -144,6 +144,7 @@ async def test_doom_loop_asks_and_a_rejection_stops_the_turn(
     history = await app.sessions.messages(session.id)
     tools = [p for m in history for p in m.parts if isinstance(p, ToolPart)]
     assert [t.state.status for t in tools] == ["completed", "completed", "error"]
+    assert tools[-1].state.metadata == {"rejected": True}  # the user said no: not a failure to show
 
 
 async def test_rejection_with_a_message_continues_with_the_correction(
@@ -161,6 +162,9 @@ async def test_rejection_with_a_message_continues_with_the_correction(
     assert text_of(answer) == "ok, I will not"
     result = model.requests[1].messages[-1]["content"]
     assert "keep the build folder" in result
+    history = await app.sessions.messages(session.id)
+    rejected = next(p for m in history for p in m.parts if isinstance(p, ToolPart)).state
+    assert rejected.status == "error" and rejected.metadata == {"rejected": True}
 
 
 async def test_doom_loop_deny_stops_the_turn_like_a_rejection(
@@ -178,3 +182,4 @@ async def test_doom_loop_deny_stops_the_turn_like_a_rejection(
     error = tools[-1].state
     assert error.status == "error"
     assert "3 times in a row" in error.error and "doom_loop" in error.error
+    assert error.metadata is None  # a rule said no, not the user
