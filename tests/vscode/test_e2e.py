@@ -243,6 +243,9 @@ def test_always_allow_lets_the_next_edit_through_without_a_dialog(run: Run) -> N
     assert r["dialogsShown"] == 1, r
     edits = [c for c in r["editCards"] if c["name"] == "edit"][-2:]
     assert [c["status"] for c in edits] == ["status-completed", "status-completed"], r["editCards"]
+    # The edit rejected with feedback in the phase before shows as rejected, not as a failure.
+    edit_states = [c["status"] for c in r["editCards"] if c["name"] == "edit"]
+    assert edit_states == ["status-completed", "status-rejected", "status-completed", "status-completed"], r
     assert "def plus(a, b):" in r["buffer"] and "return a + b" in r["buffer"]
     # The second edit's result reached the model as a success (the request answered by turn 8).
     last = run.main.requests[7].messages[-1]

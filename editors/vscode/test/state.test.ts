@@ -92,6 +92,16 @@ describe("edit turn", () => {
     assert.equal(u.percent, 2);
   });
 
+  test("a call the user rejected is marked rejected, a failed one is not", () => {
+    const base = { id: "prt_1", sessionID: "ses_1", messageID: "msg_1", type: "tool" as const, callID: "c1", tool: "edit" };
+    const time = { start: 1, end: 2 };
+    const rejected = toolSummary({ ...base, state: { status: "error", input: {}, error: "The user rejected this call.", metadata: { rejected: true }, time } });
+    const failed = toolSummary({ ...base, state: { status: "error", input: {}, error: "oldString not found", time } });
+    assert.equal(rejected.rejected, true);
+    assert.equal(failed.rejected, undefined);
+    assert.equal(failed.error, "oldString not found");
+  });
+
   test("reasoning arrives as its own part", () => {
     const state = play(freshState(f), f.events);
     const reasoning = messagesOf(state).flatMap((m) => m.parts).find((p) => p.type === "reasoning");

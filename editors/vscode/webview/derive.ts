@@ -48,6 +48,8 @@ export interface ToolSummary {
   command?: string;
   output?: string;
   error?: string;
+  /** The call ended because the user said no (a rejected permission, a dismissed question). */
+  rejected?: boolean;
 }
 
 /** The card of a tool call: its title, and for edits the +N −M and patch, for bash the command and output. */
@@ -71,6 +73,9 @@ export function toolSummary(part: ToolPart): ToolSummary {
   if (part.tool === "bash") summary.command = str(input.command);
   if (state.status === "completed") summary.output = state.output;
   else if (state.status === "running") summary.output = str(metadata.output);
-  else if (state.status === "error") summary.error = state.error;
+  else if (state.status === "error") {
+    summary.error = state.error;
+    if (metadata.rejected === true) summary.rejected = true;
+  }
   return summary;
 }

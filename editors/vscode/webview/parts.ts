@@ -244,7 +244,7 @@ export class Transcript {
     const head = h(
       "div",
       { class: "tool-head" },
-      h("span", { class: `icon ${s.status}` }, STATUS_ICON[s.status] ?? ""),
+      h("span", { class: `icon ${s.rejected ? "rejected" : s.status}` }, s.rejected ? "⊘" : (STATUS_ICON[s.status] ?? "")),
       h("span", { class: "tool-name" }, part.tool),
       h("span", { class: "tool-title" }, s.title),
     );
@@ -257,10 +257,10 @@ export class Transcript {
     if (s.command !== undefined) body.push(h("pre", { class: "command" }, `$ ${s.command}`));
     const output = s.error ?? s.output;
     if (output) {
-      const details = h("details", { class: "output", open: open || (part.tool === "bash" && s.status === "running") }, h("summary", {}, s.error ? "Error" : "Output"), h("pre", {}, output));
+      const details = h("details", { class: "output", open: open || (part.tool === "bash" && s.status === "running") }, h("summary", {}, s.rejected ? "Rejected" : s.error ? "Error" : "Output"), h("pre", {}, output));
       body.push(details);
     }
-    el.className = `part tool status-${s.status}`;
+    el.className = `part tool status-${s.rejected ? "rejected" : s.status}`;
     el.replaceChildren(head, ...body);
   }
 }
