@@ -6,11 +6,23 @@ names the offending field (``parts.0.text: Field required``), and the server kee
 
 from __future__ import annotations
 
+import base64
+import binascii
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
 from pygls.exceptions import JsonRpcInvalidParams
 
+from core.session.prompt import IMAGE_MIMES, MAX_MEDIA_BYTES
 from core.session.prompt_input import Range
 
 M = TypeVar("M", bound=BaseModel)
@@ -60,10 +72,56 @@ class TextPart(Params):
 
 
 class FilePart(Params):
+    """A file the server reads (``uri``), or an image whose content the client sends (``data``)."""
+
     type: Literal["file"]
-    uri: str = Field(min_length=1)
+    uri: str | None = Field(default=None, min_length=1)
     range: Range | None = None
     mime: str | None = None
+    data: str | None = None
+    name: str | None = Field(default=None, min_length=1, max_length=255)
+
+    @field_validator("data")
+    @classmethod
+    def _image_data(cls, data: str | None, info: ValidationInfo) -> str | None:
+        """Inline content is a base64 image within the size limit, or the client is told what to fix."""
+        if data is None:
+            return None
+        mime = info.data.get("mime")
+        if mime not in IMAGE_MIMES:
+            raise PydanticCustomError(
+                "image_mime",
+                "inline data must be an image: mime {mime} is not one of {allowed} "
+                "(attach other files by uri)",
+                {"mime": repr(mime) if mime else "(missing)", "allowed": ", ".join(IMAGE_MIMES)},
+            )
+        try:
+            size = len(base64.b64decode(data, validate=True))
+        except binascii.Error as exc:
+            raise PydanticCustomError(
+                "image_base64", "not valid base64 ({reason})", {"reason": str(exc)}
+            ) from None
+        if size == 0:
+            raise PydanticCustomError("image_empty", "the image is empty")
+        if size > MAX_MEDIA_BYTES:
+            raise PydanticCustomError(
+                "image_size",
+                "the image is {size} bytes; the limit is {limit}",
+                {"size": f"{size:,}", "limit": f"{MAX_MEDIA_BYTES:,}"},
+            )
+        return data
+
+    @model_validator(mode="after")
+    def _uri_or_data(self) -> FilePart:
+        if self.uri is None and self.data is None:
+            raise PydanticCustomError(
+                "file_source", "a file part needs uri (a file the server reads) or data (an image)"
+            )
+        if self.uri is not None and self.data is not None:
+            raise PydanticCustomError(
+                "file_source", "a file part has uri (a file the server reads) or data (an image), not both"
+            )
+        return self
 
 
 class AgentPart(Params):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import mimetypes
 from typing import TYPE_CHECKING, Any
 
 from pygls.exceptions import JsonRpcInvalidParams
@@ -30,8 +31,12 @@ def prompt_inputs(
             out.append(TextInput(type="text", text=part.text))
         elif isinstance(part, p.AgentPart):
             out.append(AgentInput(type="agent", name=part.name))
+        elif part.data is not None:
+            # An image the client sends itself (pasted, dropped): the name only labels it.
+            name = part.name or f"image{mimetypes.guess_extension(part.mime or '') or ''}"
+            out.append(FileInput(type="file", path=name, mime=part.mime, data=part.data))
         else:
-            path = path_of(part.uri)
+            path = path_of(part.uri or "")
             if path is None:
                 raise JsonRpcInvalidParams(message=f"invalid params: parts.{index}.uri: not a file:// URI")
             out.append(FileInput(type="file", path=str(path), mime=part.mime, range=part.range))
