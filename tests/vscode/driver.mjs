@@ -171,6 +171,23 @@ export class Workbench {
     }, timeout);
   }
 
+  /** What the workbench shows, for the log of a failure: tabs, quick input, focus, notifications. */
+  async state() {
+    return this.page.evaluate(() => {
+      const label = (el) => el.getAttribute("aria-label") ?? el.textContent;
+      const quick = document.querySelector(".quick-input-widget");
+      return {
+        tabs: [...document.querySelectorAll(".tabs-container .tab")].map((t) => `${t.classList.contains("active") ? "*" : ""}${label(t)}`),
+        quickInput: quick && quick.style.display !== "none" ? {
+          value: quick.querySelector("input")?.value,
+          rows: [...quick.querySelectorAll(".quick-input-list .monaco-list-row")].map(label).slice(0, 8),
+        } : null,
+        focus: `${document.activeElement?.tagName}.${document.activeElement?.className}`.slice(0, 160),
+        notifications: [...document.querySelectorAll(".notification-list-item-message")].map((n) => n.textContent),
+      };
+    });
+  }
+
   async close() {
     await this.browser.close();
   }

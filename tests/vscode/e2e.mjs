@@ -402,6 +402,7 @@ async function main() {
         result.failed = name;
         result.error = String(err?.stack ?? err);
         await wb.shot(`failure-${name}`).catch(() => {});
+        log("workbench at failure:", JSON.stringify(await wb.state().catch((e) => String(e))));
         for (const frame of wb.page.frames()) {
           const probe = await frame.evaluate(() => [document.readyState, !!document.getElementById("prompt-input"), document.querySelectorAll("iframe").length]).catch((e) => String(e));
           log("frame", frame.url().slice(0, 160), JSON.stringify(probe));

@@ -140,6 +140,38 @@ def run_driver(args: dict[str, object], timeout: float = 300) -> tuple[int, str,
     return done.returncode, done.stdout + done.stderr, result
 
 
+def keep_screenshots(shots: Path, output: str, result: dict[str, Any]) -> None:
+    """This run's screenshots and driver log to ``screenshots/``, a failure's also to ``failures/`` in it.
+
+    The failures folder outlives later runs, under unique names (``failure-<phase>-<n>.png`` and its
+    ``.log``), so a flake caught in a loop of runs can still be looked at afterwards.
+    """
+    target = HERE / "screenshots"
+    failures = target / "failures"
+    target.mkdir(exist_ok=True)
+    for old in target.iterdir():
+        if old == failures:
+            continue
+        if old.is_dir():
+            shutil.rmtree(old)
+        else:
+            old.unlink()
+    if shots.is_dir():
+        shutil.copytree(shots, target, dirs_exist_ok=True)
+    (target / "driver.log").write_text(output)
+    if result.get("ok"):
+        return
+    failures.mkdir(exist_ok=True)
+    phase = result.get("failed", "driver")
+    n = 1 + sum(1 for _ in failures.glob(f"failure-{phase}-*.log"))
+    while (failures / f"failure-{phase}-{n}.log").exists():
+        n += 1
+    for shot in sorted(shots.glob("*failure-*.png")) if shots.is_dir() else []:
+        suffix = shot.stem.split("failure-", 1)[1].removeprefix(phase)  # "" or "-before" etc.
+        shutil.copy(shot, failures / f"failure-{phase}-{n}{suffix}.png")
+    (failures / f"failure-{phase}-{n}.log").write_text(output)
+
+
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
     assert AGENTLS.is_file(), f"{AGENTLS} is missing: run ./scripts/setup"
@@ -189,12 +221,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
         if code != 0:
             output += f"\nmodel requests: main {len(main.requests)}, other {len(other.requests)}"
             output += "\ncode-server log:\n" + cs.log.read_text()[-3000:]
-        target = HERE / "screenshots"
-        shutil.rmtree(target, ignore_errors=True)
-        if shots.is_dir():
-            shutil.copytree(shots, target)
-        target.mkdir(exist_ok=True)
-        (target / "driver.log").write_text(output)
+        keep_screenshots(shots, output, result)
         yield Run(result, output, main, other, folder, trace)
 
 
