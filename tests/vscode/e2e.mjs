@@ -212,7 +212,7 @@ phase("always", async (s, r) => {
 });
 
 phase("questions", async (s, r) => {
-  const { chat, wb } = s;
+  const { chat, page, wb } = s;
   await s.prompt("Set up the tests");
   await chat.waitForSelector(".dialog.question-dialog", { timeout: 20000 });
   // A single choice (the second click replaces the first), several checks and a typed one.
@@ -220,12 +220,19 @@ phase("questions", async (s, r) => {
   await chat.click('.question-dialog input[value="pytest"]');
   await chat.click('.question-dialog input[value="ruff"]');
   await chat.click('.question-dialog input[value="mypy"]');
+  // The typed answer: Shift+Enter breaks the line (the dialog stays), Enter answers the dialog.
   const fields = await chat.$$(".question-dialog fieldset.question");
-  const typed = await fields[1].$("input.other");
+  const typed = await fields[1].$("textarea.other");
   await typed.type("pyright");
-  r.inputs = await chat.$$eval(".question-dialog fieldset.question input:not(.other)", (els) => els.map((e) => ({ type: e.type, value: e.value })));
+  await page.keyboard.down("Shift");
+  await page.keyboard.press("Enter");
+  await page.keyboard.up("Shift");
+  await typed.type("strict");
+  r.typedValue = await typed.evaluate((el) => el.value);
+  r.openAfterShiftEnter = (await chat.$(".question-dialog")) !== null;
+  r.inputs = await chat.$$eval(".question-dialog fieldset.question input", (els) => els.map((e) => ({ type: e.type, value: e.value })));
   await wb.shot("question");
-  await chat.click('.question-dialog [data-action="answer"]');
+  await page.keyboard.press("Enter");
   await until("the question to close", async () => (await chat.$(".question-dialog")) === null);
   await s.waitAnswer("Using pytest");
 

@@ -282,6 +282,8 @@ def test_always_allow_lets_the_next_edit_through_without_a_dialog(run: Run) -> N
 def test_questions_answered_in_the_view_and_closed_elsewhere(run: Run) -> None:
     r = run.phase("questions")
     assert [i["type"] for i in r["inputs"]] == ["radio", "radio", "checkbox", "checkbox", "checkbox"]
+    # Shift+Enter broke the line in the typed answer; Enter (not a click) answered the dialog.
+    assert r["typedValue"] == "pyright\nstrict" and r["openAfterShiftEnter"] is True, r
     request = run.request_with("The user answered")
     answer = next(str(m["content"]) for m in request.messages if "The user answered" in str(m.get("content")))
     assert '"Which test runner?" = "pytest"' in answer, answer

@@ -151,7 +151,23 @@ export class Chrome {
 
   private question(request: QuestionRequest): HTMLElement {
     const chosen = request.questions.map(() => new Set<string>());
-    const typed = request.questions.map(() => h("input", { type: "text", class: "other", placeholder: "Or type your own answer", "aria-label": "Your own answer" }));
+    // Like the prompt box: Enter answers the whole dialog, Shift+Enter breaks the line.
+    const submit = (): void => this.post({ type: "question", requestID: request.id, answers: answers() });
+    const typed = request.questions.map(() => {
+      const field = h("textarea", { class: "other", rows: "1", placeholder: "Or type your own answer", title: "Enter answers, Shift+Enter breaks the line", "aria-label": "Your own answer" });
+      field.addEventListener("keydown", (event) => {
+        if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+          event.preventDefault();
+          submit();
+        }
+      });
+      // Grow with the text (a few lines), as the prompt box does.
+      field.addEventListener("input", () => {
+        field.style.height = "auto";
+        field.style.height = `${field.scrollHeight}px`;
+      });
+      return field;
+    });
     const blocks = request.questions.map((q, i) =>
       h(
         "fieldset",
@@ -183,7 +199,7 @@ export class Chrome {
       h(
         "div",
         { class: "dialog-actions" },
-        button("Answer", () => this.post({ type: "question", requestID: request.id, answers: answers() }), { "data-action": "answer" }),
+        button("Answer", submit, { "data-action": "answer" }),
         button("Dismiss", () => this.post({ type: "questionReject", requestID: request.id }), { class: "secondary", "data-action": "dismiss" }),
       ),
     );
