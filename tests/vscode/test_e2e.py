@@ -287,7 +287,7 @@ def test_questions_answered_in_the_view_and_closed_elsewhere(run: Run) -> None:
     request = run.request_with("The user answered")
     answer = next(str(m["content"]) for m in request.messages if "The user answered" in str(m.get("content")))
     assert '"Which test runner?" = "pytest"' in answer, answer
-    assert '"Which checks?" = "ruff, mypy, pyright"' in answer, answer
+    assert '"Which checks?" = "ruff, mypy, pyright\nstrict"' in answer, answer
     # The second question was closed by the server (the turn aborted from the palette): the view followed.
     assert r["closedMs"] < 5000
 
