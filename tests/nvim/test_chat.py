@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from core.demo.config import fake_model_config
+from core.demo.fake_model import FakeModelServer
 from core.demo.fake_script import Turn
 from tests.nvim.harness import Nvim
 
@@ -32,6 +33,12 @@ def test_switching_sessions_and_reopening_neovim(nvim: Nvim) -> None:
     nvim.run("sessions.lua").check()
     # A second Neovim, on the same data directory: the sessions and their transcripts are there.
     nvim.run("reopen.lua").check()
+
+
+def test_the_chat_opens_before_the_server_answers(nvim: Nvim) -> None:
+    nvim.model.script(Turn.text("hello back"))
+    nvim.run("opening.lua").check()
+    assert nvim.model.pending == 0
 
 
 def test_checkhealth(nvim: Nvim) -> None:
@@ -97,3 +104,20 @@ def test_review_workflow(nvim: Nvim) -> None:
     assert "line 2: subtracts where add() should add [fake-pyright]" in fix
     # After the edit, that server's fresh report reached the edit tool's output.
     assert '\\"c\\" is not defined' in after_edit and '\\"c\\" is not defined' not in fix
+
+
+def test_settings_changed_in_neovim(nvim: Nvim) -> None:
+    with FakeModelServer.threaded() as other:
+        provider = fake_model_config(nvim.model, nvim.titles)["provider"]
+        options = {"api_base": other.openai_base, "api_key": "offline"}
+        wire = {"litellm_provider": "openai", "options": options}
+        limit = {"limit": {"context": 100_000, "output": 4_000}}
+        provider["other"] = {**wire, "models": {"o": limit, "p": limit}}
+        nvim.extra_config.update(provider=provider)
+        nvim.model.script(Turn.text("fake one"), Turn.text("fake three"))
+        other.script(Turn.text("other two"), Turn.text("other four"))
+        run = nvim.run("config.lua").check()
+        # The default moved to other/o (the session followed it), the pick of fake/m outlived a second
+        # move of the default, and the default applied again once the settings dropped that model.
+        assert [r.body["model"] for r in nvim.model.requests] == ["m", "m"], run.stderr
+        assert [r.body["model"] for r in other.requests] == ["o", "o"], run.stderr

@@ -19,7 +19,7 @@ end
 local function named(field, value)
   return function(items)
     for _, item in ipairs(items) do
-      if (field and item[field] or item) == value then
+      if not item.follow and (field and item[field] or item) == value then
         return item
       end
     end
@@ -60,7 +60,7 @@ vim.cmd('AgentlsAgent')
 T.wait(function()
   return T.chat().agent == 'plan'
 end, 'the agent picker')
-choose['agentls model'] = named(nil, 'fake/m2')
+choose['agentls model'] = named('name', 'fake/m2')
 vim.cmd('AgentlsModel')
 T.wait(function()
   return T.chat().model == 'fake/m2'
@@ -69,7 +69,7 @@ T.wait(function()
   return T.chat().session_id
 end, 'the session')
 local session = T.chat().session_id
-T.ok(T.chat().winbar():find('plan fake/m2', 1, true), 'the choice in the winbar: ' .. T.chat().winbar())
+T.ok(T.chat().winbar():find('plan · fake/m2', 1, true), 'the choice in the winbar: ' .. T.chat().winbar())
 
 vim.api.nvim_set_current_win(vim.fn.bufwinid(calc))
 vim.api.nvim_feedkeys(vim.keycode('2GVj:AgentlsAsk what do these lines do?<CR>'), 'mx', false)
@@ -82,7 +82,7 @@ T.ok(T.text(T.transcript()):find('@calc.py#L2-3 what do these lines do?', 1, tru
 -- 2. :AgentlsFix with the build agent and the first model on a diagnostic of fake-pyright.
 choose['agentls agent'] = named('name', 'build')
 vim.cmd('AgentlsAgent')
-choose['agentls model'] = named(nil, 'fake/m')
+choose['agentls model'] = named('name', 'fake/m')
 vim.cmd('AgentlsModel')
 T.wait(function()
   return T.chat().agent == 'build' and T.chat().model == 'fake/m'

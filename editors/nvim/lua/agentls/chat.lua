@@ -8,14 +8,16 @@ local render = require('agentls.render')
 local M = {}
 
 M.session_id = nil ---@type string|nil
-M.agent = nil ---@type string|nil   chosen with :AgentlsAgent (nil: the server's default)
-M.model = nil ---@type string|nil   chosen with :AgentlsModel
+-- The user's picks (:AgentlsAgent, :AgentlsModel); nil: what the server gives the session (its last
+-- agent and model, else the defaults of the settings, which the plugin follows as they change).
+M.agent = nil ---@type string|nil
+M.model = nil ---@type string|nil
 M.buffers = {} ---@type table<string, integer>  transcript buffer by session
 M.views = {} ---@type table<string, table>
 M.loaded = {} ---@type table<string, boolean>
 M.running = {} ---@type table<string, fun()>     cancel functions of pending prompt requests
 M.win, M.prompt_win, M.prompt_buf = nil, nil, nil
-M.server_config = nil -- agent/config result: agents, models, modelLimits
+M.opening = false -- a session is being chosen or created for the chat (the windows may be open already)
 
 local function state()
   return require('agentls').state
@@ -86,6 +88,19 @@ function M.transcript(session_id)
   return buf
 end
 
+-- What the transcript window shows until a session is: an empty buffer (the winbar says what is
+-- going on), so the chat opens at once and the prompt can be written while the server starts.
+local function placeholder()
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.bo[buf].buftype = 'nofile'
+  vim.bo[buf].bufhidden = 'wipe'
+  vim.bo[buf].swapfile = false
+  vim.bo[buf].modifiable = false
+  pcall(vim.api.nvim_buf_set_name, buf, 'agentls://starting')
+  set_keymaps(buf, false)
+  return buf
+end
+
 local function prompt_buffer()
   if M.prompt_buf and vim.api.nvim_buf_is_valid(M.prompt_buf) then
     return M.prompt_buf
@@ -153,7 +168,7 @@ end
 
 --- Show `session_id` in the chat (opening the windows if needed) and load its transcript.
 function M.show(session_id)
-  M.session_id = session_id
+  M.session_id, M.opening = session_id, false
   local buf = M.transcript(session_id)
   if valid_win(M.win) then
     vim.api.nvim_win_set_buf(M.win, buf)
@@ -210,7 +225,8 @@ function M.load(session_id, done)
   end)
 end
 
---- Open the chat: the current session, else the newest one (`resume`), else a new one.
+--- Open the chat: the current session, else the newest one (`resume`), else a new one. The windows
+--- open at once; the session shows when the server has answered.
 function M.open(opts)
   opts = opts or {}
   if not client.start() then
@@ -226,9 +242,18 @@ function M.open(opts)
     end
     return M.show(M.session_id)
   end
+  if valid_win(M.win) then
+    vim.api.nvim_set_current_win(M.prompt_win or M.win)
+  else
+    open_windows(placeholder())
+  end
+  if M.opening then
+    return -- already on its way
+  end
   if not config.options.resume then
     return M.new_session()
   end
+  M.opening = true
   client.request('agent/session/list', { limit = 1 }, function(err, result)
     local newest = not err and result and result.sessions and result.sessions[1]
     if newest then
@@ -240,15 +265,51 @@ function M.open(opts)
   end)
 end
 
+--- Ask the server for its agents, models and defaults (once per connection; then its events say).
 function M.fetch_config()
-  if M.server_config then
+  if state().config or M.fetching_config then
     return
   end
+  M.fetching_config = true
   client.request('agent/config', {}, function(err, result)
-    if not err then
-      M.server_config = result
+    M.fetching_config = false
+    if not err and result then
+      state():set_config(result)
     end
   end)
+end
+
+--- The agent and model the next prompt of `session_id` runs with: the user's picks, else the
+--- server's (the session's last ones, else the defaults of the settings).
+---@return string|nil agent, string|nil model
+function M.target(session_id)
+  local agent, model = state():defaults(session_id)
+  return M.agent or agent, M.model or model
+end
+
+--- The server's config changed (new settings): a pick it no longer offers goes back to the default.
+function M.on_config(cfg)
+  local agents = {}
+  for _, a in ipairs(cfg.agents or {}) do
+    if a.mode ~= 'subagent' then
+      agents[a.name] = true
+    end
+  end
+  local dropped = {}
+  if M.agent and not agents[M.agent] then
+    table.insert(dropped, 'agent ' .. M.agent)
+    M.agent = nil
+  end
+  if M.model and not vim.tbl_contains(cfg.models or {}, M.model) then
+    table.insert(dropped, 'model ' .. M.model)
+    M.model = nil
+  end
+  if #dropped > 0 then
+    local agent, model = M.target(M.session_id)
+    vim.notify(('agentls: the settings no longer offer the %s: the next prompts use %s · %s'):format(
+      table.concat(dropped, ' and the '), agent or '?', model or '?'), vim.log.levels.WARN)
+  end
+  pcall(vim.cmd, 'redrawstatus!')
 end
 
 function M.close()
@@ -290,9 +351,11 @@ function M.forget(session_id)
 end
 
 function M.new_session(title)
+  M.opening = true
   client.request('agent/session/create', { title = title, agent = M.agent, model = M.model },
     function(err, session)
       if err then
+        M.opening = false
         return vim.notify('agentls: ' .. err.message, vim.log.levels.ERROR)
       end
       state().sessions[session.id] = session
@@ -308,6 +371,11 @@ end
 function M.send(text)
   local session_id = M.session_id
   if not session_id then
+    if M.opening then -- the chat is opening: the prompt goes to its session once it shows
+      return M.with_session(function()
+        M.send(text)
+      end)
+    end
     return vim.notify('agentls: open the chat first (:Agentls)', vim.log.levels.WARN)
   end
   local from_buffer = text == nil
@@ -377,7 +445,11 @@ function M.with_session(fn)
     M.open()
     fn()
   else
-    M.after_show = fn -- the session is being chosen or created
+    local before = M.after_show -- the session is being chosen or created
+    M.after_show = before and function()
+      before()
+      fn()
+    end or fn
     M.open()
   end
 end
@@ -403,11 +475,23 @@ function M.status_text(session_id)
   return status.type
 end
 
---- The transcript window's bar: title, status, tokens, cost and context use.
+-- The agent and model of the next prompt, for the winbar.
+local function target_text(session_id)
+  local agent, model = M.target(session_id)
+  if not agent and not model then
+    return nil
+  end
+  return (((agent or '?') .. ' · ' .. (model or '?')):gsub('%%', '%%%%'))
+end
+
+--- The transcript window's bar: title, status, tokens, cost and context use, then the agent and
+--- model of the next prompt. Before a session shows: what the plugin waits for, or that agent and model.
 function M.winbar()
   local session_id = M.session_id
   if not session_id then
-    return 'agentls'
+    local running = client.get() ~= nil
+    local target = running and target_text(nil)
+    return ' agentls │ ' .. (target or (running and 'starting…' or 'not running (:Agentls starts it)'))
   end
   local session = state().sessions[session_id]
   local items = { ((session and session.title or session_id):gsub('%%', '%%%%')) }
@@ -418,14 +502,15 @@ function M.winbar()
     local used = (t.input or 0) + ((t.cache or {}).read or 0) + (t.output or 0)
     table.insert(items, human(used) .. ' tokens')
     table.insert(items, ('$%.4f'):format(state():cost(session_id)))
-    local limits = M.server_config and M.server_config.modelLimits or {}
+    local limits = state().config and state().config.modelLimits or {}
     local limit = limits[(last.providerID or '') .. '/' .. (last.modelID or '')]
     if limit and (limit.context or 0) > 0 then
       table.insert(items, ('%d%%%% context'):format(math.floor(used * 100 / limit.context + 0.5)))
     end
   end
-  if M.agent or M.model then
-    table.insert(items, (M.agent or '') .. ' ' .. (M.model or ''))
+  local target = target_text(session_id)
+  if target then
+    table.insert(items, target)
   end
   return ' ' .. table.concat(items, ' │ ')
 end

@@ -1,7 +1,8 @@
 -- The connection to `agentls serve`: one language client per Neovim, started on first use.
 --
 -- It announces the agent protocol (`experimental.agent` with `savesEdits`) and versioned document
--- changes, attaches the project's file buffers (so the agent reads unsaved text), turns every
+-- changes, sends the plugin's `config` as the `agentls.config` settings (again when setup() changes
+-- it: the running server applies it from the next prompt on), attaches the project's file buffers (so the agent reads unsaved text), turns every
 -- `agent/event` into a state change, and applies `workspace/applyEdit` through `agentls.edits`.
 -- Requests made before the server is initialised wait for it.
 local config = require('agentls.config')
@@ -52,6 +53,28 @@ end
 --- The running client, or nil.
 function M.get()
   return M.id and vim.lsp.get_client_by_id(M.id) or nil
+end
+
+--- The settings the server reads (`workspace/didChangeConfiguration`): the `config` option as
+--- `agentls.config`, the highest config layer.
+function M.settings()
+  local cfg = config.options.config
+  return cfg and { agentls = { config = cfg } } or {}
+end
+
+--- Give the running server the `config` option if it changed (the server says `config.updated`).
+function M.push_settings()
+  local client = M.get()
+  local settings = M.settings()
+  if not client or vim.deep_equal(client.settings, settings) then
+    return
+  end
+  client.settings = settings -- also what a workspace/configuration request reads
+  if M.ready then
+    -- No `config` any more: an empty layer replaces the old one.
+    local sent = settings.agentls and settings or { agentls = { config = vim.empty_dict() } }
+    call(client, 'notify', 'workspace/didChangeConfiguration', { settings = sent })
+  end
 end
 
 --- Whether `buf` is a file of the project that the agent should see.
@@ -108,7 +131,9 @@ function M.start(on_ready)
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = vim.fs.basename(root) } },
     capabilities = M.capabilities(),
-    init_options = config.options.config and { config = config.options.config } or vim.empty_dict(),
+    -- The config goes as settings, not initializationOptions: a later change then replaces it
+    -- whole (Neovim sends them right after `initialized`, before the agent has loaded).
+    settings = M.settings(),
     -- Agent edits wait for the didChange that follows them: keep it quick.
     flags = { debounce_text_changes = 50 },
     handlers = {

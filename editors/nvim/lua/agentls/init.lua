@@ -38,6 +38,8 @@ local function subscribe()
   M.state:subscribe(function(kind, session_id, data)
     if kind == 'status' or kind == 'session' or kind == 'message' then
       follow_status()
+    elseif kind == 'config' then
+      require('agentls.chat').on_config(data)
     elseif kind == 'deleted' then
       require('agentls.chat').forget(session_id)
     elseif kind == 'error' and data then
@@ -50,6 +52,8 @@ end
 function M.setup(opts)
   config.setup(opts)
   subscribe()
+  -- Called again with another `config`: the running server gets it (and says config.updated).
+  require('agentls.client').push_settings()
   local group = vim.api.nvim_create_augroup('agentls', { clear = true })
   vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile', 'BufEnter' }, {
     group = group,
@@ -127,7 +131,8 @@ end
 function M.on_server_exit()
   local chat = require('agentls.chat')
   chat.loaded = {}
-  chat.server_config = nil
+  chat.opening = false
+  M.state:disconnected()
   for sid in pairs(M.state.status) do
     M.state.status[sid] = { type = 'idle' }
   end

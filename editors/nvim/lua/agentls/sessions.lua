@@ -99,36 +99,46 @@ function M.pick()
   end)
 end
 
---- Pick the agent (`kind` = 'agent') or model ('model') for the next prompts.
+--- Pick the agent (`kind` = 'agent') or model ('model') for the next prompts. The first entry drops
+--- the pick: the session's own, then the settings' default, applies again (and follows the settings).
 function M.pick_config(kind)
   client.request('agent/config', {}, function(err, result)
     if report(err) then
       return
     end
-    chat().server_config = result
+    state():set_config(result)
+    local session_id = chat().session_id
+    local agent, model = state():defaults(session_id)
+    local current = kind == 'agent' and chat().agent or chat().model
+    local items = { { follow = true, name = kind == 'agent' and agent or model } }
     if kind == 'agent' then
-      local agents = vim.tbl_filter(function(a)
-        return a.mode ~= 'subagent'
-      end, result.agents or {})
-      vim.ui.select(agents, {
-        prompt = 'agentls agent',
-        format_item = function(a)
-          return a.name .. (a.description and a.description ~= '' and (' — ' .. a.description) or '')
-        end,
-      }, function(agent)
-        if agent then
-          chat().agent = agent.name
-          vim.cmd('redrawstatus!')
+      for _, a in ipairs(result.agents or {}) do
+        if a.mode ~= 'subagent' then
+          table.insert(items, a)
         end
-      end)
+      end
     else
-      vim.ui.select(result.models or {}, { prompt = 'agentls model' }, function(model)
-        if model then
-          chat().model = model
-          vim.cmd('redrawstatus!')
-        end
-      end)
+      for _, m in ipairs(result.models or {}) do
+        table.insert(items, { name = m })
+      end
     end
+    vim.ui.select(items, {
+      prompt = 'agentls ' .. kind,
+      kind = 'agentls.' .. kind,
+      format_item = function(item)
+        if item.follow then
+          return ('%sno pick: follow the session and the settings (now %s)'):format(
+            current == nil and '● ' or '  ', item.name or '?')
+        end
+        local mark = item.name == current and '● ' or '  '
+        return mark .. item.name .. (item.description and item.description ~= '' and (' — ' .. item.description) or '')
+      end,
+    }, function(item)
+      if item then
+        chat()[kind] = not item.follow and item.name or nil
+        vim.cmd('redrawstatus!')
+      end
+    end)
   end)
 end
 

@@ -14,6 +14,8 @@ function M.new()
     transcripts = {}, ---@type table<string, agentls.Transcript>
     status = {}, ---@type table<string, table>     {type = idle|busy|retry, ...} by session
     todos = {}, ---@type table<string, table[]>
+    config = nil, ---@type table|nil  the agent/config answer: agents, models, defaultAgent, defaultModel, modelLimits
+    moved = {}, ---@type table<string, string>  default models a settings change replaced -> the new default
     listeners = {},
   }, M)
 end
@@ -202,7 +204,67 @@ function M:apply(event)
   elseif kind == 'todo.updated' then
     self.todos[p.sessionID] = p.todos
     self:emit('todos', p.sessionID, p.todos)
+  elseif kind == 'config.updated' then
+    local config = vim.deepcopy(p)
+    config.changed = nil
+    self:set_config(config)
   end
+end
+
+--- The server's agent/config answer, from the request or a `config.updated` event. Like the server,
+--- it remembers which default model a change replaced: sessions on the old default follow it.
+function M:set_config(config)
+  local old = self.config and self.config.defaultModel
+  local new = config.defaultModel
+  if old and new and old ~= new then
+    for from, to in pairs(self.moved) do
+      if to == old then
+        self.moved[from] = new
+      end
+    end
+    self.moved[old] = new
+    self.moved[new] = nil
+  end
+  self.config = config
+  self:emit('config', nil, config)
+end
+
+--- The connection ended: what the server knew is gone with it (a restarted server starts afresh).
+function M:disconnected()
+  self.config = nil
+  self.moved = {}
+end
+
+--- The newest user message of a session.
+function M:last_user(session_id)
+  local t = self.transcripts[session_id]
+  for i = #(t and t.order or {}), 1, -1 do
+    local info = t.messages[t.order[i]].info
+    if info.role == 'user' then
+      return info
+    end
+  end
+end
+
+--- The agent and model the server gives the next prompt of `session_id` that names neither: the
+--- session's last ones (a model that was the default follows a changed default), else the defaults.
+---@return string|nil agent, string|nil model
+function M:defaults(session_id)
+  local config = self.config or {}
+  local agent, model
+  local last = session_id and self:last_user(session_id)
+  if last then
+    for _, a in ipairs(config.agents or {}) do
+      if a.name == last.agent then
+        agent = a.name
+      end
+    end
+    if last.model and last.model.providerID then
+      local ref = last.model.providerID .. '/' .. last.model.modelID
+      model = self.moved[ref] or ref
+    end
+  end
+  return agent or config.defaultAgent, model or config.defaultModel
 end
 
 --- The newest assistant message of a session (for tokens, cost and context use).
