@@ -73,6 +73,21 @@ class Scenario {
     await this.page.keyboard.press("Enter");
   }
 
+  /** In a multi-select quick pick: filter by `name` and tick its row (a click on a row ticks it). */
+  async tickInQuickPick(name) {
+    const input = await this.page.waitForSelector(".quick-input-widget input", { visible: true, timeout: 10000 });
+    await input.evaluate((el) => el.select());
+    await input.type(name);
+    const row = `.quick-input-list .monaco-list-row[aria-label*="${name}"]`;
+    await until(`the quick pick to list ${name}`, () => this.page.$(row), 10000);
+    await until(`${name} ticked`, async () => {
+      const checked = await this.page.$eval(row, (el) => el.getAttribute("aria-checked")).catch(() => null);
+      if (checked === "true") return true;
+      await this.page.click(`${row} label.quick-input-list-label`).catch(() => undefined);
+      return false;
+    }, 10000, 300);
+  }
+
   async selectLines(count) {
     const keys = this.page.keyboard;
     await this.wb.focusEditor();
@@ -256,10 +271,14 @@ phase("attach", async (s, r) => {
   await chat.click("#prompt-input");
   await chat.type("#prompt-input", "What do ");
   await chat.type("#prompt-input", "@");
-  await s.quickInput("notes");
-  r.chips = await until("the file chip", async () => {
+  // Two files from one pick: tick notes.md, filter again, tick styles.css, Enter.
+  await s.tickInQuickPick("notes.md");
+  await s.tickInQuickPick("styles.css");
+  await wb.shot("pick-two-files");
+  await page.keyboard.press("Enter");
+  r.chips = await until("the file chips", async () => {
     const chips = await chat.$$eval(".chips .chip", (els) => els.map((e) => e.textContent.replace(/\s*×$/, "")));
-    return chips.includes("notes.md") ? chips : null;
+    return chips.includes("notes.md") && chips.includes("styles.css") ? chips : null;
   });
   await chat.type("#prompt-input", "and these lines say?");
   r.promptText = await chat.$eval("#prompt-input", (el) => el.value);
@@ -267,6 +286,39 @@ phase("attach", async (s, r) => {
   await page.keyboard.press("Enter");
   await s.waitAnswer("I read both");
   r.userChips = await lastUser(chat, ".chip");
+});
+
+phase("image", async (s, r) => {
+  const { chat, page, wb } = s;
+  // "Image": the open dialog (code-server's own, a quick input taking a path) picks logo.png.
+  await chat.click("#attach-image");
+  await s.quickInput(path.join(args.folder, "logo.png"), { replace: true });
+  await until("the logo chip", async () => (await text(chat, ".chips .chip.image")).includes("logo.png"));
+  // `@`, a few letters, Enter: the highlighted file (an image here) is attached.
+  await chat.click("#prompt-input");
+  await chat.type("#prompt-input", "What do @");
+  await s.quickInput("diagram");
+  await until("the diagram chip", async () => (await text(chat, ".chips .chip.image")).includes("diagram.png"));
+  // A pasted image. Puppeteer cannot put an image on the OS clipboard of a headless browser, so the
+  // paste event a browser fires for Ctrl+V is dispatched on the prompt, with the image as its file.
+  const pasted = fs.readFileSync(args.pasteImage).toString("base64");
+  await chat.$eval("#prompt-input", (el, data) => {
+    const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+    const clipboard = new DataTransfer();
+    clipboard.items.add(new File([bytes], "image.png", { type: "image/png" }));
+    el.dispatchEvent(new ClipboardEvent("paste", { clipboardData: clipboard, bubbles: true, cancelable: true }));
+  }, pasted);
+  r.chips = await until("three image chips", async () => {
+    const chips = await chat.$$eval(".chips .chip.image", (els) => els.map((e) => ({ label: e.textContent.replace(/\s*×$/, ""), thumb: e.querySelector("img.thumb")?.naturalWidth ?? 0 })));
+    return chips.length === 3 && chips.every((c) => c.thumb > 0) ? chips : null;
+  });
+  await chat.type("#prompt-input", "and these show?");
+  r.promptText = await chat.$eval("#prompt-input", (el) => el.value);
+  await wb.shot("image-chips");
+  await page.keyboard.press("Enter");
+  await s.waitAnswer("three images");
+  r.sentThumbs = await chat.$$eval(".message.user", (els) => [...(els.at(-1)?.querySelectorAll(".chip.image img.thumb") ?? [])].map((i) => i.naturalWidth));
+  await wb.shot("image-sent");
 });
 
 phase("abort", async (s, r) => {

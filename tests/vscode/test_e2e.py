@@ -8,9 +8,12 @@ Screenshots go to ``tests/vscode/screenshots/`` (gitignored), with the driver's 
 
 from __future__ import annotations
 
+import base64
 import json
 import shutil
+import struct
 import subprocess
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,6 +61,23 @@ QUESTIONS = {
 ONE_MORE = {"questions": [{"question": "Really?", "header": "Again", "options": [{"label": "yes"}]}]}
 
 
+def png(width: int, height: int, rgb: tuple[int, int, int]) -> bytes:
+    """A small PNG: ``rgb`` with a lighter diagonal band, so a thumbnail is recognisable in a screenshot."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    light, base = bytes(min(255, c + 110) for c in rgb), bytes(rgb)
+    band = width // 6
+    rows = b"".join(
+        b"\0" + b"".join(light if abs(x - y * width // height) < band else base for x in range(width))
+        for y in range(height)
+    )
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    body = chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
+    return b"\x89PNG\r\n\x1a\n" + body
+
+
 def edit(old: str, new: str) -> dict[str, str]:
     return {"filePath": "calc.py", "oldString": old, "newString": new}
 
@@ -84,6 +104,8 @@ def turns() -> list[Turn]:
         Turn.tool_call("question", ONE_MORE),  # aborted from the palette
         # attach
         Turn.text("I read both: the notes and the two lines."),
+        # image
+        Turn.text("I see three images: a logo, a diagram and a screenshot."),
         # abort: streams a little, then stalls until the agent hangs up (the user presses Escape)
         Turn.text(ESSAY, chunks=400).stall(after=40),
         # restart
@@ -182,6 +204,10 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
     (folder / "calc.py").write_text(CALC)
     (folder / "notes.md").write_text(NOTES)
     (folder / "styles.css").write_text(CSS)
+    (folder / "logo.png").write_bytes(png(48, 32, (0x1E, 0x88, 0xE5)))
+    (folder / "diagram.png").write_bytes(png(40, 40, (0x43, 0xA0, 0x47)))
+    paste = tmp / "pasted.png"  # outside the workspace: it reaches the view only by the paste
+    paste.write_bytes(png(64, 36, (0xE5, 0x39, 0x35)))
     shots = tmp / "screenshots"
     trace = tmp / "trace.jsonl"
     log = tmp / "server.log"
@@ -194,6 +220,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
         titles.script(*[Turn.text("Fix add in calc.py") for _ in range(5)])
         other.script(Turn.text("Hello from the other model."))
         config = fake_model_config(main, titles)
+        config["provider"]["fake"]["models"]["m"]["modalities"] = {"input": ["text", "image"]}
         config["provider"]["other"] = {
             "litellm_provider": "openai",
             "options": {"api_base": other.openai_base, "api_key": "offline"},
@@ -212,7 +239,13 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
         }
         with code_server(tmp / "vscode", package, settings, env) as cs:
             code, output, result = run_driver(
-                {"url": cs.url, "folder": str(folder), "shots": str(shots), "trace": str(trace)}
+                {
+                    "url": cs.url,
+                    "folder": str(folder),
+                    "shots": str(shots),
+                    "trace": str(trace),
+                    "pasteImage": str(paste),
+                }
             )
         if code != 0 and trace.is_file():
             output += "\ntrace:\n" + trace.read_text()[-6000:]
@@ -294,13 +327,27 @@ def test_questions_answered_in_the_view_and_closed_elsewhere(run: Run) -> None:
 
 def test_at_file_and_selection_attachments_reach_the_model(run: Run) -> None:
     r = run.phase("attach")
-    assert "calc.py:1-2" in r["chips"] and "notes.md" in r["chips"], r["chips"]
-    # `@` + the picked file's name in the text, where the user typed it.
-    assert r["promptText"] == "What do @notes.md and these lines say?", r["promptText"]
+    assert r["chips"] == ["calc.py:1-2", "notes.md", "styles.css"], r["chips"]
+    # `@` + the picked files' names in the text, where the user typed it.
+    assert r["promptText"] == "What do @notes.md @styles.css and these lines say?", r["promptText"]
     request = run.request_with("FRIDAY-42")
     user = json.dumps([m for m in request.messages if m.get("role") == "user"][-1])
     assert "FRIDAY-42" in user  # notes.md, read whole
+    assert "colr: red" in user  # styles.css, picked in the same quick pick
     assert 'lines=\\"1-2\\"' in user and "def plus(a, b):" in user, user  # the selection, with its range
+
+
+def test_images_picked_at_mentioned_and_pasted_reach_the_model(run: Run) -> None:
+    r = run.phase("image")
+    assert [c["label"] for c in r["chips"]] == ["logo.png", "diagram.png", "pasted-1.png"], r["chips"]
+    assert r["promptText"] == "What do @diagram.png and these show?", r["promptText"]
+    request = run.request_with("and these show?")
+    user = [m for m in request.messages if m.get("role") == "user"][-1]
+    images = [c["image_url"]["url"] for c in user["content"] if c.get("type") == "image_url"]
+    expected = [run.folder / "logo.png", run.folder / "diagram.png", run.folder.parent / "pasted.png"]
+    assert images == [f"data:image/png;base64,{base64.b64encode(p.read_bytes()).decode()}" for p in expected]
+    # The sent message shows the three thumbnails in the transcript.
+    assert len(r["sentThumbs"]) == 3 and all(w > 0 for w in r["sentThumbs"]), r["sentThumbs"]
 
 
 def test_abort_mid_stream(run: Run) -> None:
@@ -334,7 +381,7 @@ def test_rename_fork_delete_sessions(run: Run) -> None:
 def test_fix_sends_another_servers_diagnostic(run: Run) -> None:
     r = run.phase("fix")
     assert "Unknown property" in r["userText"] and "[css]" in r["userText"], r["userText"]
-    request = run.request_with("colr")
+    request = run.request_with("Unknown property")
     user = json.dumps([m for m in request.messages if m.get("role") == "user"][-1])
     assert "Unknown property: 'colr'" in user and "styles.css" in user, user
 

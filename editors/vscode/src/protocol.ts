@@ -266,6 +266,8 @@ export interface AgentConfig {
 export type PromptPart =
   | { type: "text"; text: string }
   | { type: "file"; uri: string; range?: Range; mime?: string }
+  /** An image sent as its content (base64), not as a file the server reads. */
+  | { type: "file"; mime: string; data: string; name?: string }
   | { type: "agent"; name: string };
 
 export type PermissionReply = "once" | "always" | "reject";

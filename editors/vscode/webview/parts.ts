@@ -160,9 +160,13 @@ export class Transcript {
       case "tool":
         this.drawTool(el, part);
         return;
-      case "file":
-        el.replaceChildren(h("span", { class: "chip" }, `${part.filename ?? part.source?.path ?? part.url}`));
+      case "file": {
+        // An image the user sent shows as a thumbnail (only inline image data: the CSP allows no other source).
+        const image = part.mime.startsWith("image/") && part.url.startsWith(`data:${part.mime};base64,`);
+        const name = part.filename ?? part.source?.path ?? (image ? "image" : part.url);
+        el.replaceChildren(h("span", { class: image ? "chip image" : "chip", title: name }, image ? h("img", { class: "thumb", src: part.url, alt: "" }) : null, name));
         return;
+      }
       case "retry":
         el.replaceChildren(h("div", { class: "retry" }, `Retry ${part.attempt}: ${part.error.message}`));
         return;

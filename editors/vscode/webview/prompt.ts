@@ -1,6 +1,7 @@
 // The prompt box: multi-line; Enter sends, Shift+Enter breaks the line; `@` picks files to attach; a
-// button attaches the editor's selection; agent and model pickers; Send becomes Stop while busy.
-import type { Attachment } from "../src/chat/messages.ts";
+// button attaches the editor's selection; images pasted, dropped or picked go as thumbnail chips; agent
+// and model pickers; Send becomes Stop while busy.
+import { type Attachment, IMAGE_TYPES, MAX_IMAGE_BYTES } from "../src/chat/messages.ts";
 import { button, h, type Post } from "./dom.ts";
 import type { ChatState } from "./state.ts";
 
@@ -40,7 +41,28 @@ export class PromptBox {
         this.post({ type: "pickFiles", mention: true });
       }
     });
-    this.input.addEventListener("input", () => this.persist());
+    this.input.addEventListener("input", () => this.persistSoon());
+    // Images pasted into the prompt or dropped on it become attachments; pasted text stays text.
+    this.input.addEventListener("paste", (event) => {
+      const files = [...(event.clipboardData?.files ?? [])];
+      if (files.some(isImage)) {
+        event.preventDefault();
+        void this.attachImages(files);
+      }
+    });
+    this.root.addEventListener("dragover", (event) => {
+      if (event.dataTransfer?.types.includes("Files")) {
+        event.preventDefault();
+        event.dataTransfer.dropEffect = "copy";
+      }
+    });
+    this.root.addEventListener("drop", (event) => {
+      const files = [...(event.dataTransfer?.files ?? [])];
+      if (files.length > 0) {
+        event.preventDefault();
+        void this.attachImages(files);
+      }
+    });
     // A pick the user makes sticks (in the draft too); until then the pickers follow the server's
     // defaults, so a changed agentls.model setting reaches the next prompt.
     this.agent.addEventListener("change", () => {
@@ -62,7 +84,8 @@ export class PromptBox {
         h(
           "span",
           { class: "prompt-actions" },
-          button("@", () => this.post({ type: "pickFiles" }), { class: "icon-button", title: "Attach a file", "aria-label": "Attach a file" }),
+          button("@", () => this.post({ type: "pickFiles" }), { class: "icon-button", title: "Attach files", "aria-label": "Attach files" }),
+          button("Image", () => this.post({ type: "pickImages" }), { class: "secondary", title: "Attach images (or paste or drop them into the prompt)", "aria-label": "Attach image", id: "attach-image" }),
           button("+ Selection", () => this.post({ type: "attachSelection" }), { class: "secondary", title: "Attach the editor's selection", id: "attach-selection" }),
           this.send,
         ),
@@ -78,8 +101,39 @@ export class PromptBox {
   private shownConfig: ChatState["config"] = null;
 
   private persist(): void {
+    window.clearTimeout(this.persistTimer);
+    this.persistTimer = undefined;
     this.save({ text: this.input.value, attachments: this.attachments, agent: this.chosenAgent, model: this.chosenModel });
   }
+
+  /** Persist after typing pauses: the draft may hold images of megabytes, not to be copied per key. */
+  private persistSoon(): void {
+    window.clearTimeout(this.persistTimer);
+    this.persistTimer = window.setTimeout(() => this.persist(), 300);
+  }
+
+  private persistTimer: number | undefined;
+
+  /** Images from a paste or a drop, as attachments (other files are refused with the reason). */
+  private async attachImages(files: File[]): Promise<void> {
+    const attachments: Attachment[] = [];
+    for (const [i, file] of files.entries()) {
+      if (!isImage(file)) {
+        this.post({ type: "warn", message: `${file.name || "that file"} is not an image (${Object.keys(IMAGE_TYPES).join(", ")}); attach files with @.` });
+      } else if (file.size > MAX_IMAGE_BYTES) {
+        this.post({ type: "warn", message: `${file.name || "the image"} is ${file.size.toLocaleString()} bytes; images can be at most ${MAX_IMAGE_BYTES.toLocaleString()}.` });
+      } else {
+        const ext = Object.keys(IMAGE_TYPES).find((k) => IMAGE_TYPES[k] === file.type) ?? "png";
+        // A pasted screenshot is named "image.png" by the browser: number them so the chips differ.
+        const pasted = !file.name || file.name === `image.${ext}`;
+        const label = pasted ? `pasted-${++this.pastedCount}${files.length > 1 ? `-${i + 1}` : ""}.${ext}` : file.name;
+        attachments.push({ label, image: { mime: file.type, data: await base64(file) } });
+      }
+    }
+    if (attachments.length > 0) this.attach(attachments);
+  }
+
+  private pastedCount = 0;
 
   private submit(): void {
     const text = this.input.value;
@@ -103,7 +157,8 @@ export class PromptBox {
       this.input.setSelectionRange(at + name.length + 1, at + name.length + 1);
     }
     for (const a of attachments) {
-      if (!this.attachments.some((b) => b.uri === a.uri && JSON.stringify(b.range) === JSON.stringify(a.range))) this.attachments.push(a);
+      const same = (b: Attachment): boolean => a.uri !== undefined && b.uri === a.uri && JSON.stringify(b.range) === JSON.stringify(a.range);
+      if (!this.attachments.some(same)) this.attachments.push(a);
     }
     this.drawChips();
     this.persist();
@@ -113,7 +168,7 @@ export class PromptBox {
   private drawChips(): void {
     this.chips.replaceChildren(
       ...this.attachments.map((a, i) =>
-        h("span", { class: "chip" }, `${a.label} `, button("×", () => {
+        h("span", { class: a.image ? "chip image" : "chip", title: a.label }, a.image ? h("img", { class: "thumb", src: `data:${a.image.mime};base64,${a.image.data}`, alt: "" }) : null, `${a.label} `, button("×", () => {
           this.attachments.splice(i, 1);
           this.drawChips();
           this.persist();
@@ -148,4 +203,18 @@ export class PromptBox {
   private picked(select: HTMLSelectElement, chosen: string | undefined): string | undefined {
     return chosen !== undefined && select.value === chosen ? chosen : undefined;
   }
+}
+
+function isImage(file: File): boolean {
+  return Object.values(IMAGE_TYPES).includes(file.type);
+}
+
+/** A file's content as base64 (what the server takes as an image's `data`). */
+function base64(file: File): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ""));
+    reader.onerror = () => reject(reader.error ?? new Error("could not read the image"));
+    reader.readAsDataURL(file);
+  });
 }

@@ -3,7 +3,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import type { DiffDocuments } from "../diff/provider";
 import type { Session } from "../protocol";
-import type { Attachment, FromWebview } from "./messages";
+import { type Attachment, type FromWebview, IMAGE_TYPES, MAX_IMAGE_BYTES } from "./messages";
 import type { ChatView } from "./view";
 
 const SAFE_LINK = /^(https?|mailto):/i;
@@ -71,6 +71,11 @@ export class Actions {
         return this.openPatch(message.file, message.patch);
       case "pickFiles":
         return this.pickFiles(message.mention === true);
+      case "pickImages":
+        return this.pickImages();
+      case "warn":
+        void vscode.window.showWarningMessage(`agentls: ${message.message}`);
+        return;
       case "attachSelection":
         return this.attachSelection();
       case "openLink":
@@ -155,11 +160,47 @@ export class Actions {
     const items = files
       .map((uri) => ({ label: vscode.workspace.asRelativePath(uri), uri }))
       .sort((a, b) => a.label.localeCompare(b.label));
-    // One file per pick: `@`, a few letters, Enter. (A multi-select pick returns nothing on Enter
-    // unless the user ticked boxes, which is not what `@name⏎` means.)
-    const picked = await vscode.window.showQuickPick(items, { placeHolder: "A file to attach", matchOnDescription: true });
-    if (picked === undefined) return;
-    this.view.post({ type: "attach", attachments: [{ uri: picked.uri.toString(), label: picked.label }], mention });
+    const picked = await pickMany(items);
+    if (picked.length === 0) return;
+    const attachments = await this.attachments(picked.map((p) => p.uri));
+    if (attachments.length > 0) this.view.post({ type: "attach", attachments, mention });
+  }
+
+  /** "Attach image": image files from anywhere on disk (the open dialog), sent as images. */
+  async pickImages(): Promise<void> {
+    const uris = await vscode.window.showOpenDialog({
+      canSelectMany: true,
+      openLabel: "Attach",
+      title: "Images to attach",
+      filters: { Images: Object.keys(IMAGE_TYPES) },
+      defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
+    });
+    if (uris === undefined || uris.length === 0) return;
+    const attachments = await this.attachments(uris);
+    if (attachments.length > 0) this.view.post({ type: "attach", attachments });
+  }
+
+  /**
+   * Attachments for files: an image goes as its content (read here, so the view can show it and the
+   * server takes it within the image size limit); any other file by URI, for the server to read.
+   */
+  private async attachments(uris: vscode.Uri[]): Promise<Attachment[]> {
+    const out: Attachment[] = [];
+    for (const uri of uris) {
+      const label = vscode.workspace.getWorkspaceFolder(uri) ? vscode.workspace.asRelativePath(uri) : path.basename(uri.fsPath);
+      const mime = IMAGE_TYPES[path.extname(uri.fsPath).slice(1).toLowerCase()];
+      if (mime === undefined) {
+        out.push({ uri: uri.toString(), label });
+        continue;
+      }
+      const bytes = await vscode.workspace.fs.readFile(uri);
+      if (bytes.byteLength > MAX_IMAGE_BYTES) {
+        void vscode.window.showWarningMessage(`agentls: ${label} is ${bytes.byteLength.toLocaleString()} bytes; images can be at most ${MAX_IMAGE_BYTES.toLocaleString()}.`);
+        continue;
+      }
+      out.push({ uri: uri.toString(), label, image: { mime, data: Buffer.from(bytes).toString("base64") } });
+    }
+    return out;
   }
 
   async attachSelection(): Promise<void> {
@@ -172,3 +213,45 @@ export class Actions {
   }
 }
 
+
+/**
+ * A quick pick of several items: tick as many as you like (click a row, or Space on it) and Enter;
+ * with none ticked, Enter takes the highlighted row, so `@name⏎` attaches that one file.
+ * (`showQuickPick` with `canPickMany` returns nothing on Enter unless boxes were ticked, and a
+ * multi-select list highlights no row as you type: the best match for the typed text is highlighted
+ * here, so what Enter takes is what the user sees.)
+ */
+function pickMany<T extends vscode.QuickPickItem>(items: T[]): Promise<readonly T[]> {
+  const pick = vscode.window.createQuickPick<T>();
+  pick.items = items;
+  pick.canSelectMany = true;
+  pick.placeholder = "Files to attach: type to filter, Enter for the highlighted one, or tick several";
+  return new Promise((resolve) => {
+    let result: readonly T[] = [];
+    pick.onDidChangeValue((value) => {
+      const best = bestMatch(items, value);
+      pick.activeItems = best === undefined ? [] : [best];
+    });
+    pick.onDidAccept(() => {
+      result = pick.selectedItems.length > 0 ? pick.selectedItems : pick.activeItems.slice(0, 1);
+      pick.hide();
+    });
+    pick.onDidHide(() => {
+      pick.dispose();
+      resolve(result);
+    });
+    pick.show();
+  });
+}
+
+/** The item a few typed letters most likely mean: a name starting with them, else one containing them. */
+export function bestMatch<T extends { label: string }>(items: T[], typed: string): T | undefined {
+  const want = typed.trim().toLowerCase();
+  if (!want) return undefined;
+  const name = (item: T): string => item.label.toLowerCase().split("/").pop() ?? "";
+  return (
+    items.find((i) => name(i).startsWith(want)) ??
+    items.find((i) => name(i).includes(want)) ??
+    items.find((i) => i.label.toLowerCase().includes(want))
+  );
+}

@@ -13,11 +13,20 @@ import type {
   Todo,
 } from "../protocol";
 
-export interface Attachment {
-  uri: string;
-  label: string;
-  range?: Range;
+/** A file (or a range of it) the server reads by URI, or an image whose content goes with the prompt. */
+export type Attachment =
+  | { uri: string; label: string; range?: Range; image?: undefined }
+  | { uri?: string; label: string; range?: undefined; image: ImageData };
+
+/** An image's content: its type and base64 data (what `agent/session/prompt` takes as `data`). */
+export interface ImageData {
+  mime: string;
+  data: string;
 }
+
+/** The image types the server takes inline (docs/protocol.md), by file extension, and its size limit. */
+export const IMAGE_TYPES: Record<string, string> = { png: "image/png", jpg: "image/jpeg", jpeg: "image/jpeg", gif: "image/gif", webp: "image/webp" };
+export const MAX_IMAGE_BYTES = 10_000_000;
 
 /** Everything the view shows for one session, as the server has it (after a switch, reload or restart). */
 export interface Snapshot {
@@ -61,6 +70,8 @@ export type FromWebview =
   | { type: "openChange"; file: string }
   | { type: "openToolDiff"; file: string; patch: string }
   | { type: "pickFiles"; mention?: boolean }
+  | { type: "pickImages" }
   | { type: "attachSelection" }
+  | { type: "warn"; message: string }
   | { type: "openLink"; href: string }
   | { type: "openFile"; file: string };

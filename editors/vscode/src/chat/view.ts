@@ -250,7 +250,10 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     }
     const parts: PromptPart[] = [];
     if (text.trim()) parts.push({ type: "text", text });
-    for (const a of attachments) parts.push(a.range ? { type: "file", uri: a.uri, range: a.range } : { type: "file", uri: a.uri });
+    for (const a of attachments) {
+      if (a.image !== undefined) parts.push({ type: "file", mime: a.image.mime, data: a.image.data, name: a.label });
+      else parts.push(a.range ? { type: "file", uri: a.uri, range: a.range } : { type: "file", uri: a.uri });
+    }
     if (parts.length === 0) return;
     const params: Record<string, unknown> = { sessionID, parts };
     if (agent) params.agent = agent;
