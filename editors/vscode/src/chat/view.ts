@@ -251,7 +251,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     const parts: PromptPart[] = [];
     if (text.trim()) parts.push({ type: "text", text });
     for (const a of attachments) {
-      if (a.image !== undefined) parts.push({ type: "file", mime: a.image.mime, data: a.image.data, name: a.label });
+      // The server names an inline image by its file name (at most 255 characters), not its path.
+      if (a.image !== undefined) parts.push({ type: "file", mime: a.image.mime, data: a.image.data, name: (a.label.split("/").pop() ?? "image").slice(-255) });
       else parts.push(a.range ? { type: "file", uri: a.uri, range: a.range } : { type: "file", uri: a.uri });
     }
     if (parts.length === 0) return;
