@@ -102,12 +102,13 @@ export class Workbench {
       this.page.evaluateHandle((n) =>
         [...document.querySelectorAll(".quick-input-list .monaco-list-row")].find((r) => (r.getAttribute("aria-label") ?? "").includes(n)) ?? null, name);
     await until(`quick open to list ${name}`, async () => (await rowFor()).asElement(), 30000);
+    log(`openFile ${name}: quick open lists it`, JSON.stringify(await this.state()));
     // Click the row itself: Enter picks the focused row, which may still be an older result while
     // the list refreshes (seen: quick open closed on nothing and no editor opened).
     await until(`an editor for ${name}`, async () => {
       if (await this.page.$(`.tab.active[aria-label*="${name}"]`)) return true;
       const row = (await rowFor()).asElement();
-      if (row) await row.click().catch(() => undefined);
+      if (row) await row.click().catch((err) => log(`openFile ${name}: click failed:`, String(err).slice(0, 200)));
       else if (!(await this.page.$(".quick-input-widget input:focus"))) {
         // Quick open closed without opening the file: ask again.
         await this.command("Go to File");
