@@ -290,24 +290,36 @@ phase("attach", async (s, r) => {
 
 phase("image", async (s, r) => {
   const { chat, page, wb } = s;
-  // "Image": the open dialog (code-server's own, a quick input taking a path) picks logo.png.
+  // "Image": the open dialog (code-server's own, a quick input taking a path) picks logo.png. It
+  // fills in the folder's path once it has read the folder: type the file name after that.
   await chat.click("#attach-image");
-  await s.quickInput(path.join(args.folder, "logo.png"), { replace: true });
+  const dialog = await page.waitForSelector(".quick-input-widget input", { visible: true, timeout: 10000 });
+  await until("the open dialog to show the folder", () => dialog.evaluate((el, folder) => el.value === `${folder}/`, args.folder));
+  await dialog.type("logo.png");
+  await page.keyboard.press("Enter");
   await until("the logo chip", async () => (await text(chat, ".chips .chip.image")).includes("logo.png"));
   // `@`, a few letters, Enter: the highlighted file (an image here) is attached.
   await chat.click("#prompt-input");
   await chat.type("#prompt-input", "What do @");
   await s.quickInput("diagram");
   await until("the diagram chip", async () => (await text(chat, ".chips .chip.image")).includes("diagram.png"));
-  // A pasted image. Puppeteer cannot put an image on the OS clipboard of a headless browser, so the
-  // paste event a browser fires for Ctrl+V is dispatched on the prompt, with the image as its file.
-  const pasted = fs.readFileSync(args.pasteImage).toString("base64");
-  await chat.$eval("#prompt-input", (el, data) => {
+  // A pasted image: the image goes on the browser's clipboard (as a screenshot tool puts it there),
+  // then Ctrl+V in the prompt.
+  await page.browserContext().overridePermissions(new URL(args.url).origin, ["clipboard-read", "clipboard-write", "clipboard-sanitized-write"]);
+  await chat.click("#prompt-input");
+  const copied = await chat.evaluate(async (data) => {
     const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
-    const clipboard = new DataTransfer();
-    clipboard.items.add(new File([bytes], "image.png", { type: "image/png" }));
-    el.dispatchEvent(new ClipboardEvent("paste", { clipboardData: clipboard, bubbles: true, cancelable: true }));
-  }, pasted);
+    try {
+      await navigator.clipboard.write([new ClipboardItem({ "image/png": new Blob([bytes], { type: "image/png" }) })]);
+      return "copied";
+    } catch (err) {
+      return String(err);
+    }
+  }, fs.readFileSync(args.pasteImage).toString("base64"));
+  if (copied !== "copied") throw new Error(`could not put the image on the clipboard: ${copied}`);
+  await page.keyboard.down("Control");
+  await page.keyboard.press("v");
+  await page.keyboard.up("Control");
   r.chips = await until("three image chips", async () => {
     const chips = await chat.$$eval(".chips .chip.image", (els) => els.map((e) => ({ label: e.textContent.replace(/\s*×$/, ""), thumb: e.querySelector("img.thumb")?.naturalWidth ?? 0 })));
     return chips.length === 3 && chips.every((c) => c.thumb > 0) ? chips : null;
