@@ -16,6 +16,7 @@ local period = 5
 local worst, ticks, expected = 0, 0, nil
 local worst_at, t_start, over = nil, uv.hrtime() / 1e6, 0
 local last_cpu, worst_cpu = 0, 0 -- CPU seconds at the last tick; CPU ms used during the worst block
+local worst_tick_cpu = 0 -- the most CPU used between two ticks (ms): the longest block without descheduling
 local events = 0
 local probe = uv.new_timer()
 local function cpu()
@@ -33,6 +34,7 @@ local function measure(run)
       worst_at = { ms = now - t_start, events = events }
       worst_cpu = (c - last_cpu) * 1000
     end
+    worst_tick_cpu = math.max(worst_tick_cpu, (c - last_cpu) * 1000)
     last_cpu = c
     worst = math.max(worst, now - expected)
     if now - expected > 50 then
@@ -49,9 +51,11 @@ local function measure(run)
   t_start = t0 / 1e6
   run()
   local wall = (uv.hrtime() - t0) / 1e9
-  local seen = ticks -- one more tick: a block at the very end counts too
+  -- Two more ticks: a block at the very end counts too, and so does the draw that follows it (a
+  -- tick's redraw shows in the next tick).
+  local seen = ticks
   vim.wait(1000, function()
-    return ticks > seen
+    return ticks > seen + 1
   end, 1)
   probe:stop()
   return wall, cpu() - cpu0
@@ -108,13 +112,16 @@ end)
 local lines = vim.api.nvim_buf_line_count(view.buf)
 local result = {
   mode = mode, deltas_received = events, writes = view.writes - writes0, wall_s = wall, cpu_s = used,
-  worst_block_ms = worst, worst_block_cpu_ms = worst_cpu, worst_at_ms = worst_at and worst_at.ms,
+  worst_block_ms = worst, worst_block_cpu_ms = worst_cpu, worst_tick_cpu_ms = worst_tick_cpu,
+  worst_at_ms = worst_at and worst_at.ms,
   worst_at_events = worst_at and worst_at.events, probe_ticks = ticks, blocks_over_50ms = over, lines = lines,
+  -- Whether the buffer's highlighting was paused for slow draws (agentls.pacing; absent before it).
+  paused = view.pacer and view.pacer.slow_draws > 0 and 1 or 0,
 }
 
 -- Switching back to the session later: its history comes from the server and is drawn at once.
 if mode == 'server' then
-  worst, over = 0, 0
+  worst, over, worst_tick_cpu = 0, 0, 0
   local resets = 0
   local unsubscribe = require('agentls').state:subscribe(function(kind)
     resets = resets + (kind == 'reset' and 1 or 0)
@@ -128,7 +135,7 @@ if mode == 'server' then
   end)
   unsubscribe()
   T.eq(lines, vim.api.nvim_buf_line_count(view.buf), 'lines after the reload')
-  result.reload_block_ms, result.reload_wall_s = worst, reload_wall
+  result.reload_block_ms, result.reload_wall_s, result.reload_tick_cpu_ms = worst, reload_wall, worst_tick_cpu
 end
 print(vim.json.encode(result))
 T.finish()

@@ -121,7 +121,10 @@ end, 'the coalesced write', 2000)
 T.eq(writes + 1, view.writes, 'one write for 500 deltas')
 T.eq({ 3, 0 }, vim.api.nvim_win_get_cursor(reader), 'reader cursor kept')
 T.eq(top, vim.fn.line('w0', reader), 'reader scroll kept')
-T.eq(vim.api.nvim_buf_line_count(buf), vim.api.nvim_win_get_cursor(follower)[1], 'follower at the bottom')
+-- The follower's cursor at the end of the newest text (the line above the blank that ends a block):
+-- on the blank line, a last paragraph taller than the window would be out of sight.
+local count = vim.api.nvim_buf_line_count(buf)
+T.eq({ count - 1, math.max(0, #T.lines(buf)[count - 1] - 1) }, vim.api.nvim_win_get_cursor(follower), 'follower at the end')
 T.eq(from_scratch({ session = data.session, events = data.events,
   messages = (function()
     local out = {}
@@ -174,4 +177,57 @@ local rbuf = scratch()
 local rview = render.new(rstate, retry.session, rbuf, {})
 T.ok(T.text(rbuf):find('↻ retry 1: fake returned HTTP 503', 1, true), 'the retry line:\n' .. T.text(rbuf))
 rview:destroy()
+
+-- Pacing (agentls.pacing): the time Neovim takes to draw a transcript window is measured; a slow
+-- draw while a turn streams spaces the writes and pauses the windows' highlighting (the buffer's
+-- syntax stays), and the end of the turn brings it back.
+local pacing = require('agentls.pacing')
+local pstate = State.new()
+local pbuf = vim.api.nvim_create_buf(false, true)
+vim.bo[pbuf].filetype = 'markdown'
+vim.cmd('only')
+vim.api.nvim_win_set_buf(0, pbuf)
+local pwin = vim.api.nvim_get_current_win()
+chat.style_transcript(pwin)
+local pview = render.new(pstate, 'ses_p', pbuf, { coalesce_ms = 16 })
+local function highlighted()
+  return vim.api.nvim_win_call(pwin, function()
+    return vim.fn.synIDattr(vim.fn.synID(1, 1, 1), 'name') ~= ''
+  end)
+end
+local function emit(kind, properties)
+  pstate:apply({ type = kind, properties = properties })
+end
+emit('message.updated', { info = { id = 'msg_1', sessionID = 'ses_p', role = 'assistant' } })
+emit('message.part.updated', { part = { id = 'prt_1', messageID = 'msg_1', sessionID = 'ses_p', type = 'text', text = '' } })
+emit('session.status', { sessionID = 'ses_p', status = { type = 'busy' } })
+local function stream(text)
+  emit('message.part.delta', { sessionID = 'ses_p', messageID = 'msg_1', partID = 'prt_1', field = 'text', delta = text })
+end
+stream('words ')
+pview:flush()
+vim.cmd('redraw')
+T.ok(pview.pacer.last_draw_ms > 0 and pview.pacer.last_write_ms > 0, 'the write and its draw were timed')
+T.ok(highlighted(), 'markdown highlighting of the header')
+pview.pacer:wrote(1)
+pview.pacer:drew(2)
+T.eq(16, pview.pacer:interval(16), 'cheap writes: every coalesce_ms')
+-- A draw as slow as a 100 KB one-line answer's (~20 ms on a quiet machine).
+pview.pacer:drew(39)
+T.eq(160, pview.pacer:interval(16), 'slow ones: 4 times (write + draw) apart')
+pview.pacer:drew(1000)
+T.eq(pacing.MAX_INTERVAL_MS, pview.pacer:interval(16), 'but at most MAX_INTERVAL_MS apart')
+T.wait(function()
+  return not highlighted()
+end, 'the highlighting to pause', 2000)
+T.eq('markdown', vim.bo[pbuf].syntax, "the buffer's syntax stays")
+stream('and more')
+pview:flush()
+emit('session.idle', { sessionID = 'ses_p' })
+T.ok(highlighted(), 'the highlighting back once the turn ended')
+T.eq(pwin, vim.api.nvim_get_current_win(), 'the same window')
+T.eq(pbuf, vim.api.nvim_win_get_buf(pwin), 'showing the transcript')
+T.eq("v:lua.require'agentls.render'.foldexpr(v:lnum)", vim.wo[pwin].foldexpr, 'its options kept')
+T.eq('## Agent\n\nwords and more\n', T.text(pbuf), 'the text')
+pview:destroy()
 T.no_errors()

@@ -182,8 +182,7 @@ function M.show(session_id)
   if not M.loaded[session_id] then
     M.load(session_id)
   end
-  local last = vim.api.nvim_buf_line_count(buf)
-  vim.api.nvim_win_set_cursor(M.win, { last, 0 })
+  render.follow(M.win, buf)
   local after = M.after_show
   M.after_show = nil
   if after then

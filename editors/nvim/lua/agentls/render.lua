@@ -2,10 +2,12 @@
 --
 -- Every message header and part is a block; the view keeps each block's line count, so a change
 -- rewrites only its block, and streamed text is appended at the end of its block. Deltas are
--- coalesced: they are written at most once per `coalesce_ms`, in one go. Tool lines carry their
+-- coalesced: they are written at most once per `coalesce_ms` (less often when the buffer is slow to
+-- draw, see agentls.pacing), in one go. Tool lines carry their
 -- state in an extmark that is updated in place. Windows whose cursor was on the last line follow
 -- the stream; the others keep their cursor and scroll.
 local State = require('agentls.state')
+local pacing = require('agentls.pacing')
 local parts = require('agentls.parts')
 
 local M = {}
@@ -28,6 +30,7 @@ function M.new(state, session_id, buf, opts)
     pending = {}, -- block key -> chunks of text not yet written
     pending_order = {},
     writes = 0, -- buffer writes done (the bench counts them)
+    pacer = pacing.new(buf),
   }, View)
   M.views[buf] = view
   view.unsubscribe = state:subscribe(function(kind, sid, data)
@@ -46,6 +49,7 @@ function View:destroy()
     self.timer = nil
   end
   self.unsubscribe()
+  self.pacer:destroy()
   M.views[self.buf] = nil
 end
 
@@ -148,16 +152,28 @@ function View:followers()
   return out
 end
 
+--- Put `win`'s cursor at the end of the text of `buf` (the end of its last line that is not the
+--- blank line ending each block), so that the window shows the newest text: on the blank line, a
+--- last paragraph taller than the window would be scrolled out of sight.
+function M.follow(win, buf)
+  local row = vim.api.nvim_buf_line_count(buf)
+  local line = vim.api.nvim_buf_get_lines(buf, row - 1, row, false)[1]
+  if line == '' and row > 1 then
+    row = row - 1
+    line = vim.api.nvim_buf_get_lines(buf, row - 1, row, false)[1]
+  end
+  vim.api.nvim_win_set_cursor(win, { row, math.max(0, #line - 1) })
+end
+
 function View:write(fn)
   local follow = self:followers()
   vim.bo[self.buf].modifiable = true
   fn()
   vim.bo[self.buf].modifiable = false
   self.writes = self.writes + 1
-  local last = vim.api.nvim_buf_line_count(self.buf)
   for _, win in ipairs(follow) do
     if vim.api.nvim_win_is_valid(win) then
-      vim.api.nvim_win_set_cursor(win, { last, 0 })
+      M.follow(win, self.buf)
     end
   end
 end
@@ -301,9 +317,10 @@ function View:flush()
   end
   local order, pending = self.pending_order, self.pending
   self.pending, self.pending_order = {}, {}
-  if not vim.api.nvim_buf_is_valid(self.buf) then
+  if not vim.api.nvim_buf_is_valid(self.buf) or #order == 0 then
     return
   end
+  local start = vim.uv.hrtime()
   for _, key in ipairs(order) do
     local text = pending[key] and table.concat(pending[key])
     local block = self.by_key[key]
@@ -313,6 +330,7 @@ function View:flush()
       self:sync({ [key] = true })
     end
   end
+  self.pacer:wrote((vim.uv.hrtime() - start) / 1e6)
 end
 
 function View:schedule_flush()
@@ -320,7 +338,7 @@ function View:schedule_flush()
     return
   end
   self.timer = vim.uv.new_timer()
-  self.timer:start(self.coalesce_ms, 0, vim.schedule_wrap(function()
+  self.timer:start(self.pacer:interval(self.coalesce_ms), 0, vim.schedule_wrap(function()
     self:flush()
   end))
 end
@@ -338,6 +356,7 @@ function View:on_change(kind, data)
     else
       chunks[#chunks + 1] = data.delta
     end
+    self.pacer:stream()
     self:schedule_flush()
   elseif kind == 'reset' then
     self:reset()
@@ -354,6 +373,9 @@ function View:on_change(kind, data)
     self:sync(keys)
   elseif kind == 'todos' then
     self:sync({ [TODOS_KEY] = true })
+  elseif kind == 'status' and data.type == 'idle' then
+    self:flush()
+    self.pacer:ended()
   end
 end
 
