@@ -28,6 +28,17 @@ def test_abort_mid_stream(nvim: Nvim) -> None:
     nvim.run("abort.lua").check()
 
 
+def test_server_killed_mid_answer(nvim: Nvim) -> None:
+    nvim.model.script(
+        Turn.text("Once upon a time there was a very long story", chunks=20).stall(after=4),
+        Turn.text("The end."),
+    )
+    run = nvim.run("restart.lua").check()
+    assert nvim.model.pending == 0, run.stderr
+    # The second prompt went to the restarted server with the first one in its history.
+    assert "tell me a long story" in str(nvim.model.requests[-1].messages), run.stderr
+
+
 def test_switching_sessions_and_reopening_neovim(nvim: Nvim) -> None:
     nvim.model.script(Turn.text("first answer", chunks=3), Turn.text("second answer", chunks=3))
     nvim.run("sessions.lua").check()

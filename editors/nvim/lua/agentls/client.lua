@@ -153,14 +153,12 @@ function M.start(on_ready)
       end)
     end,
     on_exit = function(code, signal)
-      local was = M.id
-      M.id, M.ready = nil, false
+      local was, stopping = M.id, M.stopping
+      M.id, M.ready, M.stopping = nil, false, false
       vim.schedule(function()
-        if was and (code ~= 0 or signal ~= 0) then
-          vim.notify(('agentls: the server stopped (exit code %d, signal %d); :Agentls starts it again')
-            :format(code, signal), vim.log.levels.WARN)
-        end
-        require('agentls').on_server_exit()
+        -- Not asked for, and not Neovim quitting: the server died (a crash, a kill, out of memory).
+        local died = was ~= nil and not stopping and vim.v.exiting == vim.NIL and (code ~= 0 or signal ~= 0)
+        require('agentls').on_server_exit(died and { code = code, signal = signal } or nil)
       end)
     end,
   }
@@ -230,6 +228,7 @@ end
 function M.stop()
   local client = M.get()
   if client then
+    M.stopping = true
     call(client, 'stop')
   end
 end

@@ -127,11 +127,18 @@ function M.fix(prompt)
   end
 end
 
---- Called when the server process ends: views keep their text, the next command restarts it.
-function M.on_server_exit()
+-- Restarts after the server died: at most RESTARTS within RESTART_WINDOW_S, then the user decides.
+local RESTARTS, RESTART_WINDOW_S = 3, 60
+local restarts = {}
+
+--- Called when the server process ends (`died`: {code, signal} when nobody asked it to stop). Views
+--- keep their text. A server that died is started again (said once) and the chat reloads its session
+--- from the store; one that keeps dying is left for the user to start again.
+function M.on_server_exit(died)
   local chat = require('agentls.chat')
   chat.loaded = {}
   chat.opening = false
+  chat.running = {}
   M.state:disconnected()
   for sid in pairs(M.state.status) do
     M.state.status[sid] = { type = 'idle' }
@@ -139,6 +146,29 @@ function M.on_server_exit()
   require('agentls.dialogs').queue = {}
   require('agentls.dialogs').seen = {}
   pcall(vim.cmd, 'redrawstatus!')
+  if not died then
+    return
+  end
+  local now = os.time()
+  restarts = vim.tbl_filter(function(t)
+    return now - t < RESTART_WINDOW_S
+  end, restarts)
+  local how = ('exit code %d, signal %d'):format(died.code, died.signal)
+  if #restarts >= RESTARTS then
+    vim.notify(('agentls: the server stopped again (%s), %d times in a minute: :Agentls starts it again'
+      .. ' (its log: %s)'):format(how, #restarts + 1, tostring(config.options.log_file or 'the LSP log')),
+      vim.log.levels.ERROR)
+    return
+  end
+  table.insert(restarts, now)
+  vim.notify(('agentls: the server stopped (%s); restarting it'):format(how), vim.log.levels.WARN)
+  if start() then
+    chat.fetch_config()
+    local session_id = chat.session_id
+    if session_id then
+      chat.load(session_id) -- the store has the turn as far as it got
+    end
+  end
 end
 
 --- For a statusline: "" when the server is not running, else idle, busy or retrying.
