@@ -89,6 +89,18 @@ def test_edits_keep_unsaved_user_changes_and_create_files(nvim: Nvim) -> None:
     assert "return a * b  # mine" in str(prompt), "the agent read the unsaved buffer"
 
 
+def test_fix_on_a_visual_range(nvim: Nvim) -> None:
+    calc = nvim.project / "calc.py"
+    calc.write_text("def add(a, b):\n    return a - b\n\n\ndef div(a):\n    return a / 0\n")
+    nvim.model.script(Turn.text("Fixed line 6."))
+    run = nvim.run("fix_range.lua").check()
+    assert len(nvim.model.requests) == 1, run.stderr  # the selection without diagnostics sent nothing
+    prompt = json.dumps(nvim.model.requests[0].body)
+    assert "line 6: divides by zero [fake-lint]" in prompt
+    assert "subtracts" not in prompt
+    assert "def div(a)" in prompt, "the file is attached"
+
+
 def test_review_workflow(nvim: Nvim) -> None:
     calc = nvim.project / "calc.py"
     calc.write_text("def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n")

@@ -122,6 +122,21 @@ vim.api.nvim_feedkeys(']f', 'mx', false)
 local second = shown()
 T.ok(second.label:find('2/2 hello.py +1 -1', 1, true), 'the second file: ' .. second.label)
 T.eq({ { "print('hello')" }, { "print('bye')" } }, second.sides, 'hello.py before and after')
+-- ]f past the last file wraps to the first, [f goes back (and wraps the other way).
+vim.api.nvim_feedkeys(']f', 'mx', false)
+T.ok(shown().label:find('1/2 calc.py', 1, true), ']f from the last file: ' .. shown().label)
+vim.api.nvim_feedkeys('[f', 'mx', false)
+T.ok(shown().label:find('2/2 hello.py', 1, true), '[f from the first file: ' .. shown().label)
+vim.api.nvim_feedkeys('[f', 'mx', false)
+local again = shown()
+T.ok(again.label:find('1/2 calc.py', 1, true), '[f: ' .. again.label)
+T.eq(first.sides, again.sides, 'calc.py shown as the first time')
+T.eq(2, #vim.api.nvim_tabpage_list_wins(0), 'two windows in the diff tab')
+-- The buffers of the files shown before are gone: only the two on screen are left.
+local diff_bufs = vim.tbl_filter(function(b)
+  return vim.api.nvim_buf_get_name(b):find('agentls://[ab][ef][ft]', 1) ~= nil
+end, vim.api.nvim_list_bufs())
+T.eq(2, #diff_bufs, 'diff buffers: ' .. vim.inspect(vim.tbl_map(vim.api.nvim_buf_get_name, diff_bufs)))
 vim.cmd('tabclose')
 
 -- 4. Revert from the fix prompt on: both files go back (buffer and disk), the transcript says so.

@@ -27,6 +27,19 @@ T.wait(function()
   return T.text(T.transcript()):find('first answer', 1, true)
 end, 'the first answer')
 
+-- Renames the plugin did not ask for reach it as session.updated events: the title the agent gave
+-- the session, then one made outside the plugin's pickers (a request on the same connection whose
+-- answer nobody reads: what the plugin sees is what another client's rename would send it).
+T.wait(function()
+  return T.chat().winbar():find('A title', 1, true)
+end, "the agent's title in the winbar")
+local lsp = require('agentls.client').get()
+lsp:request('agent/session/update', { sessionID = first, title = 'Renamed elsewhere' }, function() end)
+T.wait(function()
+  return T.chat().winbar():find('Renamed elsewhere', 1, true)
+end, 'the outside rename in the winbar')
+T.eq('Renamed elsewhere', require('agentls').state.sessions[first].title, 'the title in the state')
+
 vim.cmd('AgentlsNew')
 T.wait(function()
   return T.chat().session_id ~= first
