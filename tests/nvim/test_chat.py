@@ -144,3 +144,8 @@ def test_settings_changed_in_neovim(nvim: Nvim) -> None:
         # move of the default, and the default applied again once the settings dropped that model.
         assert [r.body["model"] for r in nvim.model.requests] == ["m", "m"], run.stderr
         assert [r.body["model"] for r in other.requests] == ["o", "o"], run.stderr
+
+
+def test_a_config_the_agent_rejects(nvim: Nvim) -> None:
+    nvim.extra_config.update(model=123)
+    nvim.run("broken.lua").check()

@@ -229,5 +229,18 @@ T.eq(pwin, vim.api.nvim_get_current_win(), 'the same window')
 T.eq(pbuf, vim.api.nvim_win_get_buf(pwin), 'showing the transcript')
 T.eq("v:lua.require'agentls.render'.foldexpr(v:lnum)", vim.wo[pwin].foldexpr, 'its options kept')
 T.eq('## Agent\n\nwords and more\n', T.text(pbuf), 'the text')
+
+-- With tree-sitter highlighting (the user's choice for markdown): stopped while slow, started again.
+vim.treesitter.start(pbuf, 'markdown')
+emit('session.status', { sessionID = 'ses_p', status = { type = 'busy' } })
+stream(' again')
+pview:flush()
+T.ok(vim.treesitter.highlighter.active[pbuf], 'tree-sitter highlighting')
+pview.pacer:drew(40)
+T.wait(function()
+  return not vim.treesitter.highlighter.active[pbuf]
+end, 'tree-sitter highlighting to pause', 2000)
+emit('session.idle', { sessionID = 'ses_p' })
+T.ok(vim.treesitter.highlighter.active[pbuf], 'tree-sitter highlighting back')
 pview:destroy()
 T.no_errors()

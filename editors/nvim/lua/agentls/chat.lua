@@ -168,7 +168,7 @@ end
 
 --- Show `session_id` in the chat (opening the windows if needed) and load its transcript.
 function M.show(session_id)
-  M.session_id, M.opening = session_id, false
+  M.session_id, M.opening, M.failed = session_id, false, nil
   local buf = M.transcript(session_id)
   if valid_win(M.win) then
     vim.api.nvim_win_set_buf(M.win, buf)
@@ -355,6 +355,7 @@ function M.new_session(title)
     function(err, session)
       if err then
         M.opening = false
+        M.failed = err.message -- the winbar of the empty chat says it (e.g. a config the agent rejects)
         return vim.notify('agentls: ' .. err.message, vim.log.levels.ERROR)
       end
       state().sessions[session.id] = session
@@ -490,7 +491,9 @@ function M.winbar()
   if not session_id then
     local running = client.get() ~= nil
     local target = running and target_text(nil)
-    return ' agentls │ ' .. (target or (running and 'starting…' or 'not running (:Agentls starts it)'))
+    local status = M.failed and ('no session: ' .. M.failed:gsub('\n.*', ''):gsub('%%', '%%%%'))
+      or target or (running and 'starting…' or 'not running (:Agentls starts it)')
+    return ' agentls │ ' .. status
   end
   local session = state().sessions[session_id]
   local items = { ((session and session.title or session_id):gsub('%%', '%%%%')) }
