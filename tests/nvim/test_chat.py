@@ -39,6 +39,10 @@ def test_server_killed_mid_answer(nvim: Nvim) -> None:
     assert "tell me a long story" in str(nvim.model.requests[-1].messages), run.stderr
 
 
+def test_a_server_that_keeps_dying_is_left_stopped(nvim: Nvim) -> None:
+    nvim.run("crash_loop.lua").check()
+
+
 def test_switching_sessions_and_reopening_neovim(nvim: Nvim) -> None:
     nvim.model.script(Turn.text("first answer", chunks=3), Turn.text("second answer", chunks=3))
     nvim.run("sessions.lua").check()
