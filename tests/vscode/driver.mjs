@@ -64,56 +64,85 @@ export class Workbench {
     return file;
   }
 
-  /** Run a command from the palette by its title (as the palette shows it). */
-  async command(title, timeout = 20000) {
-    // The palette lists the commands registered when it opened: right after start-up an extension's
-    // commands may not be there yet, so open it again until they are.
+  /**
+   * Move the keyboard focus out of a webview (to the editor area) before a quick input opens.
+   * A webview takes its focus back asynchronously: a quick input opened while the chat view had
+   * the focus (the palette, then Go to File) lost it a moment later, closed, and the rest of the
+   * typing landed in the chat's prompt box (seen: "Go to Fil" in the prompt, quick open gone).
+   */
+  async leaveWebview() {
+    if (!(await this.page.evaluate(() => document.activeElement?.tagName === "IFRAME"))) return;
+    await this.page.keyboard.down("Control");
+    await this.page.keyboard.press("1"); // Focus First Editor Group, a workbench keybinding
+    await this.page.keyboard.up("Control");
+    // Wait for the focus to arrive in the editor area, not only to leave the webview: it moves there
+    // in steps, and a quick input opened in between loses the focus again.
+    await until("the focus in the editor area", () => this.page.evaluate(() => document.activeElement?.closest(".part.editor") != null), 5000);
+  }
+
+  /** The rows of the quick input while it is shown (a closed one keeps its old rows in the page). */
+  quickRows() {
+    return this.page.evaluate(() => {
+      const widget = document.querySelector(".quick-input-widget");
+      if (!widget || widget.style.display === "none") return [];
+      return [...widget.querySelectorAll(".quick-input-list .monaco-list-row")].map((r) => r.getAttribute("aria-label") ?? "");
+    });
+  }
+
+  /** Open the palette or quick open (`key`), type `words` into it; retry if it closed meanwhile. */
+  async openQuickInput(key, words, listed, timeout) {
     const deadline = Date.now() + timeout;
     for (;;) {
       await this.page.keyboard.press("Escape");
-      await this.page.keyboard.press("F1");
-      const input = await this.page.waitForSelector(".quick-input-widget input", { visible: true, timeout: 10000 });
-      await input.type(title);
+      await this.leaveWebview();
+      if (key === "F1") await this.page.keyboard.press("F1");
+      else {
+        await this.page.keyboard.down("Control");
+        await this.page.keyboard.press(key);
+        await this.page.keyboard.up("Control");
+      }
+      const input = await this.page.waitForSelector(".quick-input-widget input:focus", { visible: true, timeout: 10000 });
+      await input.type(words);
       try {
-        await until(`the palette to list "${title}"`, () =>
-          this.page.$$eval(".quick-input-list .monaco-list-row", (rows, t) => rows.some((r) => r.getAttribute("aria-label")?.toLowerCase().includes(t.toLowerCase())), title),
-        Math.min(3000, Math.max(100, deadline - Date.now())));
-        break;
+        await until(`the quick input to list "${listed}"`, async () => (await this.quickRows()).some((r) => r.toLowerCase().includes(listed.toLowerCase())),
+          Math.min(3000, Math.max(100, deadline - Date.now())));
+        return;
       } catch (err) {
         if (Date.now() >= deadline) throw err;
       }
     }
+  }
+
+  /** Run a command from the palette by its title (as the palette shows it). */
+  async command(title, timeout = 20000) {
+    // The palette lists the commands registered when it opened: right after start-up an extension's
+    // commands may not be there yet, so open it again until they are.
+    await this.openQuickInput("F1", title, title, timeout);
     await this.page.keyboard.press("Enter");
   }
 
-  /** Open a workspace file through Quick Open. */
+  /** Open a workspace file: click its tab if it has one, else pick it in Quick Open (Ctrl+P). */
   async openFile(name) {
-    // Already open in a tab: select the tab (quick open is the flaky path: see below).
     const tab = await this.page.$(`.tab[aria-label*="${name}"]`);
     if (tab) {
       await tab.click();
       if (await until(`the ${name} tab`, () => this.page.$(`.tab.active[aria-label*="${name}"]`), 5000).catch(() => null)) return;
     }
-    await this.command("Go to File");
-    const input = await this.page.waitForSelector(".quick-input-widget input", { visible: true });
-    await input.type(name);
     // Right after start-up the file index may not be ready: quick open then lists nothing for a while.
-    const rowFor = () =>
-      this.page.evaluateHandle((n) =>
-        [...document.querySelectorAll(".quick-input-list .monaco-list-row")].find((r) => (r.getAttribute("aria-label") ?? "").includes(n)) ?? null, name);
-    await until(`quick open to list ${name}`, async () => (await rowFor()).asElement(), 30000);
-    log(`openFile ${name}: quick open lists it`, JSON.stringify(await this.state()));
+    await this.openQuickInput("p", name, name, 30000);
     // Click the row itself: Enter picks the focused row, which may still be an older result while
     // the list refreshes (seen: quick open closed on nothing and no editor opened).
     await until(`an editor for ${name}`, async () => {
       if (await this.page.$(`.tab.active[aria-label*="${name}"]`)) return true;
-      const row = (await rowFor()).asElement();
-      if (row) await row.click().catch((err) => log(`openFile ${name}: click failed:`, String(err).slice(0, 200)));
-      else if (!(await this.page.$(".quick-input-widget input:focus"))) {
-        // Quick open closed without opening the file: ask again.
-        await this.command("Go to File");
-        const again = await this.page.waitForSelector(".quick-input-widget input", { visible: true });
-        await again.type(name);
+      const row = await this.page.evaluateHandle((n) => {
+        const widget = document.querySelector(".quick-input-widget");
+        if (!widget || widget.style.display === "none") return null;
+        return [...widget.querySelectorAll(".quick-input-list .monaco-list-row")].find((r) => (r.getAttribute("aria-label") ?? "").includes(n)) ?? null;
+      }, name);
+      if (row.asElement()) await row.asElement().click().catch((err) => log(`openFile ${name}: click failed:`, String(err).slice(0, 200)));
+      else {
+        log(`openFile ${name}: quick open closed without opening it; again`, JSON.stringify(await this.state()));
+        await this.openQuickInput("p", name, name, 10000);
       }
       return false;
     }, 30000, 500);
