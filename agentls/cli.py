@@ -14,6 +14,10 @@ import sys
 # happen to be installed, and agentls never runs it. A None entry makes that import fail the way it
 # does when they are absent, and httpx falls back to its stub.
 sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]  # None: the documented import block
+# httpcore imports h2 whenever it is installed (another package's extra pulls it in), building its
+# HTTP/2 state machines: about a sixth of a plain run's imports. agentls speaks HTTP/1.1 only (its
+# client never sets http2=True), and without h2 httpcore keeps a stub that raises if asked for it.
+sys.modules.setdefault("h2", None)  # type: ignore[arg-type]
 
 from core.cli.main import CORE_COMMANDS, exit_now, run  # noqa: E402
 from lsp_server.cli import HOST_COMMANDS as LSP_COMMANDS  # noqa: E402

@@ -41,6 +41,8 @@ NEVER_ON_START = {
     "rich": "httpx's own command line",
     "pygments": "httpx's own command line",
     "acp": "the ACP front end",
+    # Not "h2": -X importtime also lists the attempts the launcher's block turns away. h2 loads hpack.
+    "hpack": "HTTP/2 (h2), which agentls never speaks (the launcher keeps it out)",
 }
 # What `agentls serve` must not load before it answers `initialize` (the agent loads after it).
 NOT_BEFORE_INITIALIZE = {
