@@ -35,7 +35,7 @@ from core.events import ConfigUpdated, FileDiff
 from core.llm import catalog
 from core.llm.model import ModelInfo, resolve_model, resolve_small_model
 from core.llm.stream import stream as llm_stream
-from core.llm.transport import aclose_http_client, http_client
+from core.llm.transport import aclose_http_client, http_client, prepare_http_client
 from core.permission import rules
 from core.permission.service import Permissions
 from core.question.service import Questions
@@ -220,13 +220,25 @@ class AgentApp:
         return app
 
     async def warm_up(self) -> None:
-        """Load now what the first prompt would: the model catalog, the model connection pool with
-        its TLS context, the stream decoders. A host that opens the app in the background (the LSP
-        server) calls it there, so that the first prompt reaches the model at once; a one-shot
-        ``agentls run`` does not, as it pays the same on its way to the first request."""
-        await asyncio.to_thread(catalog.model_map)  # limits and prices: litellm's 3 MB of JSON
+        """Load now what the first prompt would: the default model's catalog entries, the model
+        connection pool with its TLS context, the stream decoders. A host that opens the app in the
+        background (the LSP server) calls it there, so that the first prompt reaches the model at
+        once; a one-shot ``agentls run`` does not, as it pays the same on its way to the first
+        request (it only starts the pool's thread early)."""
+        prepare_http_client()
+        await asyncio.to_thread(self._warm_catalog)
         await asyncio.to_thread(_import_all, _FIRST_REQUEST_MODULES)
         http_client()
+
+    def _warm_catalog(self) -> None:
+        # The default model's limits and prices: a lookup the index has not seen yet parses
+        # litellm's 3 MB of JSON, better here than on the way to the first prompt.
+        catalog.load_index()
+        if self.config.model:
+            try:
+                resolve_small_model(self.config, self.resolve_model(self.config.model))
+            except AgentError as exc:  # the prompt reports it, with the user watching
+                log.debug("warm-up: the default model does not resolve: %s", exc)
 
     async def _start_mcp(self) -> None:
         state = self._state

@@ -27,6 +27,16 @@ def data_dir() -> Path:
     return base / APP_NAME
 
 
+def cache_dir() -> Path:
+    """Rebuildable data: AGENTLS_CACHE_DIR, else $XDG_CACHE_HOME/agentls, else ~/.cache/agentls."""
+    override = _env_path("AGENTLS_CACHE_DIR")
+    if override is not None:
+        return override
+    xdg = _env_path("XDG_CACHE_HOME")
+    base = xdg if xdg is not None else Path.home() / ".cache"
+    return base / APP_NAME
+
+
 def config_dir() -> Path:
     """The user config folder: AGENTLS_CONFIG_DIR, else $XDG_CONFIG_HOME/agentls, else ~/.config/agentls."""
     override = _env_path("AGENTLS_CONFIG_DIR")

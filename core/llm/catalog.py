@@ -10,12 +10,18 @@ import functools
 import importlib.util
 import json
 import logging
+import os
+import tempfile
+import threading
 from pathlib import Path
 from typing import Any
+
+from core.config import paths
 
 log = logging.getLogger(__name__)
 
 MODEL_MAP_FILE = "model_prices_and_context_window_backup.json"
+INDEX_FILE = "model-map-index.json"
 
 # The environment variable litellm (and the provider's own SDK) reads for each provider's key.
 KEY_ENV: dict[str, str] = {
@@ -64,11 +70,10 @@ def litellm_dir() -> Path | None:
 @functools.cache
 def model_map() -> dict[str, Any]:
     """litellm's model map (limits and per-token prices), or {} when litellm is not installed."""
-    directory = litellm_dir()
-    if directory is None:
+    path = model_map_path()
+    if path is None:
         log.warning("litellm is not installed: model limits and prices come from config only")
         return {}
-    path = directory / MODEL_MAP_FILE
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -77,8 +82,27 @@ def model_map() -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+def model_map_path() -> Path | None:
+    """Where litellm's model map is, without importing litellm."""
+    directory = litellm_dir()
+    return None if directory is None else directory / MODEL_MAP_FILE
+
+
 def model_entry(provider: str, model: str) -> dict[str, Any] | None:
-    """The model map entry of ``provider/model``, if litellm knows the model."""
+    """The model map entry of ``provider/model``, if litellm knows the model.
+
+    Answered from the lookup index when it can be: parsing the whole map costs ~40 ms of every
+    start for the one to three entries a process asks for.
+    """
+    return _INDEX.entry(provider, model)
+
+
+def load_index() -> None:
+    """Read the lookup index now (a long-lived host does it while it warms up)."""
+    _INDEX.load()
+
+
+def _lookup(provider: str, model: str) -> dict[str, Any] | None:
     entries = model_map()
     entry = entries.get(f"{provider}/{model}")
     if isinstance(entry, dict):
@@ -87,6 +111,84 @@ def model_entry(provider: str, model: str) -> dict[str, Any] | None:
     if isinstance(entry, dict) and str(entry.get("litellm_provider", "")).startswith(provider):
         return entry
     return None
+
+
+class _LookupIndex:
+    """The answers of ``model_entry`` this machine has needed, in a small file under the cache
+    folder, valid while litellm's map is the same file (its path, size and modification time).
+
+    A miss parses the whole map once per process and adds the answer (a ``None`` too). Writes are
+    atomic renames, so processes starting together at worst redo a lookup; an unwritable cache
+    folder only costs the parse.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._source: str | None = None
+        self._entries: dict[str, dict[str, dict[str, Any] | None]] | None = None
+
+    def entry(self, provider: str, model: str) -> dict[str, Any] | None:
+        with self._lock:
+            entries = self._loaded()
+            known = entries.get(provider, {})
+            if model in known:
+                return known[model]
+        found = _lookup(provider, model)
+        with self._lock:
+            self._loaded().setdefault(provider, {})[model] = found
+            self._save()
+        return found
+
+    def load(self) -> None:
+        with self._lock:
+            self._loaded()
+
+    def _loaded(self) -> dict[str, dict[str, dict[str, Any] | None]]:
+        source = _source_of(model_map_path())
+        if self._entries is not None and self._source == source:
+            return self._entries
+        self._source, self._entries = source, {}
+        try:
+            stored = json.loads(_index_file().read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return self._entries  # none yet, or unreadable: rebuilt by lookups
+        if isinstance(stored, dict) and stored.get("source") == source:
+            entries = stored.get("entries")
+            if isinstance(entries, dict) and all(_well_formed(v) for v in entries.values()):
+                self._entries = entries
+        return self._entries
+
+    def _save(self) -> None:
+        path = _index_file()
+        body = json.dumps({"source": self._source, "entries": self._entries}, separators=(",", ":"))
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, encoding="utf-8") as f:
+                f.write(body)
+            os.replace(f.name, path)
+        except OSError as exc:
+            log.debug("cannot write the model map index %s: %s", path, exc)
+
+
+def _well_formed(models: object) -> bool:
+    return isinstance(models, dict) and all(e is None or isinstance(e, dict) for e in models.values())
+
+
+def _source_of(path: Path | None) -> str:
+    if path is None:
+        return "none"
+    try:
+        stat = path.stat()
+    except OSError:
+        return f"{path}:missing"
+    return f"{path}:{stat.st_size}:{stat.st_mtime_ns}"
+
+
+def _index_file() -> Path:
+    return paths.cache_dir() / INDEX_FILE
+
+
+_INDEX = _LookupIndex()
 
 
 def family_of(provider: str, model: str) -> str:

@@ -175,8 +175,9 @@ def resolve_model(config: Config, ref: str) -> ModelInfo:
     route, default_base = _route(litellm_provider, options)
     custom_base = pconf.options.api_base if pconf else None
     api_base = custom_base or default_base
-    api_key = _api_key(pconf, litellm_provider, custom_base, ref)
+    # Looked up before the key is checked, so that a warm-up without a key still caches the entry.
     entry = catalog.model_entry(litellm_provider, model_id)
+    api_key = _api_key(pconf, litellm_provider, custom_base, ref)
     claude = "claude" in model_id.lower()
     images, pdf = _inputs(mconf, entry, claude)
     return ModelInfo(

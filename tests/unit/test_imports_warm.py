@@ -30,7 +30,7 @@ async def main(root: str, warm: bool) -> None:
         print(json.dumps({
             "decoders": "core.llm.lean" in sys.modules,
             "httpcore": "httpcore" in sys.modules,
-            "catalog": catalog.model_map.cache_info().currsize,
+            "catalog parsed": catalog.model_map.cache_info().currsize,
             "pool": asyncio.get_running_loop() in transport._clients,
         }))
     finally:
@@ -42,7 +42,12 @@ asyncio.run(main(sys.argv[1], sys.argv[2] == "warm"))
 
 def open_app(tmp_path: Path, mode: str, model: str) -> dict[str, Any]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith("AGENTLS_")}
-    env.update(AGENTLS_CONFIG_DIR=str(tmp_path / "config"), HOME=str(tmp_path / "home"), PYTHONPATH=str(ROOT))
+    env.update(
+        AGENTLS_CONFIG_DIR=str(tmp_path / "config"),
+        AGENTLS_CACHE_DIR=str(tmp_path / "cache"),
+        HOME=str(tmp_path / "home"),
+        PYTHONPATH=str(ROOT),
+    )
     done = subprocess.run(
         [sys.executable, "-c", SCRIPT, str(tmp_path), mode, model],
         env=env,
@@ -55,20 +60,34 @@ def open_app(tmp_path: Path, mode: str, model: str) -> dict[str, Any]:
     return result
 
 
+def indexed(tmp_path: Path) -> dict[str, Any]:
+    index: dict[str, Any] = json.loads((tmp_path / "cache" / "model-map-index.json").read_text())
+    return index["entries"]
+
+
 def test_warm_loads_the_catalog_the_pool_and_the_decoders(tmp_path: Path) -> None:
     # The model has no key in this environment: the warm-up needs none (the prompt reports it).
     assert open_app(tmp_path, "warm", "openai/gpt-4o") == {
         "decoders": True,
         "httpcore": True,
-        "catalog": 1,
+        "catalog parsed": 1,  # the first start on this machine: the entry is not in the index yet
         "pool": True,
     }
+    assert indexed(tmp_path)["openai"]["gpt-4o"]["max_input_tokens"] > 0
+
+
+def test_a_later_warm_start_reads_the_index_not_the_map(tmp_path: Path) -> None:
+    open_app(tmp_path, "warm", "openai/gpt-4o")
+    assert open_app(tmp_path, "warm", "openai/gpt-4o")["catalog parsed"] == 0
+    assert open_app(tmp_path, "warm", "openai/gpt-4o-mini")["catalog parsed"] == 1  # a new model
+    assert set(indexed(tmp_path)["openai"]) >= {"gpt-4o", "gpt-4o-mini"}
 
 
 def test_a_cold_open_loads_none_of_it(tmp_path: Path) -> None:
     assert open_app(tmp_path, "cold", "openai/gpt-4o") == {
         "decoders": False,
         "httpcore": False,
-        "catalog": 0,
+        "catalog parsed": 0,
         "pool": False,
     }
+    assert not (tmp_path / "cache").exists()
