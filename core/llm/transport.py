@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
+import threading
 import time
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Coroutine
@@ -24,12 +26,54 @@ _clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient
 )
 
 
+# A client being built on a thread by ``prepare_http_client``, for the first loop that asks.
+_prepared: concurrent.futures.Future[httpx.AsyncClient] | None = None
+_prepared_lock = threading.Lock()
+
+
+def _new_client() -> httpx.AsyncClient:
+    return httpx.AsyncClient(timeout=None, limits=httpx.Limits(max_keepalive_connections=8))
+
+
+def prepare_http_client() -> None:
+    """Start building the shared client on a thread: importing httpcore and loading the CA bundle
+    into a TLS context cost tens of milliseconds, and OpenSSL reads the bundle without holding the
+    GIL, so that part overlaps whatever the caller does until its first request. Idempotent."""
+    global _prepared
+    with _prepared_lock:
+        if _prepared is not None:
+            return
+        future: concurrent.futures.Future[httpx.AsyncClient] = concurrent.futures.Future()
+        _prepared = future
+
+    def build() -> None:
+        try:
+            future.set_result(_new_client())
+        except BaseException as exc:  # handed to the first caller, who raises it
+            future.set_exception(exc)
+
+    threading.Thread(target=build, name="agentls http client", daemon=True).start()
+
+
+def _take_prepared() -> httpx.AsyncClient | None:
+    global _prepared
+    with _prepared_lock:
+        future, _prepared = _prepared, None
+    if future is None:
+        return None
+    try:
+        return future.result()  # usually done; else the wait is what building it here would cost
+    except Exception as exc:
+        log.warning("building the HTTP client ahead of time failed, building it now: %s", exc)
+        return None
+
+
 def http_client() -> httpx.AsyncClient:
     """The running loop's shared client: connections (and TLS sessions) are reused across steps."""
     loop = asyncio.get_running_loop()
     client = _clients.get(loop)
     if client is None or client.is_closed:
-        client = httpx.AsyncClient(timeout=None, limits=httpx.Limits(max_keepalive_connections=8))
+        client = _take_prepared() or _new_client()
         _clients[loop] = client
     return client
 
