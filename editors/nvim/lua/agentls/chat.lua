@@ -18,6 +18,8 @@ M.loaded = {} ---@type table<string, boolean>
 M.running = {} ---@type table<string, fun()>     cancel functions of pending prompt requests
 M.win, M.prompt_win, M.prompt_buf = nil, nil, nil
 M.opening = false -- a session is being chosen or created for the chat (the windows may be open already)
+M.fetching_config = false -- an agent/config request is on its way
+M.failed = nil ---@type string|nil  why the chat has no session (the server's error)
 
 local function state()
   return require('agentls').state

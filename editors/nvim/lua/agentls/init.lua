@@ -137,7 +137,7 @@ local restarts = {}
 function M.on_server_exit(died)
   local chat = require('agentls.chat')
   chat.loaded = {}
-  chat.opening = false
+  chat.opening, chat.fetching_config = false, false -- requests of the old server get no answer
   chat.running = {}
   M.state:disconnected()
   for sid in pairs(M.state.status) do
