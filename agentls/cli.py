@@ -15,7 +15,7 @@ import sys
 # does when they are absent, and httpx falls back to its stub.
 sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]  # None: the documented import block
 # httpcore imports h2 whenever it is installed (another package's extra pulls it in), building its
-# HTTP/2 state machines: about a sixth of a plain run's imports. agentls speaks HTTP/1.1 only (its
+# HTTP/2 state machines: 56 M instructions, 3% of a plain run. agentls speaks HTTP/1.1 only (its
 # client never sets http2=True), and without h2 httpcore keeps a stub that raises if asked for it.
 sys.modules.setdefault("h2", None)  # type: ignore[arg-type]
 
