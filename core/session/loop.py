@@ -11,6 +11,7 @@ import asyncio
 import functools
 import json
 import logging
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +19,8 @@ from core import ids
 from core.context.compaction import overflow_without_auto
 from core.errors import AgentError, ContextOverflowError, InvalidInputError, NotFoundError
 from core.events import SessionIdle, SessionStatus, SessionStatusInfo
+from core.llm.events import StreamEvent
+from core.llm.request import LLMRequest
 from core.session.loop_compaction import LoopCompaction
 from core.session.models import (
     AssistantMessage,
@@ -33,7 +36,7 @@ from core.session.processor import Processor
 from core.session.prompt import PromptTarget, build_user_message, parse_model_ref
 from core.session.prompt_input import AgentInput, FileInput, TextInput
 from core.session.requests import RequestBuilder, StepPlan
-from core.session.runtime import Runtime
+from core.session.runtime import Runtime, StreamFn
 from core.session.step import StepInput
 from core.session.title import DEFAULT_PREFIX, generate_title
 
@@ -173,7 +176,10 @@ class SessionLoop:
     async def _run(self, session_id: str, abort: asyncio.Event) -> MessageWithParts:
         rt = self._rt
         rt.pin_config()  # a reconfigure from now on applies to the next turn, not to this one
-        processor = Processor(rt.step_services, rt.stream, rt.retry)
+        # The title's request waits until the model answers this turn's first request: sent
+        # together, it went out first (and in a fresh process built the HTTP client on the way).
+        answering = asyncio.Event()
+        processor = Processor(rt.step_services, _signalling(rt.stream, answering), rt.retry)
         step = 0
         # True from a compaction until a step fits: an overflow in between means compacting made
         # no progress (it could only summarise the summary again), so the turn ends instead.
@@ -190,7 +196,7 @@ class SessionLoop:
                 break
             step += 1
             if step == 1:
-                self._start_title(session_id, history)
+                self._start_title(session_id, history, after=answering)
             if isinstance(scan.task, SubtaskPart):
                 await rt.run_subtask(session_id, scan.last_user, scan.task, abort)
                 continue
@@ -281,10 +287,18 @@ class SessionLoop:
                 return msg.info
         return None
 
-    def _start_title(self, session_id: str, history: list[MessageWithParts]) -> None:
+    def _start_title(self, session_id: str, history: list[MessageWithParts], after: asyncio.Event) -> None:
+        """Title the session in the background once ``after`` is set (or the turn ends without it)."""
         rt = self._rt
+        turn = asyncio.current_task()
+        assert turn is not None, "called from the turn's task"
 
         async def title() -> None:
+            started = asyncio.ensure_future(after.wait())
+            try:
+                await asyncio.wait({started, turn}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                started.cancel()
             session = await rt.sessions.get(session_id)
             if session.parentID is not None or not session.title.startswith(DEFAULT_PREFIX):
                 return
@@ -309,6 +323,25 @@ class SessionLoop:
         self._background.discard(task)
         if not task.cancelled() and task.exception() is not None:
             log.warning("title generation failed: %s", task.exception())
+
+
+def _signalling(stream: StreamFn, answering: asyncio.Event) -> StreamFn:
+    """``stream``, setting ``answering`` at the model's first event (or when a stream ends without
+    one, so that nothing waits on a request that failed)."""
+
+    async def signalled(request: LLMRequest, abort: asyncio.Event) -> AsyncIterator[StreamEvent]:
+        events = stream(request, abort)
+        try:
+            async for event in events:
+                answering.set()
+                yield event
+        finally:
+            answering.set()
+            aclose = getattr(events, "aclose", None)
+            if aclose is not None:
+                await aclose()
+
+    return signalled
 
 
 def _scan(history: list[MessageWithParts]) -> _Scan:

@@ -6,6 +6,8 @@ import asyncio
 import json
 from pathlib import Path
 
+import pytest
+
 from core.demo.fake_model import FakeModelServer
 from core.demo.fake_script import Turn
 from core.events import FileEdited, MessageUpdated, PartDelta, SessionStatus, SessionUpdated
@@ -200,6 +202,42 @@ async def test_title_comes_from_the_small_model_and_falls_back_to_the_prompt(
     await app.prompt(other.id, say("Second session prompt\nwith details"))
     await fallback
     assert title_model.requests[0].body["messages"][-1]["content"][0]["text"] == "hello there"
+
+
+async def test_the_title_request_waits_for_the_models_first_answer(
+    make_app: AppFactory, model: FakeModelServer, title_model: FakeModelServer
+) -> None:
+    # Sent together, the title went out first and delayed the answer the user waits for.
+    app = await make_app()
+    release = asyncio.Event()
+    model.script(Turn.text("hi").slow_first_byte(release))
+    title_model.script(Turn.text("A title"))
+    session = await app.create_session()
+    turn = asyncio.create_task(app.prompt(session.id, say("hello there")))
+    await model.wait_for_requests(1)
+    with pytest.raises(TimeoutError):  # held back while the main request waits for its answer
+        await title_model.wait_for_requests(1, timeout=0.5)
+    titled = asyncio.create_task(
+        app.bus.wait_for(SessionUpdated, lambda e: e.info.title == "A title", timeout=10)
+    )
+    release.set()
+    assert text_of(await turn) == "hi"
+    await titled
+
+
+async def test_a_turn_that_fails_before_any_answer_is_still_titled(
+    make_app: AppFactory, model: FakeModelServer, title_model: FakeModelServer
+) -> None:
+    app = await make_app()
+    model.script(Turn.fault(401, {"error": {"message": "bad key"}}))
+    title_model.script(Turn.text("Failed turn title"))
+    titled = asyncio.create_task(
+        app.bus.wait_for(SessionUpdated, lambda e: e.info.title == "Failed turn title", timeout=10)
+    )
+    session = await app.create_session()
+    answer = await app.prompt(session.id, say("hello there"))
+    assert isinstance(answer.info, AssistantMessage) and answer.info.error is not None
+    await titled
 
 
 async def test_attached_file_is_inlined_as_the_read_tool_shows_it(
