@@ -70,6 +70,7 @@ class Bench:
             env.pop(name, None)
         env.update(
             AGENTLS_DATA_DIR=str(self.tmp / "data"),
+            AGENTLS_CACHE_DIR=str(self.tmp / "cache"),
             AGENTLS_CONFIG_DIR=str(self.tmp / "config"),
             HOME=str(self.tmp / "home"),
             AGENTLS_CONFIG_CONTENT=json.dumps(self.config()),
@@ -287,6 +288,9 @@ def report(figures: Figures) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument(
+        "--only", choices=["run", "serve", "acp", "opencode"], action="append", help="these scenarios only"
+    )
     args = parser.parse_args()
     flag = os.environ.get("PYTHONDONTWRITEBYTECODE", "")
     print(f"console script: {agentls()}; PYTHONDONTWRITEBYTECODE={flag!r}")
@@ -300,14 +304,15 @@ def main() -> None:
         bench.root.mkdir()
         (bench.root / "hello.py").write_text("print('hello')\n")
         module = [sys.executable, "-m", "lsp_server"]
-        scenarios: list[Callable[[Figures | None], None]] = [
-            lambda f: one_run(bench, f),
-            lambda f: one_serve(bench, f, [agentls(), "serve"], "serve"),
-            lambda f: one_serve(bench, f, module, "python -m lsp_server"),
-            lambda f: one_acp(bench, f),
+        named: list[tuple[str, Callable[[Figures | None], None]]] = [
+            ("run", lambda f: one_run(bench, f)),
+            ("serve", lambda f: one_serve(bench, f, [agentls(), "serve"], "serve")),
+            ("serve", lambda f: one_serve(bench, f, module, "python -m lsp_server")),
+            ("acp", lambda f: one_acp(bench, f)),
         ]
         if (opencode := shutil.which("opencode")) is not None:
-            scenarios.append(lambda f: one_opencode(bench, f, opencode))
+            named.append(("opencode", lambda f: one_opencode(bench, f, opencode)))
+        scenarios = [scenario for name, scenario in named if args.only is None or name in args.only]
         for scenario in scenarios:
             scenario(None)  # warm-up: creates the database, fills the OS page cache
         for _ in range(args.runs):  # interleaved, so a busy moment of the machine hits every figure
