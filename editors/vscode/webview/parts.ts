@@ -141,9 +141,13 @@ export class Transcript {
     switch (part.type) {
       case "text":
         if (part.synthetic || part.ignored) {
+          // Not shown (an attached file's text, for the model): an empty block would still break
+          // the row of attachment chips around it.
           el.replaceChildren();
+          el.hidden = true;
           return;
         }
+        el.hidden = false;
         if (role === "user") {
           el.replaceChildren(h("div", { class: "user-text" }, part.text));
           return;

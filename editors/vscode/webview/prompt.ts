@@ -84,7 +84,7 @@ export class PromptBox {
         h(
           "span",
           { class: "prompt-actions" },
-          button("@", () => this.post({ type: "pickFiles" }), { class: "icon-button", title: "Attach files", "aria-label": "Attach files" }),
+          button("@ Files", () => this.post({ type: "pickFiles" }), { class: "secondary", title: "Attach files (or type @ in the prompt)", "aria-label": "Attach files" }),
           button("Image", () => this.post({ type: "pickImages" }), { class: "secondary", title: "Attach images (or paste or drop them into the prompt)", "aria-label": "Attach image", id: "attach-image" }),
           button("+ Selection", () => this.post({ type: "attachSelection" }), { class: "secondary", title: "Attach the editor's selection", id: "attach-selection" }),
           this.send,
