@@ -4,6 +4,7 @@ import * as vscode from "vscode";
 import type { DiffDocuments } from "../diff/provider";
 import type { Session } from "../protocol";
 import { type Attachment, type FromWebview, IMAGE_TYPES, MAX_IMAGE_BYTES } from "./messages";
+import { bestMatch } from "./match";
 import type { ChatView } from "./view";
 
 const SAFE_LINK = /^(https?|mailto):/i;
@@ -242,16 +243,4 @@ function pickMany<T extends vscode.QuickPickItem>(items: T[]): Promise<readonly 
     });
     pick.show();
   });
-}
-
-/** The item a few typed letters most likely mean: a name starting with them, else one containing them. */
-export function bestMatch<T extends { label: string }>(items: T[], typed: string): T | undefined {
-  const want = typed.trim().toLowerCase();
-  if (!want) return undefined;
-  const name = (item: T): string => item.label.toLowerCase().split("/").pop() ?? "";
-  return (
-    items.find((i) => name(i).startsWith(want)) ??
-    items.find((i) => name(i).includes(want)) ??
-    items.find((i) => i.label.toLowerCase().includes(want))
-  );
 }
