@@ -28,7 +28,7 @@ end
 
 local function winbar_shows(text)
   T.wait(function()
-    return T.chat().winbar():find(text, 1, true)
+    return T.winbar():find(text, 1, true)
   end, 'the winbar to show ' .. text)
 end
 

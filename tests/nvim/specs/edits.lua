@@ -60,7 +60,7 @@ T.eq('    return a - b', T.lines(calc)[2], 'agent edit undone')
 T.eq('    return a * b  # mine', T.lines(calc)[5], 'user change still there')
 
 -- The winbar: tokens of the last step and the share of the context (100k) they use.
-local bar = T.chat().winbar()
+local bar = T.winbar()
 T.ok(bar:find('1.2k tokens', 1, true), 'tokens in ' .. bar)
 T.ok(bar:find('1%% context', 1, true), 'context use in ' .. bar)
 T.finish()

@@ -42,6 +42,11 @@ function T.chat()
   return require('agentls.chat')
 end
 
+--- The chat's winbar text.
+function T.winbar()
+  return require('agentls.winbar').text()
+end
+
 --- The transcript buffer of the chat's session.
 function T.transcript()
   local chat = T.chat()

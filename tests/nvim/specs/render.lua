@@ -168,11 +168,11 @@ for _, e in ipairs(retry.events) do
   rstate:apply(e)
   if e.type == 'session.status' and e.properties.status.type == 'retry' then
     chat.session_id = retry.session
-    saw_retry = chat.status_text(retry.session)
+    saw_retry = require('agentls.winbar').status_text(retry.session)
   end
 end
 T.ok(saw_retry and saw_retry:match('^retrying in %d+s %(attempt 1%)$'), 'retry countdown, got ' .. tostring(saw_retry))
-T.eq('idle', chat.status_text(retry.session), 'idle at the end')
+T.eq('idle', require('agentls.winbar').status_text(retry.session), 'idle at the end')
 local rbuf = scratch()
 local rview = render.new(rstate, retry.session, rbuf, {})
 T.ok(T.text(rbuf):find('↻ retry 1: fake returned HTTP 503', 1, true), 'the retry line:\n' .. T.text(rbuf))

@@ -64,8 +64,8 @@ T.ok(text:find('## You\n\ntell me a long story\n\n## Agent · build · fake/m\n_
 unsubscribe()
 
 T.wait(function()
-  return T.chat().winbar():find('│ build · fake/m$')
-end, 'the agent and model in the winbar again: ' .. T.chat().winbar())
+  return T.winbar():find('│ build · fake/m$')
+end, 'the agent and model in the winbar again: ' .. T.winbar())
 
 T.send('and now a short one')
 T.wait(function()

@@ -69,7 +69,7 @@ T.wait(function()
   return T.chat().session_id
 end, 'the session')
 local session = T.chat().session_id
-T.ok(T.chat().winbar():find('plan · fake/m2', 1, true), 'the choice in the winbar: ' .. T.chat().winbar())
+T.ok(T.winbar():find('plan · fake/m2', 1, true), 'the choice in the winbar: ' .. T.winbar())
 
 vim.api.nvim_set_current_win(vim.fn.bufwinid(calc))
 vim.api.nvim_feedkeys(vim.keycode('2GVj:AgentlsAsk what do these lines do?<CR>'), 'mx', false)

@@ -31,12 +31,12 @@ end, 'the first answer')
 -- the session, then one made outside the plugin's pickers (a request on the same connection whose
 -- answer nobody reads: what the plugin sees is what another client's rename would send it).
 T.wait(function()
-  return T.chat().winbar():find('A title', 1, true)
+  return T.winbar():find('A title', 1, true)
 end, "the agent's title in the winbar")
 local lsp = require('agentls.client').get()
 lsp:request('agent/session/update', { sessionID = first, title = 'Renamed elsewhere' }, function() end)
 T.wait(function()
-  return T.chat().winbar():find('Renamed elsewhere', 1, true)
+  return T.winbar():find('Renamed elsewhere', 1, true)
 end, 'the outside rename in the winbar')
 T.eq('Renamed elsewhere', require('agentls').state.sessions[first].title, 'the title in the state')
 
@@ -80,7 +80,7 @@ T.ok(text:find('first question', 1, true) and not text:find('second answer', 1, 
 action = 'Rename'
 vim.cmd('AgentlsSessions')
 T.wait(function()
-  return require('agentls.chat').winbar():find('Renamed first', 1, true)
+  return T.winbar():find('Renamed first', 1, true)
 end, 'the new title in the winbar')
 
 -- Fork the renamed session: the copy opens with the same transcript.

@@ -135,7 +135,7 @@ function M.style_transcript(win)
   wo.foldlevel = 0
   wo.foldminlines = 0 -- a one-line tool output folds too
   wo.foldenable = true
-  wo.winbar = "%{%v:lua.require'agentls.chat'.winbar()%}"
+  wo.winbar = "%{%v:lua.require'agentls.winbar'.text()%}"
 end
 
 local function open_windows(buf)
@@ -454,69 +454,6 @@ function M.with_session(fn)
     end or fn
     M.open()
   end
-end
-
--- --- winbar --------------------------------------------------------------------------------
-
-local function human(n)
-  if n >= 1000000 then
-    return ('%.1fM'):format(n / 1000000)
-  elseif n >= 1000 then
-    return ('%.1fk'):format(n / 1000)
-  end
-  return tostring(n)
-end
-
---- Status of a session as words: idle, busy, or the retry countdown.
-function M.status_text(session_id)
-  local status = state().status[session_id] or { type = 'idle' }
-  if status.type == 'retry' then
-    local wait = status.next and math.max(0, math.ceil((status.next - os.time() * 1000) / 1000)) or 0
-    return ('retrying in %ds (attempt %d)'):format(wait, status.attempt or 0)
-  end
-  return status.type
-end
-
--- The agent and model of the next prompt, for the winbar.
-local function target_text(session_id)
-  local agent, model = M.target(session_id)
-  if not agent and not model then
-    return nil
-  end
-  return (((agent or '?') .. ' · ' .. (model or '?')):gsub('%%', '%%%%'))
-end
-
---- The transcript window's bar: title, status, tokens, cost and context use, then the agent and
---- model of the next prompt. Before a session shows: what the plugin waits for, or that agent and model.
-function M.winbar()
-  local session_id = M.session_id
-  if not session_id then
-    local running = client.get() ~= nil
-    local target = running and target_text(nil)
-    local status = M.failed and ('no session: ' .. M.failed:gsub('\n.*', ''):gsub('%%', '%%%%'))
-      or target or (running and 'starting…' or 'not running (:Agentls starts it)')
-    return ' agentls │ ' .. status
-  end
-  local session = state().sessions[session_id]
-  local items = { ((session and session.title or session_id):gsub('%%', '%%%%')) }
-  table.insert(items, M.status_text(session_id))
-  local last = state():last_assistant(session_id)
-  if last and last.tokens then
-    local t = last.tokens
-    local used = (t.input or 0) + ((t.cache or {}).read or 0) + (t.output or 0)
-    table.insert(items, human(used) .. ' tokens')
-    table.insert(items, ('$%.4f'):format(state():cost(session_id)))
-    local limits = state().config and state().config.modelLimits or {}
-    local limit = limits[(last.providerID or '') .. '/' .. (last.modelID or '')]
-    if limit and (limit.context or 0) > 0 then
-      table.insert(items, ('%d%%%% context'):format(math.floor(used * 100 / limit.context + 0.5)))
-    end
-  end
-  local target = target_text(session_id)
-  if target then
-    table.insert(items, target)
-  end
-  return ' ' .. table.concat(items, ' │ ')
 end
 
 return M

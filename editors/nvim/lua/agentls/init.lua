@@ -176,11 +176,10 @@ function M.status()
   if not require('agentls.client').get() then
     return ''
   end
-  local chat = require('agentls.chat')
   local busy, retry = false, nil
   for sid, status in pairs(M.state.status) do
     if status.type == 'retry' then
-      retry = chat.status_text(sid)
+      retry = require('agentls.winbar').status_text(sid)
     elseif status.type == 'busy' then
       busy = true
     end
