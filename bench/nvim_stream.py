@@ -28,16 +28,19 @@ Figures (2 shared cores at load 3-5, medians of 3; before = the plugin before co
     server's text is one 100 KB line: ~17 ms a redraw); tree-sitter's markdown parser was tried and
     is worse here (it reparses the growing answer: 60-120 ms of CPU per edit at 100 KB).
 
-Pacing and following the end of the text (with redraw, medians of 3, load 7-10 on the 2 cores, so
-the lateness figures are mostly waiting for a core; before = the plugin at commit 86d4c5e):
+Pacing and following the end of the text (with redraw, medians of 5, load 7.5-8.9 on the 2 cores,
+so the lateness figures are mostly waiting for a core; before = the plugin at commit 86d4c5e):
 
-    server: worst tick cpu 30.1 -> 19.4 ms, blocks > 50 ms 24 -> 2, Neovim cpu 0.8 -> 0.4 s
-    local:  worst tick cpu 18.2 -> 15.8 ms, blocks > 50 ms 6 -> 0,  Neovim cpu 0.3 -> 0.1 s
+    server: worst tick cpu 30.0 -> 18.0 ms, worst block 156 -> 110 ms (cpu in it 20 -> 10),
+            blocks > 50 ms 16 -> 5, writes 54 -> 36, Neovim cpu 0.8 -> 0.3 s, reload 47 -> 14 ms
+    local:  worst tick cpu 24.5 -> 24.4 ms, worst block 151 -> 47 ms, blocks > 50 ms 2 -> 0,
+            Neovim cpu 0.3 -> 0.1 s
     The cost per draw was the markdown syntax re-reading the changed paragraph with each of its ~40
     patterns to find the state of the line after it (the follower's cursor sat on the blank line
     ending the block, which also scrolled a paragraph taller than the window out of sight); with
     the cursor at the end of the text a draw of the 100 KB line costs ~5 ms, and the write itself
-    (Neovim laying the long line out to place the cursor) ~15 ms.
+    ~10-15 ms (placing the cursor at the end of a 100 KB line lays it out again: 'linebreak' makes
+    that ~6x dearer). In local mode one slow draw happens before highlighting pauses.
 """
 
 from __future__ import annotations
