@@ -37,7 +37,8 @@ local function server_pid()
 end
 -- The transcript is rebuilt from the store once the new server answers (a 'reset' of the session).
 local reset = false
-local unsubscribe = require('agentls').state:subscribe(function(kind, sid)
+local unsubscribe
+unsubscribe = require('agentls').state:subscribe(function(kind, sid)
   reset = reset or (kind == 'reset' and sid == session)
 end)
 local pid = T.ok(server_pid(), 'the server process among ' .. vim.inspect(vim.api.nvim_get_proc_children(vim.fn.getpid())))
@@ -73,4 +74,20 @@ T.wait(function()
 end, 'the answer after the restart')
 T.idle(session)
 T.eq(1, #said, 'still one message: ' .. vim.inspect(said))
+
+-- :AgentlsRestart: the same, asked for (nothing to say), e.g. after updating agentls.
+old, reset = client.id, false
+unsubscribe = require('agentls').state:subscribe(function(kind, sid)
+  reset = reset or (kind == 'reset' and sid == session)
+end)
+vim.cmd('AgentlsRestart')
+T.wait(function()
+  return client.id and client.id ~= old and client.ready and reset
+end, 'the restarted server and the reloaded session')
+unsubscribe()
+T.ok(T.text(T.transcript()):find('The end.', 1, true), 'the transcript:\n' .. T.text(T.transcript()))
+T.wait(function()
+  return T.winbar():find('│ build · fake/m$')
+end, 'the agent and model in the winbar after :AgentlsRestart')
+T.eq(1, #said, 'nothing more said: ' .. vim.inspect(said))
 T.finish()

@@ -224,12 +224,13 @@ function M.notify(method, params)
   end
 end
 
---- Stop the server.
+--- Stop the server (asked twice: without waiting for it to shut down).
 function M.stop()
   local client = M.get()
   if client then
+    local force = M.stopping
     M.stopping = true
-    call(client, 'stop')
+    call(client, 'stop', force)
   end
 end
 

@@ -131,6 +131,29 @@ end
 local RESTARTS, RESTART_WINDOW_S = 3, 60
 local restarts = {}
 
+local restart_requested = false
+
+-- Start the server again and bring the chat back: config, waiting dialogs, the shown session.
+local function come_back()
+  if start() then
+    local chat = require('agentls.chat')
+    chat.fetch_config()
+    if chat.session_id then
+      chat.load(chat.session_id) -- from the store: a turn that was running shows where it stopped
+    end
+  end
+end
+
+--- Stop the server and start it again (:AgentlsRestart), e.g. after updating agentls.
+function M.restart()
+  local client = require('agentls.client')
+  if not client.get() then
+    return come_back()
+  end
+  restart_requested = true
+  client.stop()
+end
+
 --- Called when the server process ends (`died`: {code, signal} when nobody asked it to stop). Views
 --- keep their text. A server that died is started again (said once) and the chat reloads its session
 --- from the store; one that keeps dying is left for the user to start again.
@@ -146,6 +169,10 @@ function M.on_server_exit(died)
   require('agentls.dialogs').queue = {}
   require('agentls.dialogs').seen = {}
   pcall(vim.cmd, 'redrawstatus!')
+  if restart_requested then
+    restart_requested = false
+    return come_back()
+  end
   if not died then
     return
   end
@@ -162,13 +189,7 @@ function M.on_server_exit(died)
   end
   table.insert(restarts, now)
   vim.notify(('agentls: the server stopped (%s); restarting it'):format(how), vim.log.levels.WARN)
-  if start() then
-    chat.fetch_config()
-    local session_id = chat.session_id
-    if session_id then
-      chat.load(session_id) -- the store has the turn as far as it got
-    end
-  end
+  come_back()
 end
 
 --- For a statusline: "" when the server is not running, else idle, busy or retrying.
