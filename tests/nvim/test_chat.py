@@ -50,6 +50,15 @@ def test_switching_sessions_and_reopening_neovim(nvim: Nvim) -> None:
     nvim.run("reopen.lua").check()
 
 
+def test_a_picked_model_the_settings_drop(nvim: Nvim) -> None:
+    provider = fake_model_config(nvim.model, nvim.titles)["provider"]
+    provider["fake"]["models"]["m2"] = provider["fake"]["models"]["m"]
+    nvim.extra_config.update(provider=provider)
+    nvim.model.script(Turn.text("answer one"), Turn.text("answer two"))
+    run = nvim.run("dropped.lua").check()
+    assert [r.body["model"] for r in nvim.model.requests] == ["m2", "m"], run.stderr
+
+
 def test_the_chat_opens_before_the_server_answers(nvim: Nvim) -> None:
     nvim.model.script(Turn.text("hello back"))
     nvim.run("opening.lua").check()

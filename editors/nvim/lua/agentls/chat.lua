@@ -392,7 +392,10 @@ function M.send(text)
   if from_buffer then
     vim.api.nvim_buf_set_lines(prompt_buffer(), 0, -1, false, {})
   end
-  local params = { sessionID = session_id, parts = parts, agent = M.agent, model = M.model }
+  -- The model only when picked, or when the session's own was taken out of the settings.
+  local _, model, explicit = state():defaults(session_id)
+  model = M.model or (explicit and model or nil)
+  local params = { sessionID = session_id, parts = parts, agent = M.agent, model = model }
   M.running[session_id] = client.request('agent/session/prompt', params, function(err, result)
     M.running[session_id] = nil
     if err then

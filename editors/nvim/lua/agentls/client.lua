@@ -2,8 +2,9 @@
 --
 -- It announces the agent protocol (`experimental.agent` with `savesEdits`) and versioned document
 -- changes, sends the plugin's `config` as the `agentls.config` settings (again when setup() changes
--- it: the running server applies it from the next prompt on), attaches the project's file buffers (so the agent reads unsaved text), turns every
--- `agent/event` into a state change, and applies `workspace/applyEdit` through `agentls.edits`.
+-- it: the running server applies it from the next prompt on), attaches the project's file buffers
+-- (so the agent reads unsaved text), turns every `agent/event` into a state change, and applies
+-- `workspace/applyEdit` through `agentls.edits`.
 -- Requests made before the server is initialised wait for it.
 local config = require('agentls.config')
 

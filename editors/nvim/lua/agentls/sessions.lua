@@ -131,7 +131,8 @@ function M.pick_config(kind)
             current == nil and '● ' or '  ', item.name or '?')
         end
         local mark = item.name == current and '● ' or '  '
-        return mark .. item.name .. (item.description and item.description ~= '' and (' — ' .. item.description) or '')
+        local about = item.description and item.description ~= '' and (' — ' .. item.description) or ''
+        return mark .. item.name .. about
       end,
     }, function(item)
       if item then

@@ -16,6 +16,7 @@ function M.new()
     todos = {}, ---@type table<string, table[]>
     config = nil, ---@type table|nil  the agent/config answer: agents, models, defaultAgent, defaultModel, modelLimits
     moved = {}, ---@type table<string, string>  default models a settings change replaced -> the new default
+    dropped = {}, ---@type table<string, boolean>  models a settings change took out of the list
     listeners = {},
   }, M)
 end
@@ -225,6 +226,18 @@ function M:set_config(config)
     self.moved[old] = new
     self.moved[new] = nil
   end
+  if self.config then
+    local listed = {}
+    for _, m in ipairs(config.models or {}) do
+      listed[m] = true
+      self.dropped[m] = nil
+    end
+    for _, m in ipairs(self.config.models or {}) do
+      if not listed[m] then
+        self.dropped[m] = true
+      end
+    end
+  end
   self.config = config
   self:emit('config', nil, config)
 end
@@ -233,6 +246,7 @@ end
 function M:disconnected()
   self.config = nil
   self.moved = {}
+  self.dropped = {}
 end
 
 --- The newest user message of a session.
@@ -248,7 +262,9 @@ end
 
 --- The agent and model the server gives the next prompt of `session_id` that names neither: the
 --- session's last ones (a model that was the default follows a changed default), else the defaults.
----@return string|nil agent, string|nil model
+--- `explicit`: the prompt must name that model — the session's last one was taken out of the settings
+--- (the server would go on with it), so the default replaces it.
+---@return string|nil agent, string|nil model, boolean explicit
 function M:defaults(session_id)
   local config = self.config or {}
   local agent, model
@@ -264,7 +280,11 @@ function M:defaults(session_id)
       model = self.moved[ref] or ref
     end
   end
-  return agent or config.defaultAgent, model or config.defaultModel
+  local explicit = model ~= nil and self.dropped[model] == true and config.defaultModel ~= nil
+  if explicit then
+    model = nil
+  end
+  return agent or config.defaultAgent, model or config.defaultModel, explicit
 end
 
 --- The newest assistant message of a session (for tokens, cost and context use).
