@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from pygls.io_ import StdoutWriter
 
+from core.cli import codecache
 from lsp_server.handshake import AnsweredWriter, Early
 from lsp_server.rpc import dispatch
 
@@ -215,6 +216,7 @@ def exit_now(code: int) -> None:
     Everything that holds data was closed explicitly before; a library thread (an import, a model
     client's pool) must not keep a server alive after its editor is gone.
     """
+    codecache.save()
     logging.shutdown()
     for stream in (sys.stdout, sys.stderr):
         try:

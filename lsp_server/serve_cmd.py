@@ -10,6 +10,7 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from core.cli import codecache
 from core.cli.logs import configure_logging
 from core.cli.main import startup_imports
 
@@ -44,6 +45,7 @@ def run(args: argparse.Namespace) -> int:
 
         early = answer_early(sys.stdin.fileno(), _write_stdout)  # before pygls: see handshake
     with startup_imports():  # pygls and lsprotocol build ~600 classes: no collections meanwhile
+        codecache.patch("attr._make", "cattrs.gen")  # the code attrs and cattrs write for them
         from lsp_server.lifecycle import exit_now, run_stdio
         from lsp_server.server import build_server
 

@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from typing import Any, NoReturn
 
 from core import __version__
+from core.cli import codecache
 from core.errors import AgentError
 
 # Each command's module (it defines register(subparsers) and sets ``func``). Only the module of the
@@ -102,8 +103,11 @@ def run(
     ``fresh_process``: the caller is a console script, so start-up imports may pause the collector.
     """
     argv = sys.argv[1:] if argv is None else list(argv)
+    only = chosen_command(argv, commands)
+    if fresh_process and only is not None:
+        codecache.install(only)
     with startup_imports() if fresh_process else contextlib.nullcontext():
-        parser = build_parser(commands, only=chosen_command(argv, commands))
+        parser = build_parser(commands, only=only)
     args = parser.parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr)
     func: Callable[[argparse.Namespace], Any] | None = getattr(args, "func", None)
@@ -139,6 +143,7 @@ def exit_now(code: int) -> NoReturn:
     returns; tearing down hundreds of modules and their objects after that only delays the
     user's prompt (~0.3 s or more on a busy machine). Logs and standard streams are flushed first.
     """
+    codecache.save()
     logging.shutdown()
     for stream in (sys.stdout, sys.stderr):
         try:

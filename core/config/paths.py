@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import os
-import subprocess
 from pathlib import Path
 
 logger = logging.getLogger(__name__)
@@ -49,6 +48,8 @@ def config_dir() -> Path:
 
 def worktree_of(directory: Path) -> Path:
     """The git top level containing ``directory``, else ``directory`` itself (resolved either way)."""
+    import subprocess  # here: the console script reads the cache folder before it needs subprocess
+
     resolved = Path(directory).expanduser().resolve()
     try:
         result = subprocess.run(
