@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
-import subprocess
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -27,7 +26,7 @@ from core.app_config import (
 )
 from core.bus import Bus
 from core.config.loader import Layer, ResolvedConfig, load_config
-from core.config.paths import config_dir, worktree_of
+from core.config.paths import config_dir, git_top_level
 from core.config.paths import data_dir as default_data_dir
 from core.config.schema import Config
 from core.errors import AgentError, InvalidInputError
@@ -193,18 +192,20 @@ class AgentApp:
         ``warm``: also load what the first prompt needs (see ``warm_up``); for long-lived hosts.
         """
         directory = await asyncio.to_thread(directory.resolve)
-        worktree = await asyncio.to_thread(worktree_of, directory)
+        # One git call says both where the worktree is and whether it is one (each call ~5-10 ms).
+        top = await asyncio.to_thread(git_top_level, directory)
+        worktree = top or directory
         resolved = load_config(directory, worktree, extra_layers=config_layers)
         for warning in resolved.warnings:
             log.warning("config: %s", warning)
         base = (data_dir or default_data_dir()).resolve()
         base.mkdir(parents=True, exist_ok=True)
         store = await Store.open(base / "agentls.db")
-        project = await store.ensure_project(worktree)
+        project = await store.ensure_project(worktree, git=top is not None)
         app = cls(
             directory=directory,
             worktree=worktree,
-            is_git=await asyncio.to_thread(_is_git, worktree),
+            is_git=top is not None,
             resolved=resolved,
             data_dir=base,
             store=store,
@@ -469,16 +470,3 @@ def _import_all(names: Sequence[str]) -> None:
             importlib.import_module(name)
         except ImportError as exc:  # a library that moved a module: only the warm-up is lost
             log.info("warm-up: cannot import %s: %s", name, exc)
-
-
-def _is_git(worktree: Path) -> bool:
-    try:
-        out = subprocess.run(
-            ["git", "-C", str(worktree), "rev-parse", "--is-inside-work-tree"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return out.returncode == 0 and out.stdout.strip() == "true"

@@ -48,6 +48,11 @@ def config_dir() -> Path:
 
 def worktree_of(directory: Path) -> Path:
     """The git top level containing ``directory``, else ``directory`` itself (resolved either way)."""
+    return git_top_level(directory) or Path(directory).expanduser().resolve()
+
+
+def git_top_level(directory: Path) -> Path | None:
+    """The top level of the git work tree containing ``directory``; None outside one, or without git."""
     import subprocess  # here: the console script reads the cache folder before it needs subprocess
 
     resolved = Path(directory).expanduser().resolve()
@@ -63,8 +68,8 @@ def worktree_of(directory: Path) -> Path:
     except (OSError, subprocess.TimeoutExpired) as exc:
         # No git binary, or the folder is gone: the directory is its own worktree.
         logger.debug("git rev-parse failed in %s: %s", resolved, exc)
-        return resolved
+        return None
     top = result.stdout.strip()
     if result.returncode != 0 or not top:
-        return resolved
+        return None
     return Path(top).resolve()

@@ -80,9 +80,10 @@ async def git_root_commit(worktree: Path) -> str | None:
     return roots[0] if roots else None
 
 
-async def project_identity(worktree: Path) -> tuple[str, Vcs | None]:
-    """The id and version control system of the project at ``worktree``."""
-    root = await git_root_commit(worktree)
+async def project_identity(worktree: Path, git: bool | None = None) -> tuple[str, Vcs | None]:
+    """The id and version control system of the project at ``worktree`` (``git=False``: the caller
+    knows it is not a git work tree, so its path is the identity without asking git)."""
+    root = await git_root_commit(worktree) if git is not False else None
     if root is not None:
         return "prj_" + root, "git"
     return path_project_id(worktree), None
@@ -91,10 +92,11 @@ async def project_identity(worktree: Path) -> tuple[str, Vcs | None]:
 class ProjectTable(StoreBase):
     """The projects table."""
 
-    async def ensure_project(self, worktree: Path) -> Project:
-        """The project of ``worktree``, created on first use; its id is stable (see module doc)."""
+    async def ensure_project(self, worktree: Path, git: bool | None = None) -> Project:
+        """The project of ``worktree``, created on first use; its id is stable (see module doc).
+        ``git``: whether it is a git work tree, when the caller already knows."""
         canonical = await asyncio.to_thread(_canonical, worktree)
-        project_id, vcs = await project_identity(canonical)
+        project_id, vcs = await project_identity(canonical, git)
         async with self._tx() as conn:
             await conn.execute(
                 "INSERT INTO projects (id, worktree, vcs, time_created) VALUES (?, ?, ?, ?) "
