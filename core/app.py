@@ -373,9 +373,25 @@ class AgentApp:
 
     def carry_model(self, ref: ModelRef) -> ModelRef:
         """The model a session whose last prompt used ``ref`` goes on with: the new default when
-        ``ref`` was the default until a reconfigure changed it, else ``ref``."""
+        ``ref`` was the default until a reconfigure changed it, or when its provider's list of
+        models no longer offers it (the user took it out of the settings), else ``ref``."""
         moved = self._moved_defaults.get(f"{ref.providerID}/{ref.modelID}")
-        return parse_model_ref(moved) if moved is not None else ref
+        if moved is not None:
+            return parse_model_ref(moved)
+        provider = self.config.provider.get(ref.providerID)
+        if (
+            provider is not None
+            and provider.models
+            and ref.modelID not in provider.models
+            and self.config.model
+        ):
+            log.info(
+                "%s/%s is no longer configured: the session goes on with the default",
+                ref.providerID,
+                ref.modelID,
+            )
+            return parse_model_ref(self.config.model)
+        return ref
 
     def resolve_model(self, ref: str) -> ModelInfo:
         """ModelInfo for ``provider/model``."""

@@ -7,6 +7,7 @@ as the LSP server does: the editor's initialization options as one layer, its se
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import os
 import sys
@@ -149,6 +150,19 @@ async def test_a_session_on_a_model_it_picked_keeps_it(
     await reconfigure(app, base, on_b(b))
     assert await ask(app, session.id) == "alt twice"
     assert [r.body["model"] for r in a.requests] == ["alt", "alt"] and b.requests == []
+
+
+async def test_a_session_on_a_model_the_settings_took_out_goes_on_with_the_default(
+    app: AgentApp, base: dict[str, Any], a: FakeModelServer
+) -> None:
+    a.script(Turn.text("alt once"), Turn.text("default now"))
+    session = await app.create_session()
+    assert await ask(app, session.id, model="fake/alt") == "alt once"
+    without_alt = copy.deepcopy(base)
+    del without_alt["provider"]["fake"]["models"]["alt"]
+    await app.reconfigure([Layer("initializationOptions.config", without_alt)])
+    assert await ask(app, session.id) == "default now"
+    assert [r.body["model"] for r in a.requests] == ["alt", "m"]
 
 
 async def test_a_permission_change_hides_a_tool_from_the_next_request(
