@@ -350,7 +350,7 @@ class AgentApp:
             models.extend(f"{provider_id}/{model_id}" for model_id in provider.models)
         return {
             "agents": [
-                {"name": a.name, "description": a.description, "mode": a.mode}
+                {"name": a.name, "description": a.description, "mode": a.mode, "model": a.model}
                 for a in self.agents.list()
                 if not a.hidden
             ],

@@ -146,11 +146,15 @@ async def test_config_and_pending_lists(plugin: Connected) -> None:
     assert await plugin.call("agent/question/list", {}) == {"requests": []}
 
 
-@pytest.mark.parametrize("options", [{"config": {"model": "fake/m", "agent": {"x": {"mode": "primary"}}}}])
+@pytest.mark.parametrize(
+    "options", [{"config": {"model": "fake/m", "agent": {"x": {"mode": "primary", "model": "fake/other"}}}}]
+)
 async def test_initialization_options_are_the_top_config_layer(plugin: Connected) -> None:
     config = await plugin.call("agent/config", {})
     assert config["defaultModel"] == "fake/m"
-    assert "x" in [agent["name"] for agent in config["agents"]]
+    agents = {agent["name"]: agent for agent in config["agents"]}
+    assert agents["x"]["model"] == "fake/other"  # an agent's own model, which its prompts use
+    assert agents["build"]["model"] is None
 
 
 @pytest.mark.parametrize("options", [{"config": {"model": 42}}])
