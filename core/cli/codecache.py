@@ -99,11 +99,19 @@ class CodeCache:
     # --- the stand-ins the compiling modules call -------------------------------------
 
     def compile(
-        self, source: Any, filename: Any, mode: str, flags: int = 0, dont_inherit: bool = False, *args: Any
+        self,
+        source: Any,
+        filename: Any,
+        mode: str,
+        flags: int = 0,
+        dont_inherit: bool = False,
+        *args: Any,
+        **options: Any,
     ) -> Any:
         """``compile`` for generated source; anything else (an AST, extra options) goes through."""
-        if type(source) is not str or args or flags & ~FUTURE_FLAGS or not isinstance(filename, str):
-            return _compile(source, filename, mode, flags, dont_inherit, *args)
+        plain = type(source) is str and isinstance(filename, str) and not (args or options)
+        if not plain or flags & ~FUTURE_FLAGS:
+            return _compile(source, filename, mode, flags, dont_inherit, *args, **options)
         if not dont_inherit:  # what the builtin inherits: its caller's __future__ features
             flags |= sys._getframe(1).f_code.co_flags & FUTURE_FLAGS
         return self.code(source, filename, mode, flags)

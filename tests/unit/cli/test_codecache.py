@@ -67,6 +67,9 @@ def test_what_it_does_not_cache_goes_to_the_builtins(tmp_path: Path) -> None:
     namespace: dict[str, object] = {}
     cache.exec(code, namespace)
     assert namespace["x"] == 2 and cache.compiled == 0
+    optimized = cache.compile("assert False", "<opt>", "exec", 0, True, 2)  # optimize=2: asserts gone
+    cache.exec(optimized, {})
+    assert cache.compiled == 0
     with pytest.raises(SyntaxError):
         cache.compile("def (", "<bad>", "exec")
 
