@@ -40,12 +40,20 @@ class ModelCost(ConfigSection):
     cache_write: float | None = None
 
 
+class ModelModalities(ConfigSection):
+    """What a model reads and writes: ``input`` may list ``image`` and ``pdf`` besides ``text``."""
+
+    input: list[str] = ["text"]
+    output: list[str] = ["text"]
+
+
 class ModelConfig(ConfigSection):
-    """One model of a provider: display name, limits, prices, options passed to the call."""
+    """One model of a provider: display name, limits, prices, what it reads, options passed to the call."""
 
     name: str | None = None
     limit: ModelLimit | None = None
     cost: ModelCost | None = None
+    modalities: ModelModalities | None = None
     options: dict[str, Any] = {}
 
 

@@ -116,9 +116,8 @@ def _cost(mconf: ModelConfig | None, entry: dict[str, Any] | None) -> ModelCost:
 def _inputs(mconf: ModelConfig | None, entry: dict[str, Any] | None, claude: bool) -> tuple[bool, bool]:
     """(images, PDFs) the model reads: config ``modalities.input``, else litellm's map, else a guess
     (images yes, as every route sent them so far; PDFs only for Claude)."""
-    modalities = (mconf.model_extra or {}).get("modalities") if mconf is not None else None
-    if isinstance(modalities, dict) and isinstance(modalities.get("input"), list):
-        given = {str(m) for m in modalities["input"]}
+    if mconf is not None and mconf.modalities is not None:
+        given = set(mconf.modalities.input)
         return "image" in given, "pdf" in given
     if entry is not None and entry.get("supports_vision") is not None:
         return bool(entry.get("supports_vision")), bool(entry.get("supports_pdf_input"))

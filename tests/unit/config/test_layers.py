@@ -186,7 +186,11 @@ def test_unknown_keys_are_kept_and_warned_with_path_and_layer() -> None:
         "$schema": "https://example/schema.json",
         "modle": "typo/m",
         "provider": {
-            "p": {"options": {"api_base": "x", "organization": "passthrough"}, "models": {"m": {"x": 1}}}
+            "p": {
+                "options": {"api_base": "x", "organization": "passthrough"},
+                # modalities is read (images and PDFs the model takes): no warning for it
+                "models": {"m": {"x": 1, "modalities": {"input": ["text", "image"]}}},
+            }
         },
         "agent": {"build": {"colour": "red"}},
     }
@@ -194,6 +198,8 @@ def test_unknown_keys_are_kept_and_warned_with_path_and_layer() -> None:
     assert resolved.config.model_extra is not None
     assert resolved.config.model_extra["modle"] == "typo/m"
     assert resolved.config.provider["p"].options.model_extra == {"organization": "passthrough"}
+    modalities = resolved.config.provider["p"].models["m"].modalities
+    assert modalities is not None and modalities.input == ["text", "image"]
     assert sorted(resolved.warnings) == [
         "project f.json: unknown key agent.build.colour is not used (check the spelling)",
         "project f.json: unknown key modle is not used (check the spelling)",
