@@ -138,10 +138,12 @@ async def _file_parts(
     stat = await workspace.stat(path)
     if not stat.exists or stat.is_dir:
         raise InvalidInputError(f"attached file {item.path} does not exist or is a directory")
-    if stat.size > MAX_INLINE_BYTES and not workspace.is_open(path):
-        raise InvalidInputError(f"attached file {item.path} is larger than {MAX_INLINE_BYTES} bytes")
+    media = mime in IMAGE_MIMES or mime == "application/pdf"  # sent as media (core.llm.media decides)
+    limit = MAX_MEDIA_BYTES if media else MAX_INLINE_BYTES
+    if stat.size > limit and not (workspace.is_open(path) and not media):
+        raise InvalidInputError(f"attached file {item.path} is {stat.size:,} bytes; the limit is {limit:,}")
     url = path.as_uri()
-    if mime in IMAGE_MIMES or mime == "application/pdf":  # sent as media (core.llm.media decides)
+    if media:
         data = await workspace.read_bytes(path)
         url = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
         return [

@@ -185,3 +185,16 @@ async def test_a_bad_inline_attachment_is_refused_with_the_reason(
 ) -> None:
     with pytest.raises(InvalidInputError, match=message):
         await _prompt_once(tmp_path, [TextInput(text="look"), item])
+
+
+async def test_an_image_attached_by_path_has_the_media_limit_not_the_text_one(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    png = base64.b64decode(PNG_1PX)
+    (project / "big.png").write_bytes(png + b"\0" * 3_000_000)  # over the 2 MB of a text file
+    body, _ = await _prompt_once(tmp_path, [TextInput(text="look"), FileInput(path="big.png")])
+    images = [b for m in body["messages"] if isinstance(m["content"], list) for b in m["content"]]
+    assert any(b["type"] == "image_url" for b in images)
+    (project / "huge.png").write_bytes(png + b"\0" * 10_000_001)
+    with pytest.raises(InvalidInputError, match=r"huge\.png is 10,000,071 bytes; the limit is 10,000,000"):
+        await _prompt_once(tmp_path, [TextInput(text="look"), FileInput(path="huge.png")])
