@@ -18,32 +18,26 @@ def _env_path(name: str) -> Path | None:
 
 def data_dir() -> Path:
     """The data folder: AGENTLS_DATA_DIR, else $XDG_DATA_HOME/agentls, else ~/.local/share/agentls."""
-    override = _env_path("AGENTLS_DATA_DIR")
-    if override is not None:
-        return override
-    xdg = _env_path("XDG_DATA_HOME")
-    base = xdg if xdg is not None else Path.home() / ".local" / "share"
-    return base / APP_NAME
+    return _folder("AGENTLS_DATA_DIR", "XDG_DATA_HOME", ".local/share")
 
 
 def cache_dir() -> Path:
     """Rebuildable data: AGENTLS_CACHE_DIR, else $XDG_CACHE_HOME/agentls, else ~/.cache/agentls."""
-    override = _env_path("AGENTLS_CACHE_DIR")
-    if override is not None:
-        return override
-    xdg = _env_path("XDG_CACHE_HOME")
-    base = xdg if xdg is not None else Path.home() / ".cache"
-    return base / APP_NAME
+    return _folder("AGENTLS_CACHE_DIR", "XDG_CACHE_HOME", ".cache")
 
 
 def config_dir() -> Path:
     """The user config folder: AGENTLS_CONFIG_DIR, else $XDG_CONFIG_HOME/agentls, else ~/.config/agentls."""
-    override = _env_path("AGENTLS_CONFIG_DIR")
-    if override is not None:
-        return override
-    xdg = _env_path("XDG_CONFIG_HOME")
-    base = xdg if xdg is not None else Path.home() / ".config"
-    return base / APP_NAME
+    return _folder("AGENTLS_CONFIG_DIR", "XDG_CONFIG_HOME", ".config")
+
+
+def _folder(override: str, xdg: str, under_home: str) -> Path:
+    """``$override`` as given, else agentls' folder under ``$xdg``, else under ``~/under_home``."""
+    given = _env_path(override)
+    if given is not None:
+        return given
+    base = _env_path(xdg)
+    return (base if base is not None else Path.home() / under_home) / APP_NAME
 
 
 def worktree_of(directory: Path) -> Path:

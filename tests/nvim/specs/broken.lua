@@ -3,14 +3,7 @@
 local T = dofile(os.getenv('AGENTLS_TEST_HELPERS'))
 T.setup()
 
-local errors = {}
-local notify = vim.notify
-vim.notify = function(msg, level, opts)
-  if level == vim.log.levels.ERROR then
-    table.insert(errors, msg)
-  end
-  return notify(msg, level, opts)
-end
+local errors = T.notifications(T.at(vim.log.levels.ERROR))
 
 vim.cmd('Agentls')
 local chat = T.chat()

@@ -5,14 +5,7 @@
 local T = dofile(os.getenv('AGENTLS_TEST_HELPERS'))
 T.setup()
 
-local warnings = {}
-local notify = vim.notify
-vim.notify = function(msg, level, opts)
-  if level == vim.log.levels.WARN then
-    table.insert(warnings, msg)
-  end
-  return notify(msg, level, opts)
-end
+local warnings = T.notifications(T.at(vim.log.levels.WARN))
 local pick
 vim.ui.select = function(items, opts, on_choice)
   vim.schedule(function()
@@ -87,7 +80,7 @@ T.wait(function()
   return T.chat().model == nil
 end, 'the pick to go')
 T.eq(1, #warnings, 'warnings: ' .. vim.inspect(warnings))
-T.ok(warnings[1]:find('no longer offer the model fake/m', 1, true), 'the warning: ' .. warnings[1])
+T.ok(warnings[1].msg:find('no longer offer the model fake/m', 1, true), 'the warning: ' .. warnings[1].msg)
 winbar_shows('build · other/o')
 ask('four', 'other four')
 T.finish()

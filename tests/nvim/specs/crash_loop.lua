@@ -3,14 +3,9 @@
 local T = dofile(os.getenv('AGENTLS_TEST_HELPERS'))
 T.setup()
 
-local said = {}
-local notify = vim.notify
-vim.notify = function(msg, level, opts)
-  if vim.startswith(msg, 'agentls:') then
-    table.insert(said, { msg = msg, level = level })
-  end
-  return notify(msg, level, opts)
-end
+local said = T.notifications(function(msg)
+  return vim.startswith(msg, 'agentls:')
+end)
 
 local client = require('agentls.client')
 local function kill()

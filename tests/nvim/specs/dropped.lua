@@ -5,14 +5,7 @@
 local T = dofile(os.getenv('AGENTLS_TEST_HELPERS'))
 T.setup()
 
-local warnings = {}
-local notify = vim.notify
-vim.notify = function(msg, level, opts)
-  if level == vim.log.levels.WARN then
-    table.insert(warnings, msg)
-  end
-  return notify(msg, level, opts)
-end
+local warnings = T.notifications(T.at(vim.log.levels.WARN))
 vim.ui.select = function(items, _, on_choice)
   vim.schedule(function()
     for _, item in ipairs(items) do
@@ -45,7 +38,9 @@ T.wait(function()
   return T.chat().model == nil
 end, 'the pick to go')
 T.eq({ 'agentls: the settings no longer offer the model fake/m2: the next prompts use build · fake/m' },
-  warnings, 'the warning')
+  vim.tbl_map(function(n)
+    return n.msg
+  end, warnings), 'the warning')
 T.ok(T.winbar():find('│ build · fake/m$'), 'the winbar: ' .. T.winbar())
 
 T.send('two')

@@ -4,12 +4,7 @@
 local T = dofile(os.getenv('AGENTLS_TEST_HELPERS'))
 T.setup()
 
-local said = {}
-local notify = vim.notify
-vim.notify = function(msg, level, opts)
-  table.insert(said, msg)
-  return notify(msg, level, opts)
-end
+local said = T.notifications()
 
 vim.cmd('edit calc.py')
 local calc = vim.api.nvim_get_current_buf()
@@ -28,7 +23,7 @@ local session = T.chat().session_id
 -- Lines 1-1: no diagnostic there.
 vim.api.nvim_set_current_win(vim.fn.bufwinid(calc))
 vim.api.nvim_feedkeys(vim.keycode('1GV:AgentlsFix<CR>'), 'mx', false)
-T.eq('agentls: no diagnostics here', said[#said], 'what :AgentlsFix said')
+T.eq('agentls: no diagnostics here', said[#said].msg, 'what :AgentlsFix said')
 
 -- Lines 5-6: the one on line 6.
 vim.api.nvim_set_current_win(vim.fn.bufwinid(calc))

@@ -104,4 +104,25 @@ function T.finish()
   end, 'the server to stop', 10000)
 end
 
+-- What the plugin tells the user from now on: a list, filled as messages come, of those `keep`
+-- accepts (every one when it is nil), each {msg = …, level = …}; they still reach vim.notify.
+function T.notifications(keep)
+  local seen = {}
+  local notify = vim.notify
+  vim.notify = function(msg, level, opts)
+    if keep == nil or keep(msg, level) then
+      table.insert(seen, { msg = msg, level = level })
+    end
+    return notify(msg, level, opts)
+  end
+  return seen
+end
+
+-- A `keep` for T.notifications: the messages of one level.
+function T.at(level)
+  return function(_, at)
+    return at == level
+  end
+end
+
 return T

@@ -6,14 +6,9 @@ T.setup()
 
 -- What the plugin says (Neovim itself also says 'Client agentls quit with exit code 0 and signal 9'
 -- for any language server that dies: not the plugin's to silence).
-local said = {}
-local notify = vim.notify
-vim.notify = function(msg, level, opts)
-  if not vim.startswith(msg, 'Client agentls quit') then
-    table.insert(said, { msg = msg, level = level })
-  end
-  return notify(msg, level, opts)
-end
+local said = T.notifications(function(msg)
+  return not vim.startswith(msg, 'Client agentls quit')
+end)
 
 vim.cmd('Agentls')
 T.wait(function()
