@@ -249,21 +249,26 @@ function M:disconnected()
   self.dropped = {}
 end
 
---- The newest user message of a session.
-function M:last_user(session_id)
+--- The newest message of a session sent by `role` ('user' or 'assistant').
+function M:last_of(session_id, role)
   local t = self.transcripts[session_id]
   for i = #(t and t.order or {}), 1, -1 do
     local info = t.messages[t.order[i]].info
-    if info.role == 'user' then
+    if info.role == role then
       return info
     end
   end
 end
 
+--- The newest user message of a session.
+function M:last_user(session_id)
+  return self:last_of(session_id, 'user')
+end
+
 --- The agent and model the server gives the next prompt of `session_id` that names neither: the
 --- session's last ones (a model that was the default follows a changed default), else the defaults.
 --- `explicit`: the prompt must name that model — the session's last one was taken out of the settings
---- (the server would go on with it), so the default replaces it.
+--- (the server now falls back too; naming the default keeps an older server from going on with it).
 ---@return string|nil agent, string|nil model, boolean explicit
 function M:defaults(session_id)
   local config = self.config or {}
@@ -289,16 +294,7 @@ end
 
 --- The newest assistant message of a session (for tokens, cost and context use).
 function M:last_assistant(session_id)
-  local t = self.transcripts[session_id]
-  if not t then
-    return nil
-  end
-  for i = #t.order, 1, -1 do
-    local info = t.messages[t.order[i]].info
-    if info.role == 'assistant' then
-      return info
-    end
-  end
+  return self:last_of(session_id, 'assistant')
 end
 
 --- Total cost of a session's assistant messages.
