@@ -17,6 +17,7 @@ from __future__ import annotations
 import __future__
 
 import builtins
+import contextlib
 import functools
 import importlib
 import logging
@@ -79,13 +80,18 @@ class CodeCache:
             table.update(unused)
         import tempfile
 
+        written_to: str | None = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with tempfile.NamedTemporaryFile("wb", dir=self.path.parent, delete=False) as out:
+                written_to = out.name
                 marshal.dump(table, out)
             os.replace(out.name, self.path)
         except (OSError, ValueError) as exc:
             log.debug("cannot write the code cache %s: %s", self.path, exc)
+            if written_to is not None:  # a full disk: leave no half-written file behind
+                with contextlib.suppress(OSError):
+                    os.unlink(written_to)
             return
         self.compiled = 0
 

@@ -121,6 +121,19 @@ def test_code_replaced_under_its_file_name_is_dropped(tmp_path: Path) -> None:
     assert sources == ["h = 3", "x = 0", "x = 1", "x = 2"]
 
 
+def test_a_failed_write_leaves_no_file_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache = CodeCache(tmp_path / "code" / "c.marshal")
+    cache.compile(SOURCE, "<f>", "exec", 0, True)
+
+    def full_disk(*_: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("core.cli.codecache.marshal.dump", full_disk)
+    cache.save()
+    assert list((tmp_path / "code").iterdir()) == []
+    assert cache.compiled == 1
+
+
 def test_an_unwritable_cache_folder_is_only_logged(tmp_path: Path) -> None:
     blocker = tmp_path / "a file"
     blocker.write_text("")
