@@ -164,6 +164,7 @@ async def _file_parts(
             mime="text/plain",
             filename=path.name,
             url=url,
-            source=FileSource(path=rel, start=start + 1, end=end),
+            # Lines only for a range, so that a client can label it (calc.py:1-2) apart from a whole file.
+            source=FileSource(path=rel, start=start + 1, end=end) if item.range else FileSource(path=rel),
         ),
     ]

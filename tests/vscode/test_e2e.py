@@ -328,6 +328,8 @@ def test_questions_answered_in_the_view_and_closed_elsewhere(run: Run) -> None:
 def test_at_file_and_selection_attachments_reach_the_model(run: Run) -> None:
     r = run.phase("attach")
     assert r["chips"] == ["calc.py:1-2", "notes.md", "styles.css"], r["chips"]
+    # The sent message keeps the selection's lines on its chip (the server stores them for a range only).
+    assert r["userChips"].splitlines() == ["calc.py:1-2", "notes.md", "styles.css"], r["userChips"]
     # `@` + the picked files' names in the text, where the user typed it.
     assert r["promptText"] == "What do @notes.md @styles.css and these lines say?", r["promptText"]
     request = run.request_with("FRIDAY-42")

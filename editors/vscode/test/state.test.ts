@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { AgentEvent, ToolPart } from "../src/protocol.ts";
-import { toolSummary, usage } from "../webview/derive.ts";
+import { lineRange, toolSummary, usage } from "../webview/derive.ts";
 import { applyEvent, emptyDirty, loadSnapshot, messagesOf, setSessions } from "../webview/state.ts";
 import { fixture, freshState, play, SCENARIOS } from "./fixtures.ts";
 
@@ -186,5 +186,14 @@ describe("config.updated", () => {
     assert.equal(state.config?.defaultModel, "other/n");
     assert.deepEqual(state.config?.models, ["fake/m", "other/n"]);
     assert.equal(state.dirty.header, true);
+  });
+});
+
+describe("attachment chips", () => {
+  test("a range attached shows its lines; a whole file shows none", () => {
+    assert.equal(lineRange({ start: 1, end: 2 }), ":1-2");
+    assert.equal(lineRange({ start: 4, end: 4 }), ":4");
+    assert.equal(lineRange({}), "");
+    assert.equal(lineRange(undefined), "");
   });
 });

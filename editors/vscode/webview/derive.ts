@@ -79,3 +79,9 @@ export function toolSummary(part: ToolPart): ToolSummary {
   }
   return summary;
 }
+
+/** The lines of an attached range as a chip shows them after the file name (":4", ":1-2"), or "". */
+export function lineRange(source: { start?: number; end?: number } | undefined): string {
+  if (source?.start === undefined) return "";
+  return source.end === undefined || source.end === source.start ? `:${source.start}` : `:${source.start}-${source.end}`;
+}

@@ -2,7 +2,7 @@
 // Streaming text is rendered incrementally: the stable Markdown prefix once, the tail each frame.
 import type { MessageInfo, Part, ToolPart } from "../src/protocol.ts";
 import { button, h, type Post, setMarkdown } from "./dom.ts";
-import { toolSummary } from "./derive.ts";
+import { lineRange, toolSummary } from "./derive.ts";
 import { CutScanner, isFence } from "./markdown.ts";
 import type { ChatState, MessageView } from "./state.ts";
 
@@ -167,7 +167,7 @@ export class Transcript {
       case "file": {
         // An image the user sent shows as a thumbnail (only inline image data: the CSP allows no other source).
         const image = part.mime.startsWith("image/") && part.url.startsWith(`data:${part.mime};base64,`);
-        const name = part.filename ?? part.source?.path ?? (image ? "image" : part.url);
+        const name = (part.filename ?? part.source?.path ?? (image ? "image" : part.url)) + lineRange(part.source);
         el.replaceChildren(h("span", { class: image ? "chip image" : "chip", title: name }, image ? h("img", { class: "thumb", src: part.url, alt: "" }) : null, name));
         return;
       }
