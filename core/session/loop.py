@@ -327,9 +327,10 @@ class SessionLoop:
 
 def _signalling(stream: StreamFn, answering: asyncio.Event) -> StreamFn:
     """``stream``, setting ``answering`` at the model's first event (or when a stream ends without
-    one, so that nothing waits on a request that failed)."""
+    one, so that nothing waits on a request that failed). Once set, later steps get ``stream``
+    itself: no extra hop for every event of a long answer."""
 
-    async def signalled(request: LLMRequest, abort: asyncio.Event) -> AsyncIterator[StreamEvent]:
+    async def first(request: LLMRequest, abort: asyncio.Event) -> AsyncIterator[StreamEvent]:
         events = stream(request, abort)
         try:
             async for event in events:
@@ -340,6 +341,9 @@ def _signalling(stream: StreamFn, answering: asyncio.Event) -> StreamFn:
             aclose = getattr(events, "aclose", None)
             if aclose is not None:
                 await aclose()
+
+    def signalled(request: LLMRequest, abort: asyncio.Event) -> AsyncIterator[StreamEvent]:
+        return stream(request, abort) if answering.is_set() else first(request, abort)
 
     return signalled
 
