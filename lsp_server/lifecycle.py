@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from pygls.io_ import StdoutWriter
 
-from core.cli import codecache
 from lsp_server.handshake import AnsweredWriter, Early
 from lsp_server.rpc import dispatch
 
@@ -208,22 +207,6 @@ async def serve_stdio(
         await close_server(server)
     log.info("agentls serve exits (%s)", lifetime.reason)
     return lifetime.code
-
-
-def exit_now(code: int) -> None:
-    """End the process without waiting for threads that only a finished interpreter would join.
-
-    Everything that holds data was closed explicitly before; a library thread (an import, a model
-    client's pool) must not keep a server alive after its editor is gone.
-    """
-    codecache.save()
-    logging.shutdown()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass
-    os._exit(code)
 
 
 def run_stdio(server: AgentServer, early: Early | None = None) -> int:

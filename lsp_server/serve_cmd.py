@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from core.cli import codecache
 from core.cli.logs import configure_logging
-from core.cli.main import startup_imports
+from core.cli.main import exit_now, startup_imports
 
 if TYPE_CHECKING:
     from lsp_server.server import AgentServer
@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
         early = answer_early(sys.stdin.fileno(), _write_stdout)  # before pygls: see handshake
     with startup_imports():  # pygls and lsprotocol build ~600 classes: no collections meanwhile
         codecache.patch("attr._make", "cattrs.gen")  # the code attrs and cattrs write for them
-        from lsp_server.lifecycle import exit_now, run_stdio
+        from lsp_server.lifecycle import run_stdio
         from lsp_server.server import build_server
 
         server = build_server()
