@@ -59,8 +59,10 @@ SMALL_SIBLINGS: dict[str, tuple[str, ...]] = {
 CLAUDE_CACHE_HOSTS = frozenset({"bedrock", "bedrock_converse", "vertex_ai", "vertex_ai_beta", "openrouter"})
 
 
+@functools.cache
 def litellm_dir() -> Path | None:
-    """The installed litellm package directory, found without importing it."""
+    """The installed litellm package directory, found without importing it (once: every model
+    lookup checks that the map it indexed is still the same file)."""
     spec = importlib.util.find_spec("litellm")
     if spec is None or not spec.submodule_search_locations:
         return None
