@@ -432,7 +432,7 @@ phase("fix", async (s, r) => {
   await page.keyboard.press("Home");
   await page.keyboard.up("Control");
   await wb.command("agentls: Fix");
-  await s.waitAnswer("colr is now color");
+  await s.waitAnswer("colr should be color");
   r.userText = await lastUser(s.chat, ".user-text");
   await wb.shot("fix");
 });

@@ -111,7 +111,7 @@ def turns() -> list[Turn]:
         # restart
         Turn.text("Back after the restart.", chunks=3),
         # fix
-        Turn.text("Done: colr is now color."),
+        Turn.text("The property is misspelled: colr should be color."),  # an answer, not an edit
     ]
 
 
