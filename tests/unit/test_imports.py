@@ -149,6 +149,11 @@ def help_with_blocked(tmp_path: Path, blocked: str) -> subprocess.CompletedProce
         "from agentls.cli import COMMANDS\nfrom core.cli.main import run\n"
         "sys.exit(run(['--help'], commands=COMMANDS))"
     )
+    return python_c(tmp_path, script)
+
+
+def python_c(tmp_path: Path, script: str) -> subprocess.CompletedProcess[str]:
+    """``python -c script`` in the test's environment, without import timing."""
     return subprocess.run(
         [sys.executable, "-c", script],
         env={**env(tmp_path), "PYTHONPROFILEIMPORTTIME": ""},
@@ -217,14 +222,7 @@ def test_the_early_initialize_answer_imports_no_protocol_library(tmp_path: Path,
         f"for name in {EARLY_PATHS[path]!r}: importlib.import_module(name)\n"
         "print(json.dumps(sorted(sys.modules)))"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        env={**env(tmp_path), "PYTHONPROFILEIMPORTTIME": ""},
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = python_c(tmp_path, script)
     assert done.returncode == 0, done.stderr
     modules = set(json.loads(done.stdout))
     assert path in modules
