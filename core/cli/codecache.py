@@ -135,8 +135,9 @@ class CodeCache:
 
 def _read(path: Path) -> dict[Key, CodeType]:
     try:
-        with path.open("rb") as f:
-            table = marshal.load(f)
+        # Read whole, then unmarshal: ``marshal.load`` on a file reads each object's bytes with a
+        # call of its own, which made the load 4-7x slower (serve's 2.6 MB: ~70-110 ms vs ~17).
+        table = marshal.loads(path.read_bytes())
     except FileNotFoundError:
         return {}
     except (OSError, EOFError, ValueError, TypeError) as exc:
