@@ -10,6 +10,7 @@ go to the client under the root session they belong to.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable
@@ -98,7 +99,7 @@ class Feed:
             and isinstance(last, PartDelta)
             and (last.partID, last.field) == (event.partID, event.field)
         ):
-            self._queue[-1] = last.model_copy(update={"delta": last.delta + event.delta})
+            self._queue[-1] = dataclasses.replace(last, delta=last.delta + event.delta)
         else:
             self._queue.append(event)
         self._ready.set()

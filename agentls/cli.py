@@ -9,6 +9,7 @@ sibling front end (ACP) never import each other. A new front end adds ``"name": 
 from __future__ import annotations
 
 import sys
+import types
 
 # httpx imports its own command-line client (click, rich, pygments: ~50 ms and 3 MiB) whenever those
 # happen to be installed, and agentls never runs it. A None entry makes that import fail the way it
@@ -18,6 +19,15 @@ sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]  # None: t
 # HTTP/2 state machines: 56 M instructions, 3% of a plain run. agentls speaks HTTP/1.1 only (its
 # client never sets http2=True), and without h2 httpcore keeps a stub that raises if asked for it.
 sys.modules.setdefault("h2", None)  # type: ignore[arg-type]
+# Before it builds its first model, pydantic looks for plugins (observability hooks that a program
+# opts into) in the metadata of every installed package: importing importlib.metadata (with email,
+# zipfile, csv…) and reading each dist-info folder cost 83 M instructions, 6% of a plain run.
+# agentls opts into none, so its pydantic gets a plugin loader that finds none, as with
+# PYDANTIC_DISABLE_PLUGINS=__all__ but without that import. (Only this console script does it:
+# pydantic used in-process, as in the tests, keeps its own loader.)
+_no_plugins = types.ModuleType("pydantic.plugin._loader", "agentls: pydantic plugins are not loaded")
+_no_plugins.get_plugins = lambda: ()  # type: ignore[attr-defined]  # the one name pydantic imports
+sys.modules.setdefault("pydantic.plugin._loader", _no_plugins)
 
 from core.cli.main import CORE_COMMANDS, exit_now, run  # noqa: E402
 from lsp_server.cli import HOST_COMMANDS as LSP_COMMANDS  # noqa: E402

@@ -9,6 +9,7 @@ each one carries state the client needs.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections import deque
 from collections.abc import AsyncIterator, Callable
@@ -76,7 +77,7 @@ class Subscription:
             if isinstance(pending, PartDelta) and pending.partID == event.partID:
                 if pending.field != event.field:
                     return False
-                self._queue[index] = pending.model_copy(update={"delta": pending.delta + event.delta})
+                self._queue[index] = dataclasses.replace(pending, delta=pending.delta + event.delta)
                 return True
             if _touches_part(pending, event.partID):
                 return False

@@ -1,8 +1,15 @@
-"""The typed events the core publishes (see ``core.bus``); every one travels to editors as-is."""
+"""The typed events the core publishes (see ``core.bus``); every one travels to editors as-is.
+
+Events are plain keyword-only dataclasses: the core builds them itself, so nothing needs
+validating, and they are created for every streamed delta. What they carry from the session
+(``Session``, messages, parts) and the dialogs' payloads below stay pydantic models, validated
+where they come in. ``Event.from_wire`` validates a wire form back (the demo's replay).
+"""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+import dataclasses
+from typing import Any, ClassVar, Literal, dataclass_transform
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -11,22 +18,43 @@ from core.session.models import MessageError, Session, Todo
 from core.session.models import Part as _Part
 
 
-class Event(BaseModel):
-    """Base of all events: ``TYPE`` is the wire name, the fields are the ``properties``."""
+@dataclass_transform(kw_only_default=True)
+class Event:
+    """Base of all events: ``TYPE`` is the wire name, the fields are the ``properties``.
 
-    model_config = ConfigDict(extra="forbid")
+    Each subclass becomes a keyword-only dataclass when it is defined.
+    """
+
     TYPE: ClassVar[str] = ""
-    # Events whose sessionID is known say so, so that subscribers can filter by session.
     REGISTRY: ClassVar[dict[str, type[Event]]] = {}
+    # What pydantic applies when ``from_wire`` validates one: unknown properties are refused.
+    __pydantic_config__ = ConfigDict(extra="forbid")
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        dataclasses.dataclass(cls, kw_only=True)
         if cls.TYPE:
             Event.REGISTRY[cls.TYPE] = cls
 
     def to_wire(self) -> dict[str, Any]:
-        """``{type, properties}`` as sent to clients."""
-        return {"type": self.TYPE, "properties": self.model_dump(mode="json", exclude_none=True)}
+        """``{type, properties}`` as sent to clients (fields that are None are left out)."""
+        properties = {}
+        for field in dataclasses.fields(self):  # type: ignore[arg-type]  # every subclass is a dataclass
+            value = getattr(self, field.name)
+            if value is not None:
+                properties[field.name] = _jsonable(value)
+        return {"type": self.TYPE, "properties": properties}
+
+    @classmethod
+    def from_wire(cls, type_: str, properties: dict[str, Any]) -> Event:
+        """The event a ``{type, properties}`` names, validated (a ValueError says what is wrong)."""
+        from pydantic import TypeAdapter  # only the demo's replay reads events back
+
+        try:
+            event_cls = cls.REGISTRY[type_]
+        except KeyError:
+            raise ValueError(f"unknown event type {type_!r}") from None
+        return TypeAdapter(event_cls).validate_python(properties)
 
     def session_id(self) -> str | None:
         """The session this event is about, when there is one."""
@@ -42,6 +70,18 @@ class Event(BaseModel):
         part = getattr(self, "part", None)
         psid = getattr(part, "sessionID", None) if part is not None else None
         return psid if isinstance(psid, str) else None
+
+
+def _jsonable(value: Any) -> Any:
+    """``value`` as JSON data: models as their ``model_dump`` (without None fields), lists and dicts
+    item by item (a dict keeps its None values, as pydantic's dump does)."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", exclude_none=True)
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _jsonable(item) for key, item in value.items()}
+    return value
 
 
 # --- session -------------------------------------------------------------------------------

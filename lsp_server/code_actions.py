@@ -8,6 +8,7 @@ the code and every diagnostic the client put in the request.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
 
 FIX, EXPLAIN = "agentls.fix", "agentls.explain"
 COMMANDS = (FIX, EXPLAIN)
-_CONVERTER = get_converter()
 KINDS = [lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.Empty]
 
 
@@ -97,8 +97,14 @@ def _short(message: str, limit: int = 60) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
+@functools.cache
+def _converter() -> Any:
+    """lsprotocol's converter, made at the first code action (not at the server's start)."""
+    return get_converter()
+
+
 def _wire(value: Any) -> Any:
-    return _CONVERTER.unstructure(value)
+    return _converter().unstructure(value)
 
 
 def _excerpt(text: str, rng: Range) -> str:

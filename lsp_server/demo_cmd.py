@@ -71,7 +71,7 @@ class DemoEditor:
         return lsp.ApplyWorkspaceEditResult(applied=True)
 
     def on_event(self, params: Any) -> None:
-        event = Event.REGISTRY[params["type"]].model_validate(params["properties"])
+        event = Event.from_wire(params["type"], params["properties"])
         self.transcript.handle(event)
         if params["type"] == "permission.asked":
             sys.stdout.write("  (demo answers the dialog: allow once)\n")

@@ -10,6 +10,7 @@ that arrive within a frame are merged into one notification per part.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from typing import TYPE_CHECKING
 
@@ -55,7 +56,7 @@ def merge_deltas(events: list[Event]) -> list[Event]:
             and isinstance(previous, PartDelta)
             and (previous.partID, previous.field) == (event.partID, event.field)
         ):
-            out[-1] = previous.model_copy(update={"delta": previous.delta + event.delta})
+            out[-1] = dataclasses.replace(previous, delta=previous.delta + event.delta)
         else:
             out.append(event)
     return out
