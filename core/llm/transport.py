@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
-import ssl
 import threading
 import time
 import weakref
@@ -27,39 +26,33 @@ _clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient
 )
 
 
-# The TLS context ``prepare_http_client`` loads on a thread, for the first client a loop asks for.
-_prepared: concurrent.futures.Future[ssl.SSLContext] | None = None
+# A client being built on a thread by ``prepare_http_client``, for the first loop that asks.
+_prepared: concurrent.futures.Future[httpx.AsyncClient] | None = None
 _prepared_lock = threading.Lock()
 
 
-def _new_client(verify: ssl.SSLContext | bool = True) -> httpx.AsyncClient:
-    return httpx.AsyncClient(timeout=None, limits=httpx.Limits(max_keepalive_connections=8), verify=verify)
+def _new_client() -> httpx.AsyncClient:
+    return httpx.AsyncClient(timeout=None, limits=httpx.Limits(max_keepalive_connections=8))
 
 
 def prepare_http_client() -> None:
-    """Start loading the CA bundle into a TLS context on a thread, for the shared client.
-
-    OpenSSL reads the bundle (~240 M instructions) without holding the GIL, so that overlaps
-    whatever the caller does until its first request. Only that runs on the thread: the client
-    itself (importing httpcore, pools) is Python, and a second thread running Python makes every
-    other thread's hand-off wait for the GIL: the store's open, a query per hop, took 17-45 ms
-    instead of 5 while the whole client was built there. Idempotent.
-    """
+    """Start building the shared client on a thread: importing httpcore and loading the CA bundle
+    into a TLS context cost tens of milliseconds, and OpenSSL reads the bundle without holding the
+    GIL, so that part overlaps whatever the caller does until its first request. Idempotent."""
     global _prepared
     with _prepared_lock:
         if _prepared is not None:
             return
-        future: concurrent.futures.Future[ssl.SSLContext] = concurrent.futures.Future()
+        future: concurrent.futures.Future[httpx.AsyncClient] = concurrent.futures.Future()
         _prepared = future
 
-    def load() -> None:
+    def build() -> None:
         try:
-            # What the client would make itself (verify=True, honouring SSL_CERT_FILE/SSL_CERT_DIR).
-            future.set_result(httpx.create_ssl_context())
-        except BaseException as exc:  # handed to the first caller, who builds the client itself
+            future.set_result(_new_client())
+        except BaseException as exc:  # handed to the first caller, who raises it
             future.set_exception(exc)
 
-    threading.Thread(target=load, name="agentls tls context", daemon=True).start()
+    threading.Thread(target=build, name="agentls http client", daemon=True).start()
 
 
 def _take_prepared() -> httpx.AsyncClient | None:
@@ -69,11 +62,10 @@ def _take_prepared() -> httpx.AsyncClient | None:
     if future is None:
         return None
     try:
-        context = future.result()  # usually done; else the wait is what loading it here would cost
+        return future.result()  # usually done; else the wait is what building it here would cost
     except Exception as exc:
-        log.warning("loading the TLS context ahead of time failed, building the client as usual: %s", exc)
+        log.warning("building the HTTP client ahead of time failed, building it now: %s", exc)
         return None
-    return _new_client(verify=context)
 
 
 def http_client() -> httpx.AsyncClient:

@@ -1,10 +1,9 @@
-"""The shared client's TLS context loads on a thread ahead of the first request; the client is
-built on the loop's thread from it, and a context that fails to load costs only the head start."""
+"""The shared client is built on a thread ahead of the first request (OpenSSL loads the CA bundle
+there without the GIL); a build that fails there costs only the head start."""
 
 from __future__ import annotations
 
 import logging
-import ssl
 import threading
 
 import httpx
@@ -20,24 +19,20 @@ async def _fresh_client() -> None:
     transport._take_prepared()  # nothing left over from another test
 
 
-async def test_the_thread_loads_only_the_tls_context_and_the_first_client_uses_it(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    made: list[tuple[str, ssl.SSLContext]] = []
-    real = httpx.create_ssl_context
+async def test_the_first_client_is_the_one_built_ahead_on_the_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    built: list[tuple[str, httpx.AsyncClient]] = []
+    real = transport._new_client
 
-    def create_ssl_context() -> ssl.SSLContext:
-        context = real()
-        made.append((threading.current_thread().name, context))
-        return context
+    def new_client() -> httpx.AsyncClient:
+        client = real()
+        built.append((threading.current_thread().name, client))
+        return client
 
-    monkeypatch.setattr(httpx, "create_ssl_context", create_ssl_context)
+    monkeypatch.setattr(transport, "_new_client", new_client)
     transport.prepare_http_client()
-    transport.prepare_http_client()  # idempotent: one thread, one context
+    transport.prepare_http_client()  # idempotent: one thread, one client
     client = transport.http_client()
-    assert [name for name, _ in made] == ["agentls tls context"]
-    pool = client._transport._pool  # type: ignore[attr-defined]
-    assert pool._ssl_context is made[0][1]
+    assert [(name, c is client) for name, c in built] == [("agentls http client", True)]
     assert transport.http_client() is client
     async with FakeModelServer() as server:
         server.script(Turn.text("hi"))
@@ -45,21 +40,21 @@ async def test_the_thread_loads_only_the_tls_context_and_the_first_client_uses_i
         assert response.status_code == 200
 
 
-async def test_a_context_that_fails_to_load_ahead_leaves_a_working_client(
+async def test_a_build_that_fails_ahead_leaves_a_working_client_and_a_warning(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    real = httpx.create_ssl_context
+    real = transport._new_client
 
-    def failing_on_the_thread() -> ssl.SSLContext:
-        if threading.current_thread().name == "agentls tls context":
-            raise ssl.SSLError("no CA bundle")
+    def failing_on_the_thread() -> httpx.AsyncClient:
+        if threading.current_thread().name == "agentls http client":
+            raise OSError("no CA bundle")
         return real()
 
-    monkeypatch.setattr(httpx, "create_ssl_context", failing_on_the_thread)
+    monkeypatch.setattr(transport, "_new_client", failing_on_the_thread)
     transport.prepare_http_client()
     with caplog.at_level(logging.WARNING, logger="core.llm.transport"):
         client = transport.http_client()
-    assert "loading the TLS context ahead of time failed" in caplog.text
+    assert "building the HTTP client ahead of time failed" in caplog.text
     assert "no CA bundle" in caplog.text
     async with FakeModelServer() as server:
         server.script(Turn.text("hi"))
