@@ -3,11 +3,7 @@
 local T = dofile(os.getenv('AGENTLS_TEST_HELPERS'))
 T.setup()
 
-vim.cmd('Agentls')
-T.wait(function()
-  return T.chat().session_id and T.chat().prompt_win
-end, 'the chat to open')
-local session = T.chat().session_id
+local session = T.open()
 T.send('tell me a long story')
 T.wait(function()
   return T.text(T.transcript()):find('Once upon', 1, true)

@@ -33,10 +33,7 @@ local function ask(prompt, answer)
   T.idle(T.chat().session_id)
 end
 
-vim.cmd('Agentls')
-T.wait(function()
-  return T.chat().session_id
-end, 'the session')
+T.open()
 winbar_shows('build · fake/m')
 ask('one', 'fake one')
 

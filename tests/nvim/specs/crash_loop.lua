@@ -21,10 +21,7 @@ local function kill()
   end, 'the old server to go')
 end
 
-vim.cmd('Agentls')
-T.wait(function()
-  return T.chat().session_id
-end, 'the chat to open')
+T.open()
 for i = 1, 3 do
   kill()
   T.wait(function()

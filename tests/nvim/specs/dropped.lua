@@ -16,11 +16,7 @@ vim.ui.select = function(items, _, on_choice)
   end)
 end
 
-vim.cmd('Agentls')
-T.wait(function()
-  return T.chat().session_id
-end, 'the session')
-local session = T.chat().session_id
+local session = T.open()
 vim.cmd('AgentlsModel')
 T.wait(function()
   return T.chat().model == 'fake/m2'

@@ -24,11 +24,7 @@ vim.ui.select = function(items, opts, on_choice)
   end)
 end
 
-vim.cmd('Agentls')
-T.wait(function()
-  return T.chat().session_id and T.chat().prompt_win
-end, 'the chat to open')
-local session = T.chat().session_id
+local session = T.open()
 T.send('fix add and take notes @calc.py')
 T.idle(session)
 

@@ -14,11 +14,7 @@ vim.diagnostic.set(lint, calc, {
   { lnum = 5, col = 15, severity = vim.diagnostic.severity.ERROR, message = 'divides by zero', source = 'fake-lint' },
 })
 
-vim.cmd('Agentls')
-T.wait(function()
-  return T.chat().session_id
-end, 'the chat')
-local session = T.chat().session_id
+local session = T.open()
 
 -- Lines 1-1: no diagnostic there.
 vim.api.nvim_set_current_win(vim.fn.bufwinid(calc))

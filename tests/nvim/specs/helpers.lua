@@ -42,6 +42,15 @@ function T.chat()
   return require('agentls.chat')
 end
 
+--- `:Agentls`, then wait until the chat has its session and prompt window; returns the session id.
+function T.open()
+  vim.cmd('Agentls')
+  T.wait(function()
+    return T.chat().session_id and T.chat().prompt_win
+  end, 'the chat to open')
+  return T.chat().session_id
+end
+
 --- The chat's winbar text.
 function T.winbar()
   return require('agentls.winbar').text()

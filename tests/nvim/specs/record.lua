@@ -13,11 +13,7 @@ vim.ui.select = function(_, _, on_choice)
 end
 
 vim.cmd('edit hello.py')
-vim.cmd('Agentls')
-T.wait(function()
-  return T.chat().session_id and T.chat().prompt_win
-end, 'the chat to open')
-local session = T.chat().session_id
+local session = T.open()
 T.send(os.getenv('AGENTLS_RECORD_PROMPT'))
 T.idle(session)
 local messages

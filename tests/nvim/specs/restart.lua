@@ -10,11 +10,7 @@ local said = T.notifications(function(msg)
   return not vim.startswith(msg, 'Client agentls quit')
 end)
 
-vim.cmd('Agentls')
-T.wait(function()
-  return T.chat().session_id
-end, 'the chat to open')
-local session = T.chat().session_id
+local session = T.open()
 T.send('tell me a long story')
 T.wait(function()
   return T.text(T.transcript()):find('Once upon', 1, true)

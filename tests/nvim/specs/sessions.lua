@@ -16,10 +16,7 @@ vim.ui.input = function(opts, on_confirm)
   end)
 end
 
-vim.cmd('Agentls')
-T.wait(function()
-  return T.chat().session_id and T.chat().prompt_win
-end, 'the chat to open')
+T.open()
 local first = T.chat().session_id
 T.send('first question')
 T.idle(first)

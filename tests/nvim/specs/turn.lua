@@ -28,11 +28,7 @@ vim.ui.select = function(items, opts, on_choice)
   end)
 end
 
-vim.cmd('Agentls')
-T.wait(function()
-  return T.chat().session_id and T.chat().prompt_win
-end, 'the chat to open')
-local session = T.chat().session_id
+local session = T.open()
 T.eq('agentls://' .. session, vim.api.nvim_buf_get_name(T.transcript()), 'transcript name')
 T.eq('markdown', vim.bo[T.transcript()].filetype, 'transcript filetype')
 
