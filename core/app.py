@@ -222,14 +222,16 @@ class AgentApp:
 
     async def warm_up(self) -> None:
         """Load now what the first prompt would: the default model's catalog entries, the model
-        connection pool with its TLS context, the stream decoders. A host that opens the app in the
-        background (the LSP server) calls it there, so that the first prompt reaches the model at
-        once; a one-shot ``agentls run`` does not, as it pays the same on its way to the first
-        request (it only starts the pool's thread early)."""
+        connection pool with its TLS context, the stream decoders, the tools' JSON schemas. A host
+        that opens the app in the background (the LSP server) calls it there, so that the first
+        prompt reaches the model at once; a one-shot ``agentls run`` does not, as it pays the same
+        on its way to the first request (it only starts the pool's thread early)."""
         prepare_http_client()
         await asyncio.to_thread(self._warm_catalog)
         await asyncio.to_thread(_import_all, _FIRST_REQUEST_MODULES)
         http_client()
+        for tool in self.tools.all():
+            tool.spec()  # the schema is made once per process, 6-9 ms for the built-in tools
 
     def _warm_catalog(self) -> None:
         # The default model's limits and prices: a lookup the index has not seen yet parses

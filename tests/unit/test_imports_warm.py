@@ -20,6 +20,7 @@ from pathlib import Path
 from core.app import AgentApp
 from core.config.loader import Layer
 from core.llm import catalog, transport
+from core.tools import schema
 
 async def main(root: str, warm: bool) -> None:
     config = {"model": sys.argv[3], "snapshot": False}
@@ -32,6 +33,8 @@ async def main(root: str, warm: bool) -> None:
             "httpcore": "httpcore" in sys.modules,
             "catalog parsed": catalog.model_map.cache_info().currsize,
             "pool": asyncio.get_running_loop() in transport._clients,
+            "schemas": schema._schema_text.cache_info().currsize,
+            "tools": len({tool.Params for tool in app.tools.all()}),
         }))
     finally:
         await app.close()
@@ -67,7 +70,9 @@ def indexed(tmp_path: Path) -> dict[str, Any]:
 
 def test_warm_loads_the_catalog_the_pool_and_the_decoders(tmp_path: Path) -> None:
     # The model has no key in this environment: the warm-up needs none (the prompt reports it).
-    assert open_app(tmp_path, "warm", "openai/gpt-4o") == {
+    opened = open_app(tmp_path, "warm", "openai/gpt-4o")
+    assert opened.pop("schemas") == opened.pop("tools") > 10  # each tool's parameter schema
+    assert opened == {
         "decoders": True,
         "httpcore": True,
         "catalog parsed": 1,  # the first start on this machine: the entry is not in the index yet
@@ -84,10 +89,13 @@ def test_a_later_warm_start_reads_the_index_not_the_map(tmp_path: Path) -> None:
 
 
 def test_a_cold_open_loads_none_of_it(tmp_path: Path) -> None:
-    assert open_app(tmp_path, "cold", "openai/gpt-4o") == {
+    opened = open_app(tmp_path, "cold", "openai/gpt-4o")
+    assert opened.pop("tools") > 10
+    assert opened == {
         "decoders": False,
         "httpcore": False,
         "catalog parsed": 0,
         "pool": False,
+        "schemas": 0,
     }
     assert not (tmp_path / "cache").exists()

@@ -114,6 +114,21 @@ class NestedParams(ToolParams):
     count: int | None = Field(3, description="Nullable with a real default")
 
 
+def test_schema_is_made_once_and_each_caller_gets_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    class OnceParams(ToolParams):
+        path: str = Field(description="Where")
+
+    made = []
+    real = OnceParams.model_json_schema.__func__  # type: ignore[attr-defined]
+    monkeypatch.setattr(OnceParams, "model_json_schema", classmethod(lambda cls: made.append(1) or real(cls)))
+    first = tool_parameters_schema(OnceParams)
+    first["properties"]["path"]["description"] = "changed by a sender"
+    second = tool_parameters_schema(OnceParams)
+    assert len(made) == 1
+    assert second["properties"]["path"]["description"] == "Where"
+    assert second is not first
+
+
 def test_schema_is_cleaned_for_providers() -> None:
     schema = tool_parameters_schema(NestedParams)
     assert schema == {
