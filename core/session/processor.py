@@ -64,18 +64,12 @@ class Processor:
     async def process(self, step: StepInput) -> Outcome:
         """Stream one model response into parts, run its tools; say whether to go on."""
         msg = step.assistant
-        sessions = self._s.sessions
-        start_snapshot = await self._s.snapshot_track()
-        await sessions.update_part(
-            StepStartPart(
-                id=ids.ascending("prt"), sessionID=msg.sessionID, messageID=msg.id, snapshot=start_snapshot
-            )
-        )
+        start = _StepStart(self._s, msg)
         attempt_no = 0
         while True:
             attempt = _Attempt(ToolCalls(self._s, step))
             try:
-                await self._consume(step, attempt)
+                await self._consume(step, attempt, start)
                 break
             except AbortedError:
                 await attempt.calls.cancel()
@@ -106,15 +100,26 @@ class Processor:
                 except AbortedError:
                     await self._fail(msg, MessageError(name="aborted", message="Aborted by the user"))
                     return "stop"
-        return await self._finish(step, attempt, start_snapshot)
+        return await self._finish(step, attempt, await start.written())
 
     # --- streaming ---------------------------------------------------------------------
 
-    async def _consume(self, step: StepInput, attempt: _Attempt) -> None:
+    async def _consume(self, step: StepInput, attempt: _Attempt, start: _StepStart) -> None:
         sessions = self._s.sessions
         events = self._stream(step.request, step.abort)
         try:
-            await self._dispatch(step, attempt, events)
+            try:
+                # The request goes out now, while git takes the start snapshot; no event (and so
+                # no tool) is handled before it is stored.
+                first: ev.StreamEvent | None = await anext(events)
+            except StopAsyncIteration:
+                first = None
+            finally:
+                await start.written()  # before any part a failure handler writes, too
+            if first is not None:
+                await self._dispatch(step, attempt, first)
+                async for event in events:
+                    await self._dispatch(step, attempt, event)
         finally:
             # Leaving early (an error, a cancelled task) must close the HTTP response now.
             aclose = getattr(events, "aclose", None)
@@ -130,37 +135,34 @@ class Processor:
         if attempt.finish is None:
             raise ProviderError("the model's stream ended without finishing", retryable=True)
 
-    async def _dispatch(
-        self, step: StepInput, attempt: _Attempt, events: AsyncIterator[ev.StreamEvent]
-    ) -> None:
+    async def _dispatch(self, step: StepInput, attempt: _Attempt, event: ev.StreamEvent) -> None:
         msg = step.assistant
         sessions = self._s.sessions
-        async for event in events:
-            if isinstance(event, ev.TextDelta | ev.ReasoningDelta):
-                live = (attempt.text if isinstance(event, ev.TextDelta) else attempt.reasoning).get(event.id)
-                if live is not None:
-                    sessions.append_delta(live, "text", event.text)
-            elif isinstance(event, ev.TextStart | ev.ReasoningStart):
-                await sessions.update_part(_start(msg, attempt, event))
-            elif isinstance(event, ev.TextEnd):
-                text = attempt.text[event.id]
-                if text.time is not None:
-                    text.time.end = now_ms()
-                await sessions.end_part(text)
-            elif isinstance(event, ev.ReasoningEnd):
-                reasoning = attempt.reasoning[event.id]
-                reasoning.time.end = now_ms()
-                if event.metadata:
-                    reasoning.metadata = {**(reasoning.metadata or {}), **event.metadata}
-                await sessions.end_part(reasoning)
-            elif isinstance(event, ev.ToolInputStart):
-                await attempt.calls.pending(event.id, event.name)
-            elif isinstance(event, ev.ToolInputDelta):
-                attempt.calls.input_delta(event.id, event.delta)
-            elif isinstance(event, ev.ToolCall):
-                await attempt.calls.call(event)
-            elif isinstance(event, ev.FinishStep):
-                attempt.finish = event
+        if isinstance(event, ev.TextDelta | ev.ReasoningDelta):
+            live = (attempt.text if isinstance(event, ev.TextDelta) else attempt.reasoning).get(event.id)
+            if live is not None:
+                sessions.append_delta(live, "text", event.text)
+        elif isinstance(event, ev.TextStart | ev.ReasoningStart):
+            await sessions.update_part(_start(msg, attempt, event))
+        elif isinstance(event, ev.TextEnd):
+            text = attempt.text[event.id]
+            if text.time is not None:
+                text.time.end = now_ms()
+            await sessions.end_part(text)
+        elif isinstance(event, ev.ReasoningEnd):
+            reasoning = attempt.reasoning[event.id]
+            reasoning.time.end = now_ms()
+            if event.metadata:
+                reasoning.metadata = {**(reasoning.metadata or {}), **event.metadata}
+            await sessions.end_part(reasoning)
+        elif isinstance(event, ev.ToolInputStart):
+            await attempt.calls.pending(event.id, event.name)
+        elif isinstance(event, ev.ToolInputDelta):
+            attempt.calls.input_delta(event.id, event.delta)
+        elif isinstance(event, ev.ToolCall):
+            await attempt.calls.call(event)
+        elif isinstance(event, ev.FinishStep):
+            attempt.finish = event
 
     # --- endings -----------------------------------------------------------------------
 
@@ -181,7 +183,8 @@ class Processor:
             )
         )
         if start_snapshot is not None:
-            files = await self._s.snapshot_patch(start_snapshot)
+            # To the end snapshot just taken: "now" would be a second snapshot of the same files.
+            files = await self._s.snapshot_patch(start_snapshot, end_snapshot)
             if files:
                 await self._s.sessions.update_part(
                     PatchPart(
@@ -257,6 +260,32 @@ class Processor:
         # A retried attempt starts over; its partial text and calls would be shown twice otherwise.
         for part in [*attempt.text.values(), *attempt.reasoning.values(), *attempt.calls.parts.values()]:
             await self._s.sessions.remove_part(part.sessionID, part.messageID, part.id)
+
+
+class _StepStart:
+    """The step's start snapshot, taken by git beside the first model request, and its part.
+
+    The part's id is drawn at once, so it sorts before every other part of the step whenever it
+    is written; the processor writes it before it handles the first stream event."""
+
+    def __init__(self, services: StepServices, msg: AssistantMessage) -> None:
+        self._s = services
+        self._msg = msg
+        self._id = ids.ascending("prt")
+        self._tracking = asyncio.ensure_future(services.snapshot_track())
+        self._part: StepStartPart | None = None
+
+    async def written(self) -> str | None:
+        """The start snapshot (None when off or failed); stores the step-start part the first time."""
+        if self._part is None:
+            self._part = StepStartPart(
+                id=self._id,
+                sessionID=self._msg.sessionID,
+                messageID=self._msg.id,
+                snapshot=await self._tracking,
+            )
+            await self._s.sessions.update_part(self._part)
+        return self._part.snapshot
 
 
 def _start(

@@ -18,7 +18,7 @@ class SnapshotHooks(Protocol):
 
     async def track(self) -> str | None: ...
 
-    async def changed_files(self, since: str) -> list[str]: ...
+    async def changed_files(self, since: str, until: str | None = None) -> list[str]: ...
 
 
 @dataclass
@@ -40,12 +40,12 @@ class StepServices:
             log.exception("step snapshot failed")
             return None
 
-    async def snapshot_patch(self, since: str) -> list[str]:
-        """Files changed since a snapshot."""
+    async def snapshot_patch(self, since: str, until: str | None = None) -> list[str]:
+        """Files changed from one snapshot to another (to now when ``until`` is None)."""
         if self.snapshots is None:
             return []
         try:
-            return await self.snapshots.changed_files(since)
+            return await self.snapshots.changed_files(since, until)
         except Exception:
             log.exception("step patch failed")
             return []

@@ -55,8 +55,8 @@ class _Hooks:
     async def track(self) -> str | None:
         return await self._snapshots.track()
 
-    async def changed_files(self, since: str) -> list[str]:
-        return (await self._snapshots.patch(since)).files
+    async def changed_files(self, since: str, until: str | None = None) -> list[str]:
+        return (await self._snapshots.patch(since, until)).files
 
 
 class SnapshotService:

@@ -44,8 +44,9 @@ class Snapshots(Protocol):
         """Files changed from ``from_hash`` to ``to_hash`` (the current state when None)."""
         ...
 
-    async def changed_files(self, since: str) -> list[str]:
-        """Files changed since a snapshot (what the processor stores in a patch part)."""
+    async def changed_files(self, since: str, until: str | None = None) -> list[str]:
+        """Files changed from snapshot ``since`` to ``until`` (now when None): what the processor
+        stores in a patch part."""
         ...
 
     async def files_at(self, hash_: str, paths: Sequence[str]) -> dict[str, bytes | None]:

@@ -180,9 +180,9 @@ class EditJournal:
                     (skipped if entry.get("skipped") else files).add(key)
         return Patch(hash=from_hash, files=sorted(files - skipped), after=to_hash)
 
-    async def changed_files(self, since: str) -> list[str]:
-        """Files the agent wrote since epoch ``since``."""
-        return (await self.patch(since)).files
+    async def changed_files(self, since: str, until: str | None = None) -> list[str]:
+        """Files the agent wrote from epoch ``since`` up to ``until`` (exclusive; now when None)."""
+        return (await self.patch(since, until)).files
 
     async def files_at(self, hash_: str, paths: Sequence[str]) -> dict[str, bytes | None]:
         """Each path's content as the agent knew it when epoch ``hash_`` began."""

@@ -158,9 +158,9 @@ class SnapshotStore:
             log.debug("snapshot %s of %s (%d staged, %d skipped)", tree, self.worktree, len(keep), len(skip))
             return tree
 
-    async def changed_files(self, since: str) -> list[str]:
-        """Files changed since snapshot ``since`` (the processor's patch hook)."""
-        return (await self.patch(since)).files
+    async def changed_files(self, since: str, until: str | None = None) -> list[str]:
+        """Files changed from snapshot ``since`` to ``until`` (the processor's patch hook)."""
+        return (await self.patch(since, until)).files
 
     async def _require(self, hash_: str) -> None:
         result = await self._git.run("cat-file", "-e", f"{hash_}^{{tree}}", check=False)
