@@ -106,25 +106,20 @@ class Processor:
 
     async def _consume(self, step: StepInput, attempt: _Attempt, start: _StepStart) -> None:
         sessions = self._s.sessions
+        # The request goes out at the first event asked for, while git takes the start snapshot;
+        # of the stream's events only a tool call waits for it (see _dispatch).
         events = self._stream(step.request, step.abort)
         try:
-            try:
-                # The request goes out now, while git takes the start snapshot; no event (and so
-                # no tool) is handled before it is stored.
-                first: ev.StreamEvent | None = await anext(events)
-            except StopAsyncIteration:
-                first = None
-            finally:
-                await start.written()  # before any part a failure handler writes, too
-            if first is not None:
-                await self._dispatch(step, attempt, first)
-                async for event in events:
-                    await self._dispatch(step, attempt, event)
+            async for event in events:
+                await self._dispatch(step, attempt, start, event)
         finally:
-            # Leaving early (an error, a cancelled task) must close the HTTP response now.
-            aclose = getattr(events, "aclose", None)
-            if aclose is not None:
-                await aclose()
+            try:
+                # Leaving early (an error, a cancelled task) must close the HTTP response now.
+                aclose = getattr(events, "aclose", None)
+                if aclose is not None:
+                    await aclose()
+            finally:
+                await start.written()  # stored before whatever a failure handler writes
         await attempt.calls.wait()
         if step.abort.is_set():
             raise AbortedError("aborted")
@@ -135,7 +130,9 @@ class Processor:
         if attempt.finish is None:
             raise ProviderError("the model's stream ended without finishing", retryable=True)
 
-    async def _dispatch(self, step: StepInput, attempt: _Attempt, event: ev.StreamEvent) -> None:
+    async def _dispatch(
+        self, step: StepInput, attempt: _Attempt, start: _StepStart, event: ev.StreamEvent
+    ) -> None:
         msg = step.assistant
         sessions = self._s.sessions
         if isinstance(event, ev.TextDelta | ev.ReasoningDelta):
@@ -160,6 +157,7 @@ class Processor:
         elif isinstance(event, ev.ToolInputDelta):
             attempt.calls.input_delta(event.id, event.delta)
         elif isinstance(event, ev.ToolCall):
+            await start.written()  # a tool may change files: not before the snapshot to revert to
             await attempt.calls.call(event)
         elif isinstance(event, ev.FinishStep):
             attempt.finish = event
@@ -263,10 +261,11 @@ class Processor:
 
 
 class _StepStart:
-    """The step's start snapshot, taken by git beside the first model request, and its part.
+    """The step's start snapshot, taken by git beside the model request, and its part.
 
     The part's id is drawn at once, so it sorts before every other part of the step whenever it
-    is written; the processor writes it before it handles the first stream event."""
+    is written: before the step's first tool call runs, or when the stream ends. Text streams
+    meanwhile: the first snapshot of a big project takes git seconds (~10 s for 20k files)."""
 
     def __init__(self, services: StepServices, msg: AssistantMessage) -> None:
         self._s = services

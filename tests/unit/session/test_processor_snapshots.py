@@ -1,8 +1,9 @@
-"""The step's snapshots: the start snapshot is taken beside the first model request, and the patch
-runs to the end snapshot instead of taking another.
+"""The step's snapshots: the start snapshot is taken beside the model request, text streams
+meanwhile, a tool call waits for it, and the patch runs to the end snapshot instead of taking
+another.
 
-git takes ~100 ms per snapshot in a 20k-file project; before, the request waited for the start
-snapshot, and the step's end took three snapshots' worth of git instead of two.
+git takes ~100 ms per snapshot in a 20k-file project (~10 s for its first); before, the request
+waited for the start snapshot, and the step's end took three snapshots' worth of git instead of two.
 """
 
 from __future__ import annotations
@@ -21,14 +22,17 @@ from core.events import Event, PartUpdated
 from core.llm import events as ev
 from core.llm.model import resolve_model
 from core.llm.request import LLMRequest
-from core.session.models import AssistantMessage, StepFinishPart, StepStartPart, TextPart, Tokens
+from core.session.models import AnyPart, AssistantMessage, StepFinishPart, StepStartPart, TextPart, Tokens
 from core.session.processor import Processor
 from core.session.retry import RetryPolicy
 from core.session.services import StepServices
 from core.session.sessions import Sessions
 from core.session.step import StepInput
 from core.storage import Store
+from core.tools.base import Tool, ToolParams, ToolResult
+from core.tools.context import ToolContext
 from tests.unit.storage import factories as f
+from tests.unit.tools.harness import allow_all
 
 
 class SlowSnapshots:
@@ -82,7 +86,16 @@ async def world(tmp_path: Path) -> AsyncIterator[tuple[Sessions, AssistantMessag
         await store.close()
 
 
-def _step(msg: AssistantMessage) -> StepInput:
+async def _parts(sessions: Sessions, msg: AssistantMessage) -> list[AnyPart]:
+    [message] = [m for m in await sessions.messages(msg.sessionID) if m.info.id == msg.id]
+    return message.parts
+
+
+class ProbeParams(ToolParams):
+    pass
+
+
+def _step(msg: AssistantMessage, tools: dict[str, Any] | None = None, root: Path | None = None) -> StepInput:
     model = {"limit": {"context": 8000, "output": 1000}}
     fake = {
         "litellm_provider": "openai",
@@ -93,15 +106,16 @@ def _step(msg: AssistantMessage) -> StepInput:
     request = LLMRequest(resolve_model(config, "fake/m"), ["sys"], [])
 
     async def ask(*_: Any) -> None:
-        raise AssertionError("no tool runs in these steps")
+        raise AssertionError("these tools ask for nothing")
 
-    def no_context(*_: Any) -> Any:
-        raise AssertionError("no tool runs in these steps")
+    def context(message_id: str, call_id: str, tool_ask: Any) -> ToolContext:
+        assert root is not None
+        return allow_all(root, root / "data", call_id=call_id)
 
-    return StepInput(msg, request, {}, ask, no_context, asyncio.Event())
+    return StepInput(msg, request, tools or {}, ask, context, asyncio.Event())
 
 
-async def test_the_request_goes_out_while_the_start_snapshot_is_taken(
+async def test_the_request_goes_out_and_text_streams_while_the_start_snapshot_is_taken(
     world: tuple[Sessions, AssistantMessage, Bus],
 ) -> None:
     sessions, msg, bus = world
@@ -112,11 +126,14 @@ async def test_the_request_goes_out_while_the_start_snapshot_is_taken(
         seen_at_request.append(list(snapshots.tracks))  # the request is being sent
         await asyncio.sleep(0.01)  # connecting, waiting for the first token
         seen_at_request.append(list(snapshots.tracks))
-        # git is slower still (a processor that waited for it before sending would never get here)
-        asyncio.get_running_loop().call_later(0.05, snapshots.release.set)
-        yield ev.TextStart("t")  # the model answers at once: its text must still wait for the snapshot
+        yield ev.TextStart("t")
         yield ev.TextDelta("t", "Hello")
         yield ev.TextEnd("t")
+        # The text is stored while git is still at work (a processor that waited for the snapshot
+        # before sending or streaming would never get here: only this releases it).
+        [text] = [p for p in await _parts(sessions, msg) if isinstance(p, TextPart)]
+        assert text.text == "Hello" and snapshots.tracks == ["snap1 begun"]
+        snapshots.release.set()
         yield FINISH
 
     sub = bus.subscribe()
@@ -124,18 +141,48 @@ async def test_the_request_goes_out_while_the_start_snapshot_is_taken(
     outcome = await asyncio.wait_for(processor.process(_step(msg)), 10)
 
     assert outcome == "continue"
-    # Sent without waiting for the start snapshot, which git takes meanwhile.
-    assert seen_at_request == [[], ["snap1 begun"]]
-    updated = [e.part for e in drain(sub) if isinstance(e, PartUpdated)]
-    kinds = [type(p).__name__ for p in updated if not isinstance(p, TextPart) or p.text]
-    assert kinds[0] == "StepStartPart" and "TextPart" in kinds  # stored before any of the stream's parts
-    [start] = [p for p in updated if isinstance(p, StepStartPart)]
-    [finish] = [p for p in updated if isinstance(p, StepFinishPart)]
+    assert seen_at_request == [[], ["snap1 begun"]]  # sent without waiting; git began meanwhile
+    stored = await _parts(sessions, msg)
+    assert [type(p).__name__ for p in stored] == ["StepStartPart", "TextPart", "StepFinishPart", "PatchPart"]
+    start, _, finish, _ = stored
+    assert isinstance(start, StepStartPart) and isinstance(finish, StepFinishPart)
     assert (start.snapshot, finish.snapshot) == ("snap1", "snap2")
-    assert all(p.id > start.id for p in updated if p is not start)
+    assert any(isinstance(e, PartUpdated) and e.part.id == start.id for e in drain(sub))
     # The patch runs to the end snapshot; no third snapshot of the same files.
     assert snapshots.patches == [("snap1", "snap2")]
     assert snapshots.tracks == ["snap1 begun", "snap1", "snap2 begun", "snap2"]
+
+
+async def test_a_tool_call_waits_for_the_start_snapshot(
+    world: tuple[Sessions, AssistantMessage, Bus], tmp_path: Path
+) -> None:
+    sessions, msg, bus = world
+    snapshots = SlowSnapshots()
+    ran_after: list[list[str]] = []
+
+    class Probe(Tool[ProbeParams]):
+        id = "probe"
+        Params = ProbeParams
+
+        @property
+        def description(self) -> str:
+            return "Records what the snapshots had done when it ran."
+
+        async def execute(self, params: ProbeParams, ctx: ToolContext) -> ToolResult:
+            ran_after.append(list(snapshots.tracks))
+            return ToolResult("probe", "ok")
+
+    async def stream(request: LLMRequest, abort: asyncio.Event) -> AsyncIterator[ev.StreamEvent]:
+        asyncio.get_running_loop().call_later(0.05, snapshots.release.set)  # git, still at work
+        yield ev.ToolCall(id="call_1", name="probe", input={}, raw="{}")
+        yield ev.FinishStep(reason="tool-calls", tokens=Tokens(), cost=0.0)
+
+    step = _step(msg, {"probe": Probe()}, tmp_path)
+    processor = Processor(StepServices(sessions, bus, snapshots), stream, RetryPolicy())
+    assert await asyncio.wait_for(processor.process(step), 10) == "continue"
+    assert ran_after == [["snap1 begun", "snap1"]]
+    stored = await _parts(sessions, msg)
+    assert [type(p).__name__ for p in stored][:2] == ["StepStartPart", "ToolPart"]
 
 
 async def test_a_request_that_fails_at_once_still_leaves_the_step_start(
