@@ -173,9 +173,12 @@ class SnapshotStore:
         if to is None:
             raise NotFoundError(f"snapshots are off: {self.disabled_reason}")
         await self._ensure()
-        await self._require(from_hash)
-        await self._require(to)
-        out = await self._git.run("diff-tree", "-r", "-z", "--name-only", "--no-renames", from_hash, to)
+        diff = ("diff-tree", "-r", "-z", "--name-only", "--no-renames", from_hash, to)
+        out = await self._git.run(*diff, check=False)
+        if out.code != 0:  # checked only now: two git runs less per step (~8 ms)
+            await self._require(from_hash)  # a snapshot garbage-collected: say which
+            await self._require(to)
+            out = await self._git.run(*diff)  # else git's own error
         skipped = await asyncio.to_thread(self.index.skipped, from_hash, to)
         files = [f for f in split_z(out.stdout) if f not in skipped]
         return Patch(hash=from_hash, files=files, after=to)

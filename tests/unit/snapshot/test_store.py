@@ -113,11 +113,14 @@ async def test_large_and_binary_files_skipped(data_dir: Path, project: Path) -> 
 
 
 async def test_unknown_snapshot_is_not_found(store: SnapshotStore) -> None:
-    await store.track()
+    known = await store.track()
+    assert known is not None
     with pytest.raises(NotFoundError):
         await store.file_at("0" * 40, "x")
-    with pytest.raises(NotFoundError):
+    with pytest.raises(NotFoundError, match="0000000000"):
         await store.patch("0" * 40)
+    with pytest.raises(NotFoundError, match="1111111111"):
+        await store.changed_files(known, "1" * 40)
 
 
 async def test_size_cap_evicts_oldest(data_dir: Path, project: Path) -> None:
