@@ -6,7 +6,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from core.errors import NotFoundError
 from core.events import FileDiff
+
+# A file's content in a snapshot: bytes, None when absent there, the error when it cannot be told.
+Content = bytes | None | NotFoundError
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,11 @@ class Snapshots(Protocol):
 
     async def file_at(self, hash_: str, path: str) -> bytes | None:
         """One path's content in a snapshot (None: the file did not exist)."""
+        ...
+
+    async def contents(self, wanted: Sequence[tuple[str, str]]) -> dict[tuple[str, str], Content]:
+        """Many ``(snapshot, path)`` contents at once (for the diff summaries): each is what
+        ``file_at`` would return, or the NotFoundError it would raise."""
         ...
 
     async def executables_at(self, hash_: str, paths: Sequence[str]) -> set[str]:

@@ -22,7 +22,7 @@ from typing import Any
 from core import ids
 from core.errors import NotFoundError
 from core.events import FileDiff
-from core.snapshot.backend import GcReport, Patch
+from core.snapshot.backend import Content, GcReport, Patch
 from core.snapshot.textdiff import file_diff
 from core.workspace import EditContext, FileStat, Workspace
 
@@ -216,6 +216,16 @@ class EditJournal:
     async def file_at(self, hash_: str, path: str) -> bytes | None:
         """One path's content as the agent knew it when epoch ``hash_`` began."""
         return (await self.files_at(hash_, [path]))[path]
+
+    async def contents(self, wanted: Sequence[tuple[str, str]]) -> dict[tuple[str, str], Content]:
+        """Many ``(epoch, path)`` contents; one path's error (pruned, too large) stays its own."""
+        out: dict[tuple[str, str], Content] = {}
+        for hash_, path in dict.fromkeys(wanted):
+            try:
+                out[hash_, path] = await self.file_at(hash_, path)
+            except NotFoundError as exc:
+                out[hash_, path] = exc
+        return out
 
     async def executables_at(self, hash_: str, paths: Sequence[str]) -> set[str]:
         """Which of ``paths`` were executable when epoch ``hash_`` began (as far as the journal saw).

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from core.errors import NotFoundError
 from core.events import FileDiff
-from core.snapshot.backend import GcReport, Patch
+from core.snapshot.backend import Content, GcReport, Patch
 from core.snapshot.git import Git, find_git, split_z
 from core.snapshot.index import SnapshotIndex
 from core.snapshot.locking import StoreLock
@@ -227,6 +227,52 @@ class SnapshotStore:
     async def file_at(self, hash_: str, path: str) -> bytes | None:
         """One path's content in a snapshot (None: it did not exist there)."""
         return (await self.files_at(hash_, [path]))[path]
+
+    async def contents(self, wanted: Sequence[tuple[str, str]]) -> dict[tuple[str, str], Content]:
+        """Many ``(snapshot, path)`` contents from one ``git cat-file --batch``: each snapshot's
+        tree is asked for first (a missing one is a NotFoundError for its paths), then
+        ``<tree>:<path>`` (missing: the file was not there). The diff summaries ask for every
+        file of the session; one git run per file and side cost ~6 ms each."""
+        pairs = list(dict.fromkeys(wanted))
+        if not pairs:
+            return {}
+        if any("\n" in path for _, path in pairs):  # not expressible on cat-file's input lines
+            return {pair: await self._content(*pair) for pair in pairs}
+        await self._ensure()
+        trees = list(dict.fromkeys(hash_ for hash_, _ in pairs))
+        names = [f"{hash_}^{{tree}}" for hash_ in trees] + [f"{hash_}:{path}" for hash_, path in pairs]
+        out = (await self._git.run("cat-file", "--batch", stdin=_lines(names))).stdout
+        found: list[tuple[bytes, bytes] | None] = []  # (type, content) per name, None when missing
+        pos = 0
+        for _ in names:
+            header_end = out.index(b"\n", pos)
+            header = out[pos:header_end]
+            if header.endswith(b" missing"):
+                found.append(None)
+                pos = header_end + 1
+                continue
+            _, kind, size = header.rsplit(b" ", 2)
+            start = header_end + 1
+            found.append((kind, out[start : start + int(size)]))
+            pos = start + int(size) + 1
+        gone = {
+            hash_: NotFoundError(f"snapshot {hash_} is not in the store (it may have been garbage-collected)")
+            for hash_, tree in zip(trees, found, strict=False)
+            if tree is None
+        }
+        result: dict[tuple[str, str], Content] = {}
+        for pair, entry in zip(pairs, found[len(trees) :], strict=True):
+            if pair[0] in gone:
+                result[pair] = gone[pair[0]]
+            else:  # a directory or a submodule at that path is no file either
+                result[pair] = entry[1] if entry is not None and entry[0] == b"blob" else None
+        return result
+
+    async def _content(self, hash_: str, path: str) -> Content:
+        try:
+            return await self.file_at(hash_, path)
+        except NotFoundError as exc:
+            return exc
 
     async def diff(self, from_hash: str, to_hash: str | None = None) -> list[FileDiff]:
         """Unified diffs of every file changed between two snapshots (the current state when None)."""

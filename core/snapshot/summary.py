@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from core.bus import Bus
 from core.errors import NotFoundError
 from core.events import FileDiff, SessionDiff
 from core.session.models import AssistantMessage, DiffSummary, MessageWithParts, UserMessage
-from core.snapshot.backend import Snapshots
+from core.snapshot.backend import Content, Snapshots
 from core.snapshot.history import (
     FileChange,
     SessionAccess,
@@ -66,25 +66,16 @@ class SessionDiffs:
         return await self._diff(_patches_of(messages, message_id))
 
     async def _diff(self, patches: Sequence[StepPatch]) -> list[FileDiff]:
-        out: list[FileDiff] = []
+        changes = list(file_changes(patches).values())
         now: str | None = None
-        for change in file_changes(patches).values():
-            end = change.end
-            if end is None:  # a step without a finish snapshot: compare with the present state
-                now = now or await self.snapshots.track()
-                end = now
-            out.append(await self._file(change, end))
-        return out
-
-    async def _file(self, change: FileChange, end: str | None) -> FileDiff:
-        try:
-            before = await self.snapshots.file_at(change.start, change.path)
-            after = await self.snapshots.file_at(end, change.path) if end else None
-        except NotFoundError as exc:
-            # Say so in the diff rather than dropping the file: the change happened.
-            log.warning("no diff for %s: %s", change.path, exc)
-            return FileDiff(file=change.path, patch=f"(no diff available: {exc})\n")
-        return await asyncio.to_thread(file_diff, change.path, before, after)
+        if any(change.end is None for change in changes):
+            # A step without a finish snapshot: compare with the present state.
+            now = await self.snapshots.track()
+        sides = [(change, change.end or now) for change in changes]
+        wanted = [(change.start, change.path) for change in changes]
+        wanted += [(end, change.path) for change, end in sides if end]
+        contents = await self.snapshots.contents(wanted)  # one read of the store for all files
+        return await asyncio.to_thread(lambda: [_file(change, end, contents) for change, end in sides])
 
     async def summarize(self, session_id: str) -> list[FileDiff]:
         """Recompute the session's and the latest turn's summaries; publish ``session.diff``."""
@@ -113,6 +104,18 @@ class SessionDiffs:
     async def on_patch(self, session_id: str) -> None:
         """The processor's hook after a step that produced a patch part."""
         await self.summarize(session_id)
+
+
+def _file(change: FileChange, end: str | None, contents: Mapping[tuple[str, str], Content]) -> FileDiff:
+    before = contents[change.start, change.path]
+    after = contents[end, change.path] if end else None
+    for side in (before, after):
+        if isinstance(side, NotFoundError):
+            # Say so in the diff rather than dropping the file: the change happened.
+            log.warning("no diff for %s: %s", change.path, side)
+            return FileDiff(file=change.path, patch=f"(no diff available: {side})\n")
+    assert not isinstance(before, NotFoundError) and not isinstance(after, NotFoundError)
+    return file_diff(change.path, before, after)
 
 
 def _patches_of(messages: Sequence[MessageWithParts], message_id: str) -> list[StepPatch]:

@@ -73,6 +73,11 @@ async def test_too_large_before_content_is_not_kept(project: Path, data_dir: Pat
     assert await journal.changed_files(start) == []
     with pytest.raises(NotFoundError):
         await journal.file_at(start, "src/main.py")
+    # Asked together, the file that was not kept fails alone.
+    got = await journal.contents([(start, "src/main.py"), (start, "crlf.txt"), ("0" * 20, "crlf.txt")])
+    assert isinstance(got[start, "src/main.py"], NotFoundError)
+    assert got[start, "crlf.txt"] == b"line one\r\nline two\r\n"
+    assert isinstance(got["0" * 20, "crlf.txt"], NotFoundError)
 
 
 async def test_gc_drops_old_epochs_and_their_blobs(project: Path, data_dir: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -121,6 +122,59 @@ async def test_unknown_snapshot_is_not_found(store: SnapshotStore) -> None:
         await store.patch("0" * 40)
     with pytest.raises(NotFoundError, match="1111111111"):
         await store.changed_files(known, "1" * 40)
+
+
+async def test_many_contents_come_from_one_git_run(
+    store: SnapshotStore, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = await store.track()
+    (project / "src" / "main.py").write_text("print('bye')\n")
+    (project / "with space.txt").write_text("spaced\n")
+    second = await store.track()
+    assert first is not None and second is not None
+    runs: list[str] = []
+    real = store._git.run
+
+    async def counted(*args: str, **kw: Any) -> Any:
+        runs.append(args[0])
+        return await real(*args, **kw)
+
+    monkeypatch.setattr(store._git, "run", counted)
+    gone = "0" * 40
+    wanted = [
+        (first, "src/main.py"),
+        (second, "src/main.py"),
+        (first, "with space.txt"),  # not there yet
+        (second, "with space.txt"),
+        (second, "src"),  # a folder is no file
+        (second, "image.bin"),
+        (gone, "src/main.py"),
+    ]
+    got = await store.contents(wanted)
+    assert runs == ["cat-file"]
+    assert got[first, "src/main.py"] == b"print('hello')\n"
+    assert got[second, "src/main.py"] == b"print('bye')\n"
+    assert got[first, "with space.txt"] is None
+    assert got[second, "with space.txt"] == b"spaced\n"
+    assert got[second, "src"] is None
+    assert got[second, "image.bin"] == bytes(range(256)) * 4
+    error = got[gone, "src/main.py"]
+    assert isinstance(error, NotFoundError) and gone in str(error)
+    # Each is what file_at says on its own.
+    for (snapshot, path), content in got.items():
+        if snapshot != gone:
+            assert content == await store.file_at(snapshot, path)
+
+
+async def test_a_path_with_a_newline_is_read_on_its_own(store: SnapshotStore, project: Path) -> None:
+    (project / "two\nlines.txt").write_text("odd\n")
+    snapshot = await store.track()
+    assert snapshot is not None
+    got = await store.contents([(snapshot, "two\nlines.txt"), (snapshot, "crlf.txt")])
+    assert got == {
+        (snapshot, "two\nlines.txt"): b"odd\n",
+        (snapshot, "crlf.txt"): b"line one\r\nline two\r\n",
+    }
 
 
 async def test_size_cap_evicts_oldest(data_dir: Path, project: Path) -> None:
