@@ -20,6 +20,7 @@ from core.snapshot.history import step_patches
 from core.snapshot.journal import EditJournal
 from core.snapshot.store import SnapshotStore
 from core.snapshot.summary import SessionDiffs, summary_of
+from core.storage.messages import PartFilter
 from core.storage.store import DB_NAME, Store
 from core.workspace import DiskWorkspace
 
@@ -170,8 +171,8 @@ class _StoreView:
     async def get(self, session_id: str) -> Session:
         return await self.store.get_session(session_id)
 
-    async def messages(self, session_id: str) -> list[MessageWithParts]:
-        return await self.store.list_messages(session_id)
+    async def messages(self, session_id: str, parts: PartFilter | None = None) -> list[MessageWithParts]:
+        return await self.store.list_messages(session_id, parts=parts)
 
     async def update_session(self, session: Session) -> Any:
         raise UsageError("agentls diff does not change sessions")

@@ -40,6 +40,7 @@ from core.session.models import (
     now_ms,
 )
 from core.storage import OnInvalid, Project, Store
+from core.storage.messages import PartFilter
 
 log = logging.getLogger(__name__)
 
@@ -152,11 +153,12 @@ class Sessions:
         self.bus.publish(MessageRemoved(sessionID=session_id, messageID=message_id))
 
     async def messages(
-        self, session_id: str, on_invalid: OnInvalid | None = None
+        self, session_id: str, on_invalid: OnInvalid | None = None, parts: PartFilter | None = None
     ) -> builtins.list[MessageWithParts]:
-        """Every message with its parts, oldest first (live text included)."""
+        """Every message with its parts (those ``parts`` lets through), oldest first (live text
+        included)."""
         await self.flush()
-        return await self.store.list_messages(session_id, on_invalid=on_invalid)
+        return await self.store.list_messages(session_id, on_invalid=on_invalid, parts=parts)
 
     async def stream(
         self, session_id: str, on_invalid: OnInvalid | None = None

@@ -16,6 +16,7 @@ from core.snapshot.backend import Snapshots
 from core.snapshot.factory import open_snapshots
 from core.snapshot.revert import Reverter, RevertResult
 from core.snapshot.summary import SessionDiffs
+from core.storage.messages import PartFilter
 from core.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -30,8 +31,8 @@ class _SessionAccess:
     async def get(self, session_id: str) -> Session:
         return await self._s.get(session_id)
 
-    async def messages(self, session_id: str) -> list[MessageWithParts]:
-        return await self._s.messages(session_id)
+    async def messages(self, session_id: str, parts: PartFilter | None = None) -> list[MessageWithParts]:
+        return await self._s.messages(session_id, parts=parts)
 
     async def update_session(self, session: Session) -> Session:
         return await self._s.update(session.id, lambda _current: session)

@@ -15,6 +15,7 @@ from core.session.models import (
     StepStartPart,
     UserMessage,
 )
+from core.storage.messages import PartFilter
 
 
 class SessionAccess(Protocol):
@@ -24,8 +25,8 @@ class SessionAccess(Protocol):
         """A session by id (NotFoundError if unknown)."""
         ...
 
-    async def messages(self, session_id: str) -> list[MessageWithParts]:
-        """Every message with its parts, oldest first."""
+    async def messages(self, session_id: str, parts: PartFilter | None = None) -> list[MessageWithParts]:
+        """Every message with its parts (those ``parts`` lets through), oldest first."""
         ...
 
     async def update_session(self, session: Session) -> Any:

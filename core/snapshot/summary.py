@@ -26,8 +26,12 @@ from core.snapshot.history import (
     step_patches,
 )
 from core.snapshot.textdiff import file_diff
+from core.storage.messages import PartFilter
 
 log = logging.getLogger(__name__)
+
+
+_DIFF_PARTS = ("step-start", "step-finish", "patch")
 
 
 def summary_of(diffs: Sequence[FileDiff]) -> DiffSummary:
@@ -49,7 +53,10 @@ class SessionDiffs:
 
     async def _live_messages(self, session_id: str) -> list[MessageWithParts]:
         session = await self.sessions.get(session_id)
-        messages = await self.sessions.messages(session_id)
+        # Only the step and patch parts (and the revert point's): a long session's text and tool
+        # outputs are most of its bytes, and this runs after every step that changed files.
+        also = session.revert.partID if session.revert is not None else None
+        messages = await self.sessions.messages(session_id, PartFilter(_DIFF_PARTS, also))
         if session.revert is None:
             return messages
         try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass
 
 import aiosqlite
 
@@ -23,6 +24,15 @@ _UPSERT_PART = (
 )
 
 DEFAULT_PAGE = 100
+
+
+@dataclass(frozen=True)
+class PartFilter:
+    """Load only the parts of ``types`` (and the part ``also``, if any): for readers that want a
+    long session's bookkeeping, not its text and tool outputs."""
+
+    types: tuple[str, ...]
+    also: str | None = None
 
 
 def message_row(info: AnyMessage) -> tuple[str, str, str, int, str]:
@@ -128,15 +138,20 @@ class MessageTable(StoreBase):
             return await _with_parts(conn, rows, on_invalid)
 
     async def stream_messages(
-        self, session_id: str, page: int = DEFAULT_PAGE, on_invalid: OnInvalid | None = None
+        self,
+        session_id: str,
+        page: int = DEFAULT_PAGE,
+        on_invalid: OnInvalid | None = None,
+        parts: PartFilter | None = None,
     ) -> AsyncIterator[MessageWithParts]:
-        """Every message of the session with its parts, newest first, read ``page`` messages at a time."""
+        """Every message of the session with its parts (those ``parts`` lets through), newest
+        first, read ``page`` messages at a time."""
         before: str | None = None
         while True:
             # The lock is held per page, never across a yield: the consumer may write meanwhile.
             async with self._reading() as conn:
                 rows = await _page_rows(conn, session_id, page, before)
-                found = await _with_parts(conn, rows, on_invalid)
+                found = await _with_parts(conn, rows, on_invalid, parts)
             for message in found:
                 yield message
             if len(rows) < page:
@@ -144,10 +159,10 @@ class MessageTable(StoreBase):
             before = rows[-1][0]
 
     async def list_messages(
-        self, session_id: str, on_invalid: OnInvalid | None = None
+        self, session_id: str, on_invalid: OnInvalid | None = None, parts: PartFilter | None = None
     ) -> list[MessageWithParts]:
-        """Every message of the session with its parts, oldest first."""
-        found = [m async for m in self.stream_messages(session_id, on_invalid=on_invalid)]
+        """Every message of the session with its parts (those ``parts`` lets through), oldest first."""
+        found = [m async for m in self.stream_messages(session_id, on_invalid=on_invalid, parts=parts)]
         found.reverse()
         return found
 
@@ -166,7 +181,10 @@ async def _page_rows(
 
 
 async def _with_parts(
-    conn: aiosqlite.Connection, rows: Sequence[tuple[str, str]], on_invalid: OnInvalid | None
+    conn: aiosqlite.Connection,
+    rows: Sequence[tuple[str, str]],
+    on_invalid: OnInvalid | None,
+    only: PartFilter | None = None,
 ) -> list[MessageWithParts]:
     """Validate message rows and attach their parts (one query), in the order of ``rows``."""
     if not rows:
@@ -174,8 +192,12 @@ async def _with_parts(
     ids = [r[0] for r in rows]
     marks = ",".join("?" * len(ids))
     parts: dict[str, list[AnyPart]] = {i: [] for i in ids}
+    where, params = f"message_id IN ({marks})", list(ids)
+    if only is not None:
+        where += f" AND (type IN ({','.join('?' * len(only.types))}) OR id = ?)"
+        params += [*only.types, only.also or ""]
     async with conn.execute(
-        f"SELECT id, message_id, body FROM parts WHERE message_id IN ({marks}) ORDER BY message_id, id", ids
+        f"SELECT id, message_id, body FROM parts WHERE {where} ORDER BY message_id, id", params
     ) as cursor:
         # fetchall: iterating an aiosqlite cursor costs one thread round trip per row.
         for part_id, message_id, body in await cursor.fetchall():

@@ -28,6 +28,7 @@ from core.session.models import (
     now_ms,
 )
 from core.snapshot.backend import Snapshots
+from core.storage.messages import PartFilter
 from core.storage.store import Store
 from core.workspace import EditContext, Workspace
 
@@ -41,8 +42,8 @@ class StoreSessions:
     async def get(self, session_id: str) -> Session:
         return await self.store.get_session(session_id)
 
-    async def messages(self, session_id: str) -> list[MessageWithParts]:
-        return await self.store.list_messages(session_id)
+    async def messages(self, session_id: str, parts: PartFilter | None = None) -> list[MessageWithParts]:
+        return await self.store.list_messages(session_id, parts=parts)
 
     async def update_session(self, session: Session) -> None:
         await self.store.update_session(session)

@@ -13,6 +13,7 @@ from core.snapshot.store import SnapshotStore
 from core.snapshot.summary import SessionDiffs
 from core.storage.store import Store
 from core.workspace import DiskWorkspace
+from tests.unit.storage import factories as f
 
 from .harness import Agent, StoreSessions, writes
 
@@ -72,3 +73,25 @@ async def test_pruned_snapshot_is_reported_not_dropped(
         result = await SessionDiffs(sessions, store).diff(agent.session.id)
         assert [d.file for d in result] == ["a.txt"]
         assert result[0].patch is not None and "no diff available" in result[0].patch
+
+
+async def test_a_revert_to_a_text_part_mid_reply_counts_only_what_came_before(
+    store: SnapshotStore, project: Path, data_dir: Path
+) -> None:
+    # The summary reads only step and patch parts, plus the part the revert points at.
+    async with await Store.open(data_dir / "agentls.db") as db:
+        sessions = StoreSessions(db)
+        ws = DiskWorkspace(project)
+        agent = await Agent.start(db, store, ws, project)
+        diffs = SessionDiffs(sessions, store)
+        reply = await agent.reply(await agent.user())
+        await agent.step(reply, writes(project, {"a.txt": b"1\n"}))
+        said = f.text(agent.session.id, reply.id, "Now the second file.")
+        await db.upsert_part(said)
+        await agent.step(reply, writes(project, {"b.txt": b"2\n"}))
+        assert [d.file for d in await diffs.summarize(agent.session.id)] == ["a.txt", "b.txt"]
+
+        await Reverter(sessions, store, ws, lambda _s: False).revert(agent.session.id, reply.id, said.id)
+        assert [d.file for d in await diffs.summarize(agent.session.id)] == ["a.txt"]
+        session = await sessions.get(agent.session.id)
+        assert session.summary == DiffSummary(additions=1, deletions=0, files=1)

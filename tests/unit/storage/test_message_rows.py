@@ -8,6 +8,7 @@ from core import ids
 from core.errors import NotFoundError, StorageError
 from core.session.models import AssistantMessage, MessageWithParts, Session, TextPart, ToolPart
 from core.storage import InvalidRow, InvalidRowError, Project, Store
+from core.storage.messages import PartFilter
 from tests.unit.storage import factories as f
 
 
@@ -254,3 +255,20 @@ async def test_fork_remaps_references_to_messages_that_are_gone(store: Store, pr
     # Forked before the reverted messages: the fork holds nothing the revert covers.
     early = await store.fork(s.id, made[4].info.id, f.session(project.id))
     assert early.revert is None
+
+
+async def test_a_part_filter_keeps_every_message_and_only_the_parts_asked_for(
+    store: Store, project: Project
+) -> None:
+    s = await _session(store, project)
+    made = await _conversation(store, s, turns=3)
+    reply = made[1].info
+    tool = f.completed_tool(s.id, reply.id)
+    await store.upsert_parts([tool])
+    wanted = made[3].parts[1]  # a text part, let through by id
+    found = await store.list_messages(s.id, parts=PartFilter(("tool",), also=wanted.id))
+    assert _ids(found) == _ids(made)  # every message, oldest first
+    assert [[p.id for p in m.parts] for m in found] == [[], [tool.id], [], [wanted.id], [], []]
+    assert (await store.list_messages(s.id, parts=PartFilter(("patch",)))) == [
+        MessageWithParts(info=m.info, parts=[]) for m in made
+    ]
