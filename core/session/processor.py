@@ -265,7 +265,7 @@ class _StepStart:
 
     The part's id is drawn at once, so it sorts before every other part of the step whenever it
     is written: before the step's first tool call runs, or when the stream ends. Text streams
-    meanwhile: the first snapshot of a big project takes git seconds (~10 s for 20k files)."""
+    meanwhile: the first snapshot of a big project takes git seconds (~3 s for 20k files)."""
 
     def __init__(self, services: StepServices, msg: AssistantMessage) -> None:
         self._s = services

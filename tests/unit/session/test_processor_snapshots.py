@@ -2,7 +2,7 @@
 meanwhile, a tool call waits for it, and the patch runs to the end snapshot instead of taking
 another.
 
-git takes ~100 ms per snapshot in a 20k-file project (~10 s for its first); before, the request
+git takes ~100 ms per snapshot in a 20k-file project (~3 s for its first); before, the request
 waited for the start snapshot, and the step's end took three snapshots' worth of git instead of two.
 """
 
