@@ -9,13 +9,12 @@ import asyncio
 import sqlite3
 from pathlib import Path
 
-import aiosqlite
 import pytest
 
 from core.errors import StorageError
 from core.storage import Store
 from core.storage.store import _file_stamp, _OpenersLock
-from tests.unit.storage import factories as f
+from tests.unit.storage.damage import store_with_parts, wreck_root_page
 
 
 def _lock_text(db: Path) -> str:
@@ -104,26 +103,12 @@ async def test_a_stamp_that_cannot_be_written_costs_only_a_check(
 
 async def test_damage_the_stamp_cannot_see_fails_the_read_that_meets_it(tmp_path: Path) -> None:
     db = tmp_path / "agentls.db"
-    async with await Store.open(db) as store:
-        project = await store.ensure_project(tmp_path)
-        s = f.session(project.id)
-        await store.insert_session(s)
-        u = f.user(s.id)
-        await store.upsert_message(u)
-        await store.upsert_parts([f.text(s.id, u.id, "x" * 50) for _ in range(400)])
-    async with aiosqlite.connect(db) as conn:
-        async with conn.execute("PRAGMA page_size") as cursor:
-            page_size = (await cursor.fetchone())[0]  # type: ignore[index]
-        async with conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'parts'") as cursor:
-            root = (await cursor.fetchone())[0]  # type: ignore[index]
-    data = bytearray(db.read_bytes())
-    offset = (root - 1) * page_size
-    data[offset + 8 : offset + page_size] = b"\xa5" * (page_size - 8)
-    db.write_bytes(bytes(data))
+    session_id, message_id = await store_with_parts(db, tmp_path / "tree")
+    await wreck_root_page(db, "parts")
     stamp = _file_stamp(db)
     assert stamp is not None
     db.with_name(db.name + ".lock").write_text(stamp)  # as if the disk had changed under the file
     async with await Store.open(db) as store:
         assert not store.checked
         with pytest.raises(StorageError, match=r"database read failed: .*malformed"):
-            await store.get_message(s.id, u.id)
+            await store.get_message(session_id, message_id)

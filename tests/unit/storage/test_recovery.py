@@ -17,6 +17,7 @@ from core.session.models import AssistantMessage, MessageError, TextPart, ToolPa
 from core.storage import TOOL_INTERRUPTED, TURN_INTERRUPTED, Project, Store
 from tests.unit.storage import factories as f
 from tests.unit.storage.crash_writer import chunk
+from tests.unit.storage.damage import store_with_parts, wreck_root_page
 
 ROOT = Path(__file__).resolve().parents[3]
 WRITER = Path(__file__).with_name("crash_writer.py")
@@ -130,23 +131,9 @@ async def test_unreadable_row_does_not_block_opening(tmp_path: Path) -> None:
         assert store.recovery.tool_parts == (made["pending"],)
 
 
-async def _store_with_parts(db: Path, tree: Path) -> None:
-    async with await Store.open(db) as store:
-        project = await store.ensure_project(tree)
-        s = f.session(project.id)
-        await store.insert_session(s)
-        u = f.user(s.id)
-        await store.upsert_message(u)
-        await store.upsert_parts([f.text(s.id, u.id, "x" * 50) for _ in range(400)])
-    # What follows changes the file after agentls closed it; file times move in ticks of a few ms,
-    # and the open below must see a later time than the close's.
-    await asyncio.sleep(0.05)
-
-
 async def test_index_out_of_step_with_its_table_is_refused(tmp_path: Path) -> None:
     db = tmp_path / "agentls.db"
-    (tmp_path / "tree").mkdir()
-    await _store_with_parts(db, tmp_path / "tree")
+    await store_with_parts(db, tmp_path / "tree")
     # Hide the index from SQLite, change the table behind its back, then show the index again.
     async with aiosqlite.connect(db, isolation_level=None) as conn:
         async with conn.execute("SELECT * FROM sqlite_master WHERE name = 'parts_by_session'") as cursor:
@@ -165,19 +152,8 @@ async def test_index_out_of_step_with_its_table_is_refused(tmp_path: Path) -> No
 
 async def test_wrecked_page_written_after_the_close_is_refused(tmp_path: Path) -> None:
     db = tmp_path / "agentls.db"
-    (tmp_path / "tree").mkdir()
-    await _store_with_parts(db, tmp_path / "tree")
-    async with aiosqlite.connect(db) as conn:
-        async with conn.execute("PRAGMA page_size") as cursor:
-            page_size = (await cursor.fetchone())[0]  # type: ignore[index]
-        async with conn.execute(
-            "SELECT rootpage FROM sqlite_master WHERE name = 'parts_by_session'"
-        ) as cursor:
-            root = (await cursor.fetchone())[0]  # type: ignore[index]
-    data = bytearray(db.read_bytes())
-    offset = (root - 1) * page_size
-    data[offset + 8 : offset + page_size] = b"\xa5" * (page_size - 8)  # keep the header, wreck the cells
-    db.write_bytes(bytes(data))
+    await store_with_parts(db, tmp_path / "tree")
+    await wreck_root_page(db, "parts_by_session")
     with pytest.raises(StorageError, match=r"integrity check failed: .*malformed"):
         await Store.open(db)
 
