@@ -74,6 +74,8 @@ class SessionDiffs:
 
     async def _diff(self, patches: Sequence[StepPatch]) -> list[FileDiff]:
         changes = list(file_changes(patches).values())
+        if not changes:
+            return []
         now: str | None = None
         if any(change.end is None for change in changes):
             # A step without a finish snapshot: compare with the present state.
