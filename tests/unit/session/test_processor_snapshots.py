@@ -40,12 +40,14 @@ class SlowSnapshots:
 
     def __init__(self) -> None:
         self.release = asyncio.Event()
+        self.begun = asyncio.Event()
         self.tracks: list[str] = []
         self.patches: list[tuple[str, str | None]] = []
 
     async def track(self) -> str:
         name = f"snap{sum(1 for t in self.tracks if t.endswith('begun')) + 1}"
         self.tracks.append(name + " begun")
+        self.begun.set()
         if name == "snap1":
             await self.release.wait()
         self.tracks.append(name)
@@ -124,7 +126,7 @@ async def test_the_request_goes_out_and_text_streams_while_the_start_snapshot_is
 
     async def stream(request: LLMRequest, abort: asyncio.Event) -> AsyncIterator[ev.StreamEvent]:
         seen_at_request.append(list(snapshots.tracks))  # the request is being sent
-        await asyncio.sleep(0.01)  # connecting, waiting for the first token
+        await asyncio.wait_for(snapshots.begun.wait(), 5)  # git starts while the request is out
         seen_at_request.append(list(snapshots.tracks))
         yield ev.TextStart("t")
         yield ev.TextDelta("t", "Hello")

@@ -8,6 +8,7 @@ from pathlib import Path
 import aiosqlite
 
 from core.storage import Store
+from tests.ticks import past_mtime
 from tests.unit.storage import factories as f
 
 
@@ -21,9 +22,9 @@ async def store_with_parts(db: Path, tree: Path) -> tuple[str, str]:
         u = f.user(s.id)
         await store.upsert_message(u)
         await store.upsert_parts([f.text(s.id, u.id, "x" * 50) for _ in range(400)])
-    # What follows changes the file after agentls closed it; file times move in ticks of a few ms,
-    # and an open after it must see a later time than the close's.
-    await asyncio.sleep(0.05)
+    # What follows changes the file after agentls closed it: it must carry a later time than the
+    # close left, which the next open compares.
+    await past_mtime(db)
     return s.id, u.id
 
 

@@ -5,7 +5,6 @@ The kill -9 case is in test_recovery.py (a real writer process, killed).
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import pytest
 from core.errors import StorageError
 from core.storage import Store
 from core.storage.store import _file_stamp, _OpenersLock
+from tests.ticks import past_mtime
 from tests.unit.storage.damage import store_with_parts, wreck_root_page
 
 
@@ -38,7 +38,7 @@ async def test_a_cleanly_closed_database_is_not_checked_again(tmp_path: Path) ->
 async def test_a_file_changed_after_the_close_is_checked(tmp_path: Path) -> None:
     db = tmp_path / "agentls.db"
     await _reopened(db)
-    await asyncio.sleep(0.05)  # file times move in ticks of a few ms: the change must come later
+    await past_mtime(db)  # the change must carry a later file time than the close left
     with sqlite3.connect(db) as other:  # another program writes to it, then closes it
         other.execute("INSERT INTO projects VALUES ('prj_other', '/elsewhere', NULL, 0)")
     other.close()
