@@ -477,9 +477,9 @@ class AgentApp:
         await self.subtasks.run_from_part(session_id, user, part, abort)
 
 
-# What the first model request imports besides the app itself (httpcore's asyncio backend and
-# anyio's are imported at the first connection).
-_FIRST_REQUEST_MODULES = ("core.llm.lean", "httpcore", "httpcore._backends.anyio", "anyio._backends._asyncio")
+# What the first model request imports besides the app itself (the lean routes, with their HTTP
+# client core.llm.http and h11).
+_FIRST_REQUEST_MODULES = ("core.llm.lean",)
 
 
 def _import_all(names: Sequence[str]) -> None:

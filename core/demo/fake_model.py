@@ -18,6 +18,7 @@ import contextlib
 import http
 import json
 import logging
+import ssl
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -79,8 +80,9 @@ def _status_line(status: int) -> str:
 class FakeModelServer:
     """The server; use it as an async context manager, or ``threaded()`` from synchronous code."""
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, *, tls: ssl.SSLContext | None = None) -> None:
         self._host, self._port = host, port
+        self._tls = tls  # a server context: the endpoints are https://
         self._turns: collections.deque[Turn] = collections.deque()
         self._server: asyncio.Server | None = None
         self._handlers: set[asyncio.Task[None]] = set()
@@ -110,8 +112,8 @@ class FakeModelServer:
 
     @property
     def base_url(self) -> str:
-        """``http://127.0.0.1:PORT`` — the Anthropic api_base."""
-        return f"http://{self._host}:{self._port}"
+        """``http://127.0.0.1:PORT`` (``https://`` with ``tls``) — the Anthropic api_base."""
+        return f"{'https' if self._tls else 'http'}://{self._host}:{self._port}"
 
     @property
     def openai_base(self) -> str:
@@ -121,7 +123,7 @@ class FakeModelServer:
     async def start(self) -> None:
         """Listen on the host and a free port."""
         self._arrived = asyncio.Condition()
-        self._server = await asyncio.start_server(self._connection, self._host, self._port)
+        self._server = await asyncio.start_server(self._connection, self._host, self._port, ssl=self._tls)
         self._port = self._server.sockets[0].getsockname()[1]
 
     async def stop(self) -> None:

@@ -1,5 +1,5 @@
 """Providers and streams: resolve a model, send a request, decode the answer into ``StreamEvent``s.
 
-Importing this package is cheap: httpx is imported by the lean decoders only, litellm only when a
-request takes the litellm route.
+Importing this package is cheap: the lean decoders bring their HTTP client (core.llm.http), and
+litellm (with httpx) comes only when a request takes the litellm route.
 """

@@ -1,7 +1,8 @@
 """Provider failures → ``ProviderError`` / ``ContextOverflowError``, decided in one table.
 
 The table answers two questions for the retry loop: may another attempt succeed, and how long
-does the server ask us to wait. HTTP answers, httpx transport errors and litellm exceptions all
+does the server ask us to wait. HTTP answers, transport errors (core.llm.http's, and httpx's under
+litellm) and litellm exceptions all
 end up in ``from_status`` so they are classified alike.
 """
 
@@ -14,9 +15,8 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-import httpx
-
 from core.errors import ContextOverflowError, ProviderError
+from core.llm import http
 
 # (status matches, kind, retryable) — first match wins.
 STATUS_TABLE: list[tuple[Callable[[int], bool], str, bool]] = [
@@ -108,17 +108,23 @@ def from_status(
     raise AssertionError("the status table ends with a catch-all")
 
 
-def from_transport(exc: httpx.HTTPError, *, provider: str = "provider") -> ProviderError:
-    """Classify a transport failure: timeouts, refused and dropped connections are worth retrying."""
-    if isinstance(exc, httpx.TimeoutException):
+def from_transport(exc: Exception, *, provider: str = "provider") -> ProviderError:
+    """Classify a transport failure: timeouts, refused and dropped connections are worth retrying.
+
+    ``core.llm.http``'s errors, and httpx's (litellm's requests) by class name: httpx is not
+    imported for this."""
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    if isinstance(exc, http.HTTPTimeout) or "TimeoutException" in names:
         what = "timed out"
-    elif isinstance(exc, httpx.ConnectError):
+    elif isinstance(exc, http.ConnectError) or "ConnectError" in names:
         what = "could not connect"
-    elif isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError):
+    elif isinstance(exc, http.ProtocolError) or names & {"RemoteProtocolError", "ReadError", "WriteError"}:
         what = "dropped the connection"
-    elif isinstance(exc, httpx.UnsupportedProtocol | httpx.InvalidURL):
+    elif isinstance(exc, http.InvalidRequestError):
+        return ProviderError(f"{provider}: cannot send the request: {exc}", kind="api", retryable=False)
+    elif names & {"UnsupportedProtocol", "InvalidURL"}:
         return ProviderError(f"{provider}: bad api_base URL: {exc}", kind="api", retryable=False)
-    elif isinstance(exc, httpx.TransportError):
+    elif isinstance(exc, http.HTTPError) or "TransportError" in names:
         what = "failed in transport"
     else:
         return ProviderError(f"{provider} request failed: {exc}", kind="unknown", retryable=False)
@@ -179,7 +185,7 @@ def from_litellm(exc: Exception, *, provider: str = "provider") -> ProviderError
         for cause in _causes(exc):
             if isinstance(cause, json.JSONDecodeError):
                 return malformed(cause.doc, provider)
-            if isinstance(cause, httpx.TransportError):
+            if isinstance(cause, Exception) and "TransportError" in {c.__name__ for c in type(cause).__mro__}:
                 return from_transport(cause, provider=provider)
     if "ContextWindowExceededError" in names:
         return ContextOverflowError(f"{provider}: {message}", status=getattr(exc, "status_code", 400))
@@ -187,7 +193,7 @@ def from_litellm(exc: Exception, *, provider: str = "provider") -> ProviderError
     if headers is None and (response := getattr(exc, "response", None)) is not None:
         headers = getattr(response, "headers", None)
     header_map: Mapping[str, str] | None = (
-        dict(headers) if isinstance(headers, Mapping | httpx.Headers) else None
+        dict(headers) if isinstance(headers, Mapping) else None  # httpx.Headers is one
     )
     if names & {"Timeout", "APITimeoutError"}:
         return ProviderError(f"{provider} timed out: {message}", kind="api", status=408, retryable=True)

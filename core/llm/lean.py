@@ -1,4 +1,4 @@
-"""The lean routes: OpenAI chat-completions and Anthropic messages over httpx, decoded here.
+"""The lean routes: OpenAI chat-completions and Anthropic messages over core.llm.http, decoded here.
 
 litellm's own stream wrapper costs hundreds of µs per chunk; these paths parse each SSE event once
 and hand it to a small state machine.

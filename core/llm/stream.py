@@ -15,7 +15,7 @@ def stream(request: LLMRequest, abort: asyncio.Event) -> AsyncIterator[StreamEve
 
     Iterate it inside ``contextlib.aclosing`` so that leaving early closes the HTTP response at once.
     """
-    # Imported here so that importing core.llm stays free of httpx (and litellm) until a request.
+    # Imported here so that importing core.llm stays free of the HTTP client (and litellm) until a request.
     if request.model.route == "openai":
         from core.llm.lean import openai_stream
 

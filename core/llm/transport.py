@@ -1,79 +1,90 @@
-"""HTTP for the lean decoders: one pooled httpx client per event loop, SSE reading, prompt abort."""
+"""HTTP for the lean decoders: one pooled client per event loop, SSE reading, prompt abort."""
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
 import logging
+import os
+import ssl
 import threading
 import time
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Coroutine
 from typing import TypeVar
 
-import httpx
-
 from core.errors import AbortedError, ProviderError
-from core.llm import errors
+from core.llm import errors, http
 from core.llm.sse import SSEDecoder
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 DEFAULT_READ_TIMEOUT = 600.0  # seconds between two chunks; a thinking model can be quiet a while
-_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, httpx.AsyncClient] = (
-    weakref.WeakKeyDictionary()
-)
+MAX_IDLE_CONNECTIONS = 8
+_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, http.Client] = weakref.WeakKeyDictionary()
+
+# The TLS context every client shares: made on a thread by ``prepare_http_client``, else at the
+# first HTTPS request.
+_prepared: concurrent.futures.Future[ssl.SSLContext] | None = None
+_tls: ssl.SSLContext | None = None
+_tls_lock = threading.Lock()
 
 
-# A client being built on a thread by ``prepare_http_client``, for the first loop that asks.
-_prepared: concurrent.futures.Future[httpx.AsyncClient] | None = None
-_prepared_lock = threading.Lock()
-
-
-def _new_client() -> httpx.AsyncClient:
-    return httpx.AsyncClient(timeout=None, limits=httpx.Limits(max_keepalive_connections=8))
+def _new_tls() -> ssl.SSLContext:
+    return http.tls_context(os.environ)
 
 
 def prepare_http_client() -> None:
-    """Start building the shared client on a thread: importing httpcore and loading the CA bundle
-    into a TLS context cost tens of milliseconds, and OpenSSL reads the bundle without holding the
-    GIL, so that part overlaps whatever the caller does until its first request. Idempotent."""
+    """Start making the TLS context on a thread: OpenSSL 3 takes tens of milliseconds to load the
+    CA bundle, without holding the GIL, so that overlaps whatever the caller does until its first
+    HTTPS request. Idempotent."""
     global _prepared
-    with _prepared_lock:
-        if _prepared is not None:
+    with _tls_lock:
+        if _prepared is not None or _tls is not None:
             return
-        future: concurrent.futures.Future[httpx.AsyncClient] = concurrent.futures.Future()
+        future: concurrent.futures.Future[ssl.SSLContext] = concurrent.futures.Future()
         _prepared = future
 
     def build() -> None:
         try:
-            future.set_result(_new_client())
-        except BaseException as exc:  # handed to the first caller, who raises it
+            future.set_result(_new_tls())
+        except BaseException as exc:  # handed to the first HTTPS request, which makes its own
             future.set_exception(exc)
 
-    threading.Thread(target=build, name="agentls http client", daemon=True).start()
+    threading.Thread(target=build, name="agentls tls context", daemon=True).start()
 
 
-def _take_prepared() -> httpx.AsyncClient | None:
+def _take_prepared() -> ssl.SSLContext | None:
     global _prepared
-    with _prepared_lock:
+    with _tls_lock:
         future, _prepared = _prepared, None
     if future is None:
         return None
     try:
-        return future.result()  # usually done; else the wait is what building it here would cost
+        return future.result()  # usually done; else the wait is what making it here would cost
     except Exception as exc:
-        log.warning("building the HTTP client ahead of time failed, building it now: %s", exc)
+        log.warning("making the TLS context ahead of time failed, making it now: %s", exc)
         return None
 
 
-def http_client() -> httpx.AsyncClient:
-    """The running loop's shared client: connections (and TLS sessions) are reused across steps."""
+def shared_tls_context() -> ssl.SSLContext:
+    """The process's TLS context for model connections (the prepared one when there is one)."""
+    global _tls
+    if _tls is None:
+        context = _take_prepared() or _new_tls()
+        with _tls_lock:
+            if _tls is None:
+                _tls = context
+    return _tls
+
+
+def http_client() -> http.Client:
+    """The running loop's shared client (connections belong to the loop they were made on)."""
     loop = asyncio.get_running_loop()
     client = _clients.get(loop)
-    if client is None or client.is_closed:
-        client = _take_prepared() or _new_client()
+    if client is None:
+        client = http.Client(max_idle=MAX_IDLE_CONNECTIONS, tls=shared_tls_context)
         _clients[loop] = client
     return client
 
@@ -143,7 +154,7 @@ class AbortGuard:
 
 class StallWatch:
     """How long a stream may stay silent: ``first_byte`` seconds from the request, then ``between``
-    seconds after each chunk. httpx's read timeout cannot say this: it restarts on every byte of
+    seconds after each chunk. a read timeout cannot say this: it restarts on every byte of
     the headers and knows nothing of the time spent before the request reached the socket."""
 
     def __init__(self, first_byte: float, between: float, provider: str) -> None:
@@ -188,25 +199,26 @@ async def open_sse(
     guard: AbortGuard,
     provider: str,
     stall: StallWatch | None = None,
-) -> httpx.Response:
+) -> http.Response:
     """POST ``body`` and return the streaming response, or raise the classified failure."""
     read = timeout or DEFAULT_READ_TIMEOUT
-    request = http_client().build_request(
+    sending = http_client().send(
         "POST",
         url,
         headers={"content-type": "application/json", "accept": "text/event-stream", **headers},
-        content=body,
-        timeout=httpx.Timeout(read, connect=min(read, 30.0)),
+        body=body,
+        connect_timeout=min(read, 30.0),
+        read_timeout=read,
     )
     try:
-        response = await guard.run(http_client().send(request, stream=True), stall)
-    except httpx.HTTPError as exc:
+        response = await guard.run(sending, stall)
+    except http.HTTPError as exc:
         raise errors.from_transport(exc, provider=provider) from exc
     if response.status_code < 400:
         return response
     try:
         text = (await guard.run(response.aread())).decode("utf-8", "replace")
-    except httpx.HTTPError as exc:
+    except http.HTTPError as exc:
         text = f"(body unreadable: {exc})"
     finally:
         await response.aclose()
@@ -216,7 +228,7 @@ async def open_sse(
 
 
 async def sse_batches(
-    response: httpx.Response, guard: AbortGuard, provider: str, stall: StallWatch | None = None
+    response: http.Response, guard: AbortGuard, provider: str, stall: StallWatch | None = None
 ) -> AsyncIterator[list[tuple[str, str]]]:
     """The ``(event, data)`` pairs of the body, one batch per network read."""
     decoder = SSEDecoder()
@@ -231,7 +243,7 @@ async def sse_batches(
                 stall.got_bytes()
             if batch := decoder.feed(chunk):
                 yield batch
-    except httpx.HTTPError as exc:
+    except http.HTTPError as exc:
         raise errors.from_transport(exc, provider=provider) from exc
     if tail := decoder.close():
         yield tail

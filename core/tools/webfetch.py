@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, TypeVar
 from urllib.parse import urlsplit
 
-import httpx
 from pydantic import Field
 
 from core.errors import AbortedError, ToolError
@@ -91,6 +90,8 @@ class _Fetched:
 
 
 async def _fetch(url: str, fmt: str, timeout: float) -> _Fetched:
+    import httpx  # here: redirects, charsets and cookies are httpx's job, and only a fetch needs them
+
     headers = {"User-Agent": USER_AGENT, "Accept": _ACCEPT[fmt]}
     try:
         async with (

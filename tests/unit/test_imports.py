@@ -37,6 +37,9 @@ NEVER_ON_START = {
     "soupsieve": "webfetch's HTML stack",
     "markdownify": "webfetch's HTML stack",
     "yaml": "agent and skill front matter, at the first such file",
+    "httpx": "web pages, instruction URLs and litellm's requests; model streams use core.llm.http",
+    "httpcore": "httpx's connections",
+    "anyio": "httpx's async backend",
     "click": "httpx's own command line (the launcher keeps it out)",
     "rich": "httpx's own command line",
     "pygments": "httpx's own command line",
@@ -52,7 +55,7 @@ NOT_BEFORE_INITIALIZE = {
     "core.session.loop": "the agent's session loop",
     "core.storage": "the store",
     "aiosqlite": "the store",
-    "httpx": "model connections",
+    "h11": "model connections",
 }
 
 
