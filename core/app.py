@@ -34,7 +34,7 @@ from core.events import ConfigUpdated, FileDiff
 from core.llm import catalog
 from core.llm.model import ModelInfo, resolve_model, resolve_small_model
 from core.llm.stream import stream as llm_stream
-from core.llm.transport import aclose_http_client, http_client, prepare_http_client
+from core.llm.transport import aclose_http_client, http_client, shared_tls_context
 from core.permission import rules
 from core.permission.service import Permissions
 from core.question.service import Questions
@@ -225,8 +225,9 @@ class AgentApp:
         connection pool with its TLS context, the stream decoders, the tools' JSON schemas. A host
         that opens the app in the background (the LSP server) calls it there, so that the first
         prompt reaches the model at once; a one-shot ``agentls run`` does not, as it pays the same
-        on its way to the first request (it only starts the pool's thread early)."""
-        prepare_http_client()
+        on its way to the first request (and makes a TLS context only for an HTTPS model, while
+        the first connection's TCP handshake travels)."""
+        await asyncio.to_thread(shared_tls_context)
         await asyncio.to_thread(self._warm_catalog)
         await asyncio.to_thread(_import_all, _FIRST_REQUEST_MODULES)
         http_client()

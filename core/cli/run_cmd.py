@@ -12,7 +12,6 @@ from core.app import AgentApp
 from core.cli.main import UsageError
 from core.cli.render import Transcript
 from core.events import PermissionAsked
-from core.llm.transport import prepare_http_client
 from core.session.models import AssistantMessage
 from core.session.prompt_input import TextInput
 
@@ -37,8 +36,6 @@ async def run(args: argparse.Namespace) -> int:
     """Run the turn; exit 1 when it ended with an error."""
     if not (args.yes or args.deny or sys.stdin.isatty()):
         raise UsageError("no terminal to ask permissions on: pass --yes or --deny")
-    # The model request is where this turn is heading: its client is built while the app opens.
-    prepare_http_client()
     app = await AgentApp.open(Path(args.directory))
     try:
         return await turn(app, args)

@@ -12,7 +12,8 @@ This module is what a model stream needs of it:
 - connections are kept per (scheme, host, port, proxy) for the next request, at most ``max_idle``;
   one that the server closed while idle is noticed, or failed over once if the server closes it
   before answering;
-- HTTPS verifies against certifi's bundle, or ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` (as httpx did);
+- HTTPS verifies against certifi's bundle, or ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` (as httpx did),
+  with a context made only for the first HTTPS connection;
 - proxies come from the environment as curl and httpx read them: ``https_proxy``, ``http_proxy``,
   ``all_proxy`` (lower case first) and ``no_proxy``; HTTPS goes through a ``CONNECT`` tunnel,
   plain HTTP in absolute form; ``user:password@`` in a proxy URL becomes Basic credentials;
@@ -165,8 +166,9 @@ def _bypassed(url: URL, no_proxy: str) -> bool:
 def tls_context(environ: Mapping[str, str]) -> ssl.SSLContext:
     """A verifying client context: ``SSL_CERT_FILE``, else ``SSL_CERT_DIR``, else certifi's bundle.
 
-    Loading a bundle is slow with OpenSSL 3 (tens of ms) but runs without the GIL: build it on a
-    thread ahead of the first HTTPS request (``core.llm.transport.prepare_http_client``)."""
+    Loading a bundle takes OpenSSL 3 tens of ms, with the GIL held (a thread made ahead only slows
+    the start it runs beside: 93 ms in an A/B), so plain-HTTP models never make one, and
+    ``Client`` makes it while the first HTTPS connection's TCP handshake travels."""
     if cafile := environ.get("SSL_CERT_FILE"):
         context = ssl.create_default_context(cafile=cafile)
     elif capath := environ.get("SSL_CERT_DIR"):
@@ -340,7 +342,7 @@ def _decoder(encoding: str) -> _Decompress | None:
 class Client:
     """Keeps connections between requests; one per event loop (connections belong to their loop).
 
-    ``tls`` makes the TLS context on the first HTTPS request (or hands over one made ahead).
+    ``tls`` makes the TLS context, on a worker thread at the first HTTPS connection.
     """
 
     def __init__(
@@ -353,7 +355,7 @@ class Client:
         self.max_idle = max_idle
         self._environ = os.environ if environ is None else environ
         self._make_tls = tls or (lambda: tls_context(self._environ))
-        self._tls: ssl.SSLContext | None = None
+        self._tls: asyncio.Future[ssl.SSLContext] | None = None
         self._idle: dict[tuple[URL, URL | None], list[_Connection]] = {}
         self._closed = False
 
@@ -465,45 +467,50 @@ class Client:
         self._idle.setdefault(key, []).append(connection)
 
     async def _connect(self, target: URL, proxy: URL | None, timeout: float | None) -> _Connection:
+        """TCP, then TLS when the hop or the target is HTTPS: the TLS context is made on a thread
+        while the name resolves and the TCP handshake travels (the first one loads the CA bundle,
+        tens of ms of CPU)."""
         hop = proxy or target
-        tls = self._tls_context() if target.scheme == "https" or hop.scheme == "https" else None
+        if "https" in (target.scheme, hop.scheme):
+            self._tls_context()  # under way while TCP connects
         try:
             reader, writer = await _within(
-                timeout,
-                asyncio.open_connection(
-                    hop.host,
-                    hop.port,
-                    ssl=tls if hop.scheme == "https" else None,
-                    server_hostname=hop.host if hop.scheme == "https" else None,
-                ),
-                f"connecting to {hop.authority}",
+                timeout, asyncio.open_connection(hop.host, hop.port), f"connecting to {hop.authority}"
             )
-        except OSError as exc:  # refused, unreachable, no such name, TLS handshake (ssl.SSLError)
+        except OSError as exc:  # refused, unreachable, no such name
             raise ConnectError(f"cannot connect to {hop.authority}: {exc}") from None
-        connection = _Connection(reader, writer)
-        if proxy is None or target.scheme == "http":
-            return connection
-        try:  # HTTPS through the proxy: a tunnel, then TLS with the target inside it
+        try:
+            if hop.scheme == "https":
+                await self._start_tls(writer, hop, timeout)
+            if proxy is None or target.scheme == "http":
+                return _Connection(reader, writer)
+            # HTTPS through the proxy: a tunnel, then TLS with the target inside it
             await _within(
                 timeout,
-                self._tunnel(connection, target, proxy),
+                self._tunnel(_Connection(reader, writer), target, proxy),
                 f"opening a tunnel through {proxy.authority}",
             )
-            assert tls is not None
-            await _within(
-                timeout,
-                writer.start_tls(tls, server_hostname=target.host),
-                f"the TLS handshake with {target.authority}",
-            )
-        except OSError as exc:
-            connection.close()
-            raise ConnectError(
-                f"cannot connect to {target.authority} through {proxy.authority}: {exc}"
-            ) from None
+            await self._start_tls(writer, target, timeout)
+            return _Connection(reader, writer)  # a fresh h11 state: the tunnel's CONNECT is behind it
+        except OSError as exc:  # the TLS handshake (ssl.SSLError), or the proxy hung up
+            writer.close()
+            through = f" through {proxy.authority}" if proxy is not None else ""
+            raise ConnectError(f"cannot connect to {target.authority}{through}: {exc}") from None
         except BaseException:
-            connection.close()
+            writer.close()
             raise
-        return _Connection(reader, writer)  # a fresh h11 state: the tunnel's CONNECT is behind it
+
+    async def _start_tls(self, writer: asyncio.StreamWriter, peer: URL, timeout: float | None) -> None:
+        try:
+            context = await asyncio.shield(self._tls_context())
+        except (OSError, ValueError) as exc:  # ssl.SSLError is an OSError
+            self._tls = None  # the next request tries again
+            raise InvalidRequestError(f"cannot load the CA certificates to verify HTTPS: {exc}") from None
+        await _within(
+            timeout,
+            writer.start_tls(context, server_hostname=peer.host),
+            f"the TLS handshake with {peer.authority}",
+        )
 
     async def _tunnel(self, connection: _Connection, target: URL, proxy: URL) -> None:
         authority = f"[{target.host}]:{target.port}" if ":" in target.host else f"{target.host}:{target.port}"
@@ -524,9 +531,11 @@ class Client:
             if isinstance(event, h11.ConnectionClosed):
                 raise ConnectError(f"the proxy {proxy.authority} closed the connection")
 
-    def _tls_context(self) -> ssl.SSLContext:
+    def _tls_context(self) -> asyncio.Future[ssl.SSLContext]:
         if self._tls is None:
-            self._tls = self._make_tls()
+            self._tls = asyncio.ensure_future(asyncio.to_thread(self._make_tls))
+            # A failure nobody awaited (TCP failed first) is not an "unretrieved exception".
+            self._tls.add_done_callback(lambda done: done.cancelled() or done.exception())
         return self._tls
 
     async def aclose(self) -> None:

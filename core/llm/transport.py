@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import logging
 import os
 import ssl
@@ -24,9 +23,7 @@ DEFAULT_READ_TIMEOUT = 600.0  # seconds between two chunks; a thinking model can
 MAX_IDLE_CONNECTIONS = 8
 _clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, http.Client] = weakref.WeakKeyDictionary()
 
-# The TLS context every client shares: made on a thread by ``prepare_http_client``, else at the
-# first HTTPS request.
-_prepared: concurrent.futures.Future[ssl.SSLContext] | None = None
+# The TLS context every client of the process shares, made at the first HTTPS connection.
 _tls: ssl.SSLContext | None = None
 _tls_lock = threading.Lock()
 
@@ -35,48 +32,13 @@ def _new_tls() -> ssl.SSLContext:
     return http.tls_context(os.environ)
 
 
-def prepare_http_client() -> None:
-    """Start making the TLS context on a thread: OpenSSL 3 takes tens of milliseconds to load the
-    CA bundle, without holding the GIL, so that overlaps whatever the caller does until its first
-    HTTPS request. Idempotent."""
-    global _prepared
-    with _tls_lock:
-        if _prepared is not None or _tls is not None:
-            return
-        future: concurrent.futures.Future[ssl.SSLContext] = concurrent.futures.Future()
-        _prepared = future
-
-    def build() -> None:
-        try:
-            future.set_result(_new_tls())
-        except BaseException as exc:  # handed to the first HTTPS request, which makes its own
-            future.set_exception(exc)
-
-    threading.Thread(target=build, name="agentls tls context", daemon=True).start()
-
-
-def _take_prepared() -> ssl.SSLContext | None:
-    global _prepared
-    with _tls_lock:
-        future, _prepared = _prepared, None
-    if future is None:
-        return None
-    try:
-        return future.result()  # usually done; else the wait is what making it here would cost
-    except Exception as exc:
-        log.warning("making the TLS context ahead of time failed, making it now: %s", exc)
-        return None
-
-
 def shared_tls_context() -> ssl.SSLContext:
-    """The process's TLS context for model connections (the prepared one when there is one)."""
+    """The process's TLS context for model connections (thread-safe: clients make it on a thread)."""
     global _tls
-    if _tls is None:
-        context = _take_prepared() or _new_tls()
-        with _tls_lock:
-            if _tls is None:
-                _tls = context
-    return _tls
+    with _tls_lock:
+        if _tls is None:
+            _tls = _new_tls()
+        return _tls
 
 
 def http_client() -> http.Client:
