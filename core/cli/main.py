@@ -15,6 +15,7 @@ from typing import Any, NoReturn
 from core import __version__
 from core.cli import codecache
 from core.errors import AgentError
+from core.tools import schema_cache
 
 # Each command's module (it defines register(subparsers) and sets ``func``). Only the module of the
 # command being run is imported, so `agentls run` never pays for another command's imports.
@@ -100,12 +101,14 @@ def run(
 ) -> int:
     """Parse ``argv``, run the chosen command, map errors to a message on stderr and an exit code.
 
-    ``fresh_process``: the caller is a console script, so start-up imports may pause the collector.
+    ``fresh_process``: the caller is a console script, so start-up imports may pause the collector,
+    and generated code and tool schemas come from the user's cache folder when made before.
     """
     argv = sys.argv[1:] if argv is None else list(argv)
     only = chosen_command(argv, commands)
     if fresh_process and only is not None:
         codecache.install(only)
+        schema_cache.install()
     with startup_imports() if fresh_process else contextlib.nullcontext():
         parser = build_parser(commands, only=only)
     args = parser.parse_args(argv)
@@ -144,6 +147,7 @@ def exit_now(code: int) -> NoReturn:
     user's prompt (~0.3 s or more on a busy machine). Logs and standard streams are flushed first.
     """
     codecache.save()
+    schema_cache.save()
     logging.shutdown()
     for stream in (sys.stdout, sys.stderr):
         try:

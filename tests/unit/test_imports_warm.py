@@ -30,7 +30,8 @@ async def main(root: str, warm: bool) -> None:
     try:
         print(json.dumps({
             "decoders": "core.llm.lean" in sys.modules,
-            "httpcore": "httpcore" in sys.modules,
+            "httpx": "httpx" in sys.modules,
+            "tls context": transport._tls is not None,
             "catalog parsed": catalog.model_map.cache_info().currsize,
             "pool": asyncio.get_running_loop() in transport._clients,
             "schemas": schema._schema_text.cache_info().currsize,
@@ -74,11 +75,13 @@ def test_warm_loads_the_catalog_the_pool_and_the_decoders(tmp_path: Path) -> Non
     assert opened.pop("schemas") == opened.pop("tools") > 10  # each tool's parameter schema
     assert opened == {
         "decoders": True,
-        "httpcore": True,
+        "httpx": False,  # only webfetch uses it, when called
+        "tls context": True,  # the CA bundle is loaded once, off the first prompt's path
         "catalog parsed": 1,  # the first start on this machine: the entry is not in the index yet
         "pool": True,
     }
     assert indexed(tmp_path)["openai"]["gpt-4o"]["max_input_tokens"] > 0
+    assert not (tmp_path / "cache" / "tool-schemas.json").exists()  # kept on disk by the console script only
 
 
 def test_a_later_warm_start_reads_the_index_not_the_map(tmp_path: Path) -> None:
@@ -93,7 +96,8 @@ def test_a_cold_open_loads_none_of_it(tmp_path: Path) -> None:
     assert opened.pop("tools") > 10
     assert opened == {
         "decoders": False,
-        "httpcore": False,
+        "httpx": False,
+        "tls context": False,  # a one-shot run makes it only for an HTTPS model, during the TCP connect
         "catalog parsed": 0,
         "pool": False,
         "schemas": 0,
