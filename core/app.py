@@ -192,16 +192,27 @@ class AgentApp:
         ``warm``: also load what the first prompt needs (see ``warm_up``); for long-lived hosts.
         """
         directory = await asyncio.to_thread(directory.resolve)
-        # One git call says both where the worktree is and whether it is one (each call ~5-10 ms).
-        top = await asyncio.to_thread(git_top_level, directory)
-        worktree = top or directory
-        resolved = load_config(directory, worktree, extra_layers=config_layers)
+        # One git call says both where the worktree is and whether it is one (each call a process,
+        # 3-10 ms of waiting); the store's folder does not depend on it: it runs while the store opens.
+        git = asyncio.create_task(asyncio.to_thread(git_top_level, directory))
+        try:
+            base = (data_dir or default_data_dir()).resolve()
+            base.mkdir(parents=True, exist_ok=True)
+            store = await Store.open(base / "agentls.db")
+        except BaseException:
+            git.cancel()  # its thread ends on its own; no task is left behind
+            await asyncio.wait([git])
+            raise
+        try:
+            top = await git
+            worktree = top or directory
+            resolved = load_config(directory, worktree, extra_layers=config_layers)
+            project = await store.ensure_project(worktree, git=top is not None)
+        except BaseException:
+            await store.close()
+            raise
         for warning in resolved.warnings:
             log.warning("config: %s", warning)
-        base = (data_dir or default_data_dir()).resolve()
-        base.mkdir(parents=True, exist_ok=True)
-        store = await Store.open(base / "agentls.db")
-        project = await store.ensure_project(worktree, git=top is not None)
         app = cls(
             directory=directory,
             worktree=worktree,
