@@ -1,6 +1,6 @@
 """The step's snapshots: the start snapshot is taken beside the model request, text streams
 meanwhile, a tool call waits for it, and the patch runs to the end snapshot instead of taking
-another.
+another. A step in which no tool was called takes no end snapshot at all: the agent changed nothing.
 
 git takes ~100 ms per snapshot in a 20k-file project (~3 s for its first); before, the request
 waited for the start snapshot, and the step's end took three snapshots' worth of git instead of two.
@@ -145,14 +145,15 @@ async def test_the_request_goes_out_and_text_streams_while_the_start_snapshot_is
     assert outcome == "continue"
     assert seen_at_request == [[], ["snap1 begun"]]  # sent without waiting; git began meanwhile
     stored = await _parts(sessions, msg)
-    assert [type(p).__name__ for p in stored] == ["StepStartPart", "TextPart", "StepFinishPart", "PatchPart"]
-    start, _, finish, _ = stored
+    # Text only: no end snapshot, no patch (the files the snapshot saw "changing" would be the
+    # user's, and a revert of this step must not undo them).
+    assert [type(p).__name__ for p in stored] == ["StepStartPart", "TextPart", "StepFinishPart"]
+    start, _, finish = stored
     assert isinstance(start, StepStartPart) and isinstance(finish, StepFinishPart)
-    assert (start.snapshot, finish.snapshot) == ("snap1", "snap2")
+    assert (start.snapshot, finish.snapshot) == ("snap1", "snap1")
     assert any(isinstance(e, PartUpdated) and e.part.id == start.id for e in drain(sub))
-    # The patch runs to the end snapshot; no third snapshot of the same files.
-    assert snapshots.patches == [("snap1", "snap2")]
-    assert snapshots.tracks == ["snap1 begun", "snap1", "snap2 begun", "snap2"]
+    assert snapshots.patches == []
+    assert snapshots.tracks == ["snap1 begun", "snap1"]
 
 
 async def test_a_tool_call_waits_for_the_start_snapshot(
@@ -184,7 +185,56 @@ async def test_a_tool_call_waits_for_the_start_snapshot(
     assert await asyncio.wait_for(processor.process(step), 10) == "continue"
     assert ran_after == [["snap1 begun", "snap1"]]
     stored = await _parts(sessions, msg)
-    assert [type(p).__name__ for p in stored][:2] == ["StepStartPart", "ToolPart"]
+    names = [type(p).__name__ for p in stored]
+    assert names == ["StepStartPart", "ToolPart", "StepFinishPart", "PatchPart"]
+    finish = stored[2]
+    assert isinstance(finish, StepFinishPart) and finish.snapshot == "snap2"
+    # The patch runs to the end snapshot; no third snapshot of the same files.
+    assert snapshots.patches == [("snap1", "snap2")]
+    assert snapshots.tracks == ["snap1 begun", "snap1", "snap2 begun", "snap2"]
+
+
+async def test_a_tool_called_in_a_failed_attempt_still_gets_the_end_snapshot(
+    world: tuple[Sessions, AssistantMessage, Bus], tmp_path: Path
+) -> None:
+    # The first attempt runs a tool (which may have written), then the stream breaks; the retry
+    # answers with text only. The files may differ from the start: the step still ends with a
+    # snapshot and a patch.
+    sessions, msg, bus = world
+    snapshots = SlowSnapshots()
+    snapshots.release.set()
+    attempts = 0
+
+    class Probe(Tool[ProbeParams]):
+        id = "probe"
+        Params = ProbeParams
+
+        @property
+        def description(self) -> str:
+            return "Does nothing."
+
+        async def execute(self, params: ProbeParams, ctx: ToolContext) -> ToolResult:
+            return ToolResult("probe", "ok")
+
+    async def stream(request: LLMRequest, abort: asyncio.Event) -> AsyncIterator[ev.StreamEvent]:
+        nonlocal attempts
+        attempts += 1
+        if attempts == 1:
+            yield ev.ToolCall(id="call_1", name="probe", input={}, raw="{}")
+            raise ProviderError("connection reset", retryable=True)
+        yield ev.TextStart("t")
+        yield ev.TextDelta("t", "Done")
+        yield ev.TextEnd("t")
+        yield FINISH
+
+    step = _step(msg, {"probe": Probe()}, tmp_path)
+    processor = Processor(StepServices(sessions, bus, snapshots), stream, RetryPolicy(initial_delay=0.01))
+    assert await asyncio.wait_for(processor.process(step), 10) == "continue"
+    assert attempts == 2
+    stored = await _parts(sessions, msg)
+    names = [type(p).__name__ for p in stored]
+    assert names == ["StepStartPart", "RetryPart", "TextPart", "StepFinishPart", "PatchPart"]
+    assert snapshots.patches == [("snap1", "snap2")]
 
 
 async def test_a_request_that_fails_at_once_still_leaves_the_step_start(
