@@ -225,35 +225,52 @@ class AgentApp:
             workspace=workspace or DiskWorkspace(worktree),
             config_layers=config_layers,
         )
-        await app.permissions.reload()
-        await app._start_mcp()
-        if warm:
-            await app.warm_up()
+        try:
+            await app.permissions.reload()
+            await app._start_mcp()
+            if warm:
+                await app.warm_up()
+        except BaseException:
+            await app.close()  # the store and any MCP server already started
+            raise
         return app
 
     async def warm_up(self) -> None:
         """Load now what the first prompt would: the default model's catalog entries, the model
-        connection pool with its TLS context, the stream decoders, the tools' JSON schemas. A host
-        that opens the app in the background (the LSP server) calls it there, so that the first
-        prompt reaches the model at once; a one-shot ``agentls run`` does not, as it pays the same
-        on its way to the first request (and makes a TLS context only for an HTTPS model, while
-        the first connection's TCP handshake travels)."""
-        await asyncio.to_thread(shared_tls_context)
-        await asyncio.to_thread(self._warm_catalog)
+        connection pool with its TLS context (for an HTTPS model), the stream decoders, the tools'
+        JSON schemas. A host that opens the app in the background (the LSP server) calls it there,
+        so that the first prompt reaches the model at once; a one-shot ``agentls run`` does not, as
+        it pays the same on its way to the first request (and makes a TLS context only for an HTTPS
+        model, while the first connection's TCP handshake travels). A model that does not resolve
+        (no key) or a CA bundle that does not load fails no open: the prompt that needs it says so."""
+        model = await asyncio.to_thread(self._warm_catalog)
+        if model is not None and (model.api_base or "").lower().startswith("https:"):
+            # Loading the CA bundle costs OpenSSL ~45 ms with the GIL held: only for a model
+            # that will need it (a local http:// server never does).
+            try:
+                await asyncio.to_thread(shared_tls_context)
+            except (OSError, ValueError) as exc:  # a bad SSL_CERT_FILE: the prompt will say so
+                log.debug("warm-up: cannot load the CA certificates: %s", exc)
         await asyncio.to_thread(_import_all, _FIRST_REQUEST_MODULES)
         http_client()
         for tool in self.tools.all():
             tool.spec()  # the schema is made once per process, 6-9 ms for the built-in tools
 
-    def _warm_catalog(self) -> None:
-        # The default model's limits and prices: a lookup the index has not seen yet parses
-        # litellm's 3 MB of JSON, better here than on the way to the first prompt.
+    def _warm_catalog(self) -> ModelInfo | None:
+        """The default model, resolved (None when it does not resolve: the prompt reports why).
+
+        Its limits and prices: a lookup the index has not seen yet parses litellm's 3 MB of JSON,
+        better here than on the way to the first prompt."""
         catalog.load_index()
-        if self.config.model:
-            try:
-                resolve_small_model(self.config, self.resolve_model(self.config.model))
-            except AgentError as exc:  # the prompt reports it, with the user watching
-                log.debug("warm-up: the default model does not resolve: %s", exc)
+        if not self.config.model:
+            return None
+        try:
+            model = self.resolve_model(self.config.model)
+            resolve_small_model(self.config, model)
+        except AgentError as exc:  # the prompt reports it, with the user watching
+            log.debug("warm-up: the default model does not resolve: %s", exc)
+            return None
+        return model
 
     async def _start_mcp(self) -> None:
         state = self._state

@@ -4,6 +4,7 @@ either side leaves nothing running and nothing open."""
 from __future__ import annotations
 
 import asyncio
+import ssl
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +14,7 @@ import pytest
 from core.app import AgentApp
 from core.config.loader import Layer
 from core.errors import ConfigError, StorageError
+from core.llm import transport
 from core.storage.store import Store
 
 WAIT = 10.0  # seconds: only reached when the two do not overlap, and then the test fails
@@ -105,3 +107,76 @@ async def test_a_config_error_closes_the_store_it_opened(
     assert [store.closed for store in opened] == [True]
     async with await real_open(tmp_path / "data" / "agentls.db") as again:  # and can be opened again
         assert not again.closed
+
+
+@pytest.fixture
+def opened_stores(monkeypatch: pytest.MonkeyPatch) -> list[Store]:
+    opened: list[Store] = []
+    real_open = Store.open
+
+    async def open_store(path: Path) -> Store:
+        opened.append(await real_open(path))
+        return opened[-1]
+
+    monkeypatch.setattr(Store, "open", open_store)
+    return opened
+
+
+async def test_a_failure_after_the_app_is_made_closes_it(
+    folder: Path, tmp_path: Path, git: SlowGit, monkeypatch: pytest.MonkeyPatch, opened_stores: list[Store]
+) -> None:
+    git.release.set()
+
+    async def mcp_breaks(self: AgentApp) -> None:
+        raise RuntimeError("mcp reconcile broke")
+
+    monkeypatch.setattr(AgentApp, "_start_mcp", mcp_breaks)
+    with pytest.raises(RuntimeError, match="mcp reconcile broke"):
+        await open_in(folder, tmp_path)
+    assert [store.closed for store in opened_stores] == [True]
+
+
+@pytest.fixture
+def tls_made(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    made: list[str] = []
+    real = transport._new_tls
+
+    def new_tls() -> ssl.SSLContext:
+        made.append("made")
+        return real()
+
+    transport._tls = None
+    monkeypatch.setattr(transport, "_new_tls", new_tls)
+    yield made
+    transport._tls = None
+
+
+async def warm_open(directory: Path, tmp_path: Path, api_base: str) -> AgentApp:
+    provider = {"litellm_provider": "openai", "options": {"api_base": api_base}, "models": {"m": {}}}
+    layer = Layer("test", {"model": "fake/m", "snapshot": False, "provider": {"fake": provider}}, None)
+    return await AgentApp.open(directory, config_layers=[layer], data_dir=tmp_path / "data", warm=True)
+
+
+async def test_the_warm_up_loads_the_ca_bundle_for_an_https_model_only(
+    folder: Path, tmp_path: Path, git: SlowGit, tls_made: list[str]
+) -> None:
+    git.release.set()
+    app = await warm_open(folder, tmp_path, "http://127.0.0.1:9/v1")  # a local server: never TLS
+    await app.close()
+    assert tls_made == []
+    app = await warm_open(folder, tmp_path, "HTTPS://models.example.invalid/v1")
+    await app.close()
+    assert tls_made == ["made"]
+
+
+async def test_a_ca_bundle_that_cannot_load_does_not_stop_the_warm_open(
+    folder: Path, tmp_path: Path, git: SlowGit, tls_made: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The prompt says so when it connects (tests/unit/llm/test_tls_context.py); the host still starts.
+    git.release.set()
+    monkeypatch.setenv("SSL_CERT_FILE", str(tmp_path / "missing.pem"))
+    app = await warm_open(folder, tmp_path, "https://models.example.invalid/v1")
+    try:
+        assert tls_made == ["made"] and transport._tls is None
+    finally:
+        await app.close()

@@ -44,9 +44,10 @@ asyncio.run(main(sys.argv[1], sys.argv[2] == "warm"))
 """
 
 
-def open_app(tmp_path: Path, mode: str, model: str) -> dict[str, Any]:
+def open_app(tmp_path: Path, mode: str, model: str, **keys: str) -> dict[str, Any]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith("AGENTLS_")}
     env.update(
+        keys,
         AGENTLS_CONFIG_DIR=str(tmp_path / "config"),
         AGENTLS_CACHE_DIR=str(tmp_path / "cache"),
         HOME=str(tmp_path / "home"),
@@ -70,8 +71,8 @@ def indexed(tmp_path: Path) -> dict[str, Any]:
 
 
 def test_warm_loads_the_catalog_the_pool_and_the_decoders(tmp_path: Path) -> None:
-    # The model has no key in this environment: the warm-up needs none (the prompt reports it).
-    opened = open_app(tmp_path, "warm", "openai/gpt-4o")
+    # The key is never used: the warm-up connects nowhere.
+    opened = open_app(tmp_path, "warm", "openai/gpt-4o", OPENAI_API_KEY="sk-never-sent")
     assert opened.pop("schemas") == opened.pop("tools") > 10  # each tool's parameter schema
     assert opened == {
         "decoders": True,
@@ -82,6 +83,13 @@ def test_warm_loads_the_catalog_the_pool_and_the_decoders(tmp_path: Path) -> Non
     }
     assert indexed(tmp_path)["openai"]["gpt-4o"]["max_input_tokens"] > 0
     assert not (tmp_path / "cache" / "tool-schemas.json").exists()  # kept on disk by the console script only
+
+
+def test_a_model_without_a_key_is_still_looked_up_but_gets_no_tls_context(tmp_path: Path) -> None:
+    # The prompt will report the missing key before it connects anywhere.
+    opened = open_app(tmp_path, "warm", "openai/gpt-4o")
+    assert (opened["catalog parsed"], opened["tls context"]) == (1, False)
+    assert indexed(tmp_path)["openai"]["gpt-4o"]["max_input_tokens"] > 0
 
 
 def test_a_later_warm_start_reads_the_index_not_the_map(tmp_path: Path) -> None:
