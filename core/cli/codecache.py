@@ -17,7 +17,6 @@ from __future__ import annotations
 import __future__
 
 import builtins
-import contextlib
 import functools
 import importlib
 import logging
@@ -28,6 +27,8 @@ import threading
 from pathlib import Path
 from types import CodeType
 from typing import Any
+
+from core.cachefile import write_whole
 
 log = logging.getLogger(__name__)
 
@@ -78,20 +79,10 @@ class CodeCache:
         unused = {key: code for key, code in stored.items() if key not in table and key[1:3] not in written}
         if len(unused) <= len(table):
             table.update(unused)
-        import tempfile
-
-        written_to: str | None = None
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile("wb", dir=self.path.parent, delete=False) as out:
-                written_to = out.name
-                marshal.dump(table, out)
-            os.replace(out.name, self.path)
-        except (OSError, ValueError) as exc:
+            write_whole(self.path, marshal.dumps(table))
+        except (OSError, ValueError) as exc:  # ValueError: code marshal cannot write
             log.debug("cannot write the code cache %s: %s", self.path, exc)
-            if written_to is not None:  # a full disk: leave no half-written file behind
-                with contextlib.suppress(OSError):
-                    os.unlink(written_to)
             return
         self.compiled = 0
 

@@ -10,12 +10,11 @@ import functools
 import importlib.util
 import json
 import logging
-import os
-import tempfile
 import threading
 from pathlib import Path
 from typing import Any
 
+from core.cachefile import write_whole
 from core.config import paths
 
 log = logging.getLogger(__name__)
@@ -164,10 +163,7 @@ class _LookupIndex:
         path = _index_file()
         body = json.dumps({"source": self._source, "entries": self._entries}, separators=(",", ":"))
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, encoding="utf-8") as f:
-                f.write(body)
-            os.replace(f.name, path)
+            write_whole(path, body.encode())
         except OSError as exc:
             log.debug("cannot write the model map index %s: %s", path, exc)
 

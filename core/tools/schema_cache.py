@@ -18,7 +18,6 @@ costs the work.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import os
@@ -28,6 +27,8 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from core.cachefile import write_whole
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -88,22 +89,10 @@ class SchemaCache:
         if not self._new:
             return
         entries = {**self._loaded(), **self._new}
-        import tempfile
-
-        written_to: str | None = None
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile(
-                "w", encoding="utf-8", dir=self.path.parent, suffix=".tmp", delete=False
-            ) as out:
-                written_to = out.name
-                json.dump({"schemas": entries}, out)
-            os.replace(written_to, self.path)
-        except (OSError, ValueError) as exc:
+            write_whole(self.path, json.dumps({"schemas": entries}).encode())
+        except OSError as exc:
             log.debug("cannot write the schema cache %s: %s", self.path, exc)
-            if written_to is not None:  # a full disk: leave no half-written file behind
-                with contextlib.suppress(OSError):
-                    os.unlink(written_to)
             return
         self._stored = entries
         self._new = {}

@@ -3,19 +3,15 @@ with the same __future__ features, and a second process compiles nothing."""
 
 from __future__ import annotations
 
-import json
 import marshal
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from core.cli.codecache import FUTURE_FLAGS, CodeCache
-from core.demo.config import fake_model_config
 from core.demo.fake_model import FakeModelServer
-from core.demo.fake_script import Turn
+from tests.unit.console_run import run_agent
+from tests.unit.test_cachefile import fill_the_disk
 
 SOURCE = "def f(x: undefined_name) -> int:\n    return x + 1\n"
 
@@ -125,11 +121,8 @@ def test_a_failed_write_leaves_no_file_behind(tmp_path: Path, monkeypatch: pytes
     cache = CodeCache(tmp_path / "code" / "c.marshal")
     cache.compile(SOURCE, "<f>", "exec", 0, True)
 
-    def full_disk(*_: object) -> None:
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr("core.cli.codecache.marshal.dump", full_disk)
-    cache.save()
+    fill_the_disk(monkeypatch)
+    cache.save()  # logged, not raised
     assert list((tmp_path / "code").iterdir()) == []
     assert cache.compiled == 1
 
@@ -141,32 +134,6 @@ def test_an_unwritable_cache_folder_is_only_logged(tmp_path: Path) -> None:
     cache.compile(SOURCE, "<f>", "exec", 0, True)
     cache.save()
     assert cache.compiled == 1  # still to be saved
-
-
-def run_agent(tmp_path: Path, model: FakeModelServer, titles: FakeModelServer, **extra: str) -> None:
-    root = tmp_path / "project"
-    root.mkdir(parents=True, exist_ok=True)
-    model.script(Turn.text("hello from the fake model"))
-    titles.script(Turn.text("A title"))
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTLS_")}
-    env.update(
-        AGENTLS_DATA_DIR=str(tmp_path / "data"),
-        AGENTLS_CONFIG_DIR=str(tmp_path / "config"),
-        AGENTLS_CACHE_DIR=str(tmp_path / "cache"),
-        HOME=str(tmp_path / "home"),
-        AGENTLS_CONFIG_CONTENT=json.dumps(fake_model_config(model, titles)),
-        **extra,
-    )
-    done = subprocess.run(
-        [str(Path(sys.executable).parent / "agentls"), "run", "say hello", "--yes", "-C", str(root)],
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert "hello from the fake model" in done.stdout
 
 
 def test_the_second_run_compiles_nothing(tmp_path: Path) -> None:

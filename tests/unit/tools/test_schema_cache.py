@@ -7,7 +7,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -18,9 +17,7 @@ import pytest
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import GenerateJsonSchema
 
-from core.demo.config import fake_model_config
 from core.demo.fake_model import FakeModelServer
-from core.demo.fake_script import Turn
 from core.tools import schema_cache
 from core.tools.base import ToolParams
 from core.tools.question import QuestionParams
@@ -31,6 +28,8 @@ from core.tools.skill import SkillParams
 from core.tools.task import TaskParams
 from core.tools.todo import TodoReadParams, TodoWriteParams
 from core.tools.webfetch import WebFetchParams
+from tests.unit.console_run import run_agent
+from tests.unit.test_cachefile import fill_the_disk
 
 BUILT_IN = [
     *(tool.Params for tool in builtin_registry().all()),
@@ -310,36 +309,9 @@ def test_a_failed_write_leaves_no_file_behind(tmp_path: Path, monkeypatch: pytes
     cache = SchemaCache(tmp_path / "cache" / "schemas.json")
     texts(cache, [Inner])
 
-    def full_disk(*_: object) -> None:
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr("core.tools.schema_cache.json.dump", full_disk)
-    cache.save()
+    fill_the_disk(monkeypatch)
+    cache.save()  # logged, not raised
     assert list((tmp_path / "cache").iterdir()) == []
-
-
-def run_agent(tmp_path: Path, model: FakeModelServer, titles: FakeModelServer) -> None:
-    root = tmp_path / "project"
-    root.mkdir(exist_ok=True)
-    model.script(Turn.text("hello from the fake model"))
-    titles.script(Turn.text("A title"))
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTLS_")}
-    env.update(
-        AGENTLS_DATA_DIR=str(tmp_path / "data"),
-        AGENTLS_CONFIG_DIR=str(tmp_path / "config"),
-        AGENTLS_CACHE_DIR=str(tmp_path / "cache"),
-        HOME=str(tmp_path / "home"),
-        AGENTLS_CONFIG_CONTENT=json.dumps(fake_model_config(model, titles)),
-    )
-    done = subprocess.run(
-        [str(Path(sys.executable).parent / "agentls"), "run", "say hello", "--yes", "-C", str(root)],
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
 
 
 @pytest.fixture
