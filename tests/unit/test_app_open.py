@@ -90,25 +90,6 @@ async def test_a_store_that_fails_to_open_leaves_no_git_task_behind(
     git.release.set()
 
 
-async def test_a_config_error_closes_the_store_it_opened(
-    folder: Path, tmp_path: Path, git: SlowGit, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    git.release.set()
-    opened: list[Store] = []
-    real_open = Store.open
-
-    async def open_store(path: Path) -> Store:
-        opened.append(await real_open(path))
-        return opened[-1]
-
-    monkeypatch.setattr(Store, "open", open_store)
-    with pytest.raises(ConfigError, match="snapshot: must be true, false or an object"):
-        await open_in(folder, tmp_path, snapshot="maybe")
-    assert [store.closed for store in opened] == [True]
-    async with await real_open(tmp_path / "data" / "agentls.db") as again:  # and can be opened again
-        assert not again.closed
-
-
 @pytest.fixture
 def opened_stores(monkeypatch: pytest.MonkeyPatch) -> list[Store]:
     opened: list[Store] = []
@@ -120,6 +101,17 @@ def opened_stores(monkeypatch: pytest.MonkeyPatch) -> list[Store]:
 
     monkeypatch.setattr(Store, "open", open_store)
     return opened
+
+
+async def test_a_config_error_closes_the_store_it_opened(
+    folder: Path, tmp_path: Path, git: SlowGit, opened_stores: list[Store]
+) -> None:
+    git.release.set()
+    with pytest.raises(ConfigError, match="snapshot: must be true, false or an object"):
+        await open_in(folder, tmp_path, snapshot="maybe")
+    assert [store.closed for store in opened_stores] == [True]
+    async with await Store.open(tmp_path / "data" / "agentls.db") as again:  # and can be opened again
+        assert not again.closed
 
 
 async def test_a_failure_after_the_app_is_made_closes_it(

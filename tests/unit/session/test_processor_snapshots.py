@@ -9,7 +9,7 @@ waited for the start snapshot, and the step's end took three snapshots' worth of
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +97,24 @@ class ProbeParams(ToolParams):
     pass
 
 
+class Probe(Tool[ProbeParams]):
+    """A tool that calls ``ran`` when it runs (and changes no file)."""
+
+    id = "probe"
+    Params = ProbeParams
+
+    def __init__(self, ran: Callable[[], None]) -> None:
+        self.ran = ran
+
+    @property
+    def description(self) -> str:
+        return "Calls back when it runs."
+
+    async def execute(self, params: ProbeParams, ctx: ToolContext) -> ToolResult:
+        self.ran()
+        return ToolResult("probe", "ok")
+
+
 def _step(msg: AssistantMessage, tools: dict[str, Any] | None = None, root: Path | None = None) -> StepInput:
     model = {"limit": {"context": 8000, "output": 1000}}
     fake = {
@@ -163,24 +181,12 @@ async def test_a_tool_call_waits_for_the_start_snapshot(
     snapshots = SlowSnapshots()
     ran_after: list[list[str]] = []
 
-    class Probe(Tool[ProbeParams]):
-        id = "probe"
-        Params = ProbeParams
-
-        @property
-        def description(self) -> str:
-            return "Records what the snapshots had done when it ran."
-
-        async def execute(self, params: ProbeParams, ctx: ToolContext) -> ToolResult:
-            ran_after.append(list(snapshots.tracks))
-            return ToolResult("probe", "ok")
-
     async def stream(request: LLMRequest, abort: asyncio.Event) -> AsyncIterator[ev.StreamEvent]:
         asyncio.get_running_loop().call_later(0.05, snapshots.release.set)  # git, still at work
         yield ev.ToolCall(id="call_1", name="probe", input={}, raw="{}")
         yield ev.FinishStep(reason="tool-calls", tokens=Tokens(), cost=0.0)
 
-    step = _step(msg, {"probe": Probe()}, tmp_path)
+    step = _step(msg, {"probe": Probe(lambda: ran_after.append(list(snapshots.tracks)))}, tmp_path)
     processor = Processor(StepServices(sessions, bus, snapshots), stream, RetryPolicy())
     assert await asyncio.wait_for(processor.process(step), 10) == "continue"
     assert ran_after == [["snap1 begun", "snap1"]]
@@ -205,17 +211,6 @@ async def test_a_tool_called_in_a_failed_attempt_still_gets_the_end_snapshot(
     snapshots.release.set()
     attempts = 0
 
-    class Probe(Tool[ProbeParams]):
-        id = "probe"
-        Params = ProbeParams
-
-        @property
-        def description(self) -> str:
-            return "Does nothing."
-
-        async def execute(self, params: ProbeParams, ctx: ToolContext) -> ToolResult:
-            return ToolResult("probe", "ok")
-
     async def stream(request: LLMRequest, abort: asyncio.Event) -> AsyncIterator[ev.StreamEvent]:
         nonlocal attempts
         attempts += 1
@@ -227,7 +222,7 @@ async def test_a_tool_called_in_a_failed_attempt_still_gets_the_end_snapshot(
         yield ev.TextEnd("t")
         yield FINISH
 
-    step = _step(msg, {"probe": Probe()}, tmp_path)
+    step = _step(msg, {"probe": Probe(lambda: None)}, tmp_path)
     processor = Processor(StepServices(sessions, bus, snapshots), stream, RetryPolicy(initial_delay=0.01))
     assert await asyncio.wait_for(processor.process(step), 10) == "continue"
     assert attempts == 2
