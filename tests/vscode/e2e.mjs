@@ -65,11 +65,17 @@ class Scenario {
     await until("the session menu", async () => !(await this.chat.$eval("#sessions", (el) => el.hidden)));
   }
 
-  /** Type into the workbench's quick input (an input box or a quick pick) and press Enter. */
-  async quickInput(words, { replace = false } = {}) {
-    const input = await this.page.waitForSelector(".quick-input-widget input", { visible: true, timeout: 10000 });
-    if (replace) await input.evaluate((el) => el.select());
-    await input.type(words);
+  /** Type into the workbench's quick input (an input box or a quick pick) and press Enter: once it
+   * is shown and VS Code has given it the focus (a widget still closing from an earlier dialog, or
+   * one not yet focused, sent the words to the chat's prompt instead), and, given `placeholder`,
+   * once it is the input that says so. */
+  async quickInput(words, { replace = false, placeholder = "" } = {}) {
+    const selector = ".quick-input-widget input";
+    await this.page.waitForSelector(selector, { visible: true, timeout: 10000 });
+    await until(`the quick input${placeholder ? ` "${placeholder}…"` : ""} to have the focus`, () =>
+      this.page.$eval(selector, (el, prefix) => document.activeElement === el && (el.placeholder || "").startsWith(prefix), placeholder));
+    if (replace) await this.page.$eval(selector, (el) => el.select());
+    await this.page.keyboard.type(words);
     await this.page.keyboard.press("Enter");
   }
 
@@ -301,7 +307,7 @@ phase("image", async (s, r) => {
   // `@`, a few letters, Enter: the highlighted file (an image here) is attached.
   await chat.click("#prompt-input");
   await chat.type("#prompt-input", "What do @");
-  await s.quickInput("diagram");
+  await s.quickInput("diagram", { placeholder: "Files to attach" });
   await until("the diagram chip", async () => (await text(chat, ".chips .chip.image")).includes("diagram.png"));
   // A pasted image: the image goes on the browser's clipboard (as a screenshot tool puts it there),
   // then Ctrl+V in the prompt.
