@@ -339,6 +339,50 @@ phase("image", async (s, r) => {
   await wb.shot("image-sent");
 });
 
+phase("drop", async (s, r) => {
+  const { chat, page, wb } = s;
+  const uri = (file) => `file://${file.split("/").map(encodeURIComponent).join("/")}`;
+  // A drop is dispatched in the chat view's frame with the data VS Code gives the view for a drag
+  // of its own files (resourceurls holds them all; text/uri-list only the first) and, for a drop of
+  // system files, File objects. What is exercised: the view's drop handling and the extension's
+  // attach path in a real VS Code; not VS Code's own drag plumbing (CDP drags never reach a webview
+  // in code-server).
+  const drop = (items, image) =>
+    chat.evaluate(
+      (items, image) => {
+        const data = new DataTransfer();
+        for (const [type, value] of Object.entries(items)) data.setData(type, value);
+        if (image) data.items.add(new File([Uint8Array.from(atob(image.data), (c) => c.charCodeAt(0))], image.name, { type: "image/png" }));
+        const input = document.querySelector("#prompt-input");
+        const over = new DragEvent("dragover", { dataTransfer: data, bubbles: true, cancelable: true });
+        input.dispatchEvent(over);
+        const highlighted = document.querySelector("#prompt").classList.contains("drop-target");
+        input.dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
+        return { accepted: over.defaultPrevented, highlighted, after: document.querySelector("#prompt").classList.contains("drop-target") };
+      },
+      items,
+      image,
+    );
+  const files = [path.join(args.folder, "notes.md"), path.join(args.folder, "logo.png")];
+  r.explorer = await drop({ resourceurls: JSON.stringify(files.map(uri)), "text/uri-list": uri(files[0]), "text/plain": files[0] });
+  await until("the dropped files' chips", async () => (await text(chat, ".chips")).includes("logo.png"));
+  // The project folder itself and a file outside it: one warning names both; nothing is attached.
+  const before = (await wb.notifications()).length;
+  r.refusedDrop = await drop({ codefiles: JSON.stringify([args.folder, path.join(path.dirname(args.folder), "elsewhere.txt")]) });
+  r.warning = await until("the refusal", async () => (await wb.notifications()).slice(before).find((n) => n.includes("cannot attach")));
+  // An image dragged from the system.
+  r.system = await drop({}, { name: "drawn.png", data: fs.readFileSync(path.join(args.folder, "diagram.png")).toString("base64") });
+  r.chips = await until("three chips", async () => {
+    const chips = await chat.$$eval(".chips .chip", (els) => els.map((e) => e.textContent.replace(/\s*×$/, "")));
+    return chips.length === 3 ? chips : null;
+  });
+  await chat.click("#prompt-input");
+  await chat.type("#prompt-input", "What did I drop?");
+  await wb.shot("dropped-files");
+  await page.keyboard.press("Enter");
+  await s.waitAnswer("You dropped");
+});
+
 phase("abort", async (s, r) => {
   await s.prompt("Now write a long essay about it");
   await until("the essay to stream", async () => (await s.answerText()).includes("Essay part"), 20000);

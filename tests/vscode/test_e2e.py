@@ -106,6 +106,7 @@ def turns() -> list[Turn]:
         Turn.text("I read both: the notes and the two lines."),
         # image
         Turn.text("I see three images: a logo, a diagram and a screenshot."),
+        Turn.text("You dropped the notes, the logo and a drawing."),
         # abort: streams a little, then stalls until the agent hangs up (the user presses Escape)
         Turn.text(ESSAY, chunks=400).stall(after=40),
         # restart
@@ -356,6 +357,23 @@ def test_images_picked_at_mentioned_and_pasted_reach_the_model(run: Run) -> None
     assert pasted[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", pasted[16:24]) == (64, 36)
     # The sent message shows the three thumbnails in the transcript.
     assert len(r["sentThumbs"]) == 3 and all(w > 0 for w in r["sentThumbs"]), r["sentThumbs"]
+
+
+def test_files_dropped_from_vscode_and_the_system_reach_the_model(run: Run) -> None:
+    r = run.phase("drop")
+    # The view takes the drag (the drop fires) and outlines the prompt box until the drop.
+    assert r["explorer"] == {"accepted": True, "highlighted": True, "after": False}, r["explorer"]
+    assert r["system"]["accepted"] is True, r["system"]
+    assert r["chips"] == ["notes.md", "logo.png", "drawn.png"], r["chips"]
+    warning = r["warning"]
+    assert "project (a folder" in warning and "elsewhere.txt (outside the workspace)" in warning, warning
+    request = run.request_with("What did I drop?")
+    user = [m for m in request.messages if m.get("role") == "user"][-1]
+    assert "FRIDAY-42" in json.dumps(user)  # notes.md, read by the server from its URI
+    images = [c["image_url"]["url"] for c in user["content"] if c.get("type") == "image_url"]
+    # logo.png as read by the extension; drawn.png is diagram.png's bytes, dropped as a system file.
+    sent = [base64.b64encode((run.folder / f).read_bytes()).decode() for f in ("logo.png", "diagram.png")]
+    assert images == [f"data:image/png;base64,{data}" for data in sent], [i[:60] for i in images]
 
 
 def test_abort_mid_stream(run: Run) -> None:

@@ -1,8 +1,9 @@
 // The prompt box: multi-line; Enter sends, Shift+Enter breaks the line; `@` picks files to attach; a
-// button attaches the editor's selection; images pasted, dropped or picked go as thumbnail chips; agent
-// and model pickers; Send becomes Stop while busy.
+// button attaches the editor's selection; files dropped from VS Code attach as the @ pick does; images
+// pasted, dropped or picked go as thumbnail chips; agent and model pickers; Send becomes Stop while busy.
 import { type Attachment, IMAGE_TYPES, MAX_IMAGE_BYTES } from "../src/chat/messages.ts";
 import { button, h, type Post } from "./dom.ts";
+import { DROPPED_URI_TYPES, droppedUris } from "./drop.ts";
 import type { ChatState } from "./state.ts";
 
 export interface Draft {
@@ -50,15 +51,29 @@ export class PromptBox {
         void this.attachImages(files);
       }
     });
+    // Files dragged from VS Code (the Explorer, an editor tab) come as URIs, attached as the @ pick
+    // attaches them; files dragged from the system come as File objects (images only).
     this.root.addEventListener("dragover", (event) => {
-      if (event.dataTransfer?.types.includes("Files")) {
+      const types = event.dataTransfer?.types ?? [];
+      if (types.includes("Files") || DROPPED_URI_TYPES.some((t) => types.includes(t))) {
         event.preventDefault();
-        event.dataTransfer.dropEffect = "copy";
+        event.dataTransfer!.dropEffect = "copy";
+        this.root.classList.add("drop-target");
       }
     });
+    this.root.addEventListener("dragleave", (event) => {
+      if (!this.root.contains(event.relatedTarget as Node | null)) this.root.classList.remove("drop-target");
+    });
     this.root.addEventListener("drop", (event) => {
-      const files = [...(event.dataTransfer?.files ?? [])];
-      if (files.length > 0) {
+      this.root.classList.remove("drop-target");
+      const data = event.dataTransfer;
+      if (!data) return;
+      const uris = droppedUris(data);
+      const files = [...data.files];
+      if (uris.length > 0) {
+        event.preventDefault();
+        this.post({ type: "attachUris", uris });
+      } else if (files.length > 0) {
         event.preventDefault();
         void this.attachImages(files);
       }

@@ -74,6 +74,8 @@ export class Actions {
         return this.pickFiles(message.mention === true);
       case "pickImages":
         return this.pickImages();
+      case "attachUris":
+        return this.attachDropped(message.uris);
       case "warn":
         void vscode.window.showWarningMessage(`agentls: ${message.message}`);
         return;
@@ -177,6 +179,51 @@ export class Actions {
       defaultUri: vscode.workspace.workspaceFolders?.[0]?.uri,
     });
     if (uris === undefined || uris.length === 0) return;
+    const attachments = await this.attachments(uris);
+    if (attachments.length > 0) this.view.post({ type: "attach", attachments });
+  }
+
+  /**
+   * Files dropped on the prompt from VS Code (the Explorer, an editor tab): attached as the @ pick
+   * attaches them. Images may come from anywhere (as from the Image dialog); other files only from
+   * the workspace, the one the agent works in. What cannot be attached is named in one warning.
+   */
+  async attachDropped(dropped: string[]): Promise<void> {
+    const uris: vscode.Uri[] = [];
+    const refused: string[] = [];
+    for (const text of dropped) {
+      let uri: vscode.Uri;
+      try {
+        uri = vscode.Uri.parse(text, true);
+      } catch {
+        refused.push(`${text} (not a file URI)`);
+        continue;
+      }
+      const name = uri.scheme === "file" ? uri.fsPath : text;
+      const inWorkspace = vscode.workspace.getWorkspaceFolder(uri) !== undefined;
+      const image = IMAGE_TYPES[path.extname(uri.path).slice(1).toLowerCase()] !== undefined;
+      if (uri.scheme !== "file" && !inWorkspace) {
+        refused.push(`${name} (not a file of this machine or workspace)`);
+        continue;
+      }
+      if (!image && !inWorkspace) {
+        refused.push(`${name} (outside the workspace)`);
+        continue;
+      }
+      let stat: vscode.FileStat;
+      try {
+        stat = await vscode.workspace.fs.stat(uri);
+      } catch {
+        refused.push(`${name} (not found)`);
+        continue;
+      }
+      if (stat.type & vscode.FileType.Directory) {
+        refused.push(`${inWorkspace ? vscode.workspace.asRelativePath(uri) : name} (a folder: drop or @-pick its files)`);
+        continue;
+      }
+      uris.push(uri);
+    }
+    if (refused.length > 0) void vscode.window.showWarningMessage(`agentls: cannot attach ${refused.join(", ")}.`);
     const attachments = await this.attachments(uris);
     if (attachments.length > 0) this.view.post({ type: "attach", attachments });
   }

@@ -71,6 +71,7 @@ export type FromWebview =
   | { type: "openToolDiff"; file: string; patch: string }
   | { type: "pickFiles"; mention?: boolean }
   | { type: "pickImages" }
+  | { type: "attachUris"; uris: string[] }
   | { type: "attachSelection" }
   | { type: "warn"; message: string }
   | { type: "openLink"; href: string }
