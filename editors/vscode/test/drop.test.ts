@@ -26,3 +26,8 @@ test("files from the system (no VS Code types) and broken data carry no URIs", (
   assert.deepEqual(droppedUris(drop({ resourceurls: "{not json", codefiles: "[1, null, \"\"]" })), []);
   assert.deepEqual(droppedUris(drop({ resourceurls: "\"file:///w/a\"" })), []);
 });
+
+test("a web link dragged in is no file: left to the text box, which inserts it as text", () => {
+  assert.deepEqual(droppedUris(drop({ "text/uri-list": "https://example.com/page", "text/plain": "https://example.com/page" })), []);
+  assert.deepEqual(droppedUris(drop({ "text/uri-list": "https://example.com/a\r\nfile:///w/calc.py" })), ["file:///w/calc.py"]);
+});

@@ -27,8 +27,11 @@ export function droppedUris(data: Pick<DataTransfer, "getData" | "types">): stri
     .getData("text/uri-list")
     .split(/\r?\n/)
     .map((line) => line.trim())
-    .filter((line) => line !== "" && !line.startsWith("#"));
+    .filter((line) => line !== "" && !line.startsWith("#") && !WEB_LINK.test(line));
 }
+
+/** A link dragged from a page or a Markdown preview: the text box takes it as text, as before. */
+const WEB_LINK = /^(https?|mailto):/i;
 
 /** A file: URI for an absolute path (POSIX or Windows), with its characters escaped. */
 function fileUri(path: string): string {
