@@ -165,8 +165,14 @@ async def test_an_abandoned_stream_closes_its_connection() -> None:
         response = await _post(client, server.url)
         chunks = response.aiter_bytes()
         assert await anext(chunks) == b"hello"
-        reading = asyncio.ensure_future(anext(chunks))
-        await asyncio.sleep(0)  # the read is under way when the stream is abandoned
+        started = asyncio.Event()
+
+        async def read_next() -> bytes:
+            started.set()  # this task runs on into the read until it waits for the socket
+            return await anext(chunks)
+
+        reading = asyncio.ensure_future(read_next())
+        await asyncio.wait_for(started.wait(), 5)  # the read is under way when the stream is abandoned
         reading.cancel()
         with pytest.raises(asyncio.CancelledError):
             await reading
