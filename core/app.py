@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import importlib
 import logging
 from collections.abc import Sequence
 from dataclasses import replace
@@ -31,10 +30,9 @@ from core.config.paths import data_dir as default_data_dir
 from core.config.schema import Config
 from core.errors import AgentError, InvalidInputError
 from core.events import ConfigUpdated, FileDiff
-from core.llm import catalog
 from core.llm.model import ModelInfo, resolve_model, resolve_small_model
 from core.llm.stream import stream as llm_stream
-from core.llm.transport import aclose_http_client, http_client, shared_tls_context
+from core.llm.transport import aclose_http_client
 from core.permission import rules
 from core.permission.service import Permissions
 from core.question.service import Questions
@@ -59,6 +57,7 @@ from core.tools.skill import SkillTool, list_skills
 from core.tools.task import TaskTool
 from core.tools.todo import TodoReadTool, TodoWriteTool
 from core.tools.webfetch import WebFetchTool
+from core.warmup import warm_up
 from core.workspace import DiskWorkspace, Workspace
 
 log = logging.getLogger(__name__)
@@ -236,41 +235,9 @@ class AgentApp:
         return app
 
     async def warm_up(self) -> None:
-        """Load now what the first prompt would: the default model's catalog entries, the model
-        connection pool with its TLS context (for an HTTPS model), the stream decoders, the tools'
-        JSON schemas. A host that opens the app in the background (the LSP server) calls it there,
-        so that the first prompt reaches the model at once; a one-shot ``agentls run`` does not, as
-        it pays the same on its way to the first request (and makes a TLS context only for an HTTPS
-        model, while the first connection's TCP handshake travels). A model that does not resolve
-        (no key) or a CA bundle that does not load fails no open: the prompt that needs it says so."""
-        model = await asyncio.to_thread(self._warm_catalog)
-        if model is not None and (model.api_base or "").lower().startswith("https:"):
-            # Loading the CA bundle costs OpenSSL ~45 ms with the GIL held: only for a model
-            # that will need it (a local http:// server never does).
-            try:
-                await asyncio.to_thread(shared_tls_context)
-            except (OSError, ValueError) as exc:  # a bad SSL_CERT_FILE: the prompt will say so
-                log.debug("warm-up: cannot load the CA certificates: %s", exc)
-        await asyncio.to_thread(_import_all, _FIRST_REQUEST_MODULES)
-        http_client()
-        for tool in self.tools.all():
-            tool.spec()  # the schema is made once per process, 6-9 ms for the built-in tools
-
-    def _warm_catalog(self) -> ModelInfo | None:
-        """The default model, resolved (None when it does not resolve: the prompt reports why).
-
-        Its limits and prices: a lookup the index has not seen yet parses litellm's 3 MB of JSON,
-        better here than on the way to the first prompt."""
-        catalog.load_index()
-        if not self.config.model:
-            return None
-        try:
-            model = self.resolve_model(self.config.model)
-            resolve_small_model(self.config, model)
-        except AgentError as exc:  # the prompt reports it, with the user watching
-            log.debug("warm-up: the default model does not resolve: %s", exc)
-            return None
-        return model
+        """Load now what the first prompt would (see ``core.warmup``): for a host that opens the
+        app in the background, so that its first prompt reaches the model at once."""
+        await warm_up(self.config, self.tools.all())
 
     async def _start_mcp(self) -> None:
         state = self._state
@@ -504,16 +471,3 @@ class AgentApp:
     ) -> None:
         """The loop's task branch: run the subagent the user mentioned."""
         await self.subtasks.run_from_part(session_id, user, part, abort)
-
-
-# What the first model request imports besides the app itself (the lean routes, with their HTTP
-# client core.llm.http and h11).
-_FIRST_REQUEST_MODULES = ("core.llm.lean",)
-
-
-def _import_all(names: Sequence[str]) -> None:
-    for name in names:
-        try:
-            importlib.import_module(name)
-        except ImportError as exc:  # a library that moved a module: only the warm-up is lost
-            log.info("warm-up: cannot import %s: %s", name, exc)
