@@ -15,8 +15,9 @@ This module is what a model stream needs of it:
 - HTTPS verifies against certifi's bundle, or ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` (as httpx did),
   with a context made only for the first HTTPS connection;
 - proxies come from the environment as curl and httpx read them: ``https_proxy``, ``http_proxy``,
-  ``all_proxy`` (lower case first) and ``no_proxy``; HTTPS goes through a ``CONNECT`` tunnel,
-  plain HTTP in absolute form; ``user:password@`` in a proxy URL becomes Basic credentials;
+  ``all_proxy`` (lower case first) and ``no_proxy``; HTTPS goes through a ``CONNECT`` tunnel, plain
+  HTTP in absolute form; ``user:password@`` in a proxy URL becomes Basic credentials (what the
+  environment names, proxies and CA certificates, is read in ``core.llm.netenv``);
 - gzip and deflate answers are decoded.
 
 Failures raise the ``HTTPError`` subclasses below; ``core.llm.errors.from_transport`` classifies them.
@@ -26,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import ipaddress
 import os
 import ssl
 import zlib
@@ -36,6 +36,8 @@ from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import unquote, urlsplit
 
 import h11
+
+from core.llm import netenv
 
 if TYPE_CHECKING:
     from zlib import _Decompress
@@ -103,82 +105,18 @@ class URL:
         return f"{self.scheme}://{self.authority}{self.target}"
 
 
-# --- proxies from the environment ----------------------------------------------------------
+# --- proxies ----------------------------------------------------------------------------------
 
 
 def proxy_for(url: URL, environ: Mapping[str, str]) -> URL | None:
     """The proxy the environment names for ``url``, or None (none set, or ``no_proxy`` matches)."""
-    if _bypassed(url, _env(environ, "no_proxy")):
+    setting = netenv.proxy_setting(url.scheme, url.host, url.port, environ)
+    if setting is None:
         return None
-    for name in (f"{url.scheme}_proxy", "all_proxy"):
-        value = _env(environ, name)
-        if value:
-            if value.split("://", 1)[0].lower().startswith("socks"):
-                raise InvalidRequestError(
-                    f"{name}={value}: SOCKS proxies are not supported (use an HTTP proxy)"
-                )
-            return URL.parse(value, default_scheme="http")
-    return None
-
-
-def _env(environ: Mapping[str, str], name: str) -> str:
-    value = environ.get(name)
-    if value is None:
-        value = environ.get(name.upper(), "")
-    return value.strip()
-
-
-def _bypassed(url: URL, no_proxy: str) -> bool:
-    host = url.host.lower().rstrip(".")
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        address = None
-    for entry in (item.strip().lower() for item in no_proxy.split(",")):
-        if not entry:
-            continue
-        if entry == "*":
-            return True
-        entry_host, port = entry, None
-        if entry.startswith("["):  # [::1]:8080
-            entry_host, _, rest = entry[1:].partition("]")
-            port = rest[1:] or None
-        elif entry.count(":") == 1:  # host:port (a bare IPv6 address has several colons)
-            entry_host, port = entry.split(":")
-        if port is not None and port != str(url.port):
-            continue
-        if address is not None:
-            try:
-                if address in ipaddress.ip_network(entry_host, strict=False):
-                    return True
-            except ValueError:
-                pass
-            continue
-        domain = entry_host.lstrip("*").lstrip(".").rstrip(".")
-        if domain and (host == domain or host.endswith("." + domain)):
-            return True
-    return False
-
-
-# --- TLS -------------------------------------------------------------------------------------
-
-
-def tls_context(environ: Mapping[str, str]) -> ssl.SSLContext:
-    """A verifying client context: ``SSL_CERT_FILE``, else ``SSL_CERT_DIR``, else certifi's bundle.
-
-    Loading a bundle takes OpenSSL 3 tens of ms, with the GIL held (a thread made ahead only slows
-    the start it runs beside: 93 ms in an A/B), so plain-HTTP models never make one, and
-    ``Client`` makes it while the first HTTPS connection's TCP handshake travels."""
-    if cafile := environ.get("SSL_CERT_FILE"):
-        context = ssl.create_default_context(cafile=cafile)
-    elif capath := environ.get("SSL_CERT_DIR"):
-        context = ssl.create_default_context(capath=capath)
-    else:
-        import certifi
-
-        context = ssl.create_default_context(cafile=certifi.where())
-    context.set_alpn_protocols(["http/1.1"])
-    return context
+    name, value = setting
+    if value.split("://", 1)[0].lower().startswith("socks"):
+        raise InvalidRequestError(f"{name}={value}: SOCKS proxies are not supported (use an HTTP proxy)")
+    return URL.parse(value, default_scheme="http")
 
 
 # --- connections -----------------------------------------------------------------------------
@@ -354,7 +292,7 @@ class Client:
     ) -> None:
         self.max_idle = max_idle
         self._environ = os.environ if environ is None else environ
-        self._make_tls = tls or (lambda: tls_context(self._environ))
+        self._make_tls = tls or (lambda: netenv.tls_context(self._environ))
         self._tls: asyncio.Future[ssl.SSLContext] | None = None
         self._idle: dict[tuple[URL, URL | None], list[_Connection]] = {}
         self._closed = False

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Awaitable, Coroutine
 from typing import TypeVar
 
 from core.errors import AbortedError, ProviderError
-from core.llm import errors, http
+from core.llm import errors, http, netenv
 from core.llm.sse import SSEDecoder
 
 log = logging.getLogger(__name__)
@@ -29,7 +29,7 @@ _tls_lock = threading.Lock()
 
 
 def _new_tls() -> ssl.SSLContext:
-    return http.tls_context(os.environ)
+    return netenv.tls_context(os.environ)
 
 
 def shared_tls_context() -> ssl.SSLContext:
