@@ -367,6 +367,7 @@ def test_files_dropped_from_vscode_and_the_system_reach_the_model(run: Run) -> N
     assert r["chips"] == ["notes.md", "logo.png", "drawn.png"], r["chips"]
     warning = r["warning"]
     assert "project (a folder" in warning and "elsewhere.txt (outside the workspace)" in warning, warning
+    assert warning.startswith("agentls: cannot attach project (a folder"), warning  # its name, not its path
     request = run.request_with("What did I drop?")
     user = [m for m in request.messages if m.get("role") == "user"][-1]
     assert "FRIDAY-42" in json.dumps(user)  # notes.md, read by the server from its URI

@@ -218,7 +218,10 @@ export class Actions {
         continue;
       }
       if (stat.type & vscode.FileType.Directory) {
-        refused.push(`${inWorkspace ? vscode.workspace.asRelativePath(uri) : name} (a folder: drop or @-pick its files)`);
+        // asRelativePath gives a workspace folder itself as its absolute path: name it instead.
+        const root = vscode.workspace.workspaceFolders?.find((f) => f.uri.toString() === uri.toString());
+        const label = root?.name ?? (inWorkspace ? vscode.workspace.asRelativePath(uri) : name);
+        refused.push(`${label} (a folder: drop or @-pick its files)`);
         continue;
       }
       uris.push(uri);
