@@ -1,8 +1,8 @@
-"""The agent's files as the editor sees them: open buffers for reads; writes that keep buffer = disk.
+"""The agent's files as the editor sees them: open buffers for reads; writes that never prompt.
 
 Reads return the user's unsaved text for open documents. A write picks, per file and client, the
-path that leaves the editor's buffer and the disk equal without a "changed on disk" prompt
-(``docs/protocol.md``, "Files go through the editor"):
+path that lands the edit in the editor's buffer without a "changed on disk" prompt, and never
+writes the user's unsaved text to disk (``docs/protocol.md``, "Files go through the editor"):
 
 - a file no buffer shows: the disk only (an edit through the editor would leave a hidden modified
   buffer behind);
@@ -12,7 +12,8 @@ path that leaves the editor's buffer and the disk equal without a "changed on di
   unmodified buffer itself (Neovim's ``autoread`` at ``:checktime``, Emacs' auto-revert, VS Code),
   with the reload as one undo step, and nothing is left modified to conflict with the disk later;
 - an open document with unsaved changes: one ``workspace/applyEdit`` on top of them
-  (``documentChanges`` when announced, else ``changes``), then the buffer's new text to disk.
+  (``documentChanges`` when announced, else ``changes``), and nothing on disk: the buffer stays
+  modified, the disk keeps the user's last save until they save again.
 
 After any write the server's view of an open document is the new text until the editor's next
 didOpen/didChange/didClose, so a second edit in the same turn never starts from stale text.
@@ -179,10 +180,11 @@ class LspWorkspace:
             await self._disk.write_bytes(path, data, ctx)
             self._overlay[_key(path)] = text  # the editor's reload brings its buffer here
             return
-        text = await self._edit_open(path, document, current, text, ctx.label, document_changes)
+        await self._edit_open(path, document, current, text, ctx.label, document_changes)
         if not saves:
+            # The disk keeps the user's last save: writing it behind a modified buffer is what makes
+            # Neovim ask W12 and Emacs "changed on disk". The user's next save writes both.
             self._modified.add(_key(path))
-            await self._disk.write_bytes(path, text.encode("utf-8"), ctx)
 
     async def _disk_bytes(self, path: Path) -> bytes | None:
         try:
