@@ -80,8 +80,10 @@ def test_stock_emacs_eglot(tmp_path: Path, models: tuple[FakeModelServer, FakeMo
     assert not project.marker.exists()
     assert out["after-abort-seconds"] < 5
     assert any("Right after the cancel" in m for m in out["messages"])
-    # eglot ignores $/progress: the steps are echo-area messages there (nothing stops the user).
+    # eglot ignores $/progress: the steps are echo-area messages there (nothing stops the user), and
+    # nothing the server sends makes eglot warn (it warns about every notification it does not know).
     assert any("agentls ✓ edit" in m for m in out["messages"])
+    assert [m for m in out["messages"] if "(warning)" in m] == []
     # An agent edit of a buffer with unsaved text: no prompt at all, both texts kept; the disk keeps
     # the last save until the user saves, and then has both.
     saved = h.EDITED + "# the user was here\n"
