@@ -6,9 +6,8 @@ requests time out after 10 s and block Emacs, so its commands answer at once; eg
 ``$/progress`` and keeps the log out of sight but shows ``window/showMessage`` in the echo area
 without stopping the user, so the tool steps go there. Stock Neovim asks "Press ENTER" for every
 ``window/showMessage``, so its steps stay in ``$/progress`` and the log, and only the answer is a
-message. A client that gives no name
-(eglot before 1.10 sends no ``clientInfo``) is treated like eglot: answering at once never breaks a
-client. Every option can be set in ``initializationOptions`` or in
+message. A client that gives no name (eglot before 1.10 sends no ``clientInfo``) is treated like
+eglot: answering at once never breaks a client. Every option can be set in ``initializationOptions`` or in
 ``workspace/didChangeConfiguration`` under ``agentls``.
 """
 
