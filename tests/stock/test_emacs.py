@@ -84,6 +84,7 @@ def test_stock_emacs_eglot(tmp_path: Path, models: tuple[FakeModelServer, FakeMo
     # nothing the server sends makes eglot warn (it warns about every notification it does not know).
     assert any("agentls ✓ edit" in m for m in out["messages"])
     assert [m for m in out["messages"] if "(warning)" in m] == []
+    assert len([m for m in out["messages"] if "Edited twice." in m]) == 1  # the answer, once
     # An agent edit of a buffer with unsaved text: no prompt at all, both texts kept; the disk keeps
     # the last save until the user saves, and then has both.
     saved = h.EDITED + "# the user was here\n"
