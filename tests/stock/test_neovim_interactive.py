@@ -93,7 +93,10 @@ def test_an_agent_edit_of_a_buffer_with_unsaved_text_gives_no_prompt_and_keeps_b
         nvim.term.send("G", "o")
         nvim.term.type(mine.rstrip("\n"))
         nvim.term.send("Escape")
-        nvim.term.wait(lambda _: nvim.modified(project.hello), 10, "the buffer to be modified")
+        # Back in Normal mode (an Escape read on its own, not as Alt with the next key), modified.
+        nvim.term.wait(
+            lambda _: nvim.expr("mode()") == "n" and nvim.modified(project.hello), 10, "Normal mode, modified"
+        )
         nvim.term.type(":Agent change hello")
         nvim.term.send("Enter")
         nvim.term.wait_text(INLIST_FOOTER)
