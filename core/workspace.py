@@ -51,7 +51,9 @@ class Workspace(Protocol):
         ...
 
     async def write_bytes(self, path: Path, data: bytes, ctx: EditContext) -> None:
-        """Replace or create a file; parents are created. On return the disk holds ``data``."""
+        """Replace or create a file; parents are created. On return the disk holds ``data`` — except
+        for a file open with unsaved changes in an editor that does not save agent edits, whose
+        buffer holds it until the user saves (the disk keeps their last save)."""
         ...
 
     async def delete(self, path: Path, ctx: EditContext) -> None:

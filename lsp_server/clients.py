@@ -2,10 +2,12 @@
 
 A plugin client announces ``capabilities.experimental.agent`` (``savesEdits`` when it saves every
 document an agent edit touched). A stock client gets defaults by its ``clientInfo.name``: eglot's
-requests time out after 10 s and block Emacs, so its commands answer at once; Neovim and Emacs show
-``window/showMessage`` but not the log, so the tool steps go there. A client that gives no name
-(eglot before 1.10 sends no ``clientInfo``) is treated like eglot: answering at once never breaks a
-client. Every option can be set in ``initializationOptions`` or in
+requests time out after 10 s and block Emacs, so its commands answer at once; eglot ignores
+``$/progress`` and keeps the log out of sight but shows ``window/showMessage`` in the echo area
+without stopping the user, so the tool steps go there. Stock Neovim asks "Press ENTER" for every
+``window/showMessage``, so its steps stay in ``$/progress`` and the log, and only the answer is a
+message. A client that gives no name (eglot before 1.10 sends no ``clientInfo``) is treated like
+eglot: answering at once never breaks a client. Every option can be set in ``initializationOptions`` or in
 ``workspace/didChangeConfiguration`` under ``agentls``.
 """
 
@@ -25,8 +27,10 @@ ToolLog = Literal["message", "log", "off"]
 
 # Clients whose requests time out (eglot: 10 s, blocking Emacs meanwhile).
 TIMES_OUT = ("eglot",)
-# Clients that show window/showMessage but keep window/logMessage out of sight.
-HIDES_LOG = ("neovim", "nvim", "eglot", "emacs")
+# Clients that show neither $/progress nor window/logMessage, but show window/showMessage without
+# stopping the user (eglot 1.9: the echo area). Stock Neovim is not one: each message is a hit-enter
+# prompt there, and it fires LspProgress for the statusline.
+STEPS_AS_MESSAGES = ("eglot", "emacs")
 
 
 class ClientOptions(BaseModel):
@@ -72,7 +76,7 @@ class Connection:
         value: ToolLog | None = self._pick("toolLog")
         if value is not None:
             return value
-        return "message" if self._is(HIDES_LOG) else "log"
+        return "message" if self._is(STEPS_AS_MESSAGES) else "log"
 
     @property
     def dialog_timeout(self) -> float | None:

@@ -17,9 +17,10 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from core.errors import AgentError, NotFoundError
 from core.events import PartUpdated, PermissionAsked, PermissionRequest, QuestionAsked, QuestionRequest
-from core.session.models import MessageWithParts, TextPart, ToolPart
+from core.session.models import ToolPart
 from core.session.prompt_input import AgentInput, FileInput, TextInput
 from lsp_server.errors import jsonrpc_errors
+from lsp_server.plain_messages import answer_text, describe_part, permission_message
 from lsp_server.protocol import dump
 from lsp_server.sessions import run_prompt
 
@@ -199,36 +200,6 @@ class PlainPath:
             log.info("the dialog failed in the client (%s): taking it as dismissed", exc.message)
             return None
         return item.title if item is not None else None
-
-
-def permission_message(request: PermissionRequest) -> str:
-    """What the agent wants to do, with the command or file, in one line for a dialog."""
-    what = ", ".join(request.patterns)
-    title = f" — {request.title}" if request.title and what not in request.title else ""
-    return f"agentls wants permission for {request.permission}: {what}{title}"
-
-
-def describe_part(part: Any) -> str | None:
-    """A log line for a tool call's state or a finished text part; None for everything else."""
-    if isinstance(part, ToolPart):
-        state = part.state
-        title = getattr(state, "title", None) or part.tool
-        if state.status == "running":
-            return f"▶ {part.tool}: {title}"
-        if state.status == "completed":
-            return f"✓ {part.tool}: {title}"
-        if state.status == "error":
-            return f"✗ {part.tool}: {state.error}"
-        return None
-    if isinstance(part, TextPart) and part.time is not None and part.time.end is not None and part.text:
-        return part.text
-    return None
-
-
-def answer_text(result: MessageWithParts) -> str:
-    """The assistant's visible text of a final message."""
-    texts = [p.text for p in result.parts if isinstance(p, TextPart) and not p.synthetic and not p.ignored]
-    return "\n".join(t for t in texts if t).strip()
 
 
 def command_text(args: tuple[Any, ...]) -> str:

@@ -1,8 +1,9 @@
-"""The agent's files as the editor sees them: open buffers for reads; writes that keep buffer = disk.
+"""The agent's files as the editor sees them: open buffers for reads; writes that never prompt.
 
 Reads return the user's unsaved text for open documents. A write picks, per file and client, the
-path that leaves the editor's buffer and the disk equal without a "changed on disk" prompt
-(``docs/protocol.md``, "Files go through the editor"):
+path that lands the edit in the editor's buffer without a "changed on disk" prompt (and, for a
+stock editor, never writes the user's unsaved text to disk; ``docs/protocol.md``, "Files go through
+the editor"):
 
 - a file no buffer shows: the disk only (an edit through the editor would leave a hidden modified
   buffer behind);
@@ -12,7 +13,9 @@ path that leaves the editor's buffer and the disk equal without a "changed on di
   unmodified buffer itself (Neovim's ``autoread`` at ``:checktime``, Emacs' auto-revert, VS Code),
   with the reload as one undo step, and nothing is left modified to conflict with the disk later;
 - an open document with unsaved changes: one ``workspace/applyEdit`` on top of them
-  (``documentChanges`` when announced, else ``changes``), then the buffer's new text to disk.
+  (``documentChanges`` when announced, else ``changes``); for a stock client nothing on disk (the
+  buffer stays modified, the disk keeps the user's last save until they save again), for a plugin
+  client that does not save, then the buffer's new text to disk.
 
 After any write the server's view of an open document is the new text until the editor's next
 didOpen/didChange/didClose, so a second edit in the same turn never starts from stale text.
@@ -182,7 +185,11 @@ class LspWorkspace:
         text = await self._edit_open(path, document, current, text, ctx.label, document_changes)
         if not saves:
             self._modified.add(_key(path))
-            await self._disk.write_bytes(path, text.encode("utf-8"), ctx)
+            # A stock editor asks about a modified buffer over a newer file (Neovim W12, Emacs "changed
+            # on disk"): its disk keeps the user's last save, and their next save writes both. A plugin
+            # client is told of every edit (agent/event) and keeps its buffer and the disk together.
+            if agent_capability(self._server.client_capabilities) is not None:
+                await self._disk.write_bytes(path, text.encode("utf-8"), ctx)
 
     async def _disk_bytes(self, path: Path) -> bytes | None:
         try:

@@ -60,7 +60,7 @@ async def test_read_sees_the_unsaved_buffer(vscode: tuple[LanguageClient, Editor
     assert await call(client, "test/read", path=str(other)) == {"text": "only on disk\n", "open": False}
 
 
-async def test_write_to_an_open_buffer_is_a_labelled_versioned_edit_and_lands_on_disk(
+async def test_write_to_a_modified_buffer_is_a_labelled_versioned_edit_and_leaves_the_disk_alone(
     vscode: tuple[LanguageClient, Editor], project: Path
 ) -> None:
     client, editor = vscode
@@ -68,7 +68,8 @@ async def test_write_to_an_open_buffer_is_a_labelled_versioned_edit_and_lands_on
     path.write_text("old\n")
     editor.open(path, "unsaved\nline two\n")
     result = await call(client, "test/write", path=str(path), text="agent\n", label="edit a.py")
-    assert result == {"disk": "agent\n"}
+    # The disk keeps the user's last save: a write behind a modified buffer is what editors prompt about.
+    assert result == {"disk": "old\n"}
     assert editor.buffers[uri(path)].text == "agent\n"
     (edit,) = editor.edits
     assert edit.label == "edit a.py"
@@ -88,7 +89,7 @@ async def test_refused_edit_is_rebased_once_on_the_users_typing(
     # The user edits line three while the agent's edit of line one is on its way.
     editor.before_apply.append(lambda ed: ed.type(path, "one\ntwo\nTHREE\n"))
     result = await call(client, "test/write", path=str(path), text="ONE\ntwo\nthree\n")
-    assert result == {"disk": "ONE\ntwo\nTHREE\n"}
+    assert result == {"disk": None}  # a buffer never saved stays unsaved
     assert editor.buffers[uri(path)].text == "ONE\ntwo\nTHREE\n"
     assert len(editor.edits) == 2
     versions = [c.text_document.version for e in editor.edits for c in e.edit.document_changes or []]
@@ -163,8 +164,8 @@ async def test_two_edits_of_a_modified_buffer_before_any_didchange(
     path.write_text("disk\n")
     editor.open(path, "a\nb\nc\n")
     editor.client.text_document_did_change = lambda params: None  # type: ignore[method-assign]
-    assert await call(client, "test/write", path=str(path), text="A\nb\nc\n") == {"disk": "A\nb\nc\n"}
-    assert await call(client, "test/write", path=str(path), text="A\nb\nC\n") == {"disk": "A\nb\nC\n"}
+    assert await call(client, "test/write", path=str(path), text="A\nb\nc\n") == {"disk": "disk\n"}
+    assert await call(client, "test/write", path=str(path), text="A\nb\nC\n") == {"disk": "disk\n"}
     assert editor.buffers[uri(path)].text == "A\nb\nC\n"
     first, second = (e.edit.document_changes or [] for e in editor.edits)
     assert [c.text_document.version for c in first] == [1]  # type: ignore[union-attr]
@@ -201,7 +202,7 @@ async def test_client_without_document_changes_gets_plain_changes(
     path.write_text("old\n")
     editor.open(path, "unsaved\n")
     assert (await call(client, "test/read", path=str(path)))["text"] == "unsaved\n"
-    assert await call(client, "test/write", path=str(path), text="agent\n") == {"disk": "agent\n"}
+    assert await call(client, "test/write", path=str(path), text="agent\n") == {"disk": "old\n"}
     (edit,) = editor.edits
     assert edit.edit.document_changes is None and list(edit.edit.changes or {}) == [uri(path)]
     assert editor.buffers[uri(path)].text == "agent\n"

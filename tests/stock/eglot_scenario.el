@@ -45,6 +45,14 @@
                                               (cons prompt (plist-get out :conflicts))))
                          t)
                 (funcall orig prompt))))
+;; eglot's "Server wants to edit ... Proceed?" (the README turns it off: the agent's dialog asked).
+(advice-add 'y-or-n-p :around
+            (lambda (orig prompt)
+              (if (string-match-p "Server wants to edit\\|changed\\|Reread" prompt)
+                  (progn (setq out (plist-put out :conflicts
+                                              (cons prompt (plist-get out :conflicts))))
+                         t)
+                (funcall orig prompt))))
 (advice-add 'completing-read :override
             (lambda (prompt collection &rest _)
               (let ((answer (pop answers)))
@@ -132,7 +140,33 @@
       (wait-for (lambda () (seq-some (lambda (m) (string-match-p "Right after the cancel" m))
                                      (plist-get out :messages)))
                 10)
-      (put-out :after-abort-seconds (- (float-time) started)))))
+      (put-out :after-abort-seconds (- (float-time) started)))
+    ;; 4. a prompt whose answer is just a message.
+    (run-command '("a long job"))
+    (unless (wait-for (lambda () (seq-some (lambda (m) (string-match-p "the long job is done" m))
+                                           (plist-get out :messages)))
+                      15)
+      (error "the answer of the long job never came"))
+    ;; 5. an agent edit of a buffer with unsaved text, with the README's setup: no prompt (every
+    ;; y-or-n-p / yes-or-no-p and supersession question is recorded as a conflict), both texts in
+    ;; the buffer, the disk untouched until the user saves, and the save asks nothing.
+    (setq eglot-confirm-server-initiated-edits nil)
+    (set-buffer hello)
+    (goto-char (point-max))
+    (insert "# unsaved\n")
+    (eglot--signal-textDocument/didChange)
+    (run-command '("change hello once more"))
+    (unless (wait-for (lambda () (seq-some (lambda (m) (string-match-p "Changed once more" m))
+                                           (plist-get out :messages)))
+                      15)
+      (error "the answer of the edit of the modified buffer never came"))
+    (put-out :unsaved (list :buffer (buffer-string)
+                            :disk (with-temp-buffer (insert-file-contents (plist-get spec :hello))
+                                                    (buffer-string))
+                            :modified (if (buffer-modified-p) t :json-false)))
+    (save-buffer)
+    (put-out :unsaved-saved (with-temp-buffer (insert-file-contents (plist-get spec :hello))
+                              (buffer-string)))))
 
 (condition-case err
     (scenario)

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from core.demo.fake_model import FakeModelServer
+from core.demo.fake_script import Turn
 from tests.stock import harness as h
 from tests.tools import tools_env
 
@@ -36,6 +37,11 @@ def test_stock_emacs_eglot(tmp_path: Path, models: tuple[FakeModelServer, FakeMo
     project = h.make_project(tmp_path)
     (project.root / "agentls.json").write_text(json.dumps(h.agent_config(main, titles)))
     stalled_at = h.script_model(main, project)
+    # 5. an edit of the buffer while it holds unsaved text (the model's turn after the async one).
+    main.script(
+        Turn.tool_call("edit", h.edit(project.hello, "return 'bye now'", "return 'so long'")),
+        Turn.text("Changed once more."),
+    )
     h.signal_when(main, stalled_at, project.busy)
     result_path = tmp_path / "result.json"
     spec = {
@@ -47,7 +53,7 @@ def test_stock_emacs_eglot(tmp_path: Path, models: tuple[FakeModelServer, FakeMo
         "edited": h.EDITED,
         "model_busy": str(project.busy),
         "result": str(result_path),
-        "answers": ["Allow once", "Allow once", None],  # the third: C-g
+        "answers": ["Allow once", "Allow once", None, "Allow once"],  # the third: C-g
     }
     spec_path = tmp_path / "scenario.json"
     spec_path.write_text(json.dumps(spec))
@@ -66,9 +72,22 @@ def test_stock_emacs_eglot(tmp_path: Path, models: tuple[FakeModelServer, FakeMo
     assert out["conflicts"] == []
     assert out["after-undo"] == h.HELLO
     assert out["after-save"] == h.EDITED + "# the user was here\n"
-    assert [d.split(" <- ")[0] for d in out["dialogs"]] == ["Allow once", "Allow once", "C-g"]
-    assert "edit" in out["dialogs"][0] and "bash" in out["dialogs"][2]
+    assert [d.split(" <- ")[0] for d in out["dialogs"]] == ["Allow once", "Allow once", "C-g", "Allow once"]
+    # The dialogs say what would change: the file, +N -M and the lines; the command line.
+    edit_dialog = out["dialogs"][0]
+    assert "agentls wants to edit hello.py (+1 -1):\n-    return 'hello'\n+    return 'bye'" in edit_dialog
+    assert f"agentls wants to run: touch {project.marker}" in out["dialogs"][2]
     assert not project.marker.exists()
     assert out["after-abort-seconds"] < 5
     assert any("Right after the cancel" in m for m in out["messages"])
+    # eglot ignores $/progress: the steps are echo-area messages there (nothing stops the user), and
+    # nothing the server sends makes eglot warn (it warns about every notification it does not know).
     assert any("agentls ✓ edit" in m for m in out["messages"])
+    assert [m for m in out["messages"] if "(warning)" in m] == []
+    assert len([m for m in out["messages"] if "Edited twice." in m]) == 1  # the answer, once
+    # An agent edit of a buffer with unsaved text: no prompt at all, both texts kept; the disk keeps
+    # the last save until the user saves, and then has both.
+    saved = h.EDITED + "# the user was here\n"
+    both = saved.replace("bye now", "so long") + "# unsaved\n"
+    assert out["unsaved"] == {"buffer": both, "disk": saved, "modified": True}
+    assert out["unsaved-saved"] == both

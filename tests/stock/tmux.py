@@ -1,0 +1,96 @@
+"""An interactive terminal editor in tmux, driven the way a user drives it: keys in, screen out.
+
+Headless editors never show what a user meets: hit-enter prompts, W12, ``inputlist`` dialogs. Here
+the editor runs in a real terminal (a detached tmux session); the test types with ``send-keys`` and
+reads the screen with ``capture-pane``. Every screen read while waiting is kept in ``seen``, so a
+test can assert that a prompt never appeared at any point, not only at the end.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+_TICK = threading.Event()  # never set: a bounded pause between two screen reads
+
+
+def tmux() -> str:
+    """The tmux binary (Debian ``tmux``), or a clear error saying how to get it."""
+    path = shutil.which("tmux")
+    if path is None:
+        raise RuntimeError("tmux is not installed: apt-get install -y tmux")
+    return path
+
+
+class Terminal:
+    """One tmux session running one command; closed (killed) by ``close``."""
+
+    def __init__(
+        self, command: list[str], env: dict[str, str], cwd: Path, width: int = 120, height: int = 40
+    ) -> None:
+        self.name = f"agentls-{uuid.uuid4().hex[:10]}"
+        self.seen: list[str] = []
+        # A private server socket: the test's tmux never meets the user's (or another test's).
+        self._socket = f"agentls-test-{self.name}"
+        env_args = [arg for key, value in env.items() for arg in ("-e", f"{key}={value}")]
+        self._tmux(
+            "new-session", "-d", "-s", self.name, "-x", str(width), "-y", str(height),
+            "-c", str(cwd), *env_args, *command,
+        )  # fmt: skip
+
+    def _tmux(self, *args: str) -> str:
+        done = subprocess.run(
+            [tmux(), "-L", self._socket, *args], capture_output=True, text=True, timeout=10, check=False
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"tmux {args[0]} failed: {done.stderr.strip()}")
+        return done.stdout
+
+    def screen(self) -> str:
+        """What the terminal shows now (also kept in ``seen``)."""
+        text = self._tmux("capture-pane", "-p", "-t", self.name)
+        if not self.seen or self.seen[-1] != text:
+            self.seen.append(text)
+        return text
+
+    def send(self, *keys: str, literal: bool = False) -> None:
+        """Type ``keys``: tmux key names (``Enter``, ``Escape``, ``C-c``) or, ``literal``, plain text."""
+        self._tmux("send-keys", "-t", self.name, *(["-l"] if literal else []), *keys)
+
+    def type(self, text: str) -> None:
+        """Type ``text`` character by character, as a user would."""
+        self.send(text, literal=True)
+
+    def wait(self, until: Callable[[str], bool], timeout: float, what: str) -> str:
+        """Read the screen until ``until(screen)``; the screen, or an error showing the last one."""
+        deadline = time.monotonic() + timeout
+        while True:
+            text = self.screen()
+            if until(text):
+                return text
+            if time.monotonic() > deadline:
+                raise AssertionError(f"waited {timeout:.0f} s for {what}; the screen:\n{text}")
+            _TICK.wait(0.05)
+
+    def wait_text(self, pattern: str, timeout: float = 30) -> str:
+        """Wait until the screen matches the regular expression ``pattern``."""
+        regex = re.compile(pattern)
+        return self.wait(lambda s: regex.search(s) is not None, timeout, repr(pattern))
+
+    def ever(self, pattern: str) -> list[str]:
+        """Every screen seen so far that matched ``pattern``."""
+        regex = re.compile(pattern)
+        return [s for s in self.seen if regex.search(s)]
+
+    def close(self) -> None:
+        """Kill the session (and so the editor in it)."""
+        try:
+            self._tmux("kill-server")
+        except RuntimeError:
+            pass  # the command already exited and took the session with it
