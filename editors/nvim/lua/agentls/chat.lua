@@ -59,6 +59,9 @@ local function set_keymaps(buf, is_prompt)
   map('n', keys.sessions, function()
     require('agentls.sessions').pick()
   end, 'sessions')
+  map('n', keys.dialog, function()
+    require('agentls.dialogs').open()
+  end, 'open the dialog that waits for an answer')
 end
 
 --- The transcript buffer of a session (created with its view on first use).

@@ -9,6 +9,7 @@ local M = {}
 ---@field close string|false         close the chat (chat buffers, normal mode)
 ---@field new string|false           start a new session (chat buffers)
 ---@field sessions string|false      the session picker (chat buffers)
+---@field dialog string|false        open the dialog that waits for an answer (chat buffers, normal mode)
 
 M.defaults = {
   -- The server command; nil: `<project>/.venv/bin/agentls serve`, then `agentls serve` from $PATH.
@@ -41,6 +42,7 @@ M.defaults = {
     close = 'q',
     new = '<C-n>',
     sessions = '<C-o>',
+    dialog = 'ga',
   },
 }
 

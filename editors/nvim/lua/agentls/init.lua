@@ -166,8 +166,7 @@ function M.on_server_exit(died)
   for sid in pairs(M.state.status) do
     M.state.status[sid] = { type = 'idle' }
   end
-  require('agentls.dialogs').queue = {}
-  require('agentls.dialogs').seen = {}
+  require('agentls.dialogs').reset()
   pcall(vim.cmd, 'redrawstatus!')
   if restart_requested then
     restart_requested = false

@@ -1,0 +1,76 @@
+"""The plugin in an interactive Neovim (tmux), where keys typed ahead and what is on screen are real:
+Neovim's own vim.ui.select (inputlist) and vim.notify, nothing replaced."""
+
+from __future__ import annotations
+
+from core.demo.fake_script import Turn
+from tests.nvim.harness import Nvim
+from tests.nvim.tmux import Screen, interactive
+
+ASK = {"permission": {"edit": "ask", "bash": "ask"}}
+
+
+def open_chat(screen: Screen) -> None:
+    screen.keys(":Agentls", "Enter")
+    screen.wait_lua("require'agentls.chat'.session_id ~= nil", "the chat's session")
+
+
+def test_keys_typed_while_a_permission_arrives_answer_nothing(nvim: Nvim) -> None:
+    nvim.extra_config.update(ASK)
+    nvim.model.script(
+        Turn.tool_call("bash", {"command": "touch ran.txt", "description": "Touch a file"}),
+    )
+    with interactive(nvim) as screen:
+        open_chat(screen)
+        screen.keys("i")
+        screen.keys("run it", literal=True)
+        screen.keys("C-s")  # sends, and leaves insert mode
+        screen.wait(lambda s: "## You" in s, "the prompt in the transcript")
+        # Back to the prompt, typing a line after another while the request arrives.
+        screen.keys("i")
+        typed = 0
+        answered = ("permission: bash", "Type number", "✗ failed", "✓ done")
+        while not any(word in screen.text() for word in answered):
+            assert typed < 200, screen.text()
+            screen.keys("n = 1", literal=True)
+            screen.keys("Enter")
+            typed += 1
+        for _ in range(3):  # and on, after it was announced
+            screen.keys("n = 1", literal=True)
+            screen.keys("Enter")
+            typed += 1
+        assert "permission: bash" in screen.text(), "announced, not answered"
+        expected = "|".join(["n = 1"] * typed + [""])
+        prompt = "table.concat(vim.api.nvim_buf_get_lines(require'agentls.chat'.prompt_buf, 0, -1, false), '|')"
+        assert screen.lua(prompt) == expected, screen.text()
+        assert screen.lua("vim.api.nvim_get_mode().mode") == "i", "still typing in insert mode"
+        assert not (nvim.project / "ran.txt").exists(), "a typed-ahead key allowed the command"
+        assert len(nvim.model.requests) == 1, "the permission is still waiting"
+        # The user stops typing and leaves insert mode: the dialog opens, and waits for a choice.
+        screen.keys("Escape")
+        shown = screen.wait(lambda s: "Allow once" in s, "the dialog")
+        assert "touch ran.txt" in shown
+        screen.keys("3", "Enter")  # Reject
+        screen.wait(lambda s: "The user rejected this call" in s, "the rejection in the transcript")
+        assert not (nvim.project / "ran.txt").exists()
+        assert screen.lua(prompt) == expected, "the user's text is intact"
+
+
+def test_the_diff_is_on_screen_while_the_edit_permission_is_asked(nvim: Nvim) -> None:
+    hello = str(nvim.project / "hello.py")
+    nvim.model.script(
+        Turn.tool_call("edit", {"filePath": hello, "oldString": "hello", "newString": "bye"}),
+        Turn.text("Changed it."),
+    )
+    with interactive(nvim, height=50) as screen:
+        open_chat(screen)
+        screen.keys("i")
+        screen.keys("say bye", literal=True)
+        screen.keys("C-s")
+        # Neovim's own select asks at the bottom; above it, both sides of the diff, labelled.
+        shown = screen.wait(lambda s: "Allow once" in s, "the permission dialog")
+        assert "now: hello.py" in shown and "proposed: hello.py" in shown, shown
+        assert "print('hello')" in shown and "print('bye')" in shown, shown
+        screen.keys("1", "Enter")
+        screen.wait(lambda s: "Changed it." in s, "the end of the turn")
+        assert (nvim.project / "hello.py").read_text() == "print('bye')\n"
