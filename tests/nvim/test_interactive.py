@@ -74,3 +74,18 @@ def test_the_diff_is_on_screen_while_the_edit_permission_is_asked(nvim: Nvim) ->
         screen.keys("1", "Enter")
         screen.wait(lambda s: "Changed it." in s, "the end of the turn")
         assert (nvim.project / "hello.py").read_text() == "print('bye')\n"
+
+
+def test_a_wrong_server_command_is_said_once_without_a_prompt(nvim: Nvim) -> None:
+    missing = nvim.home / "nowhere" / "bin" / "agentls"
+    options = {**nvim.options(), "cmd": [str(missing), "serve"]}
+    with interactive(nvim, width=80, height=24, options=options) as screen:
+        screen.keys(":Agentls", "Enter")
+        shown = screen.wait(lambda s: "checkhealth agentls" in s, "the error")
+        errors = [line for line in shown.splitlines() if "agentls" in line and "executable" in line]
+        assert len(errors) == 1, shown
+        assert "agentls\" is not executable" in errors[0], shown
+        assert "Press ENTER" not in shown and "E5108" not in shown and "stack traceback" not in shown, shown
+        # Neovim takes keys as usual: no prompt waits for one.
+        screen.keys("i")
+        screen.wait(lambda s: "-- INSERT --" in s, "insert mode")

@@ -5,6 +5,7 @@ Neovim's state is read over its ``--listen`` socket (``nvim --server … --remot
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import time
@@ -12,6 +13,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tests.nvim.harness import PLUGIN, SPECS, Nvim
 from tests.tools import tool
@@ -73,14 +75,21 @@ class Screen:
 
 @contextmanager
 def interactive(
-    nvim: Nvim, *, width: int = 120, height: int = 40, files: tuple[str, ...] = ()
+    nvim: Nvim,
+    *,
+    width: int = 120,
+    height: int = 40,
+    files: tuple[str, ...] = (),
+    options: dict[str, Any] | None = None,
 ) -> Iterator[Screen]:
-    """Start Neovim with the plugin (``setup()`` with the harness's options) in tmux, in the project."""
+    """Start Neovim with the plugin in tmux, in the project: ``setup(options)`` (the harness's by default)."""
     if shutil.which("tmux") is None:
         raise AssertionError("tmux is missing: apt-get install -y tmux")
     socket = f"agentls-{nvim.home.parent.name}"
     listen = nvim.home / "nvim.sock"
     env = nvim.env(TERM="screen-256color")
+    if options is not None:
+        env["AGENTLS_TEST_CONFIG"] = json.dumps(options)
     command = [tool("nvim"), "--clean", "--listen", str(listen), "--cmd", f"set rtp^={PLUGIN}"]
     command += ["-u", str(INIT), *files]
     exports = [f"{k}={v}" for k, v in env.items()]

@@ -233,6 +233,7 @@ end
 --- open at once; the session shows when the server has answered.
 function M.open(opts)
   opts = opts or {}
+  client.said = nil -- the user asked: if the server cannot start, say it again
   if not client.start() then
     return
   end

@@ -117,7 +117,7 @@ function M.root()
   return vim.fs.normalize(M.options.root_dir or vim.fn.getcwd())
 end
 
---- The server command: the configured one, the project's .venv, then $PATH.
+--- The server command: the configured one (if it is executable), the project's .venv, then $PATH.
 ---@return string[]|nil cmd, string|nil reason
 function M.server_cmd()
   local cmd = M.options.cmd
@@ -132,6 +132,9 @@ function M.server_cmd()
     end
   else
     cmd = vim.deepcopy(cmd)
+    if type(cmd[1]) ~= 'string' or vim.fn.executable(cmd[1]) ~= 1 then
+      return nil, ('cmd %s is not executable'):format(vim.inspect(cmd[1]))
+    end
   end
   if M.options.log_file and not vim.tbl_contains(cmd, '--log-file') then
     vim.list_extend(cmd, { '--log-file', M.options.log_file })
