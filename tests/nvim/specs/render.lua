@@ -93,6 +93,50 @@ T.eq(-1, vim.fn.foldclosed(row_of('⚙ edit')), 'tool line visible')
 T.eq(-1, vim.fn.foldclosed(row_of('Done:')), 'text visible')
 vim.wo.foldenable = false
 
+-- Folds when parallel tools finish out of order: each tool's output folds under its own line,
+-- whichever finishes first (foldexpr runs during the write, so the block starts must be right then).
+do
+  local fstate = State.new()
+  local fbuf = scratch()
+  vim.cmd('tabnew')
+  vim.api.nvim_win_set_buf(0, fbuf)
+  chat.style_transcript(0)
+  local fview = render.new(fstate, 'ses_f', fbuf, { coalesce_ms = 1e6 })
+  local function emit(kind, properties)
+    fstate:apply({ type = kind, properties = properties })
+  end
+  local function tool(id, status, output)
+    emit('message.part.updated', { part = { id = id, messageID = 'msg_f', sessionID = 'ses_f', type = 'tool',
+      tool = 'bash', callID = id, state = { status = status, input = { command = 'echo ' .. id },
+      output = output, title = 'echo ' .. id } } })
+  end
+  emit('message.updated', { info = { id = 'msg_f', sessionID = 'ses_f', role = 'assistant', agent = 'build' } })
+  tool('prt_1', 'running')
+  tool('prt_2', 'running')
+  tool('prt_3', 'running')
+  tool('prt_3', 'completed', 'third\nthird 2\nthird 3')
+  tool('prt_1', 'completed', 'first\nfirst 2')
+  tool('prt_2', 'completed', 'second\nsecond 2\nsecond 3\nsecond 4')
+  local flines = T.lines(fbuf)
+  local function fold_of(line)
+    for i, l in ipairs(flines) do
+      if l == line then
+        return vim.fn.foldclosed(i), i
+      end
+    end
+    error('no line ' .. line .. ' in:\n' .. table.concat(flines, '\n'))
+  end
+  for _, id in ipairs({ 'prt_1', 'prt_2', 'prt_3' }) do
+    local closed, row = fold_of('⚙ bash: echo ' .. id)
+    T.eq(-1, closed, id .. "'s tool line visible")
+    local word = ({ prt_1 = 'first', prt_2 = 'second', prt_3 = 'third' })[id]
+    T.eq(row + 1, (fold_of('    ' .. word)), id .. "'s output folded under its line:\n" .. table.concat(flines, '\n'))
+    T.eq(row + 1, (fold_of('    ' .. word .. ' 2')), id .. "'s second output line in the same fold")
+  end
+  fview:destroy()
+  vim.cmd('tabclose')
+end
+
 -- Streaming: a burst of deltas is one buffer write; a window at the bottom follows, one that left
 -- it keeps its cursor and scroll.
 local last_text

@@ -228,16 +228,17 @@ function View:sync(keys)
     local block = self.blocks[i]
     if not wanted_keys[block.key] then
       local start = self:start_of(i)
-      self:write(function()
-        vim.api.nvim_buf_set_lines(self.buf, start, start + block.size, false, {})
-      end)
-      self.total = self.total - block.size
-      if block.mark then
-        pcall(vim.api.nvim_buf_del_extmark, self.buf, M.ns, block.mark)
-      end
+      -- The layout first: 'foldexpr' runs during the write and reads it.
       table.remove(self.blocks, i)
       self.by_key[block.key] = nil
       self.starts_valid = math.min(self.starts_valid, i - 1)
+      self.total = self.total - block.size
+      self:write(function()
+        vim.api.nvim_buf_set_lines(self.buf, start, start + block.size, false, {})
+      end)
+      if block.mark then
+        pcall(vim.api.nvim_buf_del_extmark, self.buf, M.ns, block.mark)
+      end
     end
   end
   -- New and changed blocks, walking both lists in order.
@@ -278,13 +279,14 @@ function View:replace(index, render)
   self.pending[block.key] = nil
   -- An empty buffer still has one line: the first lines written replace it.
   local last = self.total == 0 and -1 or start + old
-  self:write(function()
-    vim.api.nvim_buf_set_lines(self.buf, start, last, false, block_lines(render))
-  end)
+  -- The layout before the write: 'foldexpr' runs during it, and reads the block starts.
   self.total = self.total - old + block.size
   if block.size ~= old then
     self.starts_valid = math.min(self.starts_valid, index)
   end
+  self:write(function()
+    vim.api.nvim_buf_set_lines(self.buf, start, last, false, block_lines(render))
+  end)
   self:decorate(block, start)
 end
 
@@ -295,9 +297,7 @@ function View:append(index, text)
   local row = start + #block.render.lines - 1
   local last = block.render.lines[#block.render.lines]
   local pieces = vim.split(text, '\n', { plain = true })
-  self:write(function()
-    vim.api.nvim_buf_set_text(self.buf, row, #last, row, #last, pieces)
-  end)
+  -- The layout before the write: 'foldexpr' runs during it.
   block.render.lines[#block.render.lines] = last .. pieces[1]
   for i = 2, #pieces do
     table.insert(block.render.lines, pieces[i])
@@ -307,6 +307,9 @@ function View:append(index, text)
     self.total = self.total + #pieces - 1
     self.starts_valid = math.min(self.starts_valid, index)
   end
+  self:write(function()
+    vim.api.nvim_buf_set_text(self.buf, row, #last, row, #last, pieces)
+  end)
 end
 
 function View:flush()
