@@ -3,6 +3,8 @@ Neovim's own vim.ui.select (inputlist) and vim.notify, nothing replaced."""
 
 from __future__ import annotations
 
+import json
+
 from core.demo.fake_script import Turn
 from tests.nvim.harness import Nvim
 from tests.nvim.tmux import Screen, interactive
@@ -89,3 +91,27 @@ def test_a_wrong_server_command_is_said_once_without_a_prompt(nvim: Nvim) -> Non
         # Neovim takes keys as usual: no prompt waits for one.
         screen.keys("i")
         screen.wait(lambda s: "-- INSERT --" in s, "insert mode")
+
+
+def test_at_completion_replaces_only_the_typed_word_and_attaches_the_file(nvim: Nvim) -> None:
+    (nvim.project / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    (nvim.project / "util.py").write_text("def helper():\n    return 42\n")
+    nvim.model.script(Turn.text("Read it."))
+    with interactive(nvim) as screen:
+        open_chat(screen)
+        screen.keys("i")
+        screen.keys("look at @util", literal=True)
+        screen.wait(lambda s: "util.py" in s and "[file]" in s, "the file list, narrowed")
+        assert "calc.py" not in screen.text(), "the list holds the files matching what was typed"
+        prompt = "require'agentls.chat'.prompt_buf and vim.api.nvim_buf_get_lines(require'agentls.chat'.prompt_buf, 0, -1, false)[1]"
+        assert screen.lua(prompt) == "look at @util", "nothing inserted before a choice"
+        screen.keys("C-n")
+        screen.keys(" and mail me@example.com", literal=True)
+        screen.wait(lambda s: "me@example.com" in s, "the rest of the line")
+        assert screen.lua(prompt) == "look at @util.py and mail me@example.com"
+        screen.keys("C-s")
+        screen.wait(lambda s: "Read it." in s, "the answer")
+    body = json.dumps(nvim.model.requests[0].body)
+    assert "look at @util.py and mail me@example.com" in body
+    assert "return 42" in body, "util.py is attached"
+    assert "return a + b" not in body, "no other file"

@@ -116,8 +116,7 @@ local function prompt_buffer()
   vim.bo[buf].swapfile = false
   vim.api.nvim_buf_set_name(buf, 'agentls://prompt')
   vim.bo[buf].filetype = 'markdown'
-  vim.bo[buf].completefunc = "v:lua.require'agentls.files'.complete"
-  vim.keymap.set('i', '@', '@<C-x><C-u>', { buffer = buf, desc = 'agentls: attach a file' })
+  files.completion(buf)
   set_keymaps(buf, true)
   M.prompt_buf = buf
   return buf
