@@ -71,6 +71,17 @@ for _, want in ipairs({
 }) do
   T.ok(text:find(want, 1, true), vim.inspect(want) .. ' in:\n' .. text)
 end
+-- One header for the turn's answer, though it took two steps (two assistant messages).
+local _, headers = text:gsub('## Agent', '')
+T.eq(1, headers, 'agent headers in:\n' .. text)
+T.ok(text:find('## Agent · build · fake/m\n', 1, true), 'the header names agent and model:\n' .. text)
+-- A step on another model says so.
+local parts = require('agentls.parts')
+local first = { role = 'assistant', agent = 'build', providerID = 'fake', modelID = 'm' }
+T.eq({}, parts.header(first, first).lines, 'same model: no header')
+T.eq({ '## Agent · build · fake/m2' }, parts.header(vim.tbl_extend('force', first, { modelID = 'm2' }), first).lines,
+  'another model: the header again')
+T.eq({ '## Agent · build · fake/m' }, parts.header(first, { role = 'user' }).lines, 'after the prompt: the header')
 local marks = vim.api.nvim_buf_get_extmarks(buf, render.ns, 0, -1, { details = true })
 T.eq(1, #marks, 'one tool extmark')
 T.eq('✓ done', marks[1][4].virt_text[1][1], 'tool state')

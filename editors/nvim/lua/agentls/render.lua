@@ -63,6 +63,10 @@ local function part_key(mid, pid)
   return mid .. '\2' .. pid
 end
 
+local function footer_key(mid)
+  return mid .. '\3'
+end
+
 local REVERT_SUFFIX = '\0'
 local TODOS_KEY = '~todos'
 
@@ -73,19 +77,26 @@ function View:wanted()
   local t = self.state.transcripts[self.session_id] or { order = {}, messages = {} }
   local session = self.state.sessions[self.session_id]
   local revert = session and session.revert and session.revert.messageID
+  local previous = nil
   for _, mid in ipairs(t.order) do
     local m = t.messages[mid]
     if revert and mid == revert then
       table.insert(out, { key = mid .. REVERT_SUFFIX, make = parts.revert_marker })
+      previous = nil -- the marker splits the turn
     end
+    local before = previous
     table.insert(out, { key = header_key(mid), make = function()
-      return parts.header(m.info)
+      return parts.header(m.info, before)
     end })
     for _, part in ipairs(m.parts) do
       table.insert(out, { key = part_key(mid, part.id), make = function()
         return parts.part(State.settle(part))
       end })
     end
+    table.insert(out, { key = footer_key(mid), make = function()
+      return parts.footer(m.info)
+    end })
+    previous = m.info
   end
   local todos = self.state.todos[self.session_id]
   if todos and #todos > 0 then
@@ -366,7 +377,7 @@ function View:on_change(kind, data)
   elseif kind == 'part' then
     self:sync({ [part_key(data.messageID, data.partID)] = true })
   elseif kind == 'message' then
-    self:sync({ [header_key(data.messageID)] = true })
+    self:sync({ [header_key(data.messageID)] = true, [footer_key(data.messageID)] = true })
   elseif kind == 'removed' or kind == 'session' then
     local keys = {}
     local session = self.state.sessions[self.session_id]
