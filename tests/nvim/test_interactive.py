@@ -115,3 +115,18 @@ def test_at_completion_replaces_only_the_typed_word_and_attaches_the_file(nvim: 
     assert "look at @util.py and mail me@example.com" in body
     assert "return 42" in body, "util.py is attached"
     assert "return a + b" not in body, "no other file"
+
+
+def test_the_winbar_keeps_the_title_at_80_columns(nvim: Nvim) -> None:
+    nvim.model.script(Turn.text("Hi.").usage(input=1200, output=80))
+    with interactive(nvim, width=80, height=24) as screen:
+        open_chat(screen)
+        screen.keys("i")
+        screen.keys("hello", literal=True)
+        screen.keys("C-s")
+        shown = screen.wait(lambda s: "Hi." in s and "A title" in s, "the answer and the session's title")
+        bar = next(line for line in shown.splitlines() if "A title" in line)
+        # The chat is 32 columns wide: the title first, the rest cut after it.
+        assert "│ A title │ " in bar, bar
+        winbar = screen.lua("require'agentls.winbar'.text()")
+        assert "$0.0000" not in winbar, f"items that read zero are left out: {winbar}"
