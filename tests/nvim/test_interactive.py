@@ -10,6 +10,7 @@ from tests.nvim.harness import Nvim
 from tests.nvim.tmux import Screen, interactive
 
 ASK = {"permission": {"edit": "ask", "bash": "ask"}}
+PROMPT_LINES = "vim.api.nvim_buf_get_lines(require'agentls.chat'.prompt_buf, 0, -1, false)"
 
 
 def open_chat(screen: Screen) -> None:
@@ -43,7 +44,7 @@ def test_keys_typed_while_a_permission_arrives_answer_nothing(nvim: Nvim) -> Non
             typed += 1
         assert "permission: bash" in screen.text(), "announced, not answered"
         expected = "|".join(["n = 1"] * typed + [""])
-        prompt = "table.concat(vim.api.nvim_buf_get_lines(require'agentls.chat'.prompt_buf, 0, -1, false), '|')"
+        prompt = f"table.concat({PROMPT_LINES}, '|')"
         assert screen.lua(prompt) == expected, screen.text()
         assert screen.lua("vim.api.nvim_get_mode().mode") == "i", "still typing in insert mode"
         assert not (nvim.project / "ran.txt").exists(), "a typed-ahead key allowed the command"
@@ -86,7 +87,7 @@ def test_a_wrong_server_command_is_said_once_without_a_prompt(nvim: Nvim) -> Non
         shown = screen.wait(lambda s: "checkhealth agentls" in s, "the error")
         errors = [line for line in shown.splitlines() if "agentls" in line and "executable" in line]
         assert len(errors) == 1, shown
-        assert "agentls\" is not executable" in errors[0], shown
+        assert 'agentls" is not executable' in errors[0], shown
         assert "Press ENTER" not in shown and "E5108" not in shown and "stack traceback" not in shown, shown
         # Neovim takes keys as usual: no prompt waits for one.
         screen.keys("i")
@@ -103,7 +104,7 @@ def test_at_completion_replaces_only_the_typed_word_and_attaches_the_file(nvim: 
         screen.keys("look at @util", literal=True)
         screen.wait(lambda s: "util.py" in s and "[file]" in s, "the file list, narrowed")
         assert "calc.py" not in screen.text(), "the list holds the files matching what was typed"
-        prompt = "require'agentls.chat'.prompt_buf and vim.api.nvim_buf_get_lines(require'agentls.chat'.prompt_buf, 0, -1, false)[1]"
+        prompt = f"{PROMPT_LINES}[1]"
         assert screen.lua(prompt) == "look at @util", "nothing inserted before a choice"
         screen.keys("C-n")
         screen.keys(" and mail me@example.com", literal=True)

@@ -93,11 +93,10 @@ def interactive(
     command = [tool("nvim"), "--clean", "--listen", str(listen), "--cmd", f"set rtp^={PLUGIN}"]
     command += ["-u", str(INIT), *files]
     exports = [f"{k}={v}" for k, v in env.items()]
-    subprocess.run(
-        ["tmux", "-L", socket, "-f", "/dev/null", "new-session", "-d", "-s", "nvim", "-x", str(width),
-         "-y", str(height), "-c", str(nvim.project), "env", "-i", *exports, *command],
-        check=True,
-    )
+    size = ["-x", str(width), "-y", str(height)]
+    session = ["new-session", "-d", "-s", "nvim", *size, "-c", str(nvim.project)]
+    tmux = ["tmux", "-L", socket, "-f", "/dev/null"]
+    subprocess.run([*tmux, *session, "env", "-i", *exports, *command], check=True)
     screen = Screen(socket, listen, nvim)
     try:
         screen.wait(lambda _: listen.exists(), "Neovim to start")

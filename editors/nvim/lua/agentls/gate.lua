@@ -37,8 +37,15 @@ function M.quiet()
   return true, nil
 end
 
---- Call `fn` once the user is quiet (checked every `every_ms`); returns a function that cancels it.
-function M.when_quiet(fn, every_ms)
+--- How long ago the user last pressed a key (ms).
+function M.idle_ms()
+  return now() - last_key
+end
+
+--- Call `fn` once `ready()` holds (checked every `every_ms`; default: the user is quiet); returns
+--- a function that cancels it.
+function M.when_quiet(fn, every_ms, ready)
+  ready = ready or M.quiet
   local timer = vim.uv.new_timer()
   local done = false
   local function stop()
@@ -49,7 +56,7 @@ function M.when_quiet(fn, every_ms)
     end
   end
   timer:start(every_ms or 200, every_ms or 200, vim.schedule_wrap(function()
-    if not done and M.quiet() then
+    if not done and ready() then
       stop()
       fn()
     end
