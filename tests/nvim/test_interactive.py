@@ -4,10 +4,12 @@ Neovim's own vim.ui.select (inputlist) and vim.notify, nothing replaced."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from core.demo.fake_script import Turn
 from tests.nvim.harness import Nvim
 from tests.nvim.tmux import Screen, interactive
+from tests.tools import tool
 
 ASK = {"permission": {"edit": "ask", "bash": "ask"}}
 PROMPT_LINES = "vim.api.nvim_buf_get_lines(require'agentls.chat'.prompt_buf, 0, -1, false)"
@@ -92,6 +94,17 @@ def test_a_wrong_server_command_is_said_once_without_a_prompt(nvim: Nvim) -> Non
         # Neovim takes keys as usual: no prompt waits for one.
         screen.keys("i")
         screen.wait(lambda s: "-- INSERT --" in s, "insert mode")
+
+
+def test_no_server_installed_is_said_once_without_a_prompt(nvim: Nvim) -> None:
+    options = {key: value for key, value in nvim.options().items() if key != "cmd"}
+    path = f"{Path(tool('nvim')).parent}:/usr/bin:/bin"  # no agentls on it, no .venv in the project
+    with interactive(nvim, width=80, height=24, options=options, env={"PATH": path}) as screen:
+        screen.keys(":Agentls", "Enter")
+        shown = screen.wait(lambda s: "checkhealth agentls" in s, "the error")
+        errors = [line for line in shown.splitlines() if "checkhealth agentls" in line]
+        assert errors == ["agentls: agentls not in .venv/bin nor $PATH; :checkhealth agentls"], shown
+        assert "Press ENTER" not in shown, shown
 
 
 def test_at_completion_replaces_only_the_typed_word_and_attaches_the_file(nvim: Nvim) -> None:

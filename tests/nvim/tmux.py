@@ -81,18 +81,20 @@ def interactive(
     height: int = 40,
     files: tuple[str, ...] = (),
     options: dict[str, Any] | None = None,
+    env: dict[str, str] | None = None,
 ) -> Iterator[Screen]:
-    """Start Neovim with the plugin in tmux, in the project: ``setup(options)`` (the harness's by default)."""
+    """Start Neovim with the plugin in tmux, in the project: ``setup(options)`` (the harness's by
+    default), with the harness's environment and ``env``."""
     if shutil.which("tmux") is None:
         raise AssertionError("tmux is missing: apt-get install -y tmux")
     socket = f"agentls-{nvim.home.parent.name}"
     listen = nvim.home / "nvim.sock"
-    env = nvim.env(TERM="screen-256color")
+    environ = nvim.env(TERM="screen-256color", **(env or {}))
     if options is not None:
-        env["AGENTLS_TEST_CONFIG"] = json.dumps(options)
+        environ["AGENTLS_TEST_CONFIG"] = json.dumps(options)
     command = [tool("nvim"), "--clean", "--listen", str(listen), "--cmd", f"set rtp^={PLUGIN}"]
     command += ["-u", str(INIT), *files]
-    exports = [f"{k}={v}" for k, v in env.items()]
+    exports = [f"{k}={v}" for k, v in environ.items()]
     size = ["-x", str(width), "-y", str(height)]
     session = ["new-session", "-d", "-s", "nvim", *size, "-c", str(nvim.project)]
     tmux = ["tmux", "-L", socket, "-f", "/dev/null"]

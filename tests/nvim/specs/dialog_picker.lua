@@ -28,6 +28,7 @@ T.wait(function()
 end, 'the waiting dialog in the winbar: ' .. T.winbar())
 T.ok(#warnings == 1 and warnings[1].msg:find(':AgentlsDialog', 1, true), 'one notification: ' .. vim.inspect(warnings))
 T.eq('busy', require('agentls').state.status[session].type, 'the turn waits')
+T.eq('agentls: permission: bash waits (:AgentlsDialog)', require('agentls').status(), 'the statusline says it')
 T.eq(0, vim.fn.filereadable('ran.txt'), 'the command did not run')
 T.eq(1, #asked, 'the picker did not come back by itself')
 

@@ -108,7 +108,7 @@ end
 
 -- Why the server cannot start, told once (every request would try again): one short line, with
 -- where to look (a message wider than the command line would bring a hit-enter prompt).
-local function say_once(reason)
+local function say_once(reason, short)
   if M.said == reason then
     return
   end
@@ -119,8 +119,12 @@ local function say_once(reason)
     -- Long paths: their last two components, then the last one.
     ('agentls: %s; :checkhealth agentls'):format((reason:gsub('"/[^"]*/([^/"]+/[^/"]+)"', '"…/%1"'))),
     ('agentls: %s; :checkhealth agentls'):format((reason:gsub('"/[^"]*/([^/"]+)"', '"…/%1"'))),
+    short and ('agentls: %s; :checkhealth agentls'):format(short) or nil,
     'agentls: the server cannot start; :checkhealth agentls',
   }
+  candidates = vim.tbl_filter(function(c)
+    return c ~= nil
+  end, candidates)
   for _, msg in ipairs(candidates) do
     if vim.fn.strdisplaywidth(msg) < room or msg == candidates[#candidates] then
       return vim.notify(msg, vim.log.levels.ERROR)
@@ -138,9 +142,9 @@ function M.start(on_ready)
     end
     return true
   end
-  local cmd, reason = config.server_cmd()
+  local cmd, reason, short = config.server_cmd()
   if not cmd then
-    say_once(reason)
+    say_once(reason, short)
     return false, reason
   end
   M.ready, M.queue = false, {}

@@ -118,7 +118,7 @@ function M.root()
 end
 
 --- The server command: the configured one (if it is executable), the project's .venv, then $PATH.
----@return string[]|nil cmd, string|nil reason
+---@return string[]|nil cmd, string|nil reason, string|nil short  (short: the reason in a few words)
 function M.server_cmd()
   local cmd = M.options.cmd
   if cmd == nil then
@@ -128,7 +128,8 @@ function M.server_cmd()
     elseif vim.fn.executable('agentls') == 1 then
       cmd = { 'agentls', 'serve' }
     else
-      return nil, 'agentls is not installed: no .venv/bin/agentls in the project and no agentls on $PATH'
+      return nil, 'agentls is not installed: no .venv/bin/agentls in the project and no agentls on $PATH',
+        'agentls not in .venv/bin nor $PATH'
     end
   else
     cmd = vim.deepcopy(cmd)
