@@ -221,9 +221,9 @@ end
 local function announce(dialog, again)
   dialog.waiting = true
   redraw_bars()
-  local how = ':AgentlsDialog' .. (config.options.keymaps.dialog and (' or ' .. config.options.keymaps.dialog
-    .. ' in the chat') or '')
-  local msg = ('agentls: %s%s: %s answers it'):format(again and 'still waiting, ' or '', M.waiting(), how)
+  local key = config.options.keymaps.dialog
+  local how = ':AgentlsDialog' .. (key and (' (' .. key .. ' in the chat)') or '')
+  local msg = ('agentls: %s %s: %s'):format(M.waiting(), again and 'still waits' or 'waits for you', how)
   local room = math.max(20, vim.v.echospace - 1)
   if vim.fn.strdisplaywidth(msg) > room then
     msg = ('agentls: a dialog waits: %s'):format(':AgentlsDialog'):sub(1, room)
