@@ -30,7 +30,7 @@ class Screen:
     nvim: Nvim
 
     def tmux(self, *args: str) -> str:
-        done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, check=True)
+        done = subprocess.run(["tmux", "-S", self.socket, *args], capture_output=True, text=True, check=True)
         return done.stdout
 
     def keys(self, *keys: str, literal: bool = False) -> None:
@@ -87,7 +87,7 @@ def interactive(
     default), with the harness's environment and ``env``."""
     if shutil.which("tmux") is None:
         raise AssertionError("tmux is missing: apt-get install -y tmux")
-    socket = f"agentls-{nvim.home.parent.name}"
+    socket = str(nvim.home / "tmux.sock")  # a tmux server of its own, in the test's directory
     listen = nvim.home / "nvim.sock"
     environ = nvim.env(TERM="screen-256color", **(env or {}))
     if options is not None:
@@ -97,11 +97,11 @@ def interactive(
     exports = [f"{k}={v}" for k, v in environ.items()]
     size = ["-x", str(width), "-y", str(height)]
     session = ["new-session", "-d", "-s", "nvim", *size, "-c", str(nvim.project)]
-    tmux = ["tmux", "-L", socket, "-f", "/dev/null"]
+    tmux = ["tmux", "-S", socket, "-f", "/dev/null"]
     subprocess.run([*tmux, *session, "env", "-i", *exports, *command], check=True)
     screen = Screen(socket, listen, nvim)
     try:
         screen.wait(lambda _: listen.exists(), "Neovim to start")
         yield screen
     finally:
-        subprocess.run(["tmux", "-L", socket, "kill-server"], check=False, capture_output=True)
+        subprocess.run(["tmux", "-S", socket, "kill-server"], check=False, capture_output=True)
