@@ -162,3 +162,12 @@ def test_settings_changed_in_neovim(nvim: Nvim) -> None:
 def test_a_config_the_agent_rejects(nvim: Nvim) -> None:
     nvim.extra_config.update(model=123)
     nvim.run("broken.lua").check()
+
+
+def test_a_dialog_in_a_picker_plugin_waits_for_a_choice(nvim: Nvim) -> None:
+    nvim.extra_config.update(permission={"edit": "ask", "bash": "ask"})
+    touch = {"command": "touch ran.txt", "description": "Touch a file"}
+    nvim.model.script(Turn.tool_call("bash", touch), Turn.text("Done."))
+    run = nvim.run("dialog_picker.lua").check()
+    assert (nvim.project / "ran.txt").exists(), run.stderr
+    assert nvim.model.pending == 0, run.stderr

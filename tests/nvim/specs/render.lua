@@ -71,6 +71,17 @@ for _, want in ipairs({
 }) do
   T.ok(text:find(want, 1, true), vim.inspect(want) .. ' in:\n' .. text)
 end
+-- One header for the turn's answer, though it took two steps (two assistant messages).
+local _, headers = text:gsub('## Agent', '')
+T.eq(1, headers, 'agent headers in:\n' .. text)
+T.ok(text:find('## Agent · build · fake/m\n', 1, true), 'the header names agent and model:\n' .. text)
+-- A step on another model says so.
+local parts = require('agentls.parts')
+local first = { role = 'assistant', agent = 'build', providerID = 'fake', modelID = 'm' }
+T.eq({}, parts.header(first, first).lines, 'same model: no header')
+T.eq({ '## Agent · build · fake/m2' }, parts.header(vim.tbl_extend('force', first, { modelID = 'm2' }), first).lines,
+  'another model: the header again')
+T.eq({ '## Agent · build · fake/m' }, parts.header(first, { role = 'user' }).lines, 'after the prompt: the header')
 local marks = vim.api.nvim_buf_get_extmarks(buf, render.ns, 0, -1, { details = true })
 T.eq(1, #marks, 'one tool extmark')
 T.eq('✓ done', marks[1][4].virt_text[1][1], 'tool state')
@@ -92,6 +103,50 @@ T.ok(vim.fn.foldclosed(row_of('    Edited hello.py')) > 0, 'tool output folded')
 T.eq(-1, vim.fn.foldclosed(row_of('⚙ edit')), 'tool line visible')
 T.eq(-1, vim.fn.foldclosed(row_of('Done:')), 'text visible')
 vim.wo.foldenable = false
+
+-- Folds when parallel tools finish out of order: each tool's output folds under its own line,
+-- whichever finishes first (foldexpr runs during the write, so the block starts must be right then).
+do
+  local fstate = State.new()
+  local fbuf = scratch()
+  vim.cmd('tabnew')
+  vim.api.nvim_win_set_buf(0, fbuf)
+  chat.style_transcript(0)
+  local fview = render.new(fstate, 'ses_f', fbuf, { coalesce_ms = 1e6 })
+  local function emit(kind, properties)
+    fstate:apply({ type = kind, properties = properties })
+  end
+  local function tool(id, status, output)
+    emit('message.part.updated', { part = { id = id, messageID = 'msg_f', sessionID = 'ses_f', type = 'tool',
+      tool = 'bash', callID = id, state = { status = status, input = { command = 'echo ' .. id },
+      output = output, title = 'echo ' .. id } } })
+  end
+  emit('message.updated', { info = { id = 'msg_f', sessionID = 'ses_f', role = 'assistant', agent = 'build' } })
+  tool('prt_1', 'running')
+  tool('prt_2', 'running')
+  tool('prt_3', 'running')
+  tool('prt_3', 'completed', 'third\nthird 2\nthird 3')
+  tool('prt_1', 'completed', 'first\nfirst 2')
+  tool('prt_2', 'completed', 'second\nsecond 2\nsecond 3\nsecond 4')
+  local flines = T.lines(fbuf)
+  local function fold_of(line)
+    for i, l in ipairs(flines) do
+      if l == line then
+        return vim.fn.foldclosed(i), i
+      end
+    end
+    error('no line ' .. line .. ' in:\n' .. table.concat(flines, '\n'))
+  end
+  for _, id in ipairs({ 'prt_1', 'prt_2', 'prt_3' }) do
+    local closed, row = fold_of('⚙ bash: echo ' .. id)
+    T.eq(-1, closed, id .. "'s tool line visible")
+    local word = ({ prt_1 = 'first', prt_2 = 'second', prt_3 = 'third' })[id]
+    T.eq(row + 1, (fold_of('    ' .. word)), id .. "'s output folded under its line:\n" .. table.concat(flines, '\n'))
+    T.eq(row + 1, (fold_of('    ' .. word .. ' 2')), id .. "'s second output line in the same fold")
+  end
+  fview:destroy()
+  vim.cmd('tabclose')
+end
 
 -- Streaming: a burst of deltas is one buffer write; a window at the bottom follows, one that left
 -- it keeps its cursor and scroll.
@@ -223,8 +278,11 @@ end, 'the highlighting to pause', 2000)
 T.eq('markdown', vim.bo[pbuf].syntax, "the buffer's syntax stays")
 stream('and more')
 pview:flush()
+-- The turn ends while the user types: the highlighting (whose first draw is slow) waits for a pause.
+vim.api.nvim_feedkeys('0', 'tx', false)
 emit('session.idle', { sessionID = 'ses_p' })
-T.ok(highlighted(), 'the highlighting back once the turn ended')
+T.ok(not highlighted(), 'the highlighting still paused while the user types')
+T.wait(highlighted, 'the highlighting back once the turn ended and the user paused', 5000)
 T.eq(pwin, vim.api.nvim_get_current_win(), 'the same window')
 T.eq(pbuf, vim.api.nvim_win_get_buf(pwin), 'showing the transcript')
 T.eq("v:lua.require'agentls.render'.foldexpr(v:lnum)", vim.wo[pwin].foldexpr, 'its options kept')
@@ -241,6 +299,8 @@ T.wait(function()
   return not vim.treesitter.highlighter.active[pbuf]
 end, 'tree-sitter highlighting to pause', 2000)
 emit('session.idle', { sessionID = 'ses_p' })
-T.ok(vim.treesitter.highlighter.active[pbuf], 'tree-sitter highlighting back')
+T.wait(function()
+  return vim.treesitter.highlighter.active[pbuf]
+end, 'tree-sitter highlighting back', 5000)
 pview:destroy()
 T.no_errors()

@@ -52,9 +52,19 @@ end, 'the second answer')
 -- Switch back to the first session and rename it.
 local action = 'Open'
 picks['agentls sessions'] = function(items, opts)
+  -- Both are titled "A title": the picker tells them apart (time to the second, the id's end).
+  local shown = vim.tbl_map(opts.format_item, items)
+  T.eq(#items, #vim.tbl_keys(vim.iter(shown):fold({}, function(seen, line)
+    seen[line:gsub('^● ', '  ')] = true
+    return seen
+  end)), 'distinct picker lines: ' .. vim.inspect(shown))
+  for i, s in ipairs(items) do
+    T.ok(shown[i]:find(s.title, 1, true), 'the title in the picker')
+    T.ok(shown[i]:find('%d%d:%d%d:%d%d'), 'the time to the second: ' .. shown[i])
+    T.ok(shown[i]:find('#' .. s.id:sub(-6), 1, true), 'the end of the id: ' .. shown[i])
+  end
   for _, s in ipairs(items) do
     if s.id == first then
-      T.ok(opts.format_item(s):find(s.title, 1, true), 'the title in the picker')
       return s
     end
   end

@@ -59,6 +59,9 @@ local function set_keymaps(buf, is_prompt)
   map('n', keys.sessions, function()
     require('agentls.sessions').pick()
   end, 'sessions')
+  map('n', keys.dialog, function()
+    require('agentls.dialogs').open()
+  end, 'open the dialog that waits for an answer')
 end
 
 --- The transcript buffer of a session (created with its view on first use).
@@ -113,8 +116,7 @@ local function prompt_buffer()
   vim.bo[buf].swapfile = false
   vim.api.nvim_buf_set_name(buf, 'agentls://prompt')
   vim.bo[buf].filetype = 'markdown'
-  vim.bo[buf].completefunc = "v:lua.require'agentls.files'.complete"
-  vim.keymap.set('i', '@', '@<C-x><C-u>', { buffer = buf, desc = 'agentls: attach a file' })
+  files.completion(buf)
   set_keymaps(buf, true)
   M.prompt_buf = buf
   return buf
@@ -230,6 +232,7 @@ end
 --- open at once; the session shows when the server has answered.
 function M.open(opts)
   opts = opts or {}
+  client.said = nil -- the user asked: if the server cannot start, say it again
   if not client.start() then
     return
   end

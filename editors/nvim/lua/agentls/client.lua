@@ -106,6 +106,32 @@ local function attach_all()
   end
 end
 
+-- Why the server cannot start, told once (every request would try again): one short line, with
+-- where to look (a message wider than the command line would bring a hit-enter prompt).
+local function say_once(reason, short)
+  if M.said == reason then
+    return
+  end
+  M.said = reason
+  local room = vim.v.echospace
+  local candidates = {
+    ('agentls: %s; :checkhealth agentls'):format(reason),
+    -- Long paths: their last two components, then the last one.
+    ('agentls: %s; :checkhealth agentls'):format((reason:gsub('"/[^"]*/([^/"]+/[^/"]+)"', '"…/%1"'))),
+    ('agentls: %s; :checkhealth agentls'):format((reason:gsub('"/[^"]*/([^/"]+)"', '"…/%1"'))),
+    short and ('agentls: %s; :checkhealth agentls'):format(short) or nil,
+    'agentls: the server cannot start; :checkhealth agentls',
+  }
+  candidates = vim.tbl_filter(function(c)
+    return c ~= nil
+  end, candidates)
+  for _, msg in ipairs(candidates) do
+    if vim.fn.strdisplaywidth(msg) < room or msg == candidates[#candidates] then
+      return vim.notify(msg, vim.log.levels.ERROR)
+    end
+  end
+end
+
 --- Start the server (once); `on_ready` runs when it is initialised.
 ---@param on_ready fun()|nil
 ---@return boolean started, string|nil error
@@ -116,9 +142,9 @@ function M.start(on_ready)
     end
     return true
   end
-  local cmd, reason = config.server_cmd()
+  local cmd, reason, short = config.server_cmd()
   if not cmd then
-    vim.notify('agentls: ' .. reason, vim.log.levels.ERROR)
+    say_once(reason, short)
     return false, reason
   end
   M.ready, M.queue = false, {}
@@ -163,15 +189,14 @@ function M.start(on_ready)
       end)
     end,
   }
-  local id
-  if HAS_011 then
-    id = vim.lsp.start(cfg, { attach = false })
-  else
-    id = vim.lsp.start_client(cfg)
+  -- Neovim raises when it cannot spawn the command: said once, like a missing one.
+  local ok, id = pcall(HAS_011 and vim.lsp.start or vim.lsp.start_client, cfg, HAS_011 and { attach = false } or nil)
+  if not ok or not id then
+    reason = ('could not start %s%s'):format(cmd[1], ok and '' or (': ' .. tostring(id):gsub('\n.*', '')))
+    say_once(reason)
+    return false, reason
   end
-  if not id then
-    return false, 'could not start ' .. table.concat(cmd, ' ')
-  end
+  M.said = nil
   M.id = id
   return true
 end

@@ -9,6 +9,7 @@ local M = {}
 ---@field close string|false         close the chat (chat buffers, normal mode)
 ---@field new string|false           start a new session (chat buffers)
 ---@field sessions string|false      the session picker (chat buffers)
+---@field dialog string|false        open the dialog that waits for an answer (chat buffers, normal mode)
 
 M.defaults = {
   -- The server command; nil: `<project>/.venv/bin/agentls serve`, then `agentls serve` from $PATH.
@@ -41,6 +42,7 @@ M.defaults = {
     close = 'q',
     new = '<C-n>',
     sessions = '<C-o>',
+    dialog = 'ga',
   },
 }
 
@@ -115,8 +117,8 @@ function M.root()
   return vim.fs.normalize(M.options.root_dir or vim.fn.getcwd())
 end
 
---- The server command: the configured one, the project's .venv, then $PATH.
----@return string[]|nil cmd, string|nil reason
+--- The server command: the configured one (if it is executable), the project's .venv, then $PATH.
+---@return string[]|nil cmd, string|nil reason, string|nil short  (short: the reason in a few words)
 function M.server_cmd()
   local cmd = M.options.cmd
   if cmd == nil then
@@ -126,10 +128,14 @@ function M.server_cmd()
     elseif vim.fn.executable('agentls') == 1 then
       cmd = { 'agentls', 'serve' }
     else
-      return nil, 'agentls is not installed: no .venv/bin/agentls in the project and no agentls on $PATH'
+      return nil, 'agentls is not installed: no .venv/bin/agentls in the project and no agentls on $PATH',
+        'agentls not in .venv/bin nor $PATH'
     end
   else
     cmd = vim.deepcopy(cmd)
+    if type(cmd[1]) ~= 'string' or vim.fn.executable(cmd[1]) ~= 1 then
+      return nil, ('cmd %s is not executable'):format(vim.inspect(cmd[1]))
+    end
   end
   if M.options.log_file and not vim.tbl_contains(cmd, '--log-file') then
     vim.list_extend(cmd, { '--log-file', M.options.log_file })

@@ -2,8 +2,13 @@
 -- user's UI plugin draws them). An edit or write shows its diff before the question. A dialog
 -- answered elsewhere (another client, or the turn was aborted) is dropped, its preview closed, and
 -- any window the UI opened for it is closed; a late answer to it is not sent.
+--
+-- A dialog never opens while the user types (agentls.gate): it is announced (a notification and the
+-- chat's winbar) and opens on :AgentlsDialog, or by itself once the user pauses in normal mode.
+-- Dismissing it (Esc, or Enter without a choice) answers nothing: it waits again for :AgentlsDialog.
 local client = require('agentls.client')
 local config = require('agentls.config')
+local gate = require('agentls.gate')
 local review = require('agentls.review')
 
 local M = {}
@@ -24,15 +29,28 @@ local function floating_windows()
   return out
 end
 
-local function finish(dialog)
-  if M.active ~= dialog then
-    return
-  end
+local function close_preview(dialog)
   if dialog.close_preview then
     dialog.close_preview()
     dialog.close_preview = nil
   end
+end
+
+local function redraw_bars()
+  pcall(vim.cmd, 'redrawstatus!')
+end
+
+local function finish(dialog)
+  if M.active ~= dialog then
+    return
+  end
+  if dialog.cancel_wait then
+    dialog.cancel_wait()
+    dialog.cancel_wait = nil
+  end
+  close_preview(dialog)
   M.active = nil
+  redraw_bars()
   vim.schedule(M.next)
 end
 
@@ -76,6 +94,8 @@ local function show_permission(dialog)
   if config.options.diff_preview and type(meta.after) == 'string' and type(meta.filepath) == 'string' then
     dialog.close_preview = review.preview(meta.filepath, meta.after)
   end
+  -- The built-in select does not redraw before it asks: without this the diff is not on screen.
+  vim.cmd('redraw')
   ask(dialog, function()
     vim.ui.select(PERMISSION_CHOICES, { prompt = permission_title(request), kind = 'agentls.permission' },
       function(choice)
@@ -93,8 +113,10 @@ local function show_permission(dialog)
             reply(dialog, 'agent/permission/reply', params)
           end)
           return
-        else -- Reject, or the dialog was dismissed
+        elseif choice == 'Reject' then
           reply(dialog, 'agent/permission/reply', { requestID = request.id, reply = 'reject' })
+        elseif not dialog.closed then -- dismissed: no answer; it waits for :AgentlsDialog
+          return M.dismissed(dialog)
         end
         finish(dialog)
       end)
@@ -136,9 +158,8 @@ local function show_question(dialog, i, answers)
       }, function(item)
         if dialog.closed then
           return finish(dialog)
-        elseif not item then
-          reply(dialog, 'agent/question/reject', { requestID = request.id })
-          return finish(dialog)
+        elseif not item then -- dismissed: no answer; it waits for :AgentlsDialog
+          return M.dismissed(dialog)
         elseif item.label == DONE then
           answers[i] = chosen
           return show_question(dialog, i + 1, answers)
@@ -169,18 +190,92 @@ local function show_question(dialog, i, answers)
   pick()
 end
 
---- Show the next queued dialog when none is open.
+local function show(dialog)
+  if dialog.cancel_wait then
+    dialog.cancel_wait()
+    dialog.cancel_wait = nil
+  end
+  dialog.waiting = false
+  redraw_bars()
+  if dialog.kind == 'permission' then
+    show_permission(dialog)
+  else
+    show_question(dialog, 1, {})
+  end
+end
+
+--- What the waiting dialog asks, in a few words (the winbar shows it).
+function M.waiting()
+  local dialog = M.active
+  if not dialog or not dialog.waiting then
+    return nil
+  end
+  if dialog.kind == 'permission' then
+    return 'permission: ' .. (dialog.request.permission or '?')
+  end
+  return 'a question'
+end
+
+-- Say once that a dialog waits, short enough for the command line (a longer message would bring a
+-- hit-enter prompt, which would take the keys the user is typing).
+local function announce(dialog, again)
+  dialog.waiting = true
+  redraw_bars()
+  local key = config.options.keymaps.dialog
+  local how = ':AgentlsDialog' .. (key and (' (' .. key .. ' in the chat)') or '')
+  local msg = ('agentls: %s %s: %s'):format(M.waiting(), again and 'still waits' or 'waits for you', how)
+  local room = math.max(20, vim.v.echospace - 1)
+  if vim.fn.strdisplaywidth(msg) > room then
+    msg = ('agentls: a dialog waits: %s'):format(':AgentlsDialog'):sub(1, room)
+  end
+  vim.notify(msg, vim.log.levels.WARN)
+end
+
+--- The user dismissed the open dialog without an answer: it waits again, until :AgentlsDialog.
+function M.dismissed(dialog)
+  close_preview(dialog)
+  if M.active ~= dialog or dialog.closed then
+    return finish(dialog)
+  end
+  announce(dialog, true)
+end
+
+--- Show the next queued dialog when none is open: now if the user is not typing, else announced.
 function M.next()
   if M.active or #M.queue == 0 then
     return
   end
   local dialog = table.remove(M.queue, 1)
   M.active = dialog
-  if dialog.kind == 'permission' then
-    show_permission(dialog)
-  else
-    show_question(dialog, 1, {})
+  if gate.quiet() then
+    return show(dialog)
   end
+  announce(dialog, false)
+  dialog.cancel_wait = gate.when_quiet(function()
+    dialog.cancel_wait = nil
+    if M.active == dialog and dialog.waiting and not dialog.closed then
+      show(dialog)
+    end
+  end)
+end
+
+--- Open the dialog that waits (:AgentlsDialog, the chat's `dialog` key): the user asked for it.
+function M.open()
+  local dialog = M.active
+  if dialog and dialog.waiting and not dialog.closed then
+    return show(dialog)
+  end
+  vim.notify('agentls: no dialog is waiting for an answer', vim.log.levels.INFO)
+end
+
+--- Forget every dialog (the server is gone; the new one lists those still waiting).
+function M.reset()
+  local dialog = M.active
+  if dialog then
+    dialog.closed = true
+    finish(dialog)
+  end
+  M.queue, M.seen = {}, {}
 end
 
 local function enqueue(kind, request)

@@ -41,12 +41,22 @@ function M.list()
   return files
 end
 
---- 'completefunc' of the prompt buffer: the text after the `@` before the cursor.
+-- The `@` that starts the word before the cursor (at the line's start or after a space): its
+-- 1-based column, else nil (`me@example.com` is not a reference).
+local function reference_start(line)
+  local at = line:match('.*()@[^%s@]*$')
+  if at and (at == 1 or line:sub(at - 1, at - 1):match('%s')) then
+    return at
+  end
+  return nil
+end
+
+--- 'completefunc' of the prompt buffer: the files whose path holds the text typed after a
+--- word-start `@`; the chosen one replaces exactly that text.
 function M.complete(findstart, base)
   if findstart == 1 then
-    local line = vim.api.nvim_get_current_line():sub(1, vim.fn.col('.') - 1)
-    local at = line:match('.*()@[^%s@]*$')
-    return at and at or -3 -- 0-based column after the '@' (the '@' stays)
+    local at = reference_start(vim.api.nvim_get_current_line():sub(1, vim.fn.col('.') - 1))
+    return at or -3 -- 0-based column after the '@' (the '@' stays); -3: no completion, quietly
   end
   local out = {}
   for _, file in ipairs(M.list()) do
@@ -57,7 +67,26 @@ function M.complete(findstart, base)
       end
     end
   end
-  return out
+  -- Asked again as the user types: the list narrows to paths holding the text, not only starting with it.
+  return { words = out, refresh = 'always' }
+end
+
+--- Set up `@` completion in the prompt buffer `buf`: an `@` typed at the start of a word opens the
+--- file list without choosing anything (typing goes on narrowing it; <C-n>/<C-p> and <C-y> pick);
+--- elsewhere (an e-mail address) it is just an `@`.
+function M.completion(buf)
+  vim.bo[buf].completefunc = "v:lua.require'agentls.files'.complete"
+  -- 'completeopt' is buffer-local from Neovim 0.11 on: nothing is inserted until the user picks.
+  local local_opt = pcall(function()
+    vim.bo[buf].completeopt = 'menuone,noinsert,noselect'
+  end)
+  vim.keymap.set('i', '@', function()
+    local line = vim.api.nvim_get_current_line():sub(1, vim.fn.col('.') - 1)
+    if local_opt and reference_start(line .. '@') then
+      return '@<C-x><C-u>'
+    end
+    return '@'
+  end, { buffer = buf, expr = true, desc = 'agentls: attach a file' })
 end
 
 --- The reference a prompt uses for `path` (and an optional 1-based line range).
@@ -73,7 +102,7 @@ end
 function M.parts(text)
   local parts, seen = {}, {}
   local root = config.root()
-  for ref in text:gmatch('@([^%s@]+)') do
+  for ref in (' ' .. text):gmatch('%s@([^%s@]+)') do -- word-start `@` only: not an e-mail address
     local path, first, last = ref:match('^(.-)#L(%d+)%-(%d+)$')
     if not path then
       path, first = ref:match('^(.-)#L(%d+)$')

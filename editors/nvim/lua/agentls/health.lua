@@ -30,7 +30,12 @@ function M.check()
   end
 
   local cmd, reason = config.server_cmd()
-  if not cmd then
+  local configured = config.options.cmd
+  if not cmd and configured then
+    health.error(('the server command %q is not executable'):format(tostring(configured[1])),
+      { 'Fix `cmd` in require("agentls").setup({...})' })
+    return
+  elseif not cmd then
     health.error(reason, {
       'Install agentls (pip install agentls, or ./scripts/setup in its checkout for .venv/bin/agentls)',
       'or set the command: require("agentls").setup({ cmd = { "/path/to/agentls", "serve" } })',

@@ -166,8 +166,7 @@ function M.on_server_exit(died)
   for sid in pairs(M.state.status) do
     M.state.status[sid] = { type = 'idle' }
   end
-  require('agentls.dialogs').queue = {}
-  require('agentls.dialogs').seen = {}
+  require('agentls.dialogs').reset()
   pcall(vim.cmd, 'redrawstatus!')
   if restart_requested then
     restart_requested = false
@@ -192,7 +191,8 @@ function M.on_server_exit(died)
   come_back()
 end
 
---- For a statusline: "" when the server is not running, else idle, busy or retrying.
+--- For a statusline: "" when the server is not running, else a dialog that waits for an answer,
+--- or idle, busy or retrying.
 function M.status()
   if not require('agentls.client').get() then
     return ''
@@ -204,6 +204,10 @@ function M.status()
     elseif status.type == 'busy' then
       busy = true
     end
+  end
+  local waiting = require('agentls.dialogs').waiting()
+  if waiting then -- the chat may be closed: the statusline still says a dialog waits
+    return 'agentls: ' .. waiting .. ' waits (:AgentlsDialog)'
   end
   if retry then
     return 'agentls: ' .. retry

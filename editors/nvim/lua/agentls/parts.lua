@@ -24,15 +24,24 @@ M.tool_states = {
   error = { label = '✗ failed', hl = 'DiagnosticError' },
 }
 
-function M.header(info)
+local function model_of(info)
+  return (info.agent or '?') .. ' · ' .. (info.providerID or '?') .. '/' .. (info.modelID or '?')
+end
+
+--- The header of a message. A turn's answer is one or more assistant messages (one per step): the
+--- first has the header, a later one only if its agent or model changed (`previous`: the message
+--- before it in the session).
+function M.header(info, previous)
   if info.role == 'user' then
     return { lines = { '## You' } }
   end
-  local title = '## Agent'
-  if info.agent or info.modelID then
-    title = ('## Agent · %s · %s/%s'):format(info.agent or '?', info.providerID or '?', info.modelID or '?')
+  local lines = {}
+  local continued = previous and previous.role == 'assistant'
+  if not continued then
+    table.insert(lines, (info.agent or info.modelID) and ('## Agent · ' .. model_of(info)) or '## Agent')
+  elseif model_of(info) ~= model_of(previous) and (info.agent or info.modelID) then
+    table.insert(lines, '## Agent · ' .. model_of(info))
   end
-  local lines = { title }
   if info.error then
     if info.error.name == 'aborted' then
       table.insert(lines, '_aborted_')
@@ -41,6 +50,14 @@ function M.header(info)
     end
   end
   return { lines = lines }
+end
+
+--- What ends a message: an aborted answer is marked where it was cut, too.
+function M.footer(info)
+  if info.role == 'assistant' and info.error and info.error.name == 'aborted' then
+    return { lines = { '_aborted here_' } }
+  end
+  return { lines = {} }
 end
 
 --- A short description of what a tool call works on, from its input.

@@ -63,6 +63,10 @@ local function part_key(mid, pid)
   return mid .. '\2' .. pid
 end
 
+local function footer_key(mid)
+  return mid .. '\3'
+end
+
 local REVERT_SUFFIX = '\0'
 local TODOS_KEY = '~todos'
 
@@ -73,19 +77,26 @@ function View:wanted()
   local t = self.state.transcripts[self.session_id] or { order = {}, messages = {} }
   local session = self.state.sessions[self.session_id]
   local revert = session and session.revert and session.revert.messageID
+  local previous = nil
   for _, mid in ipairs(t.order) do
     local m = t.messages[mid]
     if revert and mid == revert then
       table.insert(out, { key = mid .. REVERT_SUFFIX, make = parts.revert_marker })
+      previous = nil -- the marker splits the turn
     end
+    local before = previous
     table.insert(out, { key = header_key(mid), make = function()
-      return parts.header(m.info)
+      return parts.header(m.info, before)
     end })
     for _, part in ipairs(m.parts) do
       table.insert(out, { key = part_key(mid, part.id), make = function()
         return parts.part(State.settle(part))
       end })
     end
+    table.insert(out, { key = footer_key(mid), make = function()
+      return parts.footer(m.info)
+    end })
+    previous = m.info
   end
   local todos = self.state.todos[self.session_id]
   if todos and #todos > 0 then
@@ -228,16 +239,17 @@ function View:sync(keys)
     local block = self.blocks[i]
     if not wanted_keys[block.key] then
       local start = self:start_of(i)
-      self:write(function()
-        vim.api.nvim_buf_set_lines(self.buf, start, start + block.size, false, {})
-      end)
-      self.total = self.total - block.size
-      if block.mark then
-        pcall(vim.api.nvim_buf_del_extmark, self.buf, M.ns, block.mark)
-      end
+      -- The layout first: 'foldexpr' runs during the write and reads it.
       table.remove(self.blocks, i)
       self.by_key[block.key] = nil
       self.starts_valid = math.min(self.starts_valid, i - 1)
+      self.total = self.total - block.size
+      self:write(function()
+        vim.api.nvim_buf_set_lines(self.buf, start, start + block.size, false, {})
+      end)
+      if block.mark then
+        pcall(vim.api.nvim_buf_del_extmark, self.buf, M.ns, block.mark)
+      end
     end
   end
   -- New and changed blocks, walking both lists in order.
@@ -278,13 +290,14 @@ function View:replace(index, render)
   self.pending[block.key] = nil
   -- An empty buffer still has one line: the first lines written replace it.
   local last = self.total == 0 and -1 or start + old
-  self:write(function()
-    vim.api.nvim_buf_set_lines(self.buf, start, last, false, block_lines(render))
-  end)
+  -- The layout before the write: 'foldexpr' runs during it, and reads the block starts.
   self.total = self.total - old + block.size
   if block.size ~= old then
     self.starts_valid = math.min(self.starts_valid, index)
   end
+  self:write(function()
+    vim.api.nvim_buf_set_lines(self.buf, start, last, false, block_lines(render))
+  end)
   self:decorate(block, start)
 end
 
@@ -295,9 +308,7 @@ function View:append(index, text)
   local row = start + #block.render.lines - 1
   local last = block.render.lines[#block.render.lines]
   local pieces = vim.split(text, '\n', { plain = true })
-  self:write(function()
-    vim.api.nvim_buf_set_text(self.buf, row, #last, row, #last, pieces)
-  end)
+  -- The layout before the write: 'foldexpr' runs during it.
   block.render.lines[#block.render.lines] = last .. pieces[1]
   for i = 2, #pieces do
     table.insert(block.render.lines, pieces[i])
@@ -307,6 +318,9 @@ function View:append(index, text)
     self.total = self.total + #pieces - 1
     self.starts_valid = math.min(self.starts_valid, index)
   end
+  self:write(function()
+    vim.api.nvim_buf_set_text(self.buf, row, #last, row, #last, pieces)
+  end)
 end
 
 function View:flush()
@@ -363,7 +377,7 @@ function View:on_change(kind, data)
   elseif kind == 'part' then
     self:sync({ [part_key(data.messageID, data.partID)] = true })
   elseif kind == 'message' then
-    self:sync({ [header_key(data.messageID)] = true })
+    self:sync({ [header_key(data.messageID)] = true, [footer_key(data.messageID)] = true })
   elseif kind == 'removed' or kind == 'session' then
     local keys = {}
     local session = self.state.sessions[self.session_id]

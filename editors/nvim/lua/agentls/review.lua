@@ -50,16 +50,26 @@ local function diff_tab(left, right)
   return tab
 end
 
---- Show `path` as it is now next to `after` (the proposed text); returns a function closing it.
+--- Show `path` as it is now next to `after` (the proposed text), each side labelled ("now",
+--- "proposed") in its winbar; returns a function closing it.
 function M.preview(path, after)
   local rel = vim.fs.relpath and vim.fs.relpath(vim.fn.getcwd(), path) or path
   local ft = vim.filetype.match({ filename = path }) or ''
   local stamp = vim.uv.hrtime()
-  local left = scratch(('agentls://current/%d/%s'):format(stamp, rel), M.current_lines(path), ft)
+  local left = scratch(('agentls://now/%d/%s'):format(stamp, rel), M.current_lines(path), ft)
   local right = scratch(('agentls://proposed/%d/%s'):format(stamp, rel), split_text(after), ft)
   local previous = vim.api.nvim_get_current_tabpage()
   local tab = diff_tab(left, right)
   vim.t[tab].agentls_preview = path
+  -- Which side is which, on each side.
+  local wins = vim.api.nvim_tabpage_list_wins(tab)
+  local labels = { [left] = 'now: ', [right] = 'proposed: ' }
+  for _, win in ipairs(wins) do
+    local label = labels[vim.api.nvim_win_get_buf(win)]
+    if label then
+      vim.wo[win].winbar = '%#DiffText# ' .. label .. rel:gsub('%%', '%%%%') .. ' %*'
+    end
+  end
   return function()
     if vim.api.nvim_tabpage_is_valid(tab) then
       local number = vim.api.nvim_tabpage_get_number(tab)

@@ -19,7 +19,21 @@ local function report(err)
 end
 
 local function when(ms)
-  return os.date('%Y-%m-%d %H:%M', math.floor((ms or 0) / 1000))
+  return os.date('%Y-%m-%d %H:%M:%S', math.floor((ms or 0) / 1000))
+end
+
+--- A session in the picker, enough to tell two with the same title apart: the title, when it
+--- last changed (to the second), the files it changed, and the end of its id.
+function M.describe(s)
+  local mark = s.id == chat().session_id and '● ' or '  '
+  local items = { when(s.time and s.time.updated) }
+  local summary = s.summary
+  if summary and (summary.files or 0) > 0 then
+    table.insert(items, ('%d file%s +%d −%d'):format(summary.files, summary.files == 1 and '' or 's',
+      summary.additions or 0, summary.deletions or 0))
+  end
+  table.insert(items, '#' .. s.id:sub(-6))
+  return ('%s%s  (%s)'):format(mark, s.title, table.concat(items, ' · '))
 end
 
 function M.switch(session_id)
@@ -75,10 +89,7 @@ function M.pick()
     vim.ui.select(sessions, {
       prompt = 'agentls sessions',
       kind = 'agentls.session',
-      format_item = function(s)
-        local mark = s.id == chat().session_id and '● ' or '  '
-        return ('%s%s  (%s)'):format(mark, s.title, when(s.time and s.time.updated))
-      end,
+      format_item = M.describe,
     }, function(session)
       if not session then
         return

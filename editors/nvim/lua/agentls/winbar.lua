@@ -1,7 +1,9 @@
--- The chat's winbar: the session's title, its status (idle, busy, the retry countdown), the tokens
--- of the last step, the session's cost and context use, and the agent · model of the next prompt;
+-- The chat's winbar: the session's title, a dialog waiting for an answer, its status (idle, busy,
+-- the retry countdown), the tokens of the last step, the session's cost and context use (when not
+-- zero), and the agent · model of the next prompt; cut after the title when the window is narrow;
 -- before a session shows, what the chat waits for (or why it has none).
 local client = require('agentls.client')
+local config = require('agentls.config')
 
 local M = {}
 
@@ -53,25 +55,37 @@ function M.text()
     return ' agentls │ ' .. status
   end
   local session = state().sessions[session_id]
-  local items = { ((session and session.title or session_id):gsub('%%', '%%%%')) }
-  table.insert(items, M.status_text(session_id))
+  -- The title first, then `%<`: at a narrow width the bar is cut after the title, not before it.
+  local head = ' ' .. ((session and session.title or session_id):gsub('%%', '%%%%'))
+  local waiting = require('agentls.dialogs').waiting()
+  if waiting then
+    local key = config.options.keymaps.dialog
+    head = head .. ' │ %#WarningMsg#⚠ ' .. waiting .. ' (' .. (key or ':AgentlsDialog') .. ')%*'
+  end
+  local items = { M.status_text(session_id) }
   local last = state():last_assistant(session_id)
-  if last and last.tokens then
+  if last and last.tokens then -- items that would read 0 are left out
     local t = last.tokens
     local used = (t.input or 0) + ((t.cache or {}).read or 0) + (t.output or 0)
-    table.insert(items, human(used) .. ' tokens')
-    table.insert(items, ('$%.4f'):format(state():cost(session_id)))
+    if used > 0 then
+      table.insert(items, human(used) .. ' tokens')
+    end
+    local cost = state():cost(session_id)
+    if cost > 0 then
+      table.insert(items, ('$%.4f'):format(cost))
+    end
     local limits = state().config and state().config.modelLimits or {}
     local limit = limits[(last.providerID or '') .. '/' .. (last.modelID or '')]
-    if limit and (limit.context or 0) > 0 then
-      table.insert(items, ('%d%%%% context'):format(math.floor(used * 100 / limit.context + 0.5)))
+    local share = limit and (limit.context or 0) > 0 and math.floor(used * 100 / limit.context + 0.5) or 0
+    if share > 0 then
+      table.insert(items, ('%d%%%% context'):format(share))
     end
   end
   local target = target_text(session_id)
   if target then
     table.insert(items, target)
   end
-  return ' ' .. table.concat(items, ' │ ')
+  return head .. ' │ %<' .. table.concat(items, ' │ ')
 end
 
 return M

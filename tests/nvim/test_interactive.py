@@ -1,0 +1,146 @@
+"""The plugin in an interactive Neovim (tmux), where keys typed ahead and what is on screen are real:
+Neovim's own vim.ui.select (inputlist) and vim.notify, nothing replaced."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from core.demo.fake_script import Turn
+from tests.nvim.harness import Nvim
+from tests.nvim.tmux import Screen, interactive
+from tests.tools import tool
+
+ASK = {"permission": {"edit": "ask", "bash": "ask"}}
+PROMPT_LINES = "vim.api.nvim_buf_get_lines(require'agentls.chat'.prompt_buf, 0, -1, false)"
+
+
+def open_chat(screen: Screen) -> None:
+    screen.keys(":Agentls", "Enter")
+    screen.wait_lua("require'agentls.chat'.session_id ~= nil", "the chat's session")
+
+
+def test_keys_typed_while_a_permission_arrives_answer_nothing(nvim: Nvim) -> None:
+    nvim.extra_config.update(ASK)
+    nvim.model.script(
+        Turn.tool_call("bash", {"command": "touch ran.txt", "description": "Touch a file"}),
+    )
+    with interactive(nvim) as screen:
+        open_chat(screen)
+        screen.keys("i")
+        screen.keys("run it", literal=True)
+        screen.keys("C-s")  # sends, and leaves insert mode
+        screen.wait(lambda s: "## You" in s, "the prompt in the transcript")
+        # Back to the prompt, typing a line after another while the request arrives.
+        screen.keys("i")
+        typed = 0
+        answered = ("permission: bash", "Type number", "✗ failed", "✓ done")
+        while not any(word in screen.text() for word in answered):
+            assert typed < 200, screen.text()
+            screen.keys("n = 1", literal=True)
+            screen.keys("Enter")
+            typed += 1
+        for _ in range(3):  # and on, after it was announced
+            screen.keys("n = 1", literal=True)
+            screen.keys("Enter")
+            typed += 1
+        assert "permission: bash" in screen.text(), "announced, not answered"
+        expected = "|".join(["n = 1"] * typed + [""])
+        prompt = f"table.concat({PROMPT_LINES}, '|')"
+        assert screen.lua(prompt) == expected, screen.text()
+        assert screen.lua("vim.api.nvim_get_mode().mode") == "i", "still typing in insert mode"
+        assert not (nvim.project / "ran.txt").exists(), "a typed-ahead key allowed the command"
+        assert len(nvim.model.requests) == 1, "the permission is still waiting"
+        # The user stops typing and leaves insert mode: the dialog opens, and waits for a choice.
+        screen.keys("Escape")
+        shown = screen.wait(lambda s: "Allow once" in s, "the dialog")
+        assert "touch ran.txt" in shown
+        screen.keys("3", "Enter")  # Reject
+        screen.wait(lambda s: "The user rejected this call" in s, "the rejection in the transcript")
+        assert not (nvim.project / "ran.txt").exists()
+        assert screen.lua(prompt) == expected, "the user's text is intact"
+
+
+def test_the_diff_is_on_screen_while_the_edit_permission_is_asked(nvim: Nvim) -> None:
+    hello = str(nvim.project / "hello.py")
+    nvim.model.script(
+        Turn.tool_call("edit", {"filePath": hello, "oldString": "hello", "newString": "bye"}),
+        Turn.text("Changed it."),
+    )
+    with interactive(nvim, height=50) as screen:
+        open_chat(screen)
+        screen.keys("i")
+        screen.keys("say bye", literal=True)
+        screen.keys("C-s")
+        # Neovim's own select asks at the bottom; above it, both sides of the diff, labelled.
+        shown = screen.wait(lambda s: "Allow once" in s, "the permission dialog")
+        assert "now: hello.py" in shown and "proposed: hello.py" in shown, shown
+        assert "print('hello')" in shown and "print('bye')" in shown, shown
+        screen.keys("1", "Enter")
+        screen.wait(lambda s: "Changed it." in s, "the end of the turn")
+        assert (nvim.project / "hello.py").read_text() == "print('bye')\n"
+
+
+def test_a_wrong_server_command_is_said_once_without_a_prompt(nvim: Nvim) -> None:
+    missing = nvim.home / "nowhere" / "bin" / "agentls"
+    options = {**nvim.options(), "cmd": [str(missing), "serve"]}
+    with interactive(nvim, width=80, height=24, options=options) as screen:
+        screen.keys(":Agentls", "Enter")
+        shown = screen.wait(lambda s: "checkhealth agentls" in s, "the error")
+        errors = [line for line in shown.splitlines() if "agentls" in line and "executable" in line]
+        assert len(errors) == 1, shown
+        assert 'agentls" is not executable' in errors[0], shown
+        assert "Press ENTER" not in shown and "E5108" not in shown and "stack traceback" not in shown, shown
+        # Neovim takes keys as usual: no prompt waits for one.
+        screen.keys("i")
+        screen.wait(lambda s: "-- INSERT --" in s, "insert mode")
+
+
+def test_no_server_installed_is_said_once_without_a_prompt(nvim: Nvim) -> None:
+    options = {key: value for key, value in nvim.options().items() if key != "cmd"}
+    path = f"{Path(tool('nvim')).parent}:/usr/bin:/bin"  # no agentls on it, no .venv in the project
+    with interactive(nvim, width=80, height=24, options=options, env={"PATH": path}) as screen:
+        screen.keys(":Agentls", "Enter")
+        shown = screen.wait(lambda s: "checkhealth agentls" in s, "the error")
+        errors = [line for line in shown.splitlines() if "checkhealth agentls" in line]
+        assert errors == ["agentls: agentls not in .venv/bin nor $PATH; :checkhealth agentls"], shown
+        assert "Press ENTER" not in shown, shown
+
+
+def test_at_completion_replaces_only_the_typed_word_and_attaches_the_file(nvim: Nvim) -> None:
+    (nvim.project / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    (nvim.project / "util.py").write_text("def helper():\n    return 42\n")
+    nvim.model.script(Turn.text("Read it."))
+    with interactive(nvim) as screen:
+        open_chat(screen)
+        screen.keys("i")
+        screen.keys("look at @util", literal=True)
+        screen.wait(lambda s: "util.py" in s and "[file]" in s, "the file list, narrowed")
+        assert "calc.py" not in screen.text(), "the list holds the files matching what was typed"
+        prompt = f"{PROMPT_LINES}[1]"
+        assert screen.lua(prompt) == "look at @util", "nothing inserted before a choice"
+        screen.keys("C-n")
+        screen.keys(" and mail me@example.com", literal=True)
+        screen.wait(lambda s: "me@example.com" in s, "the rest of the line")
+        assert screen.lua(prompt) == "look at @util.py and mail me@example.com"
+        screen.keys("C-s")
+        screen.wait(lambda s: "Read it." in s, "the answer")
+    body = json.dumps(nvim.model.requests[0].body)
+    assert "look at @util.py and mail me@example.com" in body
+    assert "return 42" in body, "util.py is attached"
+    assert "return a + b" not in body, "no other file"
+
+
+def test_the_winbar_keeps_the_title_at_80_columns(nvim: Nvim) -> None:
+    nvim.model.script(Turn.text("Hi.").usage(input=1200, output=80))
+    with interactive(nvim, width=80, height=24) as screen:
+        open_chat(screen)
+        screen.keys("i")
+        screen.keys("hello", literal=True)
+        screen.keys("C-s")
+        shown = screen.wait(lambda s: "Hi." in s and "A title" in s, "the answer and the session's title")
+        bar = next(line for line in shown.splitlines() if "A title" in line)
+        # The chat is 32 columns wide: the title first, the rest cut after it.
+        assert "│ A title │ " in bar, bar
+        winbar = screen.lua("require'agentls.winbar'.text()")
+        assert "$0.0000" not in winbar, f"items that read zero are left out: {winbar}"
