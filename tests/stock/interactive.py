@@ -19,7 +19,7 @@ from typing import Any
 
 from tests.lsp.editor import REPO
 from tests.stock import harness as h
-from tests.stock.tmux import Terminal
+from tests.tmux import Terminal
 from tests.tools import tool, tools_env
 
 README = REPO / "README.md"
