@@ -160,6 +160,16 @@ export class PromptBox {
     this.persist();
   }
 
+  /** A prompt that was not sent (or whose turn failed) back into the box, before anything typed since. */
+  restore(text: string, attachments: Attachment[]): void {
+    const typed = this.input.value;
+    this.input.value = typed.trim() ? `${text}\n\n${typed}` : text;
+    for (const a of attachments) if (!this.attachments.includes(a)) this.attachments.push(a);
+    this.drawChips();
+    this.persist();
+    this.input.focus();
+  }
+
   /** Where the name of the file picked for a typed `@` goes (just after that `@`). */
   private mentionAt: number | undefined;
 

@@ -18,6 +18,7 @@ import type {
 import { trace } from "../trace";
 import { Actions } from "./actions";
 import { chatHtml } from "./html";
+import { firstRunInfo, noModelMessage } from "./firstrun";
 import type { Attachment, FromWebview, ServerPhase, Snapshot, ToWebview } from "./messages";
 
 export const VIEW_ID = "agentls.chat";
@@ -36,6 +37,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   readonly statuses = new Map<string, SessionStatus>();
   readonly permissions = new Map<string, PermissionRequest>();
   private sessionValue: Session | undefined;
+  /** Focus Chat ran before the view was ready: focus the prompt once it is. */
+  private focusWhenReady = false;
   private readonly changedEmitter = new vscode.EventEmitter<void>();
   /** The current session or its status changed (the status bar listens). */
   readonly onDidChange = this.changedEmitter.event;
@@ -57,7 +60,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
         }
         void this.refresh();
       }),
-      client.onPhase((phase) => this.post({ type: "server", phase: phase as ServerPhase })),
+      client.onPhase((phase) => this.post({ type: "server", phase: phase as ServerPhase, message: phase === "missing" ? client.problem : undefined })),
     );
   }
 
@@ -94,6 +97,13 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     await vscode.commands.executeCommand(`${VIEW_ID}.focus`);
   }
 
+  /** Show the view with the keyboard focus in the prompt box (not on the view's body). */
+  async focusPrompt(): Promise<void> {
+    await this.reveal();
+    if (this.ready) this.post({ type: "focusPrompt" });
+    else this.focusWhenReady = true;
+  }
+
   // --- events ------------------------------------------------------------------------------
 
   private onEvent(event: AgentEvent): void {
@@ -103,6 +113,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
         if (event.properties.sessionID === this.sessionID) this.changedEmitter.fire();
         break;
       case "session.idle":
+        void this.actions.turnEnded(event.properties.sessionID);
         this.statuses.set(event.properties.sessionID, { type: "idle" });
         if (event.properties.sessionID === this.sessionID) this.changedEmitter.fire();
         break;
@@ -120,6 +131,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
         break;
       case "permission.replied":
         this.permissions.delete(event.properties.requestID);
+        void this.actions.dialogClosed(event.properties.requestID);
         break;
       default:
         break;
@@ -175,6 +187,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   async sendConfig(): Promise<void> {
     const config = await this.client.request<AgentConfig>("agent/config", {});
     this.post({ type: "config", config });
+    // No model yet: the first-run setup needs the providers the server knows.
+    if (!config.defaultModel) this.post({ type: "firstRun", info: await firstRunInfo(this.client) });
   }
 
   async sendSessions(before?: string): Promise<void> {
@@ -241,11 +255,35 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
 
   // --- intents -----------------------------------------------------------------------------
 
-  async prompt(text: string, attachments: Attachment[], agent?: string, model?: string): Promise<void> {
+  /**
+   * Send a prompt and wait for its turn. One that cannot be sent or fails (no server, no model, the
+   * server crashed, an error) goes back into the prompt box, with the reason in the view: it is never
+   * lost. `newIfBusy`: a prompt from a command goes to a new session when the current one is busy.
+   */
+  async prompt(text: string, attachments: Attachment[], agent?: string, model?: string, options: { newIfBusy?: boolean } = {}): Promise<void> {
+    try {
+      await this.send(text, attachments, agent, model, options.newIfBusy === true);
+    } catch (err) {
+      // An abort answers with -32800; the transcript already shows it, and the user meant it.
+      if ((err as { code?: number }).code === -32800) return;
+      const reason = (err as Error).message ?? String(err);
+      trace("promptRestored", { reason });
+      this.post({ type: "restorePrompt", text, attachments });
+      this.notice(this.client.running ? `the prompt was not sent or its turn failed (it is back in the box): ${reason}` : `the prompt is back in the box: ${this.client.problem ?? reason}`);
+    }
+  }
+
+  private async send(text: string, attachments: Attachment[], agent: string | undefined, model: string | undefined, newIfBusy: boolean): Promise<void> {
+    if (!model) {
+      const config = await this.client.request<AgentConfig>("agent/config", {});
+      const agentModel = config.agents.find((a) => a.name === (agent || config.defaultAgent))?.model;
+      if (!config.defaultModel && !agentModel) throw new Error(noModelMessage);
+    }
     let sessionID = this.sessionID;
-    if (sessionID === undefined) {
+    if (sessionID === undefined || (newIfBusy && this.status.type !== "idle")) {
       const session = await this.client.request<Session>("agent/session/create", {});
       await this.select(session.id);
+      await this.sendSessions();
       sessionID = session.id;
     }
     const parts: PromptPart[] = [];
@@ -264,9 +302,12 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     try {
       await this.client.request("agent/session/prompt", params);
     } catch (err) {
-      // An abort answers with -32800; the transcript already shows it. Anything else is news.
-      const code = (err as { code?: number }).code;
-      if (code !== -32800 && this.client.running) this.notice(`the turn failed: ${(err as Error).message ?? String(err)}`);
+      // The server ends the turn with session.idle; a server gone sends nothing: not busy any more.
+      if (!this.client.running) {
+        this.statuses.set(sessionID, { type: "idle" });
+        this.changedEmitter.fire();
+      }
+      throw err;
     }
   }
 
@@ -279,7 +320,9 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     try {
       if (message.type === "ready") {
         this.ready = true;
-        this.post({ type: "server", phase: this.client.phase as ServerPhase });
+        this.post({ type: "server", phase: this.client.phase as ServerPhase, message: this.client.problem });
+        if (this.focusWhenReady) this.post({ type: "focusPrompt" });
+        this.focusWhenReady = false;
         await this.refresh();
       } else if (message.type === "prompt") {
         await this.prompt(message.text, message.attachments, message.agent, message.model);
