@@ -8,6 +8,7 @@
 // Each phase records what it saw in `result.phases[name]`; the first failing phase stops the run.
 // Usage: node e2e_host.mjs '{"scenario": ..., "url": ..., "folder": ..., "shots": ..., "trace": ..., "settings": ...}'
 import * as fs from "node:fs";
+import * as path from "node:path";
 import { Workbench, log, until } from "./driver.mjs";
 
 const args = JSON.parse(process.argv[2]);
@@ -55,8 +56,17 @@ class Host {
     return this.chat.evaluate(() => document.hasFocus() && document.activeElement?.id === "prompt-input").catch(() => false);
   }
 
-  agentlsNotifications() {
-    return this.wb.notifications().then((all) => all.filter((n) => n.startsWith("agentls")));
+  /** The agentls notifications shown so far: toasts, or (once they hid) the notification center's list. */
+  async agentlsNotifications({ center = false } = {}) {
+    if (!center) return (await this.wb.notifications()).filter((n) => n.startsWith("agentls"));
+    await this.wb.command("Notifications: Show Notifications");
+    const all = await until("the notification center", () =>
+      this.page.evaluate(() => {
+        const c = document.querySelector(".notifications-center");
+        return c && c.offsetHeight > 0 ? [...c.querySelectorAll(".notification-list-item-message")].map((m) => m.textContent) : null;
+      }), 10000);
+    await this.page.keyboard.press("Escape");
+    return all.filter((n) => n.startsWith("agentls"));
   }
 
   async press(...keys) {
@@ -143,6 +153,7 @@ scenarios.firstrun = [
     await s.wb.shot("first-run-filled");
     await s.chat.click("#setup-save");
     await until("the setup to close", () => s.chat.$eval("#first-run", (el) => el.hidden), 20000);
+    r.noticeAfterSetup = await until("the old notice cleared", async () => ((await s.notice()) === "" ? "" : null));
     r.picker = await until("the model picker", async () => {
       const v = await s.chat.$eval("#model-picker", (el) => el.value);
       return v === "openai/gpt-4o-mini" ? v : null;
@@ -287,17 +298,19 @@ scenarios.badpath = [
     });
     r.promptValue = await s.promptValue();
     // Counted once everything above has happened: no restart loop added more.
-    r.notificationsAfter = await s.agentlsNotifications();
+    r.notificationsAfter = await s.agentlsNotifications({ center: true });
     await s.wb.shot("wrong-executable");
   }],
   ["no-such-file", async (s, r) => {
-    const settings = JSON.parse(fs.readFileSync(args.settings, "utf8"));
-    settings["agentls.server.path"] = "/nonexistent/agentls";
-    fs.writeFileSync(args.settings, JSON.stringify(settings, null, 2));
+    // What a user does in the workspace's Settings (JSON); the remote machine's settings would
+    // outrank the user's file in code-server.
+    fs.mkdirSync(path.join(args.folder, ".vscode"), { recursive: true });
+    fs.writeFileSync(path.join(args.folder, ".vscode", "settings.json"), JSON.stringify({ "agentls.server.path": "/nonexistent/agentls" }, null, 2));
     r.notifications = await until("the missing-file error", async () => {
       const n = await s.agentlsNotifications();
       return n.some((x) => x.includes("/nonexistent/agentls")) ? n : null;
     }, 30000);
+    r.notice = await s.notice();
     r.promptValue = await s.promptValue();
     await s.wb.shot("missing-file");
   }],

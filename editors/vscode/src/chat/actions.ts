@@ -92,7 +92,9 @@ export class Actions {
         await vscode.window.showTextDocument(this.fileUri(message.file));
         return;
       case "setup":
-        return applySetup(this.keys, message.provider, message.model, message.apiKey);
+        await applySetup(this.keys, message.provider, message.model, message.apiKey);
+        this.view.clearNotice();
+        return;
       case "openSetting":
         await vscode.commands.executeCommand("workbench.action.openSettings", message.setting);
         return;

@@ -7,7 +7,7 @@ import type { ProviderKeys } from "../keys";
 import type { FirstRunInfo, ProviderInfo } from "./messages";
 
 export const noModelMessage =
-  "no model is set: pick a provider and a model in the setup above, or set the agentls.model setting (as provider/model, e.g. anthropic/claude-sonnet-4-5).";
+  "No model is set, so the prompt was not sent (it is still in the box): pick a provider and a model in the setup below, or set the agentls.model setting (as provider/model, e.g. anthropic/claude-sonnet-4-5).";
 
 /** What the first-run setup shows: the server's providers (none when it cannot say). */
 export async function firstRunInfo(client: AgentClient): Promise<FirstRunInfo> {

@@ -22,6 +22,9 @@ import { firstRunInfo, noModelMessage } from "./firstrun";
 import type { Attachment, FromWebview, ServerPhase, Snapshot, ToWebview } from "./messages";
 
 export const VIEW_ID = "agentls.chat";
+
+/** A prompt with no model to go to (none in the settings, the config, or the agent). */
+class NoModel extends Error {}
 const CURRENT_KEY = "agentls.currentSession";
 const PAGE = 30;
 const FLUSH_MS = 16;
@@ -261,23 +264,40 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
    * lost. `newIfBusy`: a prompt from a command goes to a new session when the current one is busy.
    */
   async prompt(text: string, attachments: Attachment[], agent?: string, model?: string, options: { newIfBusy?: boolean } = {}): Promise<void> {
+    // The notice about an earlier prompt is old news once another goes.
+    if (this.promptNotice) this.clearNotice();
+    const progress = { sent: false };
     try {
-      await this.send(text, attachments, agent, model, options.newIfBusy === true);
+      await this.send(text, attachments, agent, model, options.newIfBusy === true, progress);
     } catch (err) {
       // An abort answers with -32800; the transcript already shows it, and the user meant it.
       if ((err as { code?: number }).code === -32800) return;
-      const reason = (err as Error).message ?? String(err);
-      trace("promptRestored", { reason });
+      const reason = err instanceof NoModel ? "" : ((err as Error).message ?? String(err));
+      trace("promptRestored", { reason, sent: progress.sent });
       this.post({ type: "restorePrompt", text, attachments });
-      this.notice(this.client.running ? `the prompt was not sent or its turn failed (it is back in the box): ${reason}` : `the prompt is back in the box: ${this.client.problem ?? reason}`);
+      let message: string;
+      if (err instanceof NoModel) message = noModelMessage;
+      else if (!this.client.running) message = `Your prompt is back in the box: ${this.client.problem ?? reason}`;
+      else if (progress.sent) message = `The turn failed; your prompt is back in the box: ${reason}`;
+      else message = `The prompt was not sent (it is back in the box): ${reason}`;
+      this.notice(message);
+      this.promptNotice = true;
     }
   }
 
-  private async send(text: string, attachments: Attachment[], agent: string | undefined, model: string | undefined, newIfBusy: boolean): Promise<void> {
+  /** Clear the notice above the transcript (what the server phase alone says stays). */
+  clearNotice(): void {
+    this.promptNotice = false;
+    this.post({ type: "server", phase: this.client.phase as ServerPhase, message: this.client.phase === "missing" ? this.client.problem : undefined });
+  }
+
+  private promptNotice = false;
+
+  private async send(text: string, attachments: Attachment[], agent: string | undefined, model: string | undefined, newIfBusy: boolean, progress: { sent: boolean }): Promise<void> {
     if (!model) {
       const config = await this.client.request<AgentConfig>("agent/config", {});
       const agentModel = config.agents.find((a) => a.name === (agent || config.defaultAgent))?.model;
-      if (!config.defaultModel && !agentModel) throw new Error(noModelMessage);
+      if (!config.defaultModel && !agentModel) throw new NoModel();
     }
     let sessionID = this.sessionID;
     if (sessionID === undefined || (newIfBusy && this.status.type !== "idle")) {
@@ -300,6 +320,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     this.statuses.set(sessionID, { type: "busy" });
     this.changedEmitter.fire();
     try {
+      progress.sent = true;
       await this.client.request("agent/session/prompt", params);
     } catch (err) {
       // The server ends the turn with session.idle; a server gone sends nothing: not busy any more.
