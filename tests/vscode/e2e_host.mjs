@@ -153,7 +153,7 @@ scenarios.firstrun = [
     await s.wb.shot("first-run-filled");
     await s.chat.click("#setup-save");
     await until("the setup to close", () => s.chat.$eval("#first-run", (el) => el.hidden), 20000);
-    r.noticeAfterSetup = await until("the old notice cleared", async () => ((await s.notice()) === "" ? "" : null));
+    r.noticeAfterSetup = await until("the old notice cleared", async () => ((await s.notice()) === "" ? "cleared" : null));
     r.picker = await until("the model picker", async () => {
       const v = await s.chat.$eval("#model-picker", (el) => el.value);
       return v === "openai/gpt-4o-mini" ? v : null;
@@ -260,6 +260,17 @@ scenarios.firstrun = [
     await s.openSessions();
     await s.wb.shot("sessions-after");
     await s.chat.click(".session-title");
+  }],
+  ["failed-turn-restores-prompt", async (s, r) => {
+    await s.type("This one will fail");
+    await s.page.keyboard.press("Enter");
+    r.promptAfter = await until("the prompt back in the box", async () => {
+      const v = await s.promptValue();
+      return v === "This one will fail" ? v : null;
+    }, 20000);
+    r.notice = await s.notice();
+    await s.wb.shot("failed-turn-prompt-restored");
+    await s.chat.$eval("#prompt-input", (el) => { el.value = ""; });
   }],
   ["crash-restores-prompt", async (s, r) => {
     await s.type("Tell me a long story");

@@ -105,6 +105,7 @@ def first_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
             Turn.text("Hello from the first run."),
             Turn.tool_call("edit", {"filePath": "styles.css", "oldString": "colr", "newString": "color"}),
             Turn.text("Renamed colr to color."),
+            Turn.fault(401, body={"error": {"message": "Incorrect API key provided"}}),
             Turn.text(STORY, chunks=300).stall(after=20),
         )
         titles.script(*[Turn.text(t) for t in ("First chat", "Fix the CSS", "Third", "Fourth", "Fifth")])
@@ -154,7 +155,7 @@ def test_a_prompt_without_a_model_stays_in_the_box_and_names_the_setting(first_r
 
 def test_the_key_goes_to_secret_storage_and_the_server_not_to_settings(first_run: Run) -> None:
     r = first_run.phase("setup-saved")
-    assert r["picker"] == "openai/gpt-4o-mini" and r["noticeAfterSetup"] == ""
+    assert r["picker"] == "openai/gpt-4o-mini" and r["noticeAfterSetup"] == "cleared"
     assert r["promptBeforeSend"] == "hello first run" and r["promptAfterSend"] == "", r
     assert first_run.main is not None
     request = first_run.main.requests[0]
@@ -193,6 +194,12 @@ def test_rename_and_delete_a_session_that_is_not_the_current_one(first_run: Run)
     assert any(x["title"] == "Renamed elsewhere" and not x["current"] for x in r["afterRename"]), r
     assert not any(x["title"] == "Renamed elsewhere" for x in r["afterDelete"])
     assert r["currentAfter"] is not None
+
+
+def test_a_prompt_whose_turn_failed_is_restored(first_run: Run) -> None:
+    r = first_run.phase("failed-turn-restores-prompt")
+    assert r["promptAfter"] == "This one will fail"
+    assert "The turn failed" in r["notice"] and "API key" in r["notice"], r["notice"]
 
 
 def test_a_prompt_whose_server_crashed_is_restored(first_run: Run) -> None:

@@ -319,9 +319,10 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     if (model) params.model = model;
     this.statuses.set(sessionID, { type: "busy" });
     this.changedEmitter.fire();
+    let answer: MessageWithParts | undefined;
     try {
       progress.sent = true;
-      await this.client.request("agent/session/prompt", params);
+      answer = await this.client.request<MessageWithParts>("agent/session/prompt", params);
     } catch (err) {
       // The server ends the turn with session.idle; a server gone sends nothing: not busy any more.
       if (!this.client.running) {
@@ -330,6 +331,10 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       }
       throw err;
     }
+    // A turn that failed (the provider kept failing, a bad key) answers with its error set; an
+    // aborted one was the user's doing.
+    const error = answer?.info.role === "assistant" ? answer.info.error : undefined;
+    if (error !== undefined && error.name !== "aborted") throw new Error(error.message);
   }
 
   async abort(): Promise<void> {
