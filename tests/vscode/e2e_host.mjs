@@ -131,6 +131,7 @@ scenarios.firstrun = [
     });
     r.text = await s.chat.$eval("#first-run", (el) => el.innerText);
     r.keyType = await s.chat.$eval("#setup-key", (el) => el.type);
+    r.modelPicker = await s.chat.$eval("#model-picker", (el) => el.selectedOptions[0]?.textContent ?? "");
     await s.wb.shot("first-run");
   }],
   ["no-model-prompt-kept", async (s, r) => {

@@ -144,6 +144,7 @@ def test_first_run_shows_a_setup_with_the_servers_providers(first_run: Run) -> N
     assert "File edits and commands ask before they run" in r["text"], r["text"]
     assert "agentls.permission" in r["text"]
     assert r["keyType"] == "password"
+    assert r["modelPicker"] == "no model set"  # not the first listed model, as if it were chosen
 
 
 def test_a_prompt_without_a_model_stays_in_the_box_and_names_the_setting(first_run: Run) -> None:

@@ -214,7 +214,9 @@ export class PromptBox {
       const agent = this.pickable(agents.map((a) => a.name), this.chosenAgent, config.defaultAgent);
       const model = this.pickable(config.models, this.chosenModel, config.defaultModel);
       this.agent.replaceChildren(...agents.map((a) => h("option", { value: a.name, title: a.description, selected: a.name === agent }, a.name)));
-      this.model.replaceChildren(...config.models.map((m) => h("option", { value: m, selected: m === model }, m)));
+      // No default model (a first run): say so, rather than show the first model as if it were chosen.
+      const none = config.defaultModel ? [] : [h("option", { value: "", selected: !config.models.includes(model) }, "no model set")];
+      this.model.replaceChildren(...none, ...config.models.map((m) => h("option", { value: m, selected: m === model }, m)));
       this.model.title = `Model (default: ${config.defaultModel})`;
     }
   }
