@@ -328,6 +328,17 @@ scenarios.badpath = [
   }],
 ];
 
+scenarios.badpath.push(["bad-arguments", async (s, r) => {
+  // agentls itself, with an argument it does not take: it exits before the handshake.
+  const settings = { "agentls.server.path": args.agentls, "agentls.server.args": ["serve", "--no-such-flag"] };
+  fs.writeFileSync(path.join(args.folder, ".vscode", "settings.json"), JSON.stringify(settings, null, 2));
+  await until("the start failure", async () => (await s.notice()).includes("--no-such-flag"), 30000);
+  r.notice = await s.notice();
+  r.notifications = await s.agentlsNotifications({ center: true });
+  r.restarts = traceEvents().filter((e) => e.event === "serverRestart").length;
+  await s.wb.shot("bad-arguments");
+}]);
+
 async function main() {
   const result = { phases: {} };
   const wb = await Workbench.open(args.url, args.folder, args.shots);

@@ -214,7 +214,7 @@ def bad_path(tmp_path_factory: pytest.TempPathFactory) -> Run:
     tmp = tmp_path_factory.mktemp("vscode-bad-path")
     settings = {"agentls.server.path": "/usr/bin/python3"}
     env = {"AGENTLS_DATA_DIR": str(tmp / "agentls-data"), "AGENTLS_CONFIG_DIR": str(tmp / "agentls-config")}
-    return drive("badpath", tmp, settings, env)
+    return drive("badpath", tmp, settings, env, agentls=str(AGENTLS))
 
 
 def test_another_executable_as_the_server_path_gives_one_message_with_the_cause(bad_path: Run) -> None:
@@ -233,6 +233,16 @@ def test_a_server_path_that_does_not_exist_is_named(bad_path: Run) -> None:
     assert any(expected in n for n in r["notifications"]), r["notifications"]
     assert expected in r["notice"], r["notice"]
     assert r["promptValue"] == "keep me please"
+
+
+def test_a_server_that_exits_at_start_is_reported_once_with_what_it_said(bad_path: Run) -> None:
+    r = bad_path.phase("bad-arguments")
+    said = "unrecognized arguments: --no-such-flag"
+    assert said in r["notice"] and "did not start" in r["notice"], r["notice"]
+    ours = [n for n in r["notifications"] if "--no-such-flag" in n]
+    assert len(ours) == 1 and said in ours[0], r["notifications"]
+    # Not restarted (it was, five times, each with a notification).
+    assert r["restarts"] == 0 and not any("restarting" in n for n in r["notifications"]), r
 
 
 def test_npm_ci_and_package_work_without_a_global_vsce(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ import type { AgentEvent, JsonObject } from "../protocol";
 import { findServer, readSettings } from "../settings";
 import { trace } from "../trace";
 import { applyAgentEdit } from "./applyEdit";
+import { StderrTail } from "./tail";
 import { checkServerPath } from "./verify";
 
 /** The server's own commands the extension runs itself (the lightbulb's fix and explain). */
@@ -56,6 +57,9 @@ export class AgentClient implements vscode.Disposable {
   private readonly readyEmitter = new vscode.EventEmitter<{ restarted: boolean }>();
   private readonly phaseEmitter = new vscode.EventEmitter<ServerPhase>();
   private started = false;
+  /** Inside `start()`, before the handshake ended: a server that exits now is not restarted. */
+  private booting = false;
+  private readonly stderr: StderrTail;
   private phaseValue: ServerPhase = "stopped";
   /** Protocol events (`agent/event`), from every session of the project. */
   readonly onEvent = this.eventEmitter.event;
@@ -72,7 +76,9 @@ export class AgentClient implements vscode.Disposable {
     private readonly output: vscode.OutputChannel,
     private readonly onMissing: (message: string) => void,
     private readonly keys: () => Readonly<Record<string, string>> = () => ({}),
-  ) {}
+  ) {
+    this.stderr = new StderrTail(output);
+  }
 
   get phase(): ServerPhase {
     return this.phaseValue;
@@ -113,7 +119,7 @@ export class AgentClient implements vscode.Disposable {
       // Every file buffer is synced, so the agent reads what the user sees, unsaved text included.
       documentSelector: [{ scheme: "file" }, { scheme: "untitled" }],
       initializationOptions: () => ({ config: readSettings(this.keys()).config }),
-      outputChannel: this.output,
+      outputChannel: this.stderr,
       errorHandler: this.errorHandler(),
       // A failed handshake is reported once, below (the client would add a popup of its own).
       initializationFailedHandler: () => false,
@@ -145,11 +151,24 @@ export class AgentClient implements vscode.Disposable {
     this.client = client;
     this.stopping = false;
     this.setPhase(this.started ? "restarting" : "starting");
+    this.stderr.reset();
+    this.booting = true;
     try {
       await client.start();
+      // A server that exits during the handshake can leave start() resolved with nothing
+      // (vscode-languageclient 9 drops its pending start when the connection closes).
+      if (client.state !== State.Running) throw new Error("the server exited during the handshake");
     } catch (err) {
-      this.setPhase("stopped");
-      void vscode.window.showErrorMessage(`agentls: the server did not start: ${String(err)}`);
+      trace("serverStartFailed", { error: String(err) });
+      // One message with what the server said (its arguments may be wrong), not a restart loop.
+      const said = this.stderr.last();
+      const shown = [command, ...settings.serverArgs].join(" ");
+      this.problem = `the server (${shown}) did not start: ${said ? `it said "${said}"` : String(err)}. See the agentls output.`;
+      trace("serverFailed", { problem: this.problem });
+      this.setPhase("missing");
+      this.onMissing(this.problem);
+    } finally {
+      this.booting = false;
     }
   }
 
@@ -157,7 +176,7 @@ export class AgentClient implements vscode.Disposable {
     return {
       error: (): ErrorHandlerResult => ({ action: ErrorAction.Continue, handled: true }),
       closed: (): CloseHandlerResult => {
-        if (this.stopping) return { action: CloseAction.DoNotRestart, handled: true };
+        if (this.stopping || this.booting) return { action: CloseAction.DoNotRestart, handled: true };
         const now = Date.now();
         this.restarts = this.restarts.filter((t) => now - t < RESTART_WINDOW_MS);
         if (this.restarts.length >= MAX_RESTARTS) {
