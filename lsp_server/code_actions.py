@@ -1,9 +1,10 @@
 """Code actions that hand a diagnostic or a selection to the agent, for any LSP client.
 
-"Ask agent to fix …" on each diagnostic the client sent, "Ask agent to fix line N" on any range
-(stock Neovim and eglot send only this server's diagnostics, and agentls publishes none), and
-"Explain with agent" on a selection. They run a command whose prompt carries the file, the range,
-the code and every diagnostic the client put in the request.
+"Ask agent to fix: <message>" on each diagnostic the client sent, "Ask agent to fix lines N-M" and
+"Explain with agent" on a non-empty selection, and nothing on a bare cursor with no diagnostic (a
+lightbulb on every line would be noise). Stock Neovim and eglot send only this server's diagnostics,
+and agentls publishes none: their users select the lines. The command's prompt carries the file, the
+range, the code and every diagnostic the client put in the request.
 """
 
 from __future__ import annotations
@@ -53,22 +54,10 @@ def code_actions(params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
     """The agent's actions for a range and the diagnostics the client sent with it."""
     uri, only = params.text_document.uri, params.context.only
     actions: list[lsp.CodeAction] = []
+    selected = params.range.start != params.range.end
+    diagnostics = list(params.context.diagnostics)
     if _wanted(lsp.CodeActionKind.QuickFix, only):
-        title = f"Ask agent to fix {_lines(params.range)}"
-        everything = {
-            "uri": uri,
-            "range": _wire(params.range),
-            "diagnostics": [_wire(d) for d in params.context.diagnostics],
-        }
-        actions.append(
-            lsp.CodeAction(
-                title=title,
-                kind=lsp.CodeActionKind.QuickFix,
-                diagnostics=list(params.context.diagnostics) or None,
-                command=lsp.Command(title=title, command=FIX, arguments=[everything]),
-            )
-        )
-        for diagnostic in params.context.diagnostics:
+        for diagnostic in diagnostics:
             title = f"Ask agent to fix: {_short(diagnostic.message)}"
             target = {"uri": uri, "range": _wire(diagnostic.range), "diagnostic": _wire(diagnostic)}
             actions.append(
@@ -79,7 +68,22 @@ def code_actions(params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
                     command=lsp.Command(title=title, command=FIX, arguments=[target]),
                 )
             )
-    selected = params.range.start != params.range.end
+        if selected:
+            # The selection with every diagnostic the client sent for it (all of them in one turn).
+            title = f"Ask agent to fix {_lines(params.range)}"
+            everything = {
+                "uri": uri,
+                "range": _wire(params.range),
+                "diagnostics": [_wire(d) for d in diagnostics],
+            }
+            actions.append(
+                lsp.CodeAction(
+                    title=title,
+                    kind=lsp.CodeActionKind.QuickFix,
+                    diagnostics=diagnostics or None,
+                    command=lsp.Command(title=title, command=FIX, arguments=[everything]),
+                )
+            )
     if selected and _wanted(lsp.CodeActionKind.Empty, only):
         target = {"uri": uri, "range": _wire(params.range)}
         actions.append(
@@ -117,7 +121,9 @@ def _problems(target: Target) -> str:
     found = [target.diagnostic] if target.diagnostic else []
     found += [d for d in target.diagnostics if d not in found]
     if not found:
-        return "The editor reports no problem here: find what is wrong with this code."
+        # Not "no problem here": a client may hold diagnostics it did not send (stock clients send
+        # only this server's), so say only what is known.
+        return "No diagnostic came with this request: find what is wrong with this code."
     lines = [f"- {format_diagnostic(d)}" for d in found]
     return "The editor reports:\n" + "\n".join(lines)
 

@@ -45,6 +45,7 @@ CAPABILITIES: dict[str, Any] = {
                 "agent/diagnostics",
                 "agent/permission/list",
                 "agent/permission/reply",
+                "agent/providers",
                 "agent/question/list",
                 "agent/question/reject",
                 "agent/question/reply",

@@ -270,7 +270,7 @@ def _root(params: lsp.InitializeParams) -> Path | None:
 
 def build_server() -> AgentServer:
     """The server with every feature module registered."""
-    from lsp_server import code_actions, dialogs, events, plain, sessions
+    from lsp_server import code_actions, dialogs, events, plain, providers, sessions
 
     server = AgentServer()
 
@@ -310,4 +310,5 @@ def build_server() -> AgentServer:
     events.register(server)
     plain.register(server)
     code_actions.register(server)
+    providers.register(server)
     return server

@@ -94,9 +94,14 @@ def diagnostic(message: str) -> lsp.Diagnostic:
     return lsp.Diagnostic(range=rng, message=message, severity=lsp.DiagnosticSeverity.Error)
 
 
-async def code_actions(connected: Connected, diagnostics: list[lsp.Diagnostic], **kw: Any) -> list[Any]:
+SELECTION = lsp.Range(start=lsp.Position(line=0, character=0), end=lsp.Position(line=0, character=14))
+CURSOR = lsp.Range(start=lsp.Position(line=0, character=3), end=lsp.Position(line=0, character=3))
+
+
+async def code_actions(
+    connected: Connected, diagnostics: list[lsp.Diagnostic], rng: lsp.Range = SELECTION, **kw: Any
+) -> list[Any]:
     path = connected.root / "hello.py"
-    rng = lsp.Range(start=lsp.Position(line=0, character=0), end=lsp.Position(line=0, character=14))
     params = lsp.CodeActionParams(
         text_document=lsp.TextDocumentIdentifier(uri=uri(path)),
         range=rng,
@@ -112,15 +117,15 @@ async def test_code_actions_on_a_diagnostic_and_a_selection(
     actions = await code_actions(vscode, [diagnostic("name 'prnt' is not defined")])
     titles = [a.title for a in actions]
     assert titles == [
-        "Ask agent to fix line 1",
         "Ask agent to fix: name 'prnt' is not defined",
+        "Ask agent to fix line 1",
         "Explain with agent",
     ]
     only_fixes = await code_actions(vscode, [diagnostic("x")], only=[lsp.CodeActionKind.QuickFix])
-    assert [a.title for a in only_fixes] == ["Ask agent to fix line 1", "Ask agent to fix: x"]
+    assert [a.title for a in only_fixes] == ["Ask agent to fix: x", "Ask agent to fix line 1"]
 
     model.script(Turn.text("Fixed the typo."))
-    fix = actions[1].command
+    fix = actions[0].command
     result = await command(vscode, fix.command, *fix.arguments)
     assert result["text"] == "Fixed the typo."
     sent = str(model.requests[0].messages)
@@ -159,20 +164,27 @@ async def test_closing_a_question_dialog_dismisses_it(vscode: Connected, model: 
     assert tool["state"]["status"] == "error" and "dismissed" in tool["state"]["error"]
 
 
-async def test_fix_is_offered_on_any_range_and_gathers_what_the_client_sent(
+async def test_fix_is_offered_only_on_a_diagnostic_or_a_selection(
     vscode: Connected, model: FakeModelServer
 ) -> None:
     vscode.editor.open(vscode.root / "hello.py", "prnt('hello')\n")
-    # Stock clients send only this server's diagnostics (none): the action is there anyway.
+    # A bare cursor with no diagnostic: no lightbulb (it used to be on every line).
+    assert await code_actions(vscode, [], rng=CURSOR) == []
+    # A cursor on a diagnostic: the fix of that diagnostic only.
+    on_problem = await code_actions(vscode, [diagnostic("name 'prnt' is not defined")], rng=CURSOR)
+    assert [a.title for a in on_problem] == ["Ask agent to fix: name 'prnt' is not defined"]
+    # A selection with no diagnostic (stock clients send only this server's, which are none).
     (fix,) = await code_actions(vscode, [], only=[lsp.CodeActionKind.QuickFix])
     assert fix.title == "Ask agent to fix line 1"
     model.script(Turn.text("Looked at it."))
     await command(vscode, fix.command.command, *fix.command.arguments)
     sent = str(model.requests[0].messages)
-    assert "no problem here" in sent and "prnt('hello')" in sent
+    assert "No diagnostic came with this request" in sent and "prnt('hello')" in sent
+    assert "no problem here" not in sent
     # Other servers' diagnostics in the request all reach the prompt.
     two = [diagnostic("name 'prnt' is not defined"), diagnostic("missing docstring")]
-    (fix, *_) = await code_actions(vscode, two, only=[lsp.CodeActionKind.QuickFix])
+    *_, fix = await code_actions(vscode, two, only=[lsp.CodeActionKind.QuickFix])
+    assert fix.title == "Ask agent to fix line 1"
     model.script(Turn.text("Fixed both."))
     await command(vscode, fix.command.command, *fix.command.arguments)
     sent = str(model.requests[1].messages)

@@ -17,6 +17,7 @@ METHODS = [
     "agent/diagnostics",
     "agent/permission/list",
     "agent/permission/reply",
+    "agent/providers",
     "agent/question/list",
     "agent/question/reject",
     "agent/question/reply",

@@ -3,12 +3,8 @@
 import * as vscode from "vscode";
 import { sendDiagnostics } from "./client/diagnostics";
 import { selectionAttachment } from "./chat/actions";
+import { explainText, fixText } from "./chat/codeActions";
 import type { ChatView } from "./chat/view";
-
-function describe(d: vscode.Diagnostic): string {
-  const source = d.source ? ` [${d.source}]` : "";
-  return `line ${d.range.start.line + 1}: ${d.message}${source}`;
-}
 
 export function registerCommands(view: ChatView): vscode.Disposable[] {
   const editorOrWarn = (): vscode.TextEditor | undefined => {
@@ -21,7 +17,7 @@ export function registerCommands(view: ChatView): vscode.Disposable[] {
       await view.reveal();
       await view.actions.newSession();
     }),
-    vscode.commands.registerCommand("agentls.focus", () => view.reveal()),
+    vscode.commands.registerCommand("agentls.focus", () => view.focusPrompt()),
     vscode.commands.registerCommand("agentls.stop", () => view.abort()),
     vscode.commands.registerCommand("agentls.restartServer", () => view.client.restart()),
     vscode.commands.registerCommand("agentls.askAboutSelection", async () => {
@@ -29,14 +25,14 @@ export function registerCommands(view: ChatView): vscode.Disposable[] {
       if (editor === undefined) return;
       await view.reveal();
       view.post({ type: "attach", attachments: [selectionAttachment(editor)] });
-      view.post({ type: "focusPrompt" });
+      await view.focusPrompt();
     }),
     vscode.commands.registerCommand("agentls.explainCode", async () => {
       const editor = editorOrWarn();
       if (editor === undefined) return;
       const attachment = selectionAttachment(editor);
       await view.reveal();
-      await view.prompt(`Explain this code from ${attachment.label}.`, [attachment]);
+      await view.prompt(explainText(attachment.label), [attachment], undefined, undefined, { newIfBusy: true });
     }),
     vscode.commands.registerCommand("agentls.fixCode", async () => {
       const editor = editorOrWarn();
@@ -47,12 +43,10 @@ export function registerCommands(view: ChatView): vscode.Disposable[] {
       const problems = vscode.languages.getDiagnostics(uri).filter((d) => d.range.intersection(range) !== undefined);
       sendDiagnostics((m, p) => view.client.notify(m, p), uri);
       const attachment = selectionAttachment(editor);
-      const text =
-        problems.length > 0
-          ? `Fix these problems in ${attachment.label}:\n${problems.map(describe).join("\n")}`
-          : `Fix the problem in ${attachment.label} (line ${range.start.line + 1}).`;
+      const label = selection.isEmpty ? `${attachment.label}:${range.start.line + 1}` : attachment.label;
+      const text = fixText(label, problems.map((d) => ({ line: d.range.start.line, message: d.message, source: d.source })));
       await view.reveal();
-      await view.prompt(text, [attachment]);
+      await view.prompt(text, [attachment], undefined, undefined, { newIfBusy: true });
     }),
   ];
 }

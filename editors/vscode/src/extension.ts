@@ -6,18 +6,17 @@ import { AgentClient } from "./client/server";
 import { registerCommands } from "./commands";
 import { DiffDocuments, SCHEME } from "./diff/provider";
 import { affectsConfig, affectsProcess } from "./settings";
+import { runCodeAction } from "./chat/codeActions";
+import { ProviderKeys } from "./keys";
 import { statusItem } from "./status";
 import { trace } from "./trace";
 
 let client: AgentClient | undefined;
 
-function missingServer(): void {
+/** One notification that says why there is no server: a wrong setting (named), or none found. */
+function missingServer(problem: string): void {
   void vscode.window
-    .showErrorMessage(
-      "agentls: the `agentls` server was not found (looked at the agentls.server.path setting, the workspace's .venv and PATH). " +
-        "Install it with `pip install agentls` (or `./scripts/setup` in an agentls checkout), or set agentls.server.path.",
-      "Open Settings",
-    )
+    .showErrorMessage(`agentls: ${problem}`, "Open Settings")
     .then((choice) => {
       if (choice === "Open Settings") void vscode.commands.executeCommand("workbench.action.openSettings", "agentls.server.path");
     });
@@ -26,9 +25,12 @@ function missingServer(): void {
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   trace("activated");
   const output = vscode.window.createOutputChannel("agentls");
-  client = new AgentClient(output, missingServer);
+  const keys = new ProviderKeys(context);
+  await keys.load();
+  client = new AgentClient(output, missingServer, () => keys.all);
   const diffs = new DiffDocuments();
-  const view = new ChatView(context, client, (v) => new Actions(v, diffs));
+  const view = new ChatView(context, client, (v) => new Actions(v, diffs, keys));
+  client.commandHandler = (command, args) => runCodeAction(view, command, args);
   context.subscriptions.push(
     output,
     client,

@@ -253,6 +253,8 @@ export interface AgentInfo {
   name: string;
   description?: string;
   mode: string;
+  /** The model its prompts use unless the prompt names another (null: the default model). */
+  model?: string | null;
 }
 
 export interface AgentConfig {

@@ -18,7 +18,11 @@ function isObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-export function readSettings(): Settings {
+/**
+ * The settings, with the API keys the user entered in the first-run view (held in VS Code's
+ * SecretStorage, never in settings.json) as `provider.<id>.options.api_key` of the config layer.
+ */
+export function readSettings(keys: Readonly<Record<string, string>> = {}): Settings {
   const cfg = vscode.workspace.getConfiguration(SECTION);
   const config: JsonObject = {};
   // `agentls.config` is the escape hatch for any key of agentls.json; the named settings win over it.
@@ -32,11 +36,28 @@ export function readSettings(): Settings {
   if (agent) config.default_agent = agent;
   const permission = cfg.get<unknown>("permission");
   if (isObject(permission) && Object.keys(permission).length > 0) config.permission = permission;
+  withKeys(config, keys);
   return {
     serverPath: cfg.get<string>("server.path", ""),
     serverArgs: cfg.get<string[]>("server.args", ["serve"]),
     config,
   };
+}
+
+/** Put each key under `provider.<id>.options.api_key`, keeping what the settings say of that provider. */
+function withKeys(config: JsonObject, keys: Readonly<Record<string, string>>): void {
+  const entries = Object.entries(keys).filter(([, key]) => key !== "");
+  if (entries.length === 0) return;
+  const providers: JsonObject = isObject(config.provider) ? { ...config.provider } : {};
+  for (const [id, key] of entries) {
+    const provider: JsonObject = isObject(providers[id]) ? { ...(providers[id] as JsonObject) } : {};
+    const options: JsonObject = isObject(provider.options) ? { ...(provider.options as JsonObject) } : {};
+    // A key written in the settings themselves wins: the user put it there on purpose.
+    if (options.api_key === undefined) options.api_key = key;
+    provider.options = options;
+    providers[id] = provider;
+  }
+  config.provider = providers;
 }
 
 /** Settings of the server process itself: a change needs a new process. */
@@ -59,26 +80,33 @@ function executable(file: string): boolean {
   }
 }
 
+/** Where the server is: the setting (checked before it is started), or one found by name. */
+export interface ServerLocation {
+  command: string;
+  fromSetting: boolean;
+}
+
 /**
  * The agentls executable: the setting, else the workspace's `.venv`, else PATH; undefined when none
- * exists. A relative setting is resolved against the first workspace folder.
+ * exists. A relative setting is resolved against the first workspace folder; whether it is agentls
+ * at all is for `checkServerPath` to say.
  */
-export function findServer(settings: Settings, folders: readonly string[], envPath: string): string | undefined {
+export function findServer(settings: Settings, folders: readonly string[], envPath: string): ServerLocation | undefined {
   const bin = process.platform === "win32" ? "agentls.exe" : "agentls";
   if (settings.serverPath) {
     const resolved =
       path.isAbsolute(settings.serverPath) || folders.length === 0
         ? settings.serverPath
         : path.join(folders[0], settings.serverPath);
-    return executable(resolved) ? resolved : undefined;
+    return { command: resolved, fromSetting: true };
   }
   for (const folder of folders) {
     const scripts = process.platform === "win32" ? "Scripts" : "bin";
     const candidate = path.join(folder, ".venv", scripts, bin);
-    if (executable(candidate)) return candidate;
+    if (executable(candidate)) return { command: candidate, fromSetting: false };
   }
   for (const dir of envPath.split(path.delimiter)) {
-    if (dir && executable(path.join(dir, bin))) return path.join(dir, bin);
+    if (dir && executable(path.join(dir, bin))) return { command: path.join(dir, bin), fromSetting: false };
   }
   return undefined;
 }

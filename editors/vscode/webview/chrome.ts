@@ -60,6 +60,9 @@ export class Chrome {
           this.post({ type: "switchSession", sessionID: s.id });
         }, { class: "link session-link" }),
         h("span", { class: "when" }, ago(s.time.updated)),
+        // Any session, not only the current one, can be renamed or deleted from the list.
+        button("Rename", () => this.post({ type: "renameSession", sessionID: s.id }), { class: "link row-rename", title: `Rename "${s.title}"`, "aria-label": `Rename session ${s.title}` }),
+        button("Delete", () => this.post({ type: "deleteSession", sessionID: s.id }), { class: "link danger row-delete", title: `Delete "${s.title}"`, "aria-label": `Delete session ${s.title}` }),
       ),
     );
     const last = state.sessions[state.sessions.length - 1];
@@ -83,7 +86,7 @@ export class Chrome {
     this.status.textContent = bits.join(" · ");
     const phase = state.server.phase;
     const phaseText =
-      phase === "restarting" ? "The agentls server stopped; restarting it…" : phase === "missing" ? "The agentls server was not found (see the notification)." : phase === "stopped" ? "The agentls server is not running." : "";
+      phase === "restarting" ? "The agentls server stopped; restarting it…" : phase === "missing" ? (state.server.message ? "" : "The agentls server was not found (see the notification).") : phase === "stopped" ? "The agentls server is not running." : "";
     const text = [phaseText, state.server.message, state.error].filter(Boolean).join(" ");
     this.notice.hidden = text === "";
     this.notice.textContent = text;

@@ -2,6 +2,7 @@
 // arrive, and draws at most once per animation frame (so a burst of deltas costs one redraw).
 import type { ToWebview, FromWebview } from "../src/chat/messages.ts";
 import { Chrome } from "./chrome.ts";
+import { FirstRun } from "./firstrun.ts";
 import { type Draft, PromptBox } from "./prompt.ts";
 import { setMarkdown } from "./dom.ts";
 import { LANGUAGES } from "./markdown.ts";
@@ -26,6 +27,7 @@ const post = (message: FromWebview): void => {
 const state = initialState();
 const chrome = new Chrome(post);
 const transcript = new Transcript(post);
+const firstRun = new FirstRun(post);
 const prompt = new PromptBox(post, (draft) => vscode.setState({ draft }), vscode.getState()?.draft);
 
 // Frame statistics, read by the benchmark (bench/vscode_stream.mjs) through the page.
@@ -33,7 +35,7 @@ const stats = { frames: 0, events: 0, maxDrawMs: 0, totalDrawMs: 0, maxTranscrip
 (window as unknown as { agentlsStats: typeof stats }).agentlsStats = stats;
 
 const app = document.getElementById("app") as HTMLElement;
-app.append(chrome.bar, chrome.sessionList, chrome.notice, transcript.root, chrome.panels, chrome.status, prompt.root);
+app.append(chrome.bar, chrome.sessionList, chrome.notice, firstRun.root, transcript.root, chrome.panels, chrome.status, prompt.root);
 
 let scheduled = false;
 let retryTimer: number | undefined;
@@ -52,6 +54,7 @@ function draw(): void {
     chrome.drawStatus(view);
     chrome.drawPanels(view);
     prompt.draw(view);
+    firstRun.draw(view.config);
   }
   stats.maxChromeMs = Math.max(stats.maxChromeMs, performance.now() - chromeStart);
   const transcriptStart = performance.now();
@@ -114,6 +117,12 @@ window.addEventListener("message", (event: MessageEvent<ToWebview>) => {
       break;
     case "focusPrompt":
       prompt.input.focus();
+      break;
+    case "firstRun":
+      firstRun.setInfo(message.info);
+      break;
+    case "restorePrompt":
+      prompt.restore(message.text, message.attachments);
       break;
   }
   schedule();

@@ -160,6 +160,16 @@ export class PromptBox {
     this.persist();
   }
 
+  /** A prompt that was not sent (or whose turn failed) back into the box, before anything typed since. */
+  restore(text: string, attachments: Attachment[]): void {
+    const typed = this.input.value;
+    this.input.value = typed.trim() ? `${text}\n\n${typed}` : text;
+    for (const a of attachments) if (!this.attachments.includes(a)) this.attachments.push(a);
+    this.drawChips();
+    this.persist();
+    this.input.focus();
+  }
+
   /** Where the name of the file picked for a typed `@` goes (just after that `@`). */
   private mentionAt: number | undefined;
 
@@ -204,7 +214,9 @@ export class PromptBox {
       const agent = this.pickable(agents.map((a) => a.name), this.chosenAgent, config.defaultAgent);
       const model = this.pickable(config.models, this.chosenModel, config.defaultModel);
       this.agent.replaceChildren(...agents.map((a) => h("option", { value: a.name, title: a.description, selected: a.name === agent }, a.name)));
-      this.model.replaceChildren(...config.models.map((m) => h("option", { value: m, selected: m === model }, m)));
+      // No default model (a first run): say so, rather than show the first model as if it were chosen.
+      const none = config.defaultModel ? [] : [h("option", { value: "", selected: !config.models.includes(model) }, "no model set")];
+      this.model.replaceChildren(...none, ...config.models.map((m) => h("option", { value: m, selected: m === model }, m)));
       this.model.title = `Model (default: ${config.defaultModel})`;
     }
   }

@@ -2,6 +2,8 @@
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { DiffDocuments } from "../diff/provider";
+import type { ProviderKeys } from "../keys";
+import { applySetup } from "./firstrun";
 import type { Session } from "../protocol";
 import { type Attachment, type FromWebview, IMAGE_TYPES, MAX_IMAGE_BYTES } from "./messages";
 import { bestMatch } from "./match";
@@ -28,6 +30,7 @@ export class Actions {
   constructor(
     private readonly view: ChatView,
     private readonly diffs: DiffDocuments,
+    private readonly keys: ProviderKeys,
   ) {}
 
   private request<R>(method: string, params: unknown): Promise<R> {
@@ -88,6 +91,13 @@ export class Actions {
       case "openFile":
         await vscode.window.showTextDocument(this.fileUri(message.file));
         return;
+      case "setup":
+        await applySetup(this.keys, message.provider, message.model, message.apiKey);
+        this.view.clearNotice();
+        return;
+      case "openSetting":
+        await vscode.commands.executeCommand("workbench.action.openSettings", message.setting);
+        return;
       default:
         return;
     }
@@ -139,10 +149,20 @@ export class Actions {
     if (file === undefined) return;
     const name = path.basename(file);
     if (after !== undefined) {
-      await this.diffs.showProposed(file, after, `${name} ↔ proposed by agentls`);
+      await this.diffs.showProposed(file, after, `${name} ↔ proposed by agentls`, requestID, request?.sessionID);
     } else if (typeof meta.diff === "string") {
       await this.openPatch(file, meta.diff);
     }
+  }
+
+  /** A dialog was answered (here or elsewhere): its "proposed" diff tab has nothing more to show. */
+  async dialogClosed(requestID: string): Promise<void> {
+    await this.diffs.closeProposed((p) => p.requestID === requestID);
+  }
+
+  /** A turn ended: no dialog of it is open any more. */
+  async turnEnded(sessionID: string): Promise<void> {
+    await this.diffs.closeProposed((p) => p.sessionID === sessionID);
   }
 
   private async openChange(file: string): Promise<void> {

@@ -7,6 +7,7 @@ export function chatHtml(webview: vscode.Webview, extensionUri: vscode.Uri, uriJ
   const nonce = crypto.randomBytes(18).toString("base64");
   const script = webview.asWebviewUri(uriJoin(extensionUri, "dist", "webview.js"));
   const style = webview.asWebviewUri(uriJoin(extensionUri, "media", "chat.css"));
+  const setup = webview.asWebviewUri(uriJoin(extensionUri, "media", "firstrun.css"));
   const csp = [
     "default-src 'none'",
     `img-src ${webview.cspSource} data:`,
@@ -21,6 +22,7 @@ export function chatHtml(webview: vscode.Webview, extensionUri: vscode.Uri, uriJ
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <link rel="stylesheet" href="${style.toString()}">
+<link rel="stylesheet" href="${setup.toString()}">
 <title>agentls</title>
 </head>
 <body>

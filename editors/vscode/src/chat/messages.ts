@@ -39,6 +39,21 @@ export interface Snapshot {
   busy: boolean;
 }
 
+/** A provider the server knows (`agent/providers`): never its key, only whether it has one. */
+export interface ProviderInfo {
+  id: string;
+  keyEnv: string | null;
+  hasKey: boolean;
+  configured: boolean;
+  models: string[];
+}
+
+/** What the first-run setup offers while no model is configured. */
+export interface FirstRunInfo {
+  providers: ProviderInfo[];
+  error?: string;
+}
+
 export type ServerPhase = "starting" | "running" | "restarting" | "stopped" | "missing";
 
 export type ToWebview =
@@ -49,7 +64,11 @@ export type ToWebview =
   | { type: "server"; phase: ServerPhase; message?: string }
   /** `mention`: the answer to an `@` typed in the prompt, whose file name goes after that `@`. */
   | { type: "attach"; attachments: Attachment[]; mention?: boolean }
-  | { type: "focusPrompt"; text?: string };
+  | { type: "focusPrompt"; text?: string }
+  /** No model is configured: show the first-run setup. */
+  | { type: "firstRun"; info: FirstRunInfo }
+  /** A prompt that was not sent or whose turn failed: back into the box. */
+  | { type: "restorePrompt"; text: string; attachments: Attachment[] };
 
 export type FromWebview =
   | { type: "ready" }
@@ -75,4 +94,6 @@ export type FromWebview =
   | { type: "attachSelection" }
   | { type: "warn"; message: string }
   | { type: "openLink"; href: string }
-  | { type: "openFile"; file: string };
+  | { type: "openFile"; file: string }
+  | { type: "setup"; provider: string; model: string; apiKey?: string }
+  | { type: "openSetting"; setting: string };

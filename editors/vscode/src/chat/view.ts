@@ -18,9 +18,13 @@ import type {
 import { trace } from "../trace";
 import { Actions } from "./actions";
 import { chatHtml } from "./html";
+import { firstRunInfo, noModelMessage } from "./firstrun";
 import type { Attachment, FromWebview, ServerPhase, Snapshot, ToWebview } from "./messages";
 
 export const VIEW_ID = "agentls.chat";
+
+/** A prompt with no model to go to (none in the settings, the config, or the agent). */
+class NoModel extends Error {}
 const CURRENT_KEY = "agentls.currentSession";
 const PAGE = 30;
 const FLUSH_MS = 16;
@@ -36,6 +40,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   readonly statuses = new Map<string, SessionStatus>();
   readonly permissions = new Map<string, PermissionRequest>();
   private sessionValue: Session | undefined;
+  /** Focus Chat ran before the view was ready: focus the prompt once it is. */
+  private focusWhenReady = false;
   private readonly changedEmitter = new vscode.EventEmitter<void>();
   /** The current session or its status changed (the status bar listens). */
   readonly onDidChange = this.changedEmitter.event;
@@ -57,7 +63,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
         }
         void this.refresh();
       }),
-      client.onPhase((phase) => this.post({ type: "server", phase: phase as ServerPhase })),
+      client.onPhase((phase) => this.post({ type: "server", phase: phase as ServerPhase, message: phase === "missing" ? client.problem : undefined })),
     );
   }
 
@@ -94,6 +100,13 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     await vscode.commands.executeCommand(`${VIEW_ID}.focus`);
   }
 
+  /** Show the view with the keyboard focus in the prompt box (not on the view's body). */
+  async focusPrompt(): Promise<void> {
+    await this.reveal();
+    if (this.ready) this.post({ type: "focusPrompt" });
+    else this.focusWhenReady = true;
+  }
+
   // --- events ------------------------------------------------------------------------------
 
   private onEvent(event: AgentEvent): void {
@@ -103,6 +116,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
         if (event.properties.sessionID === this.sessionID) this.changedEmitter.fire();
         break;
       case "session.idle":
+        void this.actions.turnEnded(event.properties.sessionID);
         this.statuses.set(event.properties.sessionID, { type: "idle" });
         if (event.properties.sessionID === this.sessionID) this.changedEmitter.fire();
         break;
@@ -120,6 +134,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
         break;
       case "permission.replied":
         this.permissions.delete(event.properties.requestID);
+        void this.actions.dialogClosed(event.properties.requestID);
         break;
       default:
         break;
@@ -175,6 +190,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   async sendConfig(): Promise<void> {
     const config = await this.client.request<AgentConfig>("agent/config", {});
     this.post({ type: "config", config });
+    // No model yet: the first-run setup needs the providers the server knows.
+    if (!config.defaultModel) this.post({ type: "firstRun", info: await firstRunInfo(this.client) });
   }
 
   async sendSessions(before?: string): Promise<void> {
@@ -241,11 +258,52 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
 
   // --- intents -----------------------------------------------------------------------------
 
-  async prompt(text: string, attachments: Attachment[], agent?: string, model?: string): Promise<void> {
+  /**
+   * Send a prompt and wait for its turn. One that cannot be sent or fails (no server, no model, the
+   * server crashed, an error) goes back into the prompt box, with the reason in the view: it is never
+   * lost. `newIfBusy`: a prompt from a command goes to a new session when the current one is busy.
+   */
+  async prompt(text: string, attachments: Attachment[], agent?: string, model?: string, options: { newIfBusy?: boolean } = {}): Promise<void> {
+    // The notice about an earlier prompt is old news once another goes.
+    if (this.promptNotice) this.clearNotice();
+    const progress = { sent: false };
+    try {
+      await this.send(text, attachments, agent, model, options.newIfBusy === true, progress);
+    } catch (err) {
+      // An abort answers with -32800; the transcript already shows it, and the user meant it.
+      if ((err as { code?: number }).code === -32800) return;
+      const reason = err instanceof NoModel ? "" : ((err as Error).message ?? String(err));
+      trace("promptRestored", { reason, sent: progress.sent });
+      this.post({ type: "restorePrompt", text, attachments });
+      let message: string;
+      if (err instanceof NoModel) message = noModelMessage;
+      else if (!this.client.running) message = `Your prompt is back in the box: ${this.client.problem ?? reason}`;
+      else if (progress.sent) message = `The turn failed; your prompt is back in the box: ${reason}`;
+      else message = `The prompt was not sent (it is back in the box): ${reason}`;
+      this.notice(message);
+      this.promptNotice = true;
+    }
+  }
+
+  /** Clear the notice above the transcript (what the server phase alone says stays). */
+  clearNotice(): void {
+    this.promptNotice = false;
+    this.post({ type: "server", phase: this.client.phase as ServerPhase, message: this.client.phase === "missing" ? this.client.problem : undefined });
+  }
+
+  private promptNotice = false;
+
+  private async send(text: string, attachments: Attachment[], agent: string | undefined, model: string | undefined, newIfBusy: boolean, progress: { sent: boolean }): Promise<void> {
+    if (!model) {
+      const config = await this.client.request<AgentConfig>("agent/config", {});
+      const agentModel = config.agents.find((a) => a.name === (agent || config.defaultAgent))?.model;
+      if (!config.defaultModel && !agentModel) throw new NoModel();
+    }
     let sessionID = this.sessionID;
-    if (sessionID === undefined) {
+    if (sessionID === undefined || (newIfBusy && this.status.type !== "idle")) {
       const session = await this.client.request<Session>("agent/session/create", {});
       await this.select(session.id);
+      await this.sendSessions();
       sessionID = session.id;
     }
     const parts: PromptPart[] = [];
@@ -261,13 +319,22 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     if (model) params.model = model;
     this.statuses.set(sessionID, { type: "busy" });
     this.changedEmitter.fire();
+    let answer: MessageWithParts | undefined;
     try {
-      await this.client.request("agent/session/prompt", params);
+      progress.sent = true;
+      answer = await this.client.request<MessageWithParts>("agent/session/prompt", params);
     } catch (err) {
-      // An abort answers with -32800; the transcript already shows it. Anything else is news.
-      const code = (err as { code?: number }).code;
-      if (code !== -32800 && this.client.running) this.notice(`the turn failed: ${(err as Error).message ?? String(err)}`);
+      // The server ends the turn with session.idle; a server gone sends nothing: not busy any more.
+      if (!this.client.running) {
+        this.statuses.set(sessionID, { type: "idle" });
+        this.changedEmitter.fire();
+      }
+      throw err;
     }
+    // A turn that failed (the provider kept failing, a bad key) answers with its error set; an
+    // aborted one was the user's doing.
+    const error = answer?.info.role === "assistant" ? answer.info.error : undefined;
+    if (error !== undefined && error.name !== "aborted") throw new Error(error.message);
   }
 
   async abort(): Promise<void> {
@@ -279,7 +346,9 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     try {
       if (message.type === "ready") {
         this.ready = true;
-        this.post({ type: "server", phase: this.client.phase as ServerPhase });
+        this.post({ type: "server", phase: this.client.phase as ServerPhase, message: this.client.problem });
+        if (this.focusWhenReady) this.post({ type: "focusPrompt" });
+        this.focusWhenReady = false;
         await this.refresh();
       } else if (message.type === "prompt") {
         await this.prompt(message.text, message.attachments, message.agent, message.model);

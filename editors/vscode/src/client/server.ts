@@ -21,6 +21,15 @@ import type { AgentEvent, JsonObject } from "../protocol";
 import { findServer, readSettings } from "../settings";
 import { trace } from "../trace";
 import { applyAgentEdit } from "./applyEdit";
+import { StderrTail } from "./tail";
+import { checkServerPath } from "./verify";
+
+/** The server's own commands the extension runs itself (the lightbulb's fix and explain). */
+export type CommandHandler = (command: string, args: unknown[]) => Promise<unknown>;
+export const NOT_FOUND =
+  "the `agentls` server was not found (looked at the agentls.server.path setting, the workspace's .venv and PATH). " +
+  "Install it with `pip install agentls` (or `./scripts/setup` in an agentls checkout), or set agentls.server.path.";
+export const LOCAL_COMMANDS = new Set(["agentls.fix", "agentls.explain"]);
 
 /** What the extension announces: a plugin client that saves the agent's edits itself (shared contract). */
 class AgentCapability implements StaticFeature {
@@ -48,6 +57,9 @@ export class AgentClient implements vscode.Disposable {
   private readonly readyEmitter = new vscode.EventEmitter<{ restarted: boolean }>();
   private readonly phaseEmitter = new vscode.EventEmitter<ServerPhase>();
   private started = false;
+  /** Inside `start()`, before the handshake ended: a server that exits now is not restarted. */
+  private booting = false;
+  private readonly stderr: StderrTail;
   private phaseValue: ServerPhase = "stopped";
   /** Protocol events (`agent/event`), from every session of the project. */
   readonly onEvent = this.eventEmitter.event;
@@ -55,10 +67,18 @@ export class AgentClient implements vscode.Disposable {
   readonly onReady = this.readyEmitter.event;
   readonly onPhase = this.phaseEmitter.event;
 
+  /** Runs the lightbulb's commands in the chat view instead of the server's plain path. */
+  commandHandler: CommandHandler | undefined;
+  /** Why the server is not running, when the extension knows (a wrong path, no server found). */
+  problem: string | undefined;
+
   constructor(
     private readonly output: vscode.OutputChannel,
-    private readonly onMissing: () => void,
-  ) {}
+    private readonly onMissing: (message: string) => void,
+    private readonly keys: () => Readonly<Record<string, string>> = () => ({}),
+  ) {
+    this.stderr = new StderrTail(output);
+  }
 
   get phase(): ServerPhase {
     return this.phaseValue;
@@ -74,15 +94,21 @@ export class AgentClient implements vscode.Disposable {
   }
 
   async start(): Promise<void> {
-    const settings = readSettings();
+    const settings = readSettings(this.keys());
     const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
-    const command = findServer(settings, folders, process.env.PATH ?? "");
-    if (command === undefined) {
-      trace("serverMissing", { setting: settings.serverPath, folders });
+    const location = findServer(settings, folders, process.env.PATH ?? "");
+    // A wrong setting is named with its cause, once, and never started (another executable failed
+    // the handshake and was restarted five times, each with a notification).
+    const problem = location?.fromSetting ? await checkServerPath(location.command) : undefined;
+    if (location === undefined || problem !== undefined) {
+      trace("serverMissing", { setting: settings.serverPath, folders, problem: problem ?? null });
+      this.problem = problem ?? NOT_FOUND;
       this.setPhase("missing");
-      this.onMissing();
+      this.onMissing(this.problem);
       return;
     }
+    this.problem = undefined;
+    const command = location.command;
     const serverOptions: ServerOptions = {
       command,
       args: settings.serverArgs,
@@ -92,9 +118,17 @@ export class AgentClient implements vscode.Disposable {
     const clientOptions: LanguageClientOptions = {
       // Every file buffer is synced, so the agent reads what the user sees, unsaved text included.
       documentSelector: [{ scheme: "file" }, { scheme: "untitled" }],
-      initializationOptions: () => ({ config: readSettings().config }),
-      outputChannel: this.output,
+      initializationOptions: () => ({ config: readSettings(this.keys()).config }),
+      outputChannel: this.stderr,
       errorHandler: this.errorHandler(),
+      // A failed handshake is reported once, below (the client would add a popup of its own).
+      initializationFailedHandler: () => false,
+      middleware: {
+        executeCommand: (name, args, next) => {
+          const handler = this.commandHandler;
+          return handler !== undefined && LOCAL_COMMANDS.has(name) ? handler(name, args) : next(name, args);
+        },
+      },
       // The view shows our own errors; the client's generic popups would say the same twice.
       revealOutputChannelOn: 4,
     };
@@ -117,11 +151,24 @@ export class AgentClient implements vscode.Disposable {
     this.client = client;
     this.stopping = false;
     this.setPhase(this.started ? "restarting" : "starting");
+    this.stderr.reset();
+    this.booting = true;
     try {
       await client.start();
+      // A server that exits during the handshake can leave start() resolved with nothing
+      // (vscode-languageclient 9 drops its pending start when the connection closes).
+      if (client.state !== State.Running) throw new Error("the server exited during the handshake");
     } catch (err) {
-      this.setPhase("stopped");
-      void vscode.window.showErrorMessage(`agentls: the server did not start: ${String(err)}`);
+      trace("serverStartFailed", { error: String(err) });
+      // One message with what the server said (its arguments may be wrong), not a restart loop.
+      const said = this.stderr.last();
+      const shown = [command, ...settings.serverArgs].join(" ");
+      this.problem = `the server (${shown}) did not start: ${said ? `it said "${said}"` : String(err)}. See the agentls output.`;
+      trace("serverFailed", { problem: this.problem });
+      this.setPhase("missing");
+      this.onMissing(this.problem);
+    } finally {
+      this.booting = false;
     }
   }
 
@@ -129,7 +176,7 @@ export class AgentClient implements vscode.Disposable {
     return {
       error: (): ErrorHandlerResult => ({ action: ErrorAction.Continue, handled: true }),
       closed: (): CloseHandlerResult => {
-        if (this.stopping) return { action: CloseAction.DoNotRestart, handled: true };
+        if (this.stopping || this.booting) return { action: CloseAction.DoNotRestart, handled: true };
         const now = Date.now();
         this.restarts = this.restarts.filter((t) => now - t < RESTART_WINDOW_MS);
         if (this.restarts.length >= MAX_RESTARTS) {
@@ -190,7 +237,7 @@ export class AgentClient implements vscode.Disposable {
     const client = this.client;
     if (client === undefined || client.state !== State.Running) return; // a starting server reads them itself
     trace("settingsSent");
-    await client.sendNotification(DidChangeConfigurationNotification.type, { settings: { agentls: { config: readSettings().config } } });
+    await client.sendNotification(DidChangeConfigurationNotification.type, { settings: { agentls: { config: readSettings(this.keys()).config } } });
   }
 
   notify(method: string, params: unknown): void {

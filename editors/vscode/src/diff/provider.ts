@@ -6,10 +6,18 @@ import { reversePatch } from "./patch";
 
 export const SCHEME = "agentls-diff";
 
+/** A "proposed" diff shown for a permission dialog, closed when the dialog or its turn ends. */
+export interface Proposed {
+  uri: vscode.Uri;
+  requestID?: string;
+  sessionID?: string;
+}
+
 export class DiffDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly contents = new Map<string, string>();
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   private counter = 0;
+  private proposed: Proposed[] = [];
   readonly onDidChange = this.changed.event;
 
   provideTextDocumentContent(uri: vscode.Uri): string {
@@ -30,7 +38,7 @@ export class DiffDocuments implements vscode.TextDocumentContentProvider, vscode
   }
 
   /** Diff between what the buffer holds now and the text the agent proposes (before the user allows it). */
-  async showProposed(file: string, after: string, title: string): Promise<void> {
+  async showProposed(file: string, after: string, title: string, requestID?: string, sessionID?: string): Promise<void> {
     const target = vscode.Uri.file(file);
     let left: vscode.Uri;
     try {
@@ -40,7 +48,20 @@ export class DiffDocuments implements vscode.TextDocumentContentProvider, vscode
       left = this.put("new", file, "");
     }
     const right = this.put("proposed", file, after);
+    this.proposed.push({ uri: right, requestID, sessionID });
     await vscode.commands.executeCommand("vscode.diff", left, right, title, { preview: true });
+  }
+
+  /** Close the tabs of the proposed diffs `which` picks (their dialog was answered, or the turn ended). */
+  async closeProposed(which: (p: Proposed) => boolean): Promise<void> {
+    const done = this.proposed.filter(which);
+    if (done.length === 0) return;
+    this.proposed = this.proposed.filter((p) => !which(p));
+    const uris = new Set(done.map((p) => p.uri.toString()));
+    const tabs = vscode.window.tabGroups.all
+      .flatMap((group) => group.tabs)
+      .filter((tab) => tab.input instanceof vscode.TabInputTextDiff && uris.has(tab.input.modified.toString()));
+    if (tabs.length > 0) await vscode.window.tabGroups.close(tabs, true);
   }
 
   async showChange(file: string, before: string, after: string, title: string): Promise<void> {
