@@ -24,7 +24,13 @@ export class Chrome {
   readonly panels = h("div", { id: "panels" });
   private listOpen = false;
 
-  constructor(private readonly post: Post) {}
+  /** Where the keys were before a dialog took them, to give them back once it is answered. */
+  private focusBeforeDialog: HTMLElement | null = null;
+
+  constructor(
+    private readonly post: Post,
+    private readonly focusPrompt: () => void,
+  ) {}
 
   toggleList(open?: boolean): void {
     this.listOpen = open ?? !this.listOpen;
@@ -122,10 +128,38 @@ export class Chrome {
     // Dialogs still open keep their element, so a half-answered question survives another dialog arriving.
     const shown = new Map<string, HTMLElement>();
     for (const el of container.querySelectorAll<HTMLElement>(":scope > .dialog")) shown.set(el.dataset.request ?? "", el);
+    const hadFocus = container.contains(document.activeElement);
+    const fresh: HTMLElement[] = [];
+    const fetch = (id: string, make: () => HTMLElement): HTMLElement => {
+      const el = shown.get(id);
+      if (el !== undefined) return el;
+      const made = make();
+      fresh.push(made);
+      return made;
+    };
     container.replaceChildren(
-      ...state.permissions.map((r) => shown.get(r.id) ?? this.permission(r)),
-      ...state.questions.map((q) => shown.get(q.id) ?? this.question(q)),
+      ...state.permissions.map((r) => fetch(r.id, () => this.permission(r))),
+      ...state.questions.map((q) => fetch(q.id, () => this.question(q))),
     );
+    // A new dialog takes the focus — the dialog itself, not one of its buttons, so keys typed a moment
+    // before it appeared (Enter in the prompt) can never answer it; Tab reaches its choices.
+    const first = fresh[0];
+    if (first !== undefined) {
+      if (!hadFocus) this.focusBeforeDialog = document.activeElement instanceof HTMLElement && document.activeElement !== document.body ? document.activeElement : null;
+      first.focus();
+      return;
+    }
+    // The dialog that had the focus was answered: the next one takes it, else it goes back.
+    if (hadFocus && !container.contains(document.activeElement)) {
+      const next = container.querySelector<HTMLElement>(":scope > .dialog");
+      if (next !== null) next.focus();
+      else {
+        const back = this.focusBeforeDialog;
+        this.focusBeforeDialog = null;
+        if (back !== null && back.isConnected) back.focus();
+        else this.focusPrompt();
+      }
+    }
   }
 
   private permission(request: PermissionRequest): HTMLElement {
@@ -134,9 +168,9 @@ export class Chrome {
     const what = request.title ?? request.patterns.join(", ");
     return h(
       "div",
-      { class: "dialog permission", "data-request": request.id },
-      h("div", { class: "dialog-title" }, `Allow ${request.permission}?`),
-      h("div", { class: "dialog-body" }, what),
+      { class: "dialog permission", "data-request": request.id, role: "alertdialog", tabindex: "-1", "aria-labelledby": `${request.id}-title`, "aria-describedby": `${request.id}-body` },
+      h("div", { class: "dialog-title", id: `${request.id}-title` }, `Allow ${request.permission}?`),
+      h("div", { class: "dialog-body", id: `${request.id}-body` }, what),
       h(
         "div",
         { class: "dialog-actions" },
@@ -194,7 +228,7 @@ export class Chrome {
       });
     return h(
       "div",
-      { class: "dialog question-dialog", "data-request": request.id },
+      { class: "dialog question-dialog", "data-request": request.id, role: "dialog", tabindex: "-1", "aria-label": request.questions.length === 1 ? "A question from the agent" : `${request.questions.length} questions from the agent` },
       ...blocks,
       h(
         "div",

@@ -4,6 +4,7 @@ import * as vscode from "vscode";
 import type { DiffDocuments } from "../diff/provider";
 import type { Session } from "../protocol";
 import { type Attachment, type FromWebview, IMAGE_TYPES, MAX_IMAGE_BYTES } from "./messages";
+import { copyCode, insertCode } from "./codeblock";
 import { bestMatch } from "./match";
 import type { ChatView } from "./view";
 
@@ -88,6 +89,10 @@ export class Actions {
       case "openFile":
         await vscode.window.showTextDocument(this.fileUri(message.file));
         return;
+      case "copyCode":
+        return copyCode(message.text);
+      case "insertCode":
+        return insertCode(message.text);
       default:
         return;
     }

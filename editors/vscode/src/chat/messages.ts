@@ -75,4 +75,7 @@ export type FromWebview =
   | { type: "attachSelection" }
   | { type: "warn"; message: string }
   | { type: "openLink"; href: string }
-  | { type: "openFile"; file: string };
+  | { type: "openFile"; file: string }
+  /** A code block of an answer: to the clipboard, or into the active editor at its selection. */
+  | { type: "copyCode"; text: string }
+  | { type: "insertCode"; text: string };
