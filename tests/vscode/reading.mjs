@@ -338,9 +338,14 @@ async function main() {
       } catch (err) {
         result.failed = name;
         result.error = String(err?.stack ?? err);
+        r.error = result.error;
         await wb.shot(`failure-${name}`).catch(() => {});
         log("workbench at failure:", JSON.stringify(await wb.state().catch((e) => String(e))));
-        break;
+        // `keepGoing` (for a run against an older build, to see which checks fail): the next phases
+        // run anyway, though a phase that failed half-way may leave them a different state.
+        if (!args.keepGoing) break;
+        await wb.page.keyboard.press("Escape").catch(() => {});
+        continue;
       }
       r.ok = true;
       r.ms = Date.now() - began;

@@ -9,6 +9,7 @@ to ``tests/vscode/screenshots/`` (gitignored) for a reader to look at.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -133,6 +134,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
                 "shots": str(shots),
                 "trace": str(trace),
                 "feedback": FEEDBACK,
+                "keepGoing": os.environ.get("AGENTLS_E2E_KEEP_GOING") == "1",
             }
             done = subprocess.run(
                 [tool("node"), str(HERE / "reading.mjs"), json.dumps(args)],
