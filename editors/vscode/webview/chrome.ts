@@ -137,15 +137,18 @@ export class Chrome {
       fresh.push(made);
       return made;
     };
-    container.replaceChildren(
-      ...state.permissions.map((r) => fetch(r.id, () => this.permission(r))),
-      ...state.questions.map((q) => fetch(q.id, () => this.question(q))),
-    );
+    const wanted = [...state.permissions.map((r) => fetch(r.id, () => this.permission(r))), ...state.questions.map((q) => fetch(q.id, () => this.question(q)))];
+    // Only what changed moves: a dialog taken out and put back would lose the focus inside it.
+    for (const el of [...container.children]) if (!wanted.includes(el as HTMLElement)) el.remove();
+    wanted.forEach((el, i) => {
+      if (container.children[i] !== el) container.insertBefore(el, container.children[i] ?? null);
+    });
     // A new dialog takes the focus — the dialog itself, not one of its buttons, so keys typed a moment
     // before it appeared (Enter in the prompt) can never answer it; Tab reaches its choices.
+    // One already being answered keeps it (a second dialog waits its turn below it).
     const first = fresh[0];
-    if (first !== undefined) {
-      if (!hadFocus) this.focusBeforeDialog = document.activeElement instanceof HTMLElement && document.activeElement !== document.body ? document.activeElement : null;
+    if (first !== undefined && !hadFocus) {
+      this.focusBeforeDialog = document.activeElement instanceof HTMLElement && document.activeElement !== document.body ? document.activeElement : null;
       first.focus();
       return;
     }
