@@ -94,6 +94,26 @@ export async function glyphVisibility(page, frame, selector, index = 0) {
   if (!target) throw new Error(`no ${selector} [${index}] in the view`);
   const handle = (await target.evaluateHandle((el) => el.closest("pre, p, table, li") ?? el)).asElement();
   await handle.evaluate((el) => el.scrollIntoView({ block: "center" }));
+  // The workbench may still be laying the side bar out (after a theme change): wait until the block's
+  // box holds still over a few frames.
+  await handle.evaluate(
+    (el) =>
+      new Promise((resolve, reject) => {
+        let last = "";
+        let same = 0;
+        let frames = 0;
+        const check = () => {
+          const r = el.getBoundingClientRect();
+          const now = `${r.left},${r.top},${r.width},${r.height}`;
+          same = now === last ? same + 1 : 0;
+          last = now;
+          if (same >= 5) resolve();
+          else if (++frames > 300) reject(new Error(`the box never held still: ${now}`));
+          else requestAnimationFrame(check);
+        };
+        requestAnimationFrame(check);
+      }),
+  );
   // Each glyph in a span of its own (a layout no different from plain text), with its box relative to
   // the block in CSS pixels; the second screenshot has those spans' text transparent, so the two
   // differ exactly where a glyph is visible.

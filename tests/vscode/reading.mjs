@@ -208,6 +208,7 @@ phase("focus", async (s, r) => {
   await wb.command("agentls: Focus Chat");
   s.chat = await wb.chat();
   r.log = await s.chat.$eval("#transcript", (el) => ({ role: el.getAttribute("role"), live: el.getAttribute("aria-live"), relevant: el.getAttribute("aria-relevant") }));
+  r.sessionButton = await s.chat.$eval(".session-title", (el) => ({ name: el.getAttribute("aria-label"), expanded: el.getAttribute("aria-expanded") }));
   // An edit: a permission dialog arrives while the focus is in the prompt.
   await s.prompt("Fix add()");
   await s.chat.waitForSelector(".dialog.permission", { timeout: 20000 });
@@ -315,6 +316,8 @@ phase("scroll", async (s, r) => {
   r.fromBottom = await s.chat.$eval("#transcript", (el) => el.scrollHeight - el.scrollTop - el.clientHeight);
   r.jumpShown = await s.chat.$eval("#jump-latest", (el) => !el.hidden);
   await s.wb.shot("scrolled-up-with-jump");
+  await s.zoomShot("#transcript-box", "jump-to-latest");
+  r.jumpBackground = await s.chat.$eval("#jump-latest", (el) => getComputedStyle(el).backgroundColor);
   await s.chat.click("#jump-latest");
   r.afterJump = await until("the view at the bottom", async () => {
     const d = await s.chat.$eval("#transcript", (el) => el.scrollHeight - el.scrollTop - el.clientHeight);

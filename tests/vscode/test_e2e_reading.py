@@ -209,6 +209,7 @@ def test_copy_and_insert_at_cursor_from_the_keyboard(run: Run) -> None:
 def test_live_log_glyph_text_and_dialog_focus(run: Run) -> None:
     r = run.phase("focus")
     assert r["log"] == {"role": "log", "live": "polite", "relevant": "additions"}, r["log"]
+    assert r["sessionButton"] == {"name": "Session: Reading answers. Sessions menu", "expanded": "false"}, r
     assert "dialog" in r["dialogFocus"] and "permission" in r["dialogFocus"], r["dialogFocus"]
     assert r["dialogRole"] == {"role": "alertdialog", "name": "Allow edit?"}, r["dialogRole"]
     # Enter pressed while the dialog had the focus clicked nothing and left it open.
@@ -248,4 +249,5 @@ def test_scrolling_up_while_an_answer_streams_is_kept(run: Run) -> None:
     assert r["wheelMs"] < 1500 and r["secondHalfAtWheel"] is False, r
     assert r["fromBottom"] > 200, r  # the new half came in and the view stayed where the user was
     assert r["jumpShown"] is True, r
+    assert not r["jumpBackground"].endswith(", 0)"), r  # opaque: it floats over the text
     assert r["afterJump"] < 24 and r["jumpHidden"] is True, r

@@ -35,12 +35,20 @@ export class Chrome {
   toggleList(open?: boolean): void {
     this.listOpen = open ?? !this.listOpen;
     this.sessionList.hidden = !this.listOpen;
+    this.bar.querySelector(".session-title")?.setAttribute("aria-expanded", String(this.listOpen));
   }
 
   drawBar(state: ChatState): void {
     const title = state.session?.title ?? "New session";
     this.bar.replaceChildren(
-      button(`≡ ${title}`, () => this.toggleList(), { class: "session-title", title: `${title} — rename, fork, delete, or switch sessions` }),
+      button(`≡ ${title}`, () => this.toggleList(), {
+        class: "session-title",
+        title: `${title} — rename, fork, delete, or switch sessions`,
+        // Read as the session's name and what the button opens, not as "identical to".
+        "aria-label": `Session: ${title}. Sessions menu`,
+        "aria-expanded": String(this.listOpen),
+        "aria-controls": "sessions",
+      }),
       button("New", () => this.post({ type: "newSession" }), { class: "icon-button", title: "New session", "aria-label": "New session" }),
     );
   }

@@ -33,7 +33,7 @@ const jump = button("Jump to latest ↓", () => {
   follow = true;
   jump.hidden = true;
   transcript.root.scrollTop = transcript.root.scrollHeight;
-}, { id: "jump-latest", class: "secondary", hidden: true, title: "Scroll to the newest message and follow it again" });
+}, { id: "jump-latest", hidden: true, title: "Scroll to the newest message and follow it again", "aria-label": "Jump to latest" });
 const atBottom = (): boolean => transcript.root.scrollHeight - transcript.root.scrollTop - transcript.root.clientHeight < 24;
 transcript.root.addEventListener("scroll", () => {
   follow = atBottom();
