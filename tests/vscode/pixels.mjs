@@ -85,7 +85,8 @@ export async function zoomed(page, handle, scale) {
 
 /**
  * For the element `selector` (its `index`-th match) in the webview `frame`: each glyph of GLYPHS in its
- * text, with the count of pixels that show it. A count of 0 is a glyph the user cannot see. The
+ * text, with the count of pixels that show it (`glyphs`), and the element's line boxes (`lines`: the
+ * lines a wrapped inline element takes). A count of 0 is a glyph the user cannot see. The
  * screenshots are of the block around the element (a glyph may reach below an inline element's box),
  * at twice the CSS size.
  */
@@ -94,8 +95,8 @@ export async function glyphVisibility(page, frame, selector, index = 0) {
   if (!target) throw new Error(`no ${selector} [${index}] in the view`);
   const handle = (await target.evaluateHandle((el) => el.closest("pre, p, table, li") ?? el)).asElement();
   await handle.evaluate((el) => el.scrollIntoView({ block: "center" }));
-  // The workbench may still be laying the side bar out (after a theme change): wait until the block's
-  // box holds still over a few frames.
+  // The workbench may still be laying the side bar out (after a theme change it has been seen to
+  // narrow the side bar a moment later): wait until the block's box holds still for ~half a second.
   await handle.evaluate(
     (el) =>
       new Promise((resolve, reject) => {
@@ -107,7 +108,7 @@ export async function glyphVisibility(page, frame, selector, index = 0) {
           const now = `${r.left},${r.top},${r.width},${r.height}`;
           same = now === last ? same + 1 : 0;
           last = now;
-          if (same >= 5) resolve();
+          if (same >= 30) resolve();
           else if (++frames > 300) reject(new Error(`the box never held still: ${now}`));
           else requestAnimationFrame(check);
         };
@@ -147,7 +148,7 @@ export async function glyphVisibility(page, frame, selector, index = 0) {
         if (g.x >= 0 && g.x + g.width <= limit) found.push(g);
       }
     }
-    return { found, width: origin.width };
+    return { found, width: origin.width, lines: el.getClientRects().length };
   }, GLYPHS);
   const before = decodePng(Buffer.from(await zoomed(page, handle, 2)));
   await target.evaluate(() => {
@@ -166,10 +167,11 @@ export async function glyphVisibility(page, frame, selector, index = 0) {
     throw new Error(`${selector} changed size when its glyphs were replaced: ${before.width}×${before.height} → ${after.width}×${after.height}`);
   }
   const scale = before.width / boxes.width;
-  return boxes.found.map((g) => {
+  const glyphs = boxes.found.map((g) => {
     const top = g.region === "bottom" ? g.y + g.height * 0.6 : g.y;
     const bottom = g.y + g.height + 1; // a glyph may reach a little below its box
     const box = { x: g.x * scale, y: top * scale, width: g.width * scale, height: (bottom - top) * scale };
     return { ch: g.ch, line: Math.round(g.y), pixels: differing(before, after, box) };
   });
+  return { glyphs, lines: boxes.lines };
 }
