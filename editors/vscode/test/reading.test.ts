@@ -127,3 +127,17 @@ describe("a turn's error stays in the transcript", () => {
     assert.equal(state.turnErrors.size, 0);
   });
 });
+
+describe("a turn that ends", () => {
+  test("marks its texts to be drawn again, so what was held back while they streamed shows", () => {
+    const f = fixture("edit-turn");
+    const state = play(freshState(f), f.events);
+    const last = messagesOf(state).at(-1);
+    assert.ok(last && last.info.role === "assistant");
+    const texts = last.parts.filter((p) => p.type === "text").map((p) => p.id);
+    assert.ok(texts.length > 0);
+    state.dirty.parts.clear();
+    applyEvent(state, { type: "message.updated", properties: { info: { ...last.info, error: { name: "aborted", message: "interrupted: agentls stopped during this turn" } } } });
+    for (const id of texts) assert.ok(state.dirty.parts.has(id), id);
+  });
+});

@@ -60,7 +60,7 @@ export class Transcript {
       const owner = state.messages.get(state.partOwner.get(id) ?? "");
       const part = owner?.parts.find((p) => p.id === id);
       const el = this.partEls.get(id);
-      if (part !== undefined && el !== undefined && owner !== undefined) this.drawPart(el, part, owner.info.role);
+      if (part !== undefined && el !== undefined && owner !== undefined) this.drawPart(el, part, owner.info);
     }
   }
 
@@ -109,9 +109,9 @@ export class Transcript {
       if (partEl === undefined) {
         partEl = h("div", { class: `part ${part.type}`, "data-part": part.id });
         this.partEls.set(part.id, partEl);
-        this.drawPart(partEl, part, view.info.role);
+        this.drawPart(partEl, part, view.info);
       } else if (state.dirty.parts.has(part.id)) {
-        this.drawPart(partEl, part, view.info.role);
+        this.drawPart(partEl, part, view.info);
       }
       keep.add(partEl);
       const wanted: Element | null = previous === null ? box.firstElementChild : previous.nextElementSibling;
@@ -130,7 +130,7 @@ export class Transcript {
       const ending = turnEnding(error);
       el.append(h("div", { class: `msg-footer ${ending.kind}`, role: ending.kind === "error" ? "alert" : undefined }, ending.text));
     } else {
-      // A turn that failed before its answer began (no model, a bad config): its error stays here.
+      // A turn that failed with no answer to carry its error (a failed compaction, say): it stays here.
       const failed = state.turnErrors.get(info.id);
       if (failed !== undefined) el.append(h("div", { class: "msg-footer error turn-error", role: "alert" }, `Error: ${failed}`));
     }
@@ -148,7 +148,8 @@ export class Transcript {
     );
   }
 
-  private drawPart(el: HTMLElement, part: Part, role: MessageInfo["role"]): void {
+  private drawPart(el: HTMLElement, part: Part, info: MessageInfo): void {
+    const role = info.role;
     switch (part.type) {
       case "text":
         if (part.synthetic || part.ignored) {
@@ -163,7 +164,8 @@ export class Transcript {
           el.replaceChildren(h("div", { class: "user-text" }, part.text));
           return;
         }
-        this.drawText(el, part.id, part.text, part.time !== undefined && part.time.end === undefined);
+        // Still streaming: the part has not ended, nor has its turn (one cut by a crash never ends its parts).
+        this.drawText(el, part.id, part.text, part.time !== undefined && part.time.end === undefined && info.role === "assistant" && info.time.completed === undefined && info.error === undefined);
         return;
       case "reasoning": {
         const details = el.querySelector("details") ?? h("details", { class: "reasoning" }, h("summary", {}, "Thinking"), h("div", { class: "body" }));

@@ -271,7 +271,11 @@ export function applyEvent(state: ChatState, event: AgentEvent): void {
         if (state.turnErrors.delete(info.parentID)) state.dirty.messages.add(info.parentID);
         state.turnErrors.delete(info.id);
       }
-      upsertMessage(state, info);
+      const view = upsertMessage(state, info);
+      // A turn that ended: its texts are complete, and show what was held back while they streamed.
+      if (info.role === "assistant" && (info.time.completed !== undefined || info.error)) {
+        for (const p of view.parts) if (p.type === "text") state.dirty.parts.add(p.id);
+      }
       return;
     }
     case "message.removed":
