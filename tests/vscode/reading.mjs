@@ -311,6 +311,8 @@ phase("errors", async (s, r) => {
     return footers.some((f) => f.includes("interrupted")) ? footers : null;
   }, 20000);
   await s.wb.shot("crashed-turn");
+  // The view was rebuilt from the server (quietly): its live region speaks again afterwards.
+  r.liveAfterReload = await until("the live region back on", () => s.chat.$eval("#transcript", (el) => (el.getAttribute("aria-live") === "polite" ? "polite" : null)), 5000).catch(() => "off");
 });
 
 phase("scroll", async (s, r) => {

@@ -245,6 +245,7 @@ def test_a_failed_turn_stays_an_error_and_a_crash_is_not_a_stop(run: Run) -> Non
     crashed = [f for f in r["crashed"] if "interrupted" in f]
     assert crashed and all(f.startswith("msg-footer error") for f in crashed), r["crashed"]
     assert not any("Stopped." in f for f in crashed), r["crashed"]
+    assert r["liveAfterReload"] == "polite", r
 
 
 def test_scrolling_up_while_an_answer_streams_is_kept(run: Run) -> None:

@@ -76,6 +76,7 @@ function draw(): void {
   const transcriptStart = performance.now();
   transcript.draw(view);
   stats.maxTranscriptMs = Math.max(stats.maxTranscriptMs, performance.now() - transcriptStart);
+  transcript.settle();
   if (d.dialogs) chrome.drawDialogs(transcript.dialogs, view);
   const scrollStart = performance.now();
   if (follow) transcript.root.scrollTop = transcript.root.scrollHeight;

@@ -41,11 +41,21 @@ export class Transcript {
   }
 
   reset(): void {
+    // A whole session drawn at once (a switch, a reload) is not news: the live region is quiet until
+    // it is on screen (settle), then announces what comes after.
+    this.root.setAttribute("aria-live", "off");
     this.behind.clear();
     this.messageEls.clear();
     this.partEls.clear();
     this.texts.clear();
     this.root.replaceChildren(this.dialogs);
+  }
+
+  /** After a frame: once a reset's transcript is drawn, additions are announced again. */
+  settle(): void {
+    if (this.root.getAttribute("aria-live") === "off" && this.behind.size === 0) {
+      requestAnimationFrame(() => this.root.setAttribute("aria-live", "polite"));
+    }
   }
 
   draw(state: ChatState): void {
@@ -128,11 +138,11 @@ export class Transcript {
     if (info.role === "assistant") el.setAttribute("aria-busy", String(info.time.completed === undefined && error === undefined));
     if (error) {
       const ending = turnEnding(error);
-      el.append(h("div", { class: `msg-footer ${ending.kind}`, role: ending.kind === "error" ? "alert" : undefined }, ending.text));
+      el.append(h("div", { class: `msg-footer ${ending.kind}` }, ending.text));
     } else {
       // A turn that failed with no answer to carry its error (a failed compaction, say): it stays here.
       const failed = state.turnErrors.get(info.id);
-      if (failed !== undefined) el.append(h("div", { class: "msg-footer error turn-error", role: "alert" }, `Error: ${failed}`));
+      if (failed !== undefined) el.append(h("div", { class: "msg-footer error turn-error" }, `Error: ${failed}`));
     }
   }
 
