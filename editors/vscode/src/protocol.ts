@@ -80,6 +80,8 @@ interface PartBase {
 export interface TextPart extends PartBase {
   type: "text";
   text: string;
+  /** `end` is set once the text is complete (an assistant's text streams until then). */
+  time?: { start: number; end?: number };
   synthetic?: boolean;
   ignored?: boolean;
 }

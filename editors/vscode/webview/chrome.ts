@@ -24,17 +24,31 @@ export class Chrome {
   readonly panels = h("div", { id: "panels" });
   private listOpen = false;
 
-  constructor(private readonly post: Post) {}
+  /** Where the keys were before a dialog took them, to give them back once it is answered. */
+  private focusBeforeDialog: HTMLElement | null = null;
+
+  constructor(
+    private readonly post: Post,
+    private readonly focusPrompt: () => void,
+  ) {}
 
   toggleList(open?: boolean): void {
     this.listOpen = open ?? !this.listOpen;
     this.sessionList.hidden = !this.listOpen;
+    this.bar.querySelector(".session-title")?.setAttribute("aria-expanded", String(this.listOpen));
   }
 
   drawBar(state: ChatState): void {
     const title = state.session?.title ?? "New session";
     this.bar.replaceChildren(
-      button(`≡ ${title}`, () => this.toggleList(), { class: "session-title", title: `${title} — rename, fork, delete, or switch sessions` }),
+      button(`≡ ${title}`, () => this.toggleList(), {
+        class: "session-title",
+        title: `${title} — rename, fork, delete, or switch sessions`,
+        // Read as the session's name and what the button opens, not as "identical to".
+        "aria-label": `Session: ${title}. Sessions menu`,
+        "aria-expanded": String(this.listOpen),
+        "aria-controls": "sessions",
+      }),
       button("New", () => this.post({ type: "newSession" }), { class: "icon-button", title: "New session", "aria-label": "New session" }),
     );
   }
@@ -125,10 +139,41 @@ export class Chrome {
     // Dialogs still open keep their element, so a half-answered question survives another dialog arriving.
     const shown = new Map<string, HTMLElement>();
     for (const el of container.querySelectorAll<HTMLElement>(":scope > .dialog")) shown.set(el.dataset.request ?? "", el);
-    container.replaceChildren(
-      ...state.permissions.map((r) => shown.get(r.id) ?? this.permission(r)),
-      ...state.questions.map((q) => shown.get(q.id) ?? this.question(q)),
-    );
+    const hadFocus = container.contains(document.activeElement);
+    const fresh: HTMLElement[] = [];
+    const fetch = (id: string, make: () => HTMLElement): HTMLElement => {
+      const el = shown.get(id);
+      if (el !== undefined) return el;
+      const made = make();
+      fresh.push(made);
+      return made;
+    };
+    const wanted = [...state.permissions.map((r) => fetch(r.id, () => this.permission(r))), ...state.questions.map((q) => fetch(q.id, () => this.question(q)))];
+    // Only what changed moves: a dialog taken out and put back would lose the focus inside it.
+    for (const el of [...container.children]) if (!wanted.includes(el as HTMLElement)) el.remove();
+    wanted.forEach((el, i) => {
+      if (container.children[i] !== el) container.insertBefore(el, container.children[i] ?? null);
+    });
+    // A new dialog takes the focus — the dialog itself, not one of its buttons, so keys typed a moment
+    // before it appeared (Enter in the prompt) can never answer it; Tab reaches its choices.
+    // One already being answered keeps it (a second dialog waits its turn below it).
+    const first = fresh[0];
+    if (first !== undefined && !hadFocus) {
+      this.focusBeforeDialog = document.activeElement instanceof HTMLElement && document.activeElement !== document.body ? document.activeElement : null;
+      first.focus();
+      return;
+    }
+    // The dialog that had the focus was answered: the next one takes it, else it goes back.
+    if (hadFocus && !container.contains(document.activeElement)) {
+      const next = container.querySelector<HTMLElement>(":scope > .dialog");
+      if (next !== null) next.focus();
+      else {
+        const back = this.focusBeforeDialog;
+        this.focusBeforeDialog = null;
+        if (back !== null && back.isConnected) back.focus();
+        else this.focusPrompt();
+      }
+    }
   }
 
   private permission(request: PermissionRequest): HTMLElement {
@@ -137,9 +182,9 @@ export class Chrome {
     const what = request.title ?? request.patterns.join(", ");
     return h(
       "div",
-      { class: "dialog permission", "data-request": request.id },
-      h("div", { class: "dialog-title" }, `Allow ${request.permission}?`),
-      h("div", { class: "dialog-body" }, what),
+      { class: "dialog permission", "data-request": request.id, role: "alertdialog", tabindex: "-1", "aria-labelledby": `${request.id}-title`, "aria-describedby": `${request.id}-body` },
+      h("div", { class: "dialog-title", id: `${request.id}-title` }, `Allow ${request.permission}?`),
+      h("div", { class: "dialog-body", id: `${request.id}-body` }, what),
       h(
         "div",
         { class: "dialog-actions" },
@@ -197,7 +242,7 @@ export class Chrome {
       });
     return h(
       "div",
-      { class: "dialog question-dialog", "data-request": request.id },
+      { class: "dialog question-dialog", "data-request": request.id, role: "dialog", tabindex: "-1", "aria-label": request.questions.length === 1 ? "A question from the agent" : `${request.questions.length} questions from the agent` },
       ...blocks,
       h(
         "div",

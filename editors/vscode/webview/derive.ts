@@ -85,3 +85,40 @@ export function lineRange(source: { start?: number; end?: number } | undefined):
   if (source?.start === undefined) return "";
   return source.end === undefined || source.end === source.start ? `:${source.start}` : `:${source.start}-${source.end}`;
 }
+
+/**
+ * How a turn that ended with an error reads under its answer. Only a turn the user stopped reads
+ * "Stopped."; one cut by agentls stopping (a crash: the server marks it `aborted` too, with an
+ * "interrupted: …" message when it comes back) or by a failure is an error, with its message.
+ */
+export function turnEnding(error: { name: string; message: string }): { kind: "stopped" | "error"; text: string } {
+  const aborted = error.name.toLowerCase().includes("abort");
+  if (aborted && !/^interrupted\b/i.test(error.message)) return { kind: "stopped", text: "Stopped." };
+  if (aborted) return { kind: "error", text: `Error: the turn was ${error.message}.` };
+  return { kind: "error", text: `Error: ${error.message}` };
+}
+
+/** What the user said to a tool call: the answers to its questions, or the feedback of a rejection. */
+export function userReply(part: ToolPart): { label: string; text: string } | undefined {
+  const state = part.state;
+  if (part.tool === "question" && state.status === "completed") {
+    const answers = state.metadata?.answers;
+    const questions = state.input.questions;
+    if (!Array.isArray(answers) || !Array.isArray(questions)) return undefined;
+    const lines = questions.map((q, i) => {
+      const asked = typeof q === "object" && q !== null ? (q as { question?: unknown }).question : undefined;
+      const question = typeof asked === "string" ? asked : `Question ${i + 1}`;
+      const answer: unknown = answers[i];
+      const chosen = Array.isArray(answer) ? answer.filter((a): a is string => typeof a === "string") : [];
+      return `${question} → ${chosen.length ? chosen.join(", ") : "(no answer)"}`;
+    });
+    return { label: "You answered:", text: lines.join("\n") };
+  }
+  if (state.status === "error" && state.metadata?.rejected === true) {
+    // The server's rejection text (core/session/tool_calls.py) carries the user's words after "said: ".
+    const said = /rejected this call and said: ([\s\S]*)$/.exec(state.error);
+    if (part.tool === "question") return { label: "You dismissed the question.", text: "" };
+    return said ? { label: "You rejected it and said:", text: said[1] } : { label: "You rejected it.", text: "" };
+  }
+  return undefined;
+}

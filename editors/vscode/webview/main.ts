@@ -4,7 +4,7 @@ import type { ToWebview, FromWebview } from "../src/chat/messages.ts";
 import { Chrome } from "./chrome.ts";
 import { FirstRun } from "./firstrun.ts";
 import { type Draft, PromptBox } from "./prompt.ts";
-import { setMarkdown } from "./dom.ts";
+import { button, h, setMarkdown } from "./dom.ts";
 import { LANGUAGES } from "./markdown.ts";
 import { Transcript } from "./parts.ts";
 import { applyEvent, emptyDirty, initialState, loadSnapshot, setConfig, setServer, setSessions } from "./state.ts";
@@ -17,25 +17,44 @@ interface VsCodeApi {
 declare function acquireVsCodeApi(): VsCodeApi;
 
 const vscode = acquireVsCodeApi();
-// After the user sends a prompt the view follows the conversation to the bottom, wherever it was,
-// while the user's message and the first of the answer come in (they arrive over several frames).
-let followUntil = 0;
+// The view follows new content only while the user is at the bottom: sending a prompt goes there,
+// and scrolling up (even at once after sending) stops following until the user is back at the end
+// or presses "Jump to latest".
+let follow = true;
 const post = (message: FromWebview): void => {
-  if (message.type === "prompt") followUntil = performance.now() + 1500;
+  if (message.type === "prompt") follow = true;
   vscode.postMessage(message);
 };
 const state = initialState();
-const chrome = new Chrome(post);
+const focusPrompt = (): void => prompt.input.focus();
+const chrome = new Chrome(post, focusPrompt);
 const transcript = new Transcript(post);
 const firstRun = new FirstRun(post);
 const prompt = new PromptBox(post, (draft) => vscode.setState({ draft }), vscode.getState()?.draft);
+const jump = button("Jump to latest ↓", () => {
+  follow = true;
+  jump.hidden = true;
+  transcript.root.scrollTop = transcript.root.scrollHeight;
+}, { id: "jump-latest", hidden: true, title: "Scroll to the newest message and follow it again", "aria-label": "Jump to latest" });
+const atBottom = (): boolean => transcript.root.scrollHeight - transcript.root.scrollTop - transcript.root.clientHeight < 24;
+transcript.root.addEventListener("scroll", () => {
+  follow = atBottom();
+  if (follow) jump.hidden = true;
+});
+// A wheel or key scroll up stops following at once, before the frame that would scroll back down.
+transcript.root.addEventListener("wheel", (event) => {
+  if (event.deltaY < 0) follow = false;
+});
+transcript.root.addEventListener("keydown", (event) => {
+  if (["ArrowUp", "PageUp", "Home"].includes(event.key)) follow = false;
+});
 
 // Frame statistics, read by the benchmark (bench/vscode_stream.mjs) through the page.
 const stats = { frames: 0, events: 0, maxDrawMs: 0, totalDrawMs: 0, maxTranscriptMs: 0, maxScrollMs: 0, maxChromeMs: 0 };
 (window as unknown as { agentlsStats: typeof stats }).agentlsStats = stats;
 
 const app = document.getElementById("app") as HTMLElement;
-app.append(chrome.bar, chrome.sessionList, chrome.notice, firstRun.root, transcript.root, chrome.panels, chrome.status, prompt.root);
+app.append(chrome.bar, chrome.sessionList, chrome.notice, firstRun.root, h("div", { id: "transcript-box" }, transcript.root, jump), chrome.panels, chrome.status, prompt.root);
 
 let scheduled = false;
 let retryTimer: number | undefined;
@@ -43,7 +62,7 @@ let retryTimer: number | undefined;
 function draw(): void {
   scheduled = false;
   const start = performance.now();
-  const nearBottom = transcript.root.scrollHeight - transcript.root.scrollTop - transcript.root.clientHeight < 80;
+  const heightBefore = transcript.root.scrollHeight;
   const d = state.dirty;
   state.dirty = emptyDirty();
   const view = { ...state, dirty: d };
@@ -60,9 +79,11 @@ function draw(): void {
   const transcriptStart = performance.now();
   transcript.draw(view);
   stats.maxTranscriptMs = Math.max(stats.maxTranscriptMs, performance.now() - transcriptStart);
+  transcript.settle();
   if (d.dialogs) chrome.drawDialogs(transcript.dialogs, view);
   const scrollStart = performance.now();
-  if (nearBottom || performance.now() < followUntil) transcript.root.scrollTop = transcript.root.scrollHeight;
+  if (follow) transcript.root.scrollTop = transcript.root.scrollHeight;
+  else if (transcript.root.scrollHeight !== heightBefore) jump.hidden = false;
   stats.maxScrollMs = Math.max(stats.maxScrollMs, performance.now() - scrollStart);
   // Long texts that got more stable Markdown than a frame's budget go on next frame.
   if (transcript.behind.size > 0) {
@@ -116,6 +137,9 @@ window.addEventListener("message", (event: MessageEvent<ToWebview>) => {
       prompt.attach(message.attachments, message.mention === true);
       break;
     case "focusPrompt":
+      // From the host ("agentls: Focus Chat", a context-menu ask): the prompt takes the keys, with
+      // `text` put in it when given.
+      if (message.text !== undefined) prompt.setText(message.text);
       prompt.input.focus();
       break;
     case "firstRun":
@@ -143,6 +167,7 @@ document.addEventListener("keydown", (event) => {
   if (event.key === "Escape" && state.status.type !== "idle") {
     event.preventDefault();
     post({ type: "abort" });
+    focusPrompt();
   }
 });
 

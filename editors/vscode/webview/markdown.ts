@@ -121,3 +121,30 @@ export function isFence(line: string): boolean {
 export function stableCut(text: string, from: number): number {
   return new CutScanner(from).advance(text);
 }
+
+const TABLE_ROW = /^ {0,3}\|/;
+const TABLE_DELIMITER = /^ {0,3}\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$/;
+
+/**
+ * What of a streaming tail can be rendered without a raw table row flashing: a table row still being
+ * written (`| a | b` with no line end yet) is held back, and so is a table's header row until its
+ * delimiter row (`| --- | --- |`) has arrived — before it, Markdown would show `| a | b |` as text.
+ * Everything comes back once the text is complete (`streaming` false).
+ */
+export function heldBackTail(tail: string, streaming: boolean): string {
+  if (!streaming) return tail;
+  let end = tail.length;
+  const lastBreak = tail.lastIndexOf("\n");
+  if (lastBreak < tail.length - 1 && TABLE_ROW.test(tail.slice(lastBreak + 1))) end = lastBreak + 1;
+  // The complete lines before `end`: a trailing run of table rows with no delimiter row in second
+  // place is a table whose header has come and whose delimiter has not.
+  const lines = tail.slice(0, end).split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  let first = lines.length;
+  while (first > 0 && TABLE_ROW.test(lines[first - 1])) first--;
+  const run = lines.slice(first);
+  if (run.length === 1 || (run.length > 1 && !TABLE_DELIMITER.test(run[1]))) {
+    end = lines.slice(0, first).reduce((n, line) => n + line.length + 1, 0);
+  }
+  return tail.slice(0, end);
+}

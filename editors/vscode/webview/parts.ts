@@ -2,8 +2,9 @@
 // Streaming text is rendered incrementally: the stable Markdown prefix once, the tail each frame.
 import type { MessageInfo, Part, ToolPart } from "../src/protocol.ts";
 import { button, h, type Post, setMarkdown } from "./dom.ts";
-import { lineRange, toolSummary } from "./derive.ts";
-import { CutScanner, isFence } from "./markdown.ts";
+import { addCodeActions } from "./codeblocks.ts";
+import { lineRange, toolSummary, turnEnding, userReply } from "./derive.ts";
+import { CutScanner, heldBackTail, isFence } from "./markdown.ts";
 import type { ChatState, MessageView } from "./state.ts";
 
 interface TextView {
@@ -21,9 +22,13 @@ interface TextView {
 const BLOCK_BUDGET_MS = 6;
 
 const STATUS_ICON: Record<string, string> = { pending: "○", running: "◌", completed: "✓", error: "✗" };
+// What a screen reader says for each glyph (the glyph itself is hidden from it).
+const STATUS_TEXT: Record<string, string> = { pending: "pending", running: "running", completed: "done", error: "failed", rejected: "rejected" };
 
 export class Transcript {
-  readonly root = h("div", { id: "transcript" });
+  // A log: a screen reader announces what is added (a new message, a dialog), politely; a message
+  // is aria-busy while it streams, so its text is read once it is complete, not at every delta.
+  readonly root = h("div", { id: "transcript", role: "log", "aria-live": "polite", "aria-relevant": "additions", "aria-label": "Conversation", tabindex: "0" });
   private readonly messageEls = new Map<string, HTMLElement>();
   private readonly partEls = new Map<string, HTMLElement>();
   private readonly texts = new Map<string, TextView>();
@@ -36,11 +41,21 @@ export class Transcript {
   }
 
   reset(): void {
+    // A whole session drawn at once (a switch, a reload) is not news: the live region is quiet until
+    // it is on screen (settle), then announces what comes after.
+    this.root.setAttribute("aria-live", "off");
     this.behind.clear();
     this.messageEls.clear();
     this.partEls.clear();
     this.texts.clear();
     this.root.replaceChildren(this.dialogs);
+  }
+
+  /** After a frame: once a reset's transcript is drawn, additions are announced again. */
+  settle(): void {
+    if (this.root.getAttribute("aria-live") === "off" && this.behind.size === 0) {
+      requestAnimationFrame(() => this.root.setAttribute("aria-live", "polite"));
+    }
   }
 
   draw(state: ChatState): void {
@@ -55,7 +70,7 @@ export class Transcript {
       const owner = state.messages.get(state.partOwner.get(id) ?? "");
       const part = owner?.parts.find((p) => p.id === id);
       const el = this.partEls.get(id);
-      if (part !== undefined && el !== undefined && owner !== undefined) this.drawPart(el, part, owner.info.role);
+      if (part !== undefined && el !== undefined && owner !== undefined) this.drawPart(el, part, owner.info);
     }
   }
 
@@ -104,9 +119,9 @@ export class Transcript {
       if (partEl === undefined) {
         partEl = h("div", { class: `part ${part.type}`, "data-part": part.id });
         this.partEls.set(part.id, partEl);
-        this.drawPart(partEl, part, view.info.role);
+        this.drawPart(partEl, part, view.info);
       } else if (state.dirty.parts.has(part.id)) {
-        this.drawPart(partEl, part, view.info.role);
+        this.drawPart(partEl, part, view.info);
       }
       keep.add(partEl);
       const wanted: Element | null = previous === null ? box.firstElementChild : previous.nextElementSibling;
@@ -118,10 +133,16 @@ export class Transcript {
     el.querySelector(":scope > .msg-footer")?.remove();
     const head = this.messageHead(state, view.info);
     if (head !== null) el.insertBefore(head, box);
-    const error = view.info.role === "assistant" ? view.info.error : undefined;
+    const info = view.info;
+    const error = info.role === "assistant" ? info.error : undefined;
+    if (info.role === "assistant") el.setAttribute("aria-busy", String(info.time.completed === undefined && error === undefined));
     if (error) {
-      const aborted = error.name.toLowerCase().includes("abort");
-      el.append(h("div", { class: `msg-footer ${aborted ? "stopped" : "error"}` }, aborted ? "Stopped." : `Error: ${error.message}`));
+      const ending = turnEnding(error);
+      el.append(h("div", { class: `msg-footer ${ending.kind}` }, ending.text));
+    } else {
+      // A turn that failed with no answer to carry its error (a failed compaction, say): it stays here.
+      const failed = state.turnErrors.get(info.id);
+      if (failed !== undefined) el.append(h("div", { class: "msg-footer error turn-error" }, `Error: ${failed}`));
     }
   }
 
@@ -137,7 +158,8 @@ export class Transcript {
     );
   }
 
-  private drawPart(el: HTMLElement, part: Part, role: MessageInfo["role"]): void {
+  private drawPart(el: HTMLElement, part: Part, info: MessageInfo): void {
+    const role = info.role;
     switch (part.type) {
       case "text":
         if (part.synthetic || part.ignored) {
@@ -152,7 +174,8 @@ export class Transcript {
           el.replaceChildren(h("div", { class: "user-text" }, part.text));
           return;
         }
-        this.drawText(el, part.id, part.text);
+        // Still streaming: the part has not ended, nor has its turn (one cut by a crash never ends its parts).
+        this.drawText(el, part.id, part.text, part.time !== undefined && part.time.end === undefined && info.role === "assistant" && info.time.completed === undefined && info.error === undefined);
         return;
       case "reasoning": {
         const details = el.querySelector("details") ?? h("details", { class: "reasoning" }, h("summary", {}, "Thinking"), h("div", { class: "body" }));
@@ -182,7 +205,7 @@ export class Transcript {
     }
   }
 
-  private drawText(el: HTMLElement, id: string, text: string): void {
+  private drawText(el: HTMLElement, id: string, text: string, streaming: boolean): void {
     let view = this.texts.get(id);
     if (view === undefined || text.length < view.scanner.scanned || el.firstChild !== view.blocks) {
       view = { scanner: new CutScanner(), stable: 0, blocks: h("div", { class: "md" }), tail: h("div", { class: "md tail" }), tailText: "" };
@@ -199,6 +222,7 @@ export class Transcript {
     while (next < cuts.length && (next === 0 || performance.now() - start < BLOCK_BUDGET_MS)) {
       const block = h("div", { class: "block" });
       setMarkdown(block, text.slice(view.stable, cuts[next]));
+      addCodeActions(block, this.post);
       view.blocks.append(block);
       view.stable = cuts[next];
       next++;
@@ -214,8 +238,9 @@ export class Transcript {
     }
     this.behind.delete(id);
     const tail = text.slice(view.stable);
-    if (tail === view.tailText) return;
-    view.tailText = tail;
+    const shownTail = `${streaming ? "…" : "."}${tail}`;
+    if (shownTail === view.tailText) return;
+    view.tailText = shownTail;
     const fenceStart = view.scanner.fenceStart;
     const lastLine = text.slice(view.scanner.scanned);
     if (fenceStart >= view.stable && !isFence(lastLine)) {
@@ -223,7 +248,8 @@ export class Transcript {
       return;
     }
     view.code = undefined;
-    setMarkdown(view.tail, tail);
+    setMarkdown(view.tail, heldBackTail(tail, streaming));
+    addCodeActions(view.tail, this.post);
   }
 
   /**
@@ -252,7 +278,8 @@ export class Transcript {
     const head = h(
       "div",
       { class: "tool-head" },
-      h("span", { class: `icon ${s.rejected ? "rejected" : s.status}` }, s.rejected ? "⊘" : (STATUS_ICON[s.status] ?? "")),
+      h("span", { class: `icon ${s.rejected ? "rejected" : s.status}`, "aria-hidden": "true" }, s.rejected ? "⊘" : (STATUS_ICON[s.status] ?? "")),
+      h("span", { class: "sr-only" }, `${STATUS_TEXT[s.rejected ? "rejected" : s.status] ?? s.status}: `),
       h("span", { class: "tool-name" }, part.tool),
       h("span", { class: "tool-title" }, s.title),
     );
@@ -268,6 +295,9 @@ export class Transcript {
       const details = h("details", { class: "output", open: open || (part.tool === "bash" && s.status === "running") }, h("summary", {}, s.rejected ? "Rejected" : s.error ? "Error" : "Output"), h("pre", {}, output));
       body.push(details);
     }
+    // What the user answered or said stays in sight (the output below is folded).
+    const reply = userReply(part);
+    if (reply !== undefined) body.unshift(h("div", { class: "tool-said" }, h("span", { class: "label" }, reply.label), reply.text ? `${reply.text.includes("\n") || part.tool === "question" ? "\n" : " "}${reply.text}` : null));
     el.className = `part tool status-${s.rejected ? "rejected" : s.status}`;
     el.replaceChildren(head, ...body);
   }

@@ -28,7 +28,12 @@ export class PromptBox {
     private readonly save: (draft: Draft) => void,
     draft: Draft | undefined,
   ) {
-    this.send = button("Send", () => (this.busy ? this.post({ type: "abort" }) : this.submit()), { id: "send", class: "primary" });
+    this.send = button("Send", () => {
+      if (!this.busy) return this.submit();
+      // After Stop the keys go back to the prompt (the button turns into Send under the pointer).
+      this.post({ type: "abort" });
+      this.input.focus();
+    }, { id: "send", class: "primary" });
     this.input.value = draft?.text ?? "";
     this.attachments = draft?.attachments ?? [];
     this.input.addEventListener("keydown", (event) => {
@@ -149,6 +154,15 @@ export class PromptBox {
   }
 
   private pastedCount = 0;
+
+  /** Put `text` in the prompt (a prompt given back, a question to ask): before what is typed, never over it. */
+  setText(text: string): void {
+    const typed = this.input.value;
+    if (typed === text || typed.startsWith(`${text}\n`)) return;
+    this.input.value = typed.trim() ? `${text}\n${typed}` : text;
+    this.input.setSelectionRange(text.length, text.length);
+    this.persist();
+  }
 
   private submit(): void {
     const text = this.input.value;

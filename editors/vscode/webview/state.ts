@@ -46,6 +46,8 @@ export interface ChatState {
   config: AgentConfig | null;
   server: { phase: ServerPhase; message?: string };
   error: string | null;
+  /** Errors of turns that failed with no assistant message to carry them, by the message they follow. */
+  turnErrors: Map<string, string>;
   dirty: Dirty;
 }
 
@@ -69,6 +71,7 @@ export function initialState(): ChatState {
     config: null,
     server: { phase: "starting" },
     error: null,
+    turnErrors: new Map(),
     dirty: { ...emptyDirty(), transcript: true, dialogs: true, sessions: true, header: true },
   };
 }
@@ -94,6 +97,7 @@ export function loadSnapshot(state: ChatState, snapshot: Snapshot | null): void 
   state.changes = snapshot?.changes ?? [];
   state.status = snapshot?.busy ? { type: "busy" } : { type: "idle" };
   state.error = null;
+  state.turnErrors = new Map();
   markAll(state);
 }
 
@@ -249,6 +253,7 @@ export function applyEvent(state: ChatState, event: AgentEvent): void {
     case "session.error":
       if (event.properties.error.name !== "aborted" && event.properties.error.name !== "AbortedError") {
         state.error = event.properties.error.message;
+        keepTurnError(state, event.properties.error.message);
       }
       state.dirty.header = true;
       return;
@@ -259,9 +264,20 @@ export function applyEvent(state: ChatState, event: AgentEvent): void {
     case "session.compacted":
       state.dirty.transcript = true;
       return;
-    case "message.updated":
-      upsertMessage(state, event.properties.info);
+    case "message.updated": {
+      const info = event.properties.info;
+      // The answer carries the error itself: no second copy under the question.
+      if (info.role === "assistant" && info.error) {
+        if (state.turnErrors.delete(info.parentID)) state.dirty.messages.add(info.parentID);
+        state.turnErrors.delete(info.id);
+      }
+      const view = upsertMessage(state, info);
+      // A turn that ended: its texts are complete, and show what was held back while they streamed.
+      if (info.role === "assistant" && (info.time.completed !== undefined || info.error)) {
+        for (const p of view.parts) if (p.type === "text") state.dirty.parts.add(p.id);
+      }
       return;
+    }
     case "message.removed":
       removeMessage(state, event.properties.messageID);
       return;
@@ -304,6 +320,19 @@ export function applyEvent(state: ChatState, event: AgentEvent): void {
     case "file.edited":
       return; // session.diff carries the totals; the tool card shows the edit itself
   }
+}
+
+/**
+ * A turn's error stays in the transcript after the notice clears: under the answer that failed (its
+ * message carries it), or, when the turn failed before an answer began, under the user's message.
+ */
+function keepTurnError(state: ChatState, message: string): void {
+  const last = state.order[state.order.length - 1];
+  if (last === undefined) return;
+  const view = state.messages.get(last);
+  if (view?.info.role === "assistant" && view.info.error) return;
+  state.turnErrors.set(last, message);
+  state.dirty.messages.add(last);
 }
 
 export function messagesOf(state: ChatState): MessageWithParts[] {

@@ -6,6 +6,7 @@ import type { ProviderKeys } from "../keys";
 import { applySetup } from "./firstrun";
 import type { Session } from "../protocol";
 import { type Attachment, type FromWebview, IMAGE_TYPES, MAX_IMAGE_BYTES } from "./messages";
+import { copyCode, insertCode } from "./codeblock";
 import { bestMatch } from "./match";
 import type { ChatView } from "./view";
 
@@ -98,6 +99,10 @@ export class Actions {
       case "openSetting":
         await vscode.commands.executeCommand("workbench.action.openSettings", message.setting);
         return;
+      case "copyCode":
+        return copyCode(message.text);
+      case "insertCode":
+        return insertCode(message.text);
       default:
         return;
     }

@@ -96,4 +96,7 @@ export type FromWebview =
   | { type: "openLink"; href: string }
   | { type: "openFile"; file: string }
   | { type: "setup"; provider: string; model: string; apiKey?: string }
-  | { type: "openSetting"; setting: string };
+  | { type: "openSetting"; setting: string }
+  /** A code block of an answer: to the clipboard, or into the active editor at its selection. */
+  | { type: "copyCode"; text: string }
+  | { type: "insertCode"; text: string };
