@@ -125,7 +125,21 @@ async def pump_messages(reader: asyncio.StreamReader, server: AgentServer, lifet
         if body is None:
             lifetime.stop("the client closed stdin")
             return
-        dispatch(server.protocol, body)
+        try:
+            dispatch(server.protocol, body)
+        except Exception:  # a bug; the reader must live on, or the server goes deaf for good
+            log.exception("a message from the client could not be handled")
+
+
+def _pump_ended(lifetime: Lifetime) -> Callable[[asyncio.Task[None]], None]:
+    """A reader that dies (rather than returning) stops the server instead of leaving it deaf."""
+
+    def done(task: asyncio.Task[None]) -> None:
+        if not task.cancelled() and (exc := task.exception()) is not None:
+            log.error("the reader of the client's messages failed", exc_info=exc)
+            lifetime.stop("the reader of the client's messages failed", code=1)
+
+    return done
 
 
 def pid_alive(pid: int) -> bool:
@@ -198,6 +212,7 @@ async def serve_stdio(
         server.protocol.set_writer(StdoutWriter(stdout))
     undo_signals = install_signals(lifetime)
     pump = asyncio.create_task(pump_messages(reader, server, lifetime), name="agentls-stdin")
+    pump.add_done_callback(_pump_ended(lifetime))
     try:
         await lifetime.stopped.wait()
     finally:

@@ -160,9 +160,10 @@ def dispatch(protocol: AgentProtocol, body: bytes) -> None:
         _reject(protocol, body, exc.error)
         return
     except ValueError as exc:  # not JSON (json.JSONDecodeError, or bad UTF-8)
-        log.info("a message that is not JSON: %s", _first_line(exc))
-        error = JsonRpcParseError(message=f"parse error: {exc}").to_response_error()
-        protocol._send_response(None, error=error)  # type: ignore[arg-type]  # JSON-RPC: id null
+        _parse_error(protocol, f"parse error: {exc}")
+        return
+    except RecursionError:  # valid JSON, perhaps, but nested past what the decoder can follow
+        _parse_error(protocol, f"parse error: the message nests deeper than {sys.getrecursionlimit()} levels")
         return
     if not hasattr(message, "jsonrpc"):
         _reject(protocol, body, JsonRpcInvalidRequest(message="invalid request: not a JSON-RPC 2.0 message"))
@@ -173,10 +174,17 @@ def dispatch(protocol: AgentProtocol, body: bytes) -> None:
         log.error("handling %s failed", getattr(message, "method", "a message"), exc_info=sys.exc_info())
 
 
+def _parse_error(protocol: AgentProtocol, message: str) -> None:
+    """Answer a body that could not be decoded: ParseError with ``id: null`` (its id is unknowable)."""
+    log.info("a message that could not be decoded: %s", _first_line(ValueError(message)))
+    error = JsonRpcParseError(message=message).to_response_error()
+    protocol._send_response(None, error=error)  # type: ignore[arg-type]  # JSON-RPC: id null
+
+
 def _reject(protocol: AgentProtocol, body: bytes, error: JsonRpcException) -> None:
     try:
         raw = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):
         raw = None
     raw = raw if isinstance(raw, dict) else {}
     method, msg_id = raw.get("method"), raw.get("id")
