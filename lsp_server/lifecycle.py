@@ -146,7 +146,7 @@ def pid_alive(pid: int) -> bool:
     """Whether a process with this id exists (a zombie counts as gone only once reaped)."""
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+    except (ProcessLookupError, OverflowError):  # OverflowError: past what a pid_t holds
         return False
     except PermissionError:
         return True  # it exists, it just belongs to someone else
