@@ -60,15 +60,22 @@ class Lifetime:
         self.stopped.set()
 
 
-async def read_frame(reader: asyncio.StreamReader) -> bytes | None:
-    """The body of the next message; None at a clean end of stream; FramingError for anything else."""
+async def read_frame(reader: asyncio.StreamReader, first_line: bytes | None = None) -> bytes | None:
+    """The body of the next message; None at a clean end of stream; FramingError for anything else.
+
+    ``first_line``: the frame's first header line, when the caller already read it. Header names
+    are case-insensitive; a repeated ``Content-Length`` must repeat the same number.
+    """
     length: int | None = None
     started = False
     while True:
-        try:
-            line = await reader.readline()
-        except (ValueError, asyncio.LimitOverrunError) as exc:
-            raise FramingError("a header line longer than the stream limit") from exc
+        if first_line is not None:
+            line, first_line = first_line, None
+        else:
+            try:
+                line = await reader.readline()
+            except (ValueError, asyncio.LimitOverrunError) as exc:
+                raise FramingError("a header line longer than the stream limit") from exc
         if not line:
             if started:
                 raise FramingError("the stream ended inside a message header")
@@ -85,6 +92,8 @@ async def read_frame(reader: asyncio.StreamReader) -> bytes | None:
             text = value.strip()
             if not text.isdigit() or int(text) > MAX_FRAME:
                 raise FramingError(f"bad Content-Length: {text[:40]!r}")
+            if length is not None and length != int(text):
+                raise FramingError(f"two different Content-Length headers: {length} and {int(text)}")
             length = int(text)
     try:
         return await reader.readexactly(length)
