@@ -7,6 +7,9 @@ pygls' protocol is kept, with four changes a real editor needs:
 - ``workspace/executeCommand`` runs the command in the request's own task, so ``$/cancelRequest``
   stops it (pygls ran it as a second task that a cancel never reached);
 - ``exit`` asks the server's lifetime to stop instead of raising SystemExit inside a handler.
+
+pygls has no supported hook for these, so private members of its protocol are overridden and
+called; pyproject.toml pins pygls' minor version and tests/lsp/test_pygls_pin.py names each one.
 """
 
 from __future__ import annotations
@@ -100,7 +103,7 @@ class AgentProtocol(LanguageServerProtocol):
 
     @lsp_method(lsp.EXIT)
     def lsp_exit(self, *args: Any) -> None:  # type: ignore[override]
-        code = 0 if self._shutdown else 1  # LSP: exit without shutdown is an error exit
+        code = 0 if self.shut_down else 1  # LSP: exit without shutdown is an error exit
         self._server.lifetime.stop("the client sent exit", code)
 
     def structure_message(self, data: dict[str, Any]) -> Any:
