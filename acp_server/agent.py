@@ -42,7 +42,7 @@ from acp.schema import (
     SetSessionModeResponse,
 )
 
-from acp_server import history, options
+from acp_server import history, options, replay_diffs
 from acp_server.errors import invalid_params, to_request_error, unknown_session
 from acp_server.feed import iso
 from acp_server.prompt_input import to_inputs
@@ -147,7 +147,8 @@ class AcpAgent:
         async def send(update: Any) -> None:
             await self.front.send(session_id, update)
 
-        await history.replay(info, messages, todos, app.directory, send)
+        writes = await replay_diffs.whole_file_writes(app, messages)
+        await history.replay(info, messages, todos, app.directory, send, writes)
         state.title = info.title
         self._announce_commands(session_id)
         return LoadSessionResponse(
