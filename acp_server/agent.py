@@ -86,6 +86,7 @@ class AcpAgent:
             self.front.access.read = bool(caps.fs.read_text_file)
             self.front.access.write = bool(caps.fs.write_text_file)
         self.front.terminal = bool(caps.terminal)
+        self.front.dialogs.forms = caps.elicitation is not None and caps.elicitation.form is not None
         name = client_info.name if client_info else "an unnamed client"
         log.info("ACP client %s asks for protocol %s", name, protocol_version)
         return InitializeResponse(
