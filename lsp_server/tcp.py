@@ -153,7 +153,11 @@ async def first_body(
     reader: asyncio.StreamReader, writer: asyncio.StreamWriter, token: Token
 ) -> bytes | None:
     """Read until an authenticated ``initialize`` (its body) or a reason to close (None)."""
-    first_line = await reader.readline()
+    try:
+        first_line = await reader.readline()
+    except (ValueError, asyncio.LimitOverrunError):  # a first line past the stream's limit
+        log.warning("closing an unauthenticated connection: its first line is too long")
+        return None
     if _HTTP.match(first_line):
         log.warning("an HTTP request on the agentls port (%r): closed", first_line[:60])
         return None

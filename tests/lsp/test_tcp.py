@@ -19,6 +19,8 @@ from typing import Any
 
 import pytest
 
+from core.errors import ConfigError
+from lsp_server.tcp import Refusal, Token, authenticate, check_host
 from tests.lsp.editor import REPO, SERVER, server_env, uri
 
 TIMEOUT = 30.0
@@ -275,3 +277,76 @@ def test_a_token_from_a_file_or_the_environment(tmp_path: Path, project: Path) -
         client.close()
     finally:
         stop(from_env)
+
+
+TOKEN = Token("the-right-token-0123456789", "/run/agentls.token")
+
+
+def initialize_body(options: Any, method: str = "initialize", msg_id: Any = 1) -> bytes:
+    params = {"processId": None, "capabilities": {}, "initializationOptions": options}
+    return json.dumps({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}).encode()
+
+
+# (body, the error code answered or None for no answer, whether the connection is closed)
+REFUSED: dict[str, tuple[bytes, int | None, bool]] = {
+    "no options": (initialize_body(None), -32015, True),
+    "options a list": (initialize_body(["the-right-token-0123456789"]), -32015, True),
+    "no token": (initialize_body({"config": {}}), -32015, True),
+    "token a number": (initialize_body({"token": 5}), -32015, True),
+    "wrong token": (initialize_body({"token": "the-wrong-token-0123456789"}), -32015, True),
+    "a prefix of the token": (initialize_body({"token": "the-right-token"}), -32015, True),
+    "the token plus more": (initialize_body({"token": "the-right-token-0123456789x"}), -32015, True),
+    "token in another field": (
+        initialize_body({"config": {"token": "the-right-token-0123456789"}}),
+        -32015,
+        True,
+    ),
+    "another request first": (initialize_body({"token": TOKEN.value}, "agent/session/list"), -32002, False),
+    "a notification first": (b'{"jsonrpc": "2.0", "method": "initialized", "params": {}}', None, False),
+    "not JSON": (b"{nope", -32700, True),
+    "a list": (b"[1]", -32600, True),
+    "too deep": (b"[" * 50_000 + b"]" * 50_000, -32700, True),
+}
+
+
+@pytest.mark.parametrize("name", list(REFUSED))
+def test_authenticate_refuses(name: str) -> None:
+    body, code, close = REFUSED[name]
+    with pytest.raises(Refusal) as refused:
+        authenticate(body, TOKEN)
+    if name == "a notification first":
+        assert refused.value.answer is None  # notifications are dropped, not answered
+    else:
+        assert refused.value.answer is not None and refused.value.answer["error"]["code"] == code
+    assert refused.value.close is close
+    assert TOKEN.value not in str(refused.value.answer)  # the refusal never tells the token
+
+
+def test_authenticate_takes_the_token_out() -> None:
+    body = authenticate(initialize_body({"token": TOKEN.value, "config": {"model": "x"}}), TOKEN)
+    assert json.loads(body)["params"]["initializationOptions"] == {"config": {"model": "x"}}
+
+
+@pytest.mark.parametrize(
+    ("host", "allowed"),
+    [
+        ("127.0.0.1", True),
+        ("127.8.9.10", True),
+        ("localhost", True),
+        ("[::1]", True),
+        ("", True),
+        ("0.0.0.0", False),
+        ("[::]", False),
+        ("10.0.0.1", False),
+        ("192.168.1.2", False),
+        ("example.org", False),
+        ("127.0.0.1.nip.io", False),
+    ],
+)
+def test_only_loopback_binds_without_allow_remote(host: str, allowed: bool) -> None:
+    if allowed:
+        assert check_host(host, allow_remote=False) in (host.strip("[]"), "127.0.0.1")
+    else:
+        with pytest.raises(ConfigError, match="--allow-remote"):
+            check_host(host, allow_remote=False)
+        assert check_host(host, allow_remote=True) == host.strip("[]")
