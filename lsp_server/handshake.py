@@ -1,12 +1,16 @@
-"""``initialize`` answered before pygls and lsprotocol are imported (issue #14).
+"""``initialize`` answered before pygls and lsprotocol are imported (issue #14), by the same rules
+the full server answers it with (issue 24).
 
 Importing pygls builds lsprotocol's ~550 attrs classes, which takes most of a second on a busy
 machine; an editor waits for the ``initialize`` answer before it does anything else. So ``agentls
-serve`` on stdio reads the first frame itself: when it is a plain ``initialize`` request, the answer
+serve`` on stdio reads the first frame itself: when it is an ``initialize`` request, the answer
 below goes out at once, then the full server is built and handed the same request, and its own
-answer to it is dropped (compared first: a difference is logged as the bug it is). The capabilities
-here are the full server's, checked for every client profile by tests/lsp/test_handshake.py, and
-they depend on the client only through the position encoding.
+answer to it is dropped (compared first: a difference is logged as the bug it is).
+
+One source for both paths: ``read_params`` decides which params are accepted (the full server's
+``AgentProtocol`` calls it too), and ``result`` is the answer both send; the full server checks
+``CAPABILITIES`` against what pygls builds from the registered features (tests/lsp/test_handshake.py
+runs that check for every client profile and odd shape).
 
 Only the standard library is imported here.
 """
