@@ -22,6 +22,7 @@ import pytest
 from core.errors import ConfigError
 from lsp_server.tcp import Refusal, Token, authenticate, check_host
 from tests.lsp.editor import REPO, SERVER, server_env, uri
+from tests.lsp.test_bad_input import UNUSUAL
 
 TIMEOUT = 30.0
 
@@ -350,3 +351,16 @@ def test_only_loopback_binds_without_allow_remote(host: str, allowed: bool) -> N
         with pytest.raises(ConfigError, match="--allow-remote"):
             check_host(host, allow_remote=False)
         assert check_host(host, allow_remote=True) == host.strip("[]")
+
+
+@pytest.mark.parametrize("name", list(UNUSUAL))
+def test_an_unusual_message_gets_an_answer_over_tcp(tcp: Tcp, project: Path, name: str) -> None:
+    body, code, answered_id = UNUSUAL[name]
+    client = initialized(tcp, project)
+    client.write(frame(body))
+    while (reply := client.read()) is not None and ("method" in reply or "error" not in reply):
+        pass
+    assert reply is not None and reply["error"]["code"] == code, reply
+    assert "id" in reply and reply["id"] == answered_id, reply
+    assert "sessions" in client.answer(client.send("agent/session/list", {}))["result"]  # still serving
+    client.close()
