@@ -42,7 +42,7 @@ from acp.schema import (
     SetSessionModeResponse,
 )
 
-from acp_server import history, options
+from acp_server import history, options, replay_diffs
 from acp_server.errors import invalid_params, to_request_error, unknown_session
 from acp_server.feed import iso
 from acp_server.prompt_input import to_inputs
@@ -86,6 +86,7 @@ class AcpAgent:
             self.front.access.read = bool(caps.fs.read_text_file)
             self.front.access.write = bool(caps.fs.write_text_file)
         self.front.terminal = bool(caps.terminal)
+        self.front.dialogs.forms = caps.elicitation is not None and caps.elicitation.form is not None
         name = client_info.name if client_info else "an unnamed client"
         log.info("ACP client %s asks for protocol %s", name, protocol_version)
         return InitializeResponse(
@@ -147,7 +148,8 @@ class AcpAgent:
         async def send(update: Any) -> None:
             await self.front.send(session_id, update)
 
-        await history.replay(info, messages, todos, app.directory, send)
+        writes = await replay_diffs.whole_file_writes(app, messages)
+        await history.replay(info, messages, todos, app.directory, send, writes)
         state.title = info.title
         self._announce_commands(session_id)
         return LoadSessionResponse(

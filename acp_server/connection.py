@@ -18,6 +18,7 @@ from acp.agent.router import build_agent_router
 from acp.connection import Connection
 from acp.meta import AGENT_METHODS, CLIENT_METHODS
 from acp.schema import (
+    CreateFormSessionElicitationRequest,
     CreateTerminalRequest,
     CreateTerminalResponse,
     DeleteSessionRequest,
@@ -76,6 +77,10 @@ class ClientCalls:
         return await request_model(
             self.conn, CLIENT_METHODS["session_request_permission"], params, RequestPermissionResponse
         )
+
+    async def create_elicitation(self, params: CreateFormSessionElicitationRequest) -> Any:
+        """``elicitation/create``: the client's raw answer (``action``, ``content``)."""
+        return await self.conn.send_request(CLIENT_METHODS["elicitation_create"], serialize_params(params))
 
     async def read_text_file(self, session_id: str, path: str) -> ReadTextFileResponse:
         params = ReadTextFileRequest(session_id=session_id, path=path)

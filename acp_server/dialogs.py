@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from acp import RequestError
 from acp.schema import (
     AllowedOutcome,
+    CreateFormSessionElicitationRequest,
     FileEditToolCallContent,
     PermissionOption,
     RequestPermissionResponse,
@@ -26,7 +27,7 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
-from acp_server import tool_calls
+from acp_server import question_form, tool_calls
 from acp_server.workspace import current_session
 from core.errors import AgentError, NotFoundError
 from core.events import PermissionRequest, QuestionOption, QuestionRequest
@@ -56,11 +57,13 @@ PERMISSION_KINDS: dict[str, tool_calls.ToolKind] = {
 
 
 class Asker(Protocol):
-    """The client call that shows a dialog (``ClientCalls`` has it)."""
+    """The client calls that show a dialog or a form (``ClientCalls`` has them)."""
 
     async def request_permission(
         self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption]
     ) -> RequestPermissionResponse: ...
+
+    async def create_elicitation(self, params: CreateFormSessionElicitationRequest) -> Any: ...
 
 
 @dataclass
@@ -69,6 +72,7 @@ class Dialogs:
 
     client: Asker
     pending: dict[str, asyncio.Task[None]]
+    forms: bool = False  # the client declared ``elicitation.form``: questions are asked as forms
 
     def permission(self, app: AgentApp, session: AcpSession, request: PermissionRequest) -> None:
         """Show a permission request; its answer goes to the permission service."""
@@ -131,7 +135,11 @@ class Dialogs:
     async def _question(self, app: AgentApp, session: AcpSession, request: QuestionRequest) -> None:
         """Each question as a dialog in turn: one option per choice; a multi-select question is asked
         again, without the choices taken, until the user picks Done. Free-text questions (no options)
-        cannot be shown by a permission dialog: the whole request is dismissed, which the model reads."""
+        cannot be shown by a permission dialog: the whole request is dismissed, which the model reads.
+        A client that declared forms gets the whole request as one form instead (``question_form``)."""
+        if self.forms:
+            await self._question_as_form(app, session, request)
+            return
         if any(not item.options for item in request.questions):
             _dismiss(app, request.id)
             return
@@ -157,6 +165,21 @@ class Dialogs:
                 if not item.multiple or len(chosen) == len(item.options):
                     break
             answers.append(chosen)
+        try:
+            app.questions.reply(request.id, answers)
+        except NotFoundError:
+            pass
+
+    async def _question_as_form(self, app: AgentApp, session: AcpSession, request: QuestionRequest) -> None:
+        try:
+            response = await self.client.create_elicitation(question_form.form_for(session.id, request))
+        except (RequestError, ConnectionError) as exc:
+            log.warning("the client could not show question %s as a form: %s", request.id, exc)
+            response = None
+        answers = question_form.answers_from(request, response)
+        if answers is None:
+            _dismiss(app, request.id)
+            return
         try:
             app.questions.reply(request.id, answers)
         except NotFoundError:

@@ -23,6 +23,8 @@ from core import __version__
 log = logging.getLogger(__name__)
 
 PROTOCOL_VERSION = 1  # acp.PROTOCOL_VERSION (checked by the tests)
+# The range the schema allows for the client's protocolVersion (a uint16; checked by the tests).
+VERSION_RANGE = range(0, 65536)
 AGENT_CAPABILITIES: dict[str, Any] = {
     "loadSession": True,
     "mcpCapabilities": {"http": True, "sse": False},
@@ -62,7 +64,7 @@ def answerable(message: Any) -> bool:
     return (
         isinstance(version, int)
         and not isinstance(version, bool)
-        and abs(version) < 2**31
+        and version in VERSION_RANGE
         and (caps is None or (_bool_or_absent(caps, "terminal") and _fs_ok(caps.get("fs"))))
         and (
             info is None

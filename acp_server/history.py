@@ -10,15 +10,23 @@ from acp.schema import TextContentBlock, UserMessageChunk
 
 from acp_server import tool_calls
 from acp_server.feed import chunk, plan, title_update
+from acp_server.workspace import Written
 from core.session.models import AssistantMessage, MessageWithParts, Session, Todo, ToolPart
 
 Send = Callable[[Any], Awaitable[None]]
 
 
 async def replay(
-    session: Session, messages: list[MessageWithParts], todos: list[Todo], root: Path, send: Send
+    session: Session,
+    messages: list[MessageWithParts],
+    todos: list[Todo],
+    root: Path,
+    send: Send,
+    writes: dict[str, list[Written]] | None = None,
 ) -> None:
-    """Send the user's and the agent's messages, tool calls with their final state, plan and title."""
+    """Send the user's and the agent's messages, tool calls with their final state, plan and title;
+    ``writes``: the whole-file change of each edit (``replay_diffs``), shown as it was live."""
+    writes = writes or {}
     for message in messages:
         info = message.info
         for part in message.parts:
@@ -31,7 +39,7 @@ async def replay(
             elif isinstance(part, ToolPart):
                 await send(tool_calls.start(part, root))
                 if part.state.status != "pending":
-                    await send(tool_calls.progress(part, [], root))
+                    await send(tool_calls.progress(part, writes.get(part.callID, []), root))
     if todos:
         await send(plan(todos))
     await send(title_update(session))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import sys
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -79,6 +80,10 @@ class StdioLines:
             except ValueError as exc:
                 await self._reject(None, PARSE_ERROR, "Parse error", f"not JSON: {exc}")
                 continue
+            except RecursionError:  # JSON, perhaps, but nested past what the decoder follows
+                reason = f"the message nests deeper than {sys.getrecursionlimit()} levels"
+                await self._reject(None, PARSE_ERROR, "Parse error", reason)
+                continue
             found = problem(message)
             if found is None:
                 return message  # type: ignore[no-any-return]
@@ -119,8 +124,6 @@ class StdioLines:
 
 async def stdio() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     """Streams over this process's stdin and stdout (pipes, as every ACP client starts agents)."""
-    import sys
-
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=MAX_LINE)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)

@@ -1,12 +1,16 @@
-"""``initialize`` answered before pygls and lsprotocol are imported (issue #14).
+"""``initialize`` answered before pygls and lsprotocol are imported (issue #14), by the same rules
+the full server answers it with (issue 24).
 
 Importing pygls builds lsprotocol's ~550 attrs classes, which takes most of a second on a busy
 machine; an editor waits for the ``initialize`` answer before it does anything else. So ``agentls
-serve`` on stdio reads the first frame itself: when it is a plain ``initialize`` request, the answer
+serve`` on stdio reads the first frame itself: when it is an ``initialize`` request, the answer
 below goes out at once, then the full server is built and handed the same request, and its own
-answer to it is dropped (compared first: a difference is logged as the bug it is). The capabilities
-here are the full server's, checked for every client profile by tests/lsp/test_handshake.py, and
-they depend on the client only through the position encoding.
+answer to it is dropped (compared first: a difference is logged as the bug it is).
+
+One source for both paths: ``read_params`` decides which params are accepted (the full server's
+``AgentProtocol`` calls it too), and ``result`` is the answer both send; the full server checks
+``CAPABILITIES`` against what pygls builds from the registered features (tests/lsp/test_handshake.py
+runs that check for every client profile and odd shape).
 
 Only the standard library is imported here.
 """
@@ -101,42 +105,79 @@ def result(params: dict[str, Any]) -> dict[str, Any]:
     return {"capabilities": capabilities, "serverInfo": {"name": "agentls", "version": __version__}}
 
 
-def answerable(message: Any) -> bool:
-    """Whether ``message`` is an ``initialize`` request the full server surely accepts.
+class Refused(ValueError):
+    """``initialize`` params the server cannot work with; the message names the field."""
 
-    Anything unusual (a missing field, a wrong type, a TCP reconnect) is left to the full server,
-    which answers it (or rejects it) itself, just later.
+
+# The largest process id a pid_t holds; anything else is not a process to watch.
+PID_MAX = 2**31 - 1
+_TRACE = (None, "off", "messages", "verbose")
+_STRINGS = ("rootUri", "rootPath", "locale")
+
+
+def read_params(params: Any) -> tuple[dict[str, Any], list[str]]:
+    """``initialize`` params as both the early answer and the full server read them, and what in
+    them is ignored (to log); ``Refused`` when a field the server uses has the wrong shape.
+
+    This one function decides for both paths, so they cannot disagree about what is accepted.
+    What the capabilities hold is not checked here: the full server ignores what lsprotocol cannot
+    read in them (a newer client's enum value, a wrong type) rather than refusing the editor.
+    """
+    if not isinstance(params, dict):
+        raise Refused("params: must be an object")
+    if not isinstance(params.get("capabilities"), dict):
+        raise Refused("capabilities: must be an object")
+    for name in _STRINGS:
+        if not isinstance(params.get(name), str | None):
+            raise Refused(f"{name}: must be a string or null")
+    folders = params.get("workspaceFolders")
+    if folders is not None and not (
+        isinstance(folders, list) and all(isinstance(f, dict) and _strings(f, "uri", "name") for f in folders)
+    ):
+        raise Refused("workspaceFolders: must be null or a list of {uri: string, name: string}")
+    info = params.get("clientInfo")
+    if info is not None and not (
+        isinstance(info, dict) and _strings(info, "name") and isinstance(info.get("version"), str | None)
+    ):
+        raise Refused("clientInfo: must be null or {name: string, version?: string}")
+    if params.get("trace") not in _TRACE:
+        raise Refused('trace: must be "off", "messages" or "verbose"')
+    notes = []
+    pid = params.get("processId")
+    if pid is not None and not (isinstance(pid, int) and not isinstance(pid, bool) and 0 < pid <= PID_MAX):
+        notes.append(f"processId {json.dumps(pid)[:40]} is ignored: not a process id")
+        pid = None
+    return {**params, "processId": pid}, notes
+
+
+def _strings(value: dict[str, Any], *names: str) -> bool:
+    return all(isinstance(value.get(name), str) for name in names)
+
+
+def valid_id(value: Any) -> bool:
+    """Whether ``value`` may be a request id: a string or an integer (JSON-RPC: numbers without a
+    fractional part), not a bool."""
+    return isinstance(value, str | int) and not isinstance(value, bool)
+
+
+def answerable(message: Any) -> bool:
+    """Whether ``message`` is an ``initialize`` request the full server accepts (see ``read_params``).
+
+    Anything else (another method, a bad id, a TCP reconnect) is left to the full server, which
+    answers it (or rejects it) itself, just later.
     """
     if (
         not isinstance(message, dict)
         or message.get("jsonrpc") != "2.0"
         or message.get("method") != "initialize"
+        or not valid_id(message.get("id"))
     ):
         return False
-    msg_id, params = message.get("id"), message.get("params")
-    if isinstance(msg_id, bool) or not isinstance(msg_id, int | str) or not isinstance(params, dict):
+    try:
+        read_params(message.get("params"))
+    except Refused:
         return False
-    pid = params.get("processId", 0)
-    root = params.get("rootUri")
-    caps = params.get("capabilities")
-    # The parts of the capabilities ``result`` reads must be what the full server can read.
-    objects = [
-        caps,
-        _field(caps, "general"),
-        _field(caps, "textDocument"),
-        _field(caps, "textDocument", "synchronization"),
-    ]
-    return (
-        "processId" in params
-        and (pid is None or (isinstance(pid, int) and not isinstance(pid, bool)))
-        and (root is None or isinstance(root, str))
-        and isinstance(caps, dict)
-        and all(o is None or isinstance(o, dict) for o in objects[1:])
-        and (
-            _field(caps, "general", "positionEncodings") is None
-            or isinstance(_field(caps, "general", "positionEncodings"), list)
-        )
-    )
+    return True
 
 
 def frame(payload: dict[str, Any]) -> bytes:
@@ -202,7 +243,7 @@ def answer_early(fd: int, write: Any) -> Early:
         return Early(pending=data)
     if not answerable(message):
         return Early(pending=data)
-    answer = result(message["params"])
+    answer = result(read_params(message["params"])[0])
     write(frame({"id": message["id"], "jsonrpc": "2.0", "result": answer}))
     return Early(pending=data[end:], body=body, msg_id=message["id"], answer=answer)
 

@@ -60,15 +60,22 @@ class Lifetime:
         self.stopped.set()
 
 
-async def read_frame(reader: asyncio.StreamReader) -> bytes | None:
-    """The body of the next message; None at a clean end of stream; FramingError for anything else."""
+async def read_frame(reader: asyncio.StreamReader, first_line: bytes | None = None) -> bytes | None:
+    """The body of the next message; None at a clean end of stream; FramingError for anything else.
+
+    ``first_line``: the frame's first header line, when the caller already read it. Header names
+    are case-insensitive; a repeated ``Content-Length`` must repeat the same number.
+    """
     length: int | None = None
     started = False
     while True:
-        try:
-            line = await reader.readline()
-        except (ValueError, asyncio.LimitOverrunError) as exc:
-            raise FramingError("a header line longer than the stream limit") from exc
+        if first_line is not None:
+            line, first_line = first_line, None
+        else:
+            try:
+                line = await reader.readline()
+            except (ValueError, asyncio.LimitOverrunError) as exc:
+                raise FramingError("a header line longer than the stream limit") from exc
         if not line:
             if started:
                 raise FramingError("the stream ended inside a message header")
@@ -85,6 +92,8 @@ async def read_frame(reader: asyncio.StreamReader) -> bytes | None:
             text = value.strip()
             if not text.isdigit() or int(text) > MAX_FRAME:
                 raise FramingError(f"bad Content-Length: {text[:40]!r}")
+            if length is not None and length != int(text):
+                raise FramingError(f"two different Content-Length headers: {length} and {int(text)}")
             length = int(text)
     try:
         return await reader.readexactly(length)
@@ -125,14 +134,28 @@ async def pump_messages(reader: asyncio.StreamReader, server: AgentServer, lifet
         if body is None:
             lifetime.stop("the client closed stdin")
             return
-        dispatch(server.protocol, body)
+        try:
+            dispatch(server.protocol, body)
+        except Exception:  # a bug; the reader must live on, or the server goes deaf for good
+            log.exception("a message from the client could not be handled")
+
+
+def _pump_ended(lifetime: Lifetime) -> Callable[[asyncio.Task[None]], None]:
+    """A reader that dies (rather than returning) stops the server instead of leaving it deaf."""
+
+    def done(task: asyncio.Task[None]) -> None:
+        if not task.cancelled() and (exc := task.exception()) is not None:
+            log.error("the reader of the client's messages failed", exc_info=exc)
+            lifetime.stop("the reader of the client's messages failed", code=1)
+
+    return done
 
 
 def pid_alive(pid: int) -> bool:
     """Whether a process with this id exists (a zombie counts as gone only once reaped)."""
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+    except (ProcessLookupError, OverflowError):  # OverflowError: past what a pid_t holds
         return False
     except PermissionError:
         return True  # it exists, it just belongs to someone else
@@ -198,6 +221,7 @@ async def serve_stdio(
         server.protocol.set_writer(StdoutWriter(stdout))
     undo_signals = install_signals(lifetime)
     pump = asyncio.create_task(pump_messages(reader, server, lifetime), name="agentls-stdin")
+    pump.add_done_callback(_pump_ended(lifetime))
     try:
         await lifetime.stopped.wait()
     finally:

@@ -6,16 +6,11 @@ import argparse
 import logging
 import os
 import sys
-import threading
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from core.cli import codecache
 from core.cli.logs import configure_logging
 from core.cli.main import exit_now, startup_imports
-
-if TYPE_CHECKING:
-    from lsp_server.server import AgentServer
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +25,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The serve options, shared with ``python -m lsp_server``."""
     parser.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (port 0: any)")
+    parser.add_argument(
+        "--token-file",
+        metavar="FILE",
+        help="--tcp: the token clients must send; read from FILE (owner-only), or written there if absent",
+    )
+    parser.add_argument(
+        "--token-env", metavar="NAME", help="--tcp: read the token from this environment variable"
+    )
+    parser.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="--tcp: allow an address beyond loopback (0.0.0.0, a LAN IP)",
+    )
     parser.add_argument("--log-file", metavar="FILE", help="log here instead of stderr")
     parser.add_argument("--log-level", default="WARNING", help="DEBUG, INFO, WARNING (default), ERROR")
 
@@ -40,7 +48,20 @@ def run(args: argparse.Namespace) -> int:
     # litellm must not fetch its cost map at import (no network, and it would print to stdout).
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     early = None
-    if not args.tcp:
+    if args.tcp:
+        from core.errors import ConfigError
+        from lsp_server.tcp import check_host, load_token
+
+        host, _, port = args.tcp.rpartition(":")
+        try:
+            if not port.isdigit() or int(port) > 65535:
+                raise ConfigError(f"--tcp {args.tcp}: expected HOST:PORT with a port from 0 to 65535")
+            bind = check_host(host, args.allow_remote)
+            token = load_token(args.token_file, args.token_env)
+        except (ConfigError, OSError) as exc:
+            print(f"agentls serve: {exc}", file=sys.stderr)
+            return 2
+    else:
         from lsp_server.handshake import answer_early
 
         early = answer_early(sys.stdin.fileno(), _write_stdout)  # before pygls: see handshake
@@ -53,9 +74,10 @@ def run(args: argparse.Namespace) -> int:
     if args.tcp:
         import asyncio
 
-        host, _, port = args.tcp.rpartition(":")
+        from lsp_server.tcp import serve_tcp
+
         server.watch_parent = False
-        code = asyncio.run(serve_tcp(server, host or "127.0.0.1", int(port)))
+        code = asyncio.run(serve_tcp(server, bind, int(port), token))
     else:
         code = run_stdio(server, early)
     exit_now(code)
@@ -65,44 +87,6 @@ def run(args: argparse.Namespace) -> int:
 def _write_stdout(data: bytes) -> None:
     sys.stdout.buffer.write(data)
     sys.stdout.buffer.flush()
-
-
-async def serve_tcp(server: AgentServer, host: str, port: int) -> int:
-    """Serve one client at a time; the agent outlives a client so a reconnect finds its dialogs."""
-    import asyncio
-
-    from pygls.io_ import run_async
-
-    from lsp_server.lifecycle import close_server, install_signals
-
-    lock = asyncio.Lock()
-
-    async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        async with lock:
-            log.info("client connected")
-            server.protocol._shutdown = False  # a new client starts a new LSP session
-            server.protocol.set_writer(writer)
-            try:
-                await run_async(threading.Event(), reader, server.protocol, log, server.report_server_error)
-            finally:
-                server.connection.connected = False
-                writer.close()
-                log.info("client disconnected")
-
-    listener = await asyncio.start_server(connection, host, port)
-    address = listener.sockets[0].getsockname()
-    # The one line a launcher needs (the port, when 0 was asked for); stderr, never stdout.
-    print(f"agentls listening on {address[0]}:{address[1]}", file=sys.stderr, flush=True)
-    undo_signals = install_signals(server.lifetime)
-    try:
-        async with listener:
-            serving = asyncio.create_task(listener.serve_forever())
-            await server.lifetime.stopped.wait()
-            serving.cancel()
-    finally:
-        undo_signals()
-        await close_server(server)
-    return server.lifetime.code
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -29,7 +29,7 @@ from core.errors import AgentError
 from lsp_server.clients import Connection, agent_capability, parse_options, section
 from lsp_server.diagnostics import DiagnosticsStore
 from lsp_server.errors import to_jsonrpc
-from lsp_server.lifecycle import Lifetime, as_int, watch_process
+from lsp_server.lifecycle import Lifetime, as_int, pid_alive, watch_process
 from lsp_server.protocol import dump, parse
 from lsp_server.rpc import AgentProtocol
 from lsp_server.workspace import AGENT_DIAGNOSTICS, LspWorkspace, path_of, register_document_hooks
@@ -288,9 +288,13 @@ def build_server() -> AgentServer:
             if "config" in options:
                 server.config_data = options["config"]
             connection.initial = parse_options(options, "initializationOptions")
+        # handshake.read_params made anything but a plausible pid None (and logged it).
         pid = as_int(params.process_id)
-        if pid is not None and pid > 0 and server.watch_parent:
-            server.spawn(watch_process(pid, server.lifetime))
+        if pid is not None and server.watch_parent:
+            if pid_alive(pid):
+                server.spawn(watch_process(pid, server.lifetime))
+            else:  # e.g. the editor's pid in another PID namespace (a container, flatpak)
+                log.info("initialize: processId %d is ignored: no such process is visible here", pid)
 
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(params: lsp.DidChangeConfigurationParams) -> None:

@@ -7,7 +7,12 @@ import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { Readable, Writable } from "node:stream";
-import { client, methods, ndJsonStream } from "@agentclientprotocol/sdk";
+// FORM_ANSWERS: the client declares elicitation forms (an unstable part of the SDK) and answers
+// each elicitation/create with the next of these responses.
+const formAnswers = process.env.FORM_ANSWERS ? JSON.parse(process.env.FORM_ANSWERS) : null;
+const { client, methods, ndJsonStream } = await import(
+  formAnswers ? "@agentclientprotocol/sdk/unstable" : "@agentclientprotocol/sdk"
+);
 
 const scenario = process.argv[2];
 const project = process.env.PROJECT;
@@ -74,6 +79,13 @@ const app = client({ name: "agentls-test-client" })
     return {};
   });
 
+if (formAnswers) {
+  app.onRequest(methods.client.elicitation.create, async ({ params }) => {
+    record({ kind: "form", params });
+    return formAnswers.shift();
+  });
+}
+
 // TERMINALS=1: the client runs commands for the agent (terminal/*), as an editor's terminal would.
 const terminals = new Map();
 if (process.env.TERMINALS) {
@@ -111,7 +123,11 @@ if (process.env.TERMINALS) {
 async function init(agent) {
   return agent.request(methods.agent.initialize, {
     protocolVersion: 1,
-    clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: Boolean(process.env.TERMINALS) },
+    clientCapabilities: {
+      fs: { readTextFile: true, writeTextFile: true },
+      terminal: Boolean(process.env.TERMINALS),
+      ...(formAnswers ? { elicitation: { form: {} } } : {}),
+    },
     clientInfo: { name: "agentls-test-client", version: "1.0.0" },
   });
 }

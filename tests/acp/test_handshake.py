@@ -11,7 +11,7 @@ from typing import Any
 import acp
 import pytest
 from acp.agent.router import build_agent_router
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from acp_server import handshake
 from acp_server.agent import AcpAgent
@@ -52,6 +52,29 @@ async def test_the_early_answer_is_the_agents(params: dict[str, Any]) -> None:
     assert handshake.result(params) == expected, (
         f"acp_server/handshake.py no longer matches AcpAgent.initialize: {json.dumps(expected)}"
     )
+
+
+def test_the_version_range_is_the_schemas() -> None:
+    field = acp.schema.InitializeRequest.model_fields["protocol_version"]
+    bounds = {type(m).__name__: m for m in field.metadata}
+    assert range(bounds["Ge"].ge, bounds["Le"].le + 1) == handshake.VERSION_RANGE
+
+
+VERSIONS = [-(2**31), -1, 0, 1, 2, 65535, 65536, 2**31 - 1, 2**31, 2**63, "1", True, None, 1.5]
+
+
+@pytest.mark.parametrize("version", VERSIONS, ids=[repr(v) for v in VERSIONS])
+async def test_the_early_path_never_accepts_a_version_the_agent_refuses(version: Any) -> None:
+    # Declining is always safe (the agent answers it itself, later); a success it refuses is not.
+    params = {"protocolVersion": version}
+    early = handshake.answerable({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params})
+    try:
+        expected, _ = await agent_answer(params)
+    except ValidationError as exc:  # the connection answers it -32602
+        assert not early, f"answered early, but the agent refuses it: {exc}"
+        return
+    if early:
+        assert handshake.result(params) == expected
 
 
 @pytest.mark.parametrize(

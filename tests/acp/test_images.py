@@ -1,4 +1,5 @@
-"""Images and PDFs in a prompt reach the model; content the agent cannot take is refused clearly."""
+"""Images and PDFs in a prompt reach the model; one it cannot take is named to the model instead, and
+audio (not announced) is refused clearly."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ async def test_an_image_and_a_pdf_blob_reach_the_model(acp: Acp) -> None:
     config = json.loads((acp.project / "agentls.json").read_text())
     config["provider"]["fake"]["models"]["m"]["modalities"] = {"input": ["text", "image", "pdf"]}
     (acp.project / "agentls.json").write_text(json.dumps(config))
-    acp.model.script(Turn.text("A pixel and a PDF."), Turn.text("Still here."))
+    acp.model.script(Turn.text("A pixel and a PDF."), Turn.text("No image."), Turn.text("Still here."))
     prompts = [
         [
             {"type": "text", "text": "What are these?"},
@@ -35,8 +36,9 @@ async def test_an_image_and_a_pdf_blob_reach_the_model(acp: Acp) -> None:
                 "resource": {"uri": "file:///tmp/spec.pdf", "mimeType": "application/pdf", "blob": PDF},
             },
         ],
-        # Refused with the reason; the session goes on.
+        # Not attached: the model is told why, and the prompt goes on without it.
         [{"type": "text", "text": "and this?"}, {"type": "image", "mimeType": "image/png", "data": "%%%"}],
+        # Refused with the reason (audio is not announced); the session goes on.
         [{"type": "audio", "mimeType": "audio/wav", "data": PNG}],
         [{"type": "text", "text": "hello again"}],
     ]
@@ -51,7 +53,9 @@ async def test_an_image_and_a_pdf_blob_reach_the_model(acp: Acp) -> None:
     assert files == [
         {"type": "file", "file": {"filename": "spec.pdf", "file_data": f"data:application/pdf;base64,{PDF}"}}
     ]
-    assert bad_image["error"]["code"] == -32602 and "base64" in bad_image["error"]["message"]
+    assert bad_image == {"stopReason": "end_turn"}
+    told = json.dumps(_content(acp.model.requests[1].body))
+    assert "could not be attached" in told and "base64" in told and "image_url" not in told
     assert audio["error"]["code"] == -32602 and "audio" in audio["error"]["message"]
     assert last == {"stopReason": "end_turn"}
-    assert len(acp.model.requests) == 2 and run.agent_exit == 0
+    assert len(acp.model.requests) == 3 and run.agent_exit == 0

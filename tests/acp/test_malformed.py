@@ -12,6 +12,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.acp.conftest import AGENT
 
 GARBAGE = [
@@ -80,3 +82,42 @@ async def test_malformed_messages_get_errors_and_the_agent_keeps_serving(tmp_pat
     assert answer["result"]["protocolVersion"] == 1
     proc.stdin.close()
     assert await asyncio.wait_for(proc.wait(), 30) == 0
+
+
+async def start_agent(tmp_path: Path) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
+        *AGENT,
+        "--data-dir",
+        str(tmp_path / "data"),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        cwd=tmp_path,
+        env={**os.environ, "AGENTLS_CONFIG_DIR": str(tmp_path / "config")},
+        limit=1024 * 1024,
+    )
+
+
+@pytest.mark.parametrize("depth", [1_000, 5_000, 100_000])
+@pytest.mark.parametrize("first", [True, False], ids=["first-line", "after-initialize"])
+async def test_a_deeply_nested_line_is_answered_and_the_agent_goes_on(
+    tmp_path: Path, depth: int, first: bool
+) -> None:
+    proc = await start_agent(tmp_path)
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    init = b'{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}\n'
+    deep = b'{"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": {"x": '
+    deep += b"[" * depth + b"]" * depth + b"}}\n"
+    proc.stdin.write(deep + init if first else init + deep)
+    await proc.stdin.drain()
+    answers = {a["id"]: a for a in await read_answers(proc.stdout, 2)}
+    assert answers[None]["error"]["code"] == -32700, answers
+    assert "nest" in answers[None]["error"]["data"]["details"], answers
+    assert answers[1]["result"]["protocolVersion"] == 1
+    proc.stdin.write(b'{"jsonrpc": "2.0", "id": 3, "method": "session/list", "params": {}}\n')
+    await proc.stdin.drain()
+    (listed,) = await read_answers(proc.stdout, 1)
+    assert listed["id"] == 3 and "result" in listed, listed
+    proc.stdin.close()
+    assert await asyncio.wait_for(proc.wait(), 30) == 0
+    assert b"Traceback" not in await proc.stderr.read()

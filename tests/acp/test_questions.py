@@ -54,3 +54,41 @@ async def test_a_dismissed_question_ends_the_turn_and_nothing_is_answered(acp: A
     updates = [u for u in run.updates("tool_call_update") if u.get("status")]
     assert updates[-1]["status"] == "failed"
     assert updates[-1]["rawOutput"] == {"error": "The user dismissed the question without answering."}
+
+
+async def test_a_client_with_forms_gets_every_choice_as_its_own_value(acp: Acp) -> None:
+    questions = {
+        "questions": [
+            *QUESTIONS["questions"],
+            {"question": "Anything else?", "header": "Notes", "options": []},
+        ]
+    }
+    acp.model.script(Turn.tool_call("question", questions), Turn.text("pytest with mypy."))
+    answer = {"action": "accept", "content": {"q1": "unittest", "q2": ["mypy", "bandit"], "q3": "no"}}
+    run = await acp.run("turn", PROMPT="set up CI", FORM_ANSWERS=json.dumps([answer]))
+    assert run.failure is None, run.failure
+    assert run.results["prompt"] == {"stopReason": "end_turn"}
+    assert [e for e in run.log if e["kind"] == "permission"] == []  # no kind-labelled dialogs
+    (form,) = [e["params"] for e in run.log if e["kind"] == "form"]
+    fields = form["requestedSchema"]["properties"]
+    assert fields["q1"]["oneOf"] == [
+        {"const": "pytest", "title": "pytest", "description": "the usual"},
+        {"const": "unittest", "title": "unittest"},
+    ]
+    assert [o["const"] for o in fields["q2"]["items"]["anyOf"]] == ["ruff", "mypy", "bandit"]
+    assert fields["q3"]["type"] == "string" and "oneOf" not in fields["q3"]  # free text
+    assert form["requestedSchema"]["required"] == ["q1", "q2", "q3"]
+    sent = str(acp.model.requests[1].messages)
+    assert '"Which test runner?" = "unittest"' in sent
+    assert '"Which checks?" = "mypy, bandit"' in sent
+    assert '"Anything else?" = "no"' in sent
+
+
+async def test_a_declined_form_dismisses_the_question(acp: Acp) -> None:
+    acp.model.script(Turn.tool_call("question", QUESTIONS), Turn.text("never asked"))
+    run = await acp.run("turn", PROMPT="set up CI", FORM_ANSWERS=json.dumps([{"action": "decline"}]))
+    assert run.failure is None, run.failure
+    assert run.results["prompt"] == {"stopReason": "end_turn"}
+    assert len(acp.model.requests) == 1
+    updates = [u for u in run.updates("tool_call_update") if u.get("status")]
+    assert updates[-1]["status"] == "failed"

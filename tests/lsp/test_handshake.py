@@ -56,16 +56,18 @@ class Collect:
         pass
 
 
-def full_answer(params: dict[str, Any]) -> Any:
-    """What the full server (pygls, every feature registered) answers to ``initialize``."""
+def full_frame(message: dict[str, Any]) -> dict[str, Any]:
+    """What the full server (pygls, every feature registered) answers to one message."""
     server = build_server()
     out = Collect()
     server.protocol.set_writer(out)
-    dispatch(
-        server.protocol,
-        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}).encode(),
-    )
+    dispatch(server.protocol, json.dumps(message).encode())
     [answer] = out.frames
+    return answer
+
+
+def full_answer(params: dict[str, Any]) -> Any:
+    answer = full_frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params})
     assert "result" in answer, answer
     return answer["result"]
 
@@ -91,30 +93,74 @@ def test_the_early_answer_is_the_full_servers(caps: dict[str, Any]) -> None:
     )
 
 
-@pytest.mark.parametrize(
-    "message",
-    [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"rootUri": None, "capabilities": {}}},
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": "1", "capabilities": {}}},
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {"processId": None, "capabilities": []},
-        },
-        {
-            "jsonrpc": "2.0",
-            "id": True,
-            "method": "initialize",
-            "params": {"processId": None, "capabilities": {}},
-        },
-        {"jsonrpc": "2.0", "method": "initialize", "params": {"processId": None, "capabilities": {}}},
-        {"jsonrpc": "2.0", "id": 1, "method": "shutdown"},
-    ],
-    ids=["no processId", "string processId", "capabilities a list", "bool id", "no id", "not initialize"],
-)
-def test_anything_unusual_is_left_to_the_full_server(message: dict[str, Any]) -> None:
-    assert not handshake.answerable(message)
+BASE: dict[str, Any] = {"processId": None, "rootUri": None, "capabilities": {}}
+# Initialize messages of every shape the early path and the full server could judge differently.
+SHAPES: dict[str, dict[str, Any]] = {
+    "plain": {},
+    "no processId": {"processId": ...},
+    "string processId": {"processId": "1"},
+    "huge processId": {"processId": 2**70},
+    "object processId": {"processId": {"pid": 1}},
+    "no rootUri": {"rootUri": ...},
+    "rootUri a number": {"rootUri": 5},
+    "rootPath a number": {"rootPath": 5},
+    "locale a number": {"locale": 5},
+    "trace unknown": {"trace": "loud"},
+    "trace verbose": {"trace": "verbose"},
+    "clientInfo a number": {"clientInfo": 5},
+    "clientInfo without a name": {"clientInfo": {}},
+    "clientInfo name a number": {"clientInfo": {"name": 3}},
+    "workspaceFolders a string": {"workspaceFolders": "x"},
+    "workspaceFolders bad item": {"workspaceFolders": [{"uri": 1}]},
+    "workspaceFolders fine": {"workspaceFolders": [{"uri": "file:///tmp/x", "name": "x"}]},
+    "initializationOptions a string": {"initializationOptions": "x"},
+    "capabilities a list": {"capabilities": []},
+    "capabilities missing": {"capabilities": ...},
+    "capabilities.window a list": {"capabilities": {"window": []}},
+    "capabilities.workspace a number": {"capabilities": {"workspace": 5}},
+    "hover contentFormat a number": {"capabilities": {"textDocument": {"hover": {"contentFormat": 5}}}},
+    "an enum value from a newer client": {
+        "capabilities": {"workspace": {"symbol": {"symbolKind": {"valueSet": [1, 999]}}}}
+    },
+    "general a number": {"capabilities": {"general": 5}},
+    "positionEncodings a string": {"capabilities": {"general": {"positionEncodings": "utf-8"}}},
+    "positionEncodings numbers first": {"capabilities": {"general": {"positionEncodings": [1, "utf-8"]}}},
+    "willSave a string": {"capabilities": {"textDocument": {"synchronization": {"willSave": "yes"}}}},
+    "synchronization a number": {"capabilities": {"textDocument": {"synchronization": 5}}},
+    "params a list": {"params": []},
+    "params missing": {"params": ...},
+    "bool id": {"id": True},
+    "object id": {"id": {"a": 1}},
+    "jsonrpc 1.0": {"jsonrpc": "1.0"},
+}
+
+
+def shape(name: str) -> dict[str, Any]:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": dict(BASE)}
+    for key, value in SHAPES[name].items():
+        target = message if key in ("id", "jsonrpc", "params") else message["params"]
+        if value is ...:
+            del target[key]
+        else:
+            target[key] = value
+    return message
+
+
+@pytest.mark.parametrize("name", list(SHAPES))
+def test_the_early_path_and_the_full_server_agree(name: str, caplog: pytest.LogCaptureFixture) -> None:
+    message = shape(name)
+    early = handshake.answerable(message)
+    with caplog.at_level(logging.INFO):
+        answer = full_frame(message)
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
+    if "error" in answer:
+        assert not early, f"answered early, but the full server refuses it: {answer}"
+        assert answer["error"]["code"] in (-32600, -32602), answer
+        if not handshake.valid_id(message["id"]):
+            assert answer["id"] is None
+        return
+    assert early, f"the full server accepts it, the early path should answer it: {answer}"
+    assert handshake.result(handshake.read_params(message["params"])[0]) == answer["result"]
 
 
 def test_a_different_full_answer_is_logged_and_dropped(caplog: pytest.LogCaptureFixture) -> None:

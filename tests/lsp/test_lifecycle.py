@@ -134,8 +134,9 @@ def test_a_signal_during_a_tool_kills_its_processes(
         b"Content-Length: -5\r\n\r\n{}",
         b'{"jsonrpc": "2.0", "id": 1, "method": "shutdown"}\r\n',
         b'Content-Length: 20\r\n\r\n{"jsonrpc": "2.0", "id": 99, "method": "shutdown"}',
+        b'Content-Length: 49\r\nContent-Length: 50\r\n\r\n{"jsonrpc": "2.0", "id": 99, "method": "shutdown"}',
     ],
-    ids=["not-a-number", "negative", "no-header", "too-short"],
+    ids=["not-a-number", "negative", "no-header", "too-short", "two-lengths"],
 )
 def test_broken_framing_exits_with_the_reason(start: Start, data: bytes) -> None:
     server = start()

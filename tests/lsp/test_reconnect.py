@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import secrets
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -17,13 +18,16 @@ from tests.lsp.editor import PLUGIN, REPO, SERVER, Editor, initialize, make_clie
 
 
 @pytest.fixture
-async def tcp_server(tmp_path: Path) -> AsyncIterator[int]:
-    """``agentls serve --tcp 127.0.0.1:0``; yields the port it printed on stderr."""
+async def tcp_server(tmp_path: Path) -> AsyncIterator[tuple[int, str]]:
+    """``agentls serve --tcp 127.0.0.1:0``; yields the port it printed on stderr and its token."""
+    token = secrets.token_urlsafe(24)
     process = await asyncio.create_subprocess_exec(
         *SERVER,
         "--tcp",
         "127.0.0.1:0",
-        env=server_env(tmp_path / "data"),
+        "--token-env",
+        "AGENTLS_TEST_TOKEN",
+        env={**server_env(tmp_path / "data"), "AGENTLS_TEST_TOKEN": token},
         cwd=str(REPO),
         stderr=asyncio.subprocess.PIPE,
     )
@@ -31,16 +35,17 @@ async def tcp_server(tmp_path: Path) -> AsyncIterator[int]:
     async with asyncio.timeout(20):
         while not (found := re.search(rb"listening on [\d.]+:(\d+)", await process.stderr.readline())):
             pass
-    yield int(found.group(1))
+    yield int(found.group(1)), token
     if process.returncode is None:
         process.terminate()
     await process.wait()
 
 
-async def connect(port: int, root: Path, options: dict[str, Any]) -> tuple[Any, Editor]:
+async def connect(server: tuple[int, str], root: Path, options: dict[str, Any]) -> tuple[Any, Editor]:
     client, editor = make_client(EVENTS)
+    port, token = server
     await client.start_tcp("127.0.0.1", port)
-    await initialize(client, root, PLUGIN, options)
+    await initialize(client, root, PLUGIN, {**options, "token": token})
     return client, editor
 
 
@@ -49,7 +54,7 @@ def events(editor: Editor, type_: str) -> list[dict[str, Any]]:
 
 
 async def test_permission_answered_after_the_client_restarts(
-    tcp_server: int, project: Path, model: FakeModelServer, title_model: FakeModelServer
+    tcp_server: tuple[int, str], project: Path, model: FakeModelServer, title_model: FakeModelServer
 ) -> None:
     options = {"config": agent_config(model, title_model, permission={"edit": "ask"})}
     path = project / "hello.py"
