@@ -52,7 +52,7 @@ from acp_server.terminal import TerminalBash
 from acp_server.workspace import current_session
 from core import __version__
 from core.errors import AgentError
-from core.session.models import AssistantMessage, MessageWithParts
+from core.message.models import AssistantMessage, MessageWithParts
 
 if TYPE_CHECKING:
     from acp_server.connection import Front

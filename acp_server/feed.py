@@ -44,7 +44,7 @@ from core.events import (
     SessionUpdated,
     TodoUpdated,
 )
-from core.session.models import AssistantMessage, Session, Todo, ToolPart
+from core.message.models import AssistantMessage, Session, Todo, ToolPart
 
 if TYPE_CHECKING:
     from acp_server.state import AcpSession

@@ -10,7 +10,7 @@ from acp.schema import TextContentBlock, UserMessageChunk
 
 from acp_server import tool_calls
 from acp_server.feed import chunk, plan, title_update
-from core.session.models import AssistantMessage, MessageWithParts, Session, Todo, ToolPart
+from core.message.models import AssistantMessage, MessageWithParts, Session, Todo, ToolPart
 
 Send = Callable[[Any], Awaitable[None]]
 

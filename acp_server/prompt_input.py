@@ -25,7 +25,7 @@ from acp.schema import (
 )
 
 from acp_server.errors import invalid_params
-from core.session.prompt_input import AgentInput, FileInput, Position, Range, TextInput
+from core.message.prompt_input import AgentInput, FileInput, Position, Range, TextInput
 
 Inputs = list[TextInput | FileInput | AgentInput]
 _LINES = re.compile(r"^L(\d+)(?:[:-]L?(\d+))?$")

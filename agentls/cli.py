@@ -30,7 +30,7 @@ _no_plugins = types.ModuleType("pydantic.plugin._loader", "agentls: pydantic plu
 _no_plugins.get_plugins = lambda: ()  # type: ignore[attr-defined]  # the one name pydantic imports
 sys.modules.setdefault("pydantic.plugin._loader", _no_plugins)
 
-from core.cli.main import CORE_COMMANDS, exit_now, run  # noqa: E402
+from agentls.boot import CORE_COMMANDS, exit_now, run  # noqa: E402
 from lsp_server.cli import HOST_COMMANDS as LSP_COMMANDS  # noqa: E402
 
 COMMANDS: dict[str, str] = {**CORE_COMMANDS, **LSP_COMMANDS, "acp": "acp_server.acp_cmd"}

@@ -33,14 +33,14 @@ from core.events import ConfigUpdated, FileDiff
 from core.llm.model import ModelInfo, resolve_model, resolve_small_model
 from core.llm.stream import stream as llm_stream
 from core.llm.transport import aclose_http_client
+from core.message.models import MessageWithParts, ModelRef, Session, SubtaskPart, Todo, UserMessage
+from core.message.prompt_input import AgentInput, FileInput, TextInput
 from core.permission import rules
 from core.permission.service import Permissions
 from core.question.service import Questions
 from core.session.context_hooks import ContextManager
 from core.session.loop import SessionLoop
-from core.session.models import MessageWithParts, ModelRef, Session, SubtaskPart, Todo, UserMessage
 from core.session.prompt import parse_model_ref
-from core.session.prompt_input import AgentInput, FileInput, TextInput
 from core.session.retry import RetryPolicy
 from core.session.services import StepServices
 from core.session.sessions import Sessions

@@ -13,9 +13,9 @@ from typing import Any, ClassVar, Literal, dataclass_transform
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from core.session.models import Message as _Message
-from core.session.models import MessageError, Session, Todo
-from core.session.models import Part as _Part
+from core.message.models import Message as _Message
+from core.message.models import MessageError, Session, Todo
+from core.message.models import Part as _Part
 
 
 @dataclass_transform(kw_only_default=True)

@@ -17,8 +17,8 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from core.errors import AgentError, NotFoundError
 from core.events import PartUpdated, PermissionAsked, PermissionRequest, QuestionAsked, QuestionRequest
-from core.session.models import MessageWithParts, TextPart, ToolPart
-from core.session.prompt_input import AgentInput, FileInput, TextInput
+from core.message.models import MessageWithParts, TextPart, ToolPart
+from core.message.prompt_input import AgentInput, FileInput, TextInput
 from lsp_server.errors import jsonrpc_errors
 from lsp_server.protocol import dump
 from lsp_server.sessions import run_prompt

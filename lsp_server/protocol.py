@@ -22,8 +22,8 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 from pygls.exceptions import JsonRpcInvalidParams
 
+from core.message.prompt_input import Range
 from core.session.prompt import IMAGE_MIMES, MAX_MEDIA_BYTES
-from core.session.prompt_input import Range
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -10,9 +10,9 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from core.cli import codecache
-from core.cli.logs import configure_logging
-from core.cli.main import exit_now, startup_imports
+from agentls import codecache
+from agentls.boot import exit_now, startup_imports
+from agentls.logs import configure_logging
 
 if TYPE_CHECKING:
     from lsp_server.server import AgentServer

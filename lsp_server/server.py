@@ -23,8 +23,8 @@ from pydantic import BaseModel
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
+from agentls.boot import startup_imports
 from core import __version__
-from core.cli.main import startup_imports
 from core.errors import AgentError
 from lsp_server.clients import Connection, agent_capability, parse_options, section
 from lsp_server.diagnostics import DiagnosticsStore

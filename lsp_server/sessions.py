@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING, Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
-from core.session.prompt_input import AgentInput, FileInput, TextInput
+from core.message.prompt_input import AgentInput, FileInput, TextInput
 from lsp_server import protocol as p
 from lsp_server.workspace import path_of
 
 if TYPE_CHECKING:
     from core.app import AgentApp
-    from core.session.models import MessageWithParts
+    from core.message.models import MessageWithParts
     from lsp_server.server import AgentServer
 
 log = logging.getLogger(__name__)

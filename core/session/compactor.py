@@ -14,8 +14,7 @@ from core.errors import AgentError, BusyError, CompactionFailedError, ContextOve
 from core.events import Event
 from core.llm.model import ModelInfo
 from core.llm.request import LLMRequest
-from core.session.convert import to_model_messages
-from core.session.models import (
+from core.message.models import (
     AnyPart,
     AssistantMessage,
     AssistantTime,
@@ -23,6 +22,7 @@ from core.session.models import (
     UserMessage,
     now_ms,
 )
+from core.session.convert import to_model_messages
 from core.session.processor import Processor
 from core.session.step import StepInput
 from core.session.system import family_prompt

@@ -13,7 +13,7 @@ from core.context.tokens import TokenCounter
 from core.errors import ContextOverflowError, NotFoundError
 from core.llm.model import ModelInfo
 from core.llm.request import LLMRequest
-from core.session.models import AssistantMessage, MessageWithParts, UserMessage
+from core.message.models import AssistantMessage, MessageWithParts, UserMessage
 
 if TYPE_CHECKING:
     from core.app import AgentApp

@@ -21,8 +21,7 @@ from core.errors import AgentError, ContextOverflowError, InvalidInputError, Not
 from core.events import SessionIdle, SessionStatus, SessionStatusInfo
 from core.llm.events import StreamEvent
 from core.llm.request import LLMRequest
-from core.session.loop_compaction import LoopCompaction
-from core.session.models import (
+from core.message.models import (
     AssistantMessage,
     AssistantTime,
     CompactionPart,
@@ -32,9 +31,10 @@ from core.session.models import (
     UserMessage,
     now_ms,
 )
+from core.message.prompt_input import AgentInput, FileInput, TextInput
+from core.session.loop_compaction import LoopCompaction
 from core.session.processor import Processor
 from core.session.prompt import PromptTarget, build_user_message, parse_model_ref
-from core.session.prompt_input import AgentInput, FileInput, TextInput
 from core.session.requests import RequestBuilder, StepPlan
 from core.session.runtime import Runtime, StreamFn
 from core.session.step import StepInput

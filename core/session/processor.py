@@ -18,7 +18,7 @@ from core.errors import AbortedError, ContextOverflowError, ProviderError
 from core.events import SessionError, SessionStatus, SessionStatusInfo
 from core.llm import events as ev
 from core.llm.request import LLMRequest
-from core.session.models import (
+from core.message.models import (
     AssistantMessage,
     ErrorKind,
     MessageError,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from core import ids
 from core.errors import InvalidInputError
-from core.session.models import (
+from core.message.models import (
     AgentPart,
     AnyPart,
     FilePart,
@@ -21,7 +21,7 @@ from core.session.models import (
     UserTime,
     now_ms,
 )
-from core.session.prompt_input import AgentInput, FileInput, TextInput
+from core.message.prompt_input import AgentInput, FileInput, TextInput
 from core.tools.read import number_line, split_lines
 from core.workspace import Workspace
 

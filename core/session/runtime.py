@@ -13,7 +13,7 @@ from core.errors import ContextOverflowError
 from core.llm import events as ev
 from core.llm.model import ModelInfo
 from core.llm.request import LLMRequest
-from core.session.models import AssistantMessage, MessageWithParts, ModelRef, SubtaskPart, UserMessage
+from core.message.models import AssistantMessage, MessageWithParts, ModelRef, SubtaskPart, UserMessage
 from core.session.retry import RetryPolicy
 from core.session.services import StepServices
 from core.session.sessions import Sessions

@@ -10,7 +10,7 @@ from typing import Any
 from core.bus import Bus
 from core.config.schema import Config
 from core.events import FileDiff
-from core.session.models import MessageWithParts, Session
+from core.message.models import MessageWithParts, Session
 from core.session.sessions import Sessions
 from core.snapshot.backend import Snapshots
 from core.snapshot.factory import open_snapshots

@@ -9,8 +9,8 @@ from typing import Any
 
 from core.errors import ContextOverflowError
 from core.llm.request import LLMRequest
+from core.message.models import AssistantMessage
 from core.permission.request import PermissionAsk
-from core.session.models import AssistantMessage
 from core.tools.base import Tool
 from core.tools.context import AskFn as ToolAskFn
 from core.tools.context import ToolContext

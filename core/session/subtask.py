@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from core import ids
 from core.agent.agents import derive_child_rules
 from core.errors import AbortedError, AgentError, NotFoundError, ToolError
-from core.session.models import (
+from core.message.models import (
     AssistantMessage,
     AssistantTime,
     MessageError,
@@ -26,7 +26,7 @@ from core.session.models import (
     UserMessage,
     now_ms,
 )
-from core.session.prompt_input import TextInput
+from core.message.prompt_input import TextInput
 from core.tools.context import ToolContext
 from core.tools.task import SubtaskResult
 

@@ -17,8 +17,7 @@ from core import ids
 from core.errors import PermissionDeniedError, PermissionRejectedError, QuestionRejectedError, ToolError
 from core.events import FileEdited
 from core.llm import events as ev
-from core.permission.request import PermissionAsk
-from core.session.models import (
+from core.message.models import (
     ToolPart,
     ToolStateCompleted,
     ToolStateError,
@@ -29,6 +28,7 @@ from core.session.models import (
     ToolTimeStart,
     now_ms,
 )
+from core.permission.request import PermissionAsk
 from core.session.services import StepServices
 from core.session.step import StepInput
 from core.tools.base import Tool, ToolResult

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from core.errors import NotFoundError
-from core.session.models import (
+from core.message.models import (
     MessageWithParts,
     PatchPart,
     Session,

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.errors import BusyError, NotFoundError
-from core.session.models import MessageWithParts, SessionRevert
+from core.message.models import MessageWithParts, SessionRevert
 from core.snapshot.backend import Snapshots
 from core.snapshot.history import (
     FileChange,

@@ -8,7 +8,7 @@ from typing import Literal, Protocol
 from pydantic import BaseModel, Field
 
 from core.errors import ToolError
-from core.session.models import Todo
+from core.message.models import Todo
 from core.tools.base import Tool, ToolParams, ToolResult, load_description
 from core.tools.context import ToolContext
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from core.demo.config import fake_model_config
-from core.demo.fake_model import FakeModelServer
-from core.demo.fake_script import Turn
+from demo.config import fake_model_config
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
 from tests.nvim.harness import Nvim
 
 

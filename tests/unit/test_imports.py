@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
+from agentls.boot import chosen_command
 from agentls.cli import COMMANDS
-from core.cli.main import chosen_command
-from core.demo.config import fake_model_config
-from core.demo.fake_model import FakeModelServer
-from core.demo.fake_script import Turn
+from demo.config import fake_model_config
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
 
 ROOT = Path(__file__).resolve().parents[2]
 ANSWER = "hello from the fake model"
@@ -150,7 +150,7 @@ def help_with_blocked(tmp_path: Path, blocked: str) -> subprocess.CompletedProce
     """``agentls --help`` (every command module imported) in a process where ``blocked`` is absent."""
     script = (
         f"import sys; sys.modules[{blocked!r}] = None\n"  # None: an import of it fails, as if uninstalled
-        "from agentls.cli import COMMANDS\nfrom core.cli.main import run\n"
+        "from agentls.cli import COMMANDS\nfrom agentls.boot import run\n"
         "sys.exit(run(['--help'], commands=COMMANDS))"
     )
     return python_c(tmp_path, script)

@@ -17,15 +17,15 @@ from typing import Any
 
 import pytest
 
+from cli.config_cmd import render_sources
 from core.app import AgentApp
-from core.cli.config_cmd import render_sources
 from core.config.loader import Layer
-from core.demo.config import fake_model_config
-from core.demo.fake_model import FakeModelServer, RecordedRequest
-from core.demo.fake_script import Turn
 from core.errors import ConfigError
 from core.events import ConfigUpdated, PermissionAsked
-from core.session.prompt_input import TextInput
+from core.message.prompt_input import TextInput
+from demo.config import fake_model_config
+from demo.fake_model import FakeModelServer, RecordedRequest
+from demo.fake_script import Turn
 
 GUARD = 30.0
 SETTINGS = "workspace/configuration"

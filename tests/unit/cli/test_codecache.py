@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from core.cli.codecache import FUTURE_FLAGS, CodeCache
-from core.demo.fake_model import FakeModelServer
+from agentls.codecache import FUTURE_FLAGS, CodeCache
+from demo.fake_model import FakeModelServer
 from tests.unit.console_run import run_agent
 from tests.unit.test_cachefile import fill_the_disk
 

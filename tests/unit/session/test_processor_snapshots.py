@@ -22,7 +22,7 @@ from core.events import Event, PartUpdated
 from core.llm import events as ev
 from core.llm.model import resolve_model
 from core.llm.request import LLMRequest
-from core.session.models import AnyPart, AssistantMessage, StepFinishPart, StepStartPart, TextPart, Tokens
+from core.message.models import AnyPart, AssistantMessage, StepFinishPart, StepStartPart, TextPart, Tokens
 from core.session.processor import Processor
 from core.session.retry import RetryPolicy
 from core.session.services import StepServices

@@ -17,7 +17,6 @@ import pytest
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import GenerateJsonSchema
 
-from core.demo.fake_model import FakeModelServer
 from core.tools import schema_cache
 from core.tools.base import ToolParams
 from core.tools.question import QuestionParams
@@ -28,6 +27,7 @@ from core.tools.skill import SkillParams
 from core.tools.task import TaskParams
 from core.tools.todo import TodoReadParams, TodoWriteParams
 from core.tools.webfetch import WebFetchParams
+from demo.fake_model import FakeModelServer
 from tests.unit.console_run import run_agent
 from tests.unit.test_cachefile import fill_the_disk
 

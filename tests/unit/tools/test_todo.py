@@ -7,7 +7,7 @@ import json
 import pytest
 
 from core.errors import ToolError
-from core.session.models import Todo
+from core.message.models import Todo
 from core.tools.context import ToolContext
 from core.tools.runner import run_tool
 from core.tools.todo import TodoReadTool, TodoWriteTool

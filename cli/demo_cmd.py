@@ -11,15 +11,15 @@ import sys
 import tempfile
 from pathlib import Path
 
+from cli.render import Transcript
 from core.app import AgentApp
-from core.cli.render import Transcript
 from core.config.loader import Layer
-from core.demo import scenario
-from core.demo.config import fake_model_config
-from core.demo.fake_model import FakeModelServer
-from core.demo.fake_script import Turn
 from core.events import PermissionAsked
-from core.session.prompt_input import TextInput
+from core.message.prompt_input import TextInput
+from demo import scenario
+from demo.config import fake_model_config
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
 
 
 def demo_config(main: FakeModelServer, titles: FakeModelServer) -> dict[str, object]:

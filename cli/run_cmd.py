@@ -8,12 +8,12 @@ import sys
 from pathlib import Path
 from typing import Any, Literal
 
+from agentls.boot import UsageError
+from cli.render import Transcript
 from core.app import AgentApp
-from core.cli.main import UsageError
-from core.cli.render import Transcript
 from core.events import PermissionAsked
-from core.session.models import AssistantMessage
-from core.session.prompt_input import TextInput
+from core.message.models import AssistantMessage
+from core.message.prompt_input import TextInput
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

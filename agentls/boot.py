@@ -12,21 +12,21 @@ import sys
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from typing import Any, NoReturn
 
+from agentls import codecache
 from core import __version__
-from core.cli import codecache
 from core.errors import AgentError
 from core.tools import schema_cache
 
 # Each command's module (it defines register(subparsers) and sets ``func``). Only the module of the
 # command being run is imported, so `agentls run` never pays for another command's imports.
 CORE_COMMANDS: dict[str, str] = {
-    "run": "core.cli.run_cmd",
-    "sessions": "core.cli.sessions_cmd",
-    "compact": "core.cli.compact_cmd",
-    "config": "core.cli.config_cmd",
-    "permissions": "core.cli.permissions_cmd",
-    "snapshots": "core.cli.snapshot_cmd",
-    "diff": "core.cli.snapshot_cmd",
+    "run": "cli.run_cmd",
+    "sessions": "cli.sessions_cmd",
+    "compact": "cli.compact_cmd",
+    "config": "cli.config_cmd",
+    "permissions": "cli.permissions_cmd",
+    "snapshots": "cli.snapshot_cmd",
+    "diff": "cli.snapshot_cmd",
 }
 
 # Options of the main parser that take a value (so that the value is not taken for the command).
