@@ -12,10 +12,8 @@ import sys
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from typing import Any, NoReturn
 
-from agentls import codecache
 from core import __version__
 from core.errors import AgentError
-from core.tools import schema_cache
 
 # Each command's module (it defines register(subparsers) and sets ``func``). Only the module of the
 # command being run is imported, so `agentls run` never pays for another command's imports.
@@ -101,14 +99,10 @@ def run(
 ) -> int:
     """Parse ``argv``, run the chosen command, map errors to a message on stderr and an exit code.
 
-    ``fresh_process``: the caller is a console script, so start-up imports may pause the collector,
-    and generated code and tool schemas come from the user's cache folder when made before.
+    ``fresh_process``: the caller is a console script, so start-up imports may pause the collector.
     """
     argv = sys.argv[1:] if argv is None else list(argv)
     only = chosen_command(argv, commands)
-    if fresh_process and only is not None:
-        codecache.install(only)
-        schema_cache.install()
     with startup_imports() if fresh_process else contextlib.nullcontext():
         parser = build_parser(commands, only=only)
     args = parser.parse_args(argv)
@@ -146,8 +140,6 @@ def exit_now(code: int) -> NoReturn:
     returns; tearing down hundreds of modules and their objects after that only delays the
     user's prompt (~0.3 s or more on a busy machine). Logs and standard streams are flushed first.
     """
-    codecache.save()
-    schema_cache.save()
     logging.shutdown()
     for stream in (sys.stdout, sys.stderr):
         try:

@@ -10,7 +10,6 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from agentls import codecache
 from agentls.boot import exit_now, startup_imports
 from agentls.logs import configure_logging
 
@@ -45,7 +44,6 @@ def run(args: argparse.Namespace) -> int:
 
         early = answer_early(sys.stdin.fileno(), _write_stdout)  # before pygls: see handshake
     with startup_imports():  # pygls and lsprotocol build ~600 classes: no collections meanwhile
-        codecache.patch("attr._make", "cattrs.gen")  # the code attrs and cattrs write for them
         from lsp_server.lifecycle import run_stdio
         from lsp_server.server import build_server
 

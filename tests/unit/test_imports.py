@@ -40,13 +40,11 @@ NEVER_ON_START = {
     "httpx": "web pages, instruction URLs and litellm's requests; model streams use core.llm.http",
     "httpcore": "httpx's connections",
     "anyio": "httpx's async backend",
-    "click": "httpx's own command line (the launcher keeps it out)",
+    "click": "httpx's own command line",
     "rich": "httpx's own command line",
     "pygments": "httpx's own command line",
     "acp": "the ACP front end",
-    # Not "h2": -X importtime also lists the attempts the launcher's block turns away. h2 loads hpack.
-    "hpack": "HTTP/2 (h2), which agentls never speaks (the launcher keeps it out)",
-    "importlib.metadata": "pydantic's plugin search (the launcher gives it a loader that finds none)",
+    "h2": "HTTP/2, which agentls never speaks (httpcore imports it when installed)",
 }
 # What `agentls serve` must not load before it answers `initialize` (the agent loads after it).
 NOT_BEFORE_INITIALIZE = {
