@@ -49,7 +49,7 @@ from core.message.models import AssistantMessage, Session, Todo, ToolPart
 if TYPE_CHECKING:
     from acp_server.state import AcpSession
     from acp_server.workspace import AcpWorkspace
-    from core.app import AgentApp
+    from core.api import Agent
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +62,7 @@ class Feed:
 
     def __init__(
         self,
-        app: AgentApp,
+        app: Agent,
         workspace: AcpWorkspace,
         sessions: dict[str, AcpSession],
         send: Send,
@@ -83,7 +83,7 @@ class Feed:
         self._costs: dict[str, dict[str, float]] = {}
         self._usage: dict[str, tuple[int, int]] = {}
         self.terminals: dict[str, str] = {}  # call id → client terminal id (bash through terminal/*)
-        self._unlisten = app.bus.listen(self._offer)
+        self._unlisten = app.listen(self._offer)
         self._task = asyncio.create_task(self._drain(), name="acp feed")
 
     @property
@@ -224,11 +224,7 @@ class Feed:
         )
 
     def _context_size(self, ref: str) -> int:
-        try:
-            return self._app.resolve_model(ref).limit.context
-        except Exception as exc:  # an unknown model has no size; the client still gets the tokens
-            log.info("no context size for %s: %s", ref, exc)
-            return 0
+        return self._app.model_limits(ref).context  # 0 for an unknown model: the tokens still go
 
     async def _title(self, session_id: str, info: Session) -> None:
         state = self._sessions[session_id]

@@ -6,6 +6,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+MAX_MEDIA_BYTES = 10_000_000  # an image or PDF sent with the prompt (providers cap images near 5-20 MB)
+IMAGE_MIMES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+
 
 class Position(BaseModel):
     line: int = Field(ge=0)

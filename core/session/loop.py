@@ -11,7 +11,7 @@ import asyncio
 import functools
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +43,8 @@ from core.session.title import DEFAULT_PREFIX, generate_title
 log = logging.getLogger(__name__)
 
 FINISHED_REASONS_THAT_CONTINUE = ("tool-calls", "unknown")
+# How long an abandoned prompt waits for its aborted turn to end (abort itself waits up to 5 s).
+ABANDON_TIMEOUT = 10
 
 
 @dataclass
@@ -82,14 +84,44 @@ class SessionLoop:
     async def prompt(
         self,
         session_id: str,
-        inputs: list[TextInput | FileInput | AgentInput],
+        inputs: Sequence[TextInput | FileInput | AgentInput],
         *,
         agent: str | None = None,
         model: str | None = None,
         no_reply: bool = False,
         subagent: bool = False,
     ) -> MessageWithParts:
-        """Store the user's message, then run (or join) the session's loop and return its answer."""
+        """Store the user's message, then run (or join) the session's loop and return its answer.
+
+        The one place where "the caller went away" is handled for every front end (an editor's
+        ``$/cancelRequest``, a cancelled progress, a subagent's parent): the message is stored whole
+        or not at all, and the turn is aborted instead of running on unseen.
+        """
+        abandoned = asyncio.Event()
+        turn = asyncio.ensure_future(
+            self._prompt(session_id, inputs, agent, model, no_reply, subagent, abandoned)
+        )
+        try:
+            return await asyncio.shield(turn)
+        except asyncio.CancelledError:
+            if not turn.done():
+                log.info("the caller of a prompt in %s went away: aborting the turn", session_id)
+                abandoned.set()
+                await self.abort(session_id)
+                await asyncio.wait([turn], timeout=ABANDON_TIMEOUT)
+            turn.add_done_callback(_consume)
+            raise
+
+    async def _prompt(
+        self,
+        session_id: str,
+        inputs: Sequence[TextInput | FileInput | AgentInput],
+        agent: str | None,
+        model: str | None,
+        no_reply: bool,
+        subagent: bool,
+        abandoned: asyncio.Event,
+    ) -> MessageWithParts:
         rt = self._rt
         session = await rt.sessions.get(session_id)
         if session.revert is not None and not self.is_busy(session_id):
@@ -121,7 +153,7 @@ class SessionLoop:
         for part in parts:
             await rt.sessions.update_part(part)
         await rt.sessions.update(session_id, lambda _s: None)
-        if no_reply:
+        if no_reply or abandoned.is_set():  # abandoned while storing: the message stays, unanswered
             return MessageWithParts(info=info, parts=parts)
         return await self.loop(session_id)
 
@@ -134,13 +166,7 @@ class SessionLoop:
             run = _Run(abort=abort, task=task)
             self._runs[session_id] = run
             task.add_done_callback(lambda _t: self._finished(session_id, run))
-        try:
-            return await asyncio.shield(run.task)
-        except asyncio.CancelledError:
-            # The caller went away (e.g. the editor cancelled the request): that aborts the turn.
-            if not run.task.done():
-                await self.abort(session_id)
-            raise
+        return await asyncio.shield(run.task)
 
     async def abort(self, session_id: str) -> None:
         """Stop the running turn; returns when the session is consistent and idle."""
@@ -404,3 +430,9 @@ def _recent_calls(history: list[MessageWithParts]) -> list[tuple[str, str]]:
             if part.type == "tool" and part.state.status != "pending":
                 calls.append((part.tool, json.dumps(part.state.input, sort_keys=True, separators=(",", ":"))))
     return calls[-2:]
+
+
+def _consume(turn: asyncio.Future[MessageWithParts]) -> None:
+    """Retrieve the outcome of a turn whose caller went away (no "never retrieved" warning)."""
+    if not turn.cancelled() and (exc := turn.exception()) is not None:
+        log.info("an abandoned turn ended with %s: %s", type(exc).__name__, exc)

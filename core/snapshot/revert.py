@@ -12,9 +12,9 @@ import asyncio
 import logging
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from core.api import RevertResult
 from core.errors import BusyError, NotFoundError
 from core.message.models import MessageWithParts, SessionRevert
 from core.snapshot.backend import Snapshots
@@ -34,16 +34,6 @@ from core.workspace import EditContext, Workspace
 log = logging.getLogger(__name__)
 
 _UNKNOWN = object()  # the agent's last content could not be looked up
-
-
-@dataclass
-class RevertResult:
-    """What a revert or unrevert did, file by file (worktree-relative paths)."""
-
-    restored: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-    kept: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
 
 
 class Reverter:

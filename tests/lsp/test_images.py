@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pygls.exceptions import JsonRpcException
 
-from core.session.prompt import MAX_MEDIA_BYTES
+from core.message.prompt_input import MAX_MEDIA_BYTES
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
 from tests.lsp.conftest import Connected, agent_config

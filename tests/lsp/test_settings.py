@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from lsprotocol import types as lsp
 
-from core.app_config import Reconfigured
+from core.api import Reconfigured
 from core.errors import ConfigError
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
