@@ -36,6 +36,7 @@ from core.llm.stream import stream as llm_stream
 from core.llm.transport import aclose_http_client
 from core.message.models import MessageWithParts, ModelRef, Session, SubtaskPart, Todo, UserMessage
 from core.permission import rules
+from core.permission.request import PermissionAsk
 from core.permission.service import Permissions
 from core.question.service import Questions
 from core.session.context_hooks import ContextManager
@@ -49,7 +50,7 @@ from core.session.subtask import Subtasks
 from core.session.system import InstructionFiles
 from core.storage.store import Store
 from core.tools.base import Tool
-from core.tools.context import AskFn, ToolContext
+from core.tools.context import ToolContext
 from core.tools.question import QuestionTool
 from core.tools.registry import ToolRegistry, builtin_registry
 from core.tools.skill import SkillTool, list_skills
@@ -438,13 +439,18 @@ class AgentApp:
     def tool_context(
         self,
         session_id: str,
-        message_id: str,
-        call_id: str,
         agent: AgentInfo,
         abort: asyncio.Event,
-        ask: AskFn,
+        ruleset: rules.Ruleset,
+        message_id: str,
+        call_id: str,
     ) -> ToolContext:
-        """The context for one tool call."""
+        """The context for one tool call, its ``ask`` bound once to the call's ids and ``ruleset``
+        (the rules of the step it belongs to; its ``ruleset`` field is the same list)."""
+
+        async def ask(request: PermissionAsk) -> None:
+            await self.permissions.ask(session_id, message_id, call_id, request, ruleset)
+
         return ToolContext(
             session_id=session_id,
             message_id=message_id,
@@ -458,12 +464,10 @@ class AgentApp:
             ask=ask,
             max_lines=self.config.tool_output.max_lines,
             max_bytes=self.config.tool_output.max_bytes,
-            extra={
-                "todos": self.sessions,
-                "questions": self.questions,
-                "subtasks": self.subtasks,
-                "ruleset": self.ruleset_for(agent, session_id),
-            },
+            ruleset=ruleset,
+            todos=self.sessions,
+            questions=self.questions,
+            subtasks=self.subtasks,
         )
 
     def cancel_dialogs(self, session_id: str) -> None:

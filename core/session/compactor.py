@@ -123,15 +123,11 @@ class Compactor:
         def no_tools(*_args: Any) -> Any:
             raise InvalidInputError("the compaction agent has no tools")
 
-        async def no_ask(*_args: Any) -> None:
-            raise InvalidInputError("the compaction agent asks no permissions")
-
         await processor.process(
             StepInput(
                 assistant=msg,
                 request=llm_request,
                 tools={},
-                ask=no_ask,
                 make_context=no_tools,
                 abort=self._abort,
             )

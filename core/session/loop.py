@@ -13,13 +13,14 @@ import json
 import logging
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from core import ids
+from core.agent.info import AgentInfo
 from core.context.compaction import overflow_without_auto
 from core.errors import AgentError, ContextOverflowError, InvalidInputError, NotFoundError
 from core.events import SessionIdle, SessionStatus, SessionStatusInfo
 from core.llm.events import StreamEvent
+from core.llm.model import ModelInfo
 from core.llm.request import LLMRequest
 from core.message.models import (
     AssistantMessage,
@@ -271,8 +272,7 @@ class SessionLoop:
                     assistant=assistant,
                     request=request,
                     tools=tools,
-                    ask=functools.partial(_ask, rt, session_id, ruleset),
-                    make_context=functools.partial(_make_context, rt, session_id, agent, abort),
+                    make_context=functools.partial(rt.tool_context, session_id, agent, abort, ruleset),
                     abort=abort,
                     recent_calls=_recent_calls(history),
                     check_overflow=functools.partial(_overflow, rt, model),
@@ -293,7 +293,7 @@ class SessionLoop:
         await rt.context.prune(session_id)
         return await self._answer(session_id)
 
-    def _agent_or_default(self, name: str | None) -> Any:
+    def _agent_or_default(self, name: str | None) -> AgentInfo:
         if name:
             try:
                 return self._rt.agents.get(name)
@@ -403,21 +403,11 @@ def _done(scan: _Scan) -> bool:
     return bool(last.finish) and last.finish not in FINISHED_REASONS_THAT_CONTINUE
 
 
-async def _ask(rt: Runtime, session_id: str, ruleset: Any, message_id: str, call_id: str, req: Any) -> None:
-    await rt.permissions.ask(session_id, message_id, call_id, req, ruleset)
-
-
-def _make_context(
-    rt: Runtime, session_id: str, agent: Any, abort: asyncio.Event, message_id: str, call_id: str, ask: Any
-) -> Any:
-    return rt.tool_context(session_id, message_id, call_id, agent, abort, ask)
-
-
-def _overflow(rt: Runtime, model: Any, message: AssistantMessage) -> bool:
+def _overflow(rt: Runtime, model: ModelInfo, message: AssistantMessage) -> bool:
     return rt.context.is_overflow(message, model)
 
 
-def _explain_overflow(rt: Runtime, model: Any, exc: ContextOverflowError) -> ContextOverflowError:
+def _explain_overflow(rt: Runtime, model: ModelInfo, exc: ContextOverflowError) -> ContextOverflowError:
     if rt.context.auto:
         return exc  # compaction was tried this turn already; the provider's words say enough
     return overflow_without_auto(model.model_id)

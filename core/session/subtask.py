@@ -79,7 +79,7 @@ class Subtasks:
                 title=f"{description} (@{agent})",
                 parent_id=ctx.session_id,
             )
-        parent_rules = ctx.extra.get("ruleset") or []
+        parent_rules = ctx.ruleset
         app.set_session_rules(child.id, derive_child_rules(parent_rules, info))
         self._children[ctx.session_id].add(child.id)
         ctx.update(description, {"sessionID": child.id, "subagent": agent})
@@ -136,14 +136,7 @@ class Subtasks:
         )
         await app.sessions.update_part(tool)
         ruleset = app.ruleset_for(agent, session_id)
-        ctx = app.tool_context(
-            session_id,
-            msg.id,
-            tool.callID,
-            agent,
-            abort,
-            lambda req: app.permissions.ask(session_id, msg.id, tool.callID, req, ruleset),
-        )
+        ctx = app.tool_context(session_id, agent, abort, ruleset, msg.id, tool.callID)
         try:
             result = await self.run_subtask(ctx, part.agent, part.prompt, part.description, None)
         except AgentError as exc:

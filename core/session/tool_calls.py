@@ -125,12 +125,12 @@ class ToolCalls:
     ) -> None:
         step = self._step
         msg = step.assistant
-        ctx = step.make_context(msg.id, part.callID, lambda req: step.ask(msg.id, part.callID, req))
+        ctx = step.make_context(msg.id, part.callID)
         ctx.update = self._live_updater(part)
         try:
             if doom:
                 try:
-                    await step.ask(msg.id, part.callID, _doom_loop(tool.id, args))
+                    await ctx.ask(_doom_loop(tool.id, args))
                 except PermissionDeniedError:
                     # A configured deny is the user's standing "no" to repetition: it ends the turn
                     # like a rejection, instead of letting the model try the same call yet again.
