@@ -28,8 +28,8 @@ from core.session.step import StepInput
 from core.session.system import family_prompt
 
 if TYPE_CHECKING:
-    from core.app import AgentApp
     from core.session.context_hooks import ContextManager
+    from core.session.runtime import AgentHost
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +39,7 @@ class Compactor:
 
     def __init__(
         self,
-        app: AgentApp,
+        app: AgentHost,
         context: ContextManager,
         model: ModelInfo | None = None,
         abort: asyncio.Event | None = None,

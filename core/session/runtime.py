@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from core.agent.agents import Agents
 from core.agent.info import AgentInfo
@@ -22,9 +22,13 @@ from core.session.retry import RetryPolicy
 from core.session.services import StepServices
 from core.session.sessions import Sessions
 from core.session.system import InstructionFiles
+from core.storage.store import Store
 from core.tools.base import Tool
 from core.tools.context import ToolContext
 from core.workspace import Workspace
+
+if TYPE_CHECKING:
+    from core.session.loop import SessionLoop
 
 StreamFn = Callable[[LLMRequest, asyncio.Event], AsyncIterator[ev.StreamEvent]]
 
@@ -137,3 +141,21 @@ class Runtime(Protocol):
     async def run_subtask(
         self, session_id: str, user: UserMessage, part: SubtaskPart, abort: asyncio.Event
     ) -> None: ...
+
+
+class AgentHost(Runtime, Protocol):
+    """What the loop's helpers (compaction, context management, subtasks) use of the running
+    agent, on top of the loop's ``Runtime``: typed here so that they never import ``core.app``."""
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def project_id(self) -> str: ...
+
+    @property
+    def loop(self) -> SessionLoop: ...
+
+    def is_busy(self, session_id: str) -> bool: ...
+
+    def set_session_rules(self, session_id: str, ruleset: Ruleset) -> None: ...

@@ -31,7 +31,7 @@ from core.tools.context import ToolContext
 from core.tools.task import SubtaskResult
 
 if TYPE_CHECKING:
-    from core.app import AgentApp
+    from core.session.runtime import AgentHost
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +39,7 @@ log = logging.getLogger(__name__)
 class Subtasks:
     """Creates child sessions, derives their permissions, ties their abort to the parent's."""
 
-    def __init__(self, app: AgentApp) -> None:
+    def __init__(self, app: AgentHost) -> None:
         self._app = app
         self._children: dict[str, set[str]] = defaultdict(set)
 
