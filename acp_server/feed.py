@@ -31,6 +31,7 @@ from acp.schema import (
 
 from acp_server import tool_calls
 from core.events import (
+    AgentWarning,
     Event,
     MessageUpdated,
     PartDelta,
@@ -153,6 +154,11 @@ class Feed:
             target = self.acp_session(event.session_id())
             if target is not None:
                 self._dialog(event, target)
+            return
+        if isinstance(event, AgentWarning):
+            # ACP has no notice of its own: the warning is a line of the agent's message.
+            if (target := self.acp_session(event.session_id())) is not None:
+                await self._send(target, chunk("text", f"\n\n> Warning: {event.message}\n\n"))
             return
         session_id = event.session_id()
         if session_id is None or session_id not in self._sessions:

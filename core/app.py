@@ -30,7 +30,7 @@ from core.config.paths import data_dir as default_data_dir
 from core.config.schema import Config
 from core.dialogs import AppDialogs
 from core.errors import AgentError, InvalidInputError
-from core.events import ConfigUpdated, Event, FileDiff
+from core.events import AgentWarning, ConfigUpdated, Event, FileDiff
 from core.llm.model import ModelInfo, resolve_model, resolve_small_model
 from core.llm.stream import stream as llm_stream
 from core.llm.transport import aclose_http_client
@@ -103,6 +103,7 @@ class AgentApp:
         self._reconfiguring = asyncio.Lock()
         self._mcp_retired = Retired()
         self._moved_defaults: dict[str, str] = {}  # default models a reconfigure replaced → the new one
+        self._small_model_warned: set[str] = set()
         self.context = ContextManager(self)
         self.subtasks = Subtasks(self)
         self.tools: ToolRegistry = builtin_registry()
@@ -414,7 +415,12 @@ class AgentApp:
             main = self.resolve_model(f"{user.model.providerID}/{user.model.modelID}")
             return resolve_small_model(self.config, main)
         except Exception as exc:  # no title model is a reason to fall back, never to fail the turn
-            log.info("no small model: %s", exc)
+            log.warning("no small model: %s", exc)
+            reason = f"{type(exc).__name__}: {exc}"
+            if reason not in self._small_model_warned:  # once per reason, not at every turn
+                self._small_model_warned.add(reason)
+                message = f"no small model for titles and summaries ({reason}); the session keeps its title"
+                self.bus.publish(AgentWarning(kind="small-model", sessionID=user.sessionID, message=message))
             return None
 
     def ruleset_for(self, agent: AgentInfo, session_id: str) -> rules.Ruleset:

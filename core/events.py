@@ -270,6 +270,20 @@ class FileEdited(Event):
 # --- config ----------------------------------------------------------------------------------
 
 
+WarningKind = Literal["snapshot", "small-model", "abort"]
+
+
+class AgentWarning(Event):
+    """Something failed without failing the turn, and the user should know: a step whose file
+    changes were not recorded (revert and diff cannot see them), no small model for titles, an
+    aborted turn that did not stop in time. Every client shows it."""
+
+    TYPE: ClassVar[str] = "agent.warning"
+    kind: WarningKind
+    message: str
+    sessionID: str | None = None
+
+
 class ConfigUpdated(Event):
     """The config was reloaded (an editor's new settings): what a client's pickers show changed.
 

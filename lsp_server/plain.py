@@ -16,7 +16,14 @@ from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from core.errors import AgentError, NotFoundError
-from core.events import PartUpdated, PermissionAsked, PermissionRequest, QuestionAsked, QuestionRequest
+from core.events import (
+    AgentWarning,
+    PartUpdated,
+    PermissionAsked,
+    PermissionRequest,
+    QuestionAsked,
+    QuestionRequest,
+)
 from core.message.models import MessageWithParts, TextPart, ToolPart
 from core.message.prompt_input import AgentInput, FileInput, TextInput
 from lsp_server.errors import jsonrpc_errors
@@ -141,7 +148,8 @@ class PlainPath:
     # --- dialogs -----------------------------------------------------------------------------
 
     async def dialogs(self, app: Agent, subscription: Subscription) -> None:
-        """Ask each permission and question with showMessageRequest while a plain client is connected."""
+        """Ask each permission and question with showMessageRequest while a plain client is connected;
+        show each ``agent.warning`` with showMessage (a plugin client shows the event itself)."""
         with subscription:
             async for event in subscription:
                 if self.server.connection.plugin or not self.server.connection.connected:
@@ -150,6 +158,8 @@ class PlainPath:
                     self.server.spawn(self._ask_permission(app, event.request))
                 elif isinstance(event, QuestionAsked):
                     self.server.spawn(self._ask_question(app, event.request))
+                elif isinstance(event, AgentWarning):
+                    self.server.show_message(f"agentls: {event.message}", lsp.MessageType.Warning)
 
     async def _ask_permission(self, app: Agent, request: PermissionRequest) -> None:
         message = permission_message(request)
@@ -285,7 +295,7 @@ def register(server: AgentServer) -> PlainPath:
         return dump(await app.compact(await plain.session(app)))
 
     def ready(app: Agent) -> None:
-        server.spawn(plain.dialogs(app, app.subscribe(PermissionAsked, QuestionAsked)))
+        server.spawn(plain.dialogs(app, app.subscribe(PermissionAsked, QuestionAsked, AgentWarning)))
 
     server.app_ready.append(ready)
     return plain

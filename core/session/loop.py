@@ -18,7 +18,7 @@ from core import ids
 from core.agent.info import AgentInfo
 from core.context.compaction import overflow_without_auto
 from core.errors import AgentError, ContextOverflowError, InvalidInputError, NotFoundError
-from core.events import SessionIdle, SessionStatus, SessionStatusInfo
+from core.events import AgentWarning, SessionIdle, SessionStatus, SessionStatusInfo
 from core.llm.events import StreamEvent
 from core.llm.model import ModelInfo
 from core.llm.request import LLMRequest
@@ -44,7 +44,8 @@ from core.session.title import DEFAULT_PREFIX, generate_title
 log = logging.getLogger(__name__)
 
 FINISHED_REASONS_THAT_CONTINUE = ("tool-calls", "unknown")
-# How long an abandoned prompt waits for its aborted turn to end (abort itself waits up to 5 s).
+# How long an abort waits for the turn to stop, and an abandoned prompt for its aborted turn to end.
+ABORT_TIMEOUT = 5
 ABANDON_TIMEOUT = 10
 
 
@@ -177,9 +178,19 @@ class SessionLoop:
         run.abort.set()
         self._rt.cancel_dialogs(session_id)
         try:
-            await asyncio.wait_for(asyncio.shield(run.task), timeout=5)
-        except (AgentError, TimeoutError):
+            await asyncio.wait_for(asyncio.shield(run.task), timeout=ABORT_TIMEOUT)
+        except AgentError:
             pass
+        except TimeoutError:
+            log.warning("the turn of %s did not stop within %s s of its abort", session_id, ABORT_TIMEOUT)
+            self._rt.bus.publish(
+                AgentWarning(
+                    kind="abort",
+                    sessionID=session_id,
+                    message=f"the turn did not stop within {ABORT_TIMEOUT} s of the abort; it may "
+                    "still finish a tool call in the background",
+                )
+            )
         except asyncio.CancelledError:
             if not run.task.cancelled():
                 raise

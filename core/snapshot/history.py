@@ -108,6 +108,20 @@ def step_patches(messages: Sequence[MessageWithParts], point: RevertPoint | None
     return out
 
 
+def unrecorded_steps(messages: Sequence[MessageWithParts], point: RevertPoint | None = None) -> int:
+    """How many steps at or after ``point`` ran tools but could not record their file changes."""
+    count = 0
+    for mi, message in enumerate(messages):
+        if point is not None and mi < point.message_index:
+            continue
+        for pi, part in enumerate(message.parts):
+            if point is not None and mi == point.message_index and pi < point.part_index:
+                continue
+            if isinstance(part, StepFinishPart) and part.unrecorded:
+                count += 1
+    return count
+
+
 @dataclass(frozen=True)
 class OpenStep:
     """A step that took its start snapshot but never wrote its finish and patch parts (aborted, failed,

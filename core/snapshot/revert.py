@@ -27,6 +27,7 @@ from core.snapshot.history import (
     find_point,
     open_steps,
     step_patches,
+    unrecorded_steps,
 )
 from core.snapshot.textdiff import file_diff
 from core.workspace import EditContext, Workspace
@@ -68,6 +69,11 @@ class Reverter:
             session = await self.sessions.get(session_id)
         messages = await self.sessions.messages(session_id)
         point = find_point(messages, message_id, part_id)
+        if missed := unrecorded_steps(messages, point):
+            result.warnings.append(
+                f"{missed} step(s) being reverted changed files that were not recorded (a snapshot "
+                "failed then): those changes cannot be undone here"
+            )
         changes = await self._changes(messages, point)
         snapshot = await self.snapshots.track() if changes else None
         if changes and snapshot is None:
