@@ -416,7 +416,7 @@ class AgentApp:
             return resolve_small_model(self.config, main)
         except Exception as exc:  # no title model is a reason to fall back, never to fail the turn
             log.warning("no small model: %s", exc)
-            reason = f"{type(exc).__name__}: {exc}"
+            reason = str(exc)
             if reason not in self._small_model_warned:  # once per reason, not at every turn
                 self._small_model_warned.add(reason)
                 message = f"no small model for titles and summaries ({reason}); the session keeps its title"

@@ -162,3 +162,9 @@ def test_settings_changed_in_neovim(nvim: Nvim) -> None:
 def test_a_config_the_agent_rejects(nvim: Nvim) -> None:
     nvim.extra_config.update(model=123)
     nvim.run("broken.lua").check()
+
+
+def test_a_warning_is_notified(nvim: Nvim) -> None:
+    nvim.extra_config.update(small_model="nowhere")  # no model for the title: an agent.warning
+    nvim.model.script(Turn.text("Hello there."))
+    nvim.run("warning.lua").check()

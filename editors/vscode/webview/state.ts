@@ -46,8 +46,11 @@ export interface ChatState {
   config: AgentConfig | null;
   server: { phase: ServerPhase; message?: string };
   error: string | null;
+  warnings: string[]; // agent.warning messages of this session (or of none), newest last
   dirty: Dirty;
 }
+
+const MAX_WARNINGS = 3;
 
 export function emptyDirty(): Dirty {
   return { parts: new Set(), messages: new Set(), transcript: false, dialogs: false, sessions: false, header: false };
@@ -69,6 +72,7 @@ export function initialState(): ChatState {
     config: null,
     server: { phase: "starting" },
     error: null,
+    warnings: [],
     dirty: { ...emptyDirty(), transcript: true, dialogs: true, sessions: true, header: true },
   };
 }
@@ -94,6 +98,7 @@ export function loadSnapshot(state: ChatState, snapshot: Snapshot | null): void 
   state.changes = snapshot?.changes ?? [];
   state.status = snapshot?.busy ? { type: "busy" } : { type: "idle" };
   state.error = null;
+  state.warnings = [];
   markAll(state);
 }
 
@@ -235,6 +240,14 @@ export function applyEvent(state: ChatState, event: AgentEvent): void {
       break;
   }
   const sessionID = eventSession(event);
+  if (event.type === "agent.warning") {
+    // Something failed without failing the turn: shown in the notice above the transcript.
+    if (sessionID === undefined || sessionID === state.session?.id) {
+      state.warnings = [...state.warnings, event.properties.message].slice(-MAX_WARNINGS);
+      state.dirty.header = true;
+    }
+    return;
+  }
   if (state.session === null || sessionID !== state.session.id) return;
   switch (event.type) {
     case "session.status":
