@@ -25,14 +25,13 @@ from core.llm.request import LLMRequest
 from core.message.models import (
     AssistantMessage,
     AssistantTime,
-    CompactionPart,
     MessageWithParts,
     Session,
-    SubtaskPart,
     UserMessage,
     now_ms,
 )
 from core.message.prompt_input import AgentInput, FileInput, TextInput
+from core.session import decide
 from core.session.loop_compaction import LoopCompaction
 from core.session.processor import Processor
 from core.session.prompt import PromptTarget, build_user_message, parse_model_ref
@@ -43,7 +42,6 @@ from core.session.title import DEFAULT_PREFIX, generate_title
 
 log = logging.getLogger(__name__)
 
-FINISHED_REASONS_THAT_CONTINUE = ("tool-calls", "unknown")
 # How long an abort waits for the turn to stop, and an abandoned prompt for its aborted turn to end.
 ABORT_TIMEOUT = 5
 ABANDON_TIMEOUT = 10
@@ -53,14 +51,6 @@ ABANDON_TIMEOUT = 10
 class _Run:
     abort: asyncio.Event
     task: asyncio.Task[MessageWithParts]
-
-
-@dataclass
-class _Scan:
-    last_user: UserMessage | None = None
-    last_assistant: AssistantMessage | None = None
-    last_finished: AssistantMessage | None = None
-    task: SubtaskPart | CompactionPart | None = None
 
 
 class SessionLoop:
@@ -227,35 +217,40 @@ class SessionLoop:
             if abort.is_set():
                 break
             history = await rt.context.history(session_id)
-            scan = _scan(history)
-            if scan.last_user is None:
+            scan = decide.scan(history)
+            user = scan.last_user
+            if user is None:
                 raise InvalidInputError(f"session {session_id} has no user message to answer")
-            if _done(scan):
+            resolved: list[ModelInfo] = []
+
+            def model_of_turn(user: UserMessage = user, resolved: list[ModelInfo] = resolved) -> ModelInfo:
+                if not resolved:
+                    resolved.append(rt.resolve_model(f"{user.model.providerID}/{user.model.modelID}"))
+                return resolved[0]
+
+            move = decide.next_move(scan, lambda m: rt.context.is_overflow(m, model_of_turn()))
+            if move.kind == "stop":
                 break
             step += 1
             if step == 1:
                 self._start_title(session_id, history, after=answering)
-            if isinstance(scan.task, SubtaskPart):
-                await rt.run_subtask(session_id, scan.last_user, scan.task, abort)
+            if move.subtask is not None:
+                await rt.run_subtask(session_id, user, move.subtask, abort)
                 continue
-            model = rt.resolve_model(f"{scan.last_user.model.providerID}/{scan.last_user.model.modelID}")
-            agent = self._agent_or_default(scan.last_user.agent)
+            model = model_of_turn()
+            agent = self._agent_or_default(user.agent)
             last_step = agent.steps is not None and step >= agent.steps
             plan = StepPlan(
                 session_id=session_id,
                 history=history,
-                user=scan.last_user,
+                user=user,
                 agent=agent,
                 model=model,
                 step=step,
                 last_finished_id=scan.last_finished.id if scan.last_finished else None,
                 tools_enabled=not last_step,
             )
-            if isinstance(scan.task, CompactionPart) or (
-                scan.last_finished is not None
-                and not scan.last_finished.summary
-                and rt.context.is_overflow(scan.last_finished, model)
-            ):
+            if move.kind == "compact":
                 if not await self._compaction.compact(plan, unproven, abort, reported=scan.last_finished):
                     break
                 unproven = True
@@ -269,7 +264,7 @@ class SessionLoop:
             assistant = AssistantMessage(
                 id=ids.ascending("msg"),
                 sessionID=session_id,
-                parentID=scan.last_user.id,
+                parentID=user.id,
                 time=AssistantTime(created=now_ms()),
                 providerID=model.provider_id,
                 modelID=model.model_id,
@@ -291,15 +286,14 @@ class SessionLoop:
                     explain_overflow=functools.partial(_explain_overflow, rt, model),
                 )
             )
-            if outcome == "stop":
-                break
-            if outcome == "compact":
+            after = decide.after_step(outcome, last_step)
+            if after == "compact":
                 if not await self._compaction.compact(plan, unproven, abort, request, reported=assistant):
                     break
                 unproven = True
                 continue
-            unproven = False
-            if last_step:
+            unproven = False  # this step fitted
+            if after == "stop":
                 break
         await rt.context.prune(session_id)
         return await self._answer(session_id)
@@ -383,35 +377,6 @@ def _signalling(stream: StreamFn, answering: asyncio.Event) -> StreamFn:
         return stream(request, abort) if answering.is_set() else first(request, abort)
 
     return signalled
-
-
-def _scan(history: list[MessageWithParts]) -> _Scan:
-    # By id, not list order: after a compaction the view puts the summary before the kept tail.
-    scan = _Scan()
-    for msg in sorted(history, key=lambda m: m.info.id, reverse=True):
-        info = msg.info
-        if isinstance(info, UserMessage):
-            if scan.last_user is None:
-                scan.last_user = info
-            if scan.task is None and (scan.last_finished is None or info.id > scan.last_finished.id):
-                for part in msg.parts:
-                    if isinstance(part, SubtaskPart | CompactionPart):
-                        scan.task = part
-        else:
-            if scan.last_assistant is None:
-                scan.last_assistant = info
-            if scan.last_finished is None and info.finish:
-                scan.last_finished = info
-    return scan
-
-
-def _done(scan: _Scan) -> bool:
-    last, user = scan.last_assistant, scan.last_user
-    if last is None or user is None or last.id < user.id:
-        return False
-    if last.error is not None:
-        return True
-    return bool(last.finish) and last.finish not in FINISHED_REASONS_THAT_CONTINUE
 
 
 def _overflow(rt: Runtime, model: ModelInfo, message: AssistantMessage) -> bool:
