@@ -8,7 +8,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from core.cli.logs import configure_logging
+from agentls.logs import configure_logging
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

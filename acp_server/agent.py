@@ -48,16 +48,15 @@ from acp_server.feed import iso
 from acp_server.prompt_input import to_inputs
 from acp_server.state import AcpSession
 from acp_server.stop import stop_reason
-from acp_server.terminal import TerminalBash
 from acp_server.workspace import current_session
 from core import __version__
 from core.errors import AgentError
-from core.session.models import AssistantMessage, MessageWithParts
+from core.message.models import AssistantMessage, MessageWithParts
 
 if TYPE_CHECKING:
     from acp_server.connection import Front
     from acp_server.projects import ClientMcp, Project
-    from core.app import AgentApp
+    from core.api import Agent
 
 log = logging.getLogger(__name__)
 
@@ -299,8 +298,6 @@ class AcpAgent:
             project = await self.front.projects.get(path, servers or [])
         except AgentError as exc:
             raise to_request_error(exc) from exc
-        if self.front.terminal and not isinstance(project.app.tools.get("bash"), TerminalBash):
-            project.app.tools.register(TerminalBash(self.front), replace=True)
         return project
 
     async def _reopen(
@@ -323,7 +320,7 @@ class AcpAgent:
         self, session_id: str, project: Project, cwd: str, agent: str | None, model: str | None
     ) -> AcpSession:
         names = {n for n, _ in options.modes(project.app)}
-        mode = agent if agent in names else project.app.agents.default().name
+        mode = agent if agent in names else project.app.config_info().default_agent
         state = self.sessions.get(session_id)
         if state is None or state.project is not project:
             state = AcpSession(id=session_id, project=project, cwd=Path(cwd), mode=mode, model=model)
@@ -359,7 +356,7 @@ class AcpAgent:
         self.front.spawn(self.front.send(session_id, update))
 
 
-async def _steps(app: AgentApp, session_id: str, final: MessageWithParts) -> int:
+async def _steps(app: Agent, session_id: str, final: MessageWithParts) -> int:
     """How many model requests answered the turn's user message."""
     info = final.info
     if not isinstance(info, AssistantMessage):
@@ -368,9 +365,9 @@ async def _steps(app: AgentApp, session_id: str, final: MessageWithParts) -> int
     return sum(1 for m in recent if isinstance(m.info, AssistantMessage) and m.info.parentID == info.parentID)
 
 
-def _step_limit(app: AgentApp, mode: str) -> int | None:
+def _step_limit(app: Agent, mode: str) -> int | None:
     try:
-        return app.agents.get(mode).steps
+        return app.config_info().agent(mode).steps
     except AgentError:
         return None
 

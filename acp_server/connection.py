@@ -12,7 +12,7 @@ import asyncio
 import logging
 from collections.abc import Coroutine
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acp.agent.router import build_agent_router
 from acp.connection import Connection
@@ -54,6 +54,9 @@ from core.events import (
     QuestionRejected,
     QuestionReplied,
 )
+
+if TYPE_CHECKING:
+    from core.tools.base import Tool
 
 log = logging.getLogger(__name__)
 
@@ -129,8 +132,16 @@ class Front:
         self.access = FileAccess()
         self.terminal = False
         self.dialogs = Dialogs(self.client, {})
-        self.projects = Projects(self.client, self.access, self.sessions, self.send, self.dialog, data_dir)
+        self.projects = Projects(
+            self.client, self.access, self.sessions, self.send, self.dialog, data_dir, self.host_tools
+        )
         self._tasks: set[asyncio.Task[Any]] = set()
+
+    def host_tools(self) -> list[Tool[Any]]:
+        """The tools this client lends the agent: bash through its terminals when it has them."""
+        from acp_server.terminal import TerminalBash
+
+        return [TerminalBash(self)] if self.terminal else []
 
     async def send(self, session_id: str, update: Any) -> None:
         """One ``session/update``."""

@@ -28,15 +28,14 @@ from acp.schema import (
 )
 
 from acp_server import question_form, tool_calls
-from acp_server.workspace import current_session
+from acp_server.workspace import AcpWorkspace, current_session
 from core.errors import AgentError, NotFoundError
 from core.events import PermissionRequest, QuestionOption, QuestionRequest
 from core.permission.rules import Rule
-from core.permission.service import Reply
 
 if TYPE_CHECKING:
     from acp_server.state import AcpSession
-    from core.app import AgentApp
+    from core.api import Agent, Reply
 
 log = logging.getLogger(__name__)
 
@@ -74,11 +73,11 @@ class Dialogs:
     pending: dict[str, asyncio.Task[None]]
     forms: bool = False  # the client declared ``elicitation.form``: questions are asked as forms
 
-    def permission(self, app: AgentApp, session: AcpSession, request: PermissionRequest) -> None:
+    def permission(self, app: Agent, session: AcpSession, request: PermissionRequest) -> None:
         """Show a permission request; its answer goes to the permission service."""
         self._start(request.id, self._permission(app, session, request))
 
-    def question(self, app: AgentApp, session: AcpSession, request: QuestionRequest) -> None:
+    def question(self, app: Agent, session: AcpSession, request: QuestionRequest) -> None:
         """Show a question as a dialog when it fits one; dismiss it with a reason otherwise."""
         self._start(request.id, self._question(app, session, request))
 
@@ -99,9 +98,9 @@ class Dialogs:
         if not task.cancelled() and (exc := task.exception()) is not None:
             log.error("dialog %s failed", request_id, exc_info=exc)
 
-    async def _permission(self, app: AgentApp, session: AcpSession, request: PermissionRequest) -> None:
+    async def _permission(self, app: Agent, session: AcpSession, request: PermissionRequest) -> None:
         current_session.set(session.id)  # the diff's old text comes from the client's buffer
-        tool_call = await permission_tool_call(app, request)
+        tool_call = await permission_tool_call(session.project.workspace, request)
         options = [
             PermissionOption(option_id=c, name=_option_name(c, request), kind=k)
             for c, _, k in PERMISSION_OPTIONS
@@ -124,7 +123,7 @@ class Dialogs:
         if choice == "reject_always":
             patterns = request.always or request.patterns
             session.denied.extend(Rule(request.permission, p, "deny") for p in patterns)
-            app.set_session_rules(session.id, list(session.denied))
+            app.dialogs.deny_in_session(session.id, list(session.denied))
             choice = "reject"
         replies: dict[str, Reply] = {"once": "once", "always": "always", "reject": "reject"}
         if choice not in replies:
@@ -132,7 +131,7 @@ class Dialogs:
             return
         await _reply(app, request.id, replies[choice], None)
 
-    async def _question(self, app: AgentApp, session: AcpSession, request: QuestionRequest) -> None:
+    async def _question(self, app: Agent, session: AcpSession, request: QuestionRequest) -> None:
         """Each question as a dialog in turn: one option per choice; a multi-select question is asked
         again, without the choices taken, until the user picks Done. Free-text questions (no options)
         cannot be shown by a permission dialog: the whole request is dismissed, which the model reads.
@@ -166,11 +165,11 @@ class Dialogs:
                     break
             answers.append(chosen)
         try:
-            app.questions.reply(request.id, answers)
+            app.dialogs.answer(request.id, answers)
         except NotFoundError:
             pass
 
-    async def _question_as_form(self, app: AgentApp, session: AcpSession, request: QuestionRequest) -> None:
+    async def _question_as_form(self, app: Agent, session: AcpSession, request: QuestionRequest) -> None:
         try:
             response = await self.client.create_elicitation(question_form.form_for(session.id, request))
         except (RequestError, ConnectionError) as exc:
@@ -181,7 +180,7 @@ class Dialogs:
             _dismiss(app, request.id)
             return
         try:
-            app.questions.reply(request.id, answers)
+            app.dialogs.answer(request.id, answers)
         except NotFoundError:
             pass
 
@@ -228,7 +227,7 @@ class Dialogs:
         return None
 
 
-async def permission_tool_call(app: AgentApp, request: PermissionRequest) -> ToolCallUpdate:
+async def permission_tool_call(workspace: AcpWorkspace, request: PermissionRequest) -> ToolCallUpdate:
     """The tool call a permission dialog shows: for edits, the diff of the whole file."""
     metadata = request.metadata
     content: list[Any] | None = None
@@ -239,7 +238,7 @@ async def permission_tool_call(app: AgentApp, request: PermissionRequest) -> Too
         after = metadata.get("after")
         if request.permission == "edit" and isinstance(after, str):
             try:
-                old: str | None = await app.workspace.read_text(Path(filepath))
+                old: str | None = await workspace.read_text(Path(filepath))
             except (FileNotFoundError, IsADirectoryError):
                 old = None
             content = [FileEditToolCallContent(type="diff", path=filepath, old_text=old, new_text=after)]
@@ -268,17 +267,17 @@ def _plain(metadata: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in metadata.items() if k not in ("after",)}
 
 
-async def _reply(app: AgentApp, request_id: str, reply: Reply, message: str | None) -> None:
+async def _reply(app: Agent, request_id: str, reply: Reply, message: str | None) -> None:
     try:
-        await app.permissions.reply(request_id, reply, message=message)
+        await app.dialogs.reply_permission(request_id, reply, message=message)
     except NotFoundError:
         log.info("permission %s was settled before the client answered", request_id)
     except AgentError as exc:
         log.warning("could not answer permission %s: %s", request_id, exc)
 
 
-def _dismiss(app: AgentApp, request_id: str) -> None:
+def _dismiss(app: Agent, request_id: str) -> None:
     try:
-        app.questions.reject(request_id)
+        app.dialogs.dismiss(request_id)
     except NotFoundError:
         pass

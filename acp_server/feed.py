@@ -31,6 +31,7 @@ from acp.schema import (
 
 from acp_server import tool_calls
 from core.events import (
+    AgentWarning,
     Event,
     MessageUpdated,
     PartDelta,
@@ -44,12 +45,12 @@ from core.events import (
     SessionUpdated,
     TodoUpdated,
 )
-from core.session.models import AssistantMessage, Session, Todo, ToolPart
+from core.message.models import AssistantMessage, Session, Todo, ToolPart
 
 if TYPE_CHECKING:
     from acp_server.state import AcpSession
     from acp_server.workspace import AcpWorkspace
-    from core.app import AgentApp
+    from core.api import Agent
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +63,7 @@ class Feed:
 
     def __init__(
         self,
-        app: AgentApp,
+        app: Agent,
         workspace: AcpWorkspace,
         sessions: dict[str, AcpSession],
         send: Send,
@@ -83,7 +84,7 @@ class Feed:
         self._costs: dict[str, dict[str, float]] = {}
         self._usage: dict[str, tuple[int, int]] = {}
         self.terminals: dict[str, str] = {}  # call id → client terminal id (bash through terminal/*)
-        self._unlisten = app.bus.listen(self._offer)
+        self._unlisten = app.listen(self._offer)
         self._task = asyncio.create_task(self._drain(), name="acp feed")
 
     @property
@@ -153,6 +154,11 @@ class Feed:
             target = self.acp_session(event.session_id())
             if target is not None:
                 self._dialog(event, target)
+            return
+        if isinstance(event, AgentWarning):
+            # ACP has no notice of its own: the warning is a line of the agent's message.
+            if (target := self.acp_session(event.session_id())) is not None:
+                await self._send(target, chunk("text", f"\n\n> Warning: {event.message}\n\n"))
             return
         session_id = event.session_id()
         if session_id is None or session_id not in self._sessions:
@@ -224,11 +230,7 @@ class Feed:
         )
 
     def _context_size(self, ref: str) -> int:
-        try:
-            return self._app.resolve_model(ref).limit.context
-        except Exception as exc:  # an unknown model has no size; the client still gets the tokens
-            log.info("no context size for %s: %s", ref, exc)
-            return 0
+        return self._app.model_limits(ref).context  # 0 for an unknown model: the tokens still go
 
     async def _title(self, session_id: str, info: Session) -> None:
         state = self._sessions[session_id]

@@ -11,7 +11,7 @@ from acp.schema import TextContentBlock, UserMessageChunk
 from acp_server import tool_calls
 from acp_server.feed import chunk, plan, title_update
 from acp_server.workspace import Written
-from core.session.models import AssistantMessage, MessageWithParts, Session, Todo, ToolPart
+from core.message.models import AssistantMessage, MessageWithParts, Session, Todo, ToolPart
 
 Send = Callable[[Any], Awaitable[None]]
 

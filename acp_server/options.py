@@ -6,39 +6,39 @@ from typing import TYPE_CHECKING, Any
 
 from acp.schema import SessionConfigOptionSelect, SessionConfigSelectOption, SessionMode, SessionModeState
 
+from core.errors import NotFoundError
+
 if TYPE_CHECKING:
     from acp_server.state import AcpSession
-    from core.app import AgentApp
+    from core.api import Agent
 
 MODE = "mode"
 MODEL = "model"
 
 
-def modes(app: AgentApp) -> list[tuple[str, str]]:
+def modes(app: Agent) -> list[tuple[str, str]]:
     """The agents a user can talk to directly, as (name, description)."""
-    return [
-        (a.name, a.description or a.name) for a in app.agents.list() if not a.hidden and a.mode != "subagent"
-    ]
+    return [(a.name, a.description or a.name) for a in app.config_info().agents if a.mode != "subagent"]
 
 
-def models(app: AgentApp) -> list[str]:
+def models(app: Agent) -> list[str]:
     """The configured models, "provider/model"."""
-    found: list[str] = app.config_info()["models"]
-    return found
+    return list(app.config_info().models)
 
 
-def current_model(app: AgentApp, session: AcpSession) -> str | None:
+def current_model(app: Agent, session: AcpSession) -> str | None:
     """The model the next prompt uses: the session's choice, the agent's, or the config's."""
     if session.model:
         return session.model
+    info = app.config_info()
     try:
-        agent_model: str | None = app.agents.get(session.mode).model
-    except Exception:  # an agent removed from the config: the config's model applies
+        agent_model = info.agent(session.mode).model
+    except NotFoundError:  # an agent removed from the config: the config's model applies
         agent_model = None
-    return agent_model or app.config.model
+    return agent_model or info.default_model
 
 
-def mode_state(app: AgentApp, session: AcpSession) -> SessionModeState:
+def mode_state(app: Agent, session: AcpSession) -> SessionModeState:
     """``modes`` of a session response."""
     return SessionModeState(
         current_mode_id=session.mode,
@@ -46,7 +46,7 @@ def mode_state(app: AgentApp, session: AcpSession) -> SessionModeState:
     )
 
 
-def config_options(app: AgentApp, session: AcpSession) -> list[Any]:
+def config_options(app: Agent, session: AcpSession) -> list[Any]:
     """``configOptions``: the mode and, when a model is configured, the model."""
     options: list[Any] = [
         SessionConfigOptionSelect(

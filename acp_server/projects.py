@@ -1,4 +1,4 @@
-"""One running agent (``AgentApp``) per project directory and MCP server set the client asks for.
+"""One running agent (``core.api.Agent``) per project directory and MCP server set the client asks for.
 
 ACP gives every session its own ``cwd`` and MCP servers, while the core runs one agent per
 project with the tools of its MCP servers. Sessions that agree on both share an agent; a session
@@ -8,10 +8,9 @@ with other MCP servers gets an agent of its own over the same store.
 from __future__ import annotations
 
 import asyncio
-import importlib
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,10 +19,12 @@ from acp.schema import HttpMcpServer, McpServerStdio
 
 from acp_server.feed import Feed, Send, Spawn
 from acp_server.workspace import AcpWorkspace, FileAccess, FileClient
+from core.open import open_agent
 
 if TYPE_CHECKING:
     from acp_server.state import AcpSession
-    from core.app import AgentApp
+    from core.api import Agent
+    from core.tools.base import Tool
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +36,7 @@ class Project:
     """An agent and its ACP plumbing."""
 
     key: tuple[str, str]
-    app: AgentApp
+    app: Agent
     workspace: AcpWorkspace
     feed: Feed
 
@@ -70,8 +71,10 @@ class Projects:
         send: Send,
         dialog: Spawn,
         data_dir: Path | None = None,
+        host_tools: Callable[[], Sequence[Tool[Any]]] = tuple,
     ) -> None:
         self._client = client
+        self._host_tools = host_tools
         self._access = access
         self._sessions = sessions
         self._send = send
@@ -109,13 +112,18 @@ class Projects:
 
     async def _start(self, key: tuple[str, str], cwd: Path, layer: dict[str, Any]) -> Project:
         # Imported here: litellm and the store must not delay `initialize`.
-        app_module = await asyncio.to_thread(importlib.import_module, "core.app")
-        loader = await asyncio.to_thread(importlib.import_module, "core.config.loader")
-        layers = [loader.Layer(name="ACP session mcpServers", data=layer)] if layer else []
+        await asyncio.to_thread(_import_front_door)
+        from core.api import Layer
+
+        layers = [Layer(name="ACP session mcpServers", data=layer)] if layer else []
         workspace = AcpWorkspace(cwd, self._client, self._access)
-        app: AgentApp = await app_module.AgentApp.open(
-            cwd, workspace=workspace, config_layers=layers, data_dir=self._data_dir
+        app = await open_agent(
+            cwd, workspace=workspace, layers=layers, data_dir=self._data_dir, tools=self._host_tools()
         )
         feed = Feed(app, workspace, self._sessions, self._send, self._dialog)
         log.info("agent ready in %s", cwd)
         return Project(key, app, workspace, feed)
+
+
+def _import_front_door() -> None:
+    import core.api  # noqa: F401  (the config schema: off the event loop)

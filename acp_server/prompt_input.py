@@ -32,8 +32,16 @@ from acp.schema import (
 )
 
 from acp_server.errors import invalid_params
-from core.session.prompt import IMAGE_MIMES, MAX_INLINE_BYTES, MAX_MEDIA_BYTES
-from core.session.prompt_input import AgentInput, FileInput, Position, Range, TextInput
+from core.message.prompt_input import (
+    IMAGE_MIMES,
+    MAX_INLINE_BYTES,
+    MAX_MEDIA_BYTES,
+    AgentInput,
+    FileInput,
+    Position,
+    Range,
+    TextInput,
+)
 from core.tools.read import number_line, split_lines
 
 log = logging.getLogger(__name__)

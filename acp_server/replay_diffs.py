@@ -18,17 +18,17 @@ from typing import TYPE_CHECKING, Any
 
 from acp_server.workspace import Written
 from core.errors import AgentError
-from core.session.models import MessageWithParts, StepStartPart, ToolPart
+from core.message.models import MessageWithParts, StepStartPart, ToolPart
 
 if TYPE_CHECKING:
-    from core.app import AgentApp
+    from core.api import Agent
 
 log = logging.getLogger(__name__)
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@")
 
 
-async def whole_file_writes(app: AgentApp, messages: list[MessageWithParts]) -> dict[str, list[Written]]:
+async def whole_file_writes(app: Agent, messages: list[MessageWithParts]) -> dict[str, list[Written]]:
     """Call id → the whole-file change each completed edit or write made."""
     found: dict[str, list[Written]] = {}
     for message in messages:
@@ -49,7 +49,7 @@ async def whole_file_writes(app: AgentApp, messages: list[MessageWithParts]) -> 
 
 
 async def _rebuild(
-    app: AgentApp, part: ToolPart, snapshot: str | None, texts: dict[str, str | None]
+    app: Agent, part: ToolPart, snapshot: str | None, texts: dict[str, str | None]
 ) -> Written | None:
     state: Any = part.state
     path = state.metadata.get("filepath") if isinstance(state.metadata, dict) else None
@@ -73,14 +73,14 @@ async def _rebuild(
     return Written(Path(path), before, after)
 
 
-async def _text_at(app: AgentApp, snapshot: str, path: Path) -> tuple[bool, str | None]:
+async def _text_at(app: Agent, snapshot: str, path: Path) -> tuple[bool, str | None]:
     """Whether the snapshot tells, and the file's text in it (None: the file did not exist)."""
     try:
         rel = path.relative_to(app.worktree)
     except ValueError:
         return False, None  # outside the project: not in the snapshots
     try:
-        data = await app.snapshots.backend.file_at(snapshot, rel.as_posix())
+        data = await app.file_at_snapshot(snapshot, rel.as_posix())
     except (AgentError, OSError) as exc:
         log.info("replay: %s is not readable in snapshot %s: %s", rel, snapshot, exc)
         return False, None

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Literal
 from acp import RequestError
 
 from acp_server.errors import INTERNAL_ERROR
-from core.session.models import AssistantMessage, MessageWithParts
+from core.message.models import AssistantMessage, MessageWithParts
 
 if TYPE_CHECKING:
     from acp_server.state import AcpSession

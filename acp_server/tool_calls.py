@@ -22,7 +22,7 @@ from acp.schema import (
 )
 
 from acp_server.workspace import Written
-from core.session.models import ToolPart
+from core.message.models import ToolPart
 
 ToolKind = Literal[
     "read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"

@@ -32,7 +32,7 @@ from core.context.filter import filter_compacted
 from core.context.prune import prune
 from core.context.tokens import TokenCounter
 from core.events import Event
-from core.session.models import (
+from core.message.models import (
     AnyPart,
     AssistantMessage,
     AssistantTime,

@@ -20,12 +20,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core.config.schema import Config
-from core.demo import FakeModelServer, Turn
 from core.llm.events import FinishStep, TextDelta
 from core.llm.model import resolve_model
 from core.llm.request import LLMRequest
 from core.llm.stream import stream
 from core.llm.transport import aclose_http_client
+from demo import FakeModelServer, Turn
 
 ROUTES = {
     "openai-lean": ("openai", "openai"),

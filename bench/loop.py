@@ -21,11 +21,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core.app import AgentApp
 from core.config.loader import Layer
-from core.demo.config import fake_model_config
-from core.demo.fake_model import FakeModelServer
-from core.demo.fake_script import Turn
 from core.events import PartDelta
-from core.session.prompt_input import TextInput
+from core.message.prompt_input import TextInput
+from demo.config import fake_model_config
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
 
 DELTAS = 20_000
 STEPS = 20

@@ -22,8 +22,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.demo.fake_model import FakeModelServer
-from core.demo.fake_script import Turn
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
 from tests.lsp.conftest import agent_config
 from tests.lsp.editor import PLUGIN, REPO, SERVER, initialize, make_client, server_env, start
 

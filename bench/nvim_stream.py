@@ -55,8 +55,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from core.demo.fake_model import FakeModelServer
-from core.demo.fake_script import Turn
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
 from tests.nvim.harness import Nvim
 
 BENCH = Path(__file__).resolve().parent / "nvim_stream.lua"

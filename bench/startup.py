@@ -39,8 +39,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.startup_wire import StampedModel, StdioClient
-from core.demo.config import fake_model_config
-from core.demo.fake_script import Turn
+from demo.config import fake_model_config
+from demo.fake_script import Turn
 
 REPO = Path(__file__).resolve().parents[1]
 ANSWER = "hello from the fake model"

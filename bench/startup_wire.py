@@ -16,7 +16,7 @@ import threading
 import time
 from typing import IO, Any
 
-from core.demo.fake_model import FakeModelServer, RecordedRequest
+from demo.fake_model import FakeModelServer, RecordedRequest
 
 
 class StampedModel(FakeModelServer):

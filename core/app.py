@@ -4,16 +4,26 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from core.agent.agents import Agents, effective_ruleset
 from core.agent.info import AgentInfo
+from core.api import (
+    AgentSummary,
+    ConfigInfo,
+    ModelLimits,
+    PromptParts,
+    ProviderChoice,
+    ProviderSummary,
+    Reconfigured,
+    RevertResult,
+)
 from core.app_config import (
     ConfigState,
-    Reconfigured,
     Retired,
     StateParts,
     build_state,
@@ -23,34 +33,35 @@ from core.app_config import (
     pin,
     pinned,
 )
-from core.bus import Bus
+from core.bus import Bus, Listener, Subscription
 from core.config.loader import Layer, ResolvedConfig, load_config
 from core.config.paths import config_dir, git_top_level
 from core.config.paths import data_dir as default_data_dir
 from core.config.schema import Config
+from core.dialogs import AppDialogs
 from core.errors import AgentError, InvalidInputError
-from core.events import ConfigUpdated, FileDiff
+from core.events import AgentWarning, ConfigUpdated, Event, FileDiff
+from core.llm import catalog
 from core.llm.model import ModelInfo, resolve_model, resolve_small_model
 from core.llm.stream import stream as llm_stream
 from core.llm.transport import aclose_http_client
+from core.message.models import MessageWithParts, ModelRef, Session, SubtaskPart, Todo, UserMessage
 from core.permission import rules
+from core.permission.request import PermissionAsk
 from core.permission.service import Permissions
 from core.question.service import Questions
 from core.session.context_hooks import ContextManager
 from core.session.loop import SessionLoop
-from core.session.models import MessageWithParts, ModelRef, Session, SubtaskPart, Todo, UserMessage
 from core.session.prompt import parse_model_ref
-from core.session.prompt_input import AgentInput, FileInput, TextInput
 from core.session.retry import RetryPolicy
 from core.session.services import StepServices
 from core.session.sessions import Sessions
 from core.session.snapshots import SnapshotService
 from core.session.subtask import Subtasks
 from core.session.system import InstructionFiles
-from core.snapshot.revert import RevertResult
 from core.storage.store import Store
 from core.tools.base import Tool
-from core.tools.context import AskFn, ToolContext
+from core.tools.context import ToolContext
 from core.tools.question import QuestionTool
 from core.tools.registry import ToolRegistry, builtin_registry
 from core.tools.skill import SkillTool, list_skills
@@ -61,8 +72,6 @@ from core.warmup import warm_up
 from core.workspace import DiskWorkspace, Workspace
 
 log = logging.getLogger(__name__)
-
-PromptParts = list[TextInput | FileInput | AgentInput]
 
 
 class AgentApp:
@@ -93,6 +102,7 @@ class AgentApp:
         self.sessions = Sessions(store, bus)
         self.permissions = Permissions(bus, store, project_id)
         self.questions = Questions(bus)
+        self.dialogs = AppDialogs(self.permissions, self.questions)
         self.instructions = InstructionFiles(config_dir())
         self.stream = llm_stream
         self._parts = StateParts(
@@ -104,6 +114,7 @@ class AgentApp:
         self._reconfiguring = asyncio.Lock()
         self._mcp_retired = Retired()
         self._moved_defaults: dict[str, str] = {}  # default models a reconfigure replaced → the new one
+        self._small_model_warned: set[str] = set()
         self.context = ContextManager(self)
         self.subtasks = Subtasks(self)
         self.tools: ToolRegistry = builtin_registry()
@@ -111,7 +122,6 @@ class AgentApp:
             self.tools.register(tool)
         self.tools.register(TaskTool(self.subtasks))
         self.loop = SessionLoop(self)
-        self._session_rules: dict[str, rules.Ruleset] = {}
 
     # --- config: everything below reads the state of the running turn, else the current one --
 
@@ -154,13 +164,13 @@ class AgentApp:
         """Keep the config in effect now for the rest of the calling task and the tasks it starts."""
         pin(self.config_state)
 
-    async def reconfigure(self, config_layers: Sequence[Layer] | None = None) -> Reconfigured:
-        """Resolve the config again — the files, and ``config_layers`` as the host's layers (None:
-        the same as before) — and use it from the next turn on; running turns keep theirs.
+    async def reconfigure(self, layers: Sequence[Layer] | None = None) -> Reconfigured:
+        """Resolve the config again — the files, and ``layers`` as the host's layers (None: the
+        same as before) — and use it from the next turn on; running turns keep theirs.
 
         Raises ConfigError, keeping the config in effect, when the new one is invalid.
         """
-        layers = self._layers if config_layers is None else tuple(config_layers)
+        layers = self._layers if layers is None else tuple(layers)
         async with self._reconfiguring:
             resolved = await asyncio.to_thread(load_config, self.directory, self.worktree, layers)
             old = self._state
@@ -173,7 +183,7 @@ class AgentApp:
         for warning in warnings:
             log.warning("config: %s", warning)
         log.info("config reloaded; changed: %s", ", ".join(changed) or "nothing")
-        self.bus.publish(ConfigUpdated(changed=changed, **self.config_info()))
+        self.bus.publish(ConfigUpdated(changed=changed, **self.config_info().to_wire()))
         return Reconfigured(changed=changed, warnings=warnings)
 
     @classmethod
@@ -185,10 +195,12 @@ class AgentApp:
         config_layers: Sequence[Layer] = (),
         data_dir: Path | None = None,
         warm: bool = False,
+        tools: Sequence[Tool[Any]] = (),
     ) -> AgentApp:
         """Load config, open the store (with crash recovery) and start MCP servers.
 
         ``warm``: also load what the first prompt needs (see ``warm_up``); for long-lived hosts.
+        ``tools``: the host's own tools, replacing built-in ones with the same id.
         """
         directory = await asyncio.to_thread(directory.resolve)
         # One git call says both where the worktree is and whether it is one (each call a process,
@@ -224,6 +236,8 @@ class AgentApp:
             workspace=workspace or DiskWorkspace(worktree),
             config_layers=config_layers,
         )
+        for tool in tools:
+            app.tools.register(tool, replace=True)
         try:
             await app.permissions.reload()
             await app._start_mcp()
@@ -341,31 +355,71 @@ class AgentApp:
         """The session's todo list."""
         return await self.sessions.get_todos(session_id)
 
-    def config_info(self) -> dict[str, Any]:
+    def config_info(self) -> ConfigInfo:
         """Agents and models for a client's pickers."""
         models = [self.config.model] if self.config.model else []
         for provider_id, provider in self.config.provider.items():
             models.extend(f"{provider_id}/{model_id}" for model_id in provider.models)
-        return {
-            "agents": [
-                {"name": a.name, "description": a.description, "mode": a.mode, "model": a.model}
+        refs = tuple(sorted(set(models)))
+        return ConfigInfo(
+            agents=tuple(
+                AgentSummary(
+                    name=a.name, description=a.description, mode=a.mode, model=a.model, steps=a.steps
+                )
                 for a in self.agents.list()
                 if not a.hidden
-            ],
-            "models": sorted(set(models)),
-            "defaultAgent": self.agents.default().name,
-            "defaultModel": self.config.model,
-            "modelLimits": {ref: self._limits(ref) for ref in sorted(set(models))},
-        }
+            ),
+            models=refs,
+            default_agent=self.agents.default().name,
+            default_model=self.config.model,
+            model_limits={ref: self.model_limits(ref) for ref in refs},
+            providers=tuple(
+                ProviderSummary(
+                    id=provider_id,
+                    litellm_provider=provider.litellm_provider or provider_id,
+                    models=tuple(sorted(provider.models)),
+                    has_key=bool(provider.options.api_key),
+                )
+                for provider_id, provider in self.config.provider.items()
+            ),
+        )
 
-    def _limits(self, ref: str) -> dict[str, int]:
+    async def providers(self) -> list[ProviderChoice]:
+        """The configured providers, then those agentls can reach with a key, each with its models."""
+        # litellm's map is a few megabytes of JSON: parsed off the event loop (once per process).
+        known = catalog.chat_models(await asyncio.to_thread(catalog.model_map))
+        configured = {p.id: p for p in self.config_info().providers}
+        ids = list(configured) + [k for k in catalog.KEY_ENV if k not in configured]
+        out: list[ProviderChoice] = []
+        for provider_id in ids:
+            summary = configured.get(provider_id)
+            litellm_provider = summary.litellm_provider if summary else provider_id
+            env = catalog.KEY_ENV.get(litellm_provider)
+            has_key = bool(summary and summary.has_key) or bool(env and os.environ.get(env))
+            models = summary.models if summary and summary.models else tuple(known.get(litellm_provider, []))
+            out.append(ProviderChoice(provider_id, env, has_key, summary is not None, models))
+        return out
+
+    async def file_at_snapshot(self, snapshot: str, path: str) -> bytes | None:
+        """A file's bytes in a step snapshot; None when the file did not exist then."""
+        return await self.snapshots.backend.file_at(snapshot, path)
+
+    def model_limits(self, ref: str) -> ModelLimits:
         """Context and output limits of a model (0 when unknown), for a client's context-use gauge."""
         try:
             limit = self.resolve_model(ref).limit
         except AgentError as exc:
             log.info("no limits for %s: %s", ref, exc)
-            return {"context": 0, "output": 0}
-        return {"context": limit.context, "output": limit.output}
+            return ModelLimits()
+        return ModelLimits(context=limit.context, output=limit.output)
+
+    def subscribe(self, *types: type[Event], session_id: str | None = None) -> Subscription:
+        """A queue of the agent's events (of ``types``, or all; of one session, or all)."""
+        return self.bus.subscribe(*types, session_id=session_id)
+
+    def listen(self, callback: Listener, *types: type[Event]) -> Callable[[], None]:
+        """Call ``callback`` synchronously for each event; returns the function that stops it."""
+        return self.bus.listen(callback, *types)
 
     # --- Runtime protocol (what the loop asks of the app) ---------------------------------
 
@@ -401,16 +455,21 @@ class AgentApp:
             main = self.resolve_model(f"{user.model.providerID}/{user.model.modelID}")
             return resolve_small_model(self.config, main)
         except Exception as exc:  # no title model is a reason to fall back, never to fail the turn
-            log.info("no small model: %s", exc)
+            log.warning("no small model: %s", exc)
+            reason = str(exc)
+            if reason not in self._small_model_warned:  # once per reason, not at every turn
+                self._small_model_warned.add(reason)
+                message = f"no small model for titles and summaries ({reason}); the session keeps its title"
+                self.bus.publish(AgentWarning(kind="small-model", sessionID=user.sessionID, message=message))
             return None
 
     def ruleset_for(self, agent: AgentInfo, session_id: str) -> rules.Ruleset:
         """The rules a call in this session is judged by (approvals are added by the service)."""
-        return effective_ruleset(agent, self.config, self._session_rules.get(session_id))
+        return effective_ruleset(agent, self.config, self.dialogs.session_rules(session_id))
 
     def set_session_rules(self, session_id: str, ruleset: rules.Ruleset) -> None:
         """Extra rules for one session (a subagent's derived rules)."""
-        self._session_rules[session_id] = ruleset
+        self.dialogs.deny_in_session(session_id, ruleset)
 
     def tools_for(self, agent: AgentInfo, user: UserMessage, ruleset: rules.Ruleset) -> dict[str, Tool[Any]]:
         """The tools the model sees: built-in and MCP tools minus denied and switched-off ones."""
@@ -426,13 +485,18 @@ class AgentApp:
     def tool_context(
         self,
         session_id: str,
-        message_id: str,
-        call_id: str,
         agent: AgentInfo,
         abort: asyncio.Event,
-        ask: AskFn,
+        ruleset: rules.Ruleset,
+        message_id: str,
+        call_id: str,
     ) -> ToolContext:
-        """The context for one tool call."""
+        """The context for one tool call, its ``ask`` bound once to the call's ids and ``ruleset``
+        (the rules of the step it belongs to; its ``ruleset`` field is the same list)."""
+
+        async def ask(request: PermissionAsk) -> None:
+            await self.permissions.ask(session_id, message_id, call_id, request, ruleset)
+
         return ToolContext(
             session_id=session_id,
             message_id=message_id,
@@ -446,12 +510,10 @@ class AgentApp:
             ask=ask,
             max_lines=self.config.tool_output.max_lines,
             max_bytes=self.config.tool_output.max_bytes,
-            extra={
-                "todos": self.sessions,
-                "questions": self.questions,
-                "subtasks": self.subtasks,
-                "ruleset": self.ruleset_for(agent, session_id),
-            },
+            ruleset=ruleset,
+            todos=self.sessions,
+            questions=self.questions,
+            subtasks=self.subtasks,
         )
 
     def cancel_dialogs(self, session_id: str) -> None:

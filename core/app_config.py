@@ -120,14 +120,6 @@ class ConfigState:
 
 
 @dataclass(frozen=True)
-class Reconfigured:
-    """What a reconfigure changed (top-level keys) and its warnings (unknown keys, MCP servers skipped)."""
-
-    changed: list[str]
-    warnings: list[str]
-
-
-@dataclass(frozen=True)
 class StateParts:
     """What building a state needs from the app (fixed for the app's lifetime)."""
 

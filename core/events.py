@@ -13,9 +13,9 @@ from typing import Any, ClassVar, Literal, dataclass_transform
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from core.session.models import Message as _Message
-from core.session.models import MessageError, Session, Todo
-from core.session.models import Part as _Part
+from core.message.models import Message as _Message
+from core.message.models import MessageError, Session, Todo
+from core.message.models import Part as _Part
 
 
 @dataclass_transform(kw_only_default=True)
@@ -268,6 +268,20 @@ class FileEdited(Event):
 
 
 # --- config ----------------------------------------------------------------------------------
+
+
+WarningKind = Literal["snapshot", "small-model", "abort"]
+
+
+class AgentWarning(Event):
+    """Something failed without failing the turn, and the user should know: a step whose file
+    changes were not recorded (revert and diff cannot see them), no small model for titles, an
+    aborted turn that did not stop in time. Every client shows it."""
+
+    TYPE: ClassVar[str] = "agent.warning"
+    kind: WarningKind
+    message: str
+    sessionID: str | None = None
 
 
 class ConfigUpdated(Event):

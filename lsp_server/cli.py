@@ -3,7 +3,7 @@ the core's commands plus these, without any other front end's."""
 
 from __future__ import annotations
 
-from core.cli.main import CORE_COMMANDS, exit_now, run
+from agentls.boot import CORE_COMMANDS, exit_now, run
 
 # Command → the module of this package that registers it (imported only when that command runs).
 HOST_COMMANDS: dict[str, str] = {"serve": "lsp_server.serve_cmd", "demo": "lsp_server.demo_cmd"}

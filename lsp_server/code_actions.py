@@ -19,8 +19,8 @@ from lsprotocol.converters import get_converter
 from pydantic import Field
 from pygls.exceptions import JsonRpcInvalidParams
 
+from core.message.prompt_input import FileInput, Range, TextInput
 from core.prompts import load
-from core.session.prompt_input import FileInput, Range, TextInput
 from lsp_server import protocol as p
 from lsp_server.diagnostics import format_diagnostic
 from lsp_server.errors import jsonrpc_errors

@@ -21,13 +21,13 @@ from lsprotocol.converters import get_converter
 from pygls.lsp.client import LanguageClient
 from pygls.uris import from_fs_path
 
-from core.cli.demo_cmd import demo as in_process_demo
-from core.cli.demo_cmd import demo_config
-from core.cli.render import Transcript
-from core.demo import scenario
-from core.demo.fake_model import FakeModelServer
-from core.demo.fake_script import Turn
+from cli.demo_cmd import demo as in_process_demo
+from cli.demo_cmd import demo_config
+from cli.render import Transcript
 from core.events import Event
+from demo import scenario
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
 
 UNSAVED = "# (unsaved in the editor) calculator helpers\n"
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from lsp_server import protocol as p
 
 if TYPE_CHECKING:
-    from core.app import AgentApp
+    from core.api import Agent
     from lsp_server.server import AgentServer
 
 
@@ -20,24 +20,24 @@ def register(server: AgentServer) -> None:
     """Add the dialog requests to ``server``."""
 
     @server.request("agent/permission/reply", p.PermissionReply)
-    async def permission_reply(app: AgentApp, params: p.PermissionReply) -> Any:
-        await app.permissions.reply(params.requestID, params.reply, message=params.message)
+    async def permission_reply(app: Agent, params: p.PermissionReply) -> Any:
+        await app.dialogs.reply_permission(params.requestID, params.reply, message=params.message)
         return None
 
     @server.request("agent/permission/list", p.NoParams)
-    async def permission_list(app: AgentApp, params: p.NoParams) -> Any:
-        return {"requests": app.permissions.pending()}
+    async def permission_list(app: Agent, params: p.NoParams) -> Any:
+        return {"requests": app.dialogs.pending_permissions()}
 
     @server.request("agent/question/reply", p.QuestionReply)
-    async def question_reply(app: AgentApp, params: p.QuestionReply) -> Any:
-        app.questions.reply(params.requestID, params.answers)
+    async def question_reply(app: Agent, params: p.QuestionReply) -> Any:
+        app.dialogs.answer(params.requestID, params.answers)
         return None
 
     @server.request("agent/question/reject", p.QuestionReject)
-    async def question_reject(app: AgentApp, params: p.QuestionReject) -> Any:
-        app.questions.reject(params.requestID)
+    async def question_reject(app: Agent, params: p.QuestionReject) -> Any:
+        app.dialogs.dismiss(params.requestID)
         return None
 
     @server.request("agent/question/list", p.NoParams)
-    async def question_list(app: AgentApp, params: p.NoParams) -> Any:
-        return {"requests": app.questions.pending()}
+    async def question_list(app: Agent, params: p.NoParams) -> Any:
+        return {"requests": app.dialogs.pending_questions()}

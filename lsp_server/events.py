@@ -18,7 +18,7 @@ from core.bus import Subscription
 from core.events import Event, PartDelta
 
 if TYPE_CHECKING:
-    from core.app import AgentApp
+    from core.api import Agent
     from lsp_server.server import AgentServer
 
 log = logging.getLogger(__name__)
@@ -65,7 +65,7 @@ def merge_deltas(events: list[Event]) -> list[Event]:
 def register(server: AgentServer) -> None:
     """Start forwarding once the agent is running."""
 
-    def ready(app: AgentApp) -> None:
-        server.spawn(forward(server, app.bus.subscribe()))
+    def ready(app: Agent) -> None:
+        server.spawn(forward(server, app.subscribe()))
 
     server.app_ready.append(ready)

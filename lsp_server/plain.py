@@ -16,16 +16,22 @@ from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from core.errors import AgentError, NotFoundError
-from core.events import PartUpdated, PermissionAsked, PermissionRequest, QuestionAsked, QuestionRequest
-from core.session.models import ToolPart
-from core.session.prompt_input import AgentInput, FileInput, TextInput
+from core.events import (
+    AgentWarning,
+    PartUpdated,
+    PermissionAsked,
+    PermissionRequest,
+    QuestionAsked,
+    QuestionRequest,
+)
+from core.message.models import ToolPart
+from core.message.prompt_input import AgentInput, FileInput, TextInput
 from lsp_server.errors import jsonrpc_errors
 from lsp_server.plain_messages import answer_text, describe_part, permission_message
 from lsp_server.protocol import dump
-from lsp_server.sessions import run_prompt
 
 if TYPE_CHECKING:
-    from core.app import AgentApp
+    from core.api import Agent, Reply
     from core.bus import Subscription
     from lsp_server.server import AgentServer
 
@@ -33,7 +39,7 @@ log = logging.getLogger(__name__)
 
 COMMANDS = ("agentls.prompt", "agentls.abort", "agentls.newSession", "agentls.compact")
 ALLOW_ONCE, ALWAYS_ALLOW, REJECT, DISMISS = "Allow once", "Always allow", "Reject", "Dismiss"
-PERMISSION_REPLIES = {ALLOW_ONCE: "once", ALWAYS_ALLOW: "always", REJECT: "reject"}
+PERMISSION_REPLIES: dict[str, Reply] = {ALLOW_ONCE: "once", ALWAYS_ALLOW: "always", REJECT: "reject"}
 
 PromptParts = list[TextInput | FileInput | AgentInput]
 
@@ -45,7 +51,7 @@ class PlainPath:
         self.server = server
         self.session_id: str | None = None
 
-    async def session(self, app: AgentApp) -> str:
+    async def session(self, app: Agent) -> str:
         """The current session, created on first use (or when the current one was deleted)."""
         if self.session_id is not None:
             try:
@@ -57,7 +63,7 @@ class PlainPath:
         return self.session_id
 
     async def start(
-        self, app: AgentApp, parts: PromptParts, label: str, wait: bool | None = None
+        self, app: Agent, parts: PromptParts, label: str, wait: bool | None = None
     ) -> dict[str, Any]:
         """Run a turn for a command: to its end, or in the background when the client cannot wait.
 
@@ -72,21 +78,19 @@ class PlainPath:
         self.server.spawn(self._background(app, parts, label))
         return {"sessionID": session_id, "async": True}
 
-    async def _background(self, app: AgentApp, parts: PromptParts, label: str) -> None:
+    async def _background(self, app: Agent, parts: PromptParts, label: str) -> None:
         try:
             await self.run(app, parts, label)
         except AgentError as exc:
             self.server.show_message(f"agentls: {exc}", lsp.MessageType.Error)
 
-    async def run(self, app: AgentApp, parts: PromptParts, label: str) -> dict[str, Any]:
+    async def run(self, app: Agent, parts: PromptParts, label: str) -> dict[str, Any]:
         """Run one turn with progress and log; show the answer; return ids and text."""
         session_id = await self.session(app)
         token = await self._begin_progress(label, lambda: self.server.spawn(app.abort(session_id)))
-        narrator = self.server.spawn(
-            self._narrate(app.bus.subscribe(PartUpdated, session_id=session_id), token)
-        )
+        narrator = self.server.spawn(self._narrate(app.subscribe(PartUpdated, session_id=session_id), token))
         try:
-            result = await run_prompt(app, session_id, parts)
+            result = await app.prompt(session_id, parts)  # a cancelled request aborts the turn
         finally:
             narrator.cancel()
             self._end_progress(token)
@@ -144,8 +148,9 @@ class PlainPath:
 
     # --- dialogs -----------------------------------------------------------------------------
 
-    async def dialogs(self, app: AgentApp, subscription: Subscription) -> None:
-        """Ask each permission and question with showMessageRequest while a plain client is connected."""
+    async def dialogs(self, app: Agent, subscription: Subscription) -> None:
+        """Ask each permission and question with showMessageRequest while a plain client is connected;
+        show each ``agent.warning`` with showMessage (a plugin client shows the event itself)."""
         with subscription:
             async for event in subscription:
                 if self.server.connection.plugin or not self.server.connection.connected:
@@ -154,17 +159,19 @@ class PlainPath:
                     self.server.spawn(self._ask_permission(app, event.request))
                 elif isinstance(event, QuestionAsked):
                     self.server.spawn(self._ask_question(app, event.request))
+                elif isinstance(event, AgentWarning):
+                    self.server.show_message(f"agentls: {event.message}", lsp.MessageType.Warning)
 
-    async def _ask_permission(self, app: AgentApp, request: PermissionRequest) -> None:
+    async def _ask_permission(self, app: Agent, request: PermissionRequest) -> None:
         message = permission_message(request)
         choice = await self._choose(message, [ALLOW_ONCE, ALWAYS_ALLOW, REJECT], lsp.MessageType.Warning)
         reply = PERMISSION_REPLIES.get(choice or REJECT, "reject")
         try:
-            await app.permissions.reply(request.id, reply)  # type: ignore[arg-type]
+            await app.dialogs.reply_permission(request.id, reply)
         except NotFoundError:
             log.info("permission %s was answered elsewhere", request.id)
 
-    async def _ask_question(self, app: AgentApp, request: QuestionRequest) -> None:
+    async def _ask_question(self, app: Agent, request: QuestionRequest) -> None:
         answers: list[list[str]] = []
         for item in request.questions:
             prefix = f"{item.header}: " if item.header else ""
@@ -172,13 +179,13 @@ class PlainPath:
             choice = await self._choose(f"{prefix}{item.question}", [*labels, DISMISS], lsp.MessageType.Info)
             if choice is None or choice == DISMISS:
                 try:
-                    app.questions.reject(request.id)
+                    app.dialogs.dismiss(request.id)
                 except NotFoundError:
                     log.info("question %s was answered elsewhere", request.id)
                 return
             answers.append([choice])
         try:
-            app.questions.reply(request.id, answers)
+            app.dialogs.answer(request.id, answers)
         except NotFoundError:
             log.info("question %s was answered elsewhere", request.id)
 
@@ -258,8 +265,8 @@ def register(server: AgentServer) -> PlainPath:
         app = await server.app()
         return dump(await app.compact(await plain.session(app)))
 
-    def ready(app: AgentApp) -> None:
-        server.spawn(plain.dialogs(app, app.bus.subscribe(PermissionAsked, QuestionAsked)))
+    def ready(app: Agent) -> None:
+        server.spawn(plain.dialogs(app, app.subscribe(PermissionAsked, QuestionAsked, AgentWarning)))
 
     server.app_ready.append(ready)
     return plain

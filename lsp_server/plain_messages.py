@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.events import PermissionRequest
-from core.session.models import MessageWithParts, TextPart, ToolPart
+from core.message.models import MessageWithParts, TextPart, ToolPart
 
 MAX_CHANGED_LINES = 6  # changed lines quoted in a dialog; the rest are counted
 MAX_LINE = 100  # characters of one quoted line

@@ -22,8 +22,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 from pygls.exceptions import JsonRpcInvalidParams
 
-from core.session.prompt import IMAGE_MIMES, MAX_MEDIA_BYTES
-from core.session.prompt_input import Range
+from core.message.prompt_input import IMAGE_MIMES, MAX_MEDIA_BYTES, Range
 
 M = TypeVar("M", bound=BaseModel)
 

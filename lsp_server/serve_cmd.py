@@ -8,9 +8,8 @@ import os
 import sys
 from collections.abc import Sequence
 
-from core.cli import codecache
-from core.cli.logs import configure_logging
-from core.cli.main import exit_now, startup_imports
+from agentls.boot import exit_now, startup_imports
+from agentls.logs import configure_logging
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +65,6 @@ def run(args: argparse.Namespace) -> int:
 
         early = answer_early(sys.stdin.fileno(), _write_stdout)  # before pygls: see handshake
     with startup_imports():  # pygls and lsprotocol build ~600 classes: no collections meanwhile
-        codecache.patch("attr._make", "cattrs.gen")  # the code attrs and cattrs write for them
         from lsp_server.lifecycle import run_stdio
         from lsp_server.server import build_server
 

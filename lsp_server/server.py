@@ -9,12 +9,10 @@ error mapping and serialisation happen in one place.
 from __future__ import annotations
 
 import asyncio
-import importlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types as lsp
@@ -23,9 +21,10 @@ from pydantic import BaseModel
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
+from agentls.boot import startup_imports
 from core import __version__
-from core.cli.main import startup_imports
 from core.errors import AgentError
+from core.open import open_agent
 from lsp_server.clients import Connection, agent_capability, parse_options, section
 from lsp_server.diagnostics import DiagnosticsStore
 from lsp_server.errors import to_jsonrpc
@@ -35,13 +34,13 @@ from lsp_server.rpc import AgentProtocol
 from lsp_server.workspace import AGENT_DIAGNOSTICS, LspWorkspace, path_of, register_document_hooks
 
 if TYPE_CHECKING:
-    from core.app import AgentApp
+    from core.api import Agent, Layer
     from lsp_server.plain import PlainPath
 
 log = logging.getLogger(__name__)
 
 M = TypeVar("M", bound=BaseModel)
-Handler = Callable[["AgentApp", M], Awaitable[Any]]
+Handler = Callable[["Agent", M], Awaitable[Any]]
 
 PROTOCOL_VERSION = 1
 # The names of the editor's config layers, as `agentls config --sources` and errors show them.
@@ -51,7 +50,7 @@ SERVER_NOT_INITIALIZED = -32002
 
 
 class AgentServer(LanguageServer):
-    """One agent (AgentApp) for one project, driven by the connected editor."""
+    """One agent for one project, driven by the connected editor."""
 
     protocol: AgentProtocol
 
@@ -72,9 +71,9 @@ class AgentServer(LanguageServer):
         self.lsp_workspace: LspWorkspace | None = None
         self.root: Path | None = None
         self.config_data: Any = None
-        self.app_ready: list[Callable[[AgentApp], None]] = []
+        self.app_ready: list[Callable[[Agent], None]] = []
         self.plain: PlainPath  # set by plain.register
-        self._app: asyncio.Future[AgentApp] | None = None
+        self._app: asyncio.Future[Agent] | None = None
         self._applied_config: Any = None  # the settings config the agent last loaded or rejected
         self._reconfiguring: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -86,7 +85,7 @@ class AgentServer(LanguageServer):
     # --- the app -------------------------------------------------------------------------
 
     def start_app(self) -> None:
-        """Open the AgentApp in the background (once per process; reconnects reuse it)."""
+        """Open the agent in the background (once per process; reconnects reuse it)."""
         if self._app is not None:
             return
         root = self.root or Path.cwd()
@@ -94,19 +93,19 @@ class AgentServer(LanguageServer):
         self._app = asyncio.get_running_loop().create_future()
         self.spawn(self._open_app(root, self._app))
 
-    async def _open_app(self, root: Path, future: asyncio.Future[AgentApp]) -> None:
+    async def _open_app(self, root: Path, future: asyncio.Future[Agent]) -> None:
         started = time.perf_counter()
         try:
-            # Imported here: litellm, tokenizers and the store must not delay `initialize`.
-            module = await asyncio.to_thread(_import_quietly, "core.app")
-            loader = await asyncio.to_thread(importlib.import_module, "core.config.loader")
+            # Imported here: the config's schema must not delay `initialize`; open_agent imports
+            # the agent itself (litellm's routes, tokenizers, the store) on a thread too.
+            await asyncio.to_thread(_import_front_door)
             # Taken after the slow imports: a didChangeConfiguration sent right after `initialized`
             # (eglot, Neovim with `settings`) is part of the agent's first configuration.
             self._applied_config = self.settings_config
-            layers = self._config_layers(loader, self.settings_config)
+            layers = self._config_layers(self.settings_config)
             # warm: the first prompt then finds the model catalog, connection pool and decoders loaded.
-            app: AgentApp = await module.AgentApp.open(
-                root, workspace=self.lsp_workspace, config_layers=layers, warm=True
+            app = await open_agent(
+                root, workspace=self.lsp_workspace, layers=layers, warm=True, import_guard=startup_imports
             )
         except Exception as exc:  # every request will report it; the user sees it once now
             log.exception("the agent failed to start in %s", root)
@@ -120,16 +119,18 @@ class AgentServer(LanguageServer):
             callback(app)
         self._reconfigure(app)  # settings that arrived while it opened
 
-    def _config_layers(self, loader: ModuleType, settings_config: Any) -> list[Any]:
+    def _config_layers(self, settings_config: Any) -> list[Layer]:
         """The editor's config layers: initialization options, then its settings (which win)."""
+        from core.api import Layer  # loaded with the agent
+
         layers = []
         if self.config_data is not None:
-            layers.append(loader.Layer(name=INIT_LAYER, data=self.config_data))
+            layers.append(Layer(name=INIT_LAYER, data=self.config_data))
         if settings_config is not None:
-            layers.append(loader.Layer(name=SETTINGS_LAYER, data=settings_config))
+            layers.append(Layer(name=SETTINGS_LAYER, data=settings_config))
         return layers
 
-    async def app(self) -> AgentApp:
+    async def app(self) -> Agent:
         """The running agent, waiting for it to finish opening and for new settings to apply."""
         if self._app is None:
             raise JsonRpcException(message="the server is not initialized", code=SERVER_NOT_INITIALIZED)
@@ -168,20 +169,19 @@ class AgentServer(LanguageServer):
         if future is not None and future.done() and not future.cancelled() and future.exception() is None:
             self._reconfigure(future.result())
 
-    def _reconfigure(self, app: AgentApp) -> None:
+    def _reconfigure(self, app: Agent) -> None:
         """Apply the latest settings config to the loaded agent (one reconfigure at a time)."""
         if self.settings_config == self._applied_config:
             return
         if self._reconfiguring is None or self._reconfiguring.done():
             self._reconfiguring = self.spawn(self._apply_settings_config(app))
 
-    async def _apply_settings_config(self, app: AgentApp) -> None:
-        loader = importlib.import_module("core.config.loader")  # loaded with the agent
+    async def _apply_settings_config(self, app: Agent) -> None:
         # Settings that change again meanwhile are applied next; each rejected one is shown once.
         while self.settings_config != self._applied_config:
             config = self._applied_config = self.settings_config
             try:
-                result = await app.reconfigure(self._config_layers(loader, config))
+                result = await app.reconfigure(self._config_layers(config))
             except AgentError as exc:  # the user's config: they fix it
                 self._not_applied(str(exc))
                 continue
@@ -256,9 +256,9 @@ class AgentServer(LanguageServer):
             self.window_log_message(lsp.LogMessageParams(type=kind, message=message))
 
 
-def _import_quietly(name: str) -> ModuleType:
-    with startup_imports():  # the agent's import builds thousands of lasting objects: no collections
-        return importlib.import_module(name)
+def _import_front_door() -> None:
+    with startup_imports():  # the config schema builds lasting objects: no collections meanwhile
+        import core.api  # noqa: F401
 
 
 def _root(params: lsp.InitializeParams) -> Path | None:

@@ -1,21 +1,19 @@
-"""``agent/session/*`` and ``agent/config``: thin handlers over the AgentApp."""
+"""``agent/session/*`` and ``agent/config``: thin handlers over the agent's front door (``core.api``)."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import mimetypes
 from typing import TYPE_CHECKING, Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
-from core.session.prompt_input import AgentInput, FileInput, TextInput
+from core.message.prompt_input import AgentInput, FileInput, TextInput
 from lsp_server import protocol as p
 from lsp_server.workspace import path_of
 
 if TYPE_CHECKING:
-    from core.app import AgentApp
-    from core.session.models import MessageWithParts
+    from core.api import Agent
     from lsp_server.server import AgentServer
 
 log = logging.getLogger(__name__)
@@ -43,88 +41,63 @@ def prompt_inputs(
     return out
 
 
-async def run_prompt(
-    app: AgentApp,
-    session_id: str,
-    parts: list[TextInput | FileInput | AgentInput],
-    agent: str | None = None,
-    model: str | None = None,
-) -> MessageWithParts:
-    """Run a turn to its end; if the caller is cancelled ($/cancelRequest), abort the turn."""
-    turn = asyncio.ensure_future(app.prompt(session_id, parts, agent=agent, model=model))
-    try:
-        return await asyncio.shield(turn)
-    except asyncio.CancelledError:
-        if not turn.done():
-            log.info("prompt request for %s cancelled: aborting the turn", session_id)
-            await app.abort(session_id)
-            await asyncio.wait([turn], timeout=10)
-        turn.add_done_callback(_consume)
-        raise
-
-
-def _consume(turn: asyncio.Future[Any]) -> None:
-    if not turn.cancelled() and (exc := turn.exception()) is not None:
-        log.info("aborted turn ended with %s: %s", type(exc).__name__, exc)
-
-
 def register(server: AgentServer) -> None:
     """Add the session requests to ``server``."""
 
     @server.request("agent/session/create", p.SessionCreate)
-    async def create(app: AgentApp, params: p.SessionCreate) -> Any:
+    async def create(app: Agent, params: p.SessionCreate) -> Any:
         return await app.create_session(params.title, params.agent, params.model)
 
     @server.request("agent/session/list", p.SessionList)
-    async def list_(app: AgentApp, params: p.SessionList) -> Any:
+    async def list_(app: Agent, params: p.SessionList) -> Any:
         return {"sessions": await app.list_sessions(params.limit, params.before)}
 
     @server.request("agent/session/get", p.SessionRef)
-    async def get(app: AgentApp, params: p.SessionRef) -> Any:
+    async def get(app: Agent, params: p.SessionRef) -> Any:
         return await app.get_session(params.sessionID)
 
     @server.request("agent/session/update", p.SessionUpdate)
-    async def update(app: AgentApp, params: p.SessionUpdate) -> Any:
+    async def update(app: Agent, params: p.SessionUpdate) -> Any:
         return await app.rename_session(params.sessionID, params.title)
 
     @server.request("agent/session/delete", p.SessionRef)
-    async def delete(app: AgentApp, params: p.SessionRef) -> Any:
+    async def delete(app: Agent, params: p.SessionRef) -> Any:
         await app.delete_session(params.sessionID)
         return None
 
     @server.request("agent/session/fork", p.SessionFork)
-    async def fork(app: AgentApp, params: p.SessionFork) -> Any:
+    async def fork(app: Agent, params: p.SessionFork) -> Any:
         return await app.fork_session(params.sessionID, params.messageID)
 
     @server.request("agent/session/messages", p.SessionMessages)
-    async def messages(app: AgentApp, params: p.SessionMessages) -> Any:
+    async def messages(app: Agent, params: p.SessionMessages) -> Any:
         return {"messages": await app.messages(params.sessionID, params.limit, params.before)}
 
     @server.request("agent/session/prompt", p.SessionPrompt)
-    async def prompt(app: AgentApp, params: p.SessionPrompt) -> Any:
+    async def prompt(app: Agent, params: p.SessionPrompt) -> Any:
         parts = prompt_inputs(params.parts)
-        return await run_prompt(app, params.sessionID, parts, params.agent, params.model)
+        return await app.prompt(params.sessionID, parts, params.agent, params.model)
 
     @server.request("agent/session/abort", p.SessionRef)
-    async def abort(app: AgentApp, params: p.SessionRef) -> Any:
+    async def abort(app: Agent, params: p.SessionRef) -> Any:
         await app.get_session(params.sessionID)
         await app.abort(params.sessionID)
         return None
 
     @server.request("agent/session/compact", p.SessionRef)
-    async def compact(app: AgentApp, params: p.SessionRef) -> Any:
+    async def compact(app: Agent, params: p.SessionRef) -> Any:
         return await app.compact(params.sessionID)
 
     @server.request("agent/session/revert", p.SessionRevert)
-    async def revert(app: AgentApp, params: p.SessionRevert) -> Any:
+    async def revert(app: Agent, params: p.SessionRevert) -> Any:
         return await app.revert(params.sessionID, params.messageID, params.partID)
 
     @server.request("agent/session/unrevert", p.SessionRef)
-    async def unrevert(app: AgentApp, params: p.SessionRef) -> Any:
+    async def unrevert(app: Agent, params: p.SessionRef) -> Any:
         return await app.unrevert(params.sessionID)
 
     @server.request("agent/session/diff", p.SessionDiff)
-    async def diff(app: AgentApp, params: p.SessionDiff) -> Any:
+    async def diff(app: Agent, params: p.SessionDiff) -> Any:
         files = await app.diff(params.sessionID, params.messageID)
         return {
             "files": [
@@ -134,10 +107,10 @@ def register(server: AgentServer) -> None:
         }
 
     @server.request("agent/session/todo", p.SessionRef)
-    async def todo(app: AgentApp, params: p.SessionRef) -> Any:
+    async def todo(app: Agent, params: p.SessionRef) -> Any:
         await app.get_session(params.sessionID)
         return {"todos": await app.todos(params.sessionID)}
 
     @server.request("agent/config", p.NoParams)
-    async def config(app: AgentApp, params: p.NoParams) -> Any:
-        return app.config_info()
+    async def config(app: Agent, params: p.NoParams) -> Any:
+        return app.config_info().to_wire()

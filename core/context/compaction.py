@@ -28,7 +28,7 @@ from core.context.plan import CompactionPlan, build_compaction_request, continue
 from core.context.tokens import TokenCounter
 from core.errors import AbortedError, AgentError, CompactionFailedError, ContextOverflowError
 from core.events import Event, SessionCompacted
-from core.session.models import (
+from core.message.models import (
     AnyPart,
     AssistantMessage,
     CompactionPart,

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterable, Iterable
 
-from core.session.models import AssistantMessage, CompactionPart, MessageWithParts, UserMessage
+from core.message.models import AssistantMessage, CompactionPart, MessageWithParts, UserMessage
 
 
 def compaction_part(message: MessageWithParts) -> CompactionPart | None:

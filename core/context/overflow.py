@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from core.session.models import Tokens
+from core.message.models import Tokens
 
 OUTPUT_TOKEN_MAX = 32_000
 INPUT_MARGIN = 20_000

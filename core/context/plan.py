@@ -19,7 +19,7 @@ from string import Template
 
 from core.context.filter import compaction_part, is_finished_summary
 from core.context.tokens import TokenCounter
-from core.session.models import AssistantMessage, MessageWithParts, TextPart, ToolPart, UserMessage
+from core.message.models import AssistantMessage, MessageWithParts, TextPart, ToolPart, UserMessage
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from typing import Protocol
 
 from core.context.filter import model_view
 from core.context.tokens import CLEARED_OUTPUT, TokenCounter
-from core.session.models import (
+from core.message.models import (
     AssistantMessage,
     MessageWithParts,
     ToolPart,

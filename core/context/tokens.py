@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple, Protocol
 
 from core.context.encoding import DEFAULT_LOADER, Encoder, EncodingLoader, encoding_name_for
-from core.session.models import (
+from core.message.models import (
     AgentPart,
     AnyPart,
     FilePart,

@@ -201,3 +201,19 @@ def family_of(provider: str, model: str) -> str:
     if "gemini" in name:
         return "gemini"
     return "other"
+
+
+def chat_models(model_map: dict[str, Any]) -> dict[str, list[str]]:
+    """Each litellm provider's chat models, by the id a ``provider/model`` reference uses."""
+    out: dict[str, set[str]] = {}
+    for name, entry in model_map.items():
+        if not isinstance(entry, dict) or entry.get("mode") != "chat":
+            continue
+        provider = entry.get("litellm_provider")
+        if not isinstance(provider, str):
+            continue
+        # The map names some models with their provider in front ("gemini/gemini-2.5-flash").
+        model = name.removeprefix(f"{provider}/")
+        if "/" not in model:
+            out.setdefault(provider, set()).add(model)
+    return {provider: sorted(models) for provider, models in out.items()}

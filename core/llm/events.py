@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from core.session.models import Tokens
+from core.message.models import Tokens
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.llm.model import ModelCost
-from core.session.models import CacheTokens, Tokens
+from core.message.models import CacheTokens, Tokens
 
 
 def _int(value: Any) -> int:

@@ -14,8 +14,7 @@ from core.errors import AgentError, BusyError, CompactionFailedError, ContextOve
 from core.events import Event
 from core.llm.model import ModelInfo
 from core.llm.request import LLMRequest
-from core.session.convert import to_model_messages
-from core.session.models import (
+from core.message.models import (
     AnyPart,
     AssistantMessage,
     AssistantTime,
@@ -23,13 +22,14 @@ from core.session.models import (
     UserMessage,
     now_ms,
 )
+from core.session.convert import to_model_messages
 from core.session.processor import Processor
 from core.session.step import StepInput
 from core.session.system import family_prompt
 
 if TYPE_CHECKING:
-    from core.app import AgentApp
     from core.session.context_hooks import ContextManager
+    from core.session.runtime import AgentHost
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +39,7 @@ class Compactor:
 
     def __init__(
         self,
-        app: AgentApp,
+        app: AgentHost,
         context: ContextManager,
         model: ModelInfo | None = None,
         abort: asyncio.Event | None = None,
@@ -123,15 +123,11 @@ class Compactor:
         def no_tools(*_args: Any) -> Any:
             raise InvalidInputError("the compaction agent has no tools")
 
-        async def no_ask(*_args: Any) -> None:
-            raise InvalidInputError("the compaction agent asks no permissions")
-
         await processor.process(
             StepInput(
                 assistant=msg,
                 request=llm_request,
                 tools={},
-                ask=no_ask,
                 make_context=no_tools,
                 abort=self._abort,
             )

@@ -13,10 +13,10 @@ from core.context.tokens import TokenCounter
 from core.errors import ContextOverflowError, NotFoundError
 from core.llm.model import ModelInfo
 from core.llm.request import LLMRequest
-from core.session.models import AssistantMessage, MessageWithParts, UserMessage
+from core.message.models import AssistantMessage, MessageWithParts, UserMessage
 
 if TYPE_CHECKING:
-    from core.app import AgentApp
+    from core.session.runtime import AgentHost
 
 log = logging.getLogger(__name__)
 
@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 class ContextManager:
     """Implements ``core.session.runtime.ContextHooks`` over core.context for one app."""
 
-    def __init__(self, app: AgentApp) -> None:
+    def __init__(self, app: AgentHost) -> None:
         self._app = app
         self._counters: dict[str, TokenCounter] = {}
         self._seeded: set[tuple[str, str]] = set()  # (session, encoding) whose stored counts were read

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from core.session.models import (
+from core.message.models import (
     AssistantMessage,
     CompactionPart,
     FilePart,

@@ -11,30 +11,30 @@ import asyncio
 import functools
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from core import ids
+from core.agent.info import AgentInfo
 from core.context.compaction import overflow_without_auto
 from core.errors import AgentError, ContextOverflowError, InvalidInputError, NotFoundError
-from core.events import SessionIdle, SessionStatus, SessionStatusInfo
+from core.events import AgentWarning, SessionIdle, SessionStatus, SessionStatusInfo
 from core.llm.events import StreamEvent
+from core.llm.model import ModelInfo
 from core.llm.request import LLMRequest
-from core.session.loop_compaction import LoopCompaction
-from core.session.models import (
+from core.message.models import (
     AssistantMessage,
     AssistantTime,
-    CompactionPart,
     MessageWithParts,
     Session,
-    SubtaskPart,
     UserMessage,
     now_ms,
 )
+from core.message.prompt_input import AgentInput, FileInput, TextInput
+from core.session import decide
+from core.session.loop_compaction import LoopCompaction
 from core.session.processor import Processor
 from core.session.prompt import PromptTarget, build_user_message, parse_model_ref
-from core.session.prompt_input import AgentInput, FileInput, TextInput
 from core.session.requests import RequestBuilder, StepPlan
 from core.session.runtime import Runtime, StreamFn
 from core.session.step import StepInput
@@ -42,21 +42,15 @@ from core.session.title import DEFAULT_PREFIX, generate_title
 
 log = logging.getLogger(__name__)
 
-FINISHED_REASONS_THAT_CONTINUE = ("tool-calls", "unknown")
+# How long an abort waits for the turn to stop, and an abandoned prompt for its aborted turn to end.
+ABORT_TIMEOUT = 5
+ABANDON_TIMEOUT = 10
 
 
 @dataclass
 class _Run:
     abort: asyncio.Event
     task: asyncio.Task[MessageWithParts]
-
-
-@dataclass
-class _Scan:
-    last_user: UserMessage | None = None
-    last_assistant: AssistantMessage | None = None
-    last_finished: AssistantMessage | None = None
-    task: SubtaskPart | CompactionPart | None = None
 
 
 class SessionLoop:
@@ -82,14 +76,44 @@ class SessionLoop:
     async def prompt(
         self,
         session_id: str,
-        inputs: list[TextInput | FileInput | AgentInput],
+        inputs: Sequence[TextInput | FileInput | AgentInput],
         *,
         agent: str | None = None,
         model: str | None = None,
         no_reply: bool = False,
         subagent: bool = False,
     ) -> MessageWithParts:
-        """Store the user's message, then run (or join) the session's loop and return its answer."""
+        """Store the user's message, then run (or join) the session's loop and return its answer.
+
+        The one place where "the caller went away" is handled for every front end (an editor's
+        ``$/cancelRequest``, a cancelled progress, a subagent's parent): the message is stored whole
+        or not at all, and the turn is aborted instead of running on unseen.
+        """
+        abandoned = asyncio.Event()
+        turn = asyncio.ensure_future(
+            self._prompt(session_id, inputs, agent, model, no_reply, subagent, abandoned)
+        )
+        try:
+            return await asyncio.shield(turn)
+        except asyncio.CancelledError:
+            if not turn.done():
+                log.info("the caller of a prompt in %s went away: aborting the turn", session_id)
+                abandoned.set()
+                await self.abort(session_id)
+                await asyncio.wait([turn], timeout=ABANDON_TIMEOUT)
+            turn.add_done_callback(_consume)
+            raise
+
+    async def _prompt(
+        self,
+        session_id: str,
+        inputs: Sequence[TextInput | FileInput | AgentInput],
+        agent: str | None,
+        model: str | None,
+        no_reply: bool,
+        subagent: bool,
+        abandoned: asyncio.Event,
+    ) -> MessageWithParts:
         rt = self._rt
         session = await rt.sessions.get(session_id)
         if session.revert is not None and not self.is_busy(session_id):
@@ -121,7 +145,7 @@ class SessionLoop:
         for part in parts:
             await rt.sessions.update_part(part)
         await rt.sessions.update(session_id, lambda _s: None)
-        if no_reply:
+        if no_reply or abandoned.is_set():  # abandoned while storing: the message stays, unanswered
             return MessageWithParts(info=info, parts=parts)
         return await self.loop(session_id)
 
@@ -134,13 +158,7 @@ class SessionLoop:
             run = _Run(abort=abort, task=task)
             self._runs[session_id] = run
             task.add_done_callback(lambda _t: self._finished(session_id, run))
-        try:
-            return await asyncio.shield(run.task)
-        except asyncio.CancelledError:
-            # The caller went away (e.g. the editor cancelled the request): that aborts the turn.
-            if not run.task.done():
-                await self.abort(session_id)
-            raise
+        return await asyncio.shield(run.task)
 
     async def abort(self, session_id: str) -> None:
         """Stop the running turn; returns when the session is consistent and idle."""
@@ -150,9 +168,19 @@ class SessionLoop:
         run.abort.set()
         self._rt.cancel_dialogs(session_id)
         try:
-            await asyncio.wait_for(asyncio.shield(run.task), timeout=5)
-        except (AgentError, TimeoutError):
+            await asyncio.wait_for(asyncio.shield(run.task), timeout=ABORT_TIMEOUT)
+        except AgentError:
             pass
+        except TimeoutError:
+            log.warning("the turn of %s did not stop within %s s of its abort", session_id, ABORT_TIMEOUT)
+            self._rt.bus.publish(
+                AgentWarning(
+                    kind="abort",
+                    sessionID=session_id,
+                    message=f"the turn did not stop within {ABORT_TIMEOUT} s of the abort; it may "
+                    "still finish a tool call in the background",
+                )
+            )
         except asyncio.CancelledError:
             if not run.task.cancelled():
                 raise
@@ -189,35 +217,40 @@ class SessionLoop:
             if abort.is_set():
                 break
             history = await rt.context.history(session_id)
-            scan = _scan(history)
-            if scan.last_user is None:
+            scan = decide.scan(history)
+            user = scan.last_user
+            if user is None:
                 raise InvalidInputError(f"session {session_id} has no user message to answer")
-            if _done(scan):
+            resolved: list[ModelInfo] = []
+
+            def model_of_turn(user: UserMessage = user, resolved: list[ModelInfo] = resolved) -> ModelInfo:
+                if not resolved:
+                    resolved.append(rt.resolve_model(f"{user.model.providerID}/{user.model.modelID}"))
+                return resolved[0]
+
+            move = decide.next_move(scan, lambda m: rt.context.is_overflow(m, model_of_turn()))
+            if move.kind == "stop":
                 break
             step += 1
             if step == 1:
                 self._start_title(session_id, history, after=answering)
-            if isinstance(scan.task, SubtaskPart):
-                await rt.run_subtask(session_id, scan.last_user, scan.task, abort)
+            if move.subtask is not None:
+                await rt.run_subtask(session_id, user, move.subtask, abort)
                 continue
-            model = rt.resolve_model(f"{scan.last_user.model.providerID}/{scan.last_user.model.modelID}")
-            agent = self._agent_or_default(scan.last_user.agent)
+            model = model_of_turn()
+            agent = self._agent_or_default(user.agent)
             last_step = agent.steps is not None and step >= agent.steps
             plan = StepPlan(
                 session_id=session_id,
                 history=history,
-                user=scan.last_user,
+                user=user,
                 agent=agent,
                 model=model,
                 step=step,
                 last_finished_id=scan.last_finished.id if scan.last_finished else None,
                 tools_enabled=not last_step,
             )
-            if isinstance(scan.task, CompactionPart) or (
-                scan.last_finished is not None
-                and not scan.last_finished.summary
-                and rt.context.is_overflow(scan.last_finished, model)
-            ):
+            if move.kind == "compact":
                 if not await self._compaction.compact(plan, unproven, abort, reported=scan.last_finished):
                     break
                 unproven = True
@@ -231,7 +264,7 @@ class SessionLoop:
             assistant = AssistantMessage(
                 id=ids.ascending("msg"),
                 sessionID=session_id,
-                parentID=scan.last_user.id,
+                parentID=user.id,
                 time=AssistantTime(created=now_ms()),
                 providerID=model.provider_id,
                 modelID=model.model_id,
@@ -245,8 +278,7 @@ class SessionLoop:
                     assistant=assistant,
                     request=request,
                     tools=tools,
-                    ask=functools.partial(_ask, rt, session_id, ruleset),
-                    make_context=functools.partial(_make_context, rt, session_id, agent, abort),
+                    make_context=functools.partial(rt.tool_context, session_id, agent, abort, ruleset),
                     abort=abort,
                     recent_calls=_recent_calls(history),
                     check_overflow=functools.partial(_overflow, rt, model),
@@ -254,20 +286,19 @@ class SessionLoop:
                     explain_overflow=functools.partial(_explain_overflow, rt, model),
                 )
             )
-            if outcome == "stop":
-                break
-            if outcome == "compact":
+            after = decide.after_step(outcome, last_step)
+            if after == "compact":
                 if not await self._compaction.compact(plan, unproven, abort, request, reported=assistant):
                     break
                 unproven = True
                 continue
-            unproven = False
-            if last_step:
+            unproven = False  # this step fitted
+            if after == "stop":
                 break
         await rt.context.prune(session_id)
         return await self._answer(session_id)
 
-    def _agent_or_default(self, name: str | None) -> Any:
+    def _agent_or_default(self, name: str | None) -> AgentInfo:
         if name:
             try:
                 return self._rt.agents.get(name)
@@ -348,50 +379,11 @@ def _signalling(stream: StreamFn, answering: asyncio.Event) -> StreamFn:
     return signalled
 
 
-def _scan(history: list[MessageWithParts]) -> _Scan:
-    # By id, not list order: after a compaction the view puts the summary before the kept tail.
-    scan = _Scan()
-    for msg in sorted(history, key=lambda m: m.info.id, reverse=True):
-        info = msg.info
-        if isinstance(info, UserMessage):
-            if scan.last_user is None:
-                scan.last_user = info
-            if scan.task is None and (scan.last_finished is None or info.id > scan.last_finished.id):
-                for part in msg.parts:
-                    if isinstance(part, SubtaskPart | CompactionPart):
-                        scan.task = part
-        else:
-            if scan.last_assistant is None:
-                scan.last_assistant = info
-            if scan.last_finished is None and info.finish:
-                scan.last_finished = info
-    return scan
-
-
-def _done(scan: _Scan) -> bool:
-    last, user = scan.last_assistant, scan.last_user
-    if last is None or user is None or last.id < user.id:
-        return False
-    if last.error is not None:
-        return True
-    return bool(last.finish) and last.finish not in FINISHED_REASONS_THAT_CONTINUE
-
-
-async def _ask(rt: Runtime, session_id: str, ruleset: Any, message_id: str, call_id: str, req: Any) -> None:
-    await rt.permissions.ask(session_id, message_id, call_id, req, ruleset)
-
-
-def _make_context(
-    rt: Runtime, session_id: str, agent: Any, abort: asyncio.Event, message_id: str, call_id: str, ask: Any
-) -> Any:
-    return rt.tool_context(session_id, message_id, call_id, agent, abort, ask)
-
-
-def _overflow(rt: Runtime, model: Any, message: AssistantMessage) -> bool:
+def _overflow(rt: Runtime, model: ModelInfo, message: AssistantMessage) -> bool:
     return rt.context.is_overflow(message, model)
 
 
-def _explain_overflow(rt: Runtime, model: Any, exc: ContextOverflowError) -> ContextOverflowError:
+def _explain_overflow(rt: Runtime, model: ModelInfo, exc: ContextOverflowError) -> ContextOverflowError:
     if rt.context.auto:
         return exc  # compaction was tried this turn already; the provider's words say enough
     return overflow_without_auto(model.model_id)
@@ -404,3 +396,9 @@ def _recent_calls(history: list[MessageWithParts]) -> list[tuple[str, str]]:
             if part.type == "tool" and part.state.status != "pending":
                 calls.append((part.tool, json.dumps(part.state.input, sort_keys=True, separators=(",", ":"))))
     return calls[-2:]
+
+
+def _consume(turn: asyncio.Future[MessageWithParts]) -> None:
+    """Retrieve the outcome of a turn whose caller went away (no "never retrieved" warning)."""
+    if not turn.cancelled() and (exc := turn.exception()) is not None:
+        log.info("an abandoned turn ended with %s: %s", type(exc).__name__, exc)

@@ -19,7 +19,7 @@ from core.context.overflow import context_tokens
 from core.errors import ContextOverflowError, InvalidInputError
 from core.events import SessionError
 from core.llm.request import LLMRequest
-from core.session.models import AssistantMessage, AssistantTime, MessageError, MessageWithParts, now_ms
+from core.message.models import AssistantMessage, AssistantTime, MessageError, MessageWithParts, now_ms
 from core.session.requests import RequestBuilder, StepPlan
 from core.session.runtime import Runtime
 

@@ -18,7 +18,7 @@ from core.errors import AbortedError, ContextOverflowError, ProviderError
 from core.events import SessionError, SessionStatus, SessionStatusInfo
 from core.llm import events as ev
 from core.llm.request import LLMRequest
-from core.session.models import (
+from core.message.models import (
     AssistantMessage,
     ErrorKind,
     MessageError,
@@ -169,8 +169,14 @@ class Processor:
         finish = attempt.finish
         assert finish is not None
         start_snapshot = await start.written()
+        files: list[str] | None = []
         if start.tool_called:
-            end_snapshot = await self._s.snapshot_track()
+            end_snapshot = await self._s.snapshot_track(msg.sessionID)
+            if start_snapshot is not None and end_snapshot is not None:
+                # To the end snapshot just taken: "now" would be a second snapshot of the same files.
+                files = await self._s.snapshot_patch(msg.sessionID, start_snapshot, end_snapshot)
+            elif self._s.snapshots_on:
+                files = None  # a snapshot failed (already reported): the changes went unrecorded
         else:
             # No tool ran in any attempt of the step: the agent changed no file, and the files are
             # as the start snapshot has them. Saves git's pass over the project at the end of
@@ -186,22 +192,20 @@ class Processor:
                 snapshot=end_snapshot,
                 tokens=finish.tokens,
                 cost=finish.cost,
+                unrecorded=True if files is None else None,
             )
         )
-        if start_snapshot is not None and start.tool_called:
-            # To the end snapshot just taken: "now" would be a second snapshot of the same files.
-            files = await self._s.snapshot_patch(start_snapshot, end_snapshot)
-            if files:
-                await self._s.sessions.update_part(
-                    PatchPart(
-                        id=ids.ascending("prt"),
-                        sessionID=msg.sessionID,
-                        messageID=msg.id,
-                        hash=start_snapshot,
-                        files=files,
-                    )
+        if files and start_snapshot is not None:
+            await self._s.sessions.update_part(
+                PatchPart(
+                    id=ids.ascending("prt"),
+                    sessionID=msg.sessionID,
+                    messageID=msg.id,
+                    hash=start_snapshot,
+                    files=files,
                 )
-                await self._s.after_patch(msg.sessionID)
+            )
+            await self._s.after_patch(msg.sessionID)
         msg.tokens = finish.tokens
         msg.cost += finish.cost
         msg.finish = finish.reason
@@ -279,7 +283,7 @@ class _StepStart:
         self._s = services
         self._msg = msg
         self._id = ids.ascending("prt")
-        self._tracking = asyncio.ensure_future(services.snapshot_track())
+        self._tracking = asyncio.ensure_future(services.snapshot_track(msg.sessionID))
         self._part: StepStartPart | None = None
         self.tool_called = False  # by the model, in any attempt of the step
 

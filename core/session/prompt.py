@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import base64
 import mimetypes
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from core import ids
 from core.errors import InvalidInputError
-from core.session.models import (
+from core.message.models import (
     AgentPart,
     AnyPart,
     FilePart,
@@ -21,13 +22,16 @@ from core.session.models import (
     UserTime,
     now_ms,
 )
-from core.session.prompt_input import AgentInput, FileInput, TextInput
+from core.message.prompt_input import (
+    IMAGE_MIMES,
+    MAX_INLINE_BYTES,
+    MAX_MEDIA_BYTES,
+    AgentInput,
+    FileInput,
+    TextInput,
+)
 from core.tools.read import number_line, split_lines
 from core.workspace import Workspace
-
-MAX_INLINE_BYTES = 2_000_000
-MAX_MEDIA_BYTES = 10_000_000  # an image or PDF sent with the prompt (providers cap images near 5-20 MB)
-IMAGE_MIMES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 
 
 @dataclass(frozen=True)
@@ -54,7 +58,7 @@ def parse_model_ref(ref: str) -> ModelRef:
 
 async def build_user_message(
     target: PromptTarget,
-    inputs: list[TextInput | FileInput | AgentInput],
+    inputs: Sequence[TextInput | FileInput | AgentInput],
     workspace: Workspace,
     subagents: set[str],
 ) -> tuple[UserMessage, list[AnyPart]]:

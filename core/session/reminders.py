@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from core import ids
+from core.message.models import AssistantMessage, MessageWithParts, TextPart, UserMessage
 from core.prompts import load
-from core.session.models import AssistantMessage, MessageWithParts, TextPart, UserMessage
 
 
 def insert_reminders(

@@ -7,9 +7,9 @@ from typing import Any
 
 from core.llm.model import ModelInfo
 from core.llm.request import LLMRequest, ToolSpec
+from core.message.models import MessageWithParts, UserMessage
 from core.prompts import load
 from core.session.convert import to_model_messages
-from core.session.models import MessageWithParts, UserMessage
 from core.session.reminders import insert_reminders
 from core.session.runtime import Runtime
 from core.session.system import build_system, environment, family_prompt

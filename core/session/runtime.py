@@ -5,22 +5,30 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
+from core.agent.agents import Agents
+from core.agent.info import AgentInfo
 from core.bus import Bus
 from core.config.schema import Config
 from core.errors import ContextOverflowError
 from core.llm import events as ev
 from core.llm.model import ModelInfo
 from core.llm.request import LLMRequest
-from core.session.models import AssistantMessage, MessageWithParts, ModelRef, SubtaskPart, UserMessage
+from core.message.models import AssistantMessage, MessageWithParts, ModelRef, SubtaskPart, UserMessage
+from core.permission.rules import Ruleset
+from core.permission.service import Permissions
 from core.session.retry import RetryPolicy
 from core.session.services import StepServices
 from core.session.sessions import Sessions
 from core.session.system import InstructionFiles
+from core.storage.store import Store
 from core.tools.base import Tool
-from core.tools.context import AskFn, ToolContext
+from core.tools.context import ToolContext
 from core.workspace import Workspace
+
+if TYPE_CHECKING:
+    from core.session.loop import SessionLoop
 
 StreamFn = Callable[[LLMRequest, asyncio.Event], AsyncIterator[ev.StreamEvent]]
 
@@ -68,10 +76,10 @@ class Runtime(Protocol):
     def config(self) -> Config: ...
 
     @property
-    def agents(self) -> Any: ...
+    def agents(self) -> Agents: ...
 
     @property
-    def permissions(self) -> Any: ...
+    def permissions(self) -> Permissions: ...
 
     @property
     def workspace(self) -> Workspace: ...
@@ -109,15 +117,22 @@ class Runtime(Protocol):
 
     def small_model(self, user: UserMessage) -> ModelInfo | None: ...
 
-    def ruleset_for(self, agent: Any, session_id: str) -> Any: ...
+    def ruleset_for(self, agent: AgentInfo, session_id: str) -> Ruleset: ...
 
-    def tools_for(self, agent: Any, user: UserMessage, ruleset: Any) -> dict[str, Tool[Any]]: ...
+    def tools_for(self, agent: AgentInfo, user: UserMessage, ruleset: Ruleset) -> dict[str, Tool[Any]]: ...
 
     def skills(self) -> list[tuple[str, str]]: ...
 
     def tool_context(
-        self, session_id: str, message_id: str, call_id: str, agent: Any, abort: asyncio.Event, ask: AskFn
-    ) -> ToolContext: ...
+        self,
+        session_id: str,
+        agent: AgentInfo,
+        abort: asyncio.Event,
+        ruleset: Ruleset,
+        message_id: str,
+        call_id: str,
+    ) -> ToolContext:
+        """One call's context; its ``ask`` is bound here, once, to the call's ids and ``ruleset``."""
 
     def cancel_dialogs(self, session_id: str) -> None: ...
 
@@ -126,3 +141,21 @@ class Runtime(Protocol):
     async def run_subtask(
         self, session_id: str, user: UserMessage, part: SubtaskPart, abort: asyncio.Event
     ) -> None: ...
+
+
+class AgentHost(Runtime, Protocol):
+    """What the loop's helpers (compaction, context management, subtasks) use of the running
+    agent, on top of the loop's ``Runtime``: typed here so that they never import ``core.app``."""
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def project_id(self) -> str: ...
+
+    @property
+    def loop(self) -> SessionLoop: ...
+
+    def is_busy(self, session_id: str) -> bool: ...
+
+    def set_session_rules(self, session_id: str, ruleset: Ruleset) -> None: ...

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from core.bus import Bus
+from core.events import AgentWarning
 from core.session.sessions import Sessions
 
 log = logging.getLogger(__name__)
@@ -30,25 +31,44 @@ class StepServices:
     snapshots: SnapshotHooks | None = None
     on_patch: Callable[[str], Awaitable[None]] | None = field(default=None)
 
-    async def snapshot_track(self) -> str | None:
-        """The state of the project's files now (None when snapshots are off or failed)."""
+    @property
+    def snapshots_on(self) -> bool:
+        """Whether steps record their file changes at all."""
+        return self.snapshots is not None
+
+    async def snapshot_track(self, session_id: str) -> str | None:
+        """The state of the project's files now (None when snapshots are off or failed: a failure
+        is published as an ``agent.warning`` and the caller marks the step)."""
         if self.snapshots is None:
             return None
         try:
             return await self.snapshots.track()
-        except Exception:  # a snapshot failure must never fail the user's turn
-            log.exception("step snapshot failed")
+        except Exception as exc:  # a snapshot failure must never fail the user's turn
+            log.exception("step snapshot failed in %s", session_id)
+            self._unrecorded(session_id, f"the step snapshot failed ({type(exc).__name__}: {exc})")
             return None
 
-    async def snapshot_patch(self, since: str, until: str | None = None) -> list[str]:
-        """Files changed from one snapshot to another (to now when ``until`` is None)."""
+    async def snapshot_patch(self, session_id: str, since: str, until: str | None = None) -> list[str] | None:
+        """Files changed from one snapshot to another (to now when ``until`` is None); None when
+        that failed (published as an ``agent.warning``)."""
         if self.snapshots is None:
             return []
         try:
             return await self.snapshots.changed_files(since, until)
-        except Exception:
-            log.exception("step patch failed")
-            return []
+        except Exception as exc:
+            log.exception("step patch failed in %s", session_id)
+            self._unrecorded(session_id, f"the step's patch failed ({type(exc).__name__}: {exc})")
+            return None
+
+    def _unrecorded(self, session_id: str, reason: str) -> None:
+        self.bus.publish(
+            AgentWarning(
+                kind="snapshot",
+                sessionID=session_id,
+                message=f"{reason}: this step's file changes were not recorded, so revert and diff "
+                "cannot show or undo them",
+            )
+        )
 
     async def after_patch(self, session_id: str) -> None:
         """Recompute the session's diff summary after a step changed files."""

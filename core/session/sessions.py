@@ -28,7 +28,7 @@ from core.events import (
     SessionUpdated,
     TodoUpdated,
 )
-from core.session.models import (
+from core.message.models import (
     AnyPart,
     AssistantMessage,
     MessageWithParts,

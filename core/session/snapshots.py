@@ -7,14 +7,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from core.api import RevertResult
 from core.bus import Bus
 from core.config.schema import Config
 from core.events import FileDiff
-from core.session.models import MessageWithParts, Session
+from core.message.models import MessageWithParts, Session
 from core.session.sessions import Sessions
 from core.snapshot.backend import Snapshots
 from core.snapshot.factory import open_snapshots
-from core.snapshot.revert import Reverter, RevertResult
+from core.snapshot.revert import Reverter
 from core.snapshot.summary import SessionDiffs
 from core.storage.messages import PartFilter
 from core.workspace import Workspace

@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from core.errors import ContextOverflowError
 from core.llm.request import LLMRequest
-from core.permission.request import PermissionAsk
-from core.session.models import AssistantMessage
+from core.message.models import AssistantMessage
 from core.tools.base import Tool
-from core.tools.context import AskFn as ToolAskFn
 from core.tools.context import ToolContext
 
-AskFn = Callable[[str, str, PermissionAsk], Awaitable[None]]  # (message_id, call_id, ask)
-ContextFactory = Callable[[str, str, ToolAskFn], ToolContext]  # (message_id, call_id, ask) -> ctx
+# (message_id, call_id) -> the call's context, its ``ask`` bound to those ids and the step's ruleset.
+ContextFactory = Callable[[str, str], ToolContext]
 
 
 @dataclass
@@ -26,7 +24,6 @@ class StepInput:
     assistant: AssistantMessage
     request: LLMRequest
     tools: dict[str, Tool[Any]]
-    ask: AskFn
     make_context: ContextFactory
     abort: asyncio.Event
     # (tool, canonical input) of the latest tool calls before this step, oldest first.

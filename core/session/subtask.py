@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from core import ids
 from core.agent.agents import derive_child_rules
 from core.errors import AbortedError, AgentError, NotFoundError, ToolError
-from core.session.models import (
+from core.message.models import (
     AssistantMessage,
     AssistantTime,
     MessageError,
@@ -26,12 +26,12 @@ from core.session.models import (
     UserMessage,
     now_ms,
 )
-from core.session.prompt_input import TextInput
+from core.message.prompt_input import TextInput
 from core.tools.context import ToolContext
 from core.tools.task import SubtaskResult
 
 if TYPE_CHECKING:
-    from core.app import AgentApp
+    from core.session.runtime import AgentHost
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +39,7 @@ log = logging.getLogger(__name__)
 class Subtasks:
     """Creates child sessions, derives their permissions, ties their abort to the parent's."""
 
-    def __init__(self, app: AgentApp) -> None:
+    def __init__(self, app: AgentHost) -> None:
         self._app = app
         self._children: dict[str, set[str]] = defaultdict(set)
 
@@ -79,7 +79,7 @@ class Subtasks:
                 title=f"{description} (@{agent})",
                 parent_id=ctx.session_id,
             )
-        parent_rules = ctx.extra.get("ruleset") or []
+        parent_rules = ctx.ruleset
         app.set_session_rules(child.id, derive_child_rules(parent_rules, info))
         self._children[ctx.session_id].add(child.id)
         ctx.update(description, {"sessionID": child.id, "subagent": agent})
@@ -136,14 +136,7 @@ class Subtasks:
         )
         await app.sessions.update_part(tool)
         ruleset = app.ruleset_for(agent, session_id)
-        ctx = app.tool_context(
-            session_id,
-            msg.id,
-            tool.callID,
-            agent,
-            abort,
-            lambda req: app.permissions.ask(session_id, msg.id, tool.callID, req, ruleset),
-        )
+        ctx = app.tool_context(session_id, agent, abort, ruleset, msg.id, tool.callID)
         try:
             result = await self.run_subtask(ctx, part.agent, part.prompt, part.description, None)
         except AgentError as exc:

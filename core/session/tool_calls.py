@@ -17,8 +17,7 @@ from core import ids
 from core.errors import PermissionDeniedError, PermissionRejectedError, QuestionRejectedError, ToolError
 from core.events import FileEdited
 from core.llm import events as ev
-from core.permission.request import PermissionAsk
-from core.session.models import (
+from core.message.models import (
     ToolPart,
     ToolStateCompleted,
     ToolStateError,
@@ -29,6 +28,7 @@ from core.session.models import (
     ToolTimeStart,
     now_ms,
 )
+from core.permission.request import PermissionAsk
 from core.session.services import StepServices
 from core.session.step import StepInput
 from core.tools.base import Tool, ToolResult
@@ -125,12 +125,12 @@ class ToolCalls:
     ) -> None:
         step = self._step
         msg = step.assistant
-        ctx = step.make_context(msg.id, part.callID, lambda req: step.ask(msg.id, part.callID, req))
+        ctx = step.make_context(msg.id, part.callID)
         ctx.update = self._live_updater(part)
         try:
             if doom:
                 try:
-                    await step.ask(msg.id, part.callID, _doom_loop(tool.id, args))
+                    await ctx.ask(_doom_loop(tool.id, args))
                 except PermissionDeniedError:
                     # A configured deny is the user's standing "no" to repetition: it ends the turn
                     # like a rejection, instead of letting the model try the same call yet again.

@@ -1,9 +1,10 @@
 """Step snapshots, patches, revert/unrevert and session diffs (see docs/architecture.md)."""
 
+from core.api import RevertResult
 from core.snapshot.backend import GcReport, Patch, Snapshots
 from core.snapshot.factory import SnapshotSetup, open_snapshots
 from core.snapshot.journal import EditJournal, RecordingWorkspace
-from core.snapshot.revert import Reverter, RevertResult
+from core.snapshot.revert import Reverter
 from core.snapshot.store import SnapshotStore, unsafe_worktree_reason
 from core.snapshot.summary import SessionDiffs, summary_of
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from core.errors import NotFoundError
-from core.session.models import (
+from core.message.models import (
     MessageWithParts,
     PatchPart,
     Session,
@@ -106,6 +106,20 @@ def step_patches(messages: Sequence[MessageWithParts], point: RevertPoint | None
             after = finish if finish is not None else _next_finish(message, pi)
             out.append(StepPatch(message.info.id, part.id, part.hash, after, tuple(part.files)))
     return out
+
+
+def unrecorded_steps(messages: Sequence[MessageWithParts], point: RevertPoint | None = None) -> int:
+    """How many steps at or after ``point`` ran tools but could not record their file changes."""
+    count = 0
+    for mi, message in enumerate(messages):
+        if point is not None and mi < point.message_index:
+            continue
+        for pi, part in enumerate(message.parts):
+            if point is not None and mi == point.message_index and pi < point.part_index:
+                continue
+            if isinstance(part, StepFinishPart) and part.unrecorded:
+                count += 1
+    return count
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,11 @@ import asyncio
 import logging
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from core.api import RevertResult
 from core.errors import BusyError, NotFoundError
-from core.session.models import MessageWithParts, SessionRevert
+from core.message.models import MessageWithParts, SessionRevert
 from core.snapshot.backend import Snapshots
 from core.snapshot.history import (
     FileChange,
@@ -27,6 +27,7 @@ from core.snapshot.history import (
     find_point,
     open_steps,
     step_patches,
+    unrecorded_steps,
 )
 from core.snapshot.textdiff import file_diff
 from core.workspace import EditContext, Workspace
@@ -34,16 +35,6 @@ from core.workspace import EditContext, Workspace
 log = logging.getLogger(__name__)
 
 _UNKNOWN = object()  # the agent's last content could not be looked up
-
-
-@dataclass
-class RevertResult:
-    """What a revert or unrevert did, file by file (worktree-relative paths)."""
-
-    restored: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-    kept: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
 
 
 class Reverter:
@@ -78,6 +69,11 @@ class Reverter:
             session = await self.sessions.get(session_id)
         messages = await self.sessions.messages(session_id)
         point = find_point(messages, message_id, part_id)
+        if missed := unrecorded_steps(messages, point):
+            result.warnings.append(
+                f"{missed} step(s) being reverted changed files that were not recorded (a snapshot "
+                "failed then): those changes cannot be undone here"
+            )
         changes = await self._changes(messages, point)
         snapshot = await self.snapshots.track() if changes else None
         if changes and snapshot is None:

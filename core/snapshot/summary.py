@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from core.bus import Bus
 from core.errors import NotFoundError
 from core.events import FileDiff, SessionDiff
-from core.session.models import AssistantMessage, DiffSummary, MessageWithParts, UserMessage
+from core.message.models import AssistantMessage, DiffSummary, MessageWithParts, UserMessage
 from core.snapshot.backend import Content, Snapshots
 from core.snapshot.history import (
     FileChange,

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from core import ids
 from core.errors import NotFoundError
-from core.session.models import now_ms
+from core.message.models import now_ms
 from core.storage.base import StoreBase
 
 

@@ -13,7 +13,7 @@ from bisect import bisect_left
 
 from core import ids
 from core.errors import NotFoundError
-from core.session.models import AnyPart, AssistantMessage, CompactionPart, Session, SessionRevert
+from core.message.models import AnyPart, AssistantMessage, CompactionPart, Session, SessionRevert
 from core.storage.base import StoreBase
 from core.storage.messages import message_row, part_row
 from core.storage.rows import AnyMessage, decode_message, decode_part, decode_session, encode

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import aiosqlite
 
 from core.errors import NotFoundError
-from core.session.models import AnyPart, MessageWithParts
+from core.message.models import AnyPart, MessageWithParts
 from core.storage.base import StoreBase
 from core.storage.rows import AnyMessage, OnInvalid, checked, decode_message, decode_part, encode
 

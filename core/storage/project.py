@@ -18,7 +18,7 @@ from typing import Literal
 import aiosqlite
 
 from core.errors import NotFoundError
-from core.session.models import now_ms
+from core.message.models import now_ms
 from core.storage.base import StoreBase
 
 log = logging.getLogger(__name__)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import aiosqlite
 
 from core.errors import StorageError
-from core.session.models import (
+from core.message.models import (
     AssistantMessage,
     MessageError,
     ToolPart,

@@ -14,7 +14,7 @@ from typing import TypeVar
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from core.errors import StorageError
-from core.session.models import (
+from core.message.models import (
     AnyPart,
     AssistantMessage,
     MessageAdapter,

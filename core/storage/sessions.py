@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 from core.errors import NotFoundError, StorageError
-from core.session.models import Session, Todo
+from core.message.models import Session, Todo
 from core.storage.base import StoreBase
 from core.storage.rows import decode_session, decode_todos, encode, encode_todos
 

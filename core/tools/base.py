@@ -10,7 +10,7 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-from core.session.models import FilePart
+from core.message.models import FilePart
 from core.tools.context import ToolContext
 from core.tools.schema import tool_parameters_schema
 

@@ -6,16 +6,46 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
+from core.message.models import Todo
 from core.permission.request import PermissionAsk
+from core.permission.rules import Ruleset
 from core.workspace import EditContext, Workspace
+
+if TYPE_CHECKING:
+    from core.question.service import Questions
 
 DEFAULT_MAX_LINES = 2000
 DEFAULT_MAX_BYTES = 51200
 
 AskFn = Callable[[PermissionAsk], Awaitable[None]]
 UpdateFn = Callable[[str | None, dict[str, Any]], None]
+
+
+class TodoStore(Protocol):
+    """Where a session's todo list lives (the sessions service; it publishes ``todo.updated``)."""
+
+    async def get_todos(self, session_id: str) -> list[Todo]: ...
+    async def set_todos(self, session_id: str, todos: list[Todo]) -> None: ...
+
+
+@dataclass(frozen=True)
+class SubtaskResult:
+    """The subagent's final answer and the child session it ran in."""
+
+    session_id: str
+    text: str
+
+
+class SubtaskRunner(Protocol):
+    """Runs a subagent in a child session (the app's subtasks, handed to each call's context)."""
+
+    def describe_subagents(self) -> list[tuple[str, str]]: ...
+
+    async def run_subtask(
+        self, ctx: ToolContext, agent: str, prompt: str, description: str, task_id: str | None
+    ) -> SubtaskResult: ...
 
 
 def _no_update(title: str | None, metadata: dict[str, Any]) -> None:
@@ -30,6 +60,8 @@ class ToolContext:
     ``ask`` has no default on purpose: a tool must never run without someone deciding its permissions,
     so a context without a permission service has to say so explicitly (tests pass an allow-all ``ask``).
     ``ask`` raises ``PermissionDeniedError`` / ``PermissionRejectedError``; tools let them propagate.
+    The services some tools use (todos, questions, subtasks) are None where a session has none:
+    the tool then tells the model so.
     """
 
     session_id: str
@@ -45,7 +77,10 @@ class ToolContext:
     update: UpdateFn = _no_update
     max_lines: int = DEFAULT_MAX_LINES
     max_bytes: int = DEFAULT_MAX_BYTES
-    extra: dict[str, Any] = field(default_factory=dict)
+    ruleset: Ruleset = field(default_factory=list)  # the rules this call is judged by
+    todos: TodoStore | None = None
+    questions: Questions | None = None
+    subtasks: SubtaskRunner | None = None
 
     @property
     def output_dir(self) -> Path:

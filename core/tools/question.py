@@ -6,7 +6,6 @@ from pydantic import BaseModel, Field
 
 from core.errors import ToolError
 from core.events import QuestionItem, QuestionOption
-from core.question.service import Questions
 from core.tools.base import Tool, ToolParams, ToolResult
 from core.tools.context import ToolContext
 
@@ -35,7 +34,7 @@ class QuestionTool(Tool[QuestionParams]):
     truncate = "none"
 
     async def execute(self, params: QuestionParams, ctx: ToolContext) -> ToolResult:
-        service: Questions | None = ctx.extra.get("questions")
+        service = ctx.questions
         if service is None:
             raise ToolError(
                 "Questions cannot be asked in this session; decide yourself or say what you need."

@@ -8,8 +8,8 @@ from pydantic import Field
 
 from core.errors import ToolError
 from core.ids import ascending
+from core.message.models import FilePart
 from core.permission.request import PermissionAsk
-from core.session.models import FilePart
 from core.tools import paths
 from core.tools.base import Tool, ToolParams, ToolResult
 from core.tools.context import ToolContext

@@ -45,10 +45,9 @@ def summarize(exc: ValidationError) -> str:
 
 def _can_delegate(ctx: ToolContext) -> bool:
     """Whether this call's agent may hand work to the explore subagent through the task tool."""
-    ruleset = ctx.extra.get("ruleset")
-    if "subtasks" not in ctx.extra or not isinstance(ruleset, list):
+    if ctx.subtasks is None:
         return False
-    return rules.evaluate("task", "explore", ruleset).action != "deny"
+    return rules.evaluate("task", "explore", ctx.ruleset).action != "deny"
 
 
 async def run_tool(tool: Tool[Any], raw_args: dict[str, Any] | None, ctx: ToolContext) -> ToolResult:

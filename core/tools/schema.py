@@ -8,27 +8,19 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from core.tools import schema_cache
-
 
 def tool_parameters_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The model's JSON schema without titles or ``$ref``s, closed with ``additionalProperties: false``.
 
     A fresh dict at every call (whoever sends it may change it); the schema itself is made once
     per model: pydantic makes it anew at each ``model_json_schema``, 6-9 ms for the 13 built-in
-    tools, and every step of a turn declares them all. The console script also keeps it from one
-    process to the next (``schema_cache``)."""
+    tools, and every step of a turn declares them all."""
     schema: dict[str, Any] = json.loads(_schema_text(model))
     return schema
 
 
 @cache
 def _schema_text(model: type[BaseModel]) -> str:
-    return schema_cache.schema_text(model, _make_text)
-
-
-def _make_text(model: type[BaseModel]) -> str:
-    # All the cleaning is in this file: the schema cache keys a stored text by its mtime and size.
     raw = model.model_json_schema()
     defs: dict[str, Any] = raw.pop("$defs", {})
     cleaned = _clean(raw, defs)

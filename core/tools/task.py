@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Protocol
-
 from pydantic import Field
 
 from core.errors import ToolError
 from core.permission.request import PermissionAsk
 from core.tools.base import Tool, ToolParams, ToolResult
-from core.tools.context import ToolContext
+from core.tools.context import SubtaskResult, SubtaskRunner, ToolContext
+
+__all__ = ["SubtaskResult", "SubtaskRunner", "TaskParams", "TaskTool"]
 
 
 class TaskParams(ToolParams):
@@ -20,24 +19,6 @@ class TaskParams(ToolParams):
     task_id: str | None = Field(
         None, description="To continue an earlier task, the task_id it returned (its session resumes)"
     )
-
-
-@dataclass(frozen=True)
-class SubtaskResult:
-    """The subagent's final answer and the child session it ran in."""
-
-    session_id: str
-    text: str
-
-
-class SubtaskRunner(Protocol):
-    """Runs a subagent in a child session (the app provides it through ``ctx.extra["subtasks"]``)."""
-
-    def describe_subagents(self) -> list[tuple[str, str]]: ...
-
-    async def run_subtask(
-        self, ctx: ToolContext, agent: str, prompt: str, description: str, task_id: str | None
-    ) -> SubtaskResult: ...
 
 
 class TaskTool(Tool[TaskParams]):

@@ -1,23 +1,16 @@
-"""``todowrite`` / ``todoread``: the session's task list, kept by the todos service in ``ctx.extra``."""
+"""``todowrite`` / ``todoread``: the session's task list, kept by the todos service in ``ctx.todos``."""
 
 from __future__ import annotations
 
 import json
-from typing import Literal, Protocol
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from core.errors import ToolError
-from core.session.models import Todo
+from core.message.models import Todo
 from core.tools.base import Tool, ToolParams, ToolResult, load_description
-from core.tools.context import ToolContext
-
-
-class TodoStore(Protocol):
-    """Where a session's todo list lives (the sessions service; it publishes ``todo.updated``)."""
-
-    async def get_todos(self, session_id: str) -> list[Todo]: ...
-    async def set_todos(self, session_id: str, todos: list[Todo]) -> None: ...
+from core.tools.context import TodoStore, ToolContext
 
 
 class TodoItem(BaseModel):
@@ -37,10 +30,9 @@ class TodoReadParams(ToolParams):
 
 
 def _store(ctx: ToolContext) -> TodoStore:
-    store = ctx.extra.get("todos")
-    if store is None:
+    if ctx.todos is None:
         raise ToolError("The todo list is not available in this session; keep track of the steps yourself.")
-    return store  # type: ignore[no-any-return]
+    return ctx.todos
 
 
 def _result(todos: list[Todo]) -> ToolResult:

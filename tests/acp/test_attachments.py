@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from core.demo.fake_script import Turn
+from demo.fake_script import Turn
 from tests.acp.conftest import Acp
 
 

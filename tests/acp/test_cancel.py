@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.demo.fake_script import Turn
+from demo.fake_script import Turn
 from tests.acp.conftest import Acp
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from core.demo.fake_script import Turn
+from demo.fake_script import Turn
 from tests.acp.conftest import Acp
 
 UNSAVED = "print('hello')  # unsaved in the editor\n"

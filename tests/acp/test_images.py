@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 import json
 
-from core.demo.fake_script import Turn
+from demo.fake_script import Turn
 from tests.acp.conftest import Acp
 
 # A 1×1 PNG, as a client sends a pasted screenshot.

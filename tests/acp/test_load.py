@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.demo.fake_script import Turn
+from demo.fake_script import Turn
 from tests.acp.conftest import Acp
 
 

@@ -15,8 +15,8 @@ import pytest
 from core.app import AgentApp
 from core.bus import Subscription
 from core.config.loader import Layer
-from core.demo.config import fake_model_config
-from core.demo.fake_model import FakeModelServer
+from demo.config import fake_model_config
+from demo.fake_model import FakeModelServer
 
 
 @pytest.fixture(autouse=True)

@@ -6,11 +6,11 @@ import asyncio
 import time
 from pathlib import Path
 
-from core.demo.fake_model import FakeModelServer
-from core.demo.fake_script import Turn
 from core.events import PartUpdated, PermissionAsked
-from core.session.models import ToolPart
-from core.session.prompt_input import AgentInput, TextInput
+from core.message.models import ToolPart
+from core.message.prompt_input import AgentInput, TextInput
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
 
 from .conftest import AppFactory, drain, text_of
 

@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from core.demo.fake_model import FakeModelServer
-from core.demo.fake_script import Turn
-from core.session.prompt_input import TextInput
+from core.message.prompt_input import TextInput
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
 
 from .conftest import fake_config
 

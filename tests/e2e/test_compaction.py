@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.demo.fake_model import FakeModelServer
-from core.demo.fake_script import Turn
-from core.session.models import AssistantMessage, CompactionPart
-from core.session.prompt_input import TextInput
+from core.message.models import AssistantMessage, CompactionPart
+from core.message.prompt_input import TextInput
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
 
 from .conftest import AppFactory, fake_config
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from core.demo.fake_model import FakeModelServer
-from core.demo.fake_script import Turn
 from core.events import PartUpdated, PermissionAsked, SessionStatus
-from core.session.models import AssistantMessage, RetryPart, ToolPart
-from core.session.prompt_input import TextInput
+from core.message.models import AssistantMessage, RetryPart, ToolPart
+from core.message.prompt_input import TextInput
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
 
 from .conftest import AppFactory, text_of
 

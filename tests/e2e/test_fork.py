@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from core.demo.fake_model import FakeModelServer
-from core.demo.fake_script import Turn
-from core.session.models import CompactionPart, UserMessage
-from core.session.prompt_input import TextInput
+from core.message.models import CompactionPart, UserMessage
+from core.message.prompt_input import TextInput
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
 
 from .conftest import AppFactory
 

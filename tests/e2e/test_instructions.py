@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from core.demo.fake_model import FakeModelServer
-from core.demo.fake_script import Turn
-from core.session.prompt_input import TextInput
+from core.message.prompt_input import TextInput
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
 from tests.unit.session.test_instruction_urls import Site, site  # noqa: F401  (the fixture)
 
 from .conftest import AppFactory

@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from core.context.tokens import TokenCounter
-from core.demo.fake_model import FakeModelServer
-from core.demo.fake_script import Turn
-from core.session.models import AssistantMessage
-from core.session.prompt_input import TextInput
+from core.message.models import AssistantMessage
+from core.message.prompt_input import TextInput
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
 
 from .conftest import AppFactory, text_of
 

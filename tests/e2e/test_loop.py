@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from core.demo.fake_model import FakeModelServer
-from core.demo.fake_script import Turn
 from core.events import FileEdited, MessageUpdated, PartDelta, SessionStatus, SessionUpdated
-from core.session.models import AssistantMessage, ToolPart
-from core.session.prompt_input import FileInput, TextInput
+from core.message.models import AssistantMessage, ToolPart
+from core.message.prompt_input import FileInput, TextInput
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
 
 from .conftest import AppFactory, drain, text_of
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.context.encoding import Encoder
-from core.demo.fake_model import FakeModelServer
-from core.demo.fake_script import Turn
-from core.session.prompt_input import TextInput
+from core.message.prompt_input import TextInput
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
 
 from .conftest import AppFactory, text_of
 

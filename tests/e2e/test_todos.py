@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from core.demo.fake_model import FakeModelServer
-from core.demo.fake_script import Turn
 from core.events import TodoUpdated
-from core.session.models import ToolPart
-from core.session.prompt_input import TextInput
+from core.message.models import ToolPart
+from core.message.prompt_input import TextInput
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
 
 from .conftest import AppFactory, drain
 

@@ -9,8 +9,8 @@ import pytest
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 
-from core.demo.fake_model import FakeModelServer
-from core.demo.fake_script import Turn
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
 from lsp_server import errors
 from tests.lsp.conftest import Connected, agent_config
 from tests.lsp.editor import uri

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from core.demo.fake_model import FakeModelServer
-from core.demo.fake_script import Turn
 from core.events import PartDelta, TodoUpdated
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
 from lsp_server.events import merge_deltas
 from tests.lsp.conftest import Connected, agent_config
 

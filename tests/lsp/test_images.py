@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from pygls.exceptions import JsonRpcException
 
-from core.demo.fake_model import FakeModelServer
-from core.demo.fake_script import Turn
-from core.session.prompt import MAX_MEDIA_BYTES
+from core.message.prompt_input import MAX_MEDIA_BYTES
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
 from tests.lsp.conftest import Connected, agent_config
 from tests.lsp.editor import uri
 

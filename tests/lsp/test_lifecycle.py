@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from core.demo.fake_model import FakeModelServer
-from core.demo.fake_script import Turn
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
 from tests.lsp.conftest import agent_config
 from tests.lsp.raw import RawServer, frame, group_alive, processes_with
 

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from lsprotocol import types as lsp
 
-from core.demo.fake_model import FakeModelServer
-from core.demo.fake_script import Turn
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
 from tests.lsp.conftest import Connected, agent_config
 from tests.lsp.editor import uri
 

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from core.demo.fake_model import FakeModelServer
-from core.demo.fake_script import Turn
-from lsp_server.providers import chat_models
+from core.llm.catalog import chat_models
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
 from tests.lsp.conftest import Connected
 from tests.lsp.test_settings import change_settings, errors, prompt
 

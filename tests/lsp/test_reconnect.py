@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from core.demo.fake_model import FakeModelServer
-from core.demo.fake_script import Turn
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
 from tests.lsp.conftest import EVENTS, agent_config
 from tests.lsp.editor import PLUGIN, REPO, SERVER, Editor, initialize, make_client, server_env
 

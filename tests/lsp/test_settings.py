@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from lsprotocol import types as lsp
 
-from core.app_config import Reconfigured
-from core.demo.fake_model import FakeModelServer
-from core.demo.fake_script import Turn
+from core.api import Reconfigured
 from core.errors import ConfigError
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
 from lsp_server.server import AgentServer
 from tests.lsp.conftest import Connected, agent_config, connect
 from tests.ticks import next_tick

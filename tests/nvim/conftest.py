@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from core.demo.fake_model import FakeModelServer
-from core.demo.fake_script import Turn
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
 from tests.nvim.harness import AGENTLS, Nvim
 
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.demo.config import fake_model_config
-from core.demo.fake_model import FakeModelServer
+from demo.config import fake_model_config
+from demo.fake_model import FakeModelServer
 from tests.tools import tool, tools_env
 
 REPO = Path(__file__).resolve().parents[2]

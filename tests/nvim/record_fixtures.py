@@ -15,8 +15,8 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from core.demo.fake_model import FakeModelServer
-from core.demo.fake_script import Turn
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
 from tests.nvim.harness import Nvim
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

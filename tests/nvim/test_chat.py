@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from core.demo.config import fake_model_config
-from core.demo.fake_model import FakeModelServer
-from core.demo.fake_script import Turn
+from demo.config import fake_model_config
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
 from tests.nvim.harness import Nvim
 
 
@@ -171,3 +171,9 @@ def test_a_dialog_in_a_picker_plugin_waits_for_a_choice(nvim: Nvim) -> None:
     run = nvim.run("dialog_picker.lua").check()
     assert (nvim.project / "ran.txt").exists(), run.stderr
     assert nvim.model.pending == 0, run.stderr
+
+
+def test_a_warning_is_notified(nvim: Nvim) -> None:
+    nvim.extra_config.update(small_model="nowhere")  # no model for the title: an agent.warning
+    nvim.model.script(Turn.text("Hello there."))
+    nvim.run("warning.lua").check()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from core.demo.fake_script import Turn
+from demo.fake_script import Turn
 from tests.nvim.harness import Nvim
 from tests.nvim.tmux import Screen, interactive
 from tests.tools import tool

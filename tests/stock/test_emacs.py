@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from core.demo.fake_model import FakeModelServer
-from core.demo.fake_script import Turn
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
 from tests.stock import harness as h
 from tests.tools import tools_env
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from core.demo.fake_model import FakeModelServer
+from demo.fake_model import FakeModelServer
 from tests.stock import harness as h
 from tests.tools import tool, tools_env
 

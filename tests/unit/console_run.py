@@ -8,9 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from core.demo.config import fake_model_config
-from core.demo.fake_model import FakeModelServer
-from core.demo.fake_script import Turn
+from demo.config import fake_model_config
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
 
 
 def run_agent(tmp_path: Path, model: FakeModelServer, titles: FakeModelServer, **extra: str) -> None:

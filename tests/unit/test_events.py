@@ -18,7 +18,7 @@ from core.events import (
     SessionStatus,
     SessionStatusInfo,
 )
-from core.session.models import MessageError, PartTime, TextPart
+from core.message.models import MessageError, PartTime, TextPart
 
 
 def text_part() -> TextPart:

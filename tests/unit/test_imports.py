@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
+from agentls.boot import chosen_command
 from agentls.cli import COMMANDS
-from core.cli.main import chosen_command
-from core.demo.config import fake_model_config
-from core.demo.fake_model import FakeModelServer
-from core.demo.fake_script import Turn
+from demo.config import fake_model_config
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
 
 ROOT = Path(__file__).resolve().parents[2]
 ANSWER = "hello from the fake model"
@@ -40,13 +40,11 @@ NEVER_ON_START = {
     "httpx": "web pages, instruction URLs and litellm's requests; model streams use core.llm.http",
     "httpcore": "httpx's connections",
     "anyio": "httpx's async backend",
-    "click": "httpx's own command line (the launcher keeps it out)",
+    "click": "httpx's own command line",
     "rich": "httpx's own command line",
     "pygments": "httpx's own command line",
     "acp": "the ACP front end",
-    # Not "h2": -X importtime also lists the attempts the launcher's block turns away. h2 loads hpack.
-    "hpack": "HTTP/2 (h2), which agentls never speaks (the launcher keeps it out)",
-    "importlib.metadata": "pydantic's plugin search (the launcher gives it a loader that finds none)",
+    "h2": "HTTP/2, which agentls never speaks (httpcore imports it when installed)",
 }
 # What `agentls serve` must not load before it answers `initialize` (the agent loads after it).
 NOT_BEFORE_INITIALIZE = {
@@ -150,7 +148,7 @@ def help_with_blocked(tmp_path: Path, blocked: str) -> subprocess.CompletedProce
     """``agentls --help`` (every command module imported) in a process where ``blocked`` is absent."""
     script = (
         f"import sys; sys.modules[{blocked!r}] = None\n"  # None: an import of it fails, as if uninstalled
-        "from agentls.cli import COMMANDS\nfrom core.cli.main import run\n"
+        "from agentls.cli import COMMANDS\nfrom agentls.boot import run\n"
         "sys.exit(run(['--help'], commands=COMMANDS))"
     )
     return python_c(tmp_path, script)

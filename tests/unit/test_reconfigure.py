@@ -17,15 +17,15 @@ from typing import Any
 
 import pytest
 
+from cli.config_cmd import render_sources
 from core.app import AgentApp
-from core.cli.config_cmd import render_sources
 from core.config.loader import Layer
-from core.demo.config import fake_model_config
-from core.demo.fake_model import FakeModelServer, RecordedRequest
-from core.demo.fake_script import Turn
 from core.errors import ConfigError
 from core.events import ConfigUpdated, PermissionAsked
-from core.session.prompt_input import TextInput
+from core.message.prompt_input import TextInput
+from demo.config import fake_model_config
+from demo.fake_model import FakeModelServer, RecordedRequest
+from demo.fake_script import Turn
 
 GUARD = 30.0
 SETTINGS = "workspace/configuration"
@@ -118,7 +118,7 @@ async def test_a_new_default_model_takes_the_next_prompt(
 
     assert result.changed == ["model", "provider"]
     assert result.warnings == []
-    info = app.config_info()
+    info = app.config_info().to_wire()
     assert info["defaultModel"] == "other/m2" and "other/m2" in info["models"]
     event = updates.get_nowait()
     assert isinstance(event, ConfigUpdated) and event.defaultModel == "other/m2"
@@ -185,7 +185,7 @@ async def test_an_added_agent_can_be_used_at_once(
     agent = {"description": "Reviews code", "mode": "primary", "prompt": "You are a strict reviewer."}
     await reconfigure(app, base, {"agent": {"reviewer": agent}})
     assert app.agents.get("reviewer").description == "Reviews code"
-    assert "reviewer" in [a["name"] for a in app.config_info()["agents"]]
+    assert "reviewer" in [a["name"] for a in app.config_info().to_wire()["agents"]]
     session = await app.create_session(agent="reviewer")
     assert await ask(app, session.id, agent="reviewer") == "reviewed"
     assert "You are a strict reviewer." in system_text(a.requests[0])

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.demo.config import fake_model_config
-from core.demo.fake_model import FakeModelServer
-from core.demo.fake_script import Turn
+from demo.config import fake_model_config
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
 from tests.tools import ROOT
 
 FIXTURES = ROOT / "editors" / "vscode" / "test" / "fixtures"

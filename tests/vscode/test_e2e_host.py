@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from core.demo.fake_model import FakeModelServer
-from core.demo.fake_script import Turn
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
 from tests.tools import ROOT, tool, tools_env
 from tests.vscode.build import EXTENSION, vsix
 from tests.vscode.codeserver import code_server

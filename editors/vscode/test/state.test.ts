@@ -197,3 +197,19 @@ describe("attachment chips", () => {
     assert.equal(lineRange(undefined), "");
   });
 });
+
+describe("agent.warning", () => {
+  const f = fixture("edit-turn");
+
+  test("a warning of the open session is kept for the notice; another session's is not", () => {
+    const state = freshState(f);
+    state.dirty = emptyDirty();
+    const sessionID = state.session?.id;
+    applyEvent(state, { type: "agent.warning", properties: { kind: "small-model", message: "no small model", sessionID } });
+    applyEvent(state, { type: "agent.warning", properties: { kind: "abort", message: "elsewhere", sessionID: "ses_other" } });
+    assert.deepEqual(state.warnings, ["no small model"]);
+    assert.ok(state.dirty.header);
+    loadSnapshot(state, { session: f.session, messages: [], permissions: [], questions: [], todos: [], changes: [], busy: false });
+    assert.deepEqual(state.warnings, [], "another session (or a reload) starts without them");
+  });
+});

@@ -101,7 +101,8 @@ export class Chrome {
     const phase = state.server.phase;
     const phaseText =
       phase === "restarting" ? "The agentls server stopped; restarting it…" : phase === "missing" ? (state.server.message ? "" : "The agentls server was not found (see the notification).") : phase === "stopped" ? "The agentls server is not running." : "";
-    const text = [phaseText, state.server.message, state.error].filter(Boolean).join(" ");
+    const warnings = state.warnings.map((w) => `Warning: ${w}`);
+    const text = [phaseText, state.server.message, state.error, ...warnings].filter(Boolean).join(" ");
     this.notice.hidden = text === "";
     this.notice.textContent = text;
   }

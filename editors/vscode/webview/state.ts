@@ -48,8 +48,11 @@ export interface ChatState {
   error: string | null;
   /** Errors of turns that failed with no assistant message to carry them, by the message they follow. */
   turnErrors: Map<string, string>;
+  warnings: string[]; // agent.warning messages of this session (or of none), newest last
   dirty: Dirty;
 }
+
+const MAX_WARNINGS = 3;
 
 export function emptyDirty(): Dirty {
   return { parts: new Set(), messages: new Set(), transcript: false, dialogs: false, sessions: false, header: false };
@@ -72,6 +75,7 @@ export function initialState(): ChatState {
     server: { phase: "starting" },
     error: null,
     turnErrors: new Map(),
+    warnings: [],
     dirty: { ...emptyDirty(), transcript: true, dialogs: true, sessions: true, header: true },
   };
 }
@@ -98,6 +102,7 @@ export function loadSnapshot(state: ChatState, snapshot: Snapshot | null): void 
   state.status = snapshot?.busy ? { type: "busy" } : { type: "idle" };
   state.error = null;
   state.turnErrors = new Map();
+  state.warnings = [];
   markAll(state);
 }
 
@@ -239,6 +244,14 @@ export function applyEvent(state: ChatState, event: AgentEvent): void {
       break;
   }
   const sessionID = eventSession(event);
+  if (event.type === "agent.warning") {
+    // Something failed without failing the turn: shown in the notice above the transcript.
+    if (sessionID === undefined || sessionID === state.session?.id) {
+      state.warnings = [...state.warnings, event.properties.message].slice(-MAX_WARNINGS);
+      state.dirty.header = true;
+    }
+    return;
+  }
   if (state.session === null || sessionID !== state.session.id) return;
   switch (event.type) {
     case "session.status":

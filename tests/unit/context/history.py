@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from core.ids import ascending
-from core.session.models import (
+from core.message.models import (
     AnyPart,
     AssistantMessage,
     AssistantTime,

@@ -21,7 +21,7 @@ from core.context.plan import render_prompt
 from core.context.tokens import TokenCounter
 from core.errors import AbortedError, CompactionFailedError, ContextOverflowError, ProviderError
 from core.events import Event, SessionCompacted
-from core.session.models import (
+from core.message.models import (
     AnyPart,
     AssistantMessage,
     AssistantTime,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 from core.context.filter import filter_compacted, filter_compacted_sync, model_view
-from core.session.models import MessageError, MessageWithParts
+from core.message.models import MessageError, MessageWithParts
 
 from .history import assistant, compaction_user, ids, turn, user
 

@@ -8,7 +8,7 @@ import pytest
 
 from core.config.schema import CompactionConfig, ModelLimit
 from core.context.overflow import is_overflow, preflight, should_auto_compact, usable
-from core.session.models import CacheTokens, Tokens
+from core.message.models import CacheTokens, Tokens
 
 
 @dataclass

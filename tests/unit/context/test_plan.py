@@ -11,7 +11,7 @@ from core.context.encoding import Encoder, EncodingLoader
 from core.context.filter import model_view
 from core.context.plan import build_compaction_request, previous_summary, render_prompt
 from core.context.tokens import TokenCounter
-from core.session.models import MessageWithParts, ToolPart
+from core.message.models import MessageWithParts, ToolPart
 
 from .history import assistant, compaction_user, ids, turn, user
 

@@ -13,7 +13,7 @@ from core.context.encoding import Encoder, EncodingLoader
 from core.context.prune import prune, select_prunable
 from core.context.tokens import TokenCounter
 from core.events import PartUpdated
-from core.session.models import AnyPart, MessageWithParts, ToolPart, ToolStateError, ToolTimeError
+from core.message.models import AnyPart, MessageWithParts, ToolPart, ToolStateError, ToolTimeError
 from core.session.sessions import Sessions
 from core.storage import Store
 

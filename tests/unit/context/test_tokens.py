@@ -12,7 +12,7 @@ import pytest
 
 from core.context.encoding import CL100K, O200K, Encoder, EncodingLoader, encoding_name_for
 from core.context.tokens import CLEARED_OUTPUT, IMAGE_TOKENS, TokenCounter
-from core.session.models import ToolPart
+from core.message.models import ToolPart
 
 from .history import assistant, tool_part, turn, user
 

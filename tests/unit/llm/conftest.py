@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 
 from core.config.schema import Config
-from core.demo import FakeModelServer
 from core.llm.events import StreamEvent
 from core.llm.litellm_route import load_litellm
 from core.llm.model import ModelInfo, resolve_model
 from core.llm.request import LLMRequest, ToolSpec
 from core.llm.stream import stream
 from core.llm.transport import aclose_http_client
+from demo import FakeModelServer
 
 # (wire protocol, route): the lean decoders and litellm against the same fake endpoints.
 ROUTES = [("openai", "openai"), ("anthropic", "anthropic"), ("openai", "litellm"), ("anthropic", "litellm")]

@@ -6,10 +6,10 @@ import asyncio
 
 import pytest
 
-from core.demo import FakeModelServer, Turn
 from core.errors import AbortedError
 from core.llm.events import StreamEvent, TextDelta
 from core.llm.stream import stream
+from demo import FakeModelServer, Turn
 from tests.ticks import next_tick
 from tests.unit.llm.conftest import ROUTE_IDS, ROUTES, collect, model_for, request_for
 

@@ -12,14 +12,14 @@ import pytest
 from core.app import AgentApp
 from core.config.loader import Layer
 from core.config.schema import Config
-from core.demo import FakeModelServer, Turn
-from core.demo.config import fake_model_config
 from core.errors import InvalidInputError
 from core.llm.model import resolve_model
 from core.llm.request import LLMRequest
+from core.message.models import MessageAdapter, MessageWithParts, PartAdapter
+from core.message.prompt_input import AgentInput, FileInput, TextInput
 from core.session.convert import to_model_messages
-from core.session.models import MessageAdapter, MessageWithParts, PartAdapter
-from core.session.prompt_input import AgentInput, FileInput, TextInput
+from demo import FakeModelServer, Turn
+from demo.config import fake_model_config
 from tests.unit.llm.conftest import collect
 
 PNG = "data:image/png;base64,iVBORw0KGgo="

@@ -6,8 +6,8 @@ import dataclasses
 
 import pytest
 
-from core.demo import FakeModelServer, Turn
 from core.llm.events import FinishStep, ReasoningEnd, StreamEvent
+from demo import FakeModelServer, Turn
 from tests.unit.llm.conftest import collect, model_for, request_for
 
 

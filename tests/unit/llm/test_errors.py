@@ -9,11 +9,11 @@ import time
 
 import pytest
 
-from core.demo import FakeModelServer, Turn
 from core.errors import ContextOverflowError, ProviderError
 from core.llm import errors
 from core.llm.events import TextDelta
 from core.llm.stream import stream
+from demo import FakeModelServer, Turn
 from tests.unit.llm.conftest import ROUTE_IDS, ROUTES, collect, model_for, request_for
 
 routes = pytest.mark.parametrize(("protocol", "route"), ROUTES, ids=ROUTE_IDS)

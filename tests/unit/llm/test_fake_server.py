@@ -8,8 +8,8 @@ import json
 import httpx
 import pytest
 
-from core.demo import FakeModelServer, Turn
-from core.demo.fake_script import split
+from demo import FakeModelServer, Turn
+from demo.fake_script import split
 
 
 def test_split_cuts_text_into_near_equal_non_empty_pieces() -> None:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from core.demo import FakeModelServer, Turn
 from core.errors import ProviderError
 from core.llm import errors, http
+from demo import FakeModelServer, Turn
 from tests.unit.llm.netfixtures import Proxy, RawServer, make_authority, read_request
 
 CHAT = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "hi"}]}

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from core.config.schema import Config
-from core.demo import FakeModelServer, Turn
 from core.llm.litellm_route import _kwargs
 from core.llm.model import resolve_model
 from core.llm.request import LLMRequest
+from demo import FakeModelServer, Turn
 from tests.unit.llm.conftest import collect, model_for, request_for
 
 EPHEMERAL = {"type": "ephemeral"}
@@ -118,8 +118,8 @@ async def test_reasoning_is_sent_back_by_the_providers_rule(
 
 
 def test_unsigned_reasoning_is_kept_in_the_history_for_the_provider_to_decide() -> None:
+    from core.message.models import MessageAdapter, MessageWithParts, PartAdapter
     from core.session.convert import to_model_messages
-    from core.session.models import MessageAdapter, MessageWithParts, PartAdapter
 
     info = {
         "id": "msg_2",

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from core.demo import FakeModelServer, Turn
+from demo import FakeModelServer, Turn
 from tests.unit.llm.conftest import ROUTE_IDS, ROUTES, collect, model_for, request_for
 
 PNG = "data:image/png;base64,iVBORw0KGgo="

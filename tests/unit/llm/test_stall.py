@@ -10,14 +10,14 @@ import pytest
 from core.app import AgentApp
 from core.config.loader import Layer
 from core.config.schema import Config
-from core.demo import FakeModelServer, Turn
-from core.demo.config import fake_model_config
 from core.errors import ProviderError
 from core.llm.events import TextDelta
 from core.llm.model import DEFAULT_CHUNK_TIMEOUT, DEFAULT_FIRST_BYTE_TIMEOUT, resolve_model
 from core.llm.stream import stream
-from core.session.models import RetryPart
-from core.session.prompt_input import TextInput
+from core.message.models import RetryPart
+from core.message.prompt_input import TextInput
+from demo import FakeModelServer, Turn
+from demo.config import fake_model_config
 from tests.unit.llm.conftest import ROUTE_IDS, ROUTES, collect, model_for, request_for
 
 routes = pytest.mark.parametrize(("protocol", "route"), ROUTES, ids=ROUTE_IDS)

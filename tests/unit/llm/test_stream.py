@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from core.demo import FakeModelServer, Turn
 from core.llm.events import (
     FinishStep,
     ReasoningDelta,
@@ -18,6 +17,7 @@ from core.llm.events import (
     ToolInputDelta,
     ToolInputStart,
 )
+from demo import FakeModelServer, Turn
 from tests.unit.llm.conftest import COST, ROUTE_IDS, ROUTES, collect, model_for, request_for
 
 pytestmark = pytest.mark.parametrize(("protocol", "route"), ROUTES, ids=ROUTE_IDS)

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from core.demo import FakeModelServer, Turn
 from core.llm import http, transport
+from demo import FakeModelServer, Turn
 from tests.unit.llm.netfixtures import make_authority
 
 BODY = b'{"stream": false}'

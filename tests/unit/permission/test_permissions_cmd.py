@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from core.cli.main import run
+from agentls.boot import run
 from core.storage import DB_NAME, Store
 
 

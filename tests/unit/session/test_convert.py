@@ -7,8 +7,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from core.message.models import MessageAdapter, MessageWithParts, PartAdapter
 from core.session.convert import CLEARED, INTERRUPTED, to_model_messages
-from core.session.models import MessageAdapter, MessageWithParts, PartAdapter
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 

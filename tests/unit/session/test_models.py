@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from core.session.models import PART_TYPES, MessageAdapter, PartAdapter
+from core.message.models import PART_TYPES, MessageAdapter, PartAdapter
 
 BASE = {"id": "prt_1", "sessionID": "ses_1", "messageID": "msg_1"}
 SAMPLES = [

@@ -22,7 +22,7 @@ from core.events import Event, PartUpdated
 from core.llm import events as ev
 from core.llm.model import resolve_model
 from core.llm.request import LLMRequest
-from core.session.models import AnyPart, AssistantMessage, StepFinishPart, StepStartPart, TextPart, Tokens
+from core.message.models import AnyPart, AssistantMessage, StepFinishPart, StepStartPart, TextPart, Tokens
 from core.session.processor import Processor
 from core.session.retry import RetryPolicy
 from core.session.services import StepServices
@@ -125,14 +125,11 @@ def _step(msg: AssistantMessage, tools: dict[str, Any] | None = None, root: Path
     config = Config.model_validate({"provider": {"fake": fake}})
     request = LLMRequest(resolve_model(config, "fake/m"), ["sys"], [])
 
-    async def ask(*_: Any) -> None:
-        raise AssertionError("these tools ask for nothing")
-
-    def context(message_id: str, call_id: str, tool_ask: Any) -> ToolContext:
+    def context(message_id: str, call_id: str) -> ToolContext:
         assert root is not None
         return allow_all(root, root / "data", call_id=call_id)
 
-    return StepInput(msg, request, tools or {}, ask, context, asyncio.Event())
+    return StepInput(msg, request, tools or {}, context, asyncio.Event())
 
 
 async def test_the_request_goes_out_and_text_streams_while_the_start_snapshot_is_taken(

@@ -22,7 +22,7 @@ from core.events import (
     SessionUpdated,
     TodoUpdated,
 )
-from core.session.models import AnyPart, PartTime, Session, TextPart, Todo
+from core.message.models import AnyPart, PartTime, Session, TextPart, Todo
 from core.session.sessions import Sessions
 from core.storage import Project, Store
 from tests.ticks import next_tick
@@ -310,7 +310,7 @@ async def test_part_events_carry_a_snapshot_not_the_live_part(tmp_path: Path) ->
     """A subscriber that reads an event late must see the part as it was when published."""
     from core.bus import Bus
     from core.events import PartUpdated
-    from core.session.models import TextPart
+    from core.message.models import TextPart
     from core.session.sessions import Sessions
     from core.storage.store import Store
 
@@ -322,7 +322,7 @@ async def test_part_events_carry_a_snapshot_not_the_live_part(tmp_path: Path) ->
         session = await sessions.create(project, str(tmp_path))
         sub = bus.subscribe(PartUpdated)
         from core import ids
-        from core.session.models import ModelRef, UserMessage, UserTime
+        from core.message.models import ModelRef, UserMessage, UserTime
 
         user = UserMessage(
             id=ids.ascending("msg"),

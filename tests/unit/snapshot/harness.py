@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from core import ids
-from core.session.models import (
+from core.message.models import (
     AssistantMessage,
     AssistantTime,
     MessageWithParts,

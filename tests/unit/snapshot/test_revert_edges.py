@@ -13,13 +13,13 @@ from core import ids
 from core.app import AgentApp
 from core.config.loader import Layer
 from core.config.schema import Config
-from core.demo.config import fake_model_config
-from core.session.models import AssistantMessage, StepStartPart
+from core.message.models import AssistantMessage, StepStartPart
 from core.snapshot.factory import open_snapshots
 from core.snapshot.revert import Reverter
 from core.snapshot.store import SnapshotStore
 from core.storage.store import Store
 from core.workspace import DiskWorkspace
+from demo.config import fake_model_config
 
 from .harness import Agent, StoreSessions, tree, writes
 

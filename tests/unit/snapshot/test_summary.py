@@ -7,7 +7,7 @@ from pathlib import Path
 
 from core.bus import Bus
 from core.events import SessionDiff
-from core.session.models import DiffSummary, UserMessage
+from core.message.models import DiffSummary, UserMessage
 from core.snapshot.revert import Reverter
 from core.snapshot.store import SnapshotStore
 from core.snapshot.summary import SessionDiffs

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from core import ids
 from core.bus import Bus
-from core.session.models import (
+from core.message.models import (
     AnyPart,
     AssistantMessage,
     AssistantTime,

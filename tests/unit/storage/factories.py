@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core import ids
-from core.session.models import (
+from core.message.models import (
     AssistantMessage,
     AssistantTime,
     ModelRef,

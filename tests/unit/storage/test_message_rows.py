@@ -6,7 +6,7 @@ import pytest
 
 from core import ids
 from core.errors import NotFoundError, StorageError
-from core.session.models import AssistantMessage, MessageWithParts, Session, TextPart, ToolPart
+from core.message.models import AssistantMessage, MessageWithParts, Session, TextPart, ToolPart
 from core.storage import InvalidRow, InvalidRowError, Project, Store
 from core.storage.messages import PartFilter
 from tests.unit.storage import factories as f
@@ -225,7 +225,7 @@ async def test_fork_with_corrupt_row_fails_whole(store: Store, project: Project)
 
 
 async def test_fork_remaps_references_to_messages_that_are_gone(store: Store, project: Project) -> None:
-    from core.session.models import CompactionPart, SessionRevert
+    from core.message.models import CompactionPart, SessionRevert
 
     s = await _session(store, project)
     made = await _conversation(store, s, 3)  # u0 a0 u1 a1 u2 a2

@@ -8,7 +8,7 @@ import aiosqlite
 import pytest
 
 from core.errors import StorageError
-from core.session.models import TextPart
+from core.message.models import TextPart
 from core.storage import Store
 from core.storage.rows import encode
 from core.storage.schema import (

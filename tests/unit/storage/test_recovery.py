@@ -13,7 +13,7 @@ import aiosqlite
 import pytest
 
 from core.errors import StorageError
-from core.session.models import AssistantMessage, MessageError, TextPart, ToolPart, ToolStatePending
+from core.message.models import AssistantMessage, MessageError, TextPart, ToolPart, ToolStatePending
 from core.storage import TOOL_INTERRUPTED, TURN_INTERRUPTED, Project, Store
 from tests.unit.storage import factories as f
 from tests.unit.storage.crash_writer import chunk

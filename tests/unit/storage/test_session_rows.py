@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.errors import NotFoundError, StorageError
-from core.session.models import Todo
+from core.message.models import Todo
 from core.storage import Project, Store
 from tests.unit.storage import factories as f
 

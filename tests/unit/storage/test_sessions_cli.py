@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from core.session.models import MessageError, MessageWithParts, Session
+from core.message.models import MessageError, MessageWithParts, Session
 from core.storage import DB_NAME, Store
 from tests.unit.storage import factories as f
 

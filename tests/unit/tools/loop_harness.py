@@ -10,11 +10,11 @@ from typing import Any
 
 from core.app import AgentApp
 from core.config.loader import Layer
-from core.demo import FakeModelServer, Turn
-from core.demo.config import fake_model_config
-from core.demo.fake_model import RecordedRequest
-from core.session.models import MessageWithParts, ToolPart
-from core.session.prompt_input import TextInput
+from core.message.models import MessageWithParts, ToolPart
+from core.message.prompt_input import TextInput
+from demo import FakeModelServer, Turn
+from demo.config import fake_model_config
+from demo.fake_model import RecordedRequest
 
 GUARD = 30.0  # a turn that never ends fails the test instead of hanging it
 

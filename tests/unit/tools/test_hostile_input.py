@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from core.demo import Turn
 from core.errors import ToolError
 from core.llm.arguments import parse_arguments
-from core.session.models import AssistantMessage, ToolStateCompleted, ToolStateError
+from core.message.models import AssistantMessage, ToolStateCompleted, ToolStateError
 from core.tools.bash import BashTool
 from core.tools.context import ToolContext
 from core.tools.edit import EditTool
@@ -22,6 +21,7 @@ from core.tools.read import ReadTool
 from core.tools.runner import run_tool
 from core.tools.webfetch import WebFetchTool
 from core.tools.write import WriteTool
+from demo import Turn
 from tests.unit.tools.loop_harness import run_turn
 
 

@@ -43,7 +43,7 @@ async def start(ctx: ToolContext, bus: Bus) -> tuple[asyncio.Task[ToolResult], Q
 async def test_answered(ctx: ToolContext) -> None:
     bus = Bus()
     service = Questions(bus)
-    ctx.extra["questions"] = service
+    ctx.questions = service
     task, event = await start(ctx, bus)
     request = event.request
     assert request.id.startswith("que_")
@@ -67,7 +67,7 @@ async def test_answered(ctx: ToolContext) -> None:
 async def test_rejected(ctx: ToolContext) -> None:
     bus = Bus()
     service = Questions(bus)
-    ctx.extra["questions"] = service
+    ctx.questions = service
     task, event = await start(ctx, bus)
     with bus.subscribe(QuestionRejected) as rejections:
         service.reject(event.request.id)
@@ -82,7 +82,7 @@ async def test_rejected(ctx: ToolContext) -> None:
 async def test_cancel_session_dismisses_its_questions(ctx: ToolContext) -> None:
     bus = Bus()
     service = Questions(bus)
-    ctx.extra["questions"] = service
+    ctx.questions = service
     task, _ = await start(ctx, bus)
     service.cancel_session("other")
     assert len(service.pending()) == 1
@@ -95,7 +95,7 @@ async def test_cancel_session_dismisses_its_questions(ctx: ToolContext) -> None:
 async def test_cancelled_call_withdraws_its_question(ctx: ToolContext) -> None:
     bus = Bus()
     service = Questions(bus)
-    ctx.extra["questions"] = service
+    ctx.questions = service
     task, _ = await start(ctx, bus)
     with bus.subscribe(QuestionRejected) as rejections:
         task.cancel()
@@ -105,9 +105,9 @@ async def test_cancelled_call_withdraws_its_question(ctx: ToolContext) -> None:
 
 async def test_header_too_long_and_no_service(ctx: ToolContext) -> None:
     long_header = {"questions": [{"question": "q", "header": "x" * 31, "options": []}]}
-    ctx.extra["questions"] = Questions(Bus())
+    ctx.questions = Questions(Bus())
     with pytest.raises(ToolError, match="header"):
         await run_tool(QuestionTool(), long_header, ctx)
-    del ctx.extra["questions"]
+    ctx.questions = None
     with pytest.raises(ToolError, match="cannot be asked"):
         await run_tool(QuestionTool(), ARGS, ctx)

@@ -1,4 +1,4 @@
-"""todowrite / todoread through a todos service in ctx.extra."""
+"""todowrite / todoread through a todos service in ctx.todos."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import pytest
 
 from core.errors import ToolError
-from core.session.models import Todo
+from core.message.models import Todo
 from core.tools.context import ToolContext
 from core.tools.runner import run_tool
 from core.tools.todo import TodoReadTool, TodoWriteTool
@@ -35,7 +35,7 @@ TODOS = [
 
 async def test_write_replaces_the_list_and_read_returns_it(ctx: ToolContext) -> None:
     todos = MemoryTodos()
-    ctx.extra["todos"] = todos
+    ctx.todos = todos
     await run_tool(
         TodoWriteTool(), {"todos": [{"content": "old", "status": "pending", "priority": "low"}]}, ctx
     )
@@ -49,7 +49,7 @@ async def test_write_replaces_the_list_and_read_returns_it(ctx: ToolContext) -> 
 
 
 async def test_bad_status_is_a_tool_error(ctx: ToolContext) -> None:
-    ctx.extra["todos"] = MemoryTodos()
+    ctx.todos = MemoryTodos()
     bad = [{"content": "x", "status": "doing", "priority": "high"}]
     with pytest.raises(ToolError, match="status"):
         await run_tool(TodoWriteTool(), {"todos": bad}, ctx)

@@ -11,7 +11,7 @@ from pydantic import Field
 
 from core.permission.rules import Rule
 from core.tools.base import Tool, ToolParams, ToolResult
-from core.tools.context import ToolContext
+from core.tools.context import SubtaskResult, ToolContext
 from core.tools.runner import run_tool
 from core.tools.truncation import KEEP_DAYS, remove_old_outputs
 from tests.unit.tools.harness import text_of
@@ -72,13 +72,28 @@ async def test_saving_an_output_sweeps_the_old_ones(ctx: ToolContext) -> None:
     assert not stale.exists()
 
 
+class UnusedSubtasks:
+    """A session that has the task tool; these tests never run a subagent."""
+
+    def describe_subagents(self) -> list[tuple[str, str]]:
+        return [("explore", "reads the code")]
+
+    async def run_subtask(
+        self, ctx: ToolContext, agent: str, prompt: str, description: str, task_id: str | None
+    ) -> SubtaskResult:
+        raise AssertionError("no subagent runs here")
+
+
+SUBTASKS = UnusedSubtasks()
+
+
 async def test_the_hint_suggests_the_explore_agent_when_the_task_tool_is_there(ctx: ToolContext) -> None:
     ctx.max_lines = 10
-    ctx.extra = {"subtasks": object(), "ruleset": [Rule("*", "*", "allow")]}
+    ctx.subtasks, ctx.ruleset = SUBTASKS, [Rule("*", "*", "allow")]
     with_task = (await run_tool(Many(), {"text": "x"}, ctx)).output
     assert "task tool" in with_task and "explore" in with_task
-    ctx.extra = {"subtasks": object(), "ruleset": [Rule("*", "*", "allow"), Rule("task", "*", "deny")]}
+    ctx.subtasks, ctx.ruleset = SUBTASKS, [Rule("*", "*", "allow"), Rule("task", "*", "deny")]
     without = (await run_tool(Many(), {"text": "x"}, ctx)).output
     assert "explore" not in without and "grep" in without and "offset" in without
-    ctx.extra = {}
+    ctx.subtasks, ctx.ruleset = None, []
     assert "explore" not in (await run_tool(Many(), {"text": "x"}, ctx)).output

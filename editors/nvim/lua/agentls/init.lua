@@ -44,6 +44,8 @@ local function subscribe()
       require('agentls.chat').forget(session_id)
     elseif kind == 'error' and data then
       vim.notify('agentls: ' .. (data.message or data.name or 'error'), vim.log.levels.ERROR)
+    elseif kind == 'warning' and data then
+      vim.notify('agentls: ' .. (data.message or 'warning'), vim.log.levels.WARN)
     end
   end)
 end

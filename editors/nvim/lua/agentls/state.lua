@@ -202,6 +202,8 @@ function M:apply(event)
     self:emit('status', p.sessionID, self.status[p.sessionID])
   elseif kind == 'session.error' then
     self:emit('error', p.sessionID, p.error)
+  elseif kind == 'agent.warning' then
+    self:emit('warning', p.sessionID, p)
   elseif kind == 'todo.updated' then
     self.todos[p.sessionID] = p.todos
     self:emit('todos', p.sessionID, p.todos)

@@ -11,15 +11,15 @@ import sys
 import tempfile
 from pathlib import Path
 
-from core.app import AgentApp
-from core.cli.render import Transcript
-from core.config.loader import Layer
-from core.demo import scenario
-from core.demo.config import fake_model_config
-from core.demo.fake_model import FakeModelServer
-from core.demo.fake_script import Turn
-from core.events import PermissionAsked
-from core.session.prompt_input import TextInput
+from cli.render import Transcript
+from core.api import Layer
+from core.events import Event, PermissionAsked
+from core.message.prompt_input import TextInput
+from core.open import open_agent
+from demo import scenario
+from demo.config import fake_model_config
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
 
 
 def demo_config(main: FakeModelServer, titles: FakeModelServer) -> dict[str, object]:
@@ -39,22 +39,22 @@ async def demo(args: argparse.Namespace | None = None) -> int:
             main.script(*scenario.turns(sys.executable))
             titles.script(Turn.text("Fix the add bug in calc.py"))
             layer = Layer("demo", demo_config(main, titles), None)
-            app = await AgentApp.open(root, config_layers=[layer], data_dir=Path(tmp) / "data")
+            app = await open_agent(root, layers=[layer], data_dir=Path(tmp) / "data")
             try:
                 session = await app.create_session()
                 out.write(f"project: {root}\nprompt:  {scenario.PROMPT}\n\n")
                 transcript = Transcript(session.id, out)
                 replies: set[asyncio.Task[None]] = set()
 
-                def on_event(event: object) -> None:
-                    transcript.handle(event)  # type: ignore[arg-type]
+                def on_event(event: Event) -> None:
+                    transcript.handle(event)
                     if isinstance(event, PermissionAsked):
                         out.write("  (demo answers: allow once)\n")
-                        task = asyncio.create_task(app.permissions.reply(event.request.id, "once"))
+                        task = asyncio.create_task(app.dialogs.reply_permission(event.request.id, "once"))
                         replies.add(task)
                         task.add_done_callback(replies.discard)
 
-                remove = app.bus.listen(on_event)
+                remove = app.listen(on_event)
                 answer = await app.prompt(session.id, [TextInput(type="text", text=scenario.PROMPT)])
                 remove()
                 transcript.finish()

@@ -259,6 +259,9 @@ class StepFinishPart(_PartBase):
     type: Literal["step-finish"] = "step-finish"
     reason: str
     snapshot: str | None = None
+    # True when a snapshot or the patch of a step that ran tools failed: its file changes were not
+    # recorded, and revert and diff say so instead of pretending the step changed nothing.
+    unrecorded: bool | None = None
     tokens: Tokens = Field(default_factory=Tokens)
     cost: float = 0.0
 

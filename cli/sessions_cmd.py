@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from core.config.paths import data_dir, worktree_of
-from core.session.models import (
+from core.message.models import (
     AgentPart,
     AssistantMessage,
     FilePart,

@@ -17,7 +17,7 @@ from core.events import (
     SessionError,
     SessionStatus,
 )
-from core.session.models import ReasoningPart, TextPart, ToolPart
+from core.message.models import ReasoningPart, TextPart, ToolPart
 
 DIM, RESET, BOLD, RED, CYAN = "\033[2m", "\033[0m", "\033[1m", "\033[31m", "\033[36m"
 

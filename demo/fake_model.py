@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
-from core.demo import fake_wire
-from core.demo.fake_script import Delay, Turn
+from demo import fake_wire
+from demo.fake_script import Delay, Turn
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ A turn is built by chaining, starting from the class or from an instance::
     Turn.fault(429, retry_after="1")
     Turn.text("Hello world", chunks=10).drop(after=3)
 
-Steps are wire-neutral; ``core.demo.fake_wire`` renders them as OpenAI or Anthropic streams.
+Steps are wire-neutral; ``demo.fake_wire`` renders them as OpenAI or Anthropic streams.
 """
 
 from __future__ import annotations

@@ -13,20 +13,18 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from typing import Any, NoReturn
 
 from core import __version__
-from core.cli import codecache
 from core.errors import AgentError
-from core.tools import schema_cache
 
 # Each command's module (it defines register(subparsers) and sets ``func``). Only the module of the
 # command being run is imported, so `agentls run` never pays for another command's imports.
 CORE_COMMANDS: dict[str, str] = {
-    "run": "core.cli.run_cmd",
-    "sessions": "core.cli.sessions_cmd",
-    "compact": "core.cli.compact_cmd",
-    "config": "core.cli.config_cmd",
-    "permissions": "core.cli.permissions_cmd",
-    "snapshots": "core.cli.snapshot_cmd",
-    "diff": "core.cli.snapshot_cmd",
+    "run": "cli.run_cmd",
+    "sessions": "cli.sessions_cmd",
+    "compact": "cli.compact_cmd",
+    "config": "cli.config_cmd",
+    "permissions": "cli.permissions_cmd",
+    "snapshots": "cli.snapshot_cmd",
+    "diff": "cli.snapshot_cmd",
 }
 
 # Options of the main parser that take a value (so that the value is not taken for the command).
@@ -101,14 +99,10 @@ def run(
 ) -> int:
     """Parse ``argv``, run the chosen command, map errors to a message on stderr and an exit code.
 
-    ``fresh_process``: the caller is a console script, so start-up imports may pause the collector,
-    and generated code and tool schemas come from the user's cache folder when made before.
+    ``fresh_process``: the caller is a console script, so start-up imports may pause the collector.
     """
     argv = sys.argv[1:] if argv is None else list(argv)
     only = chosen_command(argv, commands)
-    if fresh_process and only is not None:
-        codecache.install(only)
-        schema_cache.install()
     with startup_imports() if fresh_process else contextlib.nullcontext():
         parser = build_parser(commands, only=only)
     args = parser.parse_args(argv)
@@ -146,8 +140,6 @@ def exit_now(code: int) -> NoReturn:
     returns; tearing down hundreds of modules and their objects after that only delays the
     user's prompt (~0.3 s or more on a busy machine). Logs and standard streams are flushed first.
     """
-    codecache.save()
-    schema_cache.save()
     logging.shutdown()
     for stream in (sys.stdout, sys.stderr):
         try:

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from core.cli.main import UsageError
+from agentls.boot import UsageError
 from core.config.loader import ResolvedConfig, load_config
 from core.config.merge import KeyPath, format_path
 

@@ -6,7 +6,7 @@ import json
 import time
 from typing import Any
 
-from core.demo.fake_script import Fault, ReasoningStep, TextStep, ToolCallStep, Turn, Usage, split
+from demo.fake_script import Fault, ReasoningStep, TextStep, ToolCallStep, Turn, Usage, split
 
 _OPENAI_FINISH = {
     "stop": "stop",

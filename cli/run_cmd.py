@@ -6,14 +6,17 @@ import argparse
 import asyncio
 import sys
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from core.app import AgentApp
-from core.cli.main import UsageError
-from core.cli.render import Transcript
+from agentls.boot import UsageError, startup_imports
+from cli.render import Transcript
 from core.events import PermissionAsked
-from core.session.models import AssistantMessage
-from core.session.prompt_input import TextInput
+from core.message.models import AssistantMessage
+from core.message.prompt_input import TextInput
+from core.open import open_agent
+
+if TYPE_CHECKING:
+    from core.api import Agent
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -36,14 +39,14 @@ async def run(args: argparse.Namespace) -> int:
     """Run the turn; exit 1 when it ended with an error."""
     if not (args.yes or args.deny or sys.stdin.isatty()):
         raise UsageError("no terminal to ask permissions on: pass --yes or --deny")
-    app = await AgentApp.open(Path(args.directory))
+    app = await open_agent(Path(args.directory), import_guard=startup_imports)
     try:
         return await turn(app, args)
     finally:
         await app.close()
 
 
-async def turn(app: AgentApp, args: argparse.Namespace) -> int:
+async def turn(app: Agent, args: argparse.Namespace) -> int:
     """One prompt in a new or continued session, streamed to stdout."""
     if args.session:
         session = await app.get_session(args.session)
@@ -53,7 +56,7 @@ async def turn(app: AgentApp, args: argparse.Namespace) -> int:
     else:
         session = await app.create_session()
     transcript = Transcript(session.id)
-    sub = app.bus.subscribe()
+    sub = app.subscribe()
     answers: set[asyncio.Task[None]] = set()
 
     async def pump() -> None:
@@ -90,7 +93,7 @@ REPLIES: dict[str, Literal["once", "always"]] = {
 }
 
 
-async def _answer(app: AgentApp, event: PermissionAsked, args: Any) -> None:
+async def _answer(app: Agent, event: PermissionAsked, args: Any) -> None:
     request = event.request
     reply: Literal["once", "always", "reject"]
     if args.yes:
@@ -100,4 +103,4 @@ async def _answer(app: AgentApp, event: PermissionAsked, args: Any) -> None:
     else:
         text = await asyncio.to_thread(input, "  allow? [y]es / [a]lways / [n]o: ")
         reply = REPLIES.get(text.strip().lower(), "reject")
-    await app.permissions.reply(request.id, reply)
+    await app.dialogs.reply_permission(request.id, reply)

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from core.app import AgentApp
-from core.session.models import TextPart
+from core.message.models import TextPart
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -6,6 +6,10 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+MAX_INLINE_BYTES = 2_000_000  # a text file inlined into the prompt
+MAX_MEDIA_BYTES = 10_000_000  # an image or PDF sent with the prompt (providers cap images near 5-20 MB)
+IMAGE_MIMES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+
 
 class Position(BaseModel):
     line: int = Field(ge=0)

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.cli.main import UsageError
+from agentls.boot import UsageError
 from core.config.loader import load_config
 from core.config.paths import data_dir as default_data_dir
 from core.errors import ConfigError
-from core.session.models import MessageWithParts, Session
+from core.message.models import MessageWithParts, Session
 from core.snapshot.backend import Snapshots
 from core.snapshot.history import step_patches
 from core.snapshot.journal import EditJournal

@@ -1,0 +1,294 @@
+"""The front door: what a front end (the LSP server, `agentls acp`, the CLI) may ask of the agent.
+
+A front end opens an ``Agent`` with ``core.open.open_agent`` and uses nothing else of the core but
+this module, the message model (``core.message``), events (``core.events``, ``core.bus``'s
+``Subscription``) and errors (``core.errors``). A new capability of the core becomes one method here,
+which every front end calls; ``core.app.AgentApp`` implements it. Low in the layers: it names types,
+it runs nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from core.bus import Subscription
+from core.config.loader import Layer
+from core.errors import NotFoundError
+from core.events import Event, FileDiff, PermissionRequest, QuestionRequest
+from core.message.models import MessageWithParts, Session, Todo
+from core.message.prompt_input import AgentInput, FileInput, TextInput
+from core.permission.rules import Rule, Ruleset
+from core.permission.service import Reply
+
+__all__ = [
+    "Agent",
+    "AgentSummary",
+    "ConfigInfo",
+    "Dialogs",
+    "Layer",
+    "ModelLimits",
+    "PromptParts",
+    "ProviderChoice",
+    "ProviderSummary",
+    "Reconfigured",
+    "Reply",
+    "RevertResult",
+    "Rule",
+    "Ruleset",
+]
+
+PromptParts = Sequence[TextInput | FileInput | AgentInput]
+
+
+@dataclass(frozen=True)
+class AgentSummary:
+    """An agent a user can pick (hidden agents are left out)."""
+
+    name: str
+    description: str | None
+    mode: str
+    model: str | None
+    steps: int | None = None
+
+
+@dataclass(frozen=True)
+class ModelLimits:
+    """Context and output limits of a model, 0 when unknown (a client's context-use gauge)."""
+
+    context: int = 0
+    output: int = 0
+
+
+@dataclass(frozen=True)
+class ProviderSummary:
+    """A provider configured in agentls.json (a client's first-run setup lists them; no key is given out)."""
+
+    id: str
+    litellm_provider: str  # the litellm provider its requests go through (its own id when not set)
+    models: tuple[str, ...]  # the models the config lists for it
+    has_key: bool  # whether the config holds an API key for it
+
+
+@dataclass(frozen=True)
+class ProviderChoice:
+    """A provider a first-run setup can offer, with its chat models (no key is given out)."""
+
+    id: str
+    key_env: str | None  # the environment variable its key is read from, when agentls knows one
+    has_key: bool  # a key is there (config or environment)
+    configured: bool  # agentls.json names it
+    models: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ConfigInfo:
+    """Agents and models for a client's pickers."""
+
+    agents: tuple[AgentSummary, ...]
+    models: tuple[str, ...]
+    default_agent: str
+    default_model: str | None
+    model_limits: dict[str, ModelLimits] = field(default_factory=dict)
+    providers: tuple[ProviderSummary, ...] = ()
+
+    def agent(self, name: str) -> AgentSummary:
+        """The agent called ``name`` (NotFoundError names the agents there are)."""
+        for summary in self.agents:
+            if summary.name == name:
+                return summary
+        known = ", ".join(a.name for a in self.agents)
+        raise NotFoundError(f"no agent named {name!r} (agents: {known})")
+
+    def to_wire(self) -> dict[str, Any]:
+        """The ``agent/config`` answer (docs/protocol.md), also the fields of ``config.updated``."""
+        return {
+            "agents": [
+                {"name": a.name, "description": a.description, "mode": a.mode, "model": a.model}
+                for a in self.agents
+            ],
+            "models": list(self.models),
+            "defaultAgent": self.default_agent,
+            "defaultModel": self.default_model,
+            "modelLimits": {
+                ref: {"context": limits.context, "output": limits.output}
+                for ref, limits in self.model_limits.items()
+            },
+        }
+
+
+@dataclass(frozen=True)
+class Reconfigured:
+    """What a reconfigure changed (top-level keys) and its warnings (unknown keys, MCP servers skipped)."""
+
+    changed: list[str]
+    warnings: list[str]
+
+
+@dataclass
+class RevertResult:
+    """What a revert or unrevert did, file by file (worktree-relative paths)."""
+
+    restored: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+class Dialogs(Protocol):
+    """The questions the agent is waiting on: permission requests and the question tool's."""
+
+    def pending_permissions(self, session_id: str | None = None) -> list[PermissionRequest]:
+        """Permission requests not answered yet (of one session, or all)."""
+        ...
+
+    async def reply_permission(self, request_id: str, reply: Reply, message: str | None = None) -> None:
+        """Answer a permission request ("always" is remembered for the project)."""
+        ...
+
+    def pending_questions(self, session_id: str | None = None) -> list[QuestionRequest]:
+        """Questions not answered yet (of one session, or all)."""
+        ...
+
+    def answer(self, request_id: str, answers: list[list[str]]) -> None:
+        """Answer a question: one list of chosen labels (or typed text) per question asked."""
+        ...
+
+    def dismiss(self, request_id: str) -> None:
+        """Dismiss a question without an answer (the tool call fails, the turn goes on)."""
+        ...
+
+    def deny_in_session(self, session_id: str, rules: Ruleset) -> None:
+        """Rules that hold for this session only (its "reject always" answers), replacing earlier ones."""
+        ...
+
+
+class Agent(Protocol):
+    """One project's agent, as a front end drives it."""
+
+    @property
+    def directory(self) -> Path:
+        """The project folder the agent was opened in."""
+        ...
+
+    @property
+    def worktree(self) -> Path:
+        """The project's root (the git worktree, else the folder): step snapshots hold paths below it."""
+        ...
+
+    @property
+    def dialogs(self) -> Dialogs:
+        """Pending permission requests and questions."""
+        ...
+
+    # --- sessions ------------------------------------------------------------------------
+
+    async def create_session(
+        self, title: str | None = None, agent: str | None = None, model: str | None = None
+    ) -> Session:
+        """A new root session (an unknown agent or a malformed model is refused)."""
+        ...
+
+    async def list_sessions(self, limit: int = 50, before: str | None = None) -> list[Session]:
+        """This project's sessions, newest first."""
+        ...
+
+    async def get_session(self, session_id: str) -> Session:
+        """One session (NotFoundError when it does not exist)."""
+        ...
+
+    async def rename_session(self, session_id: str, title: str) -> Session:
+        """Give a session the user's title."""
+        ...
+
+    async def delete_session(self, session_id: str) -> None:
+        """Delete a session with its messages and child sessions (its turn is aborted first)."""
+        ...
+
+    async def fork_session(self, session_id: str, message_id: str | None = None) -> Session:
+        """A copy of the session up to (not including) ``message_id``."""
+        ...
+
+    async def messages(
+        self, session_id: str, limit: int | None = None, before: str | None = None
+    ) -> list[MessageWithParts]:
+        """A page of the transcript, oldest first."""
+        ...
+
+    async def todos(self, session_id: str) -> list[Todo]:
+        """The session's todo list."""
+        ...
+
+    async def diff(self, session_id: str, message_id: str | None = None) -> list[FileDiff]:
+        """What the agent changed in the session (or since a message)."""
+        ...
+
+    async def revert(self, session_id: str, message_id: str, part_id: str | None = None) -> RevertResult:
+        """Undo the agent's file changes from ``message_id`` on."""
+        ...
+
+    async def unrevert(self, session_id: str) -> RevertResult:
+        """Undo the last revert."""
+        ...
+
+    async def file_at_snapshot(self, snapshot: str, path: str) -> bytes | None:
+        """A file's bytes in a step snapshot (``path`` relative to ``worktree``); None when the file
+        did not exist then. An AgentError when the snapshot cannot be read (snapshots off, collected)."""
+        ...
+
+    async def compact(self, session_id: str) -> MessageWithParts:
+        """Summarise the session now."""
+        ...
+
+    # --- turns ---------------------------------------------------------------------------
+
+    async def prompt(
+        self,
+        session_id: str,
+        parts: PromptParts,
+        agent: str | None = None,
+        model: str | None = None,
+        no_reply: bool = False,
+    ) -> MessageWithParts:
+        """Send a prompt and wait for the turn's final assistant message.
+
+        A caller that is cancelled (an editor's ``$/cancelRequest``) aborts the turn: the front end
+        needs nothing of its own for it.
+        """
+        ...
+
+    async def abort(self, session_id: str) -> None:
+        """Abort the running turn of a session (no-op when idle)."""
+        ...
+
+    # --- config and events ---------------------------------------------------------------
+
+    def config_info(self) -> ConfigInfo:
+        """Agents and models for a client's pickers."""
+        ...
+
+    async def providers(self) -> list[ProviderChoice]:
+        """The configured providers, then those agentls can reach with a key, each with its models."""
+        ...
+
+    def model_limits(self, ref: str) -> ModelLimits:
+        """Context and output limits of ``provider/model`` (0 when unknown)."""
+        ...
+
+    async def reconfigure(self, layers: Sequence[Layer] | None = None) -> Reconfigured:
+        """Apply new host config layers (None: the same again) from the next turn on."""
+        ...
+
+    def subscribe(self, *types: type[Event], session_id: str | None = None) -> Subscription:
+        """A queue of the agent's events (of ``types``, or all; of one session, or all)."""
+        ...
+
+    def listen(self, callback: Callable[[Event], None], *types: type[Event]) -> Callable[[], None]:
+        """Call ``callback`` synchronously for each event; returns the function that stops it."""
+        ...
+
+    async def close(self) -> None:
+        """Abort running turns, flush the store, stop MCP servers."""
+        ...

@@ -1,0 +1,52 @@
+"""``open_agent``: the one call with which a front end gets an agent (``core.api.Agent``).
+
+Cheap to import: the agent's module (litellm's routes, the store, tokenizers, every tool) is
+imported on a thread when ``open_agent`` runs, so that a server answers ``initialize`` first and
+its event loop keeps serving meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from core.api import Agent, Layer
+    from core.app import AgentApp
+    from core.tools.base import Tool
+    from core.workspace import Workspace
+
+ImportGuard = Callable[[], AbstractContextManager[object]]
+
+
+async def open_agent(
+    directory: Path,
+    *,
+    workspace: Workspace | None = None,
+    layers: Sequence[Layer] = (),
+    data_dir: Path | None = None,
+    warm: bool = False,
+    tools: Sequence[Tool[Any]] = (),
+    import_guard: ImportGuard = nullcontext,
+) -> Agent:
+    """Open the agent of the project at ``directory``.
+
+    ``workspace``: where tools read and write files (default: the disk); ``layers``: the host's
+    config layers on top of the project's files; ``warm``: load now what the first prompt needs
+    (for long-lived hosts); ``tools``: the host's own tools, replacing built-in ones of the same id
+    (ACP's terminal-backed bash); ``import_guard``: wraps the agent's import (a fresh process
+    pauses the garbage collector meanwhile).
+    """
+    app_class = await asyncio.to_thread(_agent_class, import_guard)
+    return await app_class.open(
+        directory, workspace=workspace, config_layers=layers, data_dir=data_dir, warm=warm, tools=tools
+    )
+
+
+def _agent_class(import_guard: ImportGuard) -> type[AgentApp]:
+    with import_guard():
+        from core.app import AgentApp
+    return AgentApp
