@@ -47,6 +47,7 @@ from core.session.sessions import Sessions
 from core.session.snapshots import SnapshotService
 from core.session.subtask import Subtasks
 from core.session.system import InstructionFiles
+from core.session.title_text import clean_title
 from core.snapshot.revert import RevertResult
 from core.storage.store import Store
 from core.tools.base import Tool
@@ -276,9 +277,9 @@ class AgentApp:
 
     async def rename_session(self, session_id: str, title: str) -> Session:
         """Give a session the user's title (the agent no longer replaces it)."""
-        title = title.strip()
+        title = clean_title(title)
         if not title:
-            raise InvalidInputError("a session title cannot be empty")
+            raise InvalidInputError("a session title cannot be empty (control characters are removed)")
 
         def rename(session: Session) -> None:
             session.title = title
