@@ -416,7 +416,7 @@ class AgentApp:
     def tools_for(self, agent: AgentInfo, user: UserMessage, ruleset: rules.Ruleset) -> dict[str, Tool[Any]]:
         """The tools the model sees: built-in and MCP tools minus denied and switched-off ones."""
         all_tools = {t.id: t for t in [*self.tools.all(), *self.config_state.mcp.tools()]}
-        hidden = rules.disabled(all_tools, [*ruleset, *self.permissions.approvals()])
+        hidden = rules.disabled(all_tools, ruleset)  # approvals never lift a denial
         switched_off = {k for k, v in (user.tools or {}).items() if not v}
         return {k: t for k, t in all_tools.items() if k not in hidden and k not in switched_off}
 
