@@ -13,9 +13,10 @@ import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Literal, TypeAlias
+from typing import Literal, TypeAlias, cast
 
 from core.config.schema import PermissionConfig
+from core.permission.defaults import DEFAULT_RULES
 
 Action: TypeAlias = Literal["allow", "ask", "deny"]
 
@@ -35,13 +36,8 @@ class Rule:
 
 Ruleset: TypeAlias = list[Rule]
 
-DEFAULTS: tuple[Rule, ...] = (
-    Rule("*", "*", "allow"),
-    Rule("doom_loop", "*", "ask"),
-    Rule("external_directory", "*", "ask"),
-    Rule("read", "*.env", "ask"),
-    Rule("read", "*.env.*", "ask"),
-    Rule("read", "*.env.example", "allow"),
+DEFAULTS: tuple[Rule, ...] = tuple(
+    Rule(permission, pattern, cast(Action, action)) for permission, pattern, action in DEFAULT_RULES
 )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Literal
 
 _METACHARS = frozenset(" \t\n;&|<>()")
 _SEPARATORS = ("&&", "||", ";;&", ";;", ";&", "|&", ";", "|", "&")
@@ -23,12 +24,28 @@ _SKIPPED_WORDS = frozenset(
 _HEADERS = frozenset({"for", "select", "case", "function"})
 
 
+PieceKind = Literal["plain", "quoted", "expansion", "process"]
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A run of a word: ``plain`` text the shell still globs and tilde-expands, ``quoted`` text it
+    takes as written, an ``expansion`` (``$X``, ``${X}``, ``$(…)``, backticks, ``$((…))``,
+    ``$'…'``) as written, or a ``process`` substitution (``<(…)``)."""
+
+    text: str
+    kind: PieceKind
+    quoted: bool = False  # an expansion inside double quotes (no word splitting, no globbing)
+
+
 @dataclass(frozen=True)
 class Word:
-    """One shell word: ``raw`` as written, ``value`` with quotes and escapes removed."""
+    """One shell word: ``raw`` as written, ``value`` with quotes and escapes removed (expansions
+    stay as written), ``pieces`` telling which parts are quoted, plain or expanded."""
 
     raw: str
     value: str
+    pieces: tuple[Piece, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -68,10 +85,25 @@ class SimpleCommand:
 
 
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
+# What may follow ``$`` to name a parameter: a name, a digit or one of the special parameters.
+_PARAMETER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]")
 
 
 def _is_assignment(value: str) -> bool:
     return _ASSIGNMENT.match(value) is not None
+
+
+def _merged(pieces: list[Piece]) -> tuple[Piece, ...]:
+    """Adjacent plain (or quoted) pieces as one; empty quoted pieces kept only for ``""`` words."""
+    out: list[Piece] = []
+    for piece in pieces:
+        if piece.kind == "quoted" and not piece.text and len(pieces) > 1:
+            continue
+        if out and piece.kind in ("plain", "quoted") and out[-1].kind == piece.kind:
+            out[-1] = Piece(out[-1].text + piece.text, piece.kind)
+        else:
+            out.append(piece)
+    return tuple(out)
 
 
 def split_commands(line: str) -> list[SimpleCommand]:
@@ -220,7 +252,7 @@ class _Reader:
             if text[sub.i] == "\\":
                 sub.i += 2
             elif text.startswith("$(", sub.i) or text[sub.i] == "`":
-                sub._read_word_part()
+                sub._read_expansion()
             else:
                 sub.i += 1
         self.commands.extend(sub.commands)
@@ -229,32 +261,58 @@ class _Reader:
 
     def _read_word(self) -> Word:
         start = self.i
-        parts: list[str] = []
+        pieces: list[Piece] = []
         s = self.s
         if s.startswith(("<(", ">("), self.i):
             self.i += 2
             self.read_list(")")
-            return Word(s[start : self.i], s[start : self.i])
+            raw = s[start : self.i]
+            return Word(raw, raw, (Piece(raw, "process"),))
         while self.i < len(s) and s[self.i] not in _METACHARS:
-            parts.append(self._read_word_part())
-        return Word(s[start : self.i], "".join(parts))
+            self._read_word_part(pieces)
+        return Word(s[start : self.i], "".join(p.text for p in pieces), _merged(pieces))
 
-    def _read_word_part(self) -> str:
-        """One piece of a word; returns its value (substitutions stay as written)."""
+    def _read_word_part(self, out: list[Piece]) -> None:
+        """Read one piece of a word into ``out`` (substitutions stay as written)."""
         s = self.s
         c = s[self.i]
         start = self.i
         if c == "\\":
             self.i += 2
-            return "" if s[start + 1 : start + 2] == "\n" else s[start + 1 : start + 2]
+            if s[start + 1 : start + 2] != "\n":
+                out.append(Piece(s[start + 1 : start + 2], "quoted"))
+            return
         if c == "'":
             end = s.find("'", self.i + 1)
             end = len(s) if end < 0 else end
             self.i = end + 1
-            return s[start + 1 : end]
+            out.append(Piece(s[start + 1 : end], "quoted"))
+            return
         if c == '"':
-            return self._read_double_quoted()
-        if c == "`":
+            self._read_double_quoted(out)
+            return
+        if s.startswith("$'", self.i):  # ANSI-C quoting: escapes the checker does not decode
+            end = self.i + 2
+            while end < len(s) and s[end] != "'":
+                end += 2 if s[end] == "\\" else 1
+            self.i = min(end + 1, len(s))
+            out.append(Piece(s[start : self.i], "expansion"))
+            return
+        if s.startswith('$"', self.i):  # locale translation: a double-quoted string
+            self.i += 1
+            self._read_double_quoted(out)
+            return
+        if c in "$`":
+            out.append(self._read_expansion())
+            return
+        self.i += 1
+        out.append(Piece(c, "plain"))
+
+    def _read_expansion(self) -> Piece:
+        """``$…`` or a backtick substitution at ``self.i``; a lone ``$`` is plain text."""
+        s = self.s
+        start = self.i
+        if s[start] == "`":
             end = self.i + 1
             while end < len(s) and s[end] != "`":
                 end += 2 if s[end] == "\\" else 1
@@ -262,37 +320,44 @@ class _Reader:
             inner.read_list(None)
             self.commands.extend(inner.commands)
             self.i = min(end + 1, len(s))
-            return s[start : self.i]
-        if s.startswith("$((", self.i):
+        elif s.startswith("$((", self.i):
             self._skip_balanced("(", ")", self.i + 1)
-            return s[start : self.i]
-        if s.startswith("$(", self.i):
+        elif s.startswith("$(", self.i):
             self.i += 2
             self.read_list(")")
-            return s[start : self.i]
-        if s.startswith("${", self.i):
+        elif s.startswith("${", self.i):
             self._skip_balanced("{", "}", self.i + 1)
-            return s[start : self.i]
-        self.i += 1
-        return c
+        else:
+            match = _PARAMETER.match(s, self.i + 1)
+            if match is None:
+                self.i += 1
+                return Piece("$", "plain")
+            self.i = match.end()
+        return Piece(s[start : self.i], "expansion")
 
-    def _read_double_quoted(self) -> str:
+    def _read_double_quoted(self, out: list[Piece]) -> None:
         s = self.s
         self.i += 1
-        out: list[str] = []
+        text: list[str] = []
         while self.i < len(s) and s[self.i] != '"':
             c = s[self.i]
             if c == "\\" and self.i + 1 < len(s):
                 nxt = s[self.i + 1]
-                out.append(nxt if nxt in '$`"\\' else "" if nxt == "\n" else c + nxt)
+                text.append(nxt if nxt in '$`"\\' else "" if nxt == "\n" else c + nxt)
                 self.i += 2
             elif c in "$`":
-                out.append(self._read_word_part())
+                piece = self._read_expansion()
+                if piece.kind == "plain":
+                    text.append(piece.text)
+                else:
+                    out.append(Piece("".join(text), "quoted"))
+                    text = []
+                    out.append(Piece(piece.text, piece.kind, quoted=True))
             else:
-                out.append(c)
+                text.append(c)
                 self.i += 1
         self.i += 1
-        return "".join(out)
+        out.append(Piece("".join(text), "quoted"))
 
     def _skip_balanced(self, opener: str, closer: str, at: int) -> None:
         depth = 0
