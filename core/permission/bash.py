@@ -17,7 +17,7 @@ from core.permission.bash_files import is_harmless, is_secret, path_uses
 from core.permission.nested import expand
 from core.permission.request import PermissionAsk
 from core.permission.shell import SimpleCommand, split_commands
-from core.permission.words import ShellState, Unknown, resolve_word
+from core.permission.words import ShellState, Unknown, is_glob, resolve_word
 
 UNKNOWN_PATH = "unknown_path"
 
@@ -66,11 +66,12 @@ def _check(cmd: SimpleCommand, state: ShellState, root: Path, found: _Found) -> 
         if isinstance(resolved, Unknown):
             found.unknown.setdefault(use.word.raw, resolved.reason)
             continue
+        listed = is_glob(use.word)  # a pattern's matches are entries of the folder it lists
         for path in resolved:
             if is_harmless(str(path)):
                 continue
             if not _inside(path, root):
-                _add(found.outside, _dir_pattern(path if path.is_dir() else path.parent))
+                _add(found.outside, _dir_pattern(path if path.is_dir() and not listed else path.parent))
             elif use.access == "write":
                 found.edits.setdefault(_pattern(path, root), (path, cmd.text))
             if use.access != "write" and (is_secret(use.word.value) or is_secret(path.name)):

@@ -53,6 +53,11 @@ def is_dynamic(word: Word) -> bool:
     return any(p.kind in ("expansion", "process") for p in word.pieces)
 
 
+def is_glob(word: Word) -> bool:
+    """Whether the shell expands the word as a pattern (a ``*``, ``?`` or ``[`` outside quotes)."""
+    return any(p.kind == "plain" and _GLOB.search(p.text) for p in word.pieces)
+
+
 def resolve_word(word: Word, state: ShellState) -> list[Path] | Unknown:
     """The absolute paths (symlinks resolved) ``word`` names, or why that cannot be known."""
     built = _substitute(word, state)
