@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 from core.app import AgentApp
-from core.cli.main import UsageError
 from core.cli.render import Transcript
 from core.events import PermissionAsked
 from core.session.models import AssistantMessage
@@ -33,14 +32,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 async def run(args: argparse.Namespace) -> int:
-    """Run the turn; exit 1 when it ended with an error."""
-    if not (args.yes or args.deny or sys.stdin.isatty()):
-        raise UsageError("no terminal to ask permissions on: pass --yes or --deny")
+    """Run the turn; exit 1 when it ended with an error or needed a permission nobody could give."""
+    # Without a terminal, what the rules allow still runs; a request that would ask is refused
+    # and named (see _answer), so a script never hangs on a question it cannot answer.
+    args.no_terminal = not (args.yes or args.deny or sys.stdin.isatty())
+    args.refused = []
     app = await AgentApp.open(Path(args.directory))
     try:
-        return await turn(app, args)
+        code = await turn(app, args)
     finally:
         await app.close()
+    return 1 if args.refused else code
 
 
 async def turn(app: AgentApp, args: argparse.Namespace) -> int:
@@ -97,7 +99,20 @@ async def _answer(app: AgentApp, event: PermissionAsked, args: Any) -> None:
         reply = "once"
     elif args.deny:
         reply = "reject"
+    elif getattr(args, "no_terminal", False):
+        reply = "reject"
+        args.refused.append(request)
+        print(_no_terminal(request.permission, request.patterns), file=sys.stderr)
     else:
         text = await asyncio.to_thread(input, "  allow? [y]es / [a]lways / [n]o: ")
         reply = REPLIES.get(text.strip().lower(), "reject")
     await app.permissions.reply(request.id, reply)
+
+
+def _no_terminal(permission: str, patterns: list[str]) -> str:
+    what = ", ".join(patterns)
+    return (
+        f"agentls: the agent needed permission for {permission} ({what}) and there is no terminal to "
+        "ask on, so it was refused. Pass --yes to allow every request, or allow it in agentls.json: "
+        f'"permission": {{"{permission}": "allow"}} (or "permission": "allow" for everything).'
+    )
