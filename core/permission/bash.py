@@ -14,9 +14,10 @@ from pathlib import Path
 
 from core.permission.arity import always_pattern
 from core.permission.bash_files import is_harmless, is_secret, path_uses
+from core.permission.command import SimpleCommand
 from core.permission.nested import expand
 from core.permission.request import PermissionAsk
-from core.permission.shell import SimpleCommand, split_commands
+from core.permission.shell import split_commands
 from core.permission.words import ShellState, Unknown, is_glob, resolve_word
 
 UNKNOWN_PATH = "unknown_path"

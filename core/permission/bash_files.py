@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from core.permission.shell import Piece, Redirect, SimpleCommand, Word
+from core.permission.command import Piece, Redirect, SimpleCommand, Word
 
 # Commands whose arguments are text, not files.
 TEXT_ARGS = frozenset({"echo", "printf", "true", "false", ":", "test", "["})

@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from core.permission.bash_files import TEXT_ARGS
-from core.permission.shell import SimpleCommand, Word, split_commands
+from core.permission.command import SimpleCommand, Word
+from core.permission.shell import split_commands
 from core.permission.words import is_dynamic
 
 SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", "busybox"})

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.permission.shell import Piece, Word
+from core.permission.command import Piece, Word
 
 # Names whose reading the default rules guard; a glob that could match one of them is unknown.
 GUARDED_PROBES = (".env", ".env.local", ".env.production", ".envrc")
