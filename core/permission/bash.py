@@ -18,7 +18,7 @@ from core.permission.command import SimpleCommand
 from core.permission.nested import expand
 from core.permission.request import PermissionAsk
 from core.permission.shell import split_commands
-from core.permission.words import ShellState, Unknown, is_glob, resolve_word
+from core.permission.words import ShellState, Unknown, is_glob, resolve_word, set_on_line
 
 UNKNOWN_PATH = "unknown_path"
 
@@ -35,7 +35,7 @@ def bash_requests(command: str, cwd: Path, worktree: Path) -> list[PermissionAsk
     """Every permission ``command`` needs when run in ``cwd`` of the project at ``worktree``."""
     expanded = expand(split_commands(command))
     root = Path(os.path.realpath(worktree))
-    state = ShellState(cwd=Path(os.path.realpath(cwd)))
+    state = ShellState(cwd=Path(os.path.realpath(cwd)), changed=set_on_line(command))
     found = _Found(unknown=dict(expanded.unknown))
     if state.cwd is not None and not _inside(state.cwd, root):
         found.outside.append(_dir_pattern(state.cwd))

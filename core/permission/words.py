@@ -29,6 +29,9 @@ _GLOB = re.compile(r"[*?\[]")
 _BRACES = re.compile(r"\{[^{}]*(,|\.\.)[^{}]*\}")
 _STATIC_VARIABLES = {"$PWD": "cwd", "${PWD}": "cwd", "$HOME": "home", "${HOME}": "home"}
 _STATIC_VARIABLES |= {"$OLDPWD": "oldpwd", "${OLDPWD}": "oldpwd"}
+# Variables whose value the checker assumes; a line that may set one itself loses that assumption.
+_WATCHED = ("PWD", "HOME", "OLDPWD", "IFS")
+_TILDE_VARIABLE = {"~": "HOME", "~+": "PWD", "~-": "OLDPWD"}
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,18 @@ class ShellState:
     home: str = field(default_factory=lambda: os.path.expanduser("~"))
     oldpwd: Path | None = None
     stack: list[Path | None] = field(default_factory=list)
+    changed: frozenset[str] = frozenset()  # watched variables the line may set itself
+
+
+def set_on_line(command: str) -> frozenset[str]:
+    """Which of PWD, HOME, OLDPWD and IFS the line may set (``PWD=/x``, ``export HOME=…``,
+    ``read IFS``, ``${PWD:=…}``, ``unset HOME`` …): any mention other than a plain read."""
+    found: set[str] = set()
+    for name in _WATCHED:
+        rest = re.sub(rf"\${name}(?!\w)|\$\{{{name}\}}", "", command)
+        if re.search(rf"(?<!\w){name}(?!\w)", rest):
+            found.add(name)
+    return frozenset(found)
 
 
 def is_dynamic(word: Word) -> bool:
@@ -108,6 +123,9 @@ def _unquoted(word: Word) -> str:
 
 
 def _variable(text: str, state: ShellState, *, quoted: bool) -> str | Unknown:
+    name = text.strip("${}")
+    if name in state.changed:
+        return Unknown(f"{text} is set by the command line itself")
     source = _STATIC_VARIABLES.get(text)
     value: str | Path | None = None
     if source == "home":
@@ -119,7 +137,7 @@ def _variable(text: str, state: ShellState, *, quoted: bool) -> str | Unknown:
     if value is None:
         return Unknown(_describe(text))
     value = str(value)
-    if not quoted and (any(c.isspace() for c in value) or _GLOB.search(value)):
+    if not quoted and ("IFS" in state.changed or any(c.isspace() for c in value) or _GLOB.search(value)):
         return Unknown(f"{text} is split or globbed by the shell (it is not quoted)")
     return value
 
@@ -139,6 +157,8 @@ def _tilde(body: str, state: ShellState, *, alone: bool) -> str | Unknown:
     if slash < 0 and not alone:
         return Unknown(f"a tilde expansion {body}…")
     prefix, rest = (body, "") if slash < 0 else (body[:slash], body[slash:])
+    if _TILDE_VARIABLE.get(prefix) in state.changed:
+        return Unknown(f"{prefix} depends on a variable the command line sets itself")
     if prefix == "~":
         return state.home + rest
     if prefix in ("~+", "~-"):

@@ -53,6 +53,11 @@ ROWS: list[tuple[str, tuple[str, str, str, str]]] = [
     ("cat .[e]nv", UNKNOWN),
     # --- what resolves statically ----------------------------------------------------------
     ('cat "$PWD/hello.py"', ALLOW),
+    ("PWD={out}; cat $PWD/secret", UNKNOWN),  # the line sets the variable it then reads
+    ("export HOME={out}; cat ~/secret", UNKNOWN),
+    ("cd sub; read PWD < a.txt; cat $PWD/x", UNKNOWN),
+    ('echo ${PWD:=x} > "$PWD/y"', UNKNOWN),
+    ("IFS=/; cat $PWD/hello.py", UNKNOWN),
     ("cat ${PWD}/../outside/secret", OUTSIDE),
     ("cat ~/notes.txt", OUTSIDE),
     ("cat $HOME/notes.txt", OUTSIDE),
