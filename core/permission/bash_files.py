@@ -2,11 +2,12 @@
 
 A rule that allows ``echo *`` approves a command, not what its redirections do to the project:
 ``echo x > setup.py`` is a write and answers to ``edit`` for that file, like the write tool. So do
-the files ``tee``, ``cp``/``mv``/``install``/``ln`` (their target), ``dd of=``, ``sed -i``,
-``touch`` and ``truncate`` write, and those ``rm``, ``unlink`` and ``shred`` delete. Every other
-argument of a command that takes files is a file it may read: it is checked for being outside the
-project and for naming a secret (``cat .env``, ``source .env``, ``< .env`` answer to ``read`` for
-it, so the rules that guard secrets for the read tool guard them in bash too).
+the files ``tee``, ``cp``/``install``/``ln`` (their target), ``mv`` (source and target),
+``dd of=``, ``sed -i``, ``touch`` and ``truncate`` write, and those ``rm``, ``unlink`` and
+``shred`` delete. Every other argument of a command that takes files is a file it may read: it is
+checked for being outside the project and for naming a secret (``cat .env``, ``source .env``,
+``< .env`` answer to ``read`` for it, so the rules that guard secrets for the read tool guard them
+in bash too).
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/t
 _WRITE_OPS = frozenset({">", ">>", ">|", "<>", ">&"})
 _READ_OPS = frozenset({"<", "<>"})
 # Commands that write every file named as an argument, and those that write their last one.
-_WRITE_ALL = frozenset({"tee", "touch", "truncate", "rm", "unlink", "shred"})
-_WRITE_TARGET = frozenset({"cp", "mv", "install", "ln"})
+_WRITE_ALL = frozenset({"tee", "touch", "truncate", "rm", "unlink", "shred", "mv"})  # mv: source too
+_WRITE_TARGET = frozenset({"cp", "install", "ln"})
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _KEY_VALUE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 

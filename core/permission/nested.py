@@ -17,6 +17,15 @@ from core.permission.words import is_dynamic
 SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", "busybox"})
 # Commands that run the command given as their arguments (their own options are skipped).
 WRAPPERS = frozenset({"env", "command", "exec", "nohup", "nice", "time", "timeout", "sudo", "doas", "stdbuf"})
+# Options of those wrappers that take the next word as their value.
+_WRAPPER_VALUED = {
+    "env": frozenset({"-u", "--unset", "-C", "--chdir", "-S", "--split-string"}),
+    "sudo": frozenset({"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "--user", "--group"}),
+    "doas": frozenset({"-u", "-C"}),
+    "timeout": frozenset({"-s", "--signal", "-k", "--kill-after"}),
+    "nice": frozenset({"-n", "--adjustment"}),
+    "stdbuf": frozenset({"-i", "-o", "-e"}),
+}
 _FIND_RUNNERS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 # xargs options that take the next word as their value.
 _XARGS_VALUED = frozenset(
@@ -75,8 +84,13 @@ def _unwrapped(words: list[Word]) -> list[Word]:
         index += 1
         while index < len(words):
             value = words[index].value
-            option = value.startswith("-") or (wrapper == "env" and "=" in value)
-            if option or (wrapper == "timeout" and value[:1].isdigit()):
+            if value in _WRAPPER_VALUED.get(wrapper, ()):
+                index += 2
+            elif (
+                value.startswith("-")
+                or (wrapper == "env" and "=" in value)
+                or (wrapper == "timeout" and value[:1].isdigit())
+            ):
                 index += 1
             else:
                 break

@@ -102,15 +102,19 @@ def _substitute(word: Word, state: ShellState) -> tuple[str, str, bool] | Unknow
             continue
         body = piece.text
         if piece.kind == "plain":
+            if "{" in body and _BRACES.search(_unquoted(word)):
+                return Unknown(f"a brace expansion in {word.raw}")
+            globbed = globbed or _GLOB.search(body) is not None
             if index == 0 and body.startswith("~"):
                 tilde = _tilde(body, state, alone=len(pieces) == 1)
                 if isinstance(tilde, Unknown):
                     return tilde
+                rest = body[body.find("/") :] if "/" in body else ""
+                folder = tilde[: len(tilde) - len(rest)]  # what ~ became: taken literally when globbing
                 body = tilde
-            if "{" in body and _BRACES.search(_unquoted(word)):
-                return Unknown(f"a brace expansion in {word.raw}")
-            globbed = globbed or _GLOB.search(body) is not None
-            pattern.append(body)
+                pattern.append(glob.escape(folder) + rest)
+            else:
+                pattern.append(body)
         else:
             pattern.append(glob.escape(body))
         text.append(body)
