@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from core.app import AgentApp
 from core.config.schema import Config
+from core.errors import InvalidInputError
 from core.llm import events as ev
 from core.llm.model import resolve_model
 from core.llm.request import LLMRequest
@@ -82,3 +84,21 @@ def test_sessions_list_cleans_rows_written_before_the_fix(tmp_path: Path) -> Non
         assert done.returncode == 0, done.stderr
         assert ESC not in done.stdout and "\u202e" not in done.stdout and "\x07" not in done.stdout
         assert "]0;ownedeviltitle" in done.stdout
+
+
+async def test_a_user_rename_is_cleaned_and_control_only_titles_are_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENTLS_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    (tmp_path / "project").mkdir()
+    app = await AgentApp.open(tmp_path / "project", data_dir=tmp_path / "data")
+    try:
+        session = await app.create_session()
+        renamed = await app.rename_session(session.id, f"  {ESC}[2Jmine\u202e  ")
+        assert renamed.title == "[2Jmine"
+        assert (await app.get_session(session.id)).title == "[2Jmine"
+        with pytest.raises(InvalidInputError, match="empty"):
+            await app.rename_session(session.id, f"{ESC}\u202e\x07")
+    finally:
+        await app.close()
