@@ -17,7 +17,7 @@ from core.permission.bash_files import is_harmless, is_secret, path_uses
 from core.permission.command import SimpleCommand
 from core.permission.nested import expand
 from core.permission.request import PermissionAsk
-from core.permission.shell import split_commands
+from core.permission.shell import TooDeep, split_commands
 from core.permission.words import ShellState, Unknown, is_glob, resolve_word, set_on_line
 
 UNKNOWN_PATH = "unknown_path"
@@ -33,7 +33,14 @@ class _Found:
 
 def bash_requests(command: str, cwd: Path, worktree: Path) -> list[PermissionAsk]:
     """Every permission ``command`` needs when run in ``cwd`` of the project at ``worktree``."""
-    expanded = expand(split_commands(command))
+    metadata = {"command": command, "cwd": str(cwd)}
+    try:
+        expanded = expand(split_commands(command))
+    except TooDeep as exc:
+        # Not every command of the line can be listed: ask for it whole, as unknown and as a command.
+        found = _Found(unknown={command: str(exc)})
+        whole = PermissionAsk("bash", [command], always=[command], title=command, metadata=dict(metadata))
+        return [*_file_requests(found, Path(worktree), metadata), whole]
     root = Path(os.path.realpath(worktree))
     state = ShellState(cwd=Path(os.path.realpath(cwd)), changed=set_on_line(command))
     found = _Found(unknown=dict(expanded.unknown))
@@ -42,7 +49,6 @@ def bash_requests(command: str, cwd: Path, worktree: Path) -> list[PermissionAsk
     for cmd in expanded.commands:
         _check(cmd, state, root, found)
         _move(cmd, state)
-    metadata = {"command": command, "cwd": str(cwd)}
     requests = _file_requests(found, root, metadata)
     seen: set[str] = set()
     for cmd in expanded.commands:

@@ -22,6 +22,8 @@ _SKIPPED_WORDS = frozenset(
 )
 # Compound-command headers whose own words run nothing (their substitutions are still read).
 _HEADERS = frozenset({"for", "select", "case", "function"})
+# How deep subshells, groups and substitutions may nest before the line is refused as unreadable.
+MAX_NESTING = 100
 
 
 # What may follow ``$`` to name a parameter: a name, a digit or one of the special parameters.
@@ -41,8 +43,15 @@ def _merged(pieces: list[Piece]) -> tuple[Piece, ...]:
     return tuple(out)
 
 
+class TooDeep(ValueError):
+    """A line nested deeper than the reader follows: its commands cannot all be listed."""
+
+
 def split_commands(line: str) -> list[SimpleCommand]:
-    """Every simple command of a shell command line, substitutions included (inner ones first)."""
+    """Every simple command of a shell command line, substitutions included (inner ones first).
+
+    Raises ``TooDeep`` for a line nested more than ``MAX_NESTING`` levels.
+    """
     reader = _Reader(line)
     reader.read_list(None)
     return reader.commands
@@ -67,15 +76,25 @@ class _Builder:
 
 
 class _Reader:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, depth: int = 0) -> None:
         self.s = text
         self.i = 0
+        self.depth = depth
         self.commands: list[SimpleCommand] = []
         self.heredocs: list[tuple[str, bool, bool]] = []  # delimiter, strip tabs, body expands
 
     # --- lists -----------------------------------------------------------------------------
 
     def read_list(self, terminator: str | None) -> None:
+        if self.depth >= MAX_NESTING:
+            raise TooDeep(f"the command nests subshells or substitutions more than {MAX_NESTING} deep")
+        self.depth += 1
+        try:
+            self._read_list(terminator)
+        finally:
+            self.depth -= 1
+
+    def _read_list(self, terminator: str | None) -> None:
         s = self.s
         cmd = _Builder()
         while True:
@@ -182,7 +201,7 @@ class _Reader:
 
     def _scan_substitutions(self, text: str) -> None:
         """Read the commands of ``$( … )`` and backticks in text where nothing else runs."""
-        sub = _Reader(text)
+        sub = _Reader(text, self.depth)
         while sub.i < len(text):
             if text[sub.i] == "\\":
                 sub.i += 2
@@ -251,7 +270,7 @@ class _Reader:
             end = self.i + 1
             while end < len(s) and s[end] != "`":
                 end += 2 if s[end] == "\\" else 1
-            inner = _Reader(s[self.i + 1 : min(end, len(s))].replace("\\`", "`"))
+            inner = _Reader(s[self.i + 1 : min(end, len(s))].replace("\\`", "`"), self.depth + 1)
             inner.read_list(None)
             self.commands.extend(inner.commands)
             self.i = min(end + 1, len(s))
