@@ -110,15 +110,17 @@ def _pick_default(wanted: str | None, agents: dict[str, AgentInfo], warnings: li
 def effective_ruleset(agent: AgentInfo, config: Config, session_rules: Ruleset | None = None) -> Ruleset:
     """Built-in defaults → agent defaults → user config → agent config → session rules.
 
-    The agent's own rules (its defaults and its ``agent.<name>.permission``) are floors: where they
-    deny, neither the user's general config, nor session rules, nor the "always" approvals the
-    permission service adds after all of these can allow.
+    The agent's own rules are floors: where they deny, no config layer, session rule or "always"
+    approval (which the permission service adds after all of these) can allow. For a built-in
+    agent they are the rules it ships with (plan's "no edits"), which ``agent.<name>.permission``
+    can tighten but not lift; for an agent the user defined, its definition's rules.
     """
+    configured = agent.config_permission if agent.native else as_floor(agent.config_permission)
     return [
         *defaults(),
         *as_floor(agent.permission),
         *from_config(config.permission),
-        *as_floor(agent.config_permission),
+        *configured,
         *(session_rules or []),
     ]
 

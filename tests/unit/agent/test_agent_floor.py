@@ -40,8 +40,30 @@ CASES: list[tuple[str, dict[str, Any], list[Rule], tuple[str, str], str]] = [
     ("plan", {"permission": {"edit": "ask"}}, [], PLAN_FILE, "ask"),
     ("plan", {"permission": {"edit": "deny"}}, [], PLAN_FILE, "deny"),
     ("plan", {"permission": {"edit": "ask"}}, [approval(*PLAN_FILE)], PLAN_FILE, "allow"),
-    # the agent's own configuration is where its rules change
-    ("plan", {"agent": {"plan": {"permission": {"edit": "allow"}}}}, [], HELLO, "allow"),
+    # not even the agent's own config entry lifts a built-in agent's denial; it may tighten
+    ("plan", {"agent": {"plan": {"permission": {"edit": "allow"}}}}, [], HELLO, "deny"),
+    ("plan", {"agent": {"plan": {"permission": {"edit": {"*.md": "deny"}}}}}, [], PLAN_FILE, "deny"),
+    # an agent the user defines has its definition as its floor
+    (
+        "docs",
+        {
+            "agent": {"docs": {"mode": "primary", "permission": {"edit": {"*": "deny", "docs/*": "allow"}}}},
+            "permission": {"edit": "allow"},
+        },
+        [approval("edit", "src/a.py")],
+        ("edit", "src/a.py"),
+        "deny",
+    ),
+    (
+        "docs",
+        {
+            "agent": {"docs": {"mode": "primary", "permission": {"edit": {"*": "deny", "docs/*": "allow"}}}},
+            "permission": {"edit": "allow"},
+        },
+        [],
+        ("edit", "docs/a.md"),
+        "allow",
+    ),
     # a configured agent's denials are floors too
     ("build", {"agent": {"build": {"permission": {"bash": {"rm *": "deny"}}}}}, [], ("bash", "rm x"), "deny"),
     (
