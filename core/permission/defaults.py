@@ -85,7 +85,8 @@ NOT_READ_ONLY = (
     "git branch *--set-upstream*",
     "git branch *--unset-upstream*",
     "git branch *--edit-description*",
-    "rg *--pre*",
+    "rg *--pre*",  # runs a preprocessor
+    "rg *--hostname-bin*",  # runs a program
     "tree *-o*",
     "file *-C*",
     "file *--compile*",

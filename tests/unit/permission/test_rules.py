@@ -95,6 +95,7 @@ def test_permission_names_match_with_wildcards() -> None:
         ("bash", "find . -delete", "ask"),
         ("bash", "find -fprint out .", "ask"),
         ("bash", "rg --pre sh foo", "ask"),
+        ("bash", "rg --hostname-bin=./x foo", "ask"),
         ("bash", "sort -o out.txt in.txt", "ask"),
         ("bash", "LD_PRELOAD=x.so ls", "ask"),  # an assignment prefix is not the read-only command
         ("bash", "lsblk", "ask"),
