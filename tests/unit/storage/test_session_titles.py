@@ -12,6 +12,7 @@ import pytest
 from core.app import AgentApp
 from core.config.schema import Config
 from core.errors import InvalidInputError
+from core.events import SessionCreated
 from core.llm import events as ev
 from core.llm.model import resolve_model
 from core.llm.request import LLMRequest
@@ -100,5 +101,24 @@ async def test_a_user_rename_is_cleaned_and_control_only_titles_are_refused(
         assert (await app.get_session(session.id)).title == "[2Jmine"
         with pytest.raises(InvalidInputError, match="empty"):
             await app.rename_session(session.id, f"{ESC}\u202e\x07")
+    finally:
+        await app.close()
+
+
+async def test_a_title_given_at_creation_is_cleaned_in_what_clients_get(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENTLS_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    (tmp_path / "project").mkdir()
+    app = await AgentApp.open(tmp_path / "project", data_dir=tmp_path / "data")
+    try:
+        with app.bus.subscribe(SessionCreated) as sub:
+            session = await app.create_session(f"{ESC}]0;x\x07named")
+            event = sub.get_nowait()
+        assert session.title == "]0;xnamed"
+        assert isinstance(event, SessionCreated) and event.info.title == "]0;xnamed"
+        blank = await app.create_session(f"{ESC}\u202e")
+        assert blank.title.startswith("New session")
     finally:
         await app.close()
