@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from agentls.boot import UsageError, startup_imports
+from agentls.boot import startup_imports
 from cli.render import Transcript
 from core.events import PermissionAsked
 from core.message.models import AssistantMessage
@@ -36,14 +36,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 async def run(args: argparse.Namespace) -> int:
-    """Run the turn; exit 1 when it ended with an error."""
-    if not (args.yes or args.deny or sys.stdin.isatty()):
-        raise UsageError("no terminal to ask permissions on: pass --yes or --deny")
+    """Run the turn; exit 1 when it ended with an error or needed a permission nobody could give."""
+    # Without a terminal, what the rules allow still runs; a request that would ask is refused
+    # and named (see _answer), so a script never hangs on a question it cannot answer.
+    args.no_terminal = not (args.yes or args.deny or sys.stdin.isatty())
+    args.refused = []
     app = await open_agent(Path(args.directory), import_guard=startup_imports)
     try:
-        return await turn(app, args)
+        code = await turn(app, args)
     finally:
         await app.close()
+    return 1 if args.refused else code
 
 
 async def turn(app: Agent, args: argparse.Namespace) -> int:
@@ -100,7 +103,20 @@ async def _answer(app: Agent, event: PermissionAsked, args: Any) -> None:
         reply = "once"
     elif args.deny:
         reply = "reject"
+    elif getattr(args, "no_terminal", False):
+        reply = "reject"
+        args.refused.append(request)
+        print(_no_terminal(request.permission, request.patterns), file=sys.stderr)
     else:
         text = await asyncio.to_thread(input, "  allow? [y]es / [a]lways / [n]o: ")
         reply = REPLIES.get(text.strip().lower(), "reject")
     await app.dialogs.reply_permission(request.id, reply)
+
+
+def _no_terminal(permission: str, patterns: list[str]) -> str:
+    what = ", ".join(patterns)
+    return (
+        f"agentls: the agent needed permission for {permission} ({what}) and there is no terminal to "
+        "ask on, so it was refused. Pass --yes to allow every request, or allow it in agentls.json: "
+        f'"permission": {{"{permission}": "allow"}} (or "permission": "allow" for everything).'
+    )

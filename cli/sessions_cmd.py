@@ -22,6 +22,7 @@ from core.message.models import (
     TextPart,
     ToolPart,
 )
+from core.message.title_text import clean_title
 from core.storage import DB_NAME, InvalidRow, Store
 
 
@@ -92,7 +93,7 @@ async def run_list(args: argparse.Namespace) -> int:
         print(f"no sessions in {project.worktree}", file=sys.stderr)
     for s in found:
         child = f"  (child of {s.parentID})" if s.parentID else ""
-        print(f"{s.id}  {_stamp(s.time.updated)}  {s.title}{child}")
+        print(f"{s.id}  {_stamp(s.time.updated)}  {clean_title(s.title)}{child}")
     return 0
 
 
@@ -109,7 +110,8 @@ async def run_show(args: argparse.Namespace) -> int:
     """Print a session as a readable transcript."""
     problems = _Problems()
     session, messages = await _load(args.id, problems)
-    print(f"{session.title}\n{session.id}  {session.directory}  updated {_stamp(session.time.updated)}")
+    title = clean_title(session.title)
+    print(f"{title}\n{session.id}  {session.directory}  updated {_stamp(session.time.updated)}")
     for message in messages:
         print()
         print("\n".join(render_message(message)))

@@ -46,6 +46,7 @@ from core.llm.model import ModelInfo, resolve_model, resolve_small_model
 from core.llm.stream import stream as llm_stream
 from core.llm.transport import aclose_http_client
 from core.message.models import MessageWithParts, ModelRef, Session, SubtaskPart, Todo, UserMessage
+from core.message.title_text import clean_title
 from core.permission import rules
 from core.permission.request import PermissionAsk
 from core.permission.service import Permissions
@@ -290,9 +291,9 @@ class AgentApp:
 
     async def rename_session(self, session_id: str, title: str) -> Session:
         """Give a session the user's title (the agent no longer replaces it)."""
-        title = title.strip()
+        title = clean_title(title)
         if not title:
-            raise InvalidInputError("a session title cannot be empty")
+            raise InvalidInputError("a session title cannot be empty (control characters are removed)")
 
         def rename(session: Session) -> None:
             session.title = title
@@ -474,7 +475,7 @@ class AgentApp:
     def tools_for(self, agent: AgentInfo, user: UserMessage, ruleset: rules.Ruleset) -> dict[str, Tool[Any]]:
         """The tools the model sees: built-in and MCP tools minus denied and switched-off ones."""
         all_tools = {t.id: t for t in [*self.tools.all(), *self.config_state.mcp.tools()]}
-        hidden = rules.disabled(all_tools, [*ruleset, *self.permissions.approvals()])
+        hidden = rules.disabled(all_tools, ruleset)  # approvals never lift a denial
         switched_off = {k for k, v in (user.tools or {}).items() if not v}
         return {k: t for k, t in all_tools.items() if k not in hidden and k not in switched_off}
 

@@ -14,7 +14,7 @@ from core.agent.info import AgentInfo
 from core.config.paths import config_dir
 from core.config.schema import AgentConfig, Config
 from core.errors import NotFoundError
-from core.permission.rules import Rule, Ruleset, defaults, evaluate, from_config
+from core.permission.rules import Rule, Ruleset, as_floor, defaults, evaluate, from_config
 
 log = logging.getLogger(__name__)
 
@@ -110,13 +110,17 @@ def _pick_default(wanted: str | None, agents: dict[str, AgentInfo], warnings: li
 def effective_ruleset(agent: AgentInfo, config: Config, session_rules: Ruleset | None = None) -> Ruleset:
     """Built-in defaults → agent defaults → user config → agent config → session rules.
 
-    The permission service adds the project's "always" approvals after all of these.
+    The agent's own rules are floors: where they deny, no config layer, session rule or "always"
+    approval (which the permission service adds after all of these) can allow. For a built-in
+    agent they are the rules it ships with (plan's "no edits"), which ``agent.<name>.permission``
+    can tighten but not lift; for an agent the user defined, its definition's rules.
     """
+    configured = agent.config_permission if agent.native else as_floor(agent.config_permission)
     return [
         *defaults(),
-        *agent.permission,
+        *as_floor(agent.permission),
         *from_config(config.permission),
-        *agent.config_permission,
+        *configured,
         *(session_rules or []),
     ]
 
@@ -130,7 +134,7 @@ def derive_child_rules(parent_ruleset: Ruleset, child: AgentInfo) -> Ruleset:
     """
     own = [*child.permission, *child.config_permission]
     rules: Ruleset = [
-        Rule(permission, "*", "deny")
+        Rule(permission, "*", "deny", floor=True)
         for permission in _CHILD_DENIED
         if evaluate(permission, "*", own).action != "allow"
     ]

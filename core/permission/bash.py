@@ -1,49 +1,57 @@
-"""The permission requests a bash command line needs: its directories outside the worktree, then
-one request per simple command."""
+"""The permission requests a bash command line needs.
+
+In order: ``external_directory`` for folders outside the worktree it touches, ``unknown_path``
+for words whose files cannot be known before it runs (see ``core.permission.words``), ``read``
+for secret files it reads, ``edit`` for project files it writes, then one ``bash`` request per
+simple command (nested ones included: ``$(…)``, ``sh -c '…'``, ``find -exec``, ``xargs``).
+"""
 
 from __future__ import annotations
 
 import os
-import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.permission.arity import always_pattern
-from core.permission.bash_files import TEXT_ARGS, file_requests, is_harmless
+from core.permission.bash_files import is_harmless, is_secret, path_uses
+from core.permission.command import SimpleCommand
+from core.permission.nested import expand
 from core.permission.request import PermissionAsk
-from core.permission.shell import SimpleCommand, split_commands
+from core.permission.shell import TooDeep, split_commands
+from core.permission.words import ShellState, Unknown, is_glob, resolve_word, set_on_line
 
-_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
-_GLOB_CHARS = re.compile(r"[*?\[]")
+UNKNOWN_PATH = "unknown_path"
+
+
+@dataclass
+class _Found:
+    outside: list[str] = field(default_factory=list)
+    unknown: dict[str, str] = field(default_factory=dict)
+    reads: dict[str, tuple[Path, str]] = field(default_factory=dict)  # pattern → path, command
+    edits: dict[str, tuple[Path, str]] = field(default_factory=dict)
 
 
 def bash_requests(command: str, cwd: Path, worktree: Path) -> list[PermissionAsk]:
-    """``external_directory`` (when needed), ``read`` of secret files and ``edit`` of written ones,
-    then one ``bash`` request per simple command."""
-    commands = split_commands(command)
-    root = Path(os.path.realpath(worktree))
-    outside: list[str] = []
-    current = Path(os.path.realpath(cwd))
-    if not _inside(current, root):
-        outside.append(_dir_pattern(current))
-    steps: list[tuple[SimpleCommand, Path]] = []
-    for cmd in commands:
-        steps.append((cmd, current))
-        current = _collect_outside(cmd, current, root, outside)
-    requests: list[PermissionAsk] = []
+    """Every permission ``command`` needs when run in ``cwd`` of the project at ``worktree``."""
     metadata = {"command": command, "cwd": str(cwd)}
-    if outside:
-        requests.append(
-            PermissionAsk(
-                permission="external_directory",
-                patterns=outside,
-                always=list(outside),
-                title=f"Access outside the project: {', '.join(outside)}",
-                metadata={**metadata, "directories": [p[:-2] or "/" for p in outside]},
-            )
-        )
-    requests.extend(file_requests(steps, root, command))
+    try:
+        expanded = expand(split_commands(command))
+    except TooDeep as exc:
+        # Not every command of the line can be listed: ask for it whole, as unknown and as a command.
+        found = _Found(unknown={command: str(exc)})
+        whole = PermissionAsk("bash", [command], always=[command], title=command, metadata=dict(metadata))
+        return [*_file_requests(found, Path(worktree), metadata), whole]
+    root = Path(os.path.realpath(worktree))
+    state = ShellState(cwd=Path(os.path.realpath(cwd)), changed=set_on_line(command))
+    found = _Found(unknown=dict(expanded.unknown))
+    if state.cwd is not None and not _inside(state.cwd, root):
+        found.outside.append(_dir_pattern(state.cwd))
+    for cmd in expanded.commands:
+        _check(cmd, state, root, found)
+        _move(cmd, state)
+    requests = _file_requests(found, root, metadata)
     seen: set[str] = set()
-    for cmd in commands:
+    for cmd in expanded.commands:
         if cmd.text in seen:
             continue
         seen.add(cmd.text)
@@ -59,6 +67,93 @@ def bash_requests(command: str, cwd: Path, worktree: Path) -> list[PermissionAsk
     return requests
 
 
+def _check(cmd: SimpleCommand, state: ShellState, root: Path, found: _Found) -> None:
+    for use in path_uses(cmd):
+        resolved = resolve_word(use.word, state)
+        if isinstance(resolved, Unknown):
+            found.unknown.setdefault(use.word.raw, resolved.reason)
+            continue
+        listed = is_glob(use.word)  # a pattern's matches are entries of the folder it lists
+        for path in resolved:
+            if is_harmless(str(path)):
+                continue
+            if not _inside(path, root):
+                _add(found.outside, _dir_pattern(path if path.is_dir() and not listed else path.parent))
+            elif use.access == "write":
+                found.edits.setdefault(_pattern(path, root), (path, cmd.text))
+            if use.access != "write" and (is_secret(use.word.value) or is_secret(path.name)):
+                found.reads.setdefault(_pattern(path, root), (path, cmd.text))
+
+
+def _move(cmd: SimpleCommand, state: ShellState) -> None:
+    """Follow ``cd``/``pushd``/``popd``: where the next commands run (``None`` when unknown)."""
+    argv = cmd.argv
+    if not argv or argv[0] not in ("cd", "pushd", "popd"):
+        return
+    words = cmd.words[len(cmd.assignments) + 1 :]
+    target = next((w for w in words if not w.value.startswith("-") or w.value == "-"), None)
+    before = state.cwd
+    if argv[0] == "popd":
+        state.cwd = state.stack.pop() if state.stack else None
+    elif target is None:
+        state.cwd = Path(os.path.realpath(state.home)) if argv[0] == "cd" else None
+    elif target.value == "-" and argv[0] == "cd":
+        state.cwd = state.oldpwd
+    else:
+        resolved = resolve_word(target, state)
+        state.cwd = None if isinstance(resolved, Unknown) or len(resolved) != 1 else resolved[0]
+    if argv[0] == "pushd":
+        state.stack.append(before)
+    state.oldpwd = before
+
+
+def _file_requests(found: _Found, root: Path, metadata: dict[str, str]) -> list[PermissionAsk]:
+    requests: list[PermissionAsk] = []
+    if found.outside:
+        requests.append(
+            PermissionAsk(
+                permission="external_directory",
+                patterns=list(found.outside),
+                always=list(found.outside),
+                title=f"Access outside the project: {', '.join(found.outside)}",
+                metadata={**metadata, "directories": [p[:-2] or "/" for p in found.outside]},
+            )
+        )
+    if found.unknown:
+        words = list(found.unknown)
+        reasons = "; ".join(f"{word}: {why}" for word, why in found.unknown.items())
+        requests.append(
+            PermissionAsk(
+                permission=UNKNOWN_PATH,
+                patterns=words,
+                always=words,
+                title=f"Files this command touches cannot be known before it runs ({reasons})",
+                metadata={**metadata, "reasons": dict(found.unknown)},
+            )
+        )
+    for pattern, (path, text) in found.reads.items():
+        requests.append(
+            PermissionAsk(
+                "read",
+                [pattern],
+                always=[pattern],
+                title=f"Read {pattern} (bash: {text})",
+                metadata={"filepath": str(path), "command": metadata["command"]},
+            )
+        )
+    for pattern, (path, text) in found.edits.items():
+        requests.append(
+            PermissionAsk(
+                "edit",
+                [pattern],
+                always=[pattern],
+                title=f"Write {pattern} (bash: {text})",
+                metadata={"filepath": str(path), "command": metadata["command"]},
+            )
+        )
+    return requests
+
+
 def _always(cmd: SimpleCommand) -> str:
     # Assignments stay in the prefix: approving `ls *` must not approve `LD_PRELOAD=x ls`.
     words = [w.raw for w in cmd.words]
@@ -69,64 +164,11 @@ def _always(cmd: SimpleCommand) -> str:
     return " ".join([*words[:lead], prefix]) if lead else prefix
 
 
-def _collect_outside(cmd: SimpleCommand, cwd: Path, root: Path, outside: list[str]) -> Path:
-    """Add the outside directories ``cmd`` touches; returns the working directory after it."""
-    argv = cmd.argv
-    candidates = [
-        r.target.value
-        for r in cmd.redirects
-        if not r.op.endswith("&") and not r.op.endswith("<<<") and not is_harmless(r.target.value)
-    ]
-    if argv and argv[0] == "cd":
-        target = next((a for a in argv[1:] if not a.startswith("-")), "~")
-        if target == "-":
-            return cwd
-        resolved = _resolve(target, cwd)
-        if resolved is None:
-            return cwd
-        if not _inside(resolved, root):
-            _add(outside, _dir_pattern(resolved))
-        return resolved
-    if argv and argv[0] not in TEXT_ARGS:
-        candidates.extend(argv[1:])
-    for value in candidates:
-        path = _path_of(value, cwd)
-        if path is not None and not _inside(path, root):
-            _add(outside, _dir_pattern(path if path.is_dir() else path.parent))
-    return cwd
-
-
-def _path_of(value: str, cwd: Path) -> Path | None:
-    """The resolved path an argument names, or None when it does not look like a path."""
-    if value.startswith("-"):
-        if "=" not in value:
-            return None
-        value = value.split("=", 1)[1]
-    if not value or _URL.match(value):
-        return None
-    glob = _GLOB_CHARS.search(value)
-    if glob is not None:
-        value = value[: glob.start()]
-        value = value[: value.rfind("/") + 1] if "/" in value else ""
-        if not value:
-            return None
-    if not (value.startswith(("/", "~", ".", "$HOME", "${HOME}")) or "/" in value):
-        # A bare name is a path only if it exists; it matters when it is a symlink leading out.
-        return _resolve(value, cwd) if os.path.islink(cwd / value) else None
-    return _resolve(value, cwd)
-
-
-def _resolve(value: str, cwd: Path) -> Path | None:
-    home = os.path.expanduser("~")
-    for var in ("${HOME}", "$HOME"):
-        if value == var or value.startswith(var + "/"):
-            value = home + value[len(var) :]
-    if "$" in value or "`" in value:
-        return None  # depends on the environment: nothing to check statically
-    path = Path(os.path.expanduser(value))
-    if not path.is_absolute():
-        path = cwd / path
-    return Path(os.path.realpath(path))
+def _pattern(path: Path, root: Path) -> str:
+    """The worktree-relative name (absolute outside), as the file tools name it to the rules."""
+    if path != root and root in path.parents:
+        return path.relative_to(root).as_posix()
+    return path.as_posix()
 
 
 def _inside(path: Path, root: Path) -> bool:

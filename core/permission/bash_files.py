@@ -1,19 +1,23 @@
-"""The files a bash command line writes and the secret files it reads, as ``edit`` / ``read`` asks.
+"""Which words of a simple command name files, and whether the command writes them.
 
 A rule that allows ``echo *`` approves a command, not what its redirections do to the project:
-``echo x > setup.py`` is a write and answers to ``edit`` for that file, like the write tool. A
-command naming an ``.env`` file (``cat .env``, ``source .env``, ``< .env``) answers to ``read`` for
-it, so the rules that guard secrets for the read tool guard them in bash too.
+``echo x > setup.py`` is a write and answers to ``edit`` for that file, like the write tool. So do
+the files ``tee``, ``cp``/``install``/``ln`` (their target), ``mv`` (source and target),
+``dd of=``, ``sed -i``, ``touch`` and ``truncate`` write, and those ``rm``, ``unlink`` and
+``shred`` delete. Every other argument of a command that takes files is a file it may read: it is
+checked for being outside the project and for naming a secret (``cat .env``, ``source .env``,
+``< .env`` answer to ``read`` for it, so the rules that guard secrets for the read tool guard them
+in bash too).
 """
 
 from __future__ import annotations
 
 import fnmatch
-import os
-from pathlib import Path
+import re
+from dataclasses import dataclass
+from typing import Literal
 
-from core.permission.request import PermissionAsk
-from core.permission.shell import Redirect, SimpleCommand
+from core.permission.command import Piece, Redirect, SimpleCommand, Word
 
 # Commands whose arguments are text, not files.
 TEXT_ARGS = frozenset({"echo", "printf", "true", "false", ":", "test", "["})
@@ -21,10 +25,23 @@ TEXT_ARGS = frozenset({"echo", "printf", "true", "false", ":", "test", "["})
 SECRET_NAMES = ("*.env", "*.env.*")
 # Devices a redirection may use without touching any file of the project or elsewhere.
 HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero"})
-_WRITE_OPS = frozenset({">", ">>", ">|", "<>"})
+_WRITE_OPS = frozenset({">", ">>", ">|", "<>", ">&"})
 _READ_OPS = frozenset({"<", "<>"})
-# Commands that write the files named as their arguments (besides redirections).
-_WRITERS = frozenset({"tee"})
+# Commands that write every file named as an argument, and those that write their last one.
+_WRITE_ALL = frozenset({"tee", "touch", "truncate", "rm", "unlink", "shred", "mv"})  # mv: source too
+_WRITE_TARGET = frozenset({"cp", "install", "ln"})
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+_KEY_VALUE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+Access = Literal["read", "write", "run"]
+
+
+@dataclass(frozen=True)
+class PathUse:
+    """A word naming a file (or folder) the command reads, writes or runs."""
+
+    word: Word
+    access: Access
 
 
 def core_op(redirect: Redirect) -> str:
@@ -37,83 +54,105 @@ def is_harmless(target: str) -> bool:
     return target in HARMLESS_TARGETS or target.startswith("/dev/fd/")
 
 
-def written(cmd: SimpleCommand) -> list[str]:
-    """Targets the command writes: output redirections, and the file arguments of ``tee``."""
-    out = [
-        r.target.value
-        for r in cmd.redirects
-        if core_op(r) in _WRITE_OPS and not r.op.endswith("&") and not is_harmless(r.target.value)
-    ]
-    argv = cmd.argv
-    if argv and argv[0] in _WRITERS:
-        out.extend(a for a in argv[1:] if not a.startswith("-"))
-    return out
-
-
 def is_secret(value: str) -> bool:
     """Whether a path names a file the read rules guard (``.env``, ``prod.env``, ``.env.local``)."""
     name = value.rstrip("/").rsplit("/", 1)[-1]
     return any(fnmatch.fnmatchcase(name, pattern) for pattern in SECRET_NAMES)
 
 
-def read_secrets(cmd: SimpleCommand) -> list[str]:
-    """Arguments and input redirections of ``cmd`` that name secret files."""
-    names = [r.target.value for r in cmd.redirects if core_op(r) in _READ_OPS]
-    argv = cmd.argv
-    if argv and argv[0] not in TEXT_ARGS:
-        names.extend(a for a in argv[1:] if not a.startswith("-"))
-    return [n for n in names if is_secret(n)]
+def path_uses(cmd: SimpleCommand) -> list[PathUse]:
+    """The words of ``cmd`` that name files, each with how the command uses it."""
+    uses = [use for r in cmd.redirects if (use := _redirect_use(r)) is not None]
+    lead = len(cmd.assignments)
+    words = cmd.words[lead:]
+    if not words:
+        return uses
+    program, args = words[0], words[1:]
+    if any(p.kind != "plain" and p.kind != "quoted" for p in program.pieces):
+        uses.append(PathUse(program, "run"))  # which program runs is itself unknown
+    name = program.value
+    if name in TEXT_ARGS:
+        return uses
+    written = _written(name, args)
+    for word in args:
+        target = _file_part(word)
+        if target is not None:
+            uses.append(PathUse(target, "write" if id(word) in written else "read"))
+    return uses
 
 
-def _pattern(path: Path, root: Path) -> str:
-    """The worktree-relative name (absolute outside), as the file tools name it to the rules."""
-    if path != root and root in path.parents:
-        return path.relative_to(root).as_posix()
-    return path.as_posix()
+def _redirect_use(redirect: Redirect) -> PathUse | None:
+    op = core_op(redirect)
+    target = redirect.target
+    if op in ("<<<", "<<", "<<-"):
+        return None
+    if op in (">&", "<&") and (target.value.isdigit() or target.value in ("-", "")):
+        return None  # a file-descriptor copy or close
+    if op == "<&":
+        return None
+    if is_harmless(target.value) and _static(target):
+        return None
+    return PathUse(target, "write" if op in _WRITE_OPS else "read")
 
 
-def _resolve(value: str, cwd: Path) -> Path | None:
-    if "$" in value or "`" in value or not value:
-        return None  # depends on the environment: nothing to check statically
-    path = Path(os.path.expanduser(value))
-    return Path(os.path.realpath(path if path.is_absolute() else cwd / path))
+def _written(name: str, args: list[Word]) -> set[int]:
+    """``id()``\\s of the argument words the command writes."""
+    positional = [w for w in args if not w.value.startswith("-")]
+    if name in _WRITE_ALL:
+        return {id(w) for w in positional}
+    if name in _WRITE_TARGET:
+        for index, word in enumerate(args):
+            if word.value in ("-t", "--target-directory") and index + 1 < len(args):
+                return {id(args[index + 1])}
+            if word.value.startswith("--target-directory="):
+                return {id(word)}
+        return {id(positional[-1])} if len(positional) > 1 else set()
+    if name == "dd":
+        return {id(w) for w in args if w.value.startswith("of=")}
+    if name in ("sed", "perl") and any(_in_place(w.value) for w in args):
+        scripted = any(
+            w.value in ("-e", "-f") or w.value.startswith(("--expression", "--file")) for w in args
+        )
+        files = positional if scripted else positional[1:]  # the first positional is the script
+        return {id(w) for w in files}
+    return set()
 
 
-def file_requests(steps: list[tuple[SimpleCommand, Path]], root: Path, command: str) -> list[PermissionAsk]:
-    """``read`` asks for secret files, then ``edit`` asks for written files inside the worktree.
+def _in_place(option: str) -> bool:
+    return option.startswith("--in-place") or (
+        option.startswith("-") and not option.startswith("--") and "i" in option
+    )
 
-    Written files outside the worktree already ask ``external_directory`` for their folder.
-    """
-    reads: dict[str, PermissionAsk] = {}
-    edits: dict[str, PermissionAsk] = {}
-    for cmd, cwd in steps:
-        for value in read_secrets(cmd):
-            path = _resolve(value, cwd)
-            if path is not None:
-                pattern = _pattern(path, root)
-                reads.setdefault(
-                    pattern,
-                    PermissionAsk(
-                        "read",
-                        [pattern],
-                        always=[pattern],
-                        title=f"Read {pattern} (bash: {cmd.text})",
-                        metadata={"filepath": str(path), "command": command},
-                    ),
-                )
-        for value in written(cmd):
-            path = _resolve(value, cwd)
-            if path is None or not (path == root or root in path.parents):
-                continue
-            pattern = _pattern(path, root)
-            edits.setdefault(
-                pattern,
-                PermissionAsk(
-                    "edit",
-                    [pattern],
-                    always=[pattern],
-                    title=f"Write {pattern} (bash: {cmd.text})",
-                    metadata={"filepath": str(path), "command": command},
-                ),
-            )
-    return [*reads.values(), *edits.values()]
+
+def _file_part(word: Word) -> Word | None:
+    """The part of an argument that may name a file: all of it, the value of ``--opt=value`` or
+    ``key=value`` (``dd of=…``), or nothing (a flag, a URL)."""
+    value = word.value
+    if value.startswith("-") or _KEY_VALUE.match(value):
+        if "=" not in value:
+            # A flag, unless a substitution is glued to it (-o$X): then it may name anything.
+            return word if not _static(word) else None
+        return _after_equals(word)
+    if _URL.match(value) and _static(word):
+        return None
+    return word
+
+
+def _after_equals(word: Word) -> Word | None:
+    """The word after its first ``=`` (a piece holding it is split there)."""
+    pieces = list(word.pieces)
+    for index, piece in enumerate(pieces):
+        if piece.kind in ("plain", "quoted") and "=" in piece.text:
+            rest = piece.text.split("=", 1)[1]
+            tail = ([Piece(rest, piece.kind)] if rest else []) + pieces[index + 1 :]
+            if not tail:
+                return None
+            raw = word.raw.split("=", 1)[1]
+            return Word(raw, "".join(p.text for p in tail), tuple(tail))
+        if piece.kind not in ("plain", "quoted"):
+            return word  # a substitution before any "=": all of it is unknown
+    return None
+
+
+def _static(word: Word) -> bool:
+    return all(p.kind in ("plain", "quoted") for p in word.pieces)

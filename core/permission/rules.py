@@ -1,4 +1,10 @@
-"""Permission rules: ordered {permission, pattern, action} triples where the last match wins."""
+"""Permission rules: ordered {permission, pattern, action} triples where the last match wins.
+
+Rules marked ``floor`` are an agent's own rules (what makes ``plan`` read-only). They take part in the
+last-match-wins order like any rule, and in addition their own last match, when it denies, holds over
+everything after it: a config layer (``"edit": "ask"``), a session rule or a stored "always" approval
+can tighten an agent's rules but never lift its denials.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +12,11 @@ import functools
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Literal, TypeAlias
+from dataclasses import dataclass, replace
+from typing import Literal, TypeAlias, cast
 
 from core.config.schema import PermissionConfig
+from core.permission.defaults import DEFAULT_RULES
 
 Action: TypeAlias = Literal["allow", "ask", "deny"]
 
@@ -24,17 +31,13 @@ class Rule:
     permission: str
     pattern: str
     action: Action
+    floor: bool = False
 
 
 Ruleset: TypeAlias = list[Rule]
 
-DEFAULTS: tuple[Rule, ...] = (
-    Rule("*", "*", "allow"),
-    Rule("doom_loop", "*", "ask"),
-    Rule("external_directory", "*", "ask"),
-    Rule("read", "*.env", "ask"),
-    Rule("read", "*.env.*", "ask"),
-    Rule("read", "*.env.example", "allow"),
+DEFAULTS: tuple[Rule, ...] = tuple(
+    Rule(permission, pattern, cast(Action, action)) for permission, pattern, action in DEFAULT_RULES
 )
 
 
@@ -63,25 +66,51 @@ def permission_of(tool_id: str) -> str:
     return "edit" if tool_id in EDIT_TOOLS else tool_id
 
 
+def as_floor(ruleset: Iterable[Rule]) -> Ruleset:
+    """The rules marked as an agent's own: their denials cannot be lifted by later rules."""
+    return [replace(rule, floor=True) for rule in ruleset]
+
+
 def evaluate(permission: str, pattern: str, *rulesets: Iterable[Rule]) -> Rule:
-    """The last rule matching both ``permission`` and ``pattern``; nothing matches → ask."""
+    """The last rule matching both ``permission`` and ``pattern`` (nothing matches → ask), unless the
+    last matching floor rule denies: then that denial."""
     found: Rule | None = None
+    floor: Rule | None = None
     for ruleset in rulesets:
         for rule in ruleset:
             if wildcard_match(rule.permission, permission) and wildcard_match(rule.pattern, pattern):
                 found = rule
+                if rule.floor:
+                    floor = rule
+    if floor is not None and floor.action == "deny":
+        return floor
     return found if found is not None else Rule(permission, "*", "ask")
 
 
+def decide(permission: str, pattern: str, ruleset: Iterable[Rule], approvals: Iterable[Rule]) -> Rule:
+    """What the rules say, where a stored "always" approval turns an ask into an allow.
+
+    Approvals answer questions the rules would ask; they never lift a denial.
+    """
+    rule = evaluate(permission, pattern, ruleset)
+    if rule.action != "ask":
+        return rule
+    approved = evaluate(permission, pattern, approvals)
+    return approved if approved.action == "allow" else rule
+
+
 def disabled(tool_ids: Iterable[str], ruleset: Iterable[Rule]) -> set[str]:
-    """Tools whose permission's last rule denies every pattern: the model never sees them."""
+    """Tools whose permission's last rule (or last floor rule) denies every pattern: the model never
+    sees them."""
     rules = list(ruleset)
+    floors = [r for r in rules if r.floor]
     out: set[str] = set()
     for tool_id in tool_ids:
         permission = permission_of(tool_id)
-        last = next((r for r in reversed(rules) if wildcard_match(r.permission, permission)), None)
-        if last is not None and last.pattern == "*" and last.action == "deny":
-            out.add(tool_id)
+        for candidates in (rules, floors):
+            last = next((r for r in reversed(candidates) if wildcard_match(r.permission, permission)), None)
+            if last is not None and last.pattern == "*" and last.action == "deny":
+                out.add(tool_id)
     return out
 
 

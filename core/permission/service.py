@@ -18,7 +18,7 @@ from core.errors import NotFoundError, PermissionDeniedError, PermissionRejected
 from core.events import PermissionAsked, PermissionReplied, PermissionRequest
 from core.ids import ascending
 from core.permission.request import PermissionAsk
-from core.permission.rules import Rule, Ruleset, evaluate
+from core.permission.rules import Rule, Ruleset, decide
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +74,7 @@ class Permissions:
         self._approvals = [Rule(row.permission, row.pattern, "allow") for row in rows]
 
     def approvals(self) -> Ruleset:
-        """The project's approvals as allow rules (applied after every other ruleset)."""
+        """The project's approvals as allow rules (they answer what the rules would ask; see ``decide``)."""
         return list(self._approvals)
 
     async def revoke(self, approval_id: str) -> None:
@@ -92,7 +92,7 @@ class Permissions:
     ) -> None:
         """Return when the call may go ahead; raise when a rule denies it or the user rejects it."""
         patterns = ask.patterns or ["*"]
-        rules = [evaluate(ask.permission, p, ruleset, self._approvals) for p in patterns]
+        rules = [decide(ask.permission, p, ruleset, self._approvals) for p in patterns]
         for pattern, rule in zip(patterns, rules, strict=True):
             if rule.action == "deny":
                 raise PermissionDeniedError(_denied_message(ask.permission, pattern, rule))
@@ -177,7 +177,7 @@ class Permissions:
     def _now_allowed(self, pending: _Pending) -> bool:
         request = pending.request
         return all(
-            evaluate(request.permission, p, pending.ruleset, self._approvals).action == "allow"
+            decide(request.permission, p, pending.ruleset, self._approvals).action == "allow"
             for p in request.patterns
         )
 

@@ -10,7 +10,8 @@ Unbalanced input is read leniently: an unterminated quote or substitution runs t
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+
+from core.permission.command import Piece, Redirect, SimpleCommand, Word
 
 _METACHARS = frozenset(" \t\n;&|<>()")
 _SEPARATORS = ("&&", "||", ";;&", ";;", ";&", "|&", ";", "|", "&")
@@ -21,61 +22,36 @@ _SKIPPED_WORDS = frozenset(
 )
 # Compound-command headers whose own words run nothing (their substitutions are still read).
 _HEADERS = frozenset({"for", "select", "case", "function"})
+# How deep subshells, groups and substitutions may nest before the line is refused as unreadable.
+MAX_NESTING = 100
 
 
-@dataclass(frozen=True)
-class Word:
-    """One shell word: ``raw`` as written, ``value`` with quotes and escapes removed."""
-
-    raw: str
-    value: str
+# What may follow ``$`` to name a parameter: a name, a digit or one of the special parameters.
+_PARAMETER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]")
 
 
-@dataclass(frozen=True)
-class Redirect:
-    """A redirection: its operator (``>``, ``2>>``, ``<`` …) and its target word."""
-
-    op: str
-    target: Word
-
-
-@dataclass
-class SimpleCommand:
-    """A command the shell would execute: its text as written, words and redirections."""
-
-    text: str
-    words: list[Word] = field(default_factory=list)
-    redirects: list[Redirect] = field(default_factory=list)
-
-    @property
-    def argv(self) -> list[str]:
-        """The command's words without leading ``NAME=value`` assignments."""
-        values = [w.value for w in self.words]
-        index = 0
-        while index < len(values) and _is_assignment(values[index]):
-            index += 1
-        return values[index:]
-
-    @property
-    def assignments(self) -> list[Word]:
-        """The leading ``NAME=value`` words."""
-        out: list[Word] = []
-        for word in self.words:
-            if not _is_assignment(word.value):
-                break
-            out.append(word)
-        return out
+def _merged(pieces: list[Piece]) -> tuple[Piece, ...]:
+    """Adjacent plain (or quoted) pieces as one; empty quoted pieces kept only for ``""`` words."""
+    out: list[Piece] = []
+    for piece in pieces:
+        if piece.kind == "quoted" and not piece.text and len(pieces) > 1:
+            continue
+        if out and piece.kind in ("plain", "quoted") and out[-1].kind == piece.kind:
+            out[-1] = Piece(out[-1].text + piece.text, piece.kind)
+        else:
+            out.append(piece)
+    return tuple(out)
 
 
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
-
-
-def _is_assignment(value: str) -> bool:
-    return _ASSIGNMENT.match(value) is not None
+class TooDeep(ValueError):
+    """A line nested deeper than the reader follows: its commands cannot all be listed."""
 
 
 def split_commands(line: str) -> list[SimpleCommand]:
-    """Every simple command of a shell command line, substitutions included (inner ones first)."""
+    """Every simple command of a shell command line, substitutions included (inner ones first).
+
+    Raises ``TooDeep`` for a line nested more than ``MAX_NESTING`` levels.
+    """
     reader = _Reader(line)
     reader.read_list(None)
     return reader.commands
@@ -100,15 +76,25 @@ class _Builder:
 
 
 class _Reader:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, depth: int = 0) -> None:
         self.s = text
         self.i = 0
+        self.depth = depth
         self.commands: list[SimpleCommand] = []
         self.heredocs: list[tuple[str, bool, bool]] = []  # delimiter, strip tabs, body expands
 
     # --- lists -----------------------------------------------------------------------------
 
     def read_list(self, terminator: str | None) -> None:
+        if self.depth >= MAX_NESTING:
+            raise TooDeep(f"the command nests subshells or substitutions more than {MAX_NESTING} deep")
+        self.depth += 1
+        try:
+            self._read_list(terminator)
+        finally:
+            self.depth -= 1
+
+    def _read_list(self, terminator: str | None) -> None:
         s = self.s
         cmd = _Builder()
         while True:
@@ -215,12 +201,12 @@ class _Reader:
 
     def _scan_substitutions(self, text: str) -> None:
         """Read the commands of ``$( … )`` and backticks in text where nothing else runs."""
-        sub = _Reader(text)
+        sub = _Reader(text, self.depth)
         while sub.i < len(text):
             if text[sub.i] == "\\":
                 sub.i += 2
             elif text.startswith("$(", sub.i) or text[sub.i] == "`":
-                sub._read_word_part()
+                sub._read_expansion()
             else:
                 sub.i += 1
         self.commands.extend(sub.commands)
@@ -229,70 +215,103 @@ class _Reader:
 
     def _read_word(self) -> Word:
         start = self.i
-        parts: list[str] = []
+        pieces: list[Piece] = []
         s = self.s
         if s.startswith(("<(", ">("), self.i):
             self.i += 2
             self.read_list(")")
-            return Word(s[start : self.i], s[start : self.i])
+            raw = s[start : self.i]
+            return Word(raw, raw, (Piece(raw, "process"),))
         while self.i < len(s) and s[self.i] not in _METACHARS:
-            parts.append(self._read_word_part())
-        return Word(s[start : self.i], "".join(parts))
+            self._read_word_part(pieces)
+        return Word(s[start : self.i], "".join(p.text for p in pieces), _merged(pieces))
 
-    def _read_word_part(self) -> str:
-        """One piece of a word; returns its value (substitutions stay as written)."""
+    def _read_word_part(self, out: list[Piece]) -> None:
+        """Read one piece of a word into ``out`` (substitutions stay as written)."""
         s = self.s
         c = s[self.i]
         start = self.i
         if c == "\\":
             self.i += 2
-            return "" if s[start + 1 : start + 2] == "\n" else s[start + 1 : start + 2]
+            if s[start + 1 : start + 2] != "\n":
+                out.append(Piece(s[start + 1 : start + 2], "quoted"))
+            return
         if c == "'":
             end = s.find("'", self.i + 1)
             end = len(s) if end < 0 else end
             self.i = end + 1
-            return s[start + 1 : end]
+            out.append(Piece(s[start + 1 : end], "quoted"))
+            return
         if c == '"':
-            return self._read_double_quoted()
-        if c == "`":
+            self._read_double_quoted(out)
+            return
+        if s.startswith("$'", self.i):  # ANSI-C quoting: escapes the checker does not decode
+            end = self.i + 2
+            while end < len(s) and s[end] != "'":
+                end += 2 if s[end] == "\\" else 1
+            self.i = min(end + 1, len(s))
+            out.append(Piece(s[start : self.i], "expansion"))
+            return
+        if s.startswith('$"', self.i):  # locale translation: a double-quoted string
+            self.i += 1
+            self._read_double_quoted(out)
+            return
+        if c in "$`":
+            out.append(self._read_expansion())
+            return
+        self.i += 1
+        out.append(Piece(c, "plain"))
+
+    def _read_expansion(self) -> Piece:
+        """``$…`` or a backtick substitution at ``self.i``; a lone ``$`` is plain text."""
+        s = self.s
+        start = self.i
+        if s[start] == "`":
             end = self.i + 1
             while end < len(s) and s[end] != "`":
                 end += 2 if s[end] == "\\" else 1
-            inner = _Reader(s[self.i + 1 : min(end, len(s))].replace("\\`", "`"))
+            inner = _Reader(s[self.i + 1 : min(end, len(s))].replace("\\`", "`"), self.depth + 1)
             inner.read_list(None)
             self.commands.extend(inner.commands)
             self.i = min(end + 1, len(s))
-            return s[start : self.i]
-        if s.startswith("$((", self.i):
+        elif s.startswith("$((", self.i):
             self._skip_balanced("(", ")", self.i + 1)
-            return s[start : self.i]
-        if s.startswith("$(", self.i):
+        elif s.startswith("$(", self.i):
             self.i += 2
             self.read_list(")")
-            return s[start : self.i]
-        if s.startswith("${", self.i):
+        elif s.startswith("${", self.i):
             self._skip_balanced("{", "}", self.i + 1)
-            return s[start : self.i]
-        self.i += 1
-        return c
+        else:
+            match = _PARAMETER.match(s, self.i + 1)
+            if match is None:
+                self.i += 1
+                return Piece("$", "plain")
+            self.i = match.end()
+        return Piece(s[start : self.i], "expansion")
 
-    def _read_double_quoted(self) -> str:
+    def _read_double_quoted(self, out: list[Piece]) -> None:
         s = self.s
         self.i += 1
-        out: list[str] = []
+        text: list[str] = []
         while self.i < len(s) and s[self.i] != '"':
             c = s[self.i]
             if c == "\\" and self.i + 1 < len(s):
                 nxt = s[self.i + 1]
-                out.append(nxt if nxt in '$`"\\' else "" if nxt == "\n" else c + nxt)
+                text.append(nxt if nxt in '$`"\\' else "" if nxt == "\n" else c + nxt)
                 self.i += 2
             elif c in "$`":
-                out.append(self._read_word_part())
+                piece = self._read_expansion()
+                if piece.kind == "plain":
+                    text.append(piece.text)
+                else:
+                    out.append(Piece("".join(text), "quoted"))
+                    text = []
+                    out.append(Piece(piece.text, piece.kind, quoted=True))
             else:
-                out.append(c)
+                text.append(c)
                 self.i += 1
         self.i += 1
-        return "".join(out)
+        out.append(Piece("".join(text), "quoted"))
 
     def _skip_balanced(self, opener: str, closer: str, at: int) -> None:
         depth = 0

@@ -39,6 +39,7 @@ from core.message.models import (
     UserMessage,
     now_ms,
 )
+from core.message.title_text import clean_title
 from core.storage import OnInvalid, Project, Store
 from core.storage.messages import PartFilter
 
@@ -78,7 +79,7 @@ class Sessions:
             id=ids.ascending("ses"),
             projectID=project if isinstance(project, str) else project.id,
             parentID=parent_id,
-            title=title or _default_title(now),
+            title=clean_title(title or "") or _default_title(now),
             directory=directory,
             time=SessionTime(created=now, updated=now),
         )
@@ -108,6 +109,7 @@ class Sessions:
         if edited.id != session_id:
             raise InvalidInputError(f"a session update cannot change the id ({session_id} → {edited.id})")
         edited.time.updated = max(now_ms(), current.time.updated)
+        edited.title = clean_title(edited.title)  # what clients get back is what is stored
         await self.store.update_session(edited)
         self.bus.publish(SessionUpdated(info=edited))
         return edited

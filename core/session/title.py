@@ -10,6 +10,7 @@ from core.errors import AgentError
 from core.llm import events as ev
 from core.llm.model import ModelInfo
 from core.llm.request import LLMRequest
+from core.message.title_text import clean_title
 from core.prompts import load
 
 log = logging.getLogger(__name__)
@@ -30,7 +31,7 @@ def fallback_title(prompt_text: str) -> str:
 
 
 def _trim(text: str) -> str:
-    text = " ".join(text.split()).strip(" \"'`.")
+    text = clean_title(text).strip(" \"'`.")
     return text if len(text) <= MAX_TITLE else text[: MAX_TITLE - 1].rstrip() + "…"
 
 

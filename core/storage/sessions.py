@@ -6,6 +6,7 @@ import logging
 
 from core.errors import NotFoundError, StorageError
 from core.message.models import Session, Todo
+from core.message.title_text import clean_title
 from core.storage.base import StoreBase
 from core.storage.rows import decode_session, decode_todos, encode, encode_todos
 
@@ -114,6 +115,9 @@ class SessionTable(StoreBase):
 
 
 def _row(session: Session) -> tuple[str, str, str | None, int, int, str]:
+    title = clean_title(session.title)
+    if title != session.title:  # whoever wrote it (model, rename, import), it is printed on terminals
+        session = session.model_copy(update={"title": title})
     return (
         session.id,
         session.projectID,

@@ -88,9 +88,32 @@ async def test_run_streams_the_answer(
     assert out.count("It subtracts.") == 1
 
 
-async def test_run_without_a_tty_needs_yes_or_deny(tmp_path: Path, project: Path) -> None:
-    code, _, err = await agentls("run", "hi", cwd=project, env=clean_env(tmp_path))
-    assert code == 2 and "--yes or --deny" in err and "Traceback" not in err
+def model_env(tmp_path: Path, model: FakeModelServer, title_model: FakeModelServer) -> dict[str, str]:
+    env = clean_env(tmp_path)
+    env["AGENTLS_CONFIG_CONTENT"] = json.dumps(fake_config(model, title_model))
+    return env
+
+
+async def test_run_without_a_tty_runs_what_the_defaults_allow(
+    tmp_path: Path, project: Path, model: FakeModelServer, title_model: FakeModelServer
+) -> None:
+    model.script(Turn.tool_call("bash", {"command": "cat calc.py | grep return"}), Turn.text("It subtracts."))
+    env = model_env(tmp_path, model, title_model)
+    code, out, err = await agentls("run", "what does add do?", cwd=project, env=env)
+    assert code == 0, err
+    assert "It subtracts." in out and "permission" not in err
+
+
+async def test_run_without_a_tty_names_the_permission_it_needed(
+    tmp_path: Path, project: Path, model: FakeModelServer, title_model: FakeModelServer
+) -> None:
+    model.script(Turn.tool_call("bash", {"command": "rm calc.py"}), Turn.text("never sent"))
+    env = model_env(tmp_path, model, title_model)
+    code, _, err = await agentls("run", "delete calc.py", cwd=project, env=env)
+    assert code == 1 and "Traceback" not in err
+    assert "needed permission for edit (calc.py)" in err and "no terminal" in err
+    assert "--yes" in err and '"permission": "allow"' in err
+    assert (project / "calc.py").exists()
 
 
 async def test_run_with_a_missing_api_key_names_the_variable(tmp_path: Path, project: Path) -> None:

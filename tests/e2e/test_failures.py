@@ -105,7 +105,7 @@ async def test_abort_mid_stream_stops_within_a_second(make_app: AppFactory, mode
 async def test_abort_mid_bash_kills_the_command(
     make_app: AppFactory, model: FakeModelServer, project: Path
 ) -> None:
-    app = await make_app()
+    app = await make_app(permission="allow")  # about abort, not dialogs
     marker = project / "started"
     model.script(Turn.tool_call("bash", {"command": f"touch {marker}; sleep 30; echo finished"}))
     session = await app.create_session()
@@ -150,7 +150,8 @@ async def test_doom_loop_asks_and_a_rejection_stops_the_turn(
 async def test_rejection_with_a_message_continues_with_the_correction(
     make_app: AppFactory, model: FakeModelServer, project: Path
 ) -> None:
-    app = await make_app(permission={"bash": "ask"})
+    # Only the command asks: rm's own "edit build" request is allowed here.
+    app = await make_app(permission={"bash": "ask", "edit": "allow"})
     model.script(Turn.tool_call("bash", {"command": "rm -rf build"}), Turn.text("ok, I will not"))
     session = await app.create_session()
     asked = asyncio.create_task(app.bus.wait_for(PermissionAsked, timeout=10))

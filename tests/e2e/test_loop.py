@@ -44,7 +44,7 @@ async def test_text_answer_streams_deltas_and_records_usage(
 async def test_multi_step_tool_loop_edits_a_file(
     make_app: AppFactory, model: FakeModelServer, project: Path
 ) -> None:
-    app = await make_app()
+    app = await make_app(permission="allow")  # about the loop, not dialogs
     model.script(
         Turn.text("Reading the file.").tool_call("read", {"filePath": "calc.py"}, fragments=3),
         Turn.tool_call(

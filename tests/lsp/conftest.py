@@ -58,10 +58,18 @@ async def title_model() -> AsyncIterator[FakeModelServer]:
         yield srv
 
 
+# These tests are about the protocol and were written when every tool ran unasked: they keep that
+# for edits, commands and fetches, and a test's own ``permission`` rules go on top. What the
+# built-in defaults ask is tested on its own (tests/lsp/test_safe_defaults.py, tests/unit/permission).
+PROTOCOL_TEST_PERMISSION = {"edit": "allow", "bash": "allow", "webfetch": "allow"}
+
+
 def agent_config(model: FakeModelServer, title_model: FakeModelServer, **extra: Any) -> dict[str, Any]:
     """Config sending `fake/m` to the fake server and titles to a second one."""
     retry = {"initial_delay": 0.01, "max_delay": 0.05, "max_attempts": 2}
-    return fake_model_config(model, title_model, **{"retry": retry, **extra})
+    own = extra.pop("permission", {})
+    permission = {**PROTOCOL_TEST_PERMISSION, **own} if isinstance(own, dict) else own
+    return fake_model_config(model, title_model, **{"retry": retry, "permission": permission, **extra})
 
 
 @pytest.fixture

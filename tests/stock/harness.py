@@ -106,7 +106,9 @@ _TICK = threading.Event()  # never set
 
 def agent_config(main: FakeModelServer, titles: FakeModelServer, **extra: Any) -> dict[str, Any]:
     retry = {"initial_delay": 0.01, "max_delay": 0.05, "max_attempts": 2}
-    permission = {"edit": "ask", "bash": "ask"}
+    # The bash call's own dialog is the one dismissed: the file its `touch` would write is allowed
+    # as an edit, so that the command is what asks (a bash write also answers to "edit").
+    permission = {"edit": {"*": "ask", "*dismissed-marker": "allow"}, "bash": "ask"}
     return fake_model_config(main, titles, retry=retry, permission=permission, **extra)
 
 

@@ -72,9 +72,11 @@ def test_builtins(worktree: Path, user_dir: Path) -> None:
     assert agents.warnings == []
 
 
-def test_build_allows_everything_but_the_defaults(worktree: Path, user_dir: Path) -> None:
+def test_build_runs_under_the_safe_defaults(worktree: Path, user_dir: Path) -> None:
     rules = rules_for(load(worktree, user_dir), "build")
-    assert evaluate("edit", "src/a.py", rules).action == "allow"
+    assert evaluate("edit", "src/a.py", rules).action == "ask"
+    assert evaluate("bash", "rm -rf x", rules).action == "ask"
+    assert evaluate("bash", "git status", rules).action == "allow"
     assert evaluate("external_directory", "/etc/*", rules).action == "ask"
     assert evaluate("read", ".env", rules).action == "ask"
     assert disabled(TOOLS, rules) == set()

@@ -150,3 +150,11 @@ def test_echo_arguments_are_text(project: Path) -> None:
 
 def test_empty_command_has_no_requests(project: Path) -> None:
     assert bash_requests("   ", project, project) == []
+
+
+def test_a_glob_outside_asks_for_the_folder_it_lists(project: Path, tmp_path: Path) -> None:
+    (tmp_path / "outside" / "a").mkdir()
+    (tmp_path / "outside" / "b.txt").write_text("b")
+    outside = os.path.realpath(tmp_path / "outside")
+    assert external("ls ../outside/*", project, project) == [f"{outside}/*"]
+    assert external("ls ../outside/a", project, project) == [f"{outside}/a/*"]

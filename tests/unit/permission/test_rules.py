@@ -74,16 +74,58 @@ def test_permission_names_match_with_wildcards() -> None:
     assert evaluate("bash", "x", rules).action == "deny"
 
 
-def test_defaults() -> None:
-    d = defaults()
-    assert evaluate("bash", "rm -rf x", d).action == "allow"
-    assert evaluate("doom_loop", "read", d).action == "ask"
-    assert evaluate("external_directory", "/tmp/*", d).action == "ask"
-    assert evaluate("read", "src/a.py", d).action == "allow"
-    assert evaluate("read", ".env", d).action == "ask"
-    assert evaluate("read", "sub/.env.local", d).action == "ask"
-    assert evaluate("read", "sub/.env.example", d).action == "allow"
-    assert evaluate("edit", ".env", d).action == "allow"
+@pytest.mark.parametrize(
+    ("permission", "pattern", "expected"),
+    [
+        ("edit", "src/a.py", "ask"),  # edits ask
+        ("edit", ".env", "ask"),
+        ("bash", "rm -rf x", "ask"),  # commands ask
+        ("bash", "npm install", "ask"),
+        ("bash", "ls -la", "allow"),  # read-only commands run
+        ("bash", "git status --short", "allow"),
+        ("bash", "git diff HEAD~1", "allow"),
+        ("bash", "git diff --output=patch.txt", "ask"),
+        ("bash", "git branch", "allow"),
+        ("bash", "git branch -a -v", "allow"),
+        ("bash", "git branch new-feature", "ask"),
+        ("bash", "git branch -D main", "ask"),
+        ("bash", "git push", "ask"),
+        ("bash", "find . -name '*.py'", "allow"),
+        ("bash", "find . -exec rm {} ;", "ask"),
+        ("bash", "find . -delete", "ask"),
+        ("bash", "find -fprint out .", "ask"),
+        ("bash", "rg --pre sh foo", "ask"),
+        ("bash", "rg --hostname-bin=./x foo", "ask"),
+        ("bash", "sort -o out.txt in.txt", "ask"),
+        ("bash", "LD_PRELOAD=x.so ls", "ask"),  # an assignment prefix is not the read-only command
+        ("bash", "lsblk", "ask"),
+        ("webfetch", "https://example.com", "ask"),
+        ("read", "src/a.py", "allow"),
+        ("read", ".env", "ask"),
+        ("read", "sub/.env.local", "ask"),
+        ("read", "sub/.env.example", "allow"),
+        ("glob", "**/*.py", "allow"),
+        ("grep", "TODO", "allow"),
+        ("list", "src", "allow"),
+        ("todowrite", "*", "allow"),
+        ("doom_loop", "read", "ask"),
+        ("external_directory", "/tmp/*", "ask"),
+        ("unknown_path", "$OUT/f", "ask"),
+    ],
+)
+def test_defaults(permission: str, pattern: str, expected: str) -> None:
+    assert evaluate(permission, pattern, defaults()).action == expected
+
+
+def test_allow_everything_is_one_setting() -> None:
+    rules = [*defaults(), *from_config("allow")]
+    for permission, pattern in [
+        ("edit", "a.py"),
+        ("bash", "rm -rf x"),
+        ("unknown_path", "$X"),
+        ("webfetch", "*"),
+    ]:
+        assert evaluate(permission, pattern, rules).action == "allow"
 
 
 def test_from_config_shapes_keep_order() -> None:

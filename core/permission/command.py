@@ -1,0 +1,73 @@
+"""A shell command line as the permission checks see it: simple commands, their words and redirections."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+PieceKind = Literal["plain", "quoted", "expansion", "process"]
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A run of a word: ``plain`` text the shell still globs and tilde-expands, ``quoted`` text it
+    takes as written, an ``expansion`` (``$X``, ``${X}``, ``$(…)``, backticks, ``$((…))``,
+    ``$'…'``) as written, or a ``process`` substitution (``<(…)``)."""
+
+    text: str
+    kind: PieceKind
+    quoted: bool = False  # an expansion inside double quotes (no word splitting, no globbing)
+
+
+@dataclass(frozen=True)
+class Word:
+    """One shell word: ``raw`` as written, ``value`` with quotes and escapes removed (expansions
+    stay as written), ``pieces`` telling which parts are quoted, plain or expanded."""
+
+    raw: str
+    value: str
+    pieces: tuple[Piece, ...] = ()
+
+
+@dataclass(frozen=True)
+class Redirect:
+    """A redirection: its operator (``>``, ``2>>``, ``<`` …) and its target word."""
+
+    op: str
+    target: Word
+
+
+@dataclass
+class SimpleCommand:
+    """A command the shell would execute: its text as written, words and redirections."""
+
+    text: str
+    words: list[Word] = field(default_factory=list)
+    redirects: list[Redirect] = field(default_factory=list)
+
+    @property
+    def argv(self) -> list[str]:
+        """The command's words without leading ``NAME=value`` assignments."""
+        values = [w.value for w in self.words]
+        index = 0
+        while index < len(values) and _is_assignment(values[index]):
+            index += 1
+        return values[index:]
+
+    @property
+    def assignments(self) -> list[Word]:
+        """The leading ``NAME=value`` words."""
+        out: list[Word] = []
+        for word in self.words:
+            if not _is_assignment(word.value):
+                break
+            out.append(word)
+        return out
+
+
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
+
+
+def _is_assignment(value: str) -> bool:
+    return _ASSIGNMENT.match(value) is not None
