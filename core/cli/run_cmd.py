@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import signal
 import sys
 from pathlib import Path
 from typing import Any, Literal
@@ -14,6 +15,7 @@ from core.cli.render import Transcript
 from core.events import PermissionAsked
 from core.session.models import AssistantMessage
 from core.session.prompt_input import TextInput
+from core.stop_signals import exit_code, on_stop_signals
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -37,9 +39,26 @@ async def run(args: argparse.Namespace) -> int:
     if not (args.yes or args.deny or sys.stdin.isatty()):
         raise UsageError("no terminal to ask permissions on: pass --yes or --deny")
     app = await AgentApp.open(Path(args.directory))
+    work = asyncio.current_task()
+    assert work is not None, "run inside a task"
+    stopped: list[signal.Signals] = []
+
+    def stop(sig: signal.Signals) -> None:
+        if not stopped:  # cancelling aborts the turn, whose tool's process group is killed
+            stopped.append(sig)
+            work.cancel()
+
+    undo_signals = on_stop_signals(stop)
     try:
         return await turn(app, args)
+    except asyncio.CancelledError:
+        if not stopped:
+            raise
+        work.uncancel()
+        print(f"agentls: stopped by {stopped[0].name}", file=sys.stderr)
+        return exit_code(stopped[0])
     finally:
+        undo_signals()
         await app.close()
 
 
