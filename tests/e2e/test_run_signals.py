@@ -70,7 +70,7 @@ async def read_fifo(path: Path) -> str:
 @pytest.fixture
 async def running(
     tmp_path: Path, project: Path, model: FakeModelServer, title_model: FakeModelServer
-) -> AsyncIterator[tuple[asyncio.subprocess.Process, int]]:
+) -> AsyncIterator[tuple[asyncio.subprocess.Process, int, Log]]:
     """`agentls run` inside a bash tool whose shell has a background and a foreground `sleep`;
     yields the process and the tool's process group."""
     fifo = tmp_path / "started"
@@ -81,6 +81,8 @@ async def running(
     env["AGENTLS_CONFIG_CONTENT"] = json.dumps(fake_config(model, title_model))
     proc = await asyncio.create_subprocess_exec(
         *AGENTLS,
+        "--log-level",
+        "debug",
         "run",
         "wait",
         "--yes",
@@ -91,14 +93,46 @@ async def running(
         stderr=asyncio.subprocess.PIPE,
     )
     pgid = int(await asyncio.wait_for(read_fifo(fifo), 60))
+    assert proc.stderr is not None
+    log = Log(proc.stderr)
+    await asyncio.wait_for(log.wait_for(f"the reaper watches process group {pgid}"), 30)
     try:
-        yield proc, pgid
+        yield proc, pgid, log
     finally:
+        log.task.cancel()
         with contextlib.suppress(ProcessLookupError):
             proc.kill()
         await proc.wait()
         with contextlib.suppress(ProcessLookupError):
             os.killpg(pgid, signal.SIGKILL)  # a failed test leaves nothing behind either
+
+
+class Log:
+    """agentls's stderr, read as it comes (a full pipe would block it), with a wait for a line."""
+
+    def __init__(self, stream: asyncio.StreamReader) -> None:
+        self.lines: list[str] = []
+        self._changed = asyncio.Condition()
+        self.task = asyncio.ensure_future(self._read(stream))
+
+    async def _read(self, stream: asyncio.StreamReader) -> None:
+        while line := (await stream.readline()).decode():
+            async with self._changed:
+                self.lines.append(line)
+                self._changed.notify_all()
+        async with self._changed:
+            self._changed.notify_all()
+
+    async def wait_for(self, text: str) -> None:
+        async with self._changed:
+            while not any(text in line for line in self.lines):
+                if self.task.done():
+                    raise AssertionError(f"agentls ended its log without {text!r}")
+                await self._changed.wait()
+
+    async def text(self) -> str:
+        await self.task
+        return "".join(self.lines)
 
 
 async def _group_gone(pgid: int, members: list[int]) -> list[int]:
@@ -108,24 +142,23 @@ async def _group_gone(pgid: int, members: list[int]) -> list[int]:
 
 
 async def test_sigterm_of_run_during_a_bash_tool_leaves_no_process_of_its_group(
-    running: tuple[asyncio.subprocess.Process, int],
+    running: tuple[asyncio.subprocess.Process, int, Log],
 ) -> None:
-    proc, pgid = running
+    proc, pgid, log = running
     members = group_members(pgid)
     assert len(members) == 3, members  # the shell and its two sleeps
     proc.send_signal(signal.SIGTERM)
     code = await asyncio.wait_for(proc.wait(), 30)
-    assert proc.stderr is not None
-    err = (await proc.stderr.read()).decode()
+    err = await asyncio.wait_for(log.text(), 30)
     assert code == 128 + signal.SIGTERM, err
     assert "Traceback" not in err
     assert await _group_gone(pgid, members) == []
 
 
 async def test_sigkill_of_run_during_a_bash_tool_leaves_no_process_of_its_group(
-    running: tuple[asyncio.subprocess.Process, int],
+    running: tuple[asyncio.subprocess.Process, int, Log],
 ) -> None:
-    proc, pgid = running
+    proc, pgid, _ = running
     members = group_members(pgid)
     assert len(members) == 3, members
     proc.kill()
