@@ -18,6 +18,7 @@ from core.app_config import (
     StateParts,
     build_state,
     changed_keys,
+    check_model_refs,
     follow_default,
     next_state,
     pin,
@@ -206,6 +207,7 @@ class AgentApp:
             top = await git
             worktree = top or directory
             resolved = load_config(directory, worktree, extra_layers=config_layers)
+            check_model_refs(resolved)
             project = await store.ensure_project(worktree, git=top is not None)
         except BaseException:
             await store.close()

@@ -20,6 +20,7 @@ from core.config import paths
 log = logging.getLogger(__name__)
 
 MODEL_MAP_FILE = "model_prices_and_context_window_backup.json"
+PROVIDERS_FILE = "provider_endpoints_support_backup.json"  # litellm's list of its providers
 INDEX_FILE = "model-map-index.json"
 
 # The environment variable litellm (and the provider's own SDK) reads for each provider's key.
@@ -81,6 +82,29 @@ def model_map() -> dict[str, Any]:
         log.warning("cannot read litellm's model map %s: %s", path, exc)
         return {}
     return data if isinstance(data, dict) else {}
+
+
+def is_known_provider(name: str) -> bool:
+    """Whether litellm serves ``name`` (True when that cannot be told: litellm or its list missing)."""
+    if name in KEY_ENV or name in LEAN_ROUTES or name in CLAUDE_CACHE_HOSTS:
+        return True
+    known = litellm_providers()
+    return known is None or name in known
+
+
+@functools.cache
+def litellm_providers() -> frozenset[str] | None:
+    """The provider names in litellm's own list (read as a file, ~10 ms, only for a model whose
+    provider is neither configured nor one of the common ones), or None when it cannot be read."""
+    directory = litellm_dir()
+    if directory is None:
+        return None
+    try:
+        providers = json.loads((directory / PROVIDERS_FILE).read_text(encoding="utf-8"))["providers"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        log.debug("cannot read litellm's provider list: %s", exc)
+        return None
+    return frozenset(providers) if isinstance(providers, dict) else None
 
 
 def model_map_path() -> Path | None:
