@@ -248,9 +248,10 @@ class AgentApp:
             log.warning("mcp: %s", warning)
         self._state = replace(state, mcp=mcp)
 
-    async def close(self) -> None:
-        """Stop running turns, flush the store, stop MCP servers."""
-        await self.loop.close()
+    async def close(self, grace: float = 0.0) -> None:
+        """Stop running turns, flush the store, stop MCP servers; ``grace``: seconds that
+        background work (a session title) may take to finish first."""
+        await self.loop.close(grace)
         await self._mcp_retired.close(self._state.mcp.managers())
         await self.sessions.close()
         await self.store.close()

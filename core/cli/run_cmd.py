@@ -17,6 +17,8 @@ from core.session.models import AssistantMessage
 from core.session.prompt_input import TextInput
 from core.stop_signals import exit_code, on_stop_signals
 
+TITLE_GRACE_S = 2.0  # the most a finished run waits for its session's title
+
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `agentls run`."""
@@ -59,7 +61,8 @@ async def run(args: argparse.Namespace) -> int:
         return exit_code(stopped[0])
     finally:
         undo_signals()
-        await app.close()
+        # A short turn can end before the small model has named the session: wait for it a little.
+        await app.close(grace=0.0 if stopped else TITLE_GRACE_S)
 
 
 async def turn(app: AgentApp, args: argparse.Namespace) -> int:

@@ -174,10 +174,13 @@ class SessionLoop:
             if not run.task.cancelled():
                 raise
 
-    async def close(self) -> None:
-        """Abort every running turn and wait for background work."""
+    async def close(self, grace: float = 0.0) -> None:
+        """Abort every running turn; background work (a title on its way) gets ``grace`` seconds
+        to finish before it is cancelled."""
         for session_id in list(self._runs):
             await self.abort(session_id)
+        if grace > 0 and self._background:
+            await asyncio.wait(list(self._background), timeout=grace)
         for task in list(self._background):
             task.cancel()
         await asyncio.gather(*self._background, return_exceptions=True)
