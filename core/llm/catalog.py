@@ -11,10 +11,11 @@ import importlib.util
 import json
 import logging
 import threading
+import zlib
 from pathlib import Path
 from typing import Any
 
-from core.cachefile import write_whole
+from core.cachefile import read_capped, write_whole
 from core.config import paths
 
 log = logging.getLogger(__name__)
@@ -22,6 +23,7 @@ log = logging.getLogger(__name__)
 MODEL_MAP_FILE = "model_prices_and_context_window_backup.json"
 PROVIDERS_FILE = "provider_endpoints_support_backup.json"  # litellm's list of its providers
 INDEX_FILE = "model-map-index.json"
+INDEX_MAX_BYTES = 1 << 20  # a few entries of ~1 KB each; anything bigger is not ours
 
 # The environment variable litellm (and the provider's own SDK) reads for each provider's key.
 KEY_ENV: dict[str, str] = {
@@ -174,22 +176,36 @@ class _LookupIndex:
             return self._entries
         self._source, self._entries = source, {}
         try:
-            stored = json.loads(_index_file().read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return self._entries  # none yet, or unreadable: rebuilt by lookups
+            stored = json.loads(read_capped(_index_file(), INDEX_MAX_BYTES))
+        except (OSError, ValueError) as exc:  # none yet, not a file, too big, not JSON, not UTF-8
+            log.debug("model map index not used (%s): lookups rebuild it", exc)
+            return self._entries
         if isinstance(stored, dict) and stored.get("source") == source:
             entries = stored.get("entries")
-            if isinstance(entries, dict) and all(_well_formed(v) for v in entries.values()):
+            if (
+                isinstance(entries, dict)
+                and all(_well_formed(v) for v in entries.values())
+                and stored.get("check") == _check(entries)
+            ):
                 self._entries = entries
         return self._entries
 
     def _save(self) -> None:
         path = _index_file()
-        body = json.dumps({"source": self._source, "entries": self._entries}, separators=(",", ":"))
+        entries = self._entries or {}
+        body = json.dumps(
+            {"source": self._source, "check": _check(entries), "entries": entries}, separators=(",", ":")
+        )
         try:
             write_whole(path, body.encode())
         except OSError as exc:
             log.debug("cannot write the model map index %s: %s", path, exc)
+
+
+def _check(entries: dict[str, Any]) -> int:
+    """A checksum of the entries as written: damage inside a well-formed file (a value of the
+    wrong type) is noticed, and the index rebuilt, instead of failing every start."""
+    return zlib.crc32(json.dumps(entries, separators=(",", ":")).encode())
 
 
 def _well_formed(models: object) -> bool:
