@@ -18,7 +18,8 @@ This module is what a model stream needs of it:
   ``all_proxy`` (lower case first) and ``no_proxy``; HTTPS goes through a ``CONNECT`` tunnel, plain
   HTTP in absolute form; ``user:password@`` in a proxy URL becomes Basic credentials (what the
   environment names, proxies and CA certificates, is read in ``core.llm.netenv``);
-- gzip and deflate answers are decoded.
+- gzip and deflate answers are decoded (``core.llm.content_encoding``), headers up to 100 KiB read
+  (as httpx does).
 
 Failures raise the ``HTTPError`` subclasses below; ``core.llm.errors.from_transport`` classifies them.
 """
@@ -32,17 +33,15 @@ import ssl
 import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 from urllib.parse import unquote, urlsplit
 
 import h11
 
-from core.llm import netenv
-
-if TYPE_CHECKING:
-    from zlib import _Decompress
+from core.llm import content_encoding, netenv
 
 READ_SIZE = 64 * 1024
+MAX_HEAD_BYTES = 100 * 1024  # an answer's status line and headers: h11's 16 KiB default is too small
 T = TypeVar("T")
 
 
@@ -52,6 +51,10 @@ class HTTPError(Exception):
 
 class ConnectError(HTTPError):
     """No connection: the name did not resolve, the port refused, TLS or the proxy failed."""
+
+
+class CertificateError(ConnectError):
+    """The server's TLS certificate did not verify against the trusted CA certificates."""
 
 
 class HTTPTimeout(HTTPError):
@@ -136,7 +139,7 @@ class _Connection:
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader = reader
         self.writer = writer
-        self.h11 = h11.Connection(our_role=h11.CLIENT)
+        self.h11 = h11.Connection(our_role=h11.CLIENT, max_incomplete_event_size=MAX_HEAD_BYTES)
         self.answering = False  # the current request's answer has begun
 
     @property
@@ -208,8 +211,7 @@ class Response:
         self._connection: _Connection | None = connection
         self._read_timeout = read_timeout
         self._release = release
-        encoding = headers.get("content-encoding", "").strip().lower()
-        self._decoder = _decoder(encoding)
+        self._decoder = content_encoding.decoder_for(headers.get("content-encoding", ""))
 
     async def aiter_bytes(self) -> AsyncIterator[bytes]:
         """The body's bytes, decoded, a network read at a time; the connection goes back to the
@@ -253,7 +255,15 @@ class Response:
             ) from None
 
     def _flush(self) -> bytes:
-        return self._decoder.flush() if self._decoder is not None else b""
+        if self._decoder is None:
+            return b""
+        try:
+            return self._decoder.flush()
+        except zlib.error as exc:
+            self._drop()
+            raise ProtocolError(
+                f"the answer's {self.headers.get('content-encoding')} body is corrupt: {exc}"
+            ) from None
 
     def _finish(self) -> None:
         connection, self._connection = self._connection, None
@@ -267,14 +277,6 @@ class Response:
         connection, self._connection = self._connection, None
         if connection is not None:
             connection.close()
-
-
-def _decoder(encoding: str) -> _Decompress | None:
-    if encoding in ("gzip", "x-gzip"):
-        return zlib.decompressobj(16 + zlib.MAX_WBITS)
-    if encoding == "deflate":
-        return zlib.decompressobj(32 + zlib.MAX_WBITS)  # zlib-wrapped (as the RFC says) or gzip
-    return None
 
 
 class Client:
@@ -433,7 +435,8 @@ class Client:
         except OSError as exc:  # the TLS handshake (ssl.SSLError), or the proxy hung up
             writer.close()
             through = f" through {proxy.authority}" if proxy is not None else ""
-            raise ConnectError(f"cannot connect to {target.authority}{through}: {exc}") from None
+            kind = CertificateError if isinstance(exc, ssl.SSLCertVerificationError) else ConnectError
+            raise kind(f"cannot connect to {target.authority}{through}: {exc}") from None
         except BaseException:
             writer.close()
             raise

@@ -5,6 +5,7 @@ certificates verify HTTPS (``SSL_CERT_FILE``, ``SSL_CERT_DIR``, else certifi's b
 from __future__ import annotations
 
 import ipaddress
+import os
 import ssl
 from collections.abc import Mapping
 
@@ -67,8 +68,15 @@ def tls_context(environ: Mapping[str, str]) -> ssl.SSLContext:
     the start it runs beside: 93 ms in an A/B), so plain-HTTP models never make one, and
     ``Client`` makes it while the first HTTPS connection's TCP handshake travels."""
     if cafile := environ.get("SSL_CERT_FILE"):
-        context = ssl.create_default_context(cafile=cafile)
+        try:
+            context = ssl.create_default_context(cafile=cafile)
+        except FileNotFoundError:
+            raise FileNotFoundError(f"SSL_CERT_FILE={cafile}: no such file") from None
+        except ssl.SSLError as exc:
+            raise ssl.SSLError(f"SSL_CERT_FILE={cafile}: not a PEM file of CA certificates ({exc})") from None
     elif capath := environ.get("SSL_CERT_DIR"):
+        if not os.path.isdir(capath):
+            raise FileNotFoundError(f"SSL_CERT_DIR={capath}: no such folder")
         context = ssl.create_default_context(capath=capath)
     else:
         import certifi
