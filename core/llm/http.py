@@ -9,6 +9,7 @@ This module is what a model stream needs of it:
 
 - h11 (the HTTP/1.1 state machine inside httpcore) writes requests and parses and frames answers:
   Content-Length, chunked or close-delimited bodies, keep-alive or not;
+- a name's addresses are raced (asyncio's happy eyeballs, 250 ms apart), not tried one by one;
 - connections are kept per (scheme, host, port, proxy) for the next request, at most ``max_idle``;
   one that the server closed while idle is noticed, or failed over once if the server closes it
   before answering;
@@ -41,6 +42,7 @@ import h11
 from core.llm import content_encoding, netenv
 
 READ_SIZE = 64 * 1024
+HAPPY_EYEBALLS_S = 0.25  # RFC 8305's recommended connection attempt delay
 MAX_HEAD_BYTES = 100 * 1024  # an answer's status line and headers: h11's 16 KiB default is too small
 T = TypeVar("T")
 
@@ -113,13 +115,11 @@ class URL:
 
 def proxy_for(url: URL, environ: Mapping[str, str]) -> URL | None:
     """The proxy the environment names for ``url``, or None (none set, or ``no_proxy`` matches)."""
-    setting = netenv.proxy_setting(url.scheme, url.host, url.port, environ)
-    if setting is None:
-        return None
-    name, value = setting
-    if value.split("://", 1)[0].lower().startswith("socks"):
-        raise InvalidRequestError(f"{name}={value}: SOCKS proxies are not supported (use an HTTP proxy)")
-    return URL.parse(value, default_scheme="http")
+    try:
+        value = netenv.proxy_url(url.scheme, url.host, url.port, environ)
+    except ValueError as exc:  # a SOCKS proxy
+        raise InvalidRequestError(str(exc)) from None
+    return None if value is None else URL.parse(value)
 
 
 # --- connections -----------------------------------------------------------------------------
@@ -414,9 +414,12 @@ class Client:
         if "https" in (target.scheme, hop.scheme):
             self._tls_context()  # under way while TCP connects
         try:
-            reader, writer = await _within(
-                timeout, asyncio.open_connection(hop.host, hop.port), f"connecting to {hop.authority}"
+            # Every address of the name is tried, the next one HAPPY_EYEBALLS_S after the last
+            # began (RFC 8305, asyncio's own): a dead route to the first one does not stall.
+            opening = asyncio.open_connection(
+                hop.host, hop.port, happy_eyeballs_delay=HAPPY_EYEBALLS_S, interleave=1
             )
+            reader, writer = await _within(timeout, opening, f"connecting to {hop.authority}")
         except OSError as exc:  # refused, unreachable, no such name
             raise ConnectError(f"cannot connect to {hop.authority}: {exc}") from None
         try:
