@@ -78,16 +78,6 @@ class Reaper:
         self._pipe = self._helper.stdin
         return self._pipe
 
-    def close(self) -> None:
-        """Stop the helper (it kills any group still listed) and wait for it."""
-        with self._lock:
-            pipe, helper, self._pipe, self._helper = self._pipe, self._helper, None, None
-            self._broken = True
-        if pipe is not None:
-            pipe.close()
-        if helper is not None:
-            helper.wait(timeout=5)
-
 
 _reaper = Reaper()
 
