@@ -120,6 +120,26 @@ async def _answer(app: AgentApp, event: PermissionAsked, args: Any) -> None:
     elif args.deny:
         reply = "reject"
     else:
-        text = await asyncio.to_thread(input, "  allow? [y]es / [a]lways / [n]o: ")
+        text = await _read_line("  allow? [y]es / [a]lways / [n]o: ")
         reply = REPLIES.get(text.strip().lower(), "reject")
     await app.permissions.reply(request.id, reply)
+
+
+async def _read_line(prompt: str) -> str:
+    """A line typed on the terminal, waited for on the event loop: a thread blocked in ``input()``
+    could not be stopped, and held the process at exit after SIGTERM until someone pressed Enter."""
+    print(prompt, end="", flush=True)
+    loop = asyncio.get_running_loop()
+    fd = sys.stdin.fileno()
+    typed: asyncio.Future[None] = loop.create_future()
+    loop.add_reader(fd, _settle, typed)
+    try:
+        await typed  # a terminal in line mode is readable once Enter is pressed
+    finally:
+        loop.remove_reader(fd)
+    return sys.stdin.readline()
+
+
+def _settle(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)

@@ -7,7 +7,9 @@ import asyncio
 import contextlib
 import json
 import os
+import pty
 import signal
+from asyncio.subprocess import PIPE
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -164,3 +166,55 @@ async def test_sigkill_of_run_during_a_bash_tool_leaves_no_process_of_its_group(
     proc.kill()
     await asyncio.wait_for(proc.wait(), 30)
     assert await _group_gone(pgid, members) == []
+
+
+async def _ask_on_a_terminal(
+    tmp_path: Path, project: Path, model: FakeModelServer, title_model: FakeModelServer
+) -> tuple[asyncio.subprocess.Process, int]:
+    """`agentls run` on a terminal (a pty), once it shows its permission question; and the
+    terminal's other end."""
+    model.script(Turn.tool_call("bash", {"command": "echo hi", "description": "say hi"}), Turn.text("x"))
+    env = clean_env(tmp_path)
+    env["AGENTLS_CONFIG_CONTENT"] = json.dumps(fake_config(model, title_model, permission={"bash": "ask"}))
+    main, terminal = pty.openpty()
+    proc = await asyncio.create_subprocess_exec(
+        *AGENTLS, "run", "go", cwd=project, env=env, stdin=terminal, stdout=PIPE, stderr=PIPE
+    )
+    os.close(terminal)
+    assert proc.stdout is not None
+    shown = b""
+    while b"allow?" not in shown:
+        chunk = await asyncio.wait_for(proc.stdout.read(1024), 30)
+        assert chunk, shown
+        shown += chunk
+    return proc, main
+
+
+async def test_sigterm_while_a_permission_question_waits_on_the_terminal(
+    tmp_path: Path, project: Path, model: FakeModelServer, title_model: FakeModelServer
+) -> None:
+    proc, main = await _ask_on_a_terminal(tmp_path, project, model, title_model)
+    try:
+        proc.send_signal(signal.SIGTERM)
+        code = await asyncio.wait_for(proc.wait(), 30)  # it hung here, waiting for the answer
+        assert proc.stderr is not None
+        assert code == 128 + signal.SIGTERM, (await proc.stderr.read()).decode()
+    finally:
+        os.close(main)
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+        await proc.wait()
+
+
+async def test_a_permission_answered_on_the_terminal_runs_the_tool(
+    tmp_path: Path, project: Path, model: FakeModelServer, title_model: FakeModelServer
+) -> None:
+    proc, main = await _ask_on_a_terminal(tmp_path, project, model, title_model)
+    try:
+        os.write(main, b"y\n")
+        code = await asyncio.wait_for(proc.wait(), 30)
+        assert proc.stderr is not None
+        assert code == 0, (await proc.stderr.read()).decode()
+        assert "hi" in str(model.requests[1].messages)  # the command ran; its output went back
+    finally:
+        os.close(main)
