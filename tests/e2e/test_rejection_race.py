@@ -9,8 +9,9 @@ import pytest
 
 from core.demo.fake_model import FakeModelServer
 from core.demo.fake_script import Turn
-from core.events import PermissionAsked
-from core.session.models import AssistantMessage
+from core.errors import AbortedError
+from core.events import MessageUpdated, PartDelta, PermissionAsked
+from core.session.models import AssistantMessage, UserMessage
 from core.session.prompt_input import TextInput
 
 from .conftest import AppFactory, text_of
@@ -39,3 +40,26 @@ async def test_a_prompt_sent_as_a_rejection_ends_the_turn_gets_its_own_turn(
     assert one.info.id != two.info.id
     assert text_of(two) == "second"
     assert len(model.requests) == 2 and "then this" in str(model.requests[1].messages)
+
+
+async def test_a_prompt_that_joined_a_turn_aborted_before_seeing_it_is_told_so(
+    make_app: AppFactory, model: FakeModelServer
+) -> None:
+    app = await make_app()
+    model.script(Turn.text("a long answer that never ends", chunks=8).stall(after=2))
+    session = await app.create_session()
+    streaming = asyncio.create_task(app.bus.wait_for(PartDelta, timeout=10))
+    first = asyncio.create_task(app.prompt(session.id, say("go")))
+    await streaming
+    stored = asyncio.create_task(
+        app.bus.wait_for(MessageUpdated, lambda e: isinstance(e.info, UserMessage), timeout=10)
+    )
+    second = asyncio.create_task(app.prompt(session.id, say("and this")))
+    await stored  # the second prompt's message is in; its caller waits on the running turn
+    await app.abort(session.id)
+    one = await asyncio.wait_for(first, 10)
+    assert isinstance(one.info, AssistantMessage) and one.info.error is not None
+    assert one.info.error.name == "aborted"
+    with pytest.raises(AbortedError):
+        await asyncio.wait_for(second, 10)
+    assert len(model.requests) == 1  # an abort stops everything: no new turn for the joined prompt
