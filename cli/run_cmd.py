@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import signal
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -17,6 +18,9 @@ from core.open import open_agent
 
 if TYPE_CHECKING:
     from core.api import Agent
+from core.stop_signals import exit_code, on_stop_signals
+
+TITLE_GRACE_S = 2.0  # the most a finished run waits for its session's title
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -42,10 +46,28 @@ async def run(args: argparse.Namespace) -> int:
     args.no_terminal = not (args.yes or args.deny or sys.stdin.isatty())
     args.refused = []
     app = await open_agent(Path(args.directory), import_guard=startup_imports)
+    work = asyncio.current_task()
+    assert work is not None, "run inside a task"
+    stopped: list[signal.Signals] = []
+
+    def stop(sig: signal.Signals) -> None:
+        if not stopped:  # cancelling aborts the turn, whose tool's process group is killed
+            stopped.append(sig)
+            work.cancel()
+
+    undo_signals = on_stop_signals(stop)
     try:
         code = await turn(app, args)
+    except asyncio.CancelledError:
+        if not stopped:
+            raise
+        work.uncancel()
+        print(f"agentls: stopped by {stopped[0].name}", file=sys.stderr)
+        return exit_code(stopped[0])
     finally:
-        await app.close()
+        undo_signals()
+        # A short turn can end before the small model has named the session: wait for it a little.
+        await app.close(grace=0.0 if stopped else TITLE_GRACE_S)
     return 1 if args.refused else code
 
 
@@ -108,7 +130,7 @@ async def _answer(app: Agent, event: PermissionAsked, args: Any) -> None:
         args.refused.append(request)
         print(_no_terminal(request.permission, request.patterns), file=sys.stderr)
     else:
-        text = await asyncio.to_thread(input, "  allow? [y]es / [a]lways / [n]o: ")
+        text = await _read_line("  allow? [y]es / [a]lways / [n]o: ")
         reply = REPLIES.get(text.strip().lower(), "reject")
     await app.dialogs.reply_permission(request.id, reply)
 
@@ -120,3 +142,23 @@ def _no_terminal(permission: str, patterns: list[str]) -> str:
         "ask on, so it was refused. Pass --yes to allow every request, or allow it in agentls.json: "
         f'"permission": {{"{permission}": "allow"}} (or "permission": "allow" for everything).'
     )
+
+
+async def _read_line(prompt: str) -> str:
+    """A line typed on the terminal, waited for on the event loop: a thread blocked in ``input()``
+    could not be stopped, and held the process at exit after SIGTERM until someone pressed Enter."""
+    print(prompt, end="", flush=True)
+    loop = asyncio.get_running_loop()
+    fd = sys.stdin.fileno()
+    typed: asyncio.Future[None] = loop.create_future()
+    loop.add_reader(fd, _settle, typed)
+    try:
+        await typed  # a terminal in line mode is readable once Enter is pressed
+    finally:
+        loop.remove_reader(fd)
+    return sys.stdin.readline()
+
+
+def _settle(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)

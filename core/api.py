@@ -289,6 +289,7 @@ class Agent(Protocol):
         """Call ``callback`` synchronously for each event; returns the function that stops it."""
         ...
 
-    async def close(self) -> None:
-        """Abort running turns, flush the store, stop MCP servers."""
+    async def close(self, grace: float = 0.0) -> None:
+        """Abort running turns, flush the store, stop MCP servers; ``grace``: seconds that background
+        work (a session title) may take to finish first."""
         ...

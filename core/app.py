@@ -28,6 +28,7 @@ from core.app_config import (
     StateParts,
     build_state,
     changed_keys,
+    check_model_refs,
     follow_default,
     next_state,
     pin,
@@ -219,6 +220,7 @@ class AgentApp:
             top = await git
             worktree = top or directory
             resolved = load_config(directory, worktree, extra_layers=config_layers)
+            check_model_refs(resolved)
             project = await store.ensure_project(worktree, git=top is not None)
         except BaseException:
             await store.close()
@@ -261,9 +263,10 @@ class AgentApp:
             log.warning("mcp: %s", warning)
         self._state = replace(state, mcp=mcp)
 
-    async def close(self) -> None:
-        """Stop running turns, flush the store, stop MCP servers."""
-        await self.loop.close()
+    async def close(self, grace: float = 0.0) -> None:
+        """Stop running turns, flush the store, stop MCP servers; ``grace``: seconds that
+        background work (a session title) may take to finish first."""
+        await self.loop.close(grace)
         await self._mcp_retired.close(self._state.mcp.managers())
         await self.sessions.close()
         await self.store.close()

@@ -24,6 +24,7 @@ from core.config.loader import ResolvedConfig
 from core.config.merge import format_path
 from core.config.schema import Config, McpServer
 from core.errors import ConfigError, InvalidInputError
+from core.llm import catalog
 from core.session.prompt import parse_model_ref
 from core.session.retry import RetryPolicy
 from core.session.services import StepServices
@@ -208,11 +209,9 @@ async def _close(managers: list[McpManager]) -> None:
 
 
 def check_model_refs(resolved: ResolvedConfig) -> None:
-    """ConfigError naming the layer when a model reference is not ``provider/model``.
-
-    At start-up a bad reference only fails the prompts that use it; a reconfigure checks it
-    first, because it has a working config to keep instead.
-    """
+    """ConfigError naming the layer when a model reference is not ``provider/model``, or names a
+    provider that is neither configured (``provider.<name>``) nor one litellm serves: every prompt
+    on it would fail. Checked at load and before a reconfigure replaces a working config."""
     config = resolved.config
     refs: dict[tuple[str, ...], str | None] = {("model",): config.model, ("small_model",): config.small_model}
     refs.update({("agent", name, "model"): agent.model for name, agent in config.agent.items()})
@@ -220,9 +219,15 @@ def check_model_refs(resolved: ResolvedConfig) -> None:
         if ref is None:
             continue
         try:
-            parse_model_ref(ref)
+            provider = parse_model_ref(ref).providerID
         except InvalidInputError as exc:
             raise ConfigError(f"{resolved.source_of(path)}: {format_path(path)}: {exc}") from None
+        if provider not in config.provider and not catalog.is_known_provider(provider):
+            raise ConfigError(
+                f"{resolved.source_of(path)}: {format_path(path)}: unknown provider {provider!r} in {ref!r}: "
+                f"add it under provider.{provider} (with litellm_provider and options.api_base), or use "
+                "a provider litellm serves, such as anthropic or openai"
+            )
 
 
 def changed_keys(old: Config, new: Config) -> list[str]:

@@ -14,6 +14,7 @@ eglot: answering at once never breaks a client. Every option can be set in ``ini
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -94,14 +95,17 @@ def agent_capability(capabilities: Any) -> dict[str, Any] | None:
     return agent if isinstance(agent, dict) else None
 
 
-def parse_options(data: Any, where: str) -> ClientOptions:
-    """Client options from an untrusted object; bad values are logged and left out."""
+def parse_options(data: Any, where: str, report: Callable[[str], None] | None = None) -> ClientOptions:
+    """Client options from an untrusted object; bad values are left out and reported (logged, and
+    given to ``report`` to show the user) with their key and what was expected."""
     if not isinstance(data, dict):
+        if data is not None:
+            _report(f"ignoring {where}: must be an object, not {type(data).__name__}", report)
         return ClientOptions()
     try:
         return ClientOptions.model_validate(data)
     except ValidationError as exc:
-        log.warning("ignoring invalid %s: %s", where, describe(exc))
+        _report(f"ignoring invalid {where}: {describe(exc)}", report)
         good = {}
         for key, value in data.items():
             try:
@@ -110,6 +114,12 @@ def parse_options(data: Any, where: str) -> ClientOptions:
                 continue
             good[key] = value
         return ClientOptions.model_validate(good)
+
+
+def _report(message: str, report: Callable[[str], None] | None) -> None:
+    log.warning("%s", message)
+    if report is not None:
+        report(message)
 
 
 def section(settings: Any) -> dict[str, Any] | None:

@@ -14,7 +14,6 @@ import asyncio
 import logging
 import os
 import re
-import signal
 import sys
 import threading
 from collections.abc import Callable
@@ -23,6 +22,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from pygls.io_ import StdoutWriter
 
+from core.stop_signals import on_stop_signals
 from lsp_server.handshake import AnsweredWriter, Early
 from lsp_server.rpc import dispatch
 
@@ -175,21 +175,8 @@ async def watch_process(pid: int, lifetime: Lifetime, interval: float = PARENT_P
 
 
 def install_signals(lifetime: Lifetime) -> Callable[[], None]:
-    """SIGTERM and SIGINT both close the server cleanly; returns the undo."""
-    loop = asyncio.get_running_loop()
-    installed = []
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        try:
-            loop.add_signal_handler(sig, lifetime.stop, f"signal {sig.name}")
-            installed.append(sig)
-        except (NotImplementedError, RuntimeError):  # not the main thread, or not a POSIX loop
-            continue
-
-    def undo() -> None:
-        for sig in installed:
-            loop.remove_signal_handler(sig)
-
-    return undo
+    """SIGTERM and SIGINT both close the server cleanly (as they stop `agentls run`); returns the undo."""
+    return on_stop_signals(lambda sig: lifetime.stop(f"signal {sig.name}"))
 
 
 async def close_server(server: AgentServer, budget: float = CLOSE_BUDGET_S) -> None:

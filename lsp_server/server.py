@@ -163,7 +163,7 @@ class AgentServer(LanguageServer):
         ours = section(settings)
         if ours is None:
             return
-        self.connection.settings = parse_options(ours, "agentls settings")
+        self.connection.settings = parse_options(ours, "agentls settings", self.warn_user)
         self.settings_config = ours.get("config")
         future = self._app
         if future is not None and future.done() and not future.cancelled() and future.exception() is None:
@@ -250,6 +250,10 @@ class AgentServer(LanguageServer):
         if self.connection.connected:
             self.window_show_message(lsp.ShowMessageParams(type=kind, message=message))
 
+    def warn_user(self, message: str) -> None:
+        """A warning the user should see (a client option that was ignored)."""
+        self.show_message(f"agentls: {message}", lsp.MessageType.Warning)
+
     def log_message(self, message: str, kind: lsp.MessageType = lsp.MessageType.Log) -> None:
         """``window/logMessage``."""
         if self.connection.connected:
@@ -287,7 +291,7 @@ def build_server() -> AgentServer:
         if isinstance(options, dict):
             if "config" in options:
                 server.config_data = options["config"]
-            connection.initial = parse_options(options, "initializationOptions")
+            connection.initial = parse_options(options, "initializationOptions", server.warn_user)
         # handshake.read_params made anything but a plausible pid None (and logged it).
         pid = as_int(params.process_id)
         if pid is not None and server.watch_parent:

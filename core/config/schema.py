@@ -7,8 +7,9 @@ reports them as warnings with their key path.
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal, TypeAlias
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 Action: TypeAlias = Literal["allow", "ask", "deny"]
 # Per permission: one action for every pattern, or {pattern: action} whose order is precedence.
@@ -63,12 +64,29 @@ class ProviderOptions(ConfigSection):
     api_base: str | None = None
     api_key: str | None = None
     headers: dict[str, str] = {}
-    timeout: float | None = None
+    # Seconds a request may take; 0 or less would time out every request at once (and retry it).
+    timeout: float | None = Field(default=None, gt=0)
     # Stall detection (seconds without a byte): before the first byte, then between chunks.
     first_byte_timeout: float | None = Field(default=None, gt=0)
     chunk_timeout: float | None = Field(default=None, gt=0)
     # Leave the provider's key in the environment of bash and MCP children (hidden by default).
     pass_key_to_tools: bool = False
+
+    @field_validator("api_base")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        try:
+            parts = urlsplit(value)
+            parts.port  # noqa: B018 - raises on a port that is not a number in range
+        except ValueError as exc:
+            raise ValueError(f"must be an http:// or https:// URL with a valid port ({exc})") from None
+        if parts.scheme.lower() not in ("http", "https"):
+            raise ValueError("must be an http:// or https:// URL, such as http://127.0.0.1:8000/v1")
+        if not parts.hostname:
+            raise ValueError("must name a host, such as http://127.0.0.1:8000/v1")
+        return value
 
 
 class ProviderConfig(ConfigSection):

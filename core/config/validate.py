@@ -125,8 +125,43 @@ def _unknown_keys(node: Any, path: KeyPath) -> list[KeyPath]:
     return found
 
 
+def _surrogates(node: Any, path: KeyPath) -> list[tuple[KeyPath, str]]:
+    """Strings (keys too) holding a lone surrogate, which JSON allows (``"\\ud800"``) but UTF-8
+    cannot carry: such a value fails every request, every write of it, much later."""
+    found: list[tuple[KeyPath, str]] = []
+    if isinstance(node, str):
+        if not _encodable(node):
+            found.append((path, node))
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            if isinstance(key, str) and not _encodable(key):
+                found.append((path, key))
+                continue
+            found += _surrogates(value, (*path, str(key)))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            found += _surrogates(value, (*path, f"[{i}]"))
+    return found
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def validate(data: dict[str, Any], sources: Sources) -> tuple[Config, list[str]]:
     """The validated Config and warnings about unknown keys; ConfigError when the data is invalid."""
+    if bad := _surrogates(data, ()):
+        lines = [
+            f"{_layer_of(path, sources)}: {format_path(path) or '(top level)'}: contains a lone surrogate "
+            f"({text.encode('utf-8', 'backslashreplace').decode('ascii', 'backslashreplace')!r} "
+            "is not valid Unicode text)"
+            for path, text in bad
+        ]
+        raise ConfigError("invalid config:\n  " + "\n  ".join(lines) if len(lines) > 1 else lines[0])
     try:
         config = Config.model_validate(data)
     except ValidationError as exc:

@@ -11,16 +11,19 @@ import importlib.util
 import json
 import logging
 import threading
+import zlib
 from pathlib import Path
 from typing import Any
 
-from core.cachefile import write_whole
+from core.cachefile import read_capped, write_whole
 from core.config import paths
 
 log = logging.getLogger(__name__)
 
 MODEL_MAP_FILE = "model_prices_and_context_window_backup.json"
+PROVIDERS_FILE = "provider_endpoints_support_backup.json"  # litellm's list of its providers
 INDEX_FILE = "model-map-index.json"
+INDEX_MAX_BYTES = 1 << 20  # a few entries of ~1 KB each; anything bigger is not ours
 
 # The environment variable litellm (and the provider's own SDK) reads for each provider's key.
 KEY_ENV: dict[str, str] = {
@@ -81,6 +84,29 @@ def model_map() -> dict[str, Any]:
         log.warning("cannot read litellm's model map %s: %s", path, exc)
         return {}
     return data if isinstance(data, dict) else {}
+
+
+def is_known_provider(name: str) -> bool:
+    """Whether litellm serves ``name`` (True when that cannot be told: litellm or its list missing)."""
+    if name in KEY_ENV or name in LEAN_ROUTES or name in CLAUDE_CACHE_HOSTS:
+        return True
+    known = litellm_providers()
+    return known is None or name in known
+
+
+@functools.cache
+def litellm_providers() -> frozenset[str] | None:
+    """The provider names in litellm's own list (read as a file, ~10 ms, only for a model whose
+    provider is neither configured nor one of the common ones), or None when it cannot be read."""
+    directory = litellm_dir()
+    if directory is None:
+        return None
+    try:
+        providers = json.loads((directory / PROVIDERS_FILE).read_text(encoding="utf-8"))["providers"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        log.debug("cannot read litellm's provider list: %s", exc)
+        return None
+    return frozenset(providers) if isinstance(providers, dict) else None
 
 
 def model_map_path() -> Path | None:
@@ -150,22 +176,36 @@ class _LookupIndex:
             return self._entries
         self._source, self._entries = source, {}
         try:
-            stored = json.loads(_index_file().read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return self._entries  # none yet, or unreadable: rebuilt by lookups
+            stored = json.loads(read_capped(_index_file(), INDEX_MAX_BYTES))
+        except (OSError, ValueError) as exc:  # none yet, not a file, too big, not JSON, not UTF-8
+            log.debug("model map index not used (%s): lookups rebuild it", exc)
+            return self._entries
         if isinstance(stored, dict) and stored.get("source") == source:
             entries = stored.get("entries")
-            if isinstance(entries, dict) and all(_well_formed(v) for v in entries.values()):
+            if (
+                isinstance(entries, dict)
+                and all(_well_formed(v) for v in entries.values())
+                and stored.get("check") == _check(entries)
+            ):
                 self._entries = entries
         return self._entries
 
     def _save(self) -> None:
         path = _index_file()
-        body = json.dumps({"source": self._source, "entries": self._entries}, separators=(",", ":"))
+        entries = self._entries or {}
+        body = json.dumps(
+            {"source": self._source, "check": _check(entries), "entries": entries}, separators=(",", ":")
+        )
         try:
             write_whole(path, body.encode())
         except OSError as exc:
             log.debug("cannot write the model map index %s: %s", path, exc)
+
+
+def _check(entries: dict[str, Any]) -> int:
+    """A checksum of the entries as written: damage inside a well-formed file (a value of the
+    wrong type) is noticed, and the index rebuilt, instead of failing every start."""
+    return zlib.crc32(json.dumps(entries, separators=(",", ":")).encode())
 
 
 def _well_formed(models: object) -> bool:

@@ -114,6 +114,15 @@ def from_transport(exc: Exception, *, provider: str = "provider") -> ProviderErr
     ``core.llm.http``'s errors, and httpx's (litellm's requests) by class name: httpx is not
     imported for this."""
     names = {cls.__name__ for cls in type(exc).__mro__}
+    if isinstance(exc, http.CertificateError) or "CERTIFICATE_VERIFY_FAILED" in str(exc):
+        # Another attempt meets the same certificate: say how to trust it instead of retrying.
+        return ProviderError(
+            f"{provider}: the server's TLS certificate is not trusted: {exc}. If your network (a "
+            "company proxy) or a private CA signs it, set SSL_CERT_FILE to a PEM file holding that "
+            "CA's certificate (or SSL_CERT_DIR to a folder of them) and try again",
+            kind="api",
+            retryable=False,
+        )
     if isinstance(exc, http.HTTPTimeout) or "TimeoutException" in names:
         what = "timed out"
     elif isinstance(exc, http.ConnectError) or "ConnectError" in names:

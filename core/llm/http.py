@@ -9,6 +9,7 @@ This module is what a model stream needs of it:
 
 - h11 (the HTTP/1.1 state machine inside httpcore) writes requests and parses and frames answers:
   Content-Length, chunked or close-delimited bodies, keep-alive or not;
+- a name's addresses are raced (asyncio's happy eyeballs, 250 ms apart), not tried one by one;
 - connections are kept per (scheme, host, port, proxy) for the next request, at most ``max_idle``;
   one that the server closed while idle is noticed, or failed over once if the server closes it
   before answering;
@@ -18,7 +19,8 @@ This module is what a model stream needs of it:
   ``all_proxy`` (lower case first) and ``no_proxy``; HTTPS goes through a ``CONNECT`` tunnel, plain
   HTTP in absolute form; ``user:password@`` in a proxy URL becomes Basic credentials (what the
   environment names, proxies and CA certificates, is read in ``core.llm.netenv``);
-- gzip and deflate answers are decoded.
+- gzip and deflate answers are decoded (``core.llm.content_encoding``), headers up to 100 KiB read
+  (as httpx does).
 
 Failures raise the ``HTTPError`` subclasses below; ``core.llm.errors.from_transport`` classifies them.
 """
@@ -32,17 +34,16 @@ import ssl
 import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 from urllib.parse import unquote, urlsplit
 
 import h11
 
-from core.llm import netenv
-
-if TYPE_CHECKING:
-    from zlib import _Decompress
+from core.llm import content_encoding, netenv
 
 READ_SIZE = 64 * 1024
+HAPPY_EYEBALLS_S = 0.25  # RFC 8305's recommended connection attempt delay
+MAX_HEAD_BYTES = 100 * 1024  # an answer's status line and headers: h11's 16 KiB default is too small
 T = TypeVar("T")
 
 
@@ -52,6 +53,10 @@ class HTTPError(Exception):
 
 class ConnectError(HTTPError):
     """No connection: the name did not resolve, the port refused, TLS or the proxy failed."""
+
+
+class CertificateError(ConnectError):
+    """The server's TLS certificate did not verify against the trusted CA certificates."""
 
 
 class HTTPTimeout(HTTPError):
@@ -110,13 +115,11 @@ class URL:
 
 def proxy_for(url: URL, environ: Mapping[str, str]) -> URL | None:
     """The proxy the environment names for ``url``, or None (none set, or ``no_proxy`` matches)."""
-    setting = netenv.proxy_setting(url.scheme, url.host, url.port, environ)
-    if setting is None:
-        return None
-    name, value = setting
-    if value.split("://", 1)[0].lower().startswith("socks"):
-        raise InvalidRequestError(f"{name}={value}: SOCKS proxies are not supported (use an HTTP proxy)")
-    return URL.parse(value, default_scheme="http")
+    try:
+        value = netenv.proxy_url(url.scheme, url.host, url.port, environ)
+    except ValueError as exc:  # a SOCKS proxy
+        raise InvalidRequestError(str(exc)) from None
+    return None if value is None else URL.parse(value)
 
 
 # --- connections -----------------------------------------------------------------------------
@@ -136,7 +139,7 @@ class _Connection:
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader = reader
         self.writer = writer
-        self.h11 = h11.Connection(our_role=h11.CLIENT)
+        self.h11 = h11.Connection(our_role=h11.CLIENT, max_incomplete_event_size=MAX_HEAD_BYTES)
         self.answering = False  # the current request's answer has begun
 
     @property
@@ -208,8 +211,7 @@ class Response:
         self._connection: _Connection | None = connection
         self._read_timeout = read_timeout
         self._release = release
-        encoding = headers.get("content-encoding", "").strip().lower()
-        self._decoder = _decoder(encoding)
+        self._decoder = content_encoding.decoder_for(headers.get("content-encoding", ""))
 
     async def aiter_bytes(self) -> AsyncIterator[bytes]:
         """The body's bytes, decoded, a network read at a time; the connection goes back to the
@@ -253,7 +255,15 @@ class Response:
             ) from None
 
     def _flush(self) -> bytes:
-        return self._decoder.flush() if self._decoder is not None else b""
+        if self._decoder is None:
+            return b""
+        try:
+            return self._decoder.flush()
+        except zlib.error as exc:
+            self._drop()
+            raise ProtocolError(
+                f"the answer's {self.headers.get('content-encoding')} body is corrupt: {exc}"
+            ) from None
 
     def _finish(self) -> None:
         connection, self._connection = self._connection, None
@@ -267,14 +277,6 @@ class Response:
         connection, self._connection = self._connection, None
         if connection is not None:
             connection.close()
-
-
-def _decoder(encoding: str) -> _Decompress | None:
-    if encoding in ("gzip", "x-gzip"):
-        return zlib.decompressobj(16 + zlib.MAX_WBITS)
-    if encoding == "deflate":
-        return zlib.decompressobj(32 + zlib.MAX_WBITS)  # zlib-wrapped (as the RFC says) or gzip
-    return None
 
 
 class Client:
@@ -412,9 +414,12 @@ class Client:
         if "https" in (target.scheme, hop.scheme):
             self._tls_context()  # under way while TCP connects
         try:
-            reader, writer = await _within(
-                timeout, asyncio.open_connection(hop.host, hop.port), f"connecting to {hop.authority}"
+            # Every address of the name is tried, the next one HAPPY_EYEBALLS_S after the last
+            # began (RFC 8305, asyncio's own): a dead route to the first one does not stall.
+            opening = asyncio.open_connection(
+                hop.host, hop.port, happy_eyeballs_delay=HAPPY_EYEBALLS_S, interleave=1
             )
+            reader, writer = await _within(timeout, opening, f"connecting to {hop.authority}")
         except OSError as exc:  # refused, unreachable, no such name
             raise ConnectError(f"cannot connect to {hop.authority}: {exc}") from None
         try:
@@ -433,7 +438,8 @@ class Client:
         except OSError as exc:  # the TLS handshake (ssl.SSLError), or the proxy hung up
             writer.close()
             through = f" through {proxy.authority}" if proxy is not None else ""
-            raise ConnectError(f"cannot connect to {target.authority}{through}: {exc}") from None
+            kind = CertificateError if isinstance(exc, ssl.SSLCertVerificationError) else ConnectError
+            raise kind(f"cannot connect to {target.authority}{through}: {exc}") from None
         except BaseException:
             writer.close()
             raise

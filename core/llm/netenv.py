@@ -1,12 +1,20 @@
-"""How the environment says to reach a host, as curl and httpx read it: which proxy
-(``https_proxy``, ``http_proxy``, ``all_proxy``, lower case first, and ``no_proxy``), and which CA
-certificates verify HTTPS (``SSL_CERT_FILE``, ``SSL_CERT_DIR``, else certifi's bundle)."""
+"""How the environment says to reach a host, as curl reads it: which proxy (``https_proxy``,
+``http_proxy``, ``all_proxy``, lower case first, and ``no_proxy`` with domains, addresses and
+networks), and which CA certificates verify HTTPS (``SSL_CERT_FILE``, ``SSL_CERT_DIR``, else
+certifi's bundle).
+
+The one policy for every connection agentls makes: model requests (``core.llm.http``) and the
+httpx clients that fetch web pages (``httpx_options``: httpx's own reading of the environment, which
+differs, e.g. it takes no network in ``no_proxy``, is switched off)."""
 
 from __future__ import annotations
 
 import ipaddress
+import os
 import ssl
 from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlsplit
 
 
 def proxy_setting(scheme: str, host: str, port: int, environ: Mapping[str, str]) -> tuple[str, str] | None:
@@ -19,6 +27,31 @@ def proxy_setting(scheme: str, host: str, port: int, environ: Mapping[str, str])
         if value:
             return name, value
     return None
+
+
+def proxy_url(scheme: str, host: str, port: int, environ: Mapping[str, str]) -> str | None:
+    """The proxy URL for ``scheme://host:port`` (``http://`` added when the setting has no
+    scheme), or None; ValueError for a SOCKS proxy, which no client here speaks."""
+    setting = proxy_setting(scheme, host, port, environ)
+    if setting is None:
+        return None
+    name, value = setting
+    if value.split("://", 1)[0].lower().startswith("socks"):
+        raise ValueError(f"{name}={value}: SOCKS proxies are not supported (use an HTTP proxy)")
+    return value if "://" in value else f"http://{value}"
+
+
+def httpx_options(url: str, environ: Mapping[str, str]) -> dict[str, Any]:
+    """Keyword arguments for an ``httpx.AsyncClient`` that fetches ``url``: the proxy and the CA
+    certificates model requests would use (ValueError for a SOCKS proxy or a URL httpx cannot
+    take; OSError for CA settings that do not load). A redirect keeps the first URL's proxy."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    proxy = None
+    if scheme in ("http", "https") and parts.hostname:
+        port = parts.port or (443 if scheme == "https" else 80)
+        proxy = proxy_url(scheme, parts.hostname, port, environ)
+    return {"trust_env": False, "verify": tls_context(environ), "proxy": proxy}
 
 
 def _env(environ: Mapping[str, str], name: str) -> str:
@@ -67,8 +100,15 @@ def tls_context(environ: Mapping[str, str]) -> ssl.SSLContext:
     the start it runs beside: 93 ms in an A/B), so plain-HTTP models never make one, and
     ``Client`` makes it while the first HTTPS connection's TCP handshake travels."""
     if cafile := environ.get("SSL_CERT_FILE"):
-        context = ssl.create_default_context(cafile=cafile)
+        try:
+            context = ssl.create_default_context(cafile=cafile)
+        except FileNotFoundError:
+            raise FileNotFoundError(f"SSL_CERT_FILE={cafile}: no such file") from None
+        except ssl.SSLError as exc:
+            raise ssl.SSLError(f"SSL_CERT_FILE={cafile}: not a PEM file of CA certificates ({exc})") from None
     elif capath := environ.get("SSL_CERT_DIR"):
+        if not os.path.isdir(capath):
+            raise FileNotFoundError(f"SSL_CERT_DIR={capath}: no such folder")
         context = ssl.create_default_context(capath=capath)
     else:
         import certifi

@@ -21,6 +21,7 @@ T = TypeVar("T")
 
 DEFAULT_READ_TIMEOUT = 600.0  # seconds between two chunks; a thinking model can be quiet a while
 MAX_IDLE_CONNECTIONS = 8
+PEEK_BYTES = 300  # of an answer that is not an event stream, quoted in the error
 _clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, http.Client] = weakref.WeakKeyDictionary()
 
 # The TLS context every client of the process shares, made at the first HTTPS connection.
@@ -176,8 +177,10 @@ async def open_sse(
         response = await guard.run(sending, stall)
     except http.HTTPError as exc:
         raise errors.from_transport(exc, provider=provider) from exc
-    if response.status_code < 400:
+    if response.status_code < 300 and _is_event_stream(response.headers):
         return response
+    if response.status_code < 400:
+        raise await _not_a_stream(response, guard, provider)
     try:
         text = (await guard.run(response.aread())).decode("utf-8", "replace")
     except http.HTTPError as exc:
@@ -187,6 +190,41 @@ async def open_sse(
     log.info("%s answered HTTP %d: %s", provider, response.status_code, text[:300])
     message = errors.error_message(text)
     raise errors.from_status(response.status_code, message, response.headers, provider=provider)
+
+
+def _is_event_stream(headers: http.Headers) -> bool:
+    """Whether the answer says it is an event stream (one that says nothing is taken as one)."""
+    kind = headers.get("content-type")
+    return kind is None or kind.partition(";")[0].strip().lower() == "text/event-stream"
+
+
+async def _not_a_stream(response: http.Response, guard: AbortGuard, provider: str) -> ProviderError:
+    """The failure for a redirect or a 2xx that is not an event stream (a captive portal's login
+    page, an api_base pointing at a web site): what came back, not worth another attempt."""
+    head = b""
+    try:
+        chunks = response.aiter_bytes()
+        while len(head) < PEEK_BYTES:
+            head += await guard.run(anext(chunks))
+    except (StopAsyncIteration, http.HTTPError):
+        pass
+    finally:
+        await response.aclose()
+    status, kind = response.status_code, response.headers.get("content-type", "no content-type")
+    if 300 <= status < 400:
+        what = f"a redirect (HTTP {status}) to {response.headers.get('location', 'nowhere named')}"
+    else:
+        what = f"HTTP {status} with {kind}"
+    text = head[:PEEK_BYTES].decode("utf-8", "replace").strip()
+    log.info("%s answered %s: %r", provider, what, text)
+    return ProviderError(
+        f"{provider} answered {what} instead of an event stream"
+        + (f", beginning {text[:200]!r}" if text else "")
+        + ": check the provider's api_base, or whether the network wants a login first (a captive portal)",
+        kind="api",
+        status=status,
+        retryable=False,
+    )
 
 
 async def sse_batches(

@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 from dataclasses import dataclass
+
+from core.llm import netenv
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +77,11 @@ class InstructionURLs:
         import httpx  # imported with the first URL entry: most projects have none
 
         try:
-            async with httpx.AsyncClient(timeout=self._timeout, follow_redirects=True) as client:
+            network = netenv.httpx_options(url, os.environ)  # the proxy and CAs model requests use
+        except (OSError, ValueError) as exc:
+            return None, f"cannot be fetched in this environment ({exc})"
+        try:
+            async with httpx.AsyncClient(timeout=self._timeout, follow_redirects=True, **network) as client:
                 response = await client.get(url)
         except httpx.TimeoutException:
             return None, f"did not answer within {self._timeout:g} s"

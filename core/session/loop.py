@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from core import ids
 from core.agent.info import AgentInfo
 from core.context.compaction import overflow_without_auto
-from core.errors import AgentError, ContextOverflowError, InvalidInputError, NotFoundError
+from core.errors import AbortedError, AgentError, ContextOverflowError, InvalidInputError, NotFoundError
 from core.events import AgentWarning, SessionIdle, SessionStatus, SessionStatusInfo
 from core.llm.events import StreamEvent
 from core.llm.model import ModelInfo
@@ -147,18 +147,36 @@ class SessionLoop:
         await rt.sessions.update(session_id, lambda _s: None)
         if no_reply or abandoned.is_set():  # abandoned while storing: the message stays, unanswered
             return MessageWithParts(info=info, parts=parts)
-        return await self.loop(session_id)
+        return await self.loop(session_id, answering=info.id)
 
-    async def loop(self, session_id: str) -> MessageWithParts:
-        """Run the session until the model is done (or join the run already going)."""
-        run = self._runs.get(session_id)
-        if run is None:
-            abort = asyncio.Event()
-            task = asyncio.create_task(self._run(session_id, abort), name=f"loop {session_id}")
-            run = _Run(abort=abort, task=task)
-            self._runs[session_id] = run
-            task.add_done_callback(lambda _t: self._finished(session_id, run))
-        return await asyncio.shield(run.task)
+    async def loop(self, session_id: str, answering: str | None = None) -> MessageWithParts:
+        """Run the session until the model is done (or join the run already going).
+
+        ``answering``: the user message the caller waits on. A run that ends without having seen
+        it (it arrived as a rejection stopped the turn) is followed by a run of its own, so that the
+        answer is always an assistant message newer than it; an aborted one raises AbortedError."""
+        while True:
+            run = self._runs.get(session_id)
+            own = run is None or run.task.done()  # a run started now sees the caller's message
+            if run is None or run.task.done():
+                abort = asyncio.Event()
+                task = asyncio.create_task(self._run(session_id, abort), name=f"loop {session_id}")
+                run = _Run(abort=abort, task=task)
+                self._runs[session_id] = run
+                task.add_done_callback(functools.partial(self._finished, session_id, run))
+            # A caller that goes away aborts the turn: prompt() does that, once, for every front end.
+            answer = await asyncio.shield(run.task)
+            if answering is None or (
+                isinstance(answer.info, AssistantMessage) and answer.info.id > answering
+            ):
+                return answer
+            if run.abort.is_set():
+                raise AbortedError("the turn was aborted before it answered this prompt")
+            if own:  # it saw the message and still wrote no answer: never loop on that
+                raise AgentError(f"the turn in session {session_id} ended without an answer")
+            log.info(
+                "session %s: the turn ended before it saw message %s; starting its own", session_id, answering
+            )
 
     async def abort(self, session_id: str) -> None:
         """Stop the running turn; returns when the session is consistent and idle."""
@@ -185,17 +203,20 @@ class SessionLoop:
             if not run.task.cancelled():
                 raise
 
-    async def close(self) -> None:
-        """Abort every running turn and wait for background work."""
+    async def close(self, grace: float = 0.0) -> None:
+        """Abort every running turn; background work (a title on its way) gets ``grace`` seconds
+        to finish before it is cancelled."""
         for session_id in list(self._runs):
             await self.abort(session_id)
+        if grace > 0 and self._background:
+            await asyncio.wait(list(self._background), timeout=grace)
         for task in list(self._background):
             task.cancel()
         await asyncio.gather(*self._background, return_exceptions=True)
 
     # --- the loop ----------------------------------------------------------------------
 
-    def _finished(self, session_id: str, run: _Run) -> None:
+    def _finished(self, session_id: str, run: _Run, _task: object = None) -> None:
         if self._runs.get(session_id) is run:
             del self._runs[session_id]
         self._rt.bus.publish(SessionStatus(sessionID=session_id, status=SessionStatusInfo(type="idle")))
@@ -307,10 +328,16 @@ class SessionLoop:
         return self._rt.agents.default()
 
     async def _answer(self, session_id: str) -> MessageWithParts:
-        """The newest message: the turn's final assistant message (a user message if none ran)."""
+        """The newest assistant message: the turn's final one (a user message is never an answer;
+        ``loop`` tells whether it answers the caller's prompt)."""
+        newest: MessageWithParts | None = None
         async for msg in self._rt.sessions.stream(session_id):
-            return msg
-        raise InvalidInputError(f"session {session_id} is empty")
+            if isinstance(msg.info, AssistantMessage):
+                return msg
+            newest = newest or msg
+        if newest is None:
+            raise InvalidInputError(f"session {session_id} is empty")
+        return newest  # no step ever ran in this session: ``loop`` does not take it as an answer
 
     async def _last_user(self, session_id: str) -> UserMessage | None:
         async for msg in self._rt.sessions.stream(session_id):

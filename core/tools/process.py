@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from core.llm.secrets import child_environment
+from core.tools.reaper import reaper
 
 KILL_GRACE_S = 0.3  # between SIGTERM and SIGKILL: short, because an abort must land within a second
 DRAIN_S = 0.2  # after the shell exits, background children may hold the pipe open; don't wait on them
@@ -120,6 +121,7 @@ async def run_command(
     # stdin is closed: a pager would hang. Provider keys agentls holds are not the command's business.
     env = {**child_environment(os.environ), "PAGER": "cat", "GIT_PAGER": "cat"}
     loop = asyncio.get_running_loop()
+    reaper().start()
     transport, protocol = await loop.subprocess_exec(
         lambda: _Protocol(on_data),
         *shell(),
@@ -132,6 +134,7 @@ async def run_command(
         start_new_session=True,
     )
     pid = transport.get_pid()
+    reaper().watch(pid)  # the group is killed even if agentls is killed with -9
     aborted = asyncio.create_task(abort.wait())
     stop: Stop = "exited"
     try:
@@ -146,6 +149,7 @@ async def run_command(
         aborted.cancel()
         if not protocol.exited.done():
             await kill_group(pid, protocol.exited)
+        reaper().forget(pid)
         transport.close()
     tail.feed(b"", final=True)
     if on_output is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, TypeVar
@@ -11,6 +12,7 @@ from urllib.parse import urlsplit
 from pydantic import Field
 
 from core.errors import AbortedError, ToolError
+from core.llm import netenv
 from core.permission.request import PermissionAsk
 from core.tools.base import Tool, ToolParams, ToolResult
 from core.tools.context import ToolContext
@@ -94,9 +96,17 @@ async def _fetch(url: str, fmt: str, timeout: float) -> _Fetched:
 
     headers = {"User-Agent": USER_AGENT, "Accept": _ACCEPT[fmt]}
     try:
+        network = netenv.httpx_options(url, os.environ)  # the proxy and CAs model requests use
+    except (OSError, ValueError) as exc:
+        raise ToolError(f"Fetching {url} is not possible with this environment: {exc}") from exc
+    try:
         async with (
             httpx.AsyncClient(
-                follow_redirects=True, max_redirects=MAX_REDIRECTS, timeout=timeout, headers=headers
+                follow_redirects=True,
+                max_redirects=MAX_REDIRECTS,
+                timeout=timeout,
+                headers=headers,
+                **network,
             ) as client,
             client.stream("GET", url) as response,
         ):

@@ -5,11 +5,10 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from core.demo.fake_model import FakeModelServer
-from core.demo.fake_script import Turn
-from core.session.prompt_input import TextInput
-
 from core.events import PermissionAsked
+from core.message.prompt_input import TextInput
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
 
 from .conftest import AppFactory, drain, text_of
 

@@ -148,7 +148,16 @@ async def test_config_and_pending_lists(plugin: Connected) -> None:
 
 
 @pytest.mark.parametrize(
-    "options", [{"config": {"model": "fake/m", "agent": {"x": {"mode": "primary", "model": "fake/other"}}}}]
+    "options",
+    [
+        {
+            "config": {
+                "model": "fake/m",
+                "provider": {"fake": {}},
+                "agent": {"x": {"mode": "primary", "model": "fake/other"}},
+            }
+        }
+    ],
 )
 async def test_initialization_options_are_the_top_config_layer(plugin: Connected) -> None:
     config = await plugin.call("agent/config", {})

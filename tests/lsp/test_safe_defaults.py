@@ -7,10 +7,10 @@ import asyncio
 from typing import Any
 
 import pytest
-from core.demo.config import fake_model_config
-from core.demo.fake_model import FakeModelServer
-from core.demo.fake_script import Turn
 
+from demo.config import fake_model_config
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
 from tests.lsp.conftest import Connected
 
 

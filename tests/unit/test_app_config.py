@@ -124,8 +124,10 @@ def test_sessions_on_a_replaced_default_follow_it_through_several_changes() -> N
 
 
 def test_a_malformed_model_reference_names_its_layer_and_key() -> None:
-    good = resolve([Layer("files", {"model": "p/m", "agent": {"x": {"model": "p/n"}}})])
+    good = resolve(
+        [Layer("files", {"model": "p/m", "agent": {"x": {"model": "p/n"}}, "provider": {"p": {}}})]
+    )
     check_model_refs(good)
-    bad = resolve([Layer("files", {"model": "p/m"}), Layer("settings", {"small_model": "tiny"})])
+    bad = resolve([Layer("files", {"model": "openai/m"}), Layer("settings", {"small_model": "tiny"})])
     with pytest.raises(ConfigError, match=r"^settings: small_model: model 'tiny' must look like"):
         check_model_refs(bad)

@@ -53,7 +53,7 @@ def git(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SlowGit]:
 
 
 async def open_in(directory: Path, tmp_path: Path, **config: object) -> AgentApp:
-    layer = Layer("test", {"model": "fake/m", "snapshot": False, **config}, None)
+    layer = Layer("test", {"model": "fake/m", "snapshot": False, "provider": {"fake": {}}, **config}, None)
     return await AgentApp.open(directory, config_layers=[layer], data_dir=tmp_path / "data")
 
 

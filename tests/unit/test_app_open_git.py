@@ -29,7 +29,7 @@ def git_calls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 async def open_in(folder: Path) -> AgentApp:
-    layer = Layer("test", {"model": "fake/m", "snapshot": False}, None)
+    layer = Layer("test", {"model": "fake/m", "snapshot": False, "provider": {"fake": {}}}, None)
     return await AgentApp.open(folder, config_layers=[layer])
 
 

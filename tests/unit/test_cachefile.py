@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from core.cachefile import write_whole
+from core.cachefile import read_capped, write_whole
 
 
 class _FullFile:
@@ -58,3 +58,32 @@ def test_a_folder_that_cannot_be_made_raises(tmp_path: Path) -> None:
     blocker.write_text("")
     with pytest.raises(OSError):
         write_whole(blocker / "cache.json", b"data")
+
+
+# --- read_capped: only a regular file of bounded size is read -------------------------------------
+
+
+def test_a_regular_file_within_the_cap_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "cache.json"
+    path.write_bytes(b"x" * 100)
+    assert read_capped(path, 100) == b"x" * 100
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "directory", "too-big"])
+def test_anything_but_a_small_regular_file_is_refused_at_once(tmp_path: Path, kind: str) -> None:
+    path = tmp_path / "cache.json"
+    if kind == "fifo":
+        os.mkfifo(path)  # no writer: a plain open() would wait forever
+    elif kind == "dev-zero":
+        path.symlink_to("/dev/zero")  # endless: a plain read() would fill the memory
+    elif kind == "directory":
+        path.mkdir()
+    else:
+        path.write_bytes(b"x" * 101)
+    with pytest.raises((OSError, ValueError)):
+        read_capped(path, 100)
+
+
+def test_a_missing_file_is_an_os_error(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        read_capped(tmp_path / "none", 100)

@@ -187,7 +187,7 @@ def test_unknown_keys_are_kept_and_warned_with_path_and_layer() -> None:
         "modle": "typo/m",
         "provider": {
             "p": {
-                "options": {"api_base": "x", "organization": "passthrough"},
+                "options": {"api_base": "http://x", "organization": "passthrough"},
                 # modalities is read (images and PDFs the model takes): no warning for it
                 "models": {"m": {"x": 1, "modalities": {"input": ["text", "image"]}}},
             }

@@ -115,3 +115,28 @@ def test_without_litellm_nothing_is_known(tmp_path: Path, monkeypatch: pytest.Mo
     new_process(monkeypatch)
     assert catalog.model_entry("openai", "gpt-4o") is None
     catalog.model_map.cache_clear()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "truncated", "wrong-types", "huge"])
+def test_an_index_that_is_not_a_sound_file_is_rebuilt_without_hanging(
+    litellm: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    assert catalog.model_entry("openai", "gpt-x") == GPT
+    path = index_file(tmp_path)
+    good = path.read_text()
+    path.unlink()
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "dev-zero":
+        path.symlink_to("/dev/zero")
+    elif kind == "truncated":
+        path.write_text(good[: len(good) // 2])
+    elif kind == "wrong-types":  # well-formed JSON of the right shape, but not what was written
+        path.write_text(good.replace("128000", '"big"'))
+    else:
+        path.write_text(good[:-1] + " " * catalog.INDEX_MAX_BYTES + "}")
+    new_process(monkeypatch)
+    assert catalog.model_entry("openai", "gpt-x") == GPT
+    assert parses() == 1  # rebuilt from the map
+    assert path.is_file() and not path.is_symlink()
+    assert json.loads(path.read_text())["entries"]["openai"]["gpt-x"] == GPT
