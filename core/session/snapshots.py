@@ -12,6 +12,7 @@ from core.bus import Bus
 from core.config.schema import Config
 from core.events import FileDiff
 from core.message.models import MessageWithParts, Session
+from core.review.service import ReviewService
 from core.session.sessions import Sessions
 from core.snapshot.backend import Snapshots
 from core.snapshot.factory import open_snapshots
@@ -80,6 +81,7 @@ class SnapshotService:
         access = _SessionAccess(sessions)
         self._reverter = Reverter(access, snapshots, workspace, is_busy, worktree)
         self._diffs = SessionDiffs(access, snapshots, bus)
+        self.review = ReviewService(sessions.store, access, snapshots, workspace, bus, worktree)
 
     @classmethod
     def create(
@@ -115,8 +117,10 @@ class SnapshotService:
         return _Hooks(self.backend)
 
     async def on_patch(self, session_id: str) -> None:
-        """After a step changed files: store the diff summaries and publish session.diff."""
+        """After a step changed files: store the diff summaries and publish session.diff, and
+        record the step's hunks for review."""
         await self._diffs.on_patch(session_id)
+        await self.review.record(session_id)
 
     async def revert(self, session_id: str, message_id: str, part_id: str | None = None) -> RevertResult:
         """Restore the files the agent changed from that point on (BusyError while running)."""
