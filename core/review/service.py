@@ -27,6 +27,7 @@ from core.workspace import EditContext, Workspace
 log = logging.getLogger(__name__)
 
 _STEP_PARTS = ("step-start", "step-finish", "patch")
+_VERSIONS_KEPT = 16  # agent versions of files kept for undo (each at most snapshot.max_file_bytes)
 
 
 class ReviewService:
@@ -47,6 +48,7 @@ class ReviewService:
         self._workspace = workspace
         self._bus = bus
         self._worktree = worktree
+        self._versions: dict[tuple[str, str], bytes | None] = {}
 
     async def record(self, session_id: str) -> list[Hunk]:
         """Store the hunks of every step patch not recorded yet; publish ``review.updated``."""
@@ -76,7 +78,8 @@ class ReviewService:
                     after=after,
                 )
         await self._table.add_hunks(hunks)
-        await self._publish(session_id, hunks)
+        if hunks:
+            self._publish(session_id, hunks, len(await self.pending(session_id)))
         return hunks
 
     async def pending(self, session_id: str) -> list[Hunk]:
@@ -100,10 +103,10 @@ class ReviewService:
         self, session_id: str, hunk_ids: Sequence[str] | None = None, file: str | None = None
     ) -> ReviewResult:
         """Mark hunks kept (by id, by file, or all pending ones): the files are not touched."""
-        chosen = await self._choose(session_id, hunk_ids, file)
+        chosen, pending = await self._choose(session_id, hunk_ids, file)
         kept = [h.model_copy(update={"state": "kept"}) for h in chosen]
         await self._table.update_hunks(kept)
-        await self._publish(session_id, kept)
+        self._publish(session_id, kept, pending - len(kept))
         return ReviewResult(changed=kept)
 
     async def undo(
@@ -111,7 +114,7 @@ class ReviewService:
     ) -> ReviewResult:
         """Undo hunks (by id, by file, or all pending ones), newest first; a hunk whose lines the
         user changed since is reported as a conflict and its file left as it is."""
-        chosen = await self._choose(session_id, hunk_ids, file)
+        chosen, pending = await self._choose(session_id, hunk_ids, file)
         by_file: dict[str, list[Hunk]] = {}
         for hunk in sorted(chosen, key=lambda h: h.id, reverse=True):  # later steps sit on earlier
             by_file.setdefault(hunk.file, []).append(hunk)
@@ -121,35 +124,36 @@ class ReviewService:
             result.changed += undone
             result.conflicts += conflicts
         await self._table.update_hunks(result.changed)
-        await self._publish(session_id, result.changed)
+        self._publish(session_id, result.changed, pending - len(result.changed))
         return result
 
-    async def _choose(self, session_id: str, hunk_ids: Sequence[str] | None, file: str | None) -> list[Hunk]:
+    async def _choose(
+        self, session_id: str, hunk_ids: Sequence[str] | None, file: str | None
+    ) -> tuple[list[Hunk], int]:
+        """The pending hunks chosen, and how many hunks are pending in all."""
         if hunk_ids is not None and file is not None:
             raise InvalidInputError("choose hunks by id or by file, not both")
-        pending = await self.pending(session_id)
+        live = await self._live(session_id, None)
+        pending = [h for h in live if h.state == "pending"]
         if hunk_ids is not None:
-            found = {h.id: h for h in await self._live(session_id, None)}
+            found = {h.id: h for h in live}
             missing = [i for i in hunk_ids if i not in found]
             if missing:
                 raise NotFoundError(f"no hunk {', '.join(missing)} in session {session_id}")
-            return [found[i] for i in dict.fromkeys(hunk_ids) if found[i].state == "pending"]
+            return [found[i] for i in dict.fromkeys(hunk_ids) if found[i].state == "pending"], len(pending)
         if file is not None:
-            return [h for h in pending if h.file == file]
-        return pending
+            return [h for h in pending if h.file == file], len(pending)
+        return pending, len(pending)
 
     async def _undo_file(
         self, session_id: str, path: str, hunks: list[Hunk]
     ) -> tuple[list[Hunk], list[HunkConflict]]:
         target = self._worktree / path
         now = original = await self._read(target)
-        agents: dict[str, bytes | None] = {}
         undone: list[Hunk] = []
         conflicts: list[HunkConflict] = []
         for hunk in hunks:
-            if hunk.afterSnapshot not in agents:
-                agents[hunk.afterSnapshot] = await self._snapshots.file_at(hunk.afterSnapshot, path)
-            merged = await self._merge(hunk, now, agents[hunk.afterSnapshot])
+            merged = await self._merge(hunk, now, await self._agent_version(hunk))
             if isinstance(merged, HunkConflict):
                 conflicts.append(merged)
                 continue
@@ -162,6 +166,18 @@ class ReviewService:
             else:
                 await self._workspace.write_bytes(target, now, ctx)
         return undone, conflicts
+
+    async def _agent_version(self, hunk: Hunk) -> bytes | None:
+        """The file as the hunk's step left it; snapshots never change, so the last few are kept
+        (undoing the hunks of one file one by one reads the same version each time)."""
+        key = (hunk.afterSnapshot, hunk.file)
+        if key in self._versions:
+            self._versions[key] = self._versions.pop(key)  # most recently used last
+        else:
+            self._versions[key] = await self._snapshots.file_at(*key)
+            while len(self._versions) > _VERSIONS_KEPT:
+                del self._versions[next(iter(self._versions))]
+        return self._versions[key]
 
     async def _read(self, target: Path) -> bytes | None:
         try:
@@ -181,13 +197,16 @@ class ReviewService:
             if now is None:
                 return None
             return None if now == agent else conflict("you edited the file the agent created")
-        before = await self._snapshots.file_at(hunk.beforeSnapshot, hunk.file)
         if hunk.kind == "deleted":
-            return before if now is None else conflict("the file the agent deleted exists again")
+            if now is not None:
+                return conflict("the file the agent deleted exists again")
+            return await self._snapshots.file_at(hunk.beforeSnapshot, hunk.file)
         if now is None:
             return conflict("the file is gone (renamed or deleted since the agent changed it)")
         if hunk.kind == "binary":
-            return before if now == agent else conflict("the file changed since the agent wrote it")
+            if now != agent:
+                return conflict("the file changed since the agent wrote it")
+            return await self._snapshots.file_at(hunk.beforeSnapshot, hunk.file)
         if agent is None or as_text(now) is None:
             return conflict("the file is no longer text the agent's lines can be found in")
         line_hunk = LineHunk(
@@ -211,8 +230,7 @@ class ReviewService:
         await self._table.update_hunks([h.model_copy(update={"told": True}) for h in hunks])
         return load("review/undone.md").replace("{items}", items)
 
-    async def _publish(self, session_id: str, changed: list[Hunk]) -> None:
+    def _publish(self, session_id: str, changed: list[Hunk], pending: int) -> None:
         if not changed:
             return
-        pending = len(await self.pending(session_id))
         self._bus.publish(ReviewUpdated(sessionID=session_id, changed=changed, pending=pending))
