@@ -186,3 +186,11 @@ async def test_a_reverted_turn_has_nothing_to_review(env: Env) -> None:
     session = env.agent.session.model_copy(update={"revert": SessionRevert(messageID=messages[0].info.id)})
     await env.store.update_session(session)
     assert await env.review.pending(env.agent.session.id) == []
+
+
+async def test_a_removed_message_takes_its_hunks_along(env: Env) -> None:
+    await env.step({"new.txt": b"hi\n"})
+    await env.step({"src/main.py": _edited(MAIN, {4: b"four\n"})})
+    first_reply = (await env.store.list_messages(env.agent.session.id))[1]
+    await env.store.remove_message(env.agent.session.id, first_reply.info.id)
+    assert [h.file for h in await env.store.hunks(env.agent.session.id)] == ["src/main.py"]
