@@ -280,7 +280,7 @@ class FileEdited(Event):
 # --- config ----------------------------------------------------------------------------------
 
 
-WarningKind = Literal["snapshot", "small-model", "abort"]
+WarningKind = Literal["snapshot", "small-model", "abort", "review"]
 
 
 class AgentWarning(Event):

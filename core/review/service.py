@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from core.bus import Bus
-from core.errors import InvalidInputError, NotFoundError
+from core.errors import AgentError, InvalidInputError, NotFoundError
 from core.events import ReviewUpdated
 from core.message.review import Hunk, HunkConflict, ReviewResult
 from core.prompts import load
@@ -121,9 +121,9 @@ class ReviewService:
         result = ReviewResult()
         for path, hunks in by_file.items():
             undone, conflicts = await self._undo_file(session_id, path, hunks)
+            await self._table.update_hunks(undone)  # file by file: a later failure keeps these
             result.changed += undone
             result.conflicts += conflicts
-        await self._table.update_hunks(result.changed)
         self._publish(session_id, result.changed, pending - len(result.changed))
         return result
 
@@ -153,7 +153,10 @@ class ReviewService:
         undone: list[Hunk] = []
         conflicts: list[HunkConflict] = []
         for hunk in hunks:
-            merged = await self._merge(hunk, now, await self._agent_version(hunk))
+            try:
+                merged = await self._merge(hunk, now, await self._agent_version(hunk))
+            except NotFoundError as exc:  # the step's snapshot was garbage-collected
+                merged = _conflict(hunk, f"the agent's version is no longer stored: {exc}")
             if isinstance(merged, HunkConflict):
                 conflicts.append(merged)
                 continue
@@ -161,10 +164,14 @@ class ReviewService:
             undone.append(hunk.model_copy(update={"state": "undone", "told": False}))
         if undone and now != original:
             ctx = EditContext(label="Undo agent change", session_id=session_id)
-            if now is None:
-                await self._workspace.delete(target, ctx)
-            else:
-                await self._workspace.write_bytes(target, now, ctx)
+            try:
+                if now is None:
+                    await self._workspace.delete(target, ctx)
+                else:
+                    await self._workspace.write_bytes(target, now, ctx)
+            except (AgentError, OSError) as exc:  # the editor refused, the disk said no: not undone
+                log.warning("undo of %s in session %s not written: %s", path, session_id, exc)
+                return [], conflicts + [_conflict(h, f"the file could not be written: {exc}") for h in undone]
         return undone, conflicts
 
     async def _agent_version(self, hunk: Hunk) -> bytes | None:
@@ -189,9 +196,7 @@ class ReviewService:
         """The file's content with ``hunk`` undone, or the conflict."""
 
         def conflict(reason: str, current: Sequence[str] = ()) -> HunkConflict:
-            return HunkConflict(
-                hunkID=hunk.id, file=hunk.file, reason=reason, agent=hunk.after, current=list(current)
-            )
+            return _conflict(hunk, reason, current)
 
         if hunk.kind == "created":
             if now is None:
@@ -234,3 +239,9 @@ class ReviewService:
         if not changed:
             return
         self._bus.publish(ReviewUpdated(sessionID=session_id, changed=changed, pending=pending))
+
+
+def _conflict(hunk: Hunk, reason: str, current: Sequence[str] = ()) -> HunkConflict:
+    return HunkConflict(
+        hunkID=hunk.id, file=hunk.file, reason=reason, agent=hunk.after, current=list(current)
+    )

@@ -10,7 +10,8 @@ from typing import Any
 from core.api import RevertResult
 from core.bus import Bus
 from core.config.schema import Config
-from core.events import FileDiff
+from core.errors import AgentError
+from core.events import AgentWarning, FileDiff
 from core.message.models import MessageWithParts, Session
 from core.review.service import ReviewService
 from core.session.sessions import Sessions
@@ -120,7 +121,15 @@ class SnapshotService:
         """After a step changed files: store the diff summaries and publish session.diff, and
         record the step's hunks for review."""
         await self._diffs.on_patch(session_id)
-        await self.review.record(session_id)
+        try:
+            await self.review.record(session_id)
+        except (AgentError, OSError) as exc:  # the turn goes on; the user is told what is missing
+            log.warning("review hunks of session %s not recorded: %s", session_id, exc)
+            message = (
+                f"this step's changes could not be recorded for review ({exc}); "
+                "diff and revert still see them"
+            )
+            self._bus.publish(AgentWarning(kind="review", sessionID=session_id, message=message))
 
     async def revert(self, session_id: str, message_id: str, part_id: str | None = None) -> RevertResult:
         """Restore the files the agent changed from that point on (BusyError while running)."""

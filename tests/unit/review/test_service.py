@@ -11,13 +11,16 @@ import pytest
 
 from core import ids
 from core.bus import Bus
-from core.errors import NotFoundError
-from core.events import Event, ReviewUpdated
+from core.errors import NotFoundError, StorageError, ToolError
+from core.events import AgentWarning, Event, ReviewUpdated
 from core.message.models import Session, SessionRevert, SessionTime, now_ms
+from core.message.review import Hunk
 from core.review.service import ReviewService
+from core.session.sessions import Sessions
+from core.session.snapshots import SnapshotService
 from core.snapshot.factory import open_snapshots
 from core.storage.store import Store
-from core.workspace import DiskWorkspace
+from core.workspace import DiskWorkspace, EditContext
 from tests.unit.snapshot.harness import Agent, StoreSessions, writes
 
 MAIN = b"".join(f"line {n}\n".encode() for n in range(1, 21))
@@ -194,3 +197,55 @@ async def test_a_removed_message_takes_its_hunks_along(env: Env) -> None:
     first_reply = (await env.store.list_messages(env.agent.session.id))[1]
     await env.store.remove_message(env.agent.session.id, first_reply.info.id)
     assert [h.file for h in await env.store.hunks(env.agent.session.id)] == ["src/main.py"]
+
+
+class RefusingWorkspace(DiskWorkspace):
+    """An editor that refuses every edit (as a user may, or a buffer it cannot change)."""
+
+    async def write_bytes(self, path: Path, data: bytes, ctx: EditContext) -> None:
+        raise ToolError("the editor refused the edit of main.py; the file is unchanged")
+
+
+async def test_a_refused_write_is_a_conflict_and_the_hunk_stays_pending(env: Env) -> None:
+    await env.step({"src/main.py": _edited(MAIN, {2: b"two\n"}), "new.txt": b"hi\n"})
+    refusing = ReviewService(
+        env.store, StoreSessions(env.store), env.agent.snapshots, RefusingWorkspace(env.root), Bus(), env.root
+    )
+    result = await refusing.undo(env.agent.session.id)
+    assert [h.file for h in result.changed] == ["new.txt"]  # deleting went through
+    (conflict,) = result.conflicts
+    assert conflict.file == "src/main.py" and "the editor refused" in conflict.reason
+    assert [h.file for h in await env.review.pending(env.agent.session.id)] == ["src/main.py"]
+    assert (env.root / "src" / "main.py").read_bytes() == _edited(MAIN, {2: b"two\n"})
+
+
+async def test_a_collected_snapshot_is_a_conflict_not_a_crash(env: Env) -> None:
+    await env.step({"src/main.py": _edited(MAIN, {2: b"two\n"})})
+    (hunk,) = await env.review.pending(env.agent.session.id)
+    await env.store.update_hunks([hunk.model_copy(update={"afterSnapshot": "0" * 40})])
+    result = await env.review.undo(env.agent.session.id)
+    (conflict,) = result.conflicts
+    assert conflict.reason.startswith("the agent's version is no longer stored")
+    assert (env.root / "src" / "main.py").read_bytes() == _edited(MAIN, {2: b"two\n"})
+
+
+class BrokenReview(ReviewService):
+    async def record(self, session_id: str) -> list[Hunk]:
+        raise StorageError("database write failed: disk I/O error")
+
+
+async def test_hunks_that_cannot_be_recorded_warn_and_the_step_goes_on(env: Env) -> None:
+    bus = Bus()
+    warnings: list[Event] = []
+    bus.listen(warnings.append, AgentWarning)
+    service = SnapshotService(
+        env.agent.snapshots, env.agent.workspace, Sessions(env.store, bus), bus, lambda _: False, env.root
+    )
+    service.review = BrokenReview(
+        env.store, StoreSessions(env.store), env.agent.snapshots, env.agent.workspace, bus, env.root
+    )
+    await env.step({"new.txt": b"hi\n"})
+    await service.on_patch(env.agent.session.id)  # no exception: the turn is not failed
+    (warning,) = warnings
+    assert isinstance(warning, AgentWarning) and warning.kind == "review"
+    assert "could not be recorded for review (database write failed" in warning.message
