@@ -163,7 +163,7 @@ def build_state(
             bus=parts.bus,
             snapshots=snapshots.hooks(),
             on_patch=snapshots.on_patch,
-            review_note=snapshots.review.take_note,
+            review_note=snapshots.review.tell,
         )
     mcp = previous.mcp if previous is not None else McpServers()
     return ConfigState(parts.owner, resolved, agents, retry, snapshots, services, mcp)

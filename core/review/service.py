@@ -8,7 +8,7 @@ overlaps the user's edits comes back as a conflict, its file untouched.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 from core.bus import Bus
@@ -226,14 +226,18 @@ class ReviewService:
             return conflict(merged.reason, current)
         return b"".join(merged)
 
-    async def take_note(self, session_id: str) -> str | None:
-        """What the user undid that the model has not been told yet (then marked told), or None."""
+    async def tell(self, session_id: str, deliver: Callable[[str], Awaitable[bool]]) -> str | None:
+        """Hand ``deliver`` a note of what the user undid that the model has not been told yet;
+        the hunks count as told once it returns True (a failed delivery is tried next time).
+        Returns the note, or None when there was nothing to tell."""
         hunks = [h for h in await self._table.hunks(session_id, "undone") if not h.told]
         if not hunks:
             return None
         items = "\n".join(f"- {h.file}: {h.lines_label()}" for h in hunks)
-        await self._table.update_hunks([h.model_copy(update={"told": True}) for h in hunks])
-        return load("review/undone.md").replace("{items}", items)
+        note = load("review/undone.md").replace("{items}", items)
+        if await deliver(note):
+            await self._table.update_hunks([h.model_copy(update={"told": True}) for h in hunks])
+        return note
 
     def _publish(self, session_id: str, changed: list[Hunk], pending: int) -> None:
         if not changed:

@@ -33,7 +33,9 @@ class StepServices:
     snapshots: SnapshotHooks | None = None
     on_patch: Callable[[str], Awaitable[None]] | None = field(default=None)
     # What the user undid that the model was not told yet (then marked told): core.review.
-    review_note: Callable[[str], Awaitable[str | None]] | None = field(default=None)
+    review_note: Callable[[str, Callable[[str], Awaitable[bool]]], Awaitable[str | None]] | None = field(
+        default=None
+    )
 
     @property
     def snapshots_on(self) -> bool:
@@ -79,20 +81,22 @@ class StepServices:
         (stored, synthetic): the model reads it in this step's request and every later one."""
         if self.review_note is None:
             return
-        note = await self.review_note(session_id)
-        if note is None:
-            return
-        async for message in self.sessions.stream(session_id):
-            if isinstance(message.info, UserMessage):
-                part = TextPart(
-                    id=ids.ascending("prt"),
-                    sessionID=session_id,
-                    messageID=message.info.id,
-                    text=note,
-                    synthetic=True,
-                )
-                await self.sessions.update_part(part)
-                return
+
+        async def deliver(note: str) -> bool:
+            async for message in self.sessions.stream(session_id):
+                if isinstance(message.info, UserMessage):
+                    part = TextPart(
+                        id=ids.ascending("prt"),
+                        sessionID=session_id,
+                        messageID=message.info.id,
+                        text=note,
+                        synthetic=True,
+                    )
+                    await self.sessions.update_part(part)
+                    return True
+            return False
+
+        await self.review_note(session_id, deliver)
 
     async def after_patch(self, session_id: str) -> None:
         """Recompute the session's diff summary after a step changed files."""

@@ -154,11 +154,19 @@ async def test_keep_by_file_then_undo_all_and_unknown_ids(env: Env) -> None:
 
 async def test_the_model_is_told_once_what_was_undone(env: Env) -> None:
     await env.step({"src/main.py": _edited(MAIN, {10: b"ten\n", 11: b"eleven\n"})})
-    assert await env.review.take_note(env.agent.session.id) is None
+    delivered: list[str] = []
+
+    async def deliver(note: str) -> bool:
+        delivered.append(note)
+        return len(delivered) > 1  # the first delivery fails: the note comes again
+
+    assert await env.review.tell(env.agent.session.id, deliver) is None
     await env.review.undo(env.agent.session.id)
-    note = await env.review.take_note(env.agent.session.id)
-    assert note is not None and "- src/main.py: lines 10-11" in note
-    assert await env.review.take_note(env.agent.session.id) is None
+    assert await env.review.tell(env.agent.session.id, deliver) is not None
+    await env.review.tell(env.agent.session.id, deliver)
+    assert await env.review.tell(env.agent.session.id, deliver) is None
+    assert len(delivered) == 2 and delivered[0] == delivered[1]
+    assert "- src/main.py: lines 10-11" in delivered[0]
 
 
 async def test_hunks_survive_a_restart_and_a_fork_copies_them(env: Env) -> None:
