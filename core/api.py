@@ -20,6 +20,7 @@ from core.errors import NotFoundError
 from core.events import Event, FileDiff, PermissionRequest, QuestionRequest
 from core.message.models import MessageWithParts, Session, Todo
 from core.message.prompt_input import AgentInput, FileInput, TextInput
+from core.message.review import Hunk, ReviewResult
 from core.permission.rules import Rule, Ruleset
 from core.permission.service import Reply
 
@@ -231,6 +232,24 @@ class Agent(Protocol):
 
     async def unrevert(self, session_id: str) -> RevertResult:
         """Undo the last revert."""
+        ...
+
+    async def review(self, session_id: str) -> list[Hunk]:
+        """The agent's changes in the session still to review (pending hunks), oldest first."""
+        ...
+
+    async def keep(
+        self, session_id: str, hunk_ids: Sequence[str] | None = None, file: str | None = None
+    ) -> ReviewResult:
+        """Keep pending hunks: by id, every one of ``file``, or all (neither given)."""
+        ...
+
+    async def undo(
+        self, session_id: str, hunk_ids: Sequence[str] | None = None, file: str | None = None
+    ) -> ReviewResult:
+        """Undo pending hunks (as ``keep`` chooses them), keeping the user's edits; an undo that
+        overlaps them is a conflict in the result and changes nothing. The model is told at its
+        next step."""
         ...
 
     async def file_at_snapshot(self, snapshot: str, path: str) -> bytes | None:

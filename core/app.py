@@ -47,6 +47,7 @@ from core.llm.model import ModelInfo, resolve_model, resolve_small_model
 from core.llm.stream import stream as llm_stream
 from core.llm.transport import aclose_http_client
 from core.message.models import MessageWithParts, ModelRef, Session, SubtaskPart, Todo, UserMessage
+from core.message.review import Hunk, ReviewResult
 from core.message.title_text import clean_title
 from core.permission import rules
 from core.permission.request import PermissionAsk
@@ -354,6 +355,22 @@ class AgentApp:
     async def diff(self, session_id: str, message_id: str | None = None) -> list[FileDiff]:
         """What the agent changed in the session (or since a message)."""
         return await self.snapshots.diff(session_id, message_id)
+
+    async def review(self, session_id: str) -> list[Hunk]:
+        """The agent's changes in the session still to review (pending hunks), oldest first."""
+        return await self.snapshots.review.pending(session_id)
+
+    async def keep(
+        self, session_id: str, hunk_ids: Sequence[str] | None = None, file: str | None = None
+    ) -> ReviewResult:
+        """Keep pending hunks: by id, every one of ``file``, or all (neither given)."""
+        return await self.snapshots.review.keep(session_id, hunk_ids, file)
+
+    async def undo(
+        self, session_id: str, hunk_ids: Sequence[str] | None = None, file: str | None = None
+    ) -> ReviewResult:
+        """Undo pending hunks, keeping the user's edits (conflicts change nothing)."""
+        return await self.snapshots.review.undo(session_id, hunk_ids, file)
 
     async def todos(self, session_id: str) -> list[Todo]:
         """The session's todo list."""

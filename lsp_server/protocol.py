@@ -146,6 +146,13 @@ class SessionDiff(SessionRef):
     messageID: str | None = None
 
 
+class ReviewChoice(SessionRef):
+    """``agent/review/keep|undo``: hunks by id, every hunk of one file (a URI), or all (neither)."""
+
+    hunkIDs: list[str] | None = Field(default=None, min_length=1)
+    uri: str | None = None
+
+
 class PermissionReply(Params):
     requestID: str = Field(min_length=1)
     reply: Literal["once", "always", "reject"]

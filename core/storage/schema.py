@@ -116,7 +116,32 @@ _PART_TOKENS = Migration(
     ),
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_INITIAL, _APPROVALS, _RECOVERY_INDEXES, _PART_TOKENS)
+_REVIEW_HUNKS = Migration(
+    5,
+    "the agent's changes as hunks to review (pending, kept, undone), kept with the session",
+    # The row's columns are what the queries select on; the Hunk itself is the JSON body. A hunk
+    # goes with its message: a revert's cleanup (or a deleted session) takes its hunks along.
+    (
+        """CREATE TABLE review_hunks (
+            id TEXT PRIMARY KEY,
+            session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            message_id TEXT NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+            step_id TEXT NOT NULL,
+            state TEXT NOT NULL,
+            body TEXT NOT NULL
+        )""",
+        "CREATE INDEX review_hunks_by_session ON review_hunks(session_id, id)",
+        "CREATE INDEX review_hunks_by_message ON review_hunks(message_id)",
+    ),
+)
+
+MIGRATIONS: tuple[Migration, ...] = (
+    _INITIAL,
+    _APPROVALS,
+    _RECOVERY_INDEXES,
+    _PART_TOKENS,
+    _REVIEW_HUNKS,
+)
 LATEST = MIGRATIONS[-1].version
 
 

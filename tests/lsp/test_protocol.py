@@ -21,6 +21,9 @@ METHODS = [
     "agent/question/list",
     "agent/question/reject",
     "agent/question/reply",
+    "agent/review/keep",
+    "agent/review/list",
+    "agent/review/undo",
     "agent/session/abort",
     "agent/session/compact",
     "agent/session/create",
@@ -60,6 +63,9 @@ MALFORMED: list[tuple[str, Any, str]] = [
     ("agent/question/reject", {}, "requestID"),
     ("agent/question/list", 3, "params"),
     ("agent/config", [1], "params"),
+    ("agent/review/list", {}, "sessionID"),
+    ("agent/review/keep", {"sessionID": "ses_x", "hunkIDs": "all"}, "hunkIDs"),
+    ("agent/review/undo", {"sessionID": "ses_x", "uri": 7}, "uri"),
 ]
 
 
