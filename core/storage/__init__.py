@@ -4,6 +4,7 @@ from core.storage.approvals import Approval
 from core.storage.project import Project
 from core.storage.recovery import TOOL_INTERRUPTED, TURN_INTERRUPTED, RecoveryReport
 from core.storage.rows import InvalidRow, InvalidRowError, OnInvalid
+from core.storage.search import SearchFilter, SearchHit
 from core.storage.store import DB_NAME, Store
 
 __all__ = [
@@ -16,5 +17,7 @@ __all__ = [
     "OnInvalid",
     "Project",
     "RecoveryReport",
+    "SearchFilter",
+    "SearchHit",
     "Store",
 ]

@@ -116,7 +116,71 @@ _PART_TOKENS = Migration(
     ),
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_INITIAL, _APPROVALS, _RECOVERY_INDEXES, _PART_TOKENS)
+# Full-text search (core/storage/search.py). What is indexed: session titles, and the text parts that
+# are finished: a user's text (no time), or a streamed text part once ``time.end`` is set. Streaming
+# flushes write a part many times before it ends; indexing each of those writes would tokenise the
+# growing text again and again, so the index takes the part once, when it is complete. Synthetic
+# text (attached file contents, reminders) is not what anyone wrote or read in the chat: left out.
+SEARCHABLE_PART = (
+    "{r}.type = 'text' AND json_extract({r}.body, '$.synthetic') IS NOT 1 "
+    "AND (json_extract({r}.body, '$.time.start') IS NULL OR json_extract({r}.body, '$.time.end') IS NOT NULL)"
+)
+# Both FTS tables are keyed by the rowid of their row in parts/sessions (an upsert keeps it). The
+# search joins back on that rowid *and* the stored id, so a renumbering (a VACUUM renumbers tables
+# without an INTEGER PRIMARY KEY) can drop hits until ``rebuild_search_index``, never show wrong ones.
+_PART_TEXT = "json_extract({r}.body, '$.text')"
+_TITLE = "json_extract({r}.body, '$.title')"
+_FTS_OPTIONS = "tokenize = 'unicode61 remove_diacritics 2'"
+
+_SEARCH = Migration(
+    5,
+    "full-text search over session titles and finished text parts (FTS5), filled from existing data",
+    (
+        f"CREATE VIRTUAL TABLE part_search USING fts5(text, part_id UNINDEXED, {_FTS_OPTIONS})",
+        f"CREATE VIRTUAL TABLE session_search USING fts5(title, session_id UNINDEXED, {_FTS_OPTIONS})",
+        f"""CREATE TRIGGER parts_search_insert AFTER INSERT ON parts WHEN {SEARCHABLE_PART.format(r="new")}
+        BEGIN
+            INSERT INTO part_search (rowid, text, part_id)
+                VALUES (new.rowid, {_PART_TEXT.format(r="new")}, new.id);
+        END""",
+        # Tool parts are updated often (state, prune marks): the WHEN keeps them away from the index.
+        f"""CREATE TRIGGER parts_search_update AFTER UPDATE ON parts
+        WHEN (old.type = 'text' OR new.type = 'text') AND old.body IS NOT new.body
+        BEGIN
+            DELETE FROM part_search WHERE rowid = old.rowid;
+            INSERT INTO part_search (rowid, text, part_id)
+                SELECT new.rowid, {_PART_TEXT.format(r="new")}, new.id
+                WHERE {SEARCHABLE_PART.format(r="new")};
+        END""",
+        """CREATE TRIGGER parts_search_delete AFTER DELETE ON parts WHEN old.type = 'text'
+        BEGIN
+            DELETE FROM part_search WHERE rowid = old.rowid;
+        END""",
+        f"""CREATE TRIGGER sessions_search_insert AFTER INSERT ON sessions
+        BEGIN
+            INSERT INTO session_search (rowid, title, session_id)
+                VALUES (new.rowid, {_TITLE.format(r="new")}, new.id);
+        END""",
+        # Sessions are rewritten at every turn (time.updated); only a new title touches the index.
+        f"""CREATE TRIGGER sessions_search_update AFTER UPDATE ON sessions
+        WHEN {_TITLE.format(r="old")} IS NOT {_TITLE.format(r="new")}
+        BEGIN
+            DELETE FROM session_search WHERE rowid = old.rowid;
+            INSERT INTO session_search (rowid, title, session_id)
+                VALUES (new.rowid, {_TITLE.format(r="new")}, new.id);
+        END""",
+        """CREATE TRIGGER sessions_search_delete AFTER DELETE ON sessions
+        BEGIN
+            DELETE FROM session_search WHERE rowid = old.rowid;
+        END""",
+        f"INSERT INTO part_search (rowid, text, part_id) SELECT p.rowid, {_PART_TEXT.format(r='p')}, p.id "
+        f"FROM parts p WHERE {SEARCHABLE_PART.format(r='p')}",
+        f"INSERT INTO session_search (rowid, title, session_id) SELECT s.rowid, {_TITLE.format(r='s')}, s.id "
+        "FROM sessions s",
+    ),
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_INITIAL, _APPROVALS, _RECOVERY_INDEXES, _PART_TOKENS, _SEARCH)
 LATEST = MIGRATIONS[-1].version
 
 

@@ -37,6 +37,7 @@ from core.storage.messages import MessageTable
 from core.storage.project import ProjectTable
 from core.storage.recovery import RecoveryReport, check_integrity, recover
 from core.storage.schema import migrate
+from core.storage.search import SearchTable
 from core.storage.sessions import SessionTable
 
 try:
@@ -83,7 +84,7 @@ class _OpenersLock:
         os.close(self._fd)
 
 
-class Store(ProjectTable, SessionTable, MessageTable, ForkOps, ApprovalTable):
+class Store(ProjectTable, SessionTable, MessageTable, ForkOps, ApprovalTable, SearchTable):
     """Async persistence for everything agentls keeps. Pure storage: it publishes no events."""
 
     recovery: RecoveryReport | None = None
