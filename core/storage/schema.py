@@ -125,37 +125,40 @@ SEARCHABLE_PART = (
     "{r}.type = 'text' AND json_extract({r}.body, '$.synthetic') IS NOT 1 "
     "AND (json_extract({r}.body, '$.time.start') IS NULL OR json_extract({r}.body, '$.time.end') IS NOT NULL)"
 )
-# Both FTS tables are keyed by the rowid of their row in parts/sessions (an upsert keeps it). The
-# search joins back on that rowid *and* the stored id, so a renumbering (a VACUUM renumbers tables
-# without an INTEGER PRIMARY KEY) can drop hits until ``rebuild_search_index``, never show wrong ones.
-_PART_TEXT = "json_extract({r}.body, '$.text')"
+# Parts: an FTS5 transaction writes a new index segment at commit, which tripled the cost of writing
+# one part in its own transaction. So the triggers only queue the part's rowid (an upsert keeps it);
+# the store indexes the queue in batches, and always before a search (``search.py``). Titles change
+# rarely: their triggers index at once.
 _TITLE = "json_extract({r}.body, '$.title')"
+# The columns of part_search, selected from a parts row ``p``.
+INDEX_PARTS = "SELECT p.rowid, json_extract(p.body, '$.text'), p.session_id, p.message_id, p.id"
 _FTS_OPTIONS = "tokenize = 'unicode61 remove_diacritics 2'"
+# Not INSERT OR IGNORE: inside a trigger the conflict policy of the statement that fired it wins.
+_QUEUE = (
+    "INSERT INTO search_queue (part_rowid) SELECT {r}.rowid "
+    "WHERE NOT EXISTS (SELECT 1 FROM search_queue WHERE part_rowid = {r}.rowid);"
+)
 
 _SEARCH = Migration(
     5,
     "full-text search over session titles and finished text parts (FTS5), filled from existing data",
     (
-        f"CREATE VIRTUAL TABLE part_search USING fts5(text, part_id UNINDEXED, {_FTS_OPTIONS})",
+        "CREATE VIRTUAL TABLE part_search USING fts5("
+        f"text, session_id UNINDEXED, message_id UNINDEXED, part_id UNINDEXED, {_FTS_OPTIONS})",
         f"CREATE VIRTUAL TABLE session_search USING fts5(title, session_id UNINDEXED, {_FTS_OPTIONS})",
+        "CREATE TABLE search_queue (part_rowid INTEGER PRIMARY KEY)",
         f"""CREATE TRIGGER parts_search_insert AFTER INSERT ON parts WHEN {SEARCHABLE_PART.format(r="new")}
-        BEGIN
-            INSERT INTO part_search (rowid, text, part_id)
-                VALUES (new.rowid, {_PART_TEXT.format(r="new")}, new.id);
-        END""",
-        # Tool parts are updated often (state, prune marks): the WHEN keeps them away from the index.
+        BEGIN {_QUEUE.format(r="new")} END""",
+        # Tool parts are updated often (state, prune marks): the WHEN keeps them off the queue.
+        # Nor do streaming flushes (a text part not finished yet, before and after).
         f"""CREATE TRIGGER parts_search_update AFTER UPDATE ON parts
         WHEN (old.type = 'text' OR new.type = 'text') AND old.body IS NOT new.body
-        BEGIN
-            DELETE FROM part_search WHERE rowid = old.rowid;
-            INSERT INTO part_search (rowid, text, part_id)
-                SELECT new.rowid, {_PART_TEXT.format(r="new")}, new.id
-                WHERE {SEARCHABLE_PART.format(r="new")};
-        END""",
-        """CREATE TRIGGER parts_search_delete AFTER DELETE ON parts WHEN old.type = 'text'
-        BEGIN
-            DELETE FROM part_search WHERE rowid = old.rowid;
-        END""",
+            AND (({SEARCHABLE_PART.format(r="old")}) OR ({SEARCHABLE_PART.format(r="new")}))
+        BEGIN """
+        + _QUEUE.format(r="old")
+        + " END",
+        f"""CREATE TRIGGER parts_search_delete AFTER DELETE ON parts WHEN old.type = 'text'
+        BEGIN {_QUEUE.format(r="old")} END""",
         f"""CREATE TRIGGER sessions_search_insert AFTER INSERT ON sessions
         BEGIN
             INSERT INTO session_search (rowid, title, session_id)
@@ -173,7 +176,8 @@ _SEARCH = Migration(
         BEGIN
             DELETE FROM session_search WHERE rowid = old.rowid;
         END""",
-        f"INSERT INTO part_search (rowid, text, part_id) SELECT p.rowid, {_PART_TEXT.format(r='p')}, p.id "
+        # Existing data, in this one transaction (later writes go through the queue).
+        f"INSERT INTO part_search (rowid, text, session_id, message_id, part_id) {INDEX_PARTS} "
         f"FROM parts p WHERE {SEARCHABLE_PART.format(r='p')}",
         f"INSERT INTO session_search (rowid, title, session_id) SELECT s.rowid, {_TITLE.format(r='s')}, s.id "
         "FROM sessions s",

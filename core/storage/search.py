@@ -1,16 +1,21 @@
 """Full-text search over session titles and message text (SQLite FTS5).
 
-The index (``part_search``, ``session_search``) is kept in step by triggers on the parts and sessions
-tables (see migration 5 in ``schema.py``): whatever writes a row, the index follows in the same
-transaction. A query is FTS5 query syntax (words, ``"phrases"``, ``prefix*``, ``AND``/``OR``/``NOT``);
-a query SQLite cannot parse is an ``InvalidInputError`` saying so, never an empty result.
+Titles are indexed by triggers as they are written. Parts go through ``search_queue`` (see
+migration 5 in ``schema.py``): the triggers queue the rowid of a text part that was written or
+deleted, and ``index_pending`` indexes the queue in one transaction, every ``SEARCH_BATCH`` text
+writes, before every search and at close. A query is FTS5 query syntax (words, ``"phrases"``,
+``prefix*``, ``AND``/``OR``/``NOT``); a query SQLite cannot parse is an ``InvalidInputError`` saying
+so, never an empty result.
+
+Hits come newest first. Matching parts are read newest first (by rowid, the order they were
+written) until ``limit`` sessions have one, so a common word costs a few hundred index rows, not
+every match; bm25 ranking over tens of thousands of matches took close to a second.
 """
 
 from __future__ import annotations
 
 import logging
 import sqlite3
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import aiosqlite
@@ -19,46 +24,22 @@ from core.errors import InvalidInputError, StorageError
 from core.message.models import Session
 from core.storage.base import StoreBase
 from core.storage.rows import decode_session
-from core.storage.schema import SEARCHABLE_PART
+from core.storage.schema import INDEX_PARTS, SEARCHABLE_PART
 
 log = logging.getLogger(__name__)
 
-# Marks around matched terms in snippets; control characters no stored text is expected to hold
-# (any that are there are dropped from the snippet so the highlights stay right).
+# Marks around matched terms in snippets; control characters that stored text is not expected to
+# hold (any that are there are dropped from the snippet, so the highlights stay right).
 _OPEN, _CLOSE = "\x02", "\x03"
 SNIPPET_TOKENS = 16
 MAX_LIMIT = 200
-# bm25 scores of the two tables are on different scales; a title names the whole session, so a
-# match there counts for more than one in a single part.
-_TITLE_WEIGHT = 2.0
-
-_HITS = f"""
-WITH hits (session_id, message_id, part_rowid, score) AS (
-    SELECT p.session_id, p.message_id, p.rowid, part_search.rank
-    FROM part_search JOIN parts p ON p.rowid = part_search.rowid AND p.id = part_search.part_id
-    WHERE part_search MATCH :query
-    UNION ALL
-    SELECT s.id, NULL, NULL, session_search.rank * {_TITLE_WEIGHT}
-    FROM session_search
-    JOIN sessions s ON s.rowid = session_search.rowid AND s.id = session_search.session_id
-    WHERE session_search MATCH :query
-)
-SELECT s.id, s.body, h.message_id, h.part_rowid, min(h.score), count(*)
-FROM hits h JOIN sessions s ON s.id = h.session_id
-WHERE (:project IS NULL OR s.project_id = :project)
-  AND (:since IS NULL OR s.time_updated >= :since)
-  AND (:until IS NULL OR s.time_updated < :until)
-  AND (:agent IS NULL OR EXISTS (
-      SELECT 1 FROM messages m WHERE m.session_id = s.id AND json_extract(m.body, '$.agent') = :agent))
-GROUP BY s.id
-ORDER BY min(h.score), s.time_updated DESC
-LIMIT :limit
-"""
+SEARCH_BATCH = 64  # text-part writes queued before they are indexed in one transaction
+_FETCH = 256
 
 
 @dataclass(frozen=True)
 class SearchFilter:
-    """Which sessions a search looks at: a project's, updated in [since, until) (ms), run with an agent."""
+    """Which sessions a search looks at: a project's, updated in [since, until) (ms), that ran an agent."""
 
     project_id: str | None = None
     since: int | None = None
@@ -68,10 +49,9 @@ class SearchFilter:
 
 @dataclass(frozen=True)
 class SearchHit:
-    """A session that matches, best first: where it matches best and how often it matches.
+    """A session that matches, and its newest match: a text part, or its title when no part matches.
 
-    ``message_id``/``part_id`` are None when the title is the best match. ``highlights`` are
-    [start, end) offsets of the matched terms in ``snippet``, in Unicode code points.
+    ``highlights`` are [start, end) offsets of the matched terms in ``snippet``, in code points.
     """
 
     session: Session
@@ -79,67 +59,74 @@ class SearchHit:
     highlights: list[tuple[int, int]] = field(default_factory=list)
     message_id: str | None = None
     part_id: str | None = None
-    matches: int = 1
+
+
+async def index_pending(conn: aiosqlite.Connection) -> int:
+    """Index the queued parts (inside the caller's write transaction); returns how many were queued."""
+    async with conn.execute("SELECT count(*) FROM search_queue") as cursor:
+        row = await cursor.fetchone()
+    queued = int(row[0]) if row else 0
+    if queued:
+        await conn.execute("DELETE FROM part_search WHERE rowid IN (SELECT part_rowid FROM search_queue)")
+        await conn.execute(
+            f"INSERT INTO part_search (rowid, text, session_id, message_id, part_id) {INDEX_PARTS} "
+            "FROM search_queue q JOIN parts p ON p.rowid = q.part_rowid "
+            f"WHERE {SEARCHABLE_PART.format(r='p')}"
+        )
+        await conn.execute("DELETE FROM search_queue")
+    return queued
 
 
 class SearchTable(StoreBase):
-    """Searching the FTS5 index the triggers keep."""
+    """Searching the FTS5 index, and keeping the queue of parts to index short."""
+
+    _search_backlog = 0
+
+    async def index_pending(self) -> None:
+        """Index every queued part now."""
+        self._search_backlog = 0
+        # Most searches find the queue empty: a read first, so they take no write lock.
+        row = await self._fetchone("SELECT EXISTS (SELECT 1 FROM search_queue)")
+        if row is not None and row[0]:
+            async with self._tx() as conn:
+                await index_pending(conn)
+
+    async def queued_for_search(self, count: int) -> None:
+        """``count`` text parts were written or deleted: index the queue once a batch is due."""
+        self._search_backlog += count
+        if self._search_backlog >= SEARCH_BATCH:
+            await self.index_pending()
 
     async def search_sessions(
         self, query: str, where: SearchFilter | None = None, limit: int = 20
     ) -> list[SearchHit]:
-        """Sessions whose title or finished text parts match ``query`` (FTS5 syntax), best first."""
+        """Sessions whose title or finished text parts match ``query`` (FTS5 syntax), newest first."""
         text = query.strip()
         if not text:
             raise InvalidInputError("the search query is empty: give one or more words to look for")
         if not 1 <= limit <= MAX_LIMIT:
             raise InvalidInputError(f"the search limit must be between 1 and {MAX_LIMIT}, not {limit}")
-        where = where or SearchFilter()
-        params = {
-            "query": text,
-            "project": where.project_id,
-            "since": where.since,
-            "until": where.until,
-            "agent": where.agent,
-            "limit": limit,
-        }
+        await self.index_pending()
         async with self._lock:
             self._check_open()
             try:
-                async with self._conn.execute(_HITS, params) as cursor:
-                    rows = list(await cursor.fetchall())
-                snippets = await _snippets(self._conn, text, rows)
+                return await _search(self._conn, text, where or SearchFilter(), limit)
             except sqlite3.OperationalError as exc:
                 if _is_query_error(exc):
                     raise InvalidInputError(_query_message(text, exc)) from exc
                 raise StorageError(f"search failed: {exc}") from exc
             except sqlite3.Error as exc:
                 raise StorageError(f"search failed: {exc}") from exc
-        hits: list[SearchHit] = []
-        for session_id, body, message_id, part_rowid, _score, count in rows:
-            found = snippets.get(part_rowid if part_rowid is not None else session_id)
-            part_id, marked = found if found is not None else (None, "")
-            snippet, highlights = split_marks(marked)
-            hits.append(
-                SearchHit(
-                    session=decode_session(session_id, body),
-                    snippet=snippet,
-                    highlights=highlights,
-                    message_id=message_id,
-                    part_id=part_id,
-                    matches=int(count),
-                )
-            )
-        return hits
 
     async def rebuild_search_index(self) -> None:
-        """Fill the search index again from the parts and sessions tables (after a VACUUM, or damage)."""
+        """Fill the search index again from the parts and sessions tables (after a VACUUM, which may
+        renumber the parts' rowids, or damage)."""
         async with self._tx() as conn:
+            await conn.execute("DELETE FROM search_queue")
             await conn.execute("DELETE FROM part_search")
             await conn.execute("DELETE FROM session_search")
             await conn.execute(
-                "INSERT INTO part_search (rowid, text, part_id) "
-                "SELECT p.rowid, json_extract(p.body, '$.text'), p.id "
+                f"INSERT INTO part_search (rowid, text, session_id, message_id, part_id) {INDEX_PARTS} "
                 f"FROM parts p WHERE {SEARCHABLE_PART.format(r='p')}"
             )
             await conn.execute(
@@ -148,36 +135,93 @@ class SearchTable(StoreBase):
             )
 
 
-async def _snippets(
-    conn: aiosqlite.Connection, query: str, rows: Sequence[sqlite3.Row]
-) -> dict[object, tuple[str | None, str]]:
-    """Snippets of the best match of each hit: part rowid → (part id, text), session id → (None, title).
+class _Sessions:
+    """The sessions a filter lets through, loaded once; the agent test runs per candidate."""
 
-    Computed for the page of hits only: ``snippet()`` over every match of a common word would cost
-    more than the search.
-    """
-    found: dict[object, tuple[str | None, str]] = {}
-    part_rowids = [r[3] for r in rows if r[3] is not None]
-    title_ids = [r[0] for r in rows if r[3] is None]
-    if part_rowids:
-        marks = ",".join("?" * len(part_rowids))
-        sql = (
-            f"SELECT rowid, part_id, snippet(part_search, 0, '{_OPEN}', '{_CLOSE}', '…', {SNIPPET_TOKENS}) "
-            f"FROM part_search WHERE part_search MATCH ? AND rowid IN ({marks})"
-        )
-        async with conn.execute(sql, [query, *part_rowids]) as cursor:
-            for rowid, part_id, snippet in await cursor.fetchall():
-                found[rowid] = (str(part_id), str(snippet))
-    if title_ids:
-        marks = ",".join("?" * len(title_ids))
-        sql = (
-            f"SELECT session_id, highlight(session_search, 0, '{_OPEN}', '{_CLOSE}') "
-            f"FROM session_search WHERE session_search MATCH ? AND session_id IN ({marks})"
-        )
-        async with conn.execute(sql, [query, *title_ids]) as cursor:
-            for session_id, title in await cursor.fetchall():
-                found[session_id] = (None, str(title))
-    return found
+    def __init__(self, conn: aiosqlite.Connection, where: SearchFilter) -> None:
+        self.conn = conn
+        self.where = where
+        self.rows: dict[str, tuple[int, str]] = {}  # id → (time_updated, body)
+        self.agent_ok: dict[str, bool] = {}
+
+    async def load(self) -> None:
+        w = self.where
+        async with self.conn.execute(
+            "SELECT id, time_updated, body FROM sessions WHERE (:p IS NULL OR project_id = :p) "
+            "AND (:since IS NULL OR time_updated >= :since) AND (:until IS NULL OR time_updated < :until)",
+            {"p": w.project_id, "since": w.since, "until": w.until},
+        ) as cursor:
+            for session_id, updated, body in await cursor.fetchall():
+                self.rows[session_id] = (int(updated), str(body))
+
+    async def allows(self, session_id: str) -> bool:
+        if session_id not in self.rows:
+            return False
+        if self.where.agent is None:
+            return True
+        if session_id not in self.agent_ok:
+            async with self.conn.execute(
+                "SELECT EXISTS (SELECT 1 FROM messages WHERE session_id = ? AND role = 'user' "
+                "AND json_extract(body, '$.agent') = ?)",
+                (session_id, self.where.agent),
+            ) as cursor:
+                row = await cursor.fetchone()
+            self.agent_ok[session_id] = bool(row and row[0])
+        return self.agent_ok[session_id]
+
+
+async def _search(conn: aiosqlite.Connection, query: str, where: SearchFilter, limit: int) -> list[SearchHit]:
+    sessions = _Sessions(conn, where)
+    await sessions.load()
+    found: dict[str, SearchHit] = {}
+    async with conn.execute(
+        f"SELECT session_id, highlight(session_search, 0, '{_OPEN}', '{_CLOSE}') "
+        "FROM session_search WHERE session_search MATCH ?",
+        (query,),
+    ) as cursor:
+        titles = {str(r[0]): str(r[1]) for r in await cursor.fetchall()}
+    best: dict[str, tuple[int, str, str]] = {}  # session id → (part rowid, message id, part id)
+    async with conn.execute(
+        "SELECT rowid, session_id, message_id, part_id FROM part_search WHERE part_search MATCH ? "
+        "ORDER BY rowid DESC",
+        (query,),
+    ) as cursor:
+        while len(best) < limit:
+            rows = list(await cursor.fetchmany(_FETCH))
+            for rowid, session_id, message_id, part_id in rows:
+                if session_id not in best and await sessions.allows(session_id):
+                    best[session_id] = (int(rowid), str(message_id), str(part_id))
+            if len(rows) < _FETCH:
+                break
+    snippets = await _part_snippets(conn, query, [b[0] for b in best.values()])
+    for session_id, (rowid, message_id, part_id) in best.items():
+        found[session_id] = _hit(sessions, session_id, snippets.get(rowid, ""), message_id, part_id)
+    for session_id, title in titles.items():
+        if session_id not in found and await sessions.allows(session_id):
+            found[session_id] = _hit(sessions, session_id, title, None, None)
+    newest = sorted(found.values(), key=lambda h: (h.session.time.updated, h.session.id), reverse=True)
+    return newest[:limit]
+
+
+def _hit(
+    sessions: _Sessions, session_id: str, marked: str, message_id: str | None, part_id: str | None
+) -> SearchHit:
+    snippet, highlights = split_marks(marked)
+    session = decode_session(session_id, sessions.rows[session_id][1])
+    return SearchHit(session, snippet, highlights, message_id, part_id)
+
+
+async def _part_snippets(conn: aiosqlite.Connection, query: str, rowids: list[int]) -> dict[int, str]:
+    # For the hits only: snippet() over every match of a common word would cost more than the search.
+    if not rowids:
+        return {}
+    marks = ",".join("?" * len(rowids))
+    sql = (
+        f"SELECT rowid, snippet(part_search, 0, '{_OPEN}', '{_CLOSE}', '…', {SNIPPET_TOKENS}) "
+        f"FROM part_search WHERE part_search MATCH ? AND rowid IN ({marks})"
+    )
+    async with conn.execute(sql, [query, *rowids]) as cursor:
+        return {int(r[0]): str(r[1]) for r in await cursor.fetchall()}
 
 
 def split_marks(marked: str) -> tuple[str, list[tuple[int, int]]]:

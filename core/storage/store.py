@@ -37,7 +37,6 @@ from core.storage.messages import MessageTable
 from core.storage.project import ProjectTable
 from core.storage.recovery import RecoveryReport, check_integrity, recover
 from core.storage.schema import migrate
-from core.storage.search import SearchTable
 from core.storage.sessions import SessionTable
 
 try:
@@ -84,7 +83,7 @@ class _OpenersLock:
         os.close(self._fd)
 
 
-class Store(ProjectTable, SessionTable, MessageTable, ForkOps, ApprovalTable, SearchTable):
+class Store(ProjectTable, SessionTable, MessageTable, ForkOps, ApprovalTable):
     """Async persistence for everything agentls keeps. Pure storage: it publishes no events."""
 
     recovery: RecoveryReport | None = None
@@ -140,6 +139,11 @@ class Store(ProjectTable, SessionTable, MessageTable, ForkOps, ApprovalTable, Se
     async def close(self) -> None:
         """Close the connection (checkpointing the WAL) and release the openers lock, leaving the
         clean-close stamp when no other agentls process has the database open."""
+        if not self.closed:
+            try:
+                await self.index_pending()  # the queue would wait for the next search otherwise
+            except StorageError as exc:
+                log.warning("could not index the parts queued for search (the next search will): %s", exc)
         async with self._lock:  # a transaction under way finishes first
             self.closed = True
         closed = False

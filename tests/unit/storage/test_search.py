@@ -13,7 +13,7 @@ from core.message.models import PartTime, Session, TextPart, ToolPart, now_ms
 from core.storage import Project, SearchFilter, Store
 from core.storage.rows import encode
 from core.storage.schema import migrate
-from core.storage.search import split_marks
+from core.storage.search import SEARCH_BATCH, split_marks
 from tests.unit.storage import factories as f
 
 
@@ -96,6 +96,7 @@ async def test_changes_and_deletes_leave_the_index(store: Store, project: Projec
     await store.upsert_part(_done(s.id, u.id, "gamma"))
     await store.delete_session(s.id)  # cascades to messages and parts
     assert await _ids(store, "gamma") == []
+    await store.index_pending()
     async with store._conn.execute("SELECT count(*) FROM part_search") as cursor:
         row = await cursor.fetchone()
     assert row is not None and row[0] == 0
@@ -128,11 +129,38 @@ async def test_filters_by_project_date_and_agent(store: Store, project: Project,
     assert await _ids(store, "kiwi", SearchFilter(agent="plan")) == []
 
 
-async def test_title_and_text_matches_group_into_one_hit(store: Store, project: Project) -> None:
-    s = await _session_with(store, project, "mango in the text", title="mango title")
+async def test_one_hit_per_session_newest_first(store: Store, project: Project) -> None:
+    older = await _session_with(store, project, "mango in the text", title="mango title")
+    newer = f.session(project.id, title="no fruit here", updated=older.time.updated + 10)
+    await store.insert_session(newer)
+    u = f.user(newer.id)
+    await store.upsert_message(u)
+    await store.upsert_parts([_done(newer.id, u.id, "mango one"), _done(newer.id, u.id, "mango two")])
     hits = await store.search_sessions("mango")
-    assert [h.session.id for h in hits] == [s.id]
-    assert hits[0].matches == 2
+    assert [h.session.id for h in hits] == [newer.id, older.id]
+    assert hits[0].snippet == "mango two"  # its newest matching part
+    assert hits[1].part_id is not None  # a part match is shown before the title's
+
+
+async def test_parts_are_indexed_in_batches_and_before_a_search(store: Store, project: Project) -> None:
+    s = await _session_with(store, project, "first")
+    u = f.user(s.id)
+    await store.upsert_message(u)
+
+    async def indexed() -> int:
+        async with store._conn.execute("SELECT count(*) FROM part_search") as cursor:
+            row = await cursor.fetchone()
+        return int(row[0]) if row else -1
+
+    await store.index_pending()
+    assert await indexed() == 1
+    for n in range(SEARCH_BATCH - 1):
+        await store.upsert_part(_done(s.id, u.id, f"word{n}"))
+    assert await indexed() == 1  # queued, not yet indexed: writes stay cheap
+    await store.upsert_part(_done(s.id, u.id, "the batch is full"))
+    assert await indexed() == 1 + SEARCH_BATCH
+    await store.upsert_part(_done(s.id, u.id, "late kumquat"))
+    assert await _ids(store, "kumquat") == [s.id]  # a search indexes what is queued first
 
 
 @pytest.mark.parametrize(
@@ -170,6 +198,7 @@ async def test_limit_is_checked_and_applied(store: Store, project: Project) -> N
 
 async def test_rebuild_restores_a_lost_index(store: Store, project: Project) -> None:
     s = await _session_with(store, project, "cherry", title="fig")
+    await store.index_pending()
     await store._conn.execute("DELETE FROM part_search")
     await store._conn.execute("DELETE FROM session_search")
     assert await _ids(store, "cherry OR fig") == []
