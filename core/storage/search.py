@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from dataclasses import dataclass, field
 
 import aiosqlite
 
 from core.errors import InvalidInputError, StorageError
-from core.message.models import Session
+from core.message.search import SearchFilter, SearchHit
 from core.storage.base import StoreBase
 from core.storage.rows import decode_session
 from core.storage.schema import INDEX_PARTS, SEARCHABLE_PART
@@ -35,30 +34,6 @@ SNIPPET_TOKENS = 16
 MAX_LIMIT = 200
 SEARCH_BATCH = 64  # text-part writes queued before they are indexed in one transaction
 _FETCH = 256
-
-
-@dataclass(frozen=True)
-class SearchFilter:
-    """Which sessions a search looks at: a project's, updated in [since, until) (ms), that ran an agent."""
-
-    project_id: str | None = None
-    since: int | None = None
-    until: int | None = None
-    agent: str | None = None
-
-
-@dataclass(frozen=True)
-class SearchHit:
-    """A session that matches, and its newest match: a text part, or its title when no part matches.
-
-    ``highlights`` are [start, end) offsets of the matched terms in ``snippet``, in code points.
-    """
-
-    session: Session
-    snippet: str
-    highlights: list[tuple[int, int]] = field(default_factory=list)
-    message_id: str | None = None
-    part_id: str | None = None
 
 
 async def index_pending(conn: aiosqlite.Connection) -> int:
