@@ -25,7 +25,7 @@ def add_search(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     search = actions.add_parser(
         "search",
         help="find sessions whose title or messages match a query",
-        description="QUERY is FTS5 query syntax: words (all must match), \"a phrase\", prefix*, "
+        description='QUERY is FTS5 query syntax: words (all must match), "a phrase", prefix*, '
         "OR, NOT, (groups). Put text with punctuation in double quotes.",
     )
     search.add_argument("query", metavar="QUERY", help="what to look for")
