@@ -130,6 +130,8 @@ SEARCHABLE_PART = (
 # the store indexes the queue in batches, and always before a search (``search.py``). Titles change
 # rarely: their triggers index at once.
 _TITLE = "json_extract({r}.body, '$.title')"
+# The agent a user message prompted (an expression index below: queries must use it exactly).
+USER_AGENT = "json_extract(body, '$.agent')"
 # The columns of part_search, selected from a parts row ``p``.
 INDEX_PARTS = "SELECT p.rowid, json_extract(p.body, '$.text'), p.session_id, p.message_id, p.id"
 _FTS_OPTIONS = "tokenize = 'unicode61 remove_diacritics 2'"
@@ -146,6 +148,8 @@ _SEARCH = Migration(
         "CREATE VIRTUAL TABLE part_search USING fts5("
         f"text, session_id UNINDEXED, message_id UNINDEXED, part_id UNINDEXED, {_FTS_OPTIONS})",
         f"CREATE VIRTUAL TABLE session_search USING fts5(title, session_id UNINDEXED, {_FTS_OPTIONS})",
+        # The agent filter: which sessions had a prompt to an agent, without reading every message.
+        f"CREATE INDEX messages_by_agent ON messages({USER_AGENT}, session_id) WHERE role = 'user'",
         "CREATE TABLE search_queue (part_rowid INTEGER PRIMARY KEY)",
         f"""CREATE TRIGGER parts_search_insert AFTER INSERT ON parts WHEN {SEARCHABLE_PART.format(r="new")}
         BEGIN {_QUEUE.format(r="new")} END""",

@@ -23,7 +23,7 @@ from core.errors import InvalidInputError, StorageError
 from core.message.search import SearchFilter, SearchHit
 from core.storage.base import StoreBase
 from core.storage.rows import decode_session
-from core.storage.schema import INDEX_PARTS, SEARCHABLE_PART
+from core.storage.schema import INDEX_PARTS, SEARCHABLE_PART, USER_AGENT
 
 log = logging.getLogger(__name__)
 
@@ -112,79 +112,72 @@ class SearchTable(StoreBase):
 
 
 class _Sessions:
-    """The sessions a filter lets through, loaded once; the agent test runs per candidate."""
+    """The sessions a filter lets through (id → last update); bodies are read for the hits only."""
 
     def __init__(self, conn: aiosqlite.Connection, where: SearchFilter) -> None:
         self.conn = conn
         self.where = where
-        self.rows: dict[str, tuple[int, str]] = {}  # id → (time_updated, body)
-        self.agent_ok: dict[str, bool] = {}
+        self.updated: dict[str, int] = {}
 
     async def load(self) -> None:
         w = self.where
-        async with self.conn.execute(
-            "SELECT id, time_updated, body FROM sessions WHERE (:p IS NULL OR project_id = :p) "
-            "AND (:since IS NULL OR time_updated >= :since) AND (:until IS NULL OR time_updated < :until)",
-            {"p": w.project_id, "since": w.since, "until": w.until},
-        ) as cursor:
-            for session_id, updated, body in await cursor.fetchall():
-                self.rows[session_id] = (int(updated), str(body))
+        sql = (
+            "SELECT id, time_updated FROM sessions WHERE (:p IS NULL OR project_id = :p) "
+            "AND (:since IS NULL OR time_updated >= :since) AND (:until IS NULL OR time_updated < :until)"
+        )
+        if w.agent is not None:
+            sql += (
+                f" AND id IN (SELECT session_id FROM messages WHERE role = 'user' AND {USER_AGENT} = :agent)"
+            )
+        params = {"p": w.project_id, "since": w.since, "until": w.until, "agent": w.agent}
+        async with self.conn.execute(sql, params) as cursor:
+            self.updated = {str(r[0]): int(r[1]) for r in await cursor.fetchall()}
 
-    async def allows(self, session_id: str) -> bool:
-        if session_id not in self.rows:
-            return False
-        if self.where.agent is None:
-            return True
-        if session_id not in self.agent_ok:
-            async with self.conn.execute(
-                "SELECT EXISTS (SELECT 1 FROM messages WHERE session_id = ? AND role = 'user' "
-                "AND json_extract(body, '$.agent') = ?)",
-                (session_id, self.where.agent),
-            ) as cursor:
-                row = await cursor.fetchone()
-            self.agent_ok[session_id] = bool(row and row[0])
-        return self.agent_ok[session_id]
+    async def bodies(self, ids: list[str]) -> dict[str, str]:
+        marks = ",".join("?" * len(ids))
+        async with self.conn.execute(f"SELECT id, body FROM sessions WHERE id IN ({marks})", ids) as cursor:
+            return {str(r[0]): str(r[1]) for r in await cursor.fetchall()}
 
 
 async def _search(conn: aiosqlite.Connection, query: str, where: SearchFilter, limit: int) -> list[SearchHit]:
     sessions = _Sessions(conn, where)
     await sessions.load()
-    found: dict[str, SearchHit] = {}
+    allowed = sessions.updated
     async with conn.execute(
         f"SELECT session_id, highlight(session_search, 0, '{_OPEN}', '{_CLOSE}') "
         "FROM session_search WHERE session_search MATCH ?",
         (query,),
     ) as cursor:
-        titles = {str(r[0]): str(r[1]) for r in await cursor.fetchall()}
+        titles = {str(r[0]): str(r[1]) for r in await cursor.fetchall() if r[0] in allowed}
     best: dict[str, tuple[int, str, str]] = {}  # session id → (part rowid, message id, part id)
-    async with conn.execute(
-        "SELECT rowid, session_id, message_id, part_id FROM part_search WHERE part_search MATCH ? "
-        "ORDER BY rowid DESC",
-        (query,),
-    ) as cursor:
-        while len(best) < limit:
-            rows = list(await cursor.fetchmany(_FETCH))
-            for rowid, session_id, message_id, part_id in rows:
-                if session_id not in best and await sessions.allows(session_id):
-                    best[session_id] = (int(rowid), str(message_id), str(part_id))
-            if len(rows) < _FETCH:
-                break
-    snippets = await _part_snippets(conn, query, [b[0] for b in best.values()])
-    for session_id, (rowid, message_id, part_id) in best.items():
-        found[session_id] = _hit(sessions, session_id, snippets.get(rowid, ""), message_id, part_id)
-    for session_id, title in titles.items():
-        if session_id not in found and await sessions.allows(session_id):
-            found[session_id] = _hit(sessions, session_id, title, None, None)
-    newest = sorted(found.values(), key=lambda h: (h.session.time.updated, h.session.id), reverse=True)
-    return newest[:limit]
-
-
-def _hit(
-    sessions: _Sessions, session_id: str, marked: str, message_id: str | None, part_id: str | None
-) -> SearchHit:
-    snippet, highlights = split_marks(marked)
-    session = decode_session(session_id, sessions.rows[session_id][1])
-    return SearchHit(session, snippet, highlights, message_id, part_id)
+    if allowed:
+        async with conn.execute(
+            "SELECT rowid, session_id, message_id, part_id FROM part_search WHERE part_search MATCH ? "
+            "ORDER BY rowid DESC",
+            (query,),
+        ) as cursor:
+            while len(best) < limit:
+                rows = list(await cursor.fetchmany(_FETCH))
+                for rowid, session_id, message_id, part_id in rows:
+                    if session_id in allowed and session_id not in best:
+                        best[session_id] = (int(rowid), str(message_id), str(part_id))
+                if len(rows) < _FETCH:
+                    break
+    # Newest first; a session's newest matching part is shown before its title.
+    chosen = sorted({*best, *titles}, key=lambda sid: (allowed[sid], sid), reverse=True)[:limit]
+    snippets = await _part_snippets(conn, query, [best[sid][0] for sid in chosen if sid in best])
+    bodies = await sessions.bodies(chosen)
+    hits: list[SearchHit] = []
+    for sid in chosen:
+        if sid in best:
+            rowid, message_id, part_id = best[sid]
+            snippet, highlights = split_marks(snippets.get(rowid, ""))
+            hit = SearchHit(decode_session(sid, bodies[sid]), snippet, highlights, message_id, part_id)
+        else:
+            snippet, highlights = split_marks(titles[sid])
+            hit = SearchHit(decode_session(sid, bodies[sid]), snippet, highlights)
+        hits.append(hit)
+    return hits
 
 
 async def _part_snippets(conn: aiosqlite.Connection, query: str, rowids: list[int]) -> dict[int, str]:
