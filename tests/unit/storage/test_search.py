@@ -238,3 +238,22 @@ async def test_migration_indexes_existing_data(tmp_path: Path) -> None:
         assert await store.search_sessions("rambutan") == []  # never finished: as in a live store
     finally:
         await store.close()
+
+
+async def test_text_cut_short_by_a_crash_is_indexed_after_recovery(tmp_path: Path) -> None:
+    path = tmp_path / "crash.db"
+    store = await Store.open(path)
+    project = await store.ensure_project(tmp_path)
+    s = f.session(project.id)
+    await store.insert_session(s)
+    a = f.assistant(s.id, "msg_parent", completed=False)
+    await store.upsert_message(a)
+    await store.upsert_part(f.text(s.id, a.id, "streamed half a thought about quinces"))
+    assert await store.search_sessions("quinces") == []  # still streaming when the process died
+    await store.close()  # as far as the file goes, a dead process leaves the same rows
+    reopened = await Store.open(path)
+    try:
+        assert reopened.recovery is not None and reopened.recovery.messages == (a.id,)
+        assert [h.session.id for h in await reopened.search_sessions("quinces")] == [s.id]
+    finally:
+        await reopened.close()
