@@ -55,15 +55,14 @@ class MessageTable(SearchTable):
     async def upsert_part(self, part: AnyPart) -> None:
         """Insert or replace a part (its message must exist)."""
         await self._write(_UPSERT_PART, part_row(part))
-        if part.type == "text":
-            await self.queued_for_search(1)
+        await self.queued_for_search((part,))
 
     async def upsert_parts(self, parts: Sequence[AnyPart]) -> None:
         """Insert or replace many parts in one transaction."""
         if parts:
             # Rows are encoded now, before waiting for the lock: the write is a snapshot of this moment.
             await self._write_many(_UPSERT_PART, [part_row(p) for p in parts])
-            await self.queued_for_search(sum(p.type == "text" for p in parts))
+            await self.queued_for_search(parts)
 
     async def mark_compacted(self, marks: Sequence[tuple[str, int]]) -> None:
         """Set ``state.time.compacted`` of tool parts (part id, time), in one transaction.

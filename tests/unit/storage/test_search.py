@@ -257,3 +257,14 @@ async def test_text_cut_short_by_a_crash_is_indexed_after_recovery(tmp_path: Pat
         assert [h.session.id for h in await reopened.search_sessions("quinces")] == [s.id]
     finally:
         await reopened.close()
+
+
+async def test_the_queue_is_read_by_rowid_not_by_scanning_parts(store: Store) -> None:
+    # Without statistics SQLite once chose to scan every part for a handful of queued ones.
+    sql = (
+        "EXPLAIN QUERY PLAN SELECT p.rowid FROM search_queue q CROSS JOIN parts p ON p.rowid = q.part_rowid "
+        "WHERE p.type = 'text'"
+    )
+    async with store._conn.execute(sql) as cursor:
+        plan = " / ".join(str(r[3]) for r in await cursor.fetchall())
+    assert "SCAN q" in plan and "SEARCH p USING INTEGER PRIMARY KEY" in plan, plan
