@@ -121,17 +121,24 @@ _PART_TOKENS = Migration(
 # flushes write a part many times before it ends; indexing each of those writes would tokenise the
 # growing text again and again, so the index takes the part once, when it is complete. Synthetic
 # text (attached file contents, reminders) is not what anyone wrote or read in the chat: left out.
+# A body that is not JSON (damage; tests write such rows) must not make its write fail: json_extract
+# would raise, so it is only asked of a valid body (CASE, unlike AND, fixes the order).
 SEARCHABLE_PART = (
-    "{r}.type = 'text' AND json_extract({r}.body, '$.synthetic') IS NOT 1 "
-    "AND (json_extract({r}.body, '$.time.start') IS NULL OR json_extract({r}.body, '$.time.end') IS NOT NULL)"
+    "({r}.type = 'text' AND CASE WHEN json_valid({r}.body) THEN "
+    "json_extract({r}.body, '$.synthetic') IS NOT 1 "
+    "AND (json_extract({r}.body, '$.time.start') IS NULL "
+    "OR json_extract({r}.body, '$.time.end') IS NOT NULL) "
+    "ELSE 0 END)"
 )
 # Parts: an FTS5 transaction writes a new index segment at commit, which tripled the cost of writing
 # one part in its own transaction. So the triggers only queue the part's rowid (an upsert keeps it);
 # the store indexes the queue in batches, and always before a search (``search.py``). Titles change
 # rarely: their triggers index at once.
-_TITLE = "json_extract({r}.body, '$.title')"
+_TITLE = "(CASE WHEN json_valid({r}.body) THEN json_extract({r}.body, '$.title') END)"
 # The agent a user message prompted (an expression index below: queries must use it exactly).
-USER_AGENT = "json_extract(body, '$.agent')"
+USER_AGENT = "(CASE WHEN json_valid(body) THEN json_extract(body, '$.agent') END)"
+# The columns of session_search, selected from a sessions row ``s``.
+INDEX_TITLES = f"SELECT s.rowid, {_TITLE.format(r='s')}, s.id"
 # The columns of part_search, selected from a parts row ``p``.
 INDEX_PARTS = "SELECT p.rowid, json_extract(p.body, '$.text'), p.session_id, p.message_id, p.id"
 _FTS_OPTIONS = "tokenize = 'unicode61 remove_diacritics 2'"
@@ -183,8 +190,7 @@ _SEARCH = Migration(
         # Existing data, in this one transaction (later writes go through the queue).
         f"INSERT INTO part_search (rowid, text, session_id, message_id, part_id) {INDEX_PARTS} "
         f"FROM parts p WHERE {SEARCHABLE_PART.format(r='p')}",
-        f"INSERT INTO session_search (rowid, title, session_id) SELECT s.rowid, {_TITLE.format(r='s')}, s.id "
-        "FROM sessions s",
+        f"INSERT INTO session_search (rowid, title, session_id) {INDEX_TITLES} FROM sessions s",
     ),
 )
 

@@ -25,7 +25,7 @@ from core.message.models import AnyPart, TextPart
 from core.message.search import SearchFilter, SearchHit
 from core.storage.base import StoreBase
 from core.storage.rows import decode_session
-from core.storage.schema import INDEX_PARTS, SEARCHABLE_PART, USER_AGENT
+from core.storage.schema import INDEX_PARTS, INDEX_TITLES, SEARCHABLE_PART, USER_AGENT
 
 log = logging.getLogger(__name__)
 
@@ -110,8 +110,7 @@ class SearchTable(StoreBase):
                 f"FROM parts p WHERE {SEARCHABLE_PART.format(r='p')}"
             )
             await conn.execute(
-                "INSERT INTO session_search (rowid, title, session_id) "
-                "SELECT s.rowid, json_extract(s.body, '$.title'), s.id FROM sessions s"
+                f"INSERT INTO session_search (rowid, title, session_id) {INDEX_TITLES} FROM sessions s"
             )
 
 

@@ -268,3 +268,17 @@ async def test_the_queue_is_read_by_rowid_not_by_scanning_parts(store: Store) ->
     async with store._conn.execute(sql) as cursor:
         plan = " / ".join(str(r[3]) for r in await cursor.fetchall())
     assert "SCAN q" in plan and "SEARCH p USING INTEGER PRIMARY KEY" in plan, plan
+
+
+@pytest.mark.parametrize("table", ["parts", "messages", "sessions"])
+async def test_a_body_that_is_not_json_can_still_be_written(
+    store: Store, project: Project, table: str
+) -> None:
+    # Damage must stay readable as damage (InvalidRow reports), not make writes fail in the index.
+    s = await _session_with(store, project, "fine text")
+    row = await store._fetchone(
+        f"SELECT id FROM {table} WHERE {'id' if table == 'sessions' else 'session_id'} = ?", (s.id,)
+    )
+    assert row is not None
+    await store._write(f"UPDATE {table} SET body = 'not json' WHERE id = ?", (row[0],))
+    await store.index_pending()
