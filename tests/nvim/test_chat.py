@@ -177,3 +177,10 @@ def test_a_warning_is_notified(nvim: Nvim) -> None:
     nvim.extra_config.update(small_model="nowhere")  # no model for the title: an agent.warning
     nvim.model.script(Turn.text("Hello there."))
     nvim.run("warning.lua").check()
+
+
+def test_searching_sessions_from_the_picker(nvim: Nvim) -> None:
+    nvim.model.script(
+        Turn.text("Zebras have stripes.", chunks=3), Turn.text("Okapis have stripes too.", chunks=3)
+    )
+    nvim.run("search.lua").check()
