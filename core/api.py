@@ -21,6 +21,7 @@ from core.events import Event, FileDiff, PermissionRequest, QuestionRequest
 from core.message.models import MessageWithParts, Session, Todo
 from core.message.prompt_input import AgentInput, FileInput, TextInput
 from core.message.review import Hunk, ReviewResult
+from core.message.search import SearchHit
 from core.permission.rules import Rule, Ruleset
 from core.permission.service import Reply
 
@@ -39,6 +40,7 @@ __all__ = [
     "RevertResult",
     "Rule",
     "Ruleset",
+    "SearchHit",
 ]
 
 PromptParts = Sequence[TextInput | FileInput | AgentInput]
@@ -216,6 +218,23 @@ class Agent(Protocol):
         self, session_id: str, limit: int | None = None, before: str | None = None
     ) -> list[MessageWithParts]:
         """A page of the transcript, oldest first."""
+        ...
+
+    async def search_sessions(
+        self,
+        query: str,
+        since: int | None = None,
+        until: int | None = None,
+        agent: str | None = None,
+        limit: int = 20,
+    ) -> list[SearchHit]:
+        """This project's sessions whose title or text matches ``query`` (FTS5 syntax), newest first,
+        updated in [since, until) (ms), run with ``agent``; a query that cannot be parsed is an
+        InvalidInputError."""
+        ...
+
+    async def export_markdown(self, session_id: str) -> str:
+        """The whole session as Markdown, tool calls folded (as ``agentls sessions export --format md``)."""
         ...
 
     async def todos(self, session_id: str) -> list[Todo]:

@@ -46,8 +46,10 @@ from core.llm import catalog
 from core.llm.model import ModelInfo, resolve_model, resolve_small_model
 from core.llm.stream import stream as llm_stream
 from core.llm.transport import aclose_http_client
+from core.message.markdown import session_markdown
 from core.message.models import MessageWithParts, ModelRef, Session, SubtaskPart, Todo, UserMessage
 from core.message.review import Hunk, ReviewResult
+from core.message.search import SearchFilter, SearchHit
 from core.message.title_text import clean_title
 from core.permission import rules
 from core.permission.request import PermissionAsk
@@ -320,6 +322,23 @@ class AgentApp:
         await self.sessions.get(session_id)
         page = await self.sessions.page(session_id, limit=limit or 100, before=before)
         return list(reversed(page))
+
+    async def search_sessions(
+        self,
+        query: str,
+        since: int | None = None,
+        until: int | None = None,
+        agent: str | None = None,
+        limit: int = 20,
+    ) -> list[SearchHit]:
+        """This project's sessions whose title or text matches ``query``, newest first."""
+        where = SearchFilter(project_id=self.project_id, since=since, until=until, agent=agent)
+        return await self.store.search_sessions(query, where, limit=limit)
+
+    async def export_markdown(self, session_id: str) -> str:
+        """The whole session as Markdown, tool calls folded."""
+        session = await self.sessions.get(session_id)
+        return session_markdown(session, await self.sessions.messages(session_id))
 
     async def prompt(
         self,

@@ -140,6 +140,11 @@ class Store(ProjectTable, SessionTable, MessageTable, ForkOps, ApprovalTable, Re
     async def close(self) -> None:
         """Close the connection (checkpointing the WAL) and release the openers lock, leaving the
         clean-close stamp when no other agentls process has the database open."""
+        if not self.closed:
+            try:
+                await self.index_pending()  # the queue would wait for the next search otherwise
+            except StorageError as exc:
+                log.warning("could not index the parts queued for search (the next search will): %s", exc)
         async with self._lock:  # a transaction under way finishes first
             self.closed = True
         closed = False

@@ -179,3 +179,10 @@ def test_a_warning_is_notified(nvim: Nvim) -> None:
     nvim.extra_config.update(small_model="openai/nowhere")
     nvim.model.script(Turn.text("Hello there."))
     nvim.run("warning.lua").check()
+
+
+def test_searching_sessions_from_the_picker(nvim: Nvim) -> None:
+    nvim.model.script(
+        Turn.text("Zebras have stripes.", chunks=3), Turn.text("Okapis have stripes too.", chunks=3)
+    )
+    nvim.run("search.lua").check()
