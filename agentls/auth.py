@@ -2,8 +2,8 @@
 
 The key is stored in the user's config file with owner-only permissions (``core.config.keys``).
 Run in a terminal it asks for what is missing (the provider from a list, the key without echo);
-with a pipe it reads the key from the first line of stdin. ACP clients run the same dialog as their
-"terminal" authentication method (``agentls acp --auth``, see acp_server.acp_cmd).
+with a pipe it reads the provider (unless given) and then the key, a line each, from stdin. ACP
+clients run the same dialog as their "terminal" authentication method (``agentls acp --auth``).
 """
 
 from __future__ import annotations
@@ -45,9 +45,10 @@ def dialog(provider: str | None, env: str | None, stdin: TextIO, out: TextIO) ->
     """Ask for what is missing (on a terminal), then store it."""
     interactive = stdin.isatty()
     if provider is None:
-        if not interactive:
-            raise UsageError("name the provider: agentls auth PROVIDER (the key is read from stdin)")
-        provider = _pick_provider(stdin, out)
+        # On a pipe: the provider on the first line, the key on the next (what a user would type).
+        provider = _pick_provider(stdin, out) if interactive else stdin.readline().strip()
+        if not provider:
+            raise UsageError("no provider given: agentls auth PROVIDER (the key is then read from stdin)")
     if env is not None:
         return store_key(provider, env=env)
     known = KEY_ENV.get(provider)
@@ -72,6 +73,4 @@ def _pick_provider(stdin: TextIO, out: TextIO) -> str:
     answer = stdin.readline().strip()
     if answer.isdigit() and 1 <= int(answer) <= len(names):
         return names[int(answer) - 1]
-    if not answer:
-        raise UsageError("no provider chosen; nothing was written")
     return answer

@@ -119,6 +119,13 @@ def test_the_command_reads_the_key_from_a_pipe(tmp_path: Path) -> None:
     assert "sk-piped" not in done.stderr + done.stdout  # the key is never echoed
 
 
+def test_the_command_reads_provider_and_key_from_a_pipe(tmp_path: Path) -> None:
+    done = _auth(tmp_path, stdin="anthropic\nsk-ant-piped\n")
+    assert done.returncode == 0, done.stderr
+    text = (tmp_path / "user-config" / "agentls.json").read_text()
+    assert json.loads(text)["provider"]["anthropic"]["options"]["api_key"] == "sk-ant-piped"
+
+
 def test_the_command_names_a_variable(tmp_path: Path) -> None:
     done = _auth(tmp_path, "anthropic", "--env", "WORK_ANTHROPIC_KEY")
     assert done.returncode == 0, done.stderr
@@ -130,7 +137,7 @@ def test_the_command_names_a_variable(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "stdin", "error"),
     [
-        ((), "", "name the provider"),
+        ((), "", "no provider given"),
         (("openai",), "", "no key was given"),
         (("openai",), "two words\n", "spaces"),
     ],
