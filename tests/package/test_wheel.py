@@ -206,7 +206,10 @@ def test_agentls_acp_answers_initialize_with_auth_methods_from_the_wheel(install
         "method": "initialize",
         "params": {"protocolVersion": 1, "clientCapabilities": {"auth": {"terminal": True}}},
     }
-    done = installed.run("acp", stdin=json.dumps(request).encode() + b"\n")
+    # The command line the ACP Registry entry gives uvx (registry/agentls/agent.json).
+    manifest = json.loads((REPO / "registry" / "agentls" / "agent.json").read_text())
+    args = manifest["distribution"]["uvx"]["args"]
+    done = installed.run(*args, stdin=json.dumps(request).encode() + b"\n")
     assert done.returncode == 0, done.stderr.decode()[-3000:]
     (line,) = done.stdout.decode().splitlines()
     result = json.loads(line)["result"]
