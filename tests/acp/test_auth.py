@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import stat
+import sys
+from pathlib import Path
 
+from acp_server.auth_methods import TERMINAL_ARGS
 from tests.acp.conftest import Acp
+from tests.tmux import Terminal
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 async def test_a_usable_model_authenticates_and_other_methods_are_refused(acp: Acp) -> None:
@@ -50,3 +58,32 @@ async def test_a_prompt_without_a_key_is_auth_required(acp: Acp) -> None:
     assert run.failure is None, run.failure
     (answer,) = run.results["answers"]
     assert answer["error"]["code"] == -32000, answer
+
+
+def test_the_terminal_method_asks_in_a_real_terminal_and_never_shows_the_key(tmp_path: Path) -> None:
+    # What a client's terminal runs for agentls-auth: the agent's command line plus its args.
+    config = tmp_path / "config"
+    env = {"AGENTLS_CONFIG_DIR": str(config), "HOME": str(tmp_path), "PYTHONPATH": str(REPO)}
+    command = shlex.join([sys.executable, "-m", "acp_server", *TERMINAL_ARGS])
+    # The shell keeps the terminal open after the dialog, so its last screen and exit code can be read.
+    term = Terminal(["sh", "-c", f"{command}; echo exit=$?; read _"], env, tmp_path)
+    try:
+        screen = term.wait_text(r"Provider \(number or id\):")
+        assert re.search(r"\d+\. anthropic", screen)
+        number = re.search(r"(\d+)\. anthropic", screen)
+        assert number is not None
+        term.type(number.group(1))
+        term.send("Enter")
+        term.wait_text(r"API key for anthropic \(empty: read it from \$ANTHROPIC_API_KEY\):")
+        term.type("sk-ant-typed-secret")
+        term.send("Enter")
+        term.wait_text(r"exit=0")
+        assert re.search(r"saved in .*agentls\.json \(mode 600\)", term.screen().replace("\n", ""))
+    finally:
+        term.close()
+    assert not term.ever("sk-ant-typed-secret"), "the key was echoed"
+    stored = config / "agentls.json"
+    assert (
+        json.loads(stored.read_text())["provider"]["anthropic"]["options"]["api_key"] == "sk-ant-typed-secret"
+    )
+    assert stat.S_IMODE(stored.stat().st_mode) == 0o600
