@@ -303,6 +303,13 @@ class Agent(Protocol):
 
     # --- config and events ---------------------------------------------------------------
 
+    def check_model(self, ref: str | None = None) -> str:
+        """``ref`` (default: the configured model) if it can be used: a known provider with its key.
+
+        Raises ConfigError when no model is configured, ProviderError (kind "auth") without a key.
+        Nothing is sent to the provider."""
+        ...
+
     def config_info(self) -> ConfigInfo:
         """Agents and models for a client's pickers."""
         ...

@@ -40,7 +40,7 @@ from core.config.paths import config_dir, git_top_level
 from core.config.paths import data_dir as default_data_dir
 from core.config.schema import Config
 from core.dialogs import AppDialogs
-from core.errors import AgentError, InvalidInputError
+from core.errors import AgentError, ConfigError, InvalidInputError
 from core.events import AgentWarning, ConfigUpdated, Event, FileDiff
 from core.llm import catalog
 from core.llm.model import ModelInfo, resolve_model, resolve_small_model
@@ -394,6 +394,17 @@ class AgentApp:
     async def todos(self, session_id: str) -> list[Todo]:
         """The session's todo list."""
         return await self.sessions.get_todos(session_id)
+
+    def check_model(self, ref: str | None = None) -> str:
+        """``ref`` (default: the configured model) if it can be used; nothing is sent to the provider."""
+        ref = ref or self.config.model
+        if not ref:
+            raise ConfigError(
+                'no model is configured: set "model" in agentls.json (e.g. "anthropic/claude-sonnet-4-5") '
+                "and give its provider a key with `agentls auth PROVIDER`"
+            )
+        self.resolve_model(ref)  # ConfigError (bad ref) or ProviderError kind "auth" (no key)
+        return ref
 
     def config_info(self) -> ConfigInfo:
         """Agents and models for a client's pickers."""

@@ -107,7 +107,7 @@ def test_no_server_installed_is_said_once_without_a_prompt(nvim: Nvim) -> None:
         screen.keys(":Agentls", "Enter")
         shown = screen.wait(lambda s: "checkhealth agentls" in s, "the error")
         errors = [line for line in shown.splitlines() if "checkhealth agentls" in line]
-        assert errors == ["agentls: agentls not in .venv/bin nor $PATH; :checkhealth agentls"], shown
+        assert errors == ["agentls: not installed, see :AgentlsInstall; :checkhealth agentls"], shown
         assert "Press ENTER" not in shown, shown
 
 
