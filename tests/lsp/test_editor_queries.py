@@ -13,6 +13,7 @@ import pytest
 
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
+from lsp_server.clients import Connection, parse_options
 from tests.lsp.conftest import Connected, agent_config, connect
 from tests.lsp.editor import PLUGIN, uri
 from tests.lsp.test_agent import new_session, prompt, tool_results
@@ -205,3 +206,18 @@ async def test_a_slow_failing_or_garbled_editor_is_a_tool_error_and_the_turn_end
     assert [p["text"] for p in result["parts"] if p["type"] == "text"] == ["I will grep instead."]
     side.released.set()  # an answer after the time-out changes nothing
     assert error in tool_results(model.requests[1].messages)
+
+
+@pytest.mark.parametrize(
+    ("given", "timeout", "warned"),
+    [(None, 10.0, False), (2.5, 2.5, False), (0, 10.0, True), (61, 10.0, True), ("soon", 10.0, True)],
+)
+def test_the_editor_timeout_option_is_bounded_and_a_bad_one_is_reported(
+    given: Any, timeout: float, warned: bool
+) -> None:
+    said: list[str] = []
+    options = parse_options(
+        {} if given is None else {"editorTimeout": given}, "initializationOptions", said.append
+    )
+    assert Connection(initial=options).editor_timeout == timeout
+    assert bool(said) == warned, said
