@@ -40,6 +40,7 @@ from core.config.paths import config_dir, git_top_level
 from core.config.paths import data_dir as default_data_dir
 from core.config.schema import Config
 from core.dialogs import AppDialogs
+from core.editor import EditorIntelligence
 from core.errors import AgentError, ConfigError, InvalidInputError
 from core.events import AgentWarning, ConfigUpdated, Event, FileDiff
 from core.llm import catalog
@@ -67,6 +68,8 @@ from core.session.system import InstructionFiles
 from core.storage.store import Store
 from core.tools.base import Tool
 from core.tools.context import ToolContext
+from core.tools.editor import EditorTool
+from core.tools.editor_tools import EDITOR_TOOLS
 from core.tools.question import QuestionTool
 from core.tools.registry import ToolRegistry, builtin_registry
 from core.tools.skill import SkillTool, list_skills
@@ -126,6 +129,7 @@ class AgentApp:
         for tool in (TodoWriteTool(), TodoReadTool(), QuestionTool(), SkillTool(), WebFetchTool()):
             self.tools.register(tool)
         self.tools.register(TaskTool(self.subtasks))
+        self.editor: EditorIntelligence | None = None
         self.loop = SessionLoop(self)
 
     # --- config: everything below reads the state of the running turn, else the current one --
@@ -201,11 +205,13 @@ class AgentApp:
         data_dir: Path | None = None,
         warm: bool = False,
         tools: Sequence[Tool[Any]] = (),
+        editor: EditorIntelligence | None = None,
     ) -> AgentApp:
         """Load config, open the store (with crash recovery) and start MCP servers.
 
         ``warm``: also load what the first prompt needs (see ``warm_up``); for long-lived hosts.
         ``tools``: the host's own tools, replacing built-in ones with the same id.
+        ``editor``: the editor's language servers; the editor tools are offered while it answers them.
         """
         directory = await asyncio.to_thread(directory.resolve)
         # One git call says both where the worktree is and whether it is one (each call a process,
@@ -242,6 +248,10 @@ class AgentApp:
             workspace=workspace or DiskWorkspace(worktree),
             config_layers=config_layers,
         )
+        if editor is not None:
+            app.editor = editor
+            for editor_tool in EDITOR_TOOLS:
+                app.tools.register(editor_tool())
         for tool in tools:
             app.tools.register(tool, replace=True)
         try:
@@ -526,8 +536,14 @@ class AgentApp:
         """The tools the model sees: built-in and MCP tools minus denied and switched-off ones."""
         all_tools = {t.id: t for t in [*self.tools.all(), *self.config_state.mcp.tools()]}
         hidden = rules.disabled(all_tools, ruleset)  # approvals never lift a denial
+        hidden |= self._unanswered_editor_tools(all_tools)
         switched_off = {k for k, v in (user.tools or {}).items() if not v}
         return {k: t for k, t in all_tools.items() if k not in hidden and k not in switched_off}
+
+    def _unanswered_editor_tools(self, tools: dict[str, Tool[Any]]) -> set[str]:
+        """Editor tools whose query the editor connected now does not answer (asked every step)."""
+        supported = self.editor.supported() if self.editor is not None else frozenset()
+        return {k for k, t in tools.items() if isinstance(t, EditorTool) and t.query not in supported}
 
     def skills(self) -> list[tuple[str, str]]:
         """Skills for the system prompt."""
@@ -565,6 +581,7 @@ class AgentApp:
             todos=self.sessions,
             questions=self.questions,
             subtasks=self.subtasks,
+            editor=self.editor,
         )
 
     def cancel_dialogs(self, session_id: str) -> None:

@@ -36,6 +36,10 @@ M.defaults = {
   attach_buffers = true,
   -- Forward every language server's diagnostics of those buffers (agent/diagnostics).
   forward_diagnostics = true,
+  -- Let the agent ask your language servers (definition, references, hover, symbols, diagnostics).
+  editor_queries = true,
+  -- How long (ms) Neovim waits for your language servers to answer one such question.
+  editor_query_timeout = 5000,
   -- Streaming text is written to the chat buffer at most once per this many milliseconds.
   coalesce_ms = 16,
   keymaps = {
@@ -62,6 +66,8 @@ local types = {
   resume = { 'boolean' },
   diff_preview = { 'boolean' },
   attach_buffers = { 'boolean' },
+  editor_queries = { 'boolean' },
+  editor_query_timeout = { 'number' },
   forward_diagnostics = { 'boolean' },
   coalesce_ms = { 'number' },
   keymaps = { 'table' },
