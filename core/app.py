@@ -14,6 +14,9 @@ from core.agent.agents import Agents, effective_ruleset
 from core.agent.info import AgentInfo
 from core.api import (
     AgentSummary,
+    CommandList,
+    CommandResult,
+    CommandSummary,
     ConfigInfo,
     ModelLimits,
     PromptParts,
@@ -35,6 +38,9 @@ from core.app_config import (
     pinned,
 )
 from core.bus import Bus, Listener, Subscription
+from core.commands.catalog import Catalog, load_catalog
+from core.commands.runner import run_command
+from core.commands.shell import shell_runner
 from core.config.loader import Layer, ResolvedConfig, load_config
 from core.config.paths import config_dir, git_top_level
 from core.config.paths import data_dir as default_data_dir
@@ -334,6 +340,47 @@ class AgentApp:
     async def abort(self, session_id: str) -> None:
         """Abort the running turn of a session (no-op when idle)."""
         await self.loop.abort(session_id)
+
+    async def commands(self) -> CommandList:
+        """The built-in and user commands (files are read again at each call)."""
+        catalog = await self._command_catalog()
+        return CommandList(
+            commands=tuple(
+                CommandSummary(c.name, c.description, c.kind, c.source, c.hint, c.agent, c.model, c.subtask)
+                for c in sorted(catalog.commands.values(), key=lambda c: (c.kind != "builtin", c.name))
+            ),
+            errors=tuple(str(e) for e in catalog.errors),
+            warnings=tuple(catalog.warnings),
+        )
+
+    async def run_command(
+        self,
+        session_id: str,
+        name: str,
+        arguments: str = "",
+        agent: str | None = None,
+        model: str | None = None,
+    ) -> CommandResult:
+        """Run ``/name arguments`` in a session (see ``core.api.Agent.run_command``)."""
+        catalog = await self._command_catalog()
+        info = self.agents.get(agent) if agent else self.agents.default()
+        ruleset = self.ruleset_for(info, session_id)
+
+        async def ask(request: PermissionAsk) -> None:
+            await self.permissions.ask(session_id, None, None, request, ruleset)
+
+        shell = shell_runner(ask, self.directory, self.worktree, asyncio.Event())
+        return await run_command(
+            self, catalog, session_id, name, arguments, agent=agent, model=model, shell=shell
+        )
+
+    async def _command_catalog(self) -> Catalog:
+        home = Path.home()
+        return await asyncio.to_thread(load_catalog, self.config.command, self.worktree, config_dir(), home)
+
+    def subagent_names(self) -> set[str]:
+        """The agents a prompt can hand work to (``@name``, a subtask command)."""
+        return {a.name for a in self.agents.subagents()}
 
     def is_busy(self, session_id: str) -> bool:
         """Whether a turn is running."""
