@@ -324,10 +324,12 @@ class Agent(Protocol):
         arguments: str = "",
         agent: str | None = None,
         model: str | None = None,
+        attachments: PromptParts = (),
     ) -> CommandResult:
         """Run ``/name arguments``: a built-in action, or the user command's template as a prompt.
 
         ``agent``/``model``: the session's current choice (a command's own front matter beats them).
+        ``attachments``: files the client attached, sent with a prompt command (a built-in refuses them).
         A ``!`shell` `` in a template asks permission as the bash tool does; a rejection raises and
         nothing is sent. A cancelled caller aborts the turn, as with ``prompt``.
         """

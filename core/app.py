@@ -360,6 +360,7 @@ class AgentApp:
         arguments: str = "",
         agent: str | None = None,
         model: str | None = None,
+        attachments: PromptParts = (),
     ) -> CommandResult:
         """Run ``/name arguments`` in a session (see ``core.api.Agent.run_command``)."""
         catalog = await self._command_catalog()
@@ -371,7 +372,15 @@ class AgentApp:
 
         shell = shell_runner(ask, self.directory, self.worktree, asyncio.Event())
         return await run_command(
-            self, catalog, session_id, name, arguments, agent=agent, model=model, shell=shell
+            self,
+            catalog,
+            session_id,
+            name,
+            arguments,
+            agent=agent,
+            model=model,
+            shell=shell,
+            attachments=attachments,
         )
 
     async def _command_catalog(self) -> Catalog:

@@ -60,6 +60,7 @@ async def run_command(
     agent: str | None,
     model: str | None,
     shell: RunShell,
+    attachments: PromptParts = (),
 ) -> CommandResult:
     """Run ``/name arguments`` in a session; ``agent``/``model``: the session's current choice."""
     command = catalog.commands.get(name.removeprefix("/"))
@@ -69,8 +70,10 @@ async def run_command(
     await host.get_session(session_id)  # NotFoundError before anything runs
     log.info("command /%s in %s (%s)", command.name, session_id, command.source)
     if command.kind == "builtin":
-        return await _builtin(host, session_id, command, arguments, agent, model)
-    parts = await command_parts(host, command, arguments, shell)
+        if attachments and command.name != "init":
+            raise InvalidInputError(f"/{command.name} takes no attached files or mentions")
+        return await _builtin(host, session_id, command, arguments, agent, model, attachments)
+    parts = [*await command_parts(host, command, arguments, shell), *attachments]
     answer = await host.prompt(session_id, parts, agent=command.agent or agent, model=command.model or model)
     return CommandResult(command.name, message=answer)
 
@@ -100,6 +103,7 @@ async def _builtin(
     arguments: str,
     agent: str | None,
     model: str | None,
+    attachments: PromptParts,
 ) -> CommandResult:
     if command.name == "compact":
         return CommandResult("compact", message=await host.compact(session_id))
@@ -111,7 +115,8 @@ async def _builtin(
         return CommandResult("redo", revert=await host.unrevert(session_id))
     if command.name == "init":
         text = fill_arguments(prompts.load("commands/init.md"), arguments).rstrip()
-        answer = await host.prompt(session_id, [TextInput(text=text)], agent=agent, model=model)
+        parts = [TextInput(text=text), *attachments]
+        answer = await host.prompt(session_id, parts, agent=agent, model=model)
         return CommandResult("init", message=answer)
     raise NotFoundError(f"built-in command /{command.name} has no action")  # a BUILTIN entry without one
 
