@@ -45,6 +45,7 @@ CAPABILITIES: dict[str, Any] = {
         "agent": {
             "version": 1,
             "methods": [
+                "agent/commands",
                 "agent/config",
                 "agent/diagnostics",
                 "agent/permission/list",
@@ -54,6 +55,7 @@ CAPABILITIES: dict[str, Any] = {
                 "agent/question/reject",
                 "agent/question/reply",
                 "agent/session/abort",
+                "agent/session/command",
                 "agent/session/compact",
                 "agent/session/create",
                 "agent/session/delete",
