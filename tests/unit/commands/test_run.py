@@ -224,3 +224,17 @@ async def test_a_subtask_command_hands_the_prompt_to_a_subagent(
     session = await agent.create_session()
     with pytest.raises(InvalidInputError, match="'build' is not a subagent"):
         await agent.run_command(session.id, "bad", "x")
+
+
+async def test_a_subtask_command_runs_in_a_child_session_of_the_subagent(
+    agent: Agent, project: Path, models: tuple[FakeModelServer, FakeModelServer]
+) -> None:
+    main, _ = models
+    command(project, "dig", "---\nsubtask: true\n---\nFind where $ARGUMENTS is defined\n")
+    main.script(Turn.text("It is in core/x.py."), Turn.text("Done."), Turn.text("Done again."))
+    session = await agent.create_session()
+    await asyncio.wait_for(agent.run_command(session.id, "dig", "parse_config"), GUARD)
+    children = [s for s in await agent.list_sessions() if s.parentID == session.id]
+    assert len(children) == 1  # the general subagent answered in a child session
+    child_text = json.dumps([m.model_dump(mode="json") for m in await agent.messages(children[0].id)])
+    assert "Find where parse_config is defined" in child_text
