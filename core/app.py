@@ -123,6 +123,7 @@ class AgentApp:
         self._mcp_retired = Retired()
         self._moved_defaults: dict[str, str] = {}  # default models a reconfigure replaced → the new one
         self._small_model_warned: set[str] = set()
+        self._command_aborts: dict[str, set[asyncio.Event]] = {}  # commands expanding, by session
         self.context = ContextManager(self)
         self.subtasks = Subtasks(self)
         self.tools: ToolRegistry = builtin_registry()
@@ -338,7 +339,9 @@ class AgentApp:
         return await self.loop.prompt(session_id, parts, agent=agent, model=model, no_reply=no_reply)
 
     async def abort(self, session_id: str) -> None:
-        """Abort the running turn of a session (no-op when idle)."""
+        """Abort the running turn of a session, and its commands' shell steps (no-op when idle)."""
+        for command in self._command_aborts.get(session_id, ()):
+            command.set()
         await self.loop.abort(session_id)
 
     async def commands(self) -> CommandList:
@@ -364,24 +367,34 @@ class AgentApp:
     ) -> CommandResult:
         """Run ``/name arguments`` in a session (see ``core.api.Agent.run_command``)."""
         catalog = await self._command_catalog()
-        info = self.agents.get(agent) if agent else self.agents.default()
+        found = catalog.commands.get(name.removeprefix("/"))
+        chosen = (found.agent if found else None) or agent  # the agent that answers judges its shell
+        info = self.agents.get(chosen) if chosen else self.agents.default()
         ruleset = self.ruleset_for(info, session_id)
 
         async def ask(request: PermissionAsk) -> None:
             await self.permissions.ask(session_id, None, None, request, ruleset)
 
-        shell = shell_runner(ask, self.directory, self.worktree, asyncio.Event())
-        return await run_command(
-            self,
-            catalog,
-            session_id,
-            name,
-            arguments,
-            agent=agent,
-            model=model,
-            shell=shell,
-            attachments=attachments,
-        )
+        abort = asyncio.Event()
+        self._command_aborts.setdefault(session_id, set()).add(abort)
+        shell = shell_runner(ask, self.directory, self.worktree, abort)
+        try:
+            return await run_command(
+                self,
+                catalog,
+                session_id,
+                name,
+                arguments,
+                agent=agent,
+                model=model,
+                shell=shell,
+                attachments=attachments,
+            )
+        finally:
+            running = self._command_aborts.get(session_id, set())
+            running.discard(abort)
+            if not running:
+                self._command_aborts.pop(session_id, None)
 
     async def _command_catalog(self) -> Catalog:
         home = Path.home()

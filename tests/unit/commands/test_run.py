@@ -11,7 +11,13 @@ from pathlib import Path
 import pytest
 
 from core.api import Agent, Layer
-from core.errors import InvalidInputError, NotFoundError, PermissionDeniedError, PermissionRejectedError
+from core.errors import (
+    AbortedError,
+    InvalidInputError,
+    NotFoundError,
+    PermissionDeniedError,
+    PermissionRejectedError,
+)
 from core.events import Event, PermissionAsked
 from core.message.models import UserMessage
 from core.open import open_agent
@@ -238,3 +244,22 @@ async def test_a_subtask_command_runs_in_a_child_session_of_the_subagent(
     assert len(children) == 1  # the general subagent answered in a child session
     child_text = json.dumps([m.model_dump(mode="json") for m in await agent.messages(children[0].id)])
     assert "Find where parse_config is defined" in child_text
+
+
+async def test_an_abort_while_a_shell_step_waits_for_permission_closes_the_dialog_and_sends_nothing(
+    agent: Agent, project: Path, models: tuple[FakeModelServer, FakeModelServer]
+) -> None:
+    main, _ = models
+    command(project, "py", "!`python3 -c 'print(1)'`")
+    session = await agent.create_session()
+    asked = asyncio.Event()
+    stop = agent.listen(lambda event: asked.set(), PermissionAsked)
+    running = asyncio.ensure_future(agent.run_command(session.id, "py"))
+    await asyncio.wait_for(asked.wait(), GUARD)
+    stop()
+    assert agent.dialogs.pending_permissions(session.id)
+    await agent.abort(session.id)
+    with pytest.raises(AbortedError):
+        await asyncio.wait_for(running, GUARD)
+    assert agent.dialogs.pending_permissions() == []
+    assert main.requests == [] and await agent.messages(session.id) == []
