@@ -262,7 +262,7 @@ class AcpAgent:
                 turn.cancel()
             state.turn = None
         await state.project.feed.flush()
-        await commands.announce(self.front, state)  # a command file added or changed meanwhile
+        self.front.spawn(commands.announce(self.front, state))  # a command file added or changed
         if state.cancelled:
             return PromptResponse(stop_reason="cancelled")
         if (exc := turn.exception()) is not None:

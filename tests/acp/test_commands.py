@@ -84,3 +84,19 @@ async def test_undo_and_redo_revert_the_last_turn_and_say_so(acp: Acp) -> None:
     said = run.text()
     assert "Undid the last turn." in said and "Brought back what /undo took away." in said
     assert len(acp.model.requests) == 1
+
+
+async def test_a_command_file_written_during_a_turn_is_announced_and_runs_next(acp: Acp) -> None:
+    new = acp.project / ".agentls" / "command" / "shout.md"
+    acp.model.script(
+        Turn.tool_call("write", {"filePath": str(new), "content": "Shout $ARGUMENTS\n"}),
+        Turn.text("Wrote the command."),
+        Turn.text("HELLO"),
+    )
+    prompts = [text_block("make a shout command"), text_block("/shout hello")]
+    run = await acp.run("blocks", PROMPTS=json.dumps(prompts))
+    assert run.failure is None, run.failure
+    updates = run.updates("available_commands_update")
+    assert "shout" not in {c["name"] for c in updates[0]["availableCommands"]}
+    assert "shout" in {c["name"] for c in updates[-1]["availableCommands"]}
+    assert "Shout hello" in user_text(acp, 2)
