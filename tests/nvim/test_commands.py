@@ -49,4 +49,5 @@ def test_the_slash_menu_lists_commands_and_a_user_command_runs_with_its_argument
         screen.keys("Escape")
         screen.keys("i", "C-s")
         screen.wait(lambda s: "undid the last turn" in s, "the /undo notice")
+        screen.wait(lambda s: "reverted from here" in s, "the transcript's revert marker")
         assert screen.lua(f"{PROMPT}") == "", "the prompt was sent"
