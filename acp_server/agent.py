@@ -244,14 +244,16 @@ class AcpAgent:
         state.cancelled = False
         current_session.set(session_id)  # file requests of this turn name this session (tasks inherit it)
         app = state.project.app
-        try:
-            invocation = commands.parse(inputs, await app.commands())
-        except AgentError as err:
-            raise to_request_error(err) from err
-        if invocation is not None:
-            work: Any = commands.run(self.front, state, invocation)
-        else:
-            work = app.prompt(session_id, inputs, agent=state.mode, model=state.model)
+
+        async def answer() -> MessageWithParts | None:
+            # `/name args` naming a command runs it; the command list is read only for such a prompt.
+            if commands.looks_like_command(inputs):
+                invocation = commands.parse(inputs, await app.commands())
+                if invocation is not None:
+                    return await commands.run(self.front, state, invocation)
+            return await app.prompt(session_id, inputs, agent=state.mode, model=state.model)
+
+        work = answer()
         # A task of its own, so that session/cancel can stop it at any point, even before the loop runs.
         turn: asyncio.Task[Any] = asyncio.ensure_future(work)
         state.turn = turn

@@ -43,6 +43,11 @@ class Invocation:
     attachments: list[TextInput | FileInput | AgentInput]
 
 
+def looks_like_command(inputs: list[Any]) -> bool:
+    """Whether the prompt starts with ``/word`` (then the command list says whether it is one)."""
+    return bool(inputs) and isinstance(inputs[0], TextInput) and _INVOCATION.match(inputs[0].text) is not None
+
+
 def parse(inputs: list[Any], listed: CommandList) -> Invocation | None:
     """The command a prompt runs, or None when it is an ordinary prompt."""
     if not inputs or not isinstance(inputs[0], TextInput):
