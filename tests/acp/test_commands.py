@@ -100,3 +100,12 @@ async def test_a_command_file_written_during_a_turn_is_announced_and_runs_next(a
     assert "shout" not in {c["name"] for c in updates[0]["availableCommands"]}
     assert "shout" in {c["name"] for c in updates[-1]["availableCommands"]}
     assert "Shout hello" in user_text(acp, 2)
+
+
+async def test_compact_summarises_through_the_command_path(acp: Acp) -> None:
+    acp.model.script(Turn.text("First answer."), Turn.text("Goal: the summary."))
+    run = await acp.run("blocks", PROMPTS=json.dumps([text_block("first"), text_block("  /compact  ")]))
+    assert run.failure is None, run.failure
+    assert [a.get("stopReason") for a in run.results["answers"]] == ["end_turn", "end_turn"]
+    assert len(acp.model.requests) == 2  # the summary request; "/compact" was not sent as a prompt
+    assert "/compact" not in user_text(acp, 1)
