@@ -52,18 +52,23 @@ def read_folder(folder: Path, errors: list[CommandFileError]) -> list[CommandInf
     if not folder.is_dir():
         return []
     found: list[CommandInfo] = []
+    claude = folder.parent.name == ".claude"
     for path in sorted(folder.rglob("*.md")):
         name = ":".join(path.relative_to(folder).with_suffix("").parts)
         try:
-            found.append(read_command_file(path, name))
+            found.append(read_command_file(path, name, bare_model_ok=claude))
         except CommandFileError as exc:
             log.warning("command file skipped: %s", exc)
             errors.append(exc)
     return found
 
 
-def read_command_file(path: Path, name: str) -> CommandInfo:
-    """Parse one command file (CommandFileError names the file and the line at fault)."""
+def read_command_file(path: Path, name: str, *, bare_model_ok: bool = False) -> CommandInfo:
+    """Parse one command file (CommandFileError names the file and the line at fault).
+
+    ``bare_model_ok``: Claude Code's files name a model without its provider (``claude-…``); such a
+    model is left out (the session's model answers) instead of failing the file.
+    """
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
@@ -90,6 +95,9 @@ def read_command_file(path: Path, name: str) -> CommandInfo:
     if not isinstance(subtask, bool):
         raise CommandFileError(path, lines.get("subtask", 1), "'subtask' must be true or false")
     model = text_field("model")
+    if model is not None and "/" not in model and bare_model_ok:
+        log.info("%s: model %r names no provider: the session's model answers", path, model)
+        model = None
     if model is not None and "/" not in model:
         raise CommandFileError(path, lines.get("model", 1), f"'model' must be provider/model, not {model!r}")
     return CommandInfo(

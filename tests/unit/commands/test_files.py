@@ -139,3 +139,20 @@ def test_a_user_command_cannot_replace_a_built_in_one(places: tuple[Path, Path, 
     catalog = load_catalog({}, project, config, home)
     assert catalog.commands["compact"].kind == "builtin"
     assert catalog.warnings == [f"command /compact of {path} is not used: /compact is built in"]
+
+
+def test_a_claude_code_model_without_provider_is_left_out_not_an_error(
+    places: tuple[Path, Path, Path],
+) -> None:
+    project, config, home = places
+    text = (
+        "---\nmodel: claude-3-5-haiku-20241022\nallowed-tools: Bash(git diff:*)\n---\nSummarise $ARGUMENTS\n"
+    )
+    write(project / ".claude" / "commands" / "sum.md", text)
+    write(project / ".agentls" / "command" / "strict.md", "---\nmodel: claude-3-5-haiku-20241022\n---\nx\n")
+    catalog = load_catalog({}, project, config, home)
+    assert catalog.commands["sum"].model is None  # the session's model answers
+    assert catalog.commands["sum"].template == "Summarise $ARGUMENTS"
+    assert [e.path.name for e in catalog.errors] == [
+        "strict.md"
+    ]  # agentls's own files must say provider/model
