@@ -46,13 +46,16 @@ from core.config.paths import config_dir, git_top_level
 from core.config.paths import data_dir as default_data_dir
 from core.config.schema import Config
 from core.dialogs import AppDialogs
-from core.errors import AgentError, InvalidInputError
+from core.errors import AgentError, ConfigError, InvalidInputError
 from core.events import AgentWarning, ConfigUpdated, Event, FileDiff
 from core.llm import catalog
 from core.llm.model import ModelInfo, resolve_model, resolve_small_model
 from core.llm.stream import stream as llm_stream
 from core.llm.transport import aclose_http_client
+from core.message.markdown import session_markdown
 from core.message.models import MessageWithParts, ModelRef, Session, SubtaskPart, Todo, UserMessage
+from core.message.review import Hunk, ReviewResult
+from core.message.search import SearchFilter, SearchHit
 from core.message.title_text import clean_title
 from core.permission import rules
 from core.permission.request import PermissionAsk
@@ -327,6 +330,23 @@ class AgentApp:
         page = await self.sessions.page(session_id, limit=limit or 100, before=before)
         return list(reversed(page))
 
+    async def search_sessions(
+        self,
+        query: str,
+        since: int | None = None,
+        until: int | None = None,
+        agent: str | None = None,
+        limit: int = 20,
+    ) -> list[SearchHit]:
+        """This project's sessions whose title or text matches ``query``, newest first."""
+        where = SearchFilter(project_id=self.project_id, since=since, until=until, agent=agent)
+        return await self.store.search_sessions(query, where, limit=limit)
+
+    async def export_markdown(self, session_id: str) -> str:
+        """The whole session as Markdown, tool calls folded."""
+        session = await self.sessions.get(session_id)
+        return session_markdown(session, await self.sessions.messages(session_id))
+
     async def prompt(
         self,
         session_id: str,
@@ -424,9 +444,36 @@ class AgentApp:
         """What the agent changed in the session (or since a message)."""
         return await self.snapshots.diff(session_id, message_id)
 
+    async def review(self, session_id: str) -> list[Hunk]:
+        """The agent's changes in the session still to review (pending hunks), oldest first."""
+        return await self.snapshots.review.pending(session_id)
+
+    async def keep(
+        self, session_id: str, hunk_ids: Sequence[str] | None = None, file: str | None = None
+    ) -> ReviewResult:
+        """Keep pending hunks: by id, every one of ``file``, or all (neither given)."""
+        return await self.snapshots.review.keep(session_id, hunk_ids, file)
+
+    async def undo(
+        self, session_id: str, hunk_ids: Sequence[str] | None = None, file: str | None = None
+    ) -> ReviewResult:
+        """Undo pending hunks, keeping the user's edits (conflicts change nothing)."""
+        return await self.snapshots.review.undo(session_id, hunk_ids, file)
+
     async def todos(self, session_id: str) -> list[Todo]:
         """The session's todo list."""
         return await self.sessions.get_todos(session_id)
+
+    def check_model(self, ref: str | None = None) -> str:
+        """``ref`` (default: the configured model) if it can be used; nothing is sent to the provider."""
+        ref = ref or self.config.model
+        if not ref:
+            raise ConfigError(
+                'no model is configured: set "model" in agentls.json (e.g. "anthropic/claude-sonnet-4-5") '
+                "and give its provider a key with `agentls auth PROVIDER`"
+            )
+        self.resolve_model(ref)  # ConfigError (bad ref) or ProviderError kind "auth" (no key)
+        return ref
 
     def config_info(self) -> ConfigInfo:
         """Agents and models for a client's pickers."""

@@ -274,7 +274,7 @@ def _root(params: lsp.InitializeParams) -> Path | None:
 
 def build_server() -> AgentServer:
     """The server with every feature module registered."""
-    from lsp_server import code_actions, commands, dialogs, events, plain, providers, sessions
+    from lsp_server import code_actions, commands, dialogs, events, plain, providers, review, sessions
 
     server = AgentServer()
 
@@ -315,6 +315,7 @@ def build_server() -> AgentServer:
     register_document_hooks(server, lambda: server.lsp_workspace)
     sessions.register(server)
     commands.register(server)
+    review.register(server)
     dialogs.register(server)
     events.register(server)
     plain.register(server)

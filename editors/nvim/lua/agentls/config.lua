@@ -12,8 +12,11 @@ local M = {}
 ---@field dialog string|false        open the dialog that waits for an answer (chat buffers, normal mode)
 
 M.defaults = {
-  -- The server command; nil: `<project>/.venv/bin/agentls serve`, then `agentls serve` from $PATH.
+  -- The server command; nil: `<project>/.venv/bin/agentls serve`, then `agentls serve` from $PATH,
+  -- then the venv that :AgentlsInstall made (stdpath('data')/agentls/venv).
   cmd = nil,
+  -- The Python (>= 3.11) :AgentlsInstall makes its venv with; nil: python3 (or python3.1x) on $PATH.
+  python = nil,
   -- Where the server logs (passed as --log-file); false: stderr, which Neovim puts in its LSP log.
   log_file = vim.fn.stdpath('log') .. '/agentls-server.log',
   -- The project directory; nil: the current working directory.
@@ -48,6 +51,7 @@ M.defaults = {
 
 local types = {
   cmd = { 'table', 'nil' },
+  python = { 'string', 'nil' },
   log_file = { 'string', 'boolean' },
   root_dir = { 'string', 'nil' },
   config = { 'table', 'nil' },
@@ -117,7 +121,8 @@ function M.root()
   return vim.fs.normalize(M.options.root_dir or vim.fn.getcwd())
 end
 
---- The server command: the configured one (if it is executable), the project's .venv, then $PATH.
+--- The server command: the configured one (if it is executable), the project's .venv, $PATH, then
+--- the managed venv of :AgentlsInstall.
 ---@return string[]|nil cmd, string|nil reason, string|nil short  (short: the reason in a few words)
 function M.server_cmd()
   local cmd = M.options.cmd
@@ -127,9 +132,13 @@ function M.server_cmd()
       cmd = { venv, 'serve' }
     elseif vim.fn.executable('agentls') == 1 then
       cmd = { 'agentls', 'serve' }
+    elseif vim.fn.executable(require('agentls.install').bin()) == 1 then
+      cmd = { require('agentls.install').bin(), 'serve' }
     else
-      return nil, 'agentls is not installed: no .venv/bin/agentls in the project and no agentls on $PATH',
-        'agentls not in .venv/bin nor $PATH'
+      return nil,
+        'agentls is not installed: no .venv/bin/agentls in the project, no agentls on $PATH, and no '
+          .. ':AgentlsInstall venv',
+        'not installed, see :AgentlsInstall'
     end
   else
     cmd = vim.deepcopy(cmd)
