@@ -16,8 +16,6 @@ from acp import PROTOCOL_VERSION, RequestError
 from acp.schema import (
     AgentCapabilities,
     AuthenticateResponse,
-    AvailableCommand,
-    AvailableCommandsUpdate,
     ClientCapabilities,
     CloseSessionResponse,
     ConfigOptionUpdate,
@@ -44,7 +42,7 @@ from acp.schema import (
     SetSessionModeResponse,
 )
 
-from acp_server import history, options, replay_diffs
+from acp_server import commands, history, options, replay_diffs
 from acp_server.auth import authenticate
 from acp_server.auth_methods import auth_methods
 from acp_server.errors import invalid_params, to_request_error, unknown_session
@@ -64,7 +62,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-COMMANDS = (("compact", "Summarise the conversation so far to free the model's context"),)
 PAGE = 50
 
 
@@ -128,7 +125,7 @@ class AcpAgent:
             raise to_request_error(exc) from exc
         state = self._open(info.id, project, cwd, None, None)
         state.title = info.title
-        self._announce_commands(info.id)
+        self._announce_commands(state)
         return NewSessionResponse(
             session_id=info.id,
             modes=options.mode_state(project.app, state),
@@ -155,7 +152,7 @@ class AcpAgent:
         writes = await replay_diffs.whole_file_writes(app, messages)
         await history.replay(info, messages, todos, app.directory, send, writes)
         state.title = info.title
-        self._announce_commands(session_id)
+        self._announce_commands(state)
         return LoadSessionResponse(
             modes=options.mode_state(app, state), config_options=options.config_options(app, state)
         )
@@ -164,7 +161,7 @@ class AcpAgent:
         self, cwd: str, session_id: str, mcp_servers: list[ClientMcp] | None = None, **kwargs: Any
     ) -> ResumeSessionResponse:
         project, state = await self._reopen(cwd, session_id, mcp_servers)
-        self._announce_commands(session_id)
+        self._announce_commands(state)
         return ResumeSessionResponse(
             modes=options.mode_state(project.app, state),
             config_options=options.config_options(project.app, state),
@@ -190,7 +187,7 @@ class AcpAgent:
         if source is not None:  # what the user picked in the original, even before its first prompt
             state.mode, state.model = source.mode, source.model
         state.title = info.title
-        self._announce_commands(info.id)
+        self._announce_commands(state)
         return ForkSessionResponse(
             session_id=info.id,
             modes=options.mode_state(project.app, state),
@@ -290,10 +287,16 @@ class AcpAgent:
         state.cancelled = False
         current_session.set(session_id)  # file requests of this turn name this session (tasks inherit it)
         app = state.project.app
-        if _command(inputs) == "compact":
-            work: Any = app.compact(session_id)
-        else:
-            work = app.prompt(session_id, inputs, agent=state.mode, model=state.model)
+
+        async def answer() -> MessageWithParts | None:
+            # `/name args` naming a command runs it; the command list is read only for such a prompt.
+            if commands.looks_like_command(inputs):
+                invocation = commands.parse(inputs, await app.commands())
+                if invocation is not None:
+                    return await commands.run(self.front, state, invocation)
+            return await app.prompt(session_id, inputs, agent=state.mode, model=state.model)
+
+        work = answer()
         # A task of its own, so that session/cancel can stop it at any point, even before the loop runs.
         turn: asyncio.Task[Any] = asyncio.ensure_future(work)
         state.turn = turn
@@ -304,6 +307,7 @@ class AcpAgent:
                 turn.cancel()
             state.turn = None
         await state.project.feed.flush()
+        self.front.spawn(commands.announce(self.front, state))  # a command file added or changed
         if state.cancelled:
             return PromptResponse(stop_reason="cancelled")
         if (exc := turn.exception()) is not None:
@@ -312,7 +316,7 @@ class AcpAgent:
             raise exc
         final = turn.result()
         if not isinstance(final, MessageWithParts):
-            return PromptResponse(stop_reason="end_turn")  # /compact
+            return PromptResponse(stop_reason="end_turn")  # a command that ran no turn (/compact, /undo)
         steps = await _steps(app, session_id, final)
         return PromptResponse(stop_reason=stop_reason(final, state, steps, _step_limit(app, state.mode)))
 
@@ -396,13 +400,10 @@ class AcpAgent:
             await asyncio.wait({turn})
         await state.project.app.abort(state.id)
 
-    def _announce_commands(self, session_id: str) -> None:
-        update = AvailableCommandsUpdate(
-            session_update="available_commands_update",
-            available_commands=[AvailableCommand(name=n, description=d) for n, d in COMMANDS],
-        )
+    def _announce_commands(self, state: AcpSession) -> None:
         # After the response that makes the session known to the client (the writes are in order).
-        self.front.spawn(self.front.send(session_id, update))
+        state.commands_sent = None
+        self.front.spawn(commands.announce(self.front, state))
 
 
 async def _steps(app: Agent, session_id: str, final: MessageWithParts) -> int:
@@ -419,13 +420,3 @@ def _step_limit(app: Agent, mode: str) -> int | None:
         return app.config_info().agent(mode).steps
     except AgentError:
         return None
-
-
-def _command(inputs: list[Any]) -> str | None:
-    if len(inputs) != 1 or inputs[0].type != "text":
-        return None
-    text = inputs[0].text.strip()
-    for name, _ in COMMANDS:
-        if text == f"/{name}":
-            return name
-    return None

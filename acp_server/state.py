@@ -27,6 +27,8 @@ class AcpSession:
     # "Reject always" answers: deny rules for the rest of this session (ACP has no place to keep them).
     denied: list[Rule] = field(default_factory=list)
     title: str | None = None
+    # The commands the client was last told of (name, description, hint): re-sent when they change.
+    commands_sent: tuple[tuple[str, str, str], ...] | None = None
 
     @property
     def busy(self) -> bool:

@@ -28,6 +28,9 @@ from core.permission.service import Reply
 __all__ = [
     "Agent",
     "AgentSummary",
+    "CommandList",
+    "CommandResult",
+    "CommandSummary",
     "ConfigInfo",
     "Dialogs",
     "Layer",
@@ -138,6 +141,51 @@ class RevertResult:
     removed: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class CommandSummary:
+    """A command a user can run as ``/name args``: built in, or the user's own (config or a file)."""
+
+    name: str
+    description: str
+    kind: str  # "builtin" or "user"
+    source: str  # "built-in", "config", or the file that defines it
+    hint: str = ""  # what its arguments are, for a client's menu
+    agent: str | None = None
+    model: str | None = None
+    subtask: bool = False
+
+    def to_wire(self) -> dict[str, Any]:
+        """One entry of the ``agent/commands`` answer (docs/protocol.md)."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "kind": self.kind,
+            "source": self.source,
+            "hint": self.hint,
+            "agent": self.agent,
+            "model": self.model,
+            "subtask": self.subtask,
+        }
+
+
+@dataclass(frozen=True)
+class CommandList:
+    """The commands there are, and the command files that could not be read (``file:line: why``)."""
+
+    commands: tuple[CommandSummary, ...]
+    errors: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """What running a command did: a turn's final message (prompts, /compact) or a revert (/undo, /redo)."""
+
+    name: str
+    message: MessageWithParts | None = None
+    revert: RevertResult | None = None
 
 
 class Dialogs(Protocol):
@@ -299,6 +347,30 @@ class Agent(Protocol):
 
     async def abort(self, session_id: str) -> None:
         """Abort the running turn of a session (no-op when idle)."""
+        ...
+
+    # --- commands ------------------------------------------------------------------------
+
+    async def commands(self) -> CommandList:
+        """The built-in and user commands (files are read again at each call)."""
+        ...
+
+    async def run_command(
+        self,
+        session_id: str,
+        name: str,
+        arguments: str = "",
+        agent: str | None = None,
+        model: str | None = None,
+        attachments: PromptParts = (),
+    ) -> CommandResult:
+        """Run ``/name arguments``: a built-in action, or the user command's template as a prompt.
+
+        ``agent``/``model``: the session's current choice (a command's own front matter beats them).
+        ``attachments``: files the client attached, sent with a prompt command (a built-in refuses them).
+        A ``!`shell` `` in a template asks permission as the bash tool does; a rejection raises and
+        nothing is sent. A cancelled caller aborts the turn, as with ``prompt``.
+        """
         ...
 
     # --- config and events ---------------------------------------------------------------

@@ -14,6 +14,9 @@ from core.agent.agents import Agents, effective_ruleset
 from core.agent.info import AgentInfo
 from core.api import (
     AgentSummary,
+    CommandList,
+    CommandResult,
+    CommandSummary,
     ConfigInfo,
     ModelLimits,
     PromptParts,
@@ -35,6 +38,9 @@ from core.app_config import (
     pinned,
 )
 from core.bus import Bus, Listener, Subscription
+from core.commands.catalog import Catalog, load_catalog
+from core.commands.runner import run_command
+from core.commands.shell import shell_runner
 from core.config.loader import Layer, ResolvedConfig, load_config
 from core.config.paths import config_dir, git_top_level
 from core.config.paths import data_dir as default_data_dir
@@ -123,6 +129,7 @@ class AgentApp:
         self._mcp_retired = Retired()
         self._moved_defaults: dict[str, str] = {}  # default models a reconfigure replaced → the new one
         self._small_model_warned: set[str] = set()
+        self._command_aborts: dict[str, set[asyncio.Event]] = {}  # commands expanding, by session
         self.context = ContextManager(self)
         self.subtasks = Subtasks(self)
         self.tools: ToolRegistry = builtin_registry()
@@ -362,8 +369,70 @@ class AgentApp:
         return await self.loop.prompt(session_id, parts, agent=agent, model=model, no_reply=no_reply)
 
     async def abort(self, session_id: str) -> None:
-        """Abort the running turn of a session (no-op when idle)."""
+        """Abort the running turn of a session, and its commands' shell steps (no-op when idle)."""
+        for command in self._command_aborts.get(session_id, ()):
+            command.set()
         await self.loop.abort(session_id)
+
+    async def commands(self) -> CommandList:
+        """The built-in and user commands (files are read again at each call)."""
+        catalog = await self._command_catalog()
+        return CommandList(
+            commands=tuple(
+                CommandSummary(c.name, c.description, c.kind, c.source, c.hint, c.agent, c.model, c.subtask)
+                for c in sorted(catalog.commands.values(), key=lambda c: (c.kind != "builtin", c.name))
+            ),
+            errors=tuple(str(e) for e in catalog.errors),
+            warnings=tuple(catalog.warnings),
+        )
+
+    async def run_command(
+        self,
+        session_id: str,
+        name: str,
+        arguments: str = "",
+        agent: str | None = None,
+        model: str | None = None,
+        attachments: PromptParts = (),
+    ) -> CommandResult:
+        """Run ``/name arguments`` in a session (see ``core.api.Agent.run_command``)."""
+        catalog = await self._command_catalog()
+        found = catalog.commands.get(name.removeprefix("/"))
+        chosen = (found.agent if found else None) or agent  # the agent that answers judges its shell
+        info = self.agents.get(chosen) if chosen else self.agents.default()
+        ruleset = self.ruleset_for(info, session_id)
+
+        async def ask(request: PermissionAsk) -> None:
+            await self.permissions.ask(session_id, None, None, request, ruleset)
+
+        abort = asyncio.Event()
+        self._command_aborts.setdefault(session_id, set()).add(abort)
+        shell = shell_runner(ask, self.directory, self.worktree, abort)
+        try:
+            return await run_command(
+                self,
+                catalog,
+                session_id,
+                name,
+                arguments,
+                agent=agent,
+                model=model,
+                shell=shell,
+                attachments=attachments,
+            )
+        finally:
+            running = self._command_aborts.get(session_id, set())
+            running.discard(abort)
+            if not running:
+                self._command_aborts.pop(session_id, None)
+
+    async def _command_catalog(self) -> Catalog:
+        home = Path.home()
+        return await asyncio.to_thread(load_catalog, self.config.command, self.worktree, config_dir(), home)
+
+    def subagent_names(self) -> set[str]:
+        """The agents a prompt can hand work to (``@name``, a subtask command)."""
+        return {a.name for a in self.agents.subagents()}
 
     def is_busy(self, session_id: str) -> bool:
         """Whether a turn is running."""

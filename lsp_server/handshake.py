@@ -45,6 +45,7 @@ CAPABILITIES: dict[str, Any] = {
         "agent": {
             "version": 1,
             "methods": [
+                "agent/commands",
                 "agent/config",
                 "agent/diagnostics",
                 "agent/permission/list",
@@ -57,6 +58,7 @@ CAPABILITIES: dict[str, Any] = {
                 "agent/review/list",
                 "agent/review/undo",
                 "agent/session/abort",
+                "agent/session/command",
                 "agent/session/compact",
                 "agent/session/create",
                 "agent/session/delete",

@@ -171,6 +171,16 @@ class McpRemote(ConfigSection):
 McpServer: TypeAlias = Annotated[McpLocal | McpRemote, Field(discriminator="type")]
 
 
+class CommandConfig(ConfigSection):
+    """A user command (``command.<name>``): a prompt template run as ``/name args``."""
+
+    template: str = Field(min_length=1)
+    description: str | None = None
+    agent: str | None = None
+    model: str | None = None
+    subtask: bool = False
+
+
 class RetryConfig(ConfigSection):
     """Retries of failed provider calls (delays in seconds)."""
 
@@ -194,3 +204,4 @@ class Config(ConfigSection):
     snapshot: SnapshotConfig = Field(default_factory=SnapshotConfig)
     mcp: dict[str, McpServer] = {}
     retry: RetryConfig = Field(default_factory=RetryConfig)
+    command: dict[str, CommandConfig] = {}

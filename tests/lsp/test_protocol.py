@@ -13,6 +13,7 @@ from tests.lsp.conftest import Connected
 from tests.lsp.editor import PLUGIN
 
 METHODS = [
+    "agent/commands",
     "agent/config",
     "agent/diagnostics",
     "agent/permission/list",
@@ -25,6 +26,7 @@ METHODS = [
     "agent/review/list",
     "agent/review/undo",
     "agent/session/abort",
+    "agent/session/command",
     "agent/session/compact",
     "agent/session/create",
     "agent/session/delete",
@@ -55,6 +57,8 @@ MALFORMED: list[tuple[str, Any, str]] = [
     ("agent/session/prompt", {"sessionID": "ses_x", "parts": []}, "parts"),
     ("agent/session/abort", [], "params"),
     ("agent/session/compact", {"sessionID": ""}, "sessionID"),
+    ("agent/session/command", {"sessionID": "ses_x"}, "command"),
+    ("agent/session/command", {"sessionID": "ses_x", "command": "x", "arguments": 3}, "arguments"),
     ("agent/session/revert", {"sessionID": "ses_x"}, "messageID"),
     ("agent/session/unrevert", None, "sessionID"),
     ("agent/session/diff", {"sessionID": "ses_x", "messageID": 3}, "messageID"),

@@ -1,6 +1,7 @@
 -- The chat: a transcript buffer per session (`agentls://<session>`, markdown, read-only) above a
 -- prompt buffer shared by all sessions (so a draft survives switching), in a split or a float.
 local client = require('agentls.client')
+local commands = require('agentls.commands')
 local config = require('agentls.config')
 local files = require('agentls.files')
 local render = require('agentls.render')
@@ -117,6 +118,7 @@ local function prompt_buffer()
   vim.api.nvim_buf_set_name(buf, 'agentls://prompt')
   vim.bo[buf].filetype = 'markdown'
   files.completion(buf)
+  commands.completion(buf)
   set_keymaps(buf, true)
   M.prompt_buf = buf
   return buf
@@ -390,6 +392,7 @@ function M.send(text)
   if vim.trim(text) == '' then
     return
   end
+  local command, arguments = commands.parse(text)
   local parts = { { type = 'text', text = text } }
   vim.list_extend(parts, files.parts(text))
   if from_buffer then
@@ -399,7 +402,12 @@ function M.send(text)
   local _, model, explicit = state():defaults(session_id)
   model = M.model or (explicit and model or nil)
   local params = { sessionID = session_id, parts = parts, agent = M.agent, model = model }
-  M.running[session_id] = client.request('agent/session/prompt', params, function(err, result)
+  local method = 'agent/session/prompt'
+  if command then -- `/name args`: the server expands it (its @files included) and runs it
+    method = 'agent/session/command'
+    params = { sessionID = session_id, command = command, arguments = arguments, agent = M.agent, model = model }
+  end
+  M.running[session_id] = client.request(method, params, function(err, result)
     M.running[session_id] = nil
     if err then
       if err.code ~= -32800 then
@@ -412,7 +420,16 @@ function M.send(text)
       end
       return
     end
-    state():set_message(result.info)
+    if command then
+      local said = commands.describe(command, result)
+      if said then
+        vim.notify(said, vim.log.levels.INFO)
+      end
+      result = type(result.message) == 'table' and result.message or {}
+    end
+    if result.info then
+      state():set_message(result.info)
+    end
     for _, part in ipairs(result.parts or {}) do
       state():set_part(part)
     end

@@ -1,0 +1,117 @@
+"""Slash commands over ACP: ``available_commands_update``, and a prompt ``/name args`` that runs one.
+
+A prompt is a command when its first block is text starting with ``/name`` and ``name`` is a
+command of the session's project (built in or the user's); the rest of that line and the text
+blocks after it are the arguments, and the files the client attached go with the command's
+prompt. A ``/word`` that names no command is an ordinary prompt (a path, a question about ``/tmp``).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from acp.schema import (
+    AvailableCommand,
+    AvailableCommandInput,
+    AvailableCommandsUpdate,
+    UnstructuredCommandInput,
+)
+
+from acp_server.feed import chunk
+from core.api import CommandList, RevertResult
+from core.message.models import MessageWithParts
+from core.message.prompt_input import AgentInput, FileInput, TextInput
+
+if TYPE_CHECKING:
+    from acp_server.connection import Front
+    from acp_server.state import AcpSession
+
+log = logging.getLogger(__name__)
+
+_INVOCATION = re.compile(r"\A\s*/([\w][\w:.-]*)(?:\s+|\Z)")
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """``/name arguments`` and the files attached to it."""
+
+    name: str
+    arguments: str
+    attachments: list[TextInput | FileInput | AgentInput]
+
+
+def looks_like_command(inputs: list[Any]) -> bool:
+    """Whether the prompt starts with ``/word`` (then the command list says whether it is one)."""
+    return bool(inputs) and isinstance(inputs[0], TextInput) and _INVOCATION.match(inputs[0].text) is not None
+
+
+def parse(inputs: list[Any], listed: CommandList) -> Invocation | None:
+    """The command a prompt runs, or None when it is an ordinary prompt."""
+    if not inputs or not isinstance(inputs[0], TextInput):
+        return None
+    first = inputs[0].text
+    match = _INVOCATION.match(first)
+    if match is None or match.group(1) not in {c.name for c in listed.commands}:
+        return None
+    words = [first[match.end() :].strip()]
+    words += [i.text.strip() for i in inputs[1:] if isinstance(i, TextInput)]
+    attachments = [i for i in inputs[1:] if not isinstance(i, TextInput)]
+    return Invocation(match.group(1), " ".join(w for w in words if w), attachments)
+
+
+def update(listed: CommandList) -> AvailableCommandsUpdate:
+    """The ``available_commands_update`` that lists ``listed``."""
+    return AvailableCommandsUpdate(
+        session_update="available_commands_update",
+        available_commands=[
+            AvailableCommand(
+                name=c.name,
+                description=c.description,
+                input=AvailableCommandInput(root=UnstructuredCommandInput(hint=c.hint)) if c.hint else None,
+            )
+            for c in listed.commands
+        ],
+    )
+
+
+async def announce(front: Front, state: AcpSession) -> None:
+    """Send the session's commands when they differ from what the client was last told."""
+    listed = await state.project.app.commands()
+    for error in listed.errors:
+        log.warning("command file: %s", error)
+    names = tuple((c.name, c.description, c.hint) for c in listed.commands)
+    if names == state.commands_sent:
+        return
+    state.commands_sent = names
+    await front.send(state.id, update(listed))
+
+
+async def run(front: Front, state: AcpSession, invocation: Invocation) -> MessageWithParts | None:
+    """Run the command; the turn's final message when it made one (a prompt command), else None."""
+    result = await state.project.app.run_command(
+        state.id,
+        invocation.name,
+        invocation.arguments,
+        agent=state.mode,
+        model=state.model,
+        attachments=invocation.attachments,
+    )
+    if result.revert is not None:
+        await front.send(state.id, chunk("text", describe(invocation.name, result.revert)))
+    if result.name == "compact":
+        return None
+    return result.message
+
+
+def describe(name: str, revert: RevertResult) -> str:
+    """What /undo or /redo did, for the user."""
+    done = "Undid the last turn." if name == "undo" else "Brought back what /undo took away."
+    lines = [done]
+    for label, paths in (("restored", revert.restored), ("removed", revert.removed), ("kept", revert.kept)):
+        if paths:
+            lines.append(f"Files {label}: {', '.join(paths)}")
+    lines.extend(revert.warnings)
+    return "\n".join(lines)

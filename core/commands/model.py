@@ -1,0 +1,36 @@
+"""What a command is: a name, a description, and either a built-in action or a prompt template."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from core.errors import InvalidInputError
+
+Kind = Literal["builtin", "user"]
+
+
+@dataclass(frozen=True)
+class CommandInfo:
+    """One command a user can run as ``/name args``."""
+
+    name: str
+    description: str
+    kind: Kind
+    template: str = ""  # user commands: the prompt template
+    agent: str | None = None  # the agent that answers (user commands)
+    model: str | None = None  # "provider/model" that answers (user commands)
+    subtask: bool = False  # run by a subagent in a child session
+    source: str = "built-in"  # where it was defined: "built-in", "config", or a file path
+    hint: str = ""  # what the arguments are, for a client's menu ("<message id>", "[focus]")
+
+
+class CommandFileError(InvalidInputError):
+    """A command file that cannot be read; the message names the file and the line."""
+
+    def __init__(self, path: Path, line: int, reason: str) -> None:
+        super().__init__(f"{path}:{line}: {reason}")
+        self.path = path
+        self.line = line
+        self.reason = reason

@@ -1,0 +1,136 @@
+"""Run a command: a built-in one does its action, a user one becomes a prompt for the agent."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Protocol
+
+from core import prompts
+from core.api import CommandResult, PromptParts, RevertResult
+from core.commands.catalog import Catalog
+from core.commands.model import CommandInfo
+from core.commands.template import RunShell, expand, fill_arguments
+from core.errors import InvalidInputError, NotFoundError
+from core.message.models import MessageWithParts, Session, UserMessage
+from core.message.prompt_input import AgentInput, FileInput, TextInput
+
+log = logging.getLogger(__name__)
+
+DEFAULT_SUBAGENT = "general"
+
+
+class CommandHost(Protocol):
+    """What running a command needs of the agent (``core.app.AgentApp``)."""
+
+    @property
+    def directory(self) -> Path: ...
+
+    async def compact(self, session_id: str) -> MessageWithParts: ...
+
+    async def get_session(self, session_id: str) -> Session: ...
+
+    async def messages(
+        self, session_id: str, limit: int | None = None, before: str | None = None
+    ) -> list[MessageWithParts]: ...
+
+    async def revert(self, session_id: str, message_id: str, part_id: str | None = None) -> RevertResult: ...
+
+    async def unrevert(self, session_id: str) -> RevertResult: ...
+
+    async def prompt(
+        self,
+        session_id: str,
+        parts: PromptParts,
+        agent: str | None = None,
+        model: str | None = None,
+        no_reply: bool = False,
+    ) -> MessageWithParts: ...
+
+    def subagent_names(self) -> set[str]: ...
+
+
+async def run_command(
+    host: CommandHost,
+    catalog: Catalog,
+    session_id: str,
+    name: str,
+    arguments: str,
+    *,
+    agent: str | None,
+    model: str | None,
+    shell: RunShell,
+    attachments: PromptParts = (),
+) -> CommandResult:
+    """Run ``/name arguments`` in a session; ``agent``/``model``: the session's current choice."""
+    command = catalog.commands.get(name.removeprefix("/"))
+    if command is None:
+        known = ", ".join(f"/{n}" for n in sorted(catalog.commands))
+        raise NotFoundError(f"no command /{name.removeprefix('/')} (commands: {known})")
+    await host.get_session(session_id)  # NotFoundError before anything runs
+    log.info("command /%s in %s (%s)", command.name, session_id, command.source)
+    if command.kind == "builtin":
+        if attachments and command.name != "init":
+            raise InvalidInputError(f"/{command.name} takes no attached files or mentions")
+        return await _builtin(host, session_id, command, arguments, agent, model, attachments)
+    parts = [*await command_parts(host, command, arguments, shell), *attachments]
+    answer = await host.prompt(session_id, parts, agent=command.agent or agent, model=command.model or model)
+    return CommandResult(command.name, message=answer)
+
+
+async def command_parts(
+    host: CommandHost, command: CommandInfo, arguments: str, shell: RunShell
+) -> list[TextInput | FileInput | AgentInput]:
+    """The prompt a user command sends: its expanded text, the files it names, a subagent's mention."""
+    expanded = await expand(command.template, arguments, host.directory, shell)
+    parts: list[TextInput | FileInput | AgentInput] = [TextInput(text=expanded.text)]
+    parts.extend(FileInput(path=str(path)) for path in expanded.files)
+    if command.subtask:
+        subagent = command.agent or DEFAULT_SUBAGENT
+        if subagent not in host.subagent_names():
+            raise InvalidInputError(
+                f"command /{command.name} runs as a subtask, but {subagent!r} is not a subagent "
+                f"(subagents: {', '.join(sorted(host.subagent_names()))})"
+            )
+        parts.append(AgentInput(name=subagent))
+    return parts
+
+
+async def _builtin(
+    host: CommandHost,
+    session_id: str,
+    command: CommandInfo,
+    arguments: str,
+    agent: str | None,
+    model: str | None,
+    attachments: PromptParts,
+) -> CommandResult:
+    if command.name == "compact":
+        return CommandResult("compact", message=await host.compact(session_id))
+    if command.name == "undo":
+        return CommandResult("undo", revert=await _undo(host, session_id))
+    if command.name == "redo":
+        if (await host.get_session(session_id)).revert is None:
+            raise InvalidInputError("nothing to redo: no turn of this session was undone")
+        return CommandResult("redo", revert=await host.unrevert(session_id))
+    if command.name == "init":
+        text = fill_arguments(prompts.load("commands/init.md"), arguments).rstrip()
+        parts = [TextInput(text=text), *attachments]
+        answer = await host.prompt(session_id, parts, agent=agent, model=model)
+        return CommandResult("init", message=answer)
+    raise NotFoundError(f"built-in command /{command.name} has no action")  # a BUILTIN entry without one
+
+
+async def _undo(host: CommandHost, session_id: str) -> RevertResult:
+    """Revert the last user message before the current revert point (each /undo goes one turn back)."""
+    session = await host.get_session(session_id)
+    before = session.revert.messageID if session.revert else None
+    history = await host.messages(session_id, limit=100_000)
+    users = [
+        m.info.id
+        for m in history
+        if isinstance(m.info, UserMessage) and (before is None or m.info.id < before)
+    ]
+    if not users:
+        raise InvalidInputError("nothing to undo: the session has no earlier turn")
+    return await host.revert(session_id, users[-1])

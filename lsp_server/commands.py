@@ -1,0 +1,49 @@
+"""``agent/commands`` and ``agent/session/command``: the slash commands, listed and run."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pydantic import Field
+
+from lsp_server import protocol as p
+from lsp_server.sessions import prompt_inputs
+
+if TYPE_CHECKING:
+    from core.api import Agent
+    from lsp_server.server import AgentServer
+
+
+class SessionCommand(p.SessionRef):
+    """Run ``/command arguments`` in a session; ``parts``: files attached to it."""
+
+    command: str = Field(min_length=1)
+    arguments: str = ""
+    parts: list[p.PromptPart] = Field(default_factory=list)
+    agent: str | None = None
+    model: str | None = None
+
+
+def register(server: AgentServer) -> None:
+    """Add the command requests to ``server``."""
+
+    @server.request("agent/commands", p.NoParams)
+    async def commands(app: Agent, params: p.NoParams) -> Any:
+        listed = await app.commands()
+        return {
+            "commands": [c.to_wire() for c in listed.commands],
+            "errors": list(listed.errors),
+            "warnings": list(listed.warnings),
+        }
+
+    @server.request("agent/session/command", SessionCommand)
+    async def run(app: Agent, params: SessionCommand) -> Any:
+        result = await app.run_command(
+            params.sessionID,
+            params.command,
+            params.arguments,
+            params.agent,
+            params.model,
+            attachments=prompt_inputs(params.parts),
+        )
+        return {"command": result.name, "message": result.message, "revert": result.revert}
