@@ -240,28 +240,30 @@ class AcpAgent:
     # --- prompts -----------------------------------------------------------------------------------
 
     async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
+        """A prompt sent while one is answered waits in the session's queue and runs as its own turn
+        once the turns before it have ended; each request gets its own turn's stop reason."""
         state = self._state(session_id)
-        if state.busy:
-            raise RequestError(-32600, "this session is already answering a prompt; cancel it first", None)
         inputs = to_inputs(prompt, state.cwd)
-        state.cancelled = False
         current_session.set(session_id)  # file requests of this turn name this session (tasks inherit it)
         app = state.project.app
         if _command(inputs) == "compact":
+            if state.busy:
+                raise RequestError(-32600, "/compact waits until the session's prompts are answered", None)
             work: Any = app.compact(session_id)
         else:
-            work = app.prompt(session_id, inputs, agent=state.mode, model=state.model)
+            work = app.prompt(session_id, inputs, agent=state.mode, model=state.model, mode="queue")
         # A task of its own, so that session/cancel can stop it at any point, even before the loop runs.
         turn: asyncio.Task[Any] = asyncio.ensure_future(work)
-        state.turn = turn
+        state.turns.append(turn)
         try:
             await asyncio.wait({turn})
         finally:
             if not turn.done():  # this request itself was cancelled (the connection closed)
                 turn.cancel()
-            state.turn = None
+            state.turns.remove(turn)
         await state.project.feed.flush()
-        if state.cancelled:
+        if turn in state.cancelled:
+            state.cancelled.discard(turn)
             return PromptResponse(stop_reason="cancelled")
         if (exc := turn.exception()) is not None:
             if isinstance(exc, AgentError):
@@ -271,7 +273,7 @@ class AcpAgent:
         if not isinstance(final, MessageWithParts):
             return PromptResponse(stop_reason="end_turn")  # /compact
         steps = await _steps(app, session_id, final)
-        return PromptResponse(stop_reason=stop_reason(final, state, steps, _step_limit(app, state.mode)))
+        return PromptResponse(stop_reason=stop_reason(final, steps, _step_limit(app, state.mode)))
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         state = self.sessions.get(session_id)
@@ -340,11 +342,14 @@ class AcpAgent:
         state.mode = mode_id
 
     async def _stop(self, state: AcpSession) -> None:
-        turn = state.turn
-        if turn is not None and not turn.done():
-            state.cancelled = True
-            turn.cancel()  # the loop aborts its run (and waits until it is consistent) before it ends
-            await asyncio.wait({turn})
+        """Stop every prompt of the session in flight: the running turn and those queued behind it."""
+        # Queued ones first, so that none starts as the running turn ends; all before any await.
+        stopping = [turn for turn in reversed(state.turns) if not turn.done()]
+        for turn in stopping:
+            state.cancelled.add(turn)
+            turn.cancel()  # the loop aborts its run (and waits until it is consistent); a queued one leaves
+        if stopping:
+            await asyncio.wait(stopping)
         await state.project.app.abort(state.id)
 
     def _announce_commands(self, session_id: str) -> None:
