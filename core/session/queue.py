@@ -21,7 +21,7 @@ from typing import Literal, Protocol
 
 from core import ids
 from core.bus import Bus
-from core.errors import AbortedError, InvalidInputError, NotFoundError
+from core.errors import AbortedError, InvalidInputError, NotFoundError, UnqueuedError
 from core.events import QueueAdded, QueuedPrompt, QueueRemoved, QueueStarted, QueueUpdated
 from core.message.models import MessageWithParts, now_ms
 from core.message.prompt_input import PROMPT_MODES, AgentInput, FileInput, PromptMode, TextInput
@@ -110,20 +110,20 @@ class PromptQueue:
         return entry.item
 
     def remove(self, session_id: str, queue_id: str) -> None:
-        """Take a prompt out of the queue; its caller gets AbortedError."""
+        """Take a prompt out of the queue; its caller gets UnqueuedError (an AbortedError)."""
         entry = self._find(session_id, queue_id)
-        self._drop(entry, "removed", AbortedError("the prompt was removed from the queue before it ran"))
+        self._drop(entry, "removed", UnqueuedError("the prompt was removed from the queue before it ran"))
 
     def clear(self, session_id: str) -> None:
         """Refuse every prompt queued in a session (it is being deleted)."""
         for entry in list(self._entries.get(session_id, [])):
-            self._drop(entry, "closed", AbortedError("the session was deleted before the prompt ran"))
+            self._drop(entry, "closed", UnqueuedError("the session was deleted before the prompt ran"))
 
     async def close(self) -> None:
         """Refuse every queued prompt and stop the drainers (the agent is closing)."""
         for session_id, entries in list(self._entries.items()):
             for entry in list(entries):
-                self._drop(entry, "closed", AbortedError("the agent closed before the prompt ran"))
+                self._drop(entry, "closed", UnqueuedError("the agent closed before the prompt ran"))
             self._entries.pop(session_id, None)
         for task in list(self._drainers.values()):
             task.cancel()

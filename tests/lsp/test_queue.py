@@ -63,7 +63,7 @@ async def test_queue_list_edit_and_remove_over_the_agent_protocol(
     )
     with pytest.raises(JsonRpcException) as caught:
         await asyncio.wait_for(dropped, 10)
-    assert caught.value.code == errors.REQUEST_CANCELLED
+    assert caught.value.code == errors.UNQUEUED
     release.set()
 
     results = await asyncio.wait_for(asyncio.gather(first, one, two), 30)

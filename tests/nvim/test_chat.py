@@ -177,3 +177,16 @@ def test_a_warning_is_notified(nvim: Nvim) -> None:
     nvim.extra_config.update(small_model="nowhere")  # no model for the title: an agent.warning
     nvim.model.script(Turn.text("Hello there."))
     nvim.run("warning.lua").check()
+
+
+def test_prompts_sent_while_the_agent_works_are_queued_steered_edited_and_removed(nvim: Nvim) -> None:
+    nvim.extra_config.update(permission={"bash": "ask"})
+    touch = {"command": "touch ran.txt", "description": "Touch a file"}
+    nvim.model.script(Turn.tool_call("bash", touch), Turn.text("Done."), Turn.text("queued answer"))
+    run = nvim.run("queue.lua").check()
+    assert nvim.model.pending == 0, run.stderr
+    requests = [str(r.messages) for r in nvim.model.requests]
+    assert len(requests) == 3, run.stderr
+    assert "steer this" in requests[1] and "then one" not in requests[1]  # steered, not queued
+    assert "then one, edited" in requests[2]
+    assert "drop me" not in str(requests)
