@@ -381,12 +381,6 @@ end
 
 -- --- prompting -----------------------------------------------------------------------------
 
---- Whether `session_id` has a turn running or prompts on their way.
-function M.busy(session_id)
-  local status = state().status[session_id]
-  return (status and status.type ~= 'idle') or M.running[session_id] ~= nil
-end
-
 --- Send `text` (default: the prompt buffer's text) to the current session. While it works, `mode`
 --- says what the prompt does: 'queue' (the default: its own turn when the running one ends),
 --- 'steer' (into the running turn) or 'interrupt' (stop the turn and send).
