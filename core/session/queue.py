@@ -7,7 +7,7 @@ own turn when the running one ends, however it ends: answer, error, abort or rej
 aborted). Queued prompts run one after another, in order; each caller gets its own turn's answer
 or error. A queued prompt can be listed, edited and removed until it starts.
 
-The queue lives in memory: a prompt still queued when the agent closes is refused (AbortedError)
+The queue lives in memory: a prompt still queued when the agent closes is refused (UnqueuedError)
 to its caller, which is still connected to say so.
 """
 
@@ -21,7 +21,7 @@ from typing import Literal, Protocol
 
 from core import ids
 from core.bus import Bus
-from core.errors import AbortedError, InvalidInputError, NotFoundError, UnqueuedError
+from core.errors import InvalidInputError, NotFoundError, UnqueuedError
 from core.events import QueueAdded, QueuedPrompt, QueueRemoved, QueueStarted, QueueUpdated
 from core.message.models import MessageWithParts, now_ms
 from core.message.prompt_input import PROMPT_MODES, AgentInput, FileInput, PromptMode, TextInput
@@ -137,13 +137,19 @@ class PromptQueue:
                 return entry
         raise NotFoundError(f"no queued prompt {queue_id} in session {session_id} (it may have started)")
 
-    def _drop(self, entry: _Entry, reason: Literal["removed", "cancelled", "closed"], exc: Exception) -> None:
+    def _drop(
+        self, entry: _Entry, reason: Literal["removed", "cancelled", "closed"], exc: Exception | None
+    ) -> None:
+        """Take ``entry`` out of the queue; its caller gets ``exc`` (None: it went away already)."""
         session_id = entry.item.sessionID
         entries = self._entries.get(session_id, [])
         if entry in entries:
             entries.remove(entry)
         if not entry.handoff.done():
-            entry.handoff.set_exception(exc)
+            if exc is None:
+                entry.handoff.cancel()
+            else:
+                entry.handoff.set_exception(exc)
         self._bus.publish(QueueRemoved(sessionID=session_id, id=entry.item.id, reason=reason))
 
     async def _wait(self, entry: _Entry) -> MessageWithParts:
@@ -153,7 +159,7 @@ class PromptQueue:
             if entry.handoff.done() and not entry.handoff.cancelled() and entry.handoff.exception() is None:
                 entry.handoff.result().cancel()  # started as the caller went away: abort that turn
             elif not entry.handoff.done():
-                self._drop(entry, "cancelled", AbortedError("the caller went away"))
+                self._drop(entry, "cancelled", None)
             raise
         # Cancelling this caller cancels the turn's prompt(), which aborts the turn.
         return await turn
