@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from core.errors import AbortedError
+from core.errors import AbortedError, UnqueuedError
 from core.events import PartDelta, PermissionAsked, QueueAdded, QueueRemoved, QueueStarted
 from core.message.models import AssistantMessage, MessageWithParts
 from core.message.prompt_input import TextInput
@@ -203,4 +203,21 @@ async def test_a_queued_prompt_whose_caller_goes_away_leaves_the_queue(
     assert app.queued(session.id) == []
     release.set()
     assert text_of(await asyncio.wait_for(first, 10)) == "first"
+    assert len(model.requests) == 1
+
+
+async def test_prompts_still_queued_when_their_session_is_deleted_are_refused(
+    make_app: AppFactory, model: FakeModelServer
+) -> None:
+    app = await make_app()
+    model.script(Turn.text("a long answer that never ends", chunks=8).stall(after=2))
+    session = await app.create_session()
+    streaming = asyncio.create_task(app.bus.wait_for(PartDelta, timeout=10))
+    first = asyncio.create_task(app.prompt(session.id, say("go")))
+    await streaming
+    queued = await queue_behind(app, session.id, "never runs")
+    await app.delete_session(session.id)
+    with pytest.raises(UnqueuedError, match="session was deleted"):
+        await asyncio.wait_for(queued, 10)
+    await asyncio.wait_for(asyncio.gather(first, return_exceptions=True), 10)
     assert len(model.requests) == 1
