@@ -190,3 +190,13 @@ def test_prompts_sent_while_the_agent_works_are_queued_steered_edited_and_remove
     assert "steer this" in requests[1] and "then one" not in requests[1]  # steered, not queued
     assert "then one, edited" in requests[2]
     assert "drop me" not in str(requests)
+
+
+def test_stop_and_send_aborts_the_story_and_answers_the_new_prompt(nvim: Nvim) -> None:
+    nvim.model.script(
+        Turn.text("Once upon a time there was a very long story", chunks=20).stall(after=4),
+        Turn.text("Right away."),
+    )
+    run = nvim.run("stop_send.lua").check()
+    assert len(nvim.model.requests) == 2, run.stderr
+    assert "stop, do this instead" in str(nvim.model.requests[1].messages), run.stderr
