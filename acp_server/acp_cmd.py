@@ -22,6 +22,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The acp options, shared with ``python -m acp_server``."""
     parser.add_argument("--log-file", metavar="FILE", help="log here instead of stderr")
     parser.add_argument("--data-dir", metavar="DIR", type=Path, help="where sessions are stored")
+    parser.add_argument(
+        "--auth",
+        action="store_true",
+        help="ask for a provider and its API key, store them like `agentls auth`, and exit "
+        "(the terminal authentication method ACP clients run)",
+    )
     if not any(a.dest == "log_level" for a in parser._actions):
         parser.add_argument("--log-level", default="WARNING", help="DEBUG, INFO, WARNING (default), ERROR")
 
@@ -29,6 +35,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Serve until the client closes stdin."""
     configure_logging(args.log_file, args.log_level)
+    if args.auth:
+        from agentls.auth import run as auth
+
+        return auth(argparse.Namespace(provider=None, env=None))
     # litellm must not fetch its cost map at import (no network, and it would print to stdout).
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     asyncio.run(serve(args.data_dir))

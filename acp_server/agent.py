@@ -23,6 +23,7 @@ from acp.schema import (
     ConfigOptionUpdate,
     CurrentModeUpdate,
     DeleteSessionResponse,
+    ForkSessionResponse,
     Implementation,
     InitializeResponse,
     ListSessionsResponse,
@@ -35,6 +36,7 @@ from acp.schema import (
     SessionCapabilities,
     SessionCloseCapabilities,
     SessionDeleteCapabilities,
+    SessionForkCapabilities,
     SessionInfo,
     SessionListCapabilities,
     SessionResumeCapabilities,
@@ -43,6 +45,8 @@ from acp.schema import (
 )
 
 from acp_server import history, options, replay_diffs
+from acp_server.auth import authenticate
+from acp_server.auth_methods import auth_methods
 from acp_server.errors import invalid_params, to_request_error, unknown_session
 from acp_server.feed import iso
 from acp_server.prompt_input import to_inputs
@@ -100,16 +104,17 @@ class AcpAgent:
                 session_capabilities=SessionCapabilities(
                     list=SessionListCapabilities(),
                     delete=SessionDeleteCapabilities(),
+                    fork=SessionForkCapabilities(),
                     resume=SessionResumeCapabilities(),
                     close=SessionCloseCapabilities(),
                 ),
             ),
             agent_info=Implementation(name="agentls", title="agentls", version=__version__),
-            auth_methods=[],
+            auth_methods=auth_methods(caps.model_dump(by_alias=True, exclude_none=True)),
         )
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse | None:
-        raise invalid_params(f"agentls offers no authentication methods (asked for {method_id!r})")
+        return await authenticate(self.front, method_id)
 
     # --- session lifecycle -----------------------------------------------------------------------
 
@@ -161,6 +166,33 @@ class AcpAgent:
         project, state = await self._reopen(cwd, session_id, mcp_servers)
         self._announce_commands(session_id)
         return ResumeSessionResponse(
+            modes=options.mode_state(project.app, state),
+            config_options=options.config_options(project.app, state),
+        )
+
+    async def fork_session(
+        self,
+        session_id: str,
+        cwd: str,
+        additional_directories: list[str] | None = None,
+        mcp_servers: list[ClientMcp] | None = None,
+        **kwargs: Any,
+    ) -> ForkSessionResponse:
+        """``session/fork``: a new session holding a copy of the whole conversation so far."""
+        project = await self._project(cwd, mcp_servers)
+        try:
+            info = await project.app.fork_session(session_id)
+            agent, model = history.last_choice(await project.app.messages(info.id, limit=20))
+        except AgentError as exc:
+            raise to_request_error(exc) from exc
+        source = self.sessions.get(session_id)
+        state = self._open(info.id, project, cwd, agent, model)
+        if source is not None:  # what the user picked in the original, even before its first prompt
+            state.mode, state.model = source.mode, source.model
+        state.title = info.title
+        self._announce_commands(info.id)
+        return ForkSessionResponse(
+            session_id=info.id,
             modes=options.mode_state(project.app, state),
             config_options=options.config_options(project.app, state),
         )
@@ -230,12 +262,23 @@ class AcpAgent:
                 session_id, CurrentModeUpdate(session_update="current_mode_update", current_mode_id=value)
             )
         elif config_id == options.MODEL and isinstance(value, str):
-            if value not in options.models(app) and value != options.current_model(app, state):
-                raise invalid_params(f"unknown model {value!r}; configured: {', '.join(options.models(app))}")
-            state.model = value
+            self._set_model(state, value)
         else:
             raise invalid_params(f"unknown config option {config_id!r} (or a value of the wrong type)")
         return SetSessionConfigOptionResponse(config_options=options.config_options(app, state))
+
+    async def set_session_model(self, session_id: str, model_id: str, **kwargs: Any) -> dict[str, Any]:
+        """``session/set_model`` of older clients: the same as the ``model`` config option."""
+        state = self._state(session_id)
+        self._set_model(state, model_id)
+        await self.front.send(
+            session_id,
+            ConfigOptionUpdate(
+                session_update="config_option_update",
+                config_options=options.config_options(state.project.app, state),
+            ),
+        )
+        return {}
 
     # --- prompts -----------------------------------------------------------------------------------
 
@@ -340,6 +383,12 @@ class AcpAgent:
         if mode_id not in names:
             raise invalid_params(f"unknown mode {mode_id!r}; the modes are {', '.join(names)}")
         state.mode = mode_id
+
+    def _set_model(self, state: AcpSession, value: str) -> None:
+        app = state.project.app
+        if value not in options.models(app) and value != options.current_model(app, state):
+            raise invalid_params(f"unknown model {value!r}; configured: {', '.join(options.models(app))}")
+        state.model = value
 
     async def _stop(self, state: AcpSession) -> None:
         """Stop every prompt of the session in flight: the running turn and those queued behind it."""

@@ -2,8 +2,9 @@
 
 ``acp`` (PyPI ``agent-client-protocol``) supplies the schema types, request validation and the
 JSON-RPC connection; this module adds what it lacks here: answers to malformed input
-(``acp_server.transport``), the ``session/delete`` route, and one object (``Front``) holding the
-connection's state — its sessions, its projects, the client's capabilities and open dialogs.
+(``acp_server.transport``), the ``session/delete`` and ``session/set_model`` routes, and one object
+(``Front``) holding the connection's state — its sessions, its projects, the client's capabilities
+and open dialogs.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from acp.utils import notify_model, request_model, request_optional_model, seria
 
 from acp_server.dialogs import Dialogs
 from acp_server.handshake import Answered
+from acp_server.legacy import SET_MODEL, SetSessionModelRequest
 from acp_server.projects import Project, Projects
 from acp_server.state import AcpSession
 from acp_server.transport import StdioLines, stdio
@@ -192,6 +194,7 @@ async def serve(data_dir: Path | None = None, transport: StdioLines | Answered |
     # close/resume are "unstable" in this library release but stable in the protocol's schema.
     router = build_agent_router(agent, use_unstable_protocol=True)  # type: ignore[arg-type]
     router.route_request(AGENT_METHODS["session_delete"], DeleteSessionRequest, agent, "delete_session")
+    router.route_request(SET_MODEL, SetSessionModelRequest, agent, "set_session_model")
     conn = Connection(router, transport, listening=False)
     front.client.conn = conn
     try:

@@ -10,6 +10,7 @@ RESOURCE_NOT_FOUND = -32002  # ACP's code for an unknown session
 INVALID_PARAMS = -32602
 INVALID_REQUEST = -32600
 INTERNAL_ERROR = -32603
+AUTH_REQUIRED = -32000  # ACP's code: the client offers the authMethods of initialize
 
 # Most specific first: the first matching class decides the code.
 ERROR_CODES: tuple[tuple[type[AgentError], int], ...] = (
@@ -23,6 +24,8 @@ ERROR_CODES: tuple[tuple[type[AgentError], int], ...] = (
 def to_request_error(exc: AgentError) -> RequestError:
     """The JSON-RPC error for a core error; ``data.name`` carries the core class name."""
     code = next(code for cls, code in ERROR_CODES if isinstance(exc, cls))
+    if isinstance(exc, ProviderError) and exc.kind == "auth":
+        code = AUTH_REQUIRED  # no key, or one the provider refused
     data: dict[str, object] = {"name": type(exc).__name__}
     if isinstance(exc, ProviderError):
         data.update(kind=exc.kind, status=exc.status, retryable=exc.retryable)

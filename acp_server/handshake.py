@@ -17,6 +17,7 @@ import json
 import logging
 from typing import Any
 
+from acp_server.auth_methods import auth_methods
 from acp_server.transport import StdioLines
 from core import __version__
 
@@ -29,7 +30,7 @@ AGENT_CAPABILITIES: dict[str, Any] = {
     "loadSession": True,
     "mcpCapabilities": {"http": True, "sse": False},
     "promptCapabilities": {"audio": False, "embeddedContext": True, "image": True},
-    "sessionCapabilities": {"close": {}, "delete": {}, "list": {}, "resume": {}},
+    "sessionCapabilities": {"close": {}, "delete": {}, "fork": {}, "list": {}, "resume": {}},
 }
 
 
@@ -42,7 +43,7 @@ def result(params: dict[str, Any]) -> dict[str, Any]:
         "protocolVersion": version,
         "agentCapabilities": AGENT_CAPABILITIES,
         "agentInfo": {"name": "agentls", "title": "agentls", "version": __version__},
-        "authMethods": [],
+        "authMethods": auth_methods(params.get("clientCapabilities")),
     }
 
 
@@ -65,7 +66,14 @@ def answerable(message: Any) -> bool:
         isinstance(version, int)
         and not isinstance(version, bool)
         and version in VERSION_RANGE
-        and (caps is None or (_bool_or_absent(caps, "terminal") and _fs_ok(caps.get("fs"))))
+        and (
+            caps is None
+            or (
+                _bool_or_absent(caps, "terminal")
+                and _fs_ok(caps.get("fs"))
+                and (caps.get("auth") is None or _bool_or_absent(caps["auth"], "terminal"))
+            )
+        )
         and (
             info is None
             or (

@@ -25,6 +25,8 @@ CORE_COMMANDS: dict[str, str] = {
     "permissions": "cli.permissions_cmd",
     "snapshots": "cli.snapshot_cmd",
     "diff": "cli.snapshot_cmd",
+    "review": "cli.review_cmd",
+    "auth": "agentls.auth",
 }
 
 # Options of the main parser that take a value (so that the value is not taken for the command).

@@ -1,15 +1,18 @@
-"""`agentls sessions list | show ID | export ID | delete ID`: the stored sessions of this project."""
+"""`agentls sessions list | search QUERY | show ID | export ID | delete ID`: this project's stored
+sessions."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from core.config.paths import data_dir, worktree_of
+from cli.sessions_search import add_search
+from cli.stored import open_store, stamp
+from core.config.paths import worktree_of
+from core.message.markdown import session_markdown
 from core.message.models import (
     AgentPart,
     AssistantMessage,
@@ -23,12 +26,12 @@ from core.message.models import (
     ToolPart,
 )
 from core.message.title_text import clean_title
-from core.storage import DB_NAME, InvalidRow, Store
+from core.storage import InvalidRow
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `sessions` command group."""
-    parser = subparsers.add_parser("sessions", help="list, show, export or delete stored sessions")
+    parser = subparsers.add_parser("sessions", help="list, search, show, export or delete stored sessions")
     parser.add_argument(
         "-C", "--directory", type=Path, default=None, help="working directory (default: the current one)"
     )
@@ -40,27 +43,28 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     listing.add_argument("--json", action="store_true", help="print the sessions as a JSON array")
     listing.set_defaults(func=run_list)
 
+    add_search(actions)
+
     for name, func, text in (
         ("show", run_show, "print a session's transcript"),
-        ("export", run_export, "print a session with every message and part as JSON"),
+        ("export", run_export, "print a session with every message and part (JSON, or Markdown)"),
         ("delete", run_delete, "delete a session, its messages and its child sessions"),
     ):
         action = actions.add_parser(name, help=text)
         action.add_argument("id", metavar="ID", help="session id (ses_…)")
+        if name == "export":
+            action.add_argument(
+                "--format",
+                choices=("json", "md"),
+                default="json",
+                help="json: every field (default); md: Markdown to read or share, tool calls folded",
+            )
         action.set_defaults(func=func)
 
 
 def _help(parser: argparse.ArgumentParser) -> int:
     parser.print_help(sys.stderr)
     return 2
-
-
-async def _open() -> Store:
-    return await Store.open(data_dir() / DB_NAME)
-
-
-def _stamp(ms: int) -> str:
-    return datetime.fromtimestamp(ms / 1000).strftime("%Y-%m-%d %H:%M")
 
 
 class _Problems:
@@ -80,7 +84,7 @@ class _Problems:
 async def run_list(args: argparse.Namespace) -> int:
     """Print this project's sessions."""
     directory = (args.directory or Path.cwd()).resolve()
-    store = await _open()
+    store = await open_store()
     try:
         project = await store.ensure_project(worktree_of(directory))
         found = await store.list_sessions(project.id, limit=args.limit)
@@ -93,12 +97,12 @@ async def run_list(args: argparse.Namespace) -> int:
         print(f"no sessions in {project.worktree}", file=sys.stderr)
     for s in found:
         child = f"  (child of {s.parentID})" if s.parentID else ""
-        print(f"{s.id}  {_stamp(s.time.updated)}  {clean_title(s.title)}{child}")
+        print(f"{s.id}  {stamp(s.time.updated)}  {clean_title(s.title)}{child}")
     return 0
 
 
 async def _load(session_id: str, problems: _Problems) -> tuple[Session, list[MessageWithParts]]:
-    store = await _open()
+    store = await open_store()
     try:
         session = await store.get_session(session_id)
         return session, await store.list_messages(session_id, on_invalid=problems)
@@ -111,7 +115,7 @@ async def run_show(args: argparse.Namespace) -> int:
     problems = _Problems()
     session, messages = await _load(args.id, problems)
     title = clean_title(session.title)
-    print(f"{title}\n{session.id}  {session.directory}  updated {_stamp(session.time.updated)}")
+    print(f"{title}\n{session.id}  {session.directory}  updated {stamp(session.time.updated)}")
     for message in messages:
         print()
         print("\n".join(render_message(message)))
@@ -119,9 +123,12 @@ async def run_show(args: argparse.Namespace) -> int:
 
 
 async def run_export(args: argparse.Namespace) -> int:
-    """Print a session with every message and part as JSON."""
+    """Print a session with every message and part as JSON, or as Markdown."""
     problems = _Problems()
     session, messages = await _load(args.id, problems)
+    if args.format == "md":
+        sys.stdout.write(session_markdown(session, messages))
+        return problems.status()
     document: dict[str, Any] = {
         "info": session.model_dump(mode="json", exclude_none=True),
         "messages": [m.model_dump(mode="json", exclude_none=True) for m in messages],
@@ -132,7 +139,7 @@ async def run_export(args: argparse.Namespace) -> int:
 
 async def run_delete(args: argparse.Namespace) -> int:
     """Delete a session and everything below it."""
-    store = await _open()
+    store = await open_store()
     try:
         deleted = await store.delete_session(args.id)
     finally:
@@ -145,7 +152,7 @@ async def run_delete(args: argparse.Namespace) -> int:
 def render_message(message: MessageWithParts) -> list[str]:
     """A message as transcript lines: a header, then one block per part."""
     info = message.info
-    lines = [f"── {info.role} {info.id}  {_stamp(info.time.created)}"]
+    lines = [f"── {info.role} {info.id}  {stamp(info.time.created)}"]
     for part in message.parts:
         lines.extend(_render_part(part))
     if isinstance(info, AssistantMessage) and info.error is not None:

@@ -20,6 +20,8 @@ from core.errors import NotFoundError
 from core.events import Event, FileDiff, PermissionRequest, QuestionRequest, QueuedPrompt
 from core.message.models import MessageWithParts, Session, Todo
 from core.message.prompt_input import AgentInput, FileInput, PromptMode, TextInput
+from core.message.review import Hunk, ReviewResult
+from core.message.search import SearchHit
 from core.permission.rules import Rule, Ruleset
 from core.permission.service import Reply
 
@@ -40,6 +42,7 @@ __all__ = [
     "RevertResult",
     "Rule",
     "Ruleset",
+    "SearchHit",
 ]
 
 PromptParts = Sequence[TextInput | FileInput | AgentInput]
@@ -219,6 +222,23 @@ class Agent(Protocol):
         """A page of the transcript, oldest first."""
         ...
 
+    async def search_sessions(
+        self,
+        query: str,
+        since: int | None = None,
+        until: int | None = None,
+        agent: str | None = None,
+        limit: int = 20,
+    ) -> list[SearchHit]:
+        """This project's sessions whose title or text matches ``query`` (FTS5 syntax), newest first,
+        updated in [since, until) (ms), run with ``agent``; a query that cannot be parsed is an
+        InvalidInputError."""
+        ...
+
+    async def export_markdown(self, session_id: str) -> str:
+        """The whole session as Markdown, tool calls folded (as ``agentls sessions export --format md``)."""
+        ...
+
     async def todos(self, session_id: str) -> list[Todo]:
         """The session's todo list."""
         ...
@@ -233,6 +253,24 @@ class Agent(Protocol):
 
     async def unrevert(self, session_id: str) -> RevertResult:
         """Undo the last revert."""
+        ...
+
+    async def review(self, session_id: str) -> list[Hunk]:
+        """The agent's changes in the session still to review (pending hunks), oldest first."""
+        ...
+
+    async def keep(
+        self, session_id: str, hunk_ids: Sequence[str] | None = None, file: str | None = None
+    ) -> ReviewResult:
+        """Keep pending hunks: by id, every one of ``file``, or all (neither given)."""
+        ...
+
+    async def undo(
+        self, session_id: str, hunk_ids: Sequence[str] | None = None, file: str | None = None
+    ) -> ReviewResult:
+        """Undo pending hunks (as ``keep`` chooses them), keeping the user's edits; an undo that
+        overlaps them is a conflict in the result and changes nothing. The model is told at its
+        next step."""
         ...
 
     async def file_at_snapshot(self, snapshot: str, path: str) -> bytes | None:
@@ -284,6 +322,13 @@ class Agent(Protocol):
         ...
 
     # --- config and events ---------------------------------------------------------------
+
+    def check_model(self, ref: str | None = None) -> str:
+        """``ref`` (default: the configured model) if it can be used: a known provider with its key.
+
+        Raises ConfigError when no model is configured, ProviderError (kind "auth") without a key.
+        Nothing is sent to the provider."""
+        ...
 
     def config_info(self) -> ConfigInfo:
         """Agents and models for a client's pickers."""

@@ -40,14 +40,18 @@ from core.config.paths import config_dir, git_top_level
 from core.config.paths import data_dir as default_data_dir
 from core.config.schema import Config
 from core.dialogs import AppDialogs
-from core.errors import AgentError, InvalidInputError
+from core.editor import EditorIntelligence
+from core.errors import AgentError, ConfigError, InvalidInputError
 from core.events import AgentWarning, ConfigUpdated, Event, FileDiff, QueuedPrompt
 from core.llm import catalog
 from core.llm.model import ModelInfo, resolve_model, resolve_small_model
 from core.llm.stream import stream as llm_stream
 from core.llm.transport import aclose_http_client
+from core.message.markdown import session_markdown
 from core.message.models import MessageWithParts, ModelRef, Session, SubtaskPart, Todo, UserMessage
 from core.message.prompt_input import PromptMode
+from core.message.review import Hunk, ReviewResult
+from core.message.search import SearchFilter, SearchHit
 from core.message.title_text import clean_title
 from core.permission import rules
 from core.permission.request import PermissionAsk
@@ -66,6 +70,8 @@ from core.session.system import InstructionFiles
 from core.storage.store import Store
 from core.tools.base import Tool
 from core.tools.context import ToolContext
+from core.tools.editor import EditorTool
+from core.tools.editor_tools import EDITOR_TOOLS
 from core.tools.question import QuestionTool
 from core.tools.registry import ToolRegistry, builtin_registry
 from core.tools.skill import SkillTool, list_skills
@@ -125,6 +131,7 @@ class AgentApp:
         for tool in (TodoWriteTool(), TodoReadTool(), QuestionTool(), SkillTool(), WebFetchTool()):
             self.tools.register(tool)
         self.tools.register(TaskTool(self.subtasks))
+        self.editor: EditorIntelligence | None = None
         self.loop = SessionLoop(self)
         self.queue = PromptQueue(self.loop, self.bus)
 
@@ -201,11 +208,13 @@ class AgentApp:
         data_dir: Path | None = None,
         warm: bool = False,
         tools: Sequence[Tool[Any]] = (),
+        editor: EditorIntelligence | None = None,
     ) -> AgentApp:
         """Load config, open the store (with crash recovery) and start MCP servers.
 
         ``warm``: also load what the first prompt needs (see ``warm_up``); for long-lived hosts.
         ``tools``: the host's own tools, replacing built-in ones with the same id.
+        ``editor``: the editor's language servers; the editor tools are offered while it answers them.
         """
         directory = await asyncio.to_thread(directory.resolve)
         # One git call says both where the worktree is and whether it is one (each call a process,
@@ -242,6 +251,10 @@ class AgentApp:
             workspace=workspace or DiskWorkspace(worktree),
             config_layers=config_layers,
         )
+        if editor is not None:
+            app.editor = editor
+            for editor_tool in EDITOR_TOOLS:
+                app.tools.register(editor_tool())
         for tool in tools:
             app.tools.register(tool, replace=True)
         try:
@@ -325,6 +338,23 @@ class AgentApp:
         page = await self.sessions.page(session_id, limit=limit or 100, before=before)
         return list(reversed(page))
 
+    async def search_sessions(
+        self,
+        query: str,
+        since: int | None = None,
+        until: int | None = None,
+        agent: str | None = None,
+        limit: int = 20,
+    ) -> list[SearchHit]:
+        """This project's sessions whose title or text matches ``query``, newest first."""
+        where = SearchFilter(project_id=self.project_id, since=since, until=until, agent=agent)
+        return await self.store.search_sessions(query, where, limit=limit)
+
+    async def export_markdown(self, session_id: str) -> str:
+        """The whole session as Markdown, tool calls folded."""
+        session = await self.sessions.get(session_id)
+        return session_markdown(session, await self.sessions.messages(session_id))
+
     async def prompt(
         self,
         session_id: str,
@@ -376,9 +406,36 @@ class AgentApp:
         """What the agent changed in the session (or since a message)."""
         return await self.snapshots.diff(session_id, message_id)
 
+    async def review(self, session_id: str) -> list[Hunk]:
+        """The agent's changes in the session still to review (pending hunks), oldest first."""
+        return await self.snapshots.review.pending(session_id)
+
+    async def keep(
+        self, session_id: str, hunk_ids: Sequence[str] | None = None, file: str | None = None
+    ) -> ReviewResult:
+        """Keep pending hunks: by id, every one of ``file``, or all (neither given)."""
+        return await self.snapshots.review.keep(session_id, hunk_ids, file)
+
+    async def undo(
+        self, session_id: str, hunk_ids: Sequence[str] | None = None, file: str | None = None
+    ) -> ReviewResult:
+        """Undo pending hunks, keeping the user's edits (conflicts change nothing)."""
+        return await self.snapshots.review.undo(session_id, hunk_ids, file)
+
     async def todos(self, session_id: str) -> list[Todo]:
         """The session's todo list."""
         return await self.sessions.get_todos(session_id)
+
+    def check_model(self, ref: str | None = None) -> str:
+        """``ref`` (default: the configured model) if it can be used; nothing is sent to the provider."""
+        ref = ref or self.config.model
+        if not ref:
+            raise ConfigError(
+                'no model is configured: set "model" in agentls.json (e.g. "anthropic/claude-sonnet-4-5") '
+                "and give its provider a key with `agentls auth PROVIDER`"
+            )
+        self.resolve_model(ref)  # ConfigError (bad ref) or ProviderError kind "auth" (no key)
+        return ref
 
     def config_info(self) -> ConfigInfo:
         """Agents and models for a client's pickers."""
@@ -500,8 +557,14 @@ class AgentApp:
         """The tools the model sees: built-in and MCP tools minus denied and switched-off ones."""
         all_tools = {t.id: t for t in [*self.tools.all(), *self.config_state.mcp.tools()]}
         hidden = rules.disabled(all_tools, ruleset)  # approvals never lift a denial
+        hidden |= self._unanswered_editor_tools(all_tools)
         switched_off = {k for k, v in (user.tools or {}).items() if not v}
         return {k: t for k, t in all_tools.items() if k not in hidden and k not in switched_off}
+
+    def _unanswered_editor_tools(self, tools: dict[str, Tool[Any]]) -> set[str]:
+        """Editor tools whose query the editor connected now does not answer (asked every step)."""
+        supported = self.editor.supported() if self.editor is not None else frozenset()
+        return {k for k, t in tools.items() if isinstance(t, EditorTool) and t.query not in supported}
 
     def skills(self) -> list[tuple[str, str]]:
         """Skills for the system prompt."""
@@ -539,6 +602,7 @@ class AgentApp:
             todos=self.sessions,
             questions=self.questions,
             subtasks=self.subtasks,
+            editor=self.editor,
         )
 
     def cancel_dialogs(self, session_id: str) -> None:

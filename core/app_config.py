@@ -159,7 +159,11 @@ def build_state(
             parts.bus, parts.is_busy,
         )  # fmt: skip
         services = StepServices(
-            sessions=parts.sessions, bus=parts.bus, snapshots=snapshots.hooks(), on_patch=snapshots.on_patch
+            sessions=parts.sessions,
+            bus=parts.bus,
+            snapshots=snapshots.hooks(),
+            on_patch=snapshots.on_patch,
+            review_note=snapshots.review.tell,
         )
     mcp = previous.mcp if previous is not None else McpServers()
     return ConfigState(parts.owner, resolved, agents, retry, snapshots, services, mcp)

@@ -17,6 +17,7 @@ from core.message.models import Message as _Message
 from core.message.models import MessageError, Session, Todo
 from core.message.models import Part as _Part
 from core.message.prompt_input import PromptInput
+from core.message.review import Hunk
 
 
 @dataclass_transform(kw_only_default=True)
@@ -308,6 +309,15 @@ class TodoUpdated(Event):
     todos: list[Todo]
 
 
+class ReviewUpdated(Event):
+    """Hunks of the agent's changes were added, kept or undone; ``pending`` is the count left."""
+
+    TYPE: ClassVar[str] = "review.updated"
+    sessionID: str
+    changed: list[Hunk]
+    pending: int
+
+
 class FileEdited(Event):
     TYPE: ClassVar[str] = "file.edited"
     file: str
@@ -320,7 +330,7 @@ class FileEdited(Event):
 # --- config ----------------------------------------------------------------------------------
 
 
-WarningKind = Literal["snapshot", "small-model", "abort"]
+WarningKind = Literal["snapshot", "small-model", "abort", "review"]
 
 
 class AgentWarning(Event):

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from core.api import Agent, Layer
     from core.app import AgentApp
+    from core.editor import EditorIntelligence
     from core.tools.base import Tool
     from core.workspace import Workspace
 
@@ -30,6 +31,7 @@ async def open_agent(
     data_dir: Path | None = None,
     warm: bool = False,
     tools: Sequence[Tool[Any]] = (),
+    editor: EditorIntelligence | None = None,
     import_guard: ImportGuard = nullcontext,
 ) -> Agent:
     """Open the agent of the project at ``directory``.
@@ -37,12 +39,19 @@ async def open_agent(
     ``workspace``: where tools read and write files (default: the disk); ``layers``: the host's
     config layers on top of the project's files; ``warm``: load now what the first prompt needs
     (for long-lived hosts); ``tools``: the host's own tools, replacing built-in ones of the same id
-    (ACP's terminal-backed bash); ``import_guard``: wraps the agent's import (a fresh process
-    pauses the garbage collector meanwhile).
+    (ACP's terminal-backed bash); ``editor``: the editor's language servers, which the editor
+    tools ask (offered while ``editor.supported()`` names their query); ``import_guard``: wraps
+    the agent's import (a fresh process pauses the garbage collector meanwhile).
     """
     app_class = await asyncio.to_thread(_agent_class, import_guard)
     return await app_class.open(
-        directory, workspace=workspace, config_layers=layers, data_dir=data_dir, warm=warm, tools=tools
+        directory,
+        workspace=workspace,
+        config_layers=layers,
+        data_dir=data_dir,
+        warm=warm,
+        tools=tools,
+        editor=editor,
     )
 
 

@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from core.editor import EditorQuery
 from lsp_server.protocol import describe
 
 log = logging.getLogger(__name__)
@@ -32,6 +33,8 @@ TIMES_OUT = ("eglot",)
 # stopping the user (eglot 1.9: the echo area). Stock Neovim is not one: each message is a hit-enter
 # prompt there, and it fires LspProgress for the statusline.
 STEPS_AS_MESSAGES = ("eglot", "emacs")
+# How long an editor query (go to definition, …) may take before the tool tells the model it failed.
+EDITOR_TIMEOUT = 10.0
 
 
 class ClientOptions(BaseModel):
@@ -42,6 +45,7 @@ class ClientOptions(BaseModel):
     asyncCommands: bool | None = None
     toolLog: ToolLog | None = None
     dialogTimeout: float | None = Field(default=None, gt=0)
+    editorTimeout: float | None = Field(default=None, gt=0, le=60)
 
 
 @dataclass
@@ -52,6 +56,7 @@ class Connection:
     plugin: bool = False  # announced experimental.agent: events and reply requests, not dialogs
     saves_edits: bool = False  # experimental.agent.savesEdits: it saves what an agent edit touched
     name: str = ""
+    editor_queries: frozenset[EditorQuery] = frozenset()  # experimental.agent.editorQueries it answers
     initial: ClientOptions = field(default_factory=ClientOptions)
     settings: ClientOptions = field(default_factory=ClientOptions)
 
@@ -86,6 +91,12 @@ class Connection:
         if value is not None:
             return value
         return 300.0 if self._is(TIMES_OUT) else None
+
+    @property
+    def editor_timeout(self) -> float:
+        """Seconds the server waits for an ``agent/editorQuery`` answer before the tool fails."""
+        value: float | None = self._pick("editorTimeout")
+        return value if value is not None else EDITOR_TIMEOUT
 
 
 def agent_capability(capabilities: Any) -> dict[str, Any] | None:

@@ -52,6 +52,18 @@ class SessionRef(Params):
     sessionID: str = Field(min_length=1)
 
 
+class SessionSearch(Params):
+    query: str = Field(min_length=1, max_length=1000)
+    since: int | None = Field(default=None, ge=0)  # epoch ms, inclusive
+    until: int | None = Field(default=None, ge=0)  # epoch ms, exclusive
+    agent: str | None = Field(default=None, min_length=1)
+    limit: int = Field(default=20, ge=1, le=200)
+
+
+class SessionExport(SessionRef):
+    format: Literal["md"] = "md"
+
+
 class SessionUpdate(SessionRef):
     title: str = Field(min_length=1, max_length=500)
 
@@ -155,6 +167,13 @@ class SessionRevert(SessionRef):
 
 class SessionDiff(SessionRef):
     messageID: str | None = None
+
+
+class ReviewChoice(SessionRef):
+    """``agent/review/keep|undo``: hunks by id, every hunk of one file (a URI), or all (neither)."""
+
+    hunkIDs: list[str] | None = Field(default=None, min_length=1)
+    uri: str | None = None
 
 
 class PermissionReply(Params):

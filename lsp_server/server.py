@@ -27,6 +27,7 @@ from core.errors import AgentError
 from core.open import open_agent
 from lsp_server.clients import Connection, agent_capability, parse_options, section
 from lsp_server.diagnostics import DiagnosticsStore
+from lsp_server.editor import EditorClient, announced_queries
 from lsp_server.errors import to_jsonrpc
 from lsp_server.lifecycle import Lifetime, as_int, pid_alive, watch_process
 from lsp_server.protocol import dump, parse
@@ -89,11 +90,11 @@ class AgentServer(LanguageServer):
         if self._app is not None:
             return
         root = self.root or Path.cwd()
-        self.lsp_workspace = LspWorkspace(self, root, self.diagnostics)
+        workspace = self.lsp_workspace = LspWorkspace(self, root, self.diagnostics)
         self._app = asyncio.get_running_loop().create_future()
-        self.spawn(self._open_app(root, self._app))
+        self.spawn(self._open_app(root, workspace, self._app))
 
-    async def _open_app(self, root: Path, future: asyncio.Future[Agent]) -> None:
+    async def _open_app(self, root: Path, workspace: LspWorkspace, future: asyncio.Future[Agent]) -> None:
         started = time.perf_counter()
         try:
             # Imported here: the config's schema must not delay `initialize`; open_agent imports
@@ -105,7 +106,12 @@ class AgentServer(LanguageServer):
             layers = self._config_layers(self.settings_config)
             # warm: the first prompt then finds the model catalog, connection pool and decoders loaded.
             app = await open_agent(
-                root, workspace=self.lsp_workspace, layers=layers, warm=True, import_guard=startup_imports
+                root,
+                workspace=workspace,
+                layers=layers,
+                warm=True,
+                editor=EditorClient(self, self.connection, workspace),
+                import_guard=startup_imports,
             )
         except Exception as exc:  # every request will report it; the user sees it once now
             log.exception("the agent failed to start in %s", root)
@@ -274,7 +280,7 @@ def _root(params: lsp.InitializeParams) -> Path | None:
 
 def build_server() -> AgentServer:
     """The server with every feature module registered."""
-    from lsp_server import code_actions, dialogs, events, plain, providers, sessions
+    from lsp_server import code_actions, dialogs, events, plain, providers, review, sessions
 
     server = AgentServer()
 
@@ -284,6 +290,7 @@ def build_server() -> AgentServer:
         connection = server.connection
         connection.plugin = agent is not None
         connection.saves_edits = bool(agent and agent.get("savesEdits") is True)
+        connection.editor_queries = announced_queries(agent)
         connection.name = params.client_info.name if params.client_info else ""
         connection.connected = True
         server.root = server.root or _root(params)
@@ -314,6 +321,7 @@ def build_server() -> AgentServer:
 
     register_document_hooks(server, lambda: server.lsp_workspace)
     sessions.register(server)
+    review.register(server)
     dialogs.register(server)
     events.register(server)
     plain.register(server)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from pygls.exceptions import JsonRpcInvalidParams
 
 from core.message.prompt_input import AgentInput, FileInput, TextInput
+from core.message.search import SearchHit
 from lsp_server import protocol as p
 from lsp_server.workspace import path_of
 
@@ -41,6 +42,21 @@ def prompt_inputs(
     return out
 
 
+def search_hit(hit: SearchHit) -> dict[str, Any]:
+    """A search hit on the wire: highlights in UTF-16 code units, as LSP counts characters."""
+    return {
+        "session": hit.session,
+        "snippet": hit.snippet,
+        "highlights": [[_utf16(hit.snippet[:a]), _utf16(hit.snippet[:b])] for a, b in hit.highlights],
+        "messageID": hit.message_id,
+        "partID": hit.part_id,
+    }
+
+
+def _utf16(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
 def register(server: AgentServer) -> None:
     """Add the session requests to ``server``."""
 
@@ -51,6 +67,15 @@ def register(server: AgentServer) -> None:
     @server.request("agent/session/list", p.SessionList)
     async def list_(app: Agent, params: p.SessionList) -> Any:
         return {"sessions": await app.list_sessions(params.limit, params.before)}
+
+    @server.request("agent/session/search", p.SessionSearch)
+    async def search(app: Agent, params: p.SessionSearch) -> Any:
+        hits = await app.search_sessions(params.query, params.since, params.until, params.agent, params.limit)
+        return {"hits": [search_hit(h) for h in hits]}
+
+    @server.request("agent/session/export", p.SessionExport)
+    async def export(app: Agent, params: p.SessionExport) -> Any:
+        return {"format": params.format, "text": await app.export_markdown(params.sessionID)}
 
     @server.request("agent/session/get", p.SessionRef)
     async def get(app: Agent, params: p.SessionRef) -> Any:

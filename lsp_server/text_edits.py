@@ -5,9 +5,7 @@ Positions are in the client's negotiated encoding (UTF-16 code units unless it c
 
 from __future__ import annotations
 
-import re
-
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+from collections.abc import Callable
 
 
 def _units(text: str, encoding: str) -> int:
@@ -20,20 +18,33 @@ def _units(text: str, encoding: str) -> int:
 
 def end_position(text: str, encoding: str = "utf-16") -> tuple[int, int]:
     """(line, character) just after the last character of ``text``."""
-    lines = _LINE_BREAK.split(text)
-    return len(lines) - 1, _units(lines[-1], encoding)
+    # Line breaks are \r\n, \r or \n; counted with str methods (C), not by splitting the text.
+    breaks = text.count("\n") + text.count("\r") - text.count("\r\n")
+    last = max(text.rfind("\n"), text.rfind("\r"))
+    return breaks, _units(text[last + 1 :], encoding)
 
 
 def _hunk(old: str, new: str) -> tuple[int, int, str]:
     """The single changed region: old[start:end] became the returned text."""
     limit = min(len(old), len(new))
-    start = 0
-    while start < limit and old[start] == new[start]:
-        start += 1
-    tail = 0
-    while tail < limit - start and old[len(old) - 1 - tail] == new[len(new) - 1 - tail]:
-        tail += 1
+    start = _longest(lambda n: old[:n] == new[:n], limit)
+    tail = _longest(lambda n: old[len(old) - n :] == new[len(new) - n :], limit - start)
     return start, len(old) - tail, new[start : len(new) - tail]
+
+
+def _longest(same: Callable[[int], bool], limit: int) -> int:
+    """The largest n <= limit with same(n), for a same() that holds up to some n and not beyond.
+
+    A binary search over slice comparisons (done in C): one character at a time in Python took
+    ~100 ms for a 200 kB buffer, on every edit of an open file that large."""
+    low, high = 0, limit
+    while low < high:
+        mid = (low + high + 1) // 2
+        if same(mid):
+            low = mid
+        else:
+            high = mid - 1
+    return low
 
 
 def rebase(base: str, ours: str, theirs: str) -> str | None:

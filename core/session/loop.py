@@ -242,6 +242,7 @@ class SessionLoop:
             rt.bus.publish(SessionStatus(sessionID=session_id, status=SessionStatusInfo(type="busy")))
             if abort.is_set():
                 break
+            await rt.step_services.tell_review(session_id)
             history = await rt.context.history(session_id)
             scan = decide.scan(history)
             user = scan.last_user

@@ -7,8 +7,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from core import ids
 from core.bus import Bus
 from core.events import AgentWarning
+from core.message.models import TextPart, UserMessage
 from core.session.sessions import Sessions
 
 log = logging.getLogger(__name__)
@@ -30,6 +32,10 @@ class StepServices:
     bus: Bus
     snapshots: SnapshotHooks | None = None
     on_patch: Callable[[str], Awaitable[None]] | None = field(default=None)
+    # What the user undid that the model was not told yet (then marked told): core.review.
+    review_note: Callable[[str, Callable[[str], Awaitable[bool]]], Awaitable[str | None]] | None = field(
+        default=None
+    )
 
     @property
     def snapshots_on(self) -> bool:
@@ -69,6 +75,28 @@ class StepServices:
                 "cannot show or undo them",
             )
         )
+
+    async def tell_review(self, session_id: str) -> None:
+        """Add a note of what the user undid since the model last heard to the last user message
+        (stored, synthetic): the model reads it in this step's request and every later one."""
+        if self.review_note is None:
+            return
+
+        async def deliver(note: str) -> bool:
+            async for message in self.sessions.stream(session_id):
+                if isinstance(message.info, UserMessage):
+                    part = TextPart(
+                        id=ids.ascending("prt"),
+                        sessionID=session_id,
+                        messageID=message.info.id,
+                        text=note,
+                        synthetic=True,
+                    )
+                    await self.sessions.update_part(part)
+                    return True
+            return False
+
+        await self.review_note(session_id, deliver)
 
     async def after_patch(self, session_id: str) -> None:
         """Recompute the session's diff summary after a step changed files."""

@@ -10,8 +10,10 @@ from typing import Any
 from core.api import RevertResult
 from core.bus import Bus
 from core.config.schema import Config
-from core.events import FileDiff
+from core.errors import AgentError
+from core.events import AgentWarning, FileDiff
 from core.message.models import MessageWithParts, Session
+from core.review.service import ReviewService
 from core.session.sessions import Sessions
 from core.snapshot.backend import Snapshots
 from core.snapshot.factory import open_snapshots
@@ -80,6 +82,7 @@ class SnapshotService:
         access = _SessionAccess(sessions)
         self._reverter = Reverter(access, snapshots, workspace, is_busy, worktree)
         self._diffs = SessionDiffs(access, snapshots, bus)
+        self.review = ReviewService(sessions.store, access, snapshots, workspace, bus, worktree)
 
     @classmethod
     def create(
@@ -115,8 +118,18 @@ class SnapshotService:
         return _Hooks(self.backend)
 
     async def on_patch(self, session_id: str) -> None:
-        """After a step changed files: store the diff summaries and publish session.diff."""
+        """After a step changed files: store the diff summaries and publish session.diff, and
+        record the step's hunks for review."""
         await self._diffs.on_patch(session_id)
+        try:
+            await self.review.record(session_id)
+        except (AgentError, OSError) as exc:  # the turn goes on; the user is told what is missing
+            log.warning("review hunks of session %s not recorded: %s", session_id, exc)
+            message = (
+                f"this step's changes could not be recorded for review ({exc}); "
+                "diff and revert still see them"
+            )
+            self._bus.publish(AgentWarning(kind="review", sessionID=session_id, message=message))
 
     async def revert(self, session_id: str, message_id: str, part_id: str | None = None) -> RevertResult:
         """Restore the files the agent changed from that point on (BusyError while running)."""

@@ -1,5 +1,6 @@
 """SQLite persistence: ``Store.open(path)`` and the records it returns. Publishes no events."""
 
+from core.message.search import SearchFilter, SearchHit
 from core.storage.approvals import Approval
 from core.storage.project import Project
 from core.storage.recovery import TOOL_INTERRUPTED, TURN_INTERRUPTED, RecoveryReport
@@ -16,5 +17,7 @@ __all__ = [
     "OnInvalid",
     "Project",
     "RecoveryReport",
+    "SearchFilter",
+    "SearchHit",
     "Store",
 ]

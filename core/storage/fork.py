@@ -14,8 +14,10 @@ from bisect import bisect_left
 from core import ids
 from core.errors import NotFoundError
 from core.message.models import AnyPart, AssistantMessage, CompactionPart, Session, SessionRevert
+from core.message.review import Hunk
 from core.storage.base import StoreBase
 from core.storage.messages import message_row, part_row
+from core.storage.review import decode_hunk, hunk_row
 from core.storage.rows import AnyMessage, decode_message, decode_part, decode_session, encode
 
 
@@ -44,6 +46,12 @@ class ForkOps(StoreBase):
             ) as cursor:
                 parts = [(r[1], decode_part(r[0], r[2])) for r in await cursor.fetchall()]
 
+            async with conn.execute(
+                "SELECT id, body FROM review_hunks WHERE session_id = ? AND message_id < ? ORDER BY id",
+                (session_id, cut),
+            ) as cursor:
+                hunks = [decode_hunk(r[0], r[1]) for r in await cursor.fetchall()]
+
             clone = _Clone(messages, parts, new_session.id)
             new_session = new_session.model_copy(update={"revert": clone.revert(source.revert)})
             await conn.execute(
@@ -66,6 +74,11 @@ class ForkOps(StoreBase):
                 "INSERT INTO parts (id, message_id, session_id, type, body) VALUES (?, ?, ?, ?, ?)",
                 [part_row(p) for p in clone.parts],
             )
+            await conn.executemany(
+                "INSERT INTO review_hunks (id, session_id, message_id, step_id, state, body) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [hunk_row(h) for h in clone.hunks(hunks)],
+            )
         return new_session
 
 
@@ -76,6 +89,7 @@ class _Clone:
         self, messages: list[tuple[str, AnyMessage]], parts: list[tuple[str, AnyPart]], session_id: str
     ) -> None:
         # Ids are minted in the original order, so the clones sort exactly as the originals did.
+        self._session_id = session_id
         self._old_ids = [row_id for row_id, _ in messages]  # sorted: the query orders by id
         self._message_ids = {row_id: ids.ascending("msg") for row_id in self._old_ids}
         self._part_ids: dict[str, str] = {}
@@ -100,6 +114,22 @@ class _Clone:
             return self._message_ids[old_id]
         index = bisect_left(self._old_ids, old_id)
         return self._message_ids[self._old_ids[index]] if index < len(self._old_ids) else None
+
+    def hunks(self, hunks: list[Hunk]) -> list[Hunk]:
+        """The review hunks of the copied steps, with their states: a fork is reviewed as far as
+        its source was."""
+        out: list[Hunk] = []
+        for hunk in hunks:
+            if hunk.messageID not in self._message_ids or hunk.stepID not in self._part_ids:
+                continue  # a step whose patch part is no longer stored
+            update = {
+                "id": ids.ascending("hnk"),
+                "sessionID": self._session_id,
+                "messageID": self._message_ids[hunk.messageID],
+                "stepID": self._part_ids[hunk.stepID],
+            }
+            out.append(hunk.model_copy(update=update))
+        return out
 
     def revert(self, revert: SessionRevert | None) -> SessionRevert | None:
         """The source's revert anchored in the clone; None when the fork holds nothing it reverts."""

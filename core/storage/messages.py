@@ -9,8 +9,8 @@ import aiosqlite
 
 from core.errors import NotFoundError
 from core.message.models import AnyPart, MessageWithParts
-from core.storage.base import StoreBase
 from core.storage.rows import AnyMessage, OnInvalid, checked, decode_message, decode_part, encode
+from core.storage.search import SearchTable
 
 _UPSERT_MESSAGE = (
     "INSERT INTO messages (id, session_id, role, time_created, body) VALUES (?, ?, ?, ?, ?) "
@@ -45,8 +45,8 @@ def part_row(part: AnyPart) -> tuple[str, str, str, str, str]:
     return (part.id, part.messageID, part.sessionID, part.type, encode(part))
 
 
-class MessageTable(StoreBase):
-    """Messages and their parts."""
+class MessageTable(SearchTable):
+    """Messages and their parts (text parts written or removed are queued for the search index)."""
 
     async def upsert_message(self, info: AnyMessage) -> None:
         """Insert or replace a message (its session must exist)."""
@@ -55,12 +55,14 @@ class MessageTable(StoreBase):
     async def upsert_part(self, part: AnyPart) -> None:
         """Insert or replace a part (its message must exist)."""
         await self._write(_UPSERT_PART, part_row(part))
+        await self.queued_for_search((part,))
 
     async def upsert_parts(self, parts: Sequence[AnyPart]) -> None:
         """Insert or replace many parts in one transaction."""
         if parts:
             # Rows are encoded now, before waiting for the lock: the write is a snapshot of this moment.
             await self._write_many(_UPSERT_PART, [part_row(p) for p in parts])
+            await self.queued_for_search(parts)
 
     async def mark_compacted(self, marks: Sequence[tuple[str, int]]) -> None:
         """Set ``state.time.compacted`` of tool parts (part id, time), in one transaction.

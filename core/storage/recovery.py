@@ -77,6 +77,12 @@ async def recover(conn: aiosqlite.Connection) -> RecoveryReport:
         await conn.executemany(
             "UPDATE messages SET body = ? WHERE id = ?", [(message_row(m)[4], m.id) for m in fixed_messages]
         )
+        # Their text stops where the crash cut it: ended, so search indexes it (it takes finished text).
+        await conn.executemany(
+            "UPDATE parts SET body = json_set(body, '$.time.end', ?) WHERE message_id = ? AND type = 'text' "
+            "AND json_extract(body, '$.time.start') IS NOT NULL AND json_extract(body, '$.time.end') IS NULL",
+            [(now, m.id) for m in fixed_messages],
+        )
         await conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:

@@ -116,7 +116,114 @@ _PART_TOKENS = Migration(
     ),
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_INITIAL, _APPROVALS, _RECOVERY_INDEXES, _PART_TOKENS)
+_REVIEW_HUNKS = Migration(
+    5,
+    "the agent's changes as hunks to review (pending, kept, undone), kept with the session",
+    # The row's columns are what the queries select on; the Hunk itself is the JSON body. A hunk
+    # goes with its message: a revert's cleanup (or a deleted session) takes its hunks along.
+    (
+        """CREATE TABLE review_hunks (
+            id TEXT PRIMARY KEY,
+            session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            message_id TEXT NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+            step_id TEXT NOT NULL,
+            state TEXT NOT NULL,
+            body TEXT NOT NULL
+        )""",
+        "CREATE INDEX review_hunks_by_session ON review_hunks(session_id, id)",
+        "CREATE INDEX review_hunks_by_message ON review_hunks(message_id)",
+    ),
+)
+
+# Full-text search (core/storage/search.py). What is indexed: session titles, and the text parts that
+# are finished: a user's text (no time), or a streamed text part once ``time.end`` is set. Streaming
+# flushes write a part many times before it ends; indexing each of those writes would tokenise the
+# growing text again and again, so the index takes the part once, when it is complete. Synthetic
+# text (attached file contents, reminders) is not what anyone wrote or read in the chat: left out.
+# A body that is not JSON (damage; tests write such rows) must not make its write fail: json_extract
+# would raise, so it is only asked of a valid body (CASE, unlike AND, fixes the order).
+SEARCHABLE_PART = (
+    "({r}.type = 'text' AND CASE WHEN json_valid({r}.body) THEN "
+    "json_extract({r}.body, '$.synthetic') IS NOT 1 "
+    "AND (json_extract({r}.body, '$.time.start') IS NULL "
+    "OR json_extract({r}.body, '$.time.end') IS NOT NULL) "
+    "ELSE 0 END)"
+)
+# Parts: an FTS5 transaction writes a new index segment at commit, which tripled the cost of writing
+# one part in its own transaction. So the triggers only queue the part's rowid (an upsert keeps it);
+# the store indexes the queue in batches, and always before a search (``search.py``). Titles change
+# rarely: their triggers index at once.
+_TITLE = "(CASE WHEN json_valid({r}.body) THEN json_extract({r}.body, '$.title') END)"
+# The agent a user message prompted (an expression index below: queries must use it exactly).
+USER_AGENT = "(CASE WHEN json_valid(body) THEN json_extract(body, '$.agent') END)"
+# The columns of session_search, selected from a sessions row ``s``.
+INDEX_TITLES = f"SELECT s.rowid, {_TITLE.format(r='s')}, s.id"
+# The columns of part_search, selected from a parts row ``p``.
+INDEX_PARTS = "SELECT p.rowid, json_extract(p.body, '$.text'), p.session_id, p.message_id, p.id"
+_FTS_OPTIONS = "tokenize = 'unicode61 remove_diacritics 2'"
+# Not INSERT OR IGNORE: inside a trigger the conflict policy of the statement that fired it wins.
+_QUEUE = (
+    "INSERT INTO search_queue (part_rowid) SELECT {r}.rowid "
+    "WHERE NOT EXISTS (SELECT 1 FROM search_queue WHERE part_rowid = {r}.rowid);"
+)
+
+_SEARCH = Migration(
+    6,
+    "full-text search over session titles and finished text parts (FTS5), filled from existing data",
+    (
+        "CREATE VIRTUAL TABLE part_search USING fts5("
+        f"text, session_id UNINDEXED, message_id UNINDEXED, part_id UNINDEXED, {_FTS_OPTIONS})",
+        # FTS5 merges segments as it writes (default: four of a level make one of the next). Eight
+        # halved the CPU cost of indexing a batch at 40,000 parts; searches stayed within a few ms.
+        "INSERT INTO part_search (part_search, rank) VALUES ('automerge', 8)",
+        f"CREATE VIRTUAL TABLE session_search USING fts5(title, session_id UNINDEXED, {_FTS_OPTIONS})",
+        # The agent filter: which sessions had a prompt to an agent, without reading every message.
+        f"CREATE INDEX messages_by_agent ON messages({USER_AGENT}, session_id) WHERE role = 'user'",
+        "CREATE TABLE search_queue (part_rowid INTEGER PRIMARY KEY)",
+        f"""CREATE TRIGGER parts_search_insert AFTER INSERT ON parts WHEN {SEARCHABLE_PART.format(r="new")}
+        BEGIN {_QUEUE.format(r="new")} END""",
+        # Tool parts are updated often (state, prune marks): the WHEN keeps them off the queue.
+        # Nor do streaming flushes (a text part not finished yet, before and after).
+        f"""CREATE TRIGGER parts_search_update AFTER UPDATE ON parts
+        WHEN (old.type = 'text' OR new.type = 'text') AND old.body IS NOT new.body
+            AND (({SEARCHABLE_PART.format(r="old")}) OR ({SEARCHABLE_PART.format(r="new")}))
+        BEGIN """
+        + _QUEUE.format(r="old")
+        + " END",
+        f"""CREATE TRIGGER parts_search_delete AFTER DELETE ON parts WHEN old.type = 'text'
+        BEGIN {_QUEUE.format(r="old")} END""",
+        f"""CREATE TRIGGER sessions_search_insert AFTER INSERT ON sessions
+        BEGIN
+            INSERT INTO session_search (rowid, title, session_id)
+                VALUES (new.rowid, {_TITLE.format(r="new")}, new.id);
+        END""",
+        # Sessions are rewritten at every turn (time.updated); only a new title touches the index.
+        f"""CREATE TRIGGER sessions_search_update AFTER UPDATE ON sessions
+        WHEN {_TITLE.format(r="old")} IS NOT {_TITLE.format(r="new")}
+        BEGIN
+            DELETE FROM session_search WHERE rowid = old.rowid;
+            INSERT INTO session_search (rowid, title, session_id)
+                VALUES (new.rowid, {_TITLE.format(r="new")}, new.id);
+        END""",
+        """CREATE TRIGGER sessions_search_delete AFTER DELETE ON sessions
+        BEGIN
+            DELETE FROM session_search WHERE rowid = old.rowid;
+        END""",
+        # Existing data, in this one transaction (later writes go through the queue).
+        f"INSERT INTO part_search (rowid, text, session_id, message_id, part_id) {INDEX_PARTS} "
+        f"FROM parts p WHERE {SEARCHABLE_PART.format(r='p')}",
+        f"INSERT INTO session_search (rowid, title, session_id) {INDEX_TITLES} FROM sessions s",
+    ),
+)
+
+MIGRATIONS: tuple[Migration, ...] = (
+    _INITIAL,
+    _APPROVALS,
+    _RECOVERY_INDEXES,
+    _PART_TOKENS,
+    _REVIEW_HUNKS,
+    _SEARCH,
+)
 LATEST = MIGRATIONS[-1].version
 
 

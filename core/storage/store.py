@@ -36,6 +36,7 @@ from core.storage.fork import ForkOps
 from core.storage.messages import MessageTable
 from core.storage.project import ProjectTable
 from core.storage.recovery import RecoveryReport, check_integrity, recover
+from core.storage.review import ReviewTable
 from core.storage.schema import migrate
 from core.storage.sessions import SessionTable
 
@@ -83,7 +84,7 @@ class _OpenersLock:
         os.close(self._fd)
 
 
-class Store(ProjectTable, SessionTable, MessageTable, ForkOps, ApprovalTable):
+class Store(ProjectTable, SessionTable, MessageTable, ForkOps, ApprovalTable, ReviewTable):
     """Async persistence for everything agentls keeps. Pure storage: it publishes no events."""
 
     recovery: RecoveryReport | None = None
@@ -139,6 +140,11 @@ class Store(ProjectTable, SessionTable, MessageTable, ForkOps, ApprovalTable):
     async def close(self) -> None:
         """Close the connection (checkpointing the WAL) and release the openers lock, leaving the
         clean-close stamp when no other agentls process has the database open."""
+        if not self.closed:
+            try:
+                await self.index_pending()  # the queue would wait for the next search otherwise
+            except StorageError as exc:
+                log.warning("could not index the parts queued for search (the next search will): %s", exc)
         async with self._lock:  # a transaction under way finishes first
             self.closed = True
         closed = False

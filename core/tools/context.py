@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from core.editor import EditorIntelligence
 from core.message.models import Todo
 from core.permission.request import PermissionAsk
 from core.permission.rules import Ruleset
@@ -60,7 +61,7 @@ class ToolContext:
     ``ask`` has no default on purpose: a tool must never run without someone deciding its permissions,
     so a context without a permission service has to say so explicitly (tests pass an allow-all ``ask``).
     ``ask`` raises ``PermissionDeniedError`` / ``PermissionRejectedError``; tools let them propagate.
-    The services some tools use (todos, questions, subtasks) are None where a session has none:
+    The services some tools use (todos, questions, subtasks, the editor) are None where a session has none:
     the tool then tells the model so.
     """
 
@@ -81,6 +82,7 @@ class ToolContext:
     todos: TodoStore | None = None
     questions: Questions | None = None
     subtasks: SubtaskRunner | None = None
+    editor: EditorIntelligence | None = None  # the editor's language servers, where a host has them
 
     @property
     def output_dir(self) -> Path:

@@ -130,6 +130,7 @@ async function init(agent) {
     clientCapabilities: {
       fs: { readTextFile: true, writeTextFile: true },
       terminal: Boolean(process.env.TERMINALS),
+      ...(process.env.CLIENT_AUTH_TERMINAL ? { auth: { terminal: true } } : {}),
       ...(formAnswers ? { elicitation: { form: {} } } : {}),
     },
     clientInfo: { name: "agentls-test-client", version: "1.0.0" },
@@ -229,6 +230,80 @@ const scenarios = {
     results.prompt = await prompt(agent, session.sessionId, "hello");
     results.deleted = await agent.request(methods.agent.session.delete, { sessionId: session.sessionId });
     results.listAfterDelete = await agent.request(methods.agent.session.list, { cwd: project });
+  },
+  // authenticate with each offered method (and one that is not offered); errors are recorded.
+  async auth(agent) {
+    results.initialize = await init(agent);
+    results.authenticate = {};
+    for (const methodId of ["agentls-config", "agentls-auth", "nope"]) {
+      try {
+        results.authenticate[methodId] = await agent.request(methods.agent.authenticate, { methodId });
+      } catch (error) {
+        results.authenticate[methodId] = { error: { code: error.code, message: error.message, data: error.data } };
+      }
+    }
+  },
+  // authenticate fails without a key; the terminal method (agentls acp --auth, run here with the
+  // provider and key typed on its stdin) stores one; authenticate then succeeds in the same agent.
+  async authFlow(agent) {
+    results.initialize = await init(agent);
+    const authenticate = async () => {
+      try {
+        return await agent.request(methods.agent.authenticate, { methodId: "agentls-config" });
+      } catch (error) {
+        return { error: { code: error.code, message: error.message, data: error.data } };
+      }
+    };
+    results.before = await authenticate();
+    const terminal = results.initialize.authMethods.find((m) => m.type === "terminal");
+    const child = spawn(agentCmd[0], [...agentCmd.slice(1), ...terminal.args], {
+      cwd: project, stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, ...(terminal.env ?? {}) },
+    });
+    let output = "";
+    child.stderr.on("data", (d) => { output += d; });
+    child.stdin.end(process.env.TERMINAL_INPUT);
+    results.terminalExit = await new Promise((resolve) => child.on("exit", (code) => resolve(code)));
+    results.terminalOutput = output;
+    results.after = await authenticate();
+  },
+  // A turn, then session/fork (by name: the stable SDK export has no constant for it): the fork
+  // answers a prompt of its own.
+  async fork(agent) {
+    results.initialize = await init(agent);
+    const session = await agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
+    results.session = session;
+    await agent.request(methods.agent.session.setMode, { sessionId: session.sessionId, modeId: "plan" });
+    results.first = await prompt(agent, session.sessionId, "first question");
+    results.fork = await agent.request("session/fork", {
+      sessionId: session.sessionId, cwd: project, mcpServers: [],
+    });
+    results.second = await prompt(agent, results.fork.sessionId, "second question");
+    try {
+      await agent.request("session/fork", { sessionId: "ses_missing", cwd: project, mcpServers: [] });
+    } catch (error) {
+      results.badFork = { code: error.code, message: error.message };
+    }
+  },
+  // session/set_model as older clients send it (the SDK has no constant for it any more).
+  async setModel(agent) {
+    await init(agent);
+    const session = await agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
+    results.session = session;
+    results.setModel = await agent.request("session/set_model", {
+      sessionId: session.sessionId, modelId: process.env.MODEL,
+    });
+    for (const [key, params] of [
+      ["badModel", { sessionId: session.sessionId, modelId: "nope/none" }],
+      ["badSession", { sessionId: "ses_missing", modelId: process.env.MODEL }],
+      ["noModel", { sessionId: session.sessionId }],
+    ]) {
+      try {
+        await agent.request("session/set_model", params);
+      } catch (error) {
+        results[key] = { code: error.code, message: error.message };
+      }
+    }
+    results.prompt = await prompt(agent, session.sessionId, "hello");
   },
 };
 

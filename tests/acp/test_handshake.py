@@ -29,6 +29,9 @@ PARAMS: dict[str, dict[str, Any]] = {
     },
     "no fs": {"protocolVersion": 1, "clientCapabilities": {"fs": None, "terminal": False}},
     "meta": {"protocolVersion": 1, "clientCapabilities": {"_meta": {"x": 1}}, "_meta": {"y": 2}},
+    "terminal auth": {"protocolVersion": 1, "clientCapabilities": {"auth": {"terminal": True}}},
+    "no terminal auth": {"protocolVersion": 1, "clientCapabilities": {"auth": {"terminal": False}}},
+    "empty auth": {"protocolVersion": 1, "clientCapabilities": {"auth": {}}},
 }
 
 
@@ -86,8 +89,19 @@ async def test_the_early_path_never_accepts_a_version_the_agent_refuses(version:
         {"protocolVersion": 1, "clientCapabilities": {"terminal": "yes"}},
         {"protocolVersion": 1, "clientCapabilities": {"fs": {"readTextFile": 1}}},
         {"protocolVersion": 1, "clientInfo": {"name": "x"}},
+        {"protocolVersion": 1, "clientCapabilities": {"auth": {"terminal": "yes"}}},
+        {"protocolVersion": 1, "clientCapabilities": {"auth": True}},
     ],
-    ids=["no version", "string version", "bool version", "odd terminal", "odd fs", "info without version"],
+    ids=[
+        "no version",
+        "string version",
+        "bool version",
+        "odd terminal",
+        "odd fs",
+        "info without version",
+        "odd terminal auth",
+        "odd auth",
+    ],
 )
 def test_anything_unusual_is_left_to_the_agent(params: dict[str, Any]) -> None:
     assert not handshake.answerable({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params})
@@ -157,3 +171,21 @@ async def test_an_unusual_first_message_is_left_unanswered() -> None:
     transport = await handshake.answer_early(wire.transport())
     assert wire.sent == []
     assert (await transport.receive() or {}).get("id") == 1  # the agent gets it and answers it
+
+
+@pytest.mark.parametrize(
+    ("caps", "methods"),
+    [
+        ({}, ["agentls-config"]),
+        ({"auth": {"terminal": False}}, ["agentls-config"]),
+        ({"auth": {"terminal": True}}, ["agentls-config", "agentls-auth"]),
+    ],
+    ids=["no auth capability", "no terminal auth", "terminal auth"],
+)
+async def test_auth_methods_offer_a_terminal_only_to_clients_that_run_one(
+    caps: dict[str, Any], methods: list[str]
+) -> None:
+    answer, _ = await agent_answer({"protocolVersion": 1, "clientCapabilities": caps})
+    assert [m["id"] for m in answer["authMethods"]] == methods
+    terminal = [m for m in answer["authMethods"] if m.get("type") == "terminal"]
+    assert all(m["args"] == ["--auth"] for m in terminal)

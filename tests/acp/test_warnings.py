@@ -11,7 +11,7 @@ from tests.acp.conftest import Acp
 async def test_a_warning_is_a_line_of_the_agents_message(acp: Acp) -> None:
     config_file = acp.project / "agentls.json"
     config = json.loads(config_file.read_text())
-    config["small_model"] = "nowhere"  # not a provider/model reference: no model for the title
+    config["small_model"] = "openai/nowhere"  # no OPENAI_API_KEY here: no model for the title
     config_file.write_text(json.dumps(config))
     acp.model.script(
         Turn.tool_call("read", {"filePath": "hello.py"}),

@@ -30,10 +30,14 @@ PLUGIN = "plugin"
 
 
 def capabilities(profile: str) -> lsp.ClientCapabilities:
-    """``plugin`` (VS Code + experimental.agent) or a pytest-lsp client spec such as ``neovim@v0.10.0``."""
-    if profile == PLUGIN:
+    """``plugin`` (VS Code + experimental.agent) or a pytest-lsp client spec such as ``neovim@v0.10.0``;
+    ``plugin+editor:definition,hover`` is a plugin that announces those ``editorQueries``."""
+    if profile == PLUGIN or profile.startswith(PLUGIN + "+editor:"):
         caps = client_capabilities("visual-studio-code")
-        caps.experimental = {"agent": {"version": 1, "savesEdits": True}}
+        agent: dict[str, Any] = {"version": 1, "savesEdits": True}
+        if "+editor:" in profile:
+            agent["editorQueries"] = profile.split(":", 1)[1].split(",")
+        caps.experimental = {"agent": agent}
         return caps
     return client_capabilities(profile)
 

@@ -15,6 +15,7 @@ from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
 from tests.lsp.conftest import EVENTS, agent_config
 from tests.lsp.editor import PLUGIN, REPO, SERVER, Editor, initialize, make_client, server_env
+from tests.lsp.test_editor_queries import EDITOR_TOOLS
 
 
 @pytest.fixture
@@ -88,3 +89,23 @@ async def test_permission_answered_after_the_client_restarts(
     assert "Edited after your answer." in str(messages["messages"][-1]["parts"])
     await second.shutdown_session()
     await second.stop()
+
+
+async def test_a_client_that_reconnects_without_editor_queries_is_not_offered_the_tools(
+    tcp_server: tuple[int, str], project: Path, model: FakeModelServer, title_model: FakeModelServer
+) -> None:
+    options = {"config": agent_config(model, title_model)}
+    model.script(Turn.text("first"), Turn.text("second"))
+    offered_each: list[set[str]] = []
+    for profile in (f"{PLUGIN}+editor:definition", PLUGIN):
+        client, _ = make_client(EVENTS)
+        port, token = tcp_server
+        await client.start_tcp("127.0.0.1", port)
+        await initialize(client, project, profile, {**options, "token": token})
+        session = await client.protocol.send_request_async("agent/session/create", {})
+        params = {"sessionID": session["id"], "parts": [{"type": "text", "text": "hi"}]}
+        await asyncio.wait_for(client.protocol.send_request_async("agent/session/prompt", params), 30)
+        offered_each.append({t["function"]["name"] for t in model.requests[-1].tools} & EDITOR_TOOLS)
+        client.protocol.writer.close()
+        await client.stop()
+    assert offered_each == [{"editor_definition"}, set()]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lsp_server.text_edits import end_position, rebase
+from lsp_server.text_edits import end_position, rebase, smallest_edit
 
 
 @pytest.mark.parametrize(
@@ -38,3 +38,23 @@ def test_rebase_refuses_overlapping_changes() -> None:
 def test_rebase_when_one_side_did_nothing() -> None:
     assert rebase("a", "b", "a") == "b"
     assert rebase("a", "a", "c") == "c"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ("", "", ((0, 0), (0, 0), "")),
+        ("abc", "abc", ((0, 3), (0, 3), "")),  # nothing changed: an empty edit at the end
+        ("aaa", "aaaa", ((0, 3), (0, 3), "a")),  # repeated characters: prefix first, then tail
+        ("a\r\nb\r\n", "a\r\nB\r\n", ((1, 0), (1, 1), "B")),
+        ("x\r\ny", "x\ny", ((0, 1), (1, 0), "\n")),  # never inside a CRLF pair
+        ("line\n" * 5000, "line\n" * 2500 + "LINE\n" + "line\n" * 2499, ((2500, 0), (2500, 4), "LINE")),
+    ],
+)
+def test_smallest_edit(old: str, new: str, expected: tuple[tuple[int, int], tuple[int, int], str]) -> None:
+    assert smallest_edit(old, new) == expected
+    (l0, c0), (l1, c1), replacement = expected
+    lines = old.splitlines(keepends=True) or [""]
+    start = sum(len(line) for line in lines[:l0]) + c0
+    end = sum(len(line) for line in lines[:l1]) + c1
+    assert old[:start] + replacement + old[end:] == new

@@ -16,8 +16,8 @@ from tests.lsp.conftest import Connected, agent_config
 
 @pytest.fixture
 def options(model: FakeModelServer, title_model: FakeModelServer) -> dict[str, Any]:
-    # "nowhere" is not a provider/model reference: the title's small model cannot be resolved.
-    return {"config": agent_config(model, title_model, small_model="nowhere")}
+    # openai/nowhere has no key here (the tests run without OPENAI_API_KEY): no model for titles.
+    return {"config": agent_config(model, title_model, small_model="openai/nowhere")}
 
 
 async def test_a_plugin_client_gets_the_warning_as_an_event(

@@ -166,7 +166,8 @@ def test_a_config_the_agent_rejects(nvim: Nvim) -> None:
 
 def test_a_dialog_in_a_picker_plugin_waits_for_a_choice(nvim: Nvim) -> None:
     nvim.extra_config.update(permission={"edit": "ask", "bash": "ask"})
-    touch = {"command": "touch ran.txt", "description": "Touch a file"}
+    # Only a command dialog: `touch` would ask for the file (edit) first under the defaults.
+    touch = {"command": "python3 -c \"open('ran.txt', 'w').close()\"", "description": "Make a file"}
     nvim.model.script(Turn.tool_call("bash", touch), Turn.text("Done."))
     run = nvim.run("dialog_picker.lua").check()
     assert (nvim.project / "ran.txt").exists(), run.stderr
@@ -174,7 +175,8 @@ def test_a_dialog_in_a_picker_plugin_waits_for_a_choice(nvim: Nvim) -> None:
 
 
 def test_a_warning_is_notified(nvim: Nvim) -> None:
-    nvim.extra_config.update(small_model="nowhere")  # no model for the title: an agent.warning
+    # No OPENAI_API_KEY here: no model for titles, an agent.warning.
+    nvim.extra_config.update(small_model="openai/nowhere")
     nvim.model.script(Turn.text("Hello there."))
     nvim.run("warning.lua").check()
 
@@ -200,3 +202,10 @@ def test_stop_and_send_aborts_the_story_and_answers_the_new_prompt(nvim: Nvim) -
     run = nvim.run("stop_send.lua").check()
     assert len(nvim.model.requests) == 2, run.stderr
     assert "stop, do this instead" in str(nvim.model.requests[1].messages), run.stderr
+
+
+def test_searching_sessions_from_the_picker(nvim: Nvim) -> None:
+    nvim.model.script(
+        Turn.text("Zebras have stripes.", chunks=3), Turn.text("Okapis have stripes too.", chunks=3)
+    )
+    nvim.run("search.lua").check()

@@ -20,10 +20,14 @@ def open_chat(screen: Screen) -> None:
     screen.wait_lua("require'agentls.chat'.session_id ~= nil", "the chat's session")
 
 
+RUN = "python3 -c \"open('ran.txt', 'w').close()\""
+
+
 def test_keys_typed_while_a_permission_arrives_answer_nothing(nvim: Nvim) -> None:
     nvim.extra_config.update(ASK)
     nvim.model.script(
-        Turn.tool_call("bash", {"command": "touch ran.txt", "description": "Touch a file"}),
+        # One dialog, for the command: `touch` would ask for the file (edit) first under the defaults.
+        Turn.tool_call("bash", {"command": RUN, "description": "Make a file"}),
     )
     with interactive(nvim) as screen:
         open_chat(screen)
@@ -54,7 +58,7 @@ def test_keys_typed_while_a_permission_arrives_answer_nothing(nvim: Nvim) -> Non
         # The user stops typing and leaves insert mode: the dialog opens, and waits for a choice.
         screen.keys("Escape")
         shown = screen.wait(lambda s: "Allow once" in s, "the dialog")
-        assert "touch ran.txt" in shown
+        assert RUN in shown
         screen.keys("3", "Enter")  # Reject
         screen.wait(lambda s: "The user rejected this call" in s, "the rejection in the transcript")
         assert not (nvim.project / "ran.txt").exists()
@@ -103,7 +107,7 @@ def test_no_server_installed_is_said_once_without_a_prompt(nvim: Nvim) -> None:
         screen.keys(":Agentls", "Enter")
         shown = screen.wait(lambda s: "checkhealth agentls" in s, "the error")
         errors = [line for line in shown.splitlines() if "checkhealth agentls" in line]
-        assert errors == ["agentls: agentls not in .venv/bin nor $PATH; :checkhealth agentls"], shown
+        assert errors == ["agentls: not installed, see :AgentlsInstall; :checkhealth agentls"], shown
         assert "Press ENTER" not in shown, shown
 
 
@@ -186,3 +190,32 @@ def test_prompts_typed_while_the_agent_works_queue_and_gq_removes_one_with_neovi
     assert len(requests) == 3
     assert "then this" not in requests[1] and "then this" in requests[2]
     assert "drop me" not in str(requests)
+
+
+def test_searching_sessions_in_neovims_own_select(nvim: Nvim) -> None:
+    nvim.model.script(Turn.text("Zebras have stripes."), Turn.text("Okapis have stripes too."))
+    with interactive(nvim, height=40) as screen:
+        open_chat(screen)
+        first = screen.lua("require'agentls.chat'.session_id")
+        for question, answer in (
+            ("zebras?", "Zebras have stripes."),
+            ("okapis?", "Okapis have stripes too."),
+        ):
+            if question == "okapis?":
+                screen.keys(":AgentlsNew", "Enter")
+                screen.wait_lua(f"require'agentls.chat'.session_id ~= '{first}'", "a new session")
+            screen.keys("i")
+            screen.keys(question, literal=True)
+            screen.keys("C-s")
+            screen.wait(lambda s, a=answer: a in s, "the answer")
+        screen.keys(":AgentlsSessions stripes", "Enter")
+        shown = screen.wait(lambda s: "Type number" in s, "Neovim's select of the matches")
+        assert 'agentls sessions matching "stripes"' in shown, shown
+        lines = [line for line in shown.splitlines() if "have stripes" in line and "#" in line]
+        assert len(lines) == 2 and "Okapis" in lines[0] and "Zebras" in lines[1], shown
+        screen.keys("2", "Enter")
+        screen.wait(lambda s: "Open" in s and "Type number" in s, "the actions")
+        screen.keys("1", "Enter")
+        screen.wait_lua(f"require'agentls.chat'.session_id == '{first}'", "the first session open")
+        screen.keys(':AgentlsSessions "unclosed', "Enter")
+        screen.wait(lambda s: "not valid FTS5 query syntax" in s, "the error notice")

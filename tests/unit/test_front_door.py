@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from core.api import Agent, ConfigInfo, Layer, ModelLimits, Rule
-from core.errors import NotFoundError
+from core.errors import ConfigError, NotFoundError, ProviderError
 from core.events import Event, MessageUpdated
 from core.message.models import TextPart, UserMessage
 from core.message.prompt_input import TextInput
@@ -109,3 +109,29 @@ async def test_dialogs_name_requests_that_are_not_pending(agent: Agent) -> None:
         await agent.dialogs.reply_permission("per_missing", "once")
     with pytest.raises(NotFoundError):
         agent.dialogs.dismiss("que_missing")
+
+
+async def test_check_model_names_the_usable_model_and_why_another_is_not(
+    agent: Agent, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert agent.check_model() == agent.config_info().default_model
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    with pytest.raises(ProviderError, match="set the ANTHROPIC_API_KEY environment variable") as raised:
+        agent.check_model("anthropic/claude-sonnet-4-5")
+    assert raised.value.kind == "auth"
+
+
+async def test_check_model_without_a_configured_model_says_how_to_configure_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "bare"
+    project.mkdir()
+    monkeypatch.setenv("AGENTLS_CONFIG_DIR", str(tmp_path / "no-user-config"))
+    for name in ("AGENTLS_CONFIG", "AGENTLS_CONFIG_CONTENT"):
+        monkeypatch.delenv(name, raising=False)
+    opened = await open_agent(project, layers=[], data_dir=tmp_path / "data")
+    try:
+        with pytest.raises(ConfigError, match="no model is configured"):
+            opened.check_model()
+    finally:
+        await opened.close()

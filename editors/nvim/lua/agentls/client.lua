@@ -4,7 +4,8 @@
 -- changes, sends the plugin's `config` as the `agentls.config` settings (again when setup() changes
 -- it: the running server applies it from the next prompt on), attaches the project's file buffers
 -- (so the agent reads unsaved text), turns every `agent/event` into a state change, and applies
--- `workspace/applyEdit` through `agentls.edits`.
+-- `workspace/applyEdit` through `agentls.edits`; the agent's questions to the other language
+-- servers (`agent/editorQuery`) go to `agentls.editor_queries`.
 -- Requests made before the server is initialised wait for it.
 local config = require('agentls.config')
 
@@ -37,7 +38,11 @@ function M.capabilities()
     documentChanges = true,
     resourceOperations = { 'create', 'rename', 'delete' },
   })
-  caps.experimental = { agent = { version = 1, savesEdits = true } }
+  local agent = { version = 1, savesEdits = true }
+  if config.options.editor_queries ~= false then
+    agent.editorQueries = require('agentls.editor_queries').QUERIES
+  end
+  caps.experimental = { agent = agent }
   return caps
 end
 
@@ -166,6 +171,7 @@ function M.start(on_ready)
     handlers = {
       ['agent/event'] = on_event,
       ['workspace/applyEdit'] = require('agentls.edits').handler,
+      ['agent/editorQuery'] = require('agentls.editor_queries').handler,
     },
     on_init = function(client, result)
       M.server_info = result.serverInfo

@@ -15,8 +15,11 @@ local M = {}
 ---@field dialog string|false        open the dialog that waits for an answer (chat buffers, normal mode)
 
 M.defaults = {
-  -- The server command; nil: `<project>/.venv/bin/agentls serve`, then `agentls serve` from $PATH.
+  -- The server command; nil: `<project>/.venv/bin/agentls serve`, then `agentls serve` from $PATH,
+  -- then the venv that :AgentlsInstall made (stdpath('data')/agentls/venv).
   cmd = nil,
+  -- The Python (>= 3.11) :AgentlsInstall makes its venv with; nil: python3 (or python3.1x) on $PATH.
+  python = nil,
   -- Where the server logs (passed as --log-file); false: stderr, which Neovim puts in its LSP log.
   log_file = vim.fn.stdpath('log') .. '/agentls-server.log',
   -- The project directory; nil: the current working directory.
@@ -36,6 +39,10 @@ M.defaults = {
   attach_buffers = true,
   -- Forward every language server's diagnostics of those buffers (agent/diagnostics).
   forward_diagnostics = true,
+  -- Let the agent ask your language servers (definition, references, hover, symbols, diagnostics).
+  editor_queries = true,
+  -- How long (ms) Neovim waits for your language servers to answer one such question.
+  editor_query_timeout = 5000,
   -- Streaming text is written to the chat buffer at most once per this many milliseconds.
   coalesce_ms = 16,
   keymaps = {
@@ -54,6 +61,7 @@ M.defaults = {
 
 local types = {
   cmd = { 'table', 'nil' },
+  python = { 'string', 'nil' },
   log_file = { 'string', 'boolean' },
   root_dir = { 'string', 'nil' },
   config = { 'table', 'nil' },
@@ -64,6 +72,8 @@ local types = {
   resume = { 'boolean' },
   diff_preview = { 'boolean' },
   attach_buffers = { 'boolean' },
+  editor_queries = { 'boolean' },
+  editor_query_timeout = { 'number' },
   forward_diagnostics = { 'boolean' },
   coalesce_ms = { 'number' },
   keymaps = { 'table' },
@@ -123,7 +133,8 @@ function M.root()
   return vim.fs.normalize(M.options.root_dir or vim.fn.getcwd())
 end
 
---- The server command: the configured one (if it is executable), the project's .venv, then $PATH.
+--- The server command: the configured one (if it is executable), the project's .venv, $PATH, then
+--- the managed venv of :AgentlsInstall.
 ---@return string[]|nil cmd, string|nil reason, string|nil short  (short: the reason in a few words)
 function M.server_cmd()
   local cmd = M.options.cmd
@@ -133,9 +144,13 @@ function M.server_cmd()
       cmd = { venv, 'serve' }
     elseif vim.fn.executable('agentls') == 1 then
       cmd = { 'agentls', 'serve' }
+    elseif vim.fn.executable(require('agentls.install').bin()) == 1 then
+      cmd = { require('agentls.install').bin(), 'serve' }
     else
-      return nil, 'agentls is not installed: no .venv/bin/agentls in the project and no agentls on $PATH',
-        'agentls not in .venv/bin nor $PATH'
+      return nil,
+        'agentls is not installed: no .venv/bin/agentls in the project, no agentls on $PATH, and no '
+          .. ':AgentlsInstall venv',
+        'not installed, see :AgentlsInstall'
     end
   else
     cmd = vim.deepcopy(cmd)

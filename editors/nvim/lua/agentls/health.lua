@@ -37,7 +37,7 @@ function M.check()
     return
   elseif not cmd then
     health.error(reason, {
-      'Install agentls (pip install agentls, or ./scripts/setup in its checkout for .venv/bin/agentls)',
+      'Run :AgentlsInstall (a venv of its own under stdpath("data")), or pipx install agentls',
       'or set the command: require("agentls").setup({ cmd = { "/path/to/agentls", "serve" } })',
     })
     return

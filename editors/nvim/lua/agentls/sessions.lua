@@ -76,8 +76,55 @@ end
 
 local ACTIONS = { 'Open', 'Rename', 'Delete', 'Fork' }
 
---- Pick a session, then what to do with it.
-function M.pick()
+local function act(session)
+  if not session then
+    return
+  end
+  state().sessions[session.id] = session
+  vim.ui.select(ACTIONS, { prompt = session.title }, function(action)
+    if action == 'Open' then
+      M.switch(session.id)
+    elseif action == 'Rename' then
+      M.rename(session)
+    elseif action == 'Delete' then
+      M.delete(session)
+    elseif action == 'Fork' then
+      M.fork(session)
+    end
+  end)
+end
+
+--- Sessions whose title or messages match `query` (FTS5 syntax), newest first; each line ends with
+--- the words around the match.
+local function search(query)
+  client.request('agent/session/search', { query = query, limit = 100 }, function(err, result)
+    if report(err) then
+      return
+    end
+    local hits = result.hits or {}
+    if #hits == 0 then
+      return vim.notify(('agentls: no session matches %q'):format(query), vim.log.levels.INFO)
+    end
+    local snippets, sessions = {}, {}
+    for _, hit in ipairs(hits) do
+      snippets[hit.session.id] = hit.snippet:gsub('%s+', ' ')
+      table.insert(sessions, hit.session)
+    end
+    vim.ui.select(sessions, {
+      prompt = ('agentls sessions matching %q'):format(query),
+      kind = 'agentls.session',
+      format_item = function(s)
+        return ('%s  %s'):format(M.describe(s), snippets[s.id])
+      end,
+    }, act)
+  end)
+end
+
+--- Pick a session (one that matches `query`, when given), then what to do with it.
+function M.pick(query)
+  if query and vim.trim(query) ~= '' then
+    return search(vim.trim(query))
+  end
   client.request('agent/session/list', { limit = 100 }, function(err, result)
     if report(err) then
       return
@@ -90,23 +137,7 @@ function M.pick()
       prompt = 'agentls sessions',
       kind = 'agentls.session',
       format_item = M.describe,
-    }, function(session)
-      if not session then
-        return
-      end
-      state().sessions[session.id] = session
-      vim.ui.select(ACTIONS, { prompt = session.title }, function(action)
-        if action == 'Open' then
-          M.switch(session.id)
-        elseif action == 'Rename' then
-          M.rename(session)
-        elseif action == 'Delete' then
-          M.delete(session)
-        elseif action == 'Fork' then
-          M.fork(session)
-        end
-      end)
-    end)
+    }, act)
   end)
 end
 

@@ -21,6 +21,7 @@ import type { AgentEvent, JsonObject } from "../protocol";
 import { findServer, readSettings } from "../settings";
 import { trace } from "../trace";
 import { applyAgentEdit } from "./applyEdit";
+import { answerEditorQuery, EDITOR_QUERIES } from "./editorQuery";
 import { StderrTail } from "./tail";
 import { checkServerPath } from "./verify";
 
@@ -31,11 +32,12 @@ export const NOT_FOUND =
   "Install it with `pip install agentls` (or `./scripts/setup` in an agentls checkout), or set agentls.server.path.";
 export const LOCAL_COMMANDS = new Set(["agentls.fix", "agentls.explain"]);
 
-/** What the extension announces: a plugin client that saves the agent's edits itself (shared contract). */
+/** What the extension announces: a plugin client that saves the agent's edits itself and answers the
+ * agent's questions to VS Code's language servers (shared contract). */
 class AgentCapability implements StaticFeature {
   fillClientCapabilities(capabilities: InitializeParams["capabilities"]): void {
     const experimental = (capabilities.experimental ?? {}) as JsonObject;
-    capabilities.experimental = { ...experimental, agent: { version: 1, savesEdits: true } };
+    capabilities.experimental = { ...experimental, agent: { version: 1, savesEdits: true, editorQueries: EDITOR_QUERIES } };
   }
   initialize(): void {}
   getState(): FeatureState {
@@ -136,6 +138,7 @@ export class AgentClient implements vscode.Disposable {
     client.registerFeature(new AgentCapability());
     // Registered before start, so it replaces the client's default handler (also after a restart).
     client.onRequest(ApplyWorkspaceEditRequest.type, (params) => applyAgentEdit(client, params));
+    client.onRequest("agent/editorQuery", answerEditorQuery);
     client.onNotification("agent/event", (params: AgentEvent) => this.eventEmitter.fire(params));
     client.onDidChangeState((change) => {
       if (change.newState === State.Running) {

@@ -1,0 +1,128 @@
+"""Hunks of one file change, and the three-way undo of one hunk (pure functions on lines of bytes).
+
+A hunk says: the agent turned lines ``before`` (at ``before_start`` of the step's before version)
+into lines ``after`` (at ``after_start`` of the agent's version). Undoing it against the file as it
+is now is a three-way merge: the changes from the agent's version to the file now are the user's;
+the hunk's own lines are replaced by ``before`` unless the user touched them. Lines the user added
+around the hunk stay where they are, lines added inside a hunk that only added lines stay too, and
+anything that overlaps is a conflict that changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+Lines = list[bytes]
+
+
+@dataclass(frozen=True)
+class LineHunk:
+    """One change of a file between two versions, in 0-based line indexes."""
+
+    before_start: int
+    before: tuple[bytes, ...]
+    after_start: int
+    after: tuple[bytes, ...]
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """Why an undo cannot be merged: the agent's lines and what is in their place now."""
+
+    reason: str
+    agent: tuple[bytes, ...]
+    current: tuple[bytes, ...]
+
+
+def split_lines(data: bytes) -> Lines:
+    """Lines with their ``\\n`` kept (``\\r\\n`` stays whole; the last line may have none)."""
+    lines = data.split(b"\n")
+    out = [line + b"\n" for line in lines[:-1]]
+    if lines[-1]:
+        out.append(lines[-1])
+    return out
+
+
+def hunks_between(before: Sequence[bytes], after: Sequence[bytes]) -> list[LineHunk]:
+    """The hunks (no context lines) that turn ``before`` into ``after``."""
+    return [
+        LineHunk(i1, tuple(before[i1:i2]), j1, tuple(after[j1:j2]))
+        for tag, i1, i2, j1, j2 in _opcodes(before, after)
+        if tag != "equal"
+    ]
+
+
+def _opcodes(a: Sequence[bytes], b: Sequence[bytes]) -> list[tuple[str, int, int, int, int]]:
+    """difflib's opcodes, with the common head and tail matched first (the usual case is a file
+    that differs in a few places: a 5,000-line file then costs a pass, not a quadratic match)."""
+    head = 0
+    limit = min(len(a), len(b))
+    while head < limit and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
+        tail += 1
+    ops: list[tuple[str, int, int, int, int]] = []
+    if head:
+        ops.append(("equal", 0, head, 0, head))
+    middle = SequenceMatcher(None, a[head : len(a) - tail], b[head : len(b) - tail], autojunk=False)
+    for tag, i1, i2, j1, j2 in middle.get_opcodes():
+        ops.append((tag, i1 + head, i2 + head, j1 + head, j2 + head))
+    if tail:
+        ops.append(("equal", len(a) - tail, len(a), len(b) - tail, len(b)))
+    return ops
+
+
+def undo_hunk(now: Sequence[bytes], agent: Sequence[bytes], hunk: LineHunk) -> Lines | Conflict:
+    """The file ``now`` with the hunk's lines (found through the agent's version) put back as they
+    were before the step, or the Conflict when the user's edits since overlap them."""
+    s, e = hunk.after_start, hunk.after_start + len(hunk.after)
+    if tuple(agent[s:e]) != hunk.after:
+        return Conflict("the agent's version does not hold this hunk", hunk.after, tuple(now))
+    ops = _opcodes(agent, now)
+    out: Lines = []
+    restored = False
+    for tag, i1, i2, j1, j2 in ops:
+        if tag == "equal":
+            for k in range(i2 - i1):
+                index = i1 + k
+                if index == s and not restored:
+                    out.extend(hunk.before)
+                    restored = True
+                if not s <= index < e:
+                    out.append(now[j1 + k])
+        elif i1 == i2:  # the user inserted lines at agent index i1
+            if s < i1 < e and hunk.before:
+                return _conflict("you added lines inside lines the agent replaced", ops, now, hunk)
+            if i1 == s == e:
+                return _conflict("you added lines where the agent removed some", ops, now, hunk)
+            out.extend(now[j1:j2])
+        else:  # the user replaced or deleted agent lines i1..i2
+            if i1 < e and i2 > s:
+                return _conflict("you changed lines the agent wrote", ops, now, hunk)
+            if i1 == s and not restored:
+                out.extend(hunk.before)
+                restored = True
+            out.extend(now[j1:j2])
+    if not restored:  # the hunk sits at the end of the agent's version
+        out.extend(hunk.before)
+    return out
+
+
+def _conflict(
+    reason: str, ops: Sequence[tuple[str, int, int, int, int]], now: Sequence[bytes], hunk: LineHunk
+) -> Conflict:
+    """A Conflict carrying the user's lines that stand where the hunk's lines were."""
+    s, e = hunk.after_start, hunk.after_start + len(hunk.after)
+    current: Lines = []
+    for tag, i1, i2, j1, j2 in ops:
+        if i2 < s or i1 > e:
+            continue
+        if tag == "equal":
+            lo, hi = max(i1, s), min(i2, e)
+            current.extend(now[j1 + lo - i1 : j1 + hi - i1])
+        else:
+            current.extend(now[j1:j2])
+    return Conflict(reason, hunk.after, tuple(current))

@@ -1,0 +1,251 @@
+"""The review of a session: hunks recorded after each step, listed, kept and undone.
+
+Undo writes through the Workspace (an open editor buffer gets the change as an edit) and never
+overwrites what the user wrote: each hunk is merged three ways (see ``merge``) and one that
+overlaps the user's edits comes back as a conflict, its file untouched.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+
+from core.bus import Bus
+from core.errors import AgentError, InvalidInputError, NotFoundError
+from core.events import ReviewUpdated
+from core.message.review import Hunk, HunkConflict, ReviewResult
+from core.prompts import load
+from core.review.merge import Conflict, LineHunk, split_lines, undo_hunk
+from core.review.record import as_text, step_hunks
+from core.snapshot.backend import Snapshots
+from core.snapshot.history import SessionAccess, before_point, find_point, step_patches
+from core.storage.messages import PartFilter
+from core.storage.review import ReviewTable
+from core.workspace import EditContext, Workspace
+
+log = logging.getLogger(__name__)
+
+_STEP_PARTS = ("step-start", "step-finish", "patch")
+_VERSIONS_KEPT = 16  # agent versions of files kept for undo (each at most snapshot.max_file_bytes)
+
+
+class ReviewService:
+    """Hunks of the agent's changes per session (see the module docstring)."""
+
+    def __init__(
+        self,
+        table: ReviewTable,
+        sessions: SessionAccess,
+        snapshots: Snapshots,
+        workspace: Workspace,
+        bus: Bus,
+        worktree: Path,
+    ) -> None:
+        self._table = table
+        self._sessions = sessions
+        self._snapshots = snapshots
+        self._workspace = workspace
+        self._bus = bus
+        self._worktree = worktree
+        self._versions: dict[tuple[str, str], bytes | None] = {}
+
+    async def record(self, session_id: str) -> list[Hunk]:
+        """Store the hunks of every step patch not recorded yet; publish ``review.updated``."""
+        messages = await self._sessions.messages(session_id, PartFilter(_STEP_PARTS))
+        done = await self._table.reviewed_steps(session_id)
+        patches = [p for p in step_patches(messages) if p.part_id not in done and p.after is not None]
+        if not patches:
+            return []
+        wanted = [(side, f) for p in patches for f in p.files for side in (p.hash, p.after or p.hash)]
+        contents = await self._snapshots.contents(wanted)
+        hunks: list[Hunk] = []
+        for patch in patches:
+            assert patch.after is not None
+            for path in patch.files:
+                before, after = contents[patch.hash, path], contents[patch.after, path]
+                if isinstance(before, NotFoundError) or isinstance(after, NotFoundError):
+                    log.warning("review of %s in session %s: %s", path, session_id, before or after)
+                    continue
+                hunks += step_hunks(
+                    session_id=session_id,
+                    message_id=patch.message_id,
+                    step_id=patch.part_id,
+                    path=path,
+                    before_snapshot=patch.hash,
+                    after_snapshot=patch.after,
+                    before=before,
+                    after=after,
+                )
+        await self._table.add_hunks(hunks)
+        if hunks:
+            self._publish(session_id, hunks, len(await self.pending(session_id)))
+        return hunks
+
+    async def pending(self, session_id: str) -> list[Hunk]:
+        """The hunks still to review, oldest first (a reverted turn's hunks are not)."""
+        return await self._live(session_id, "pending")
+
+    async def _live(self, session_id: str, state: str | None) -> list[Hunk]:
+        session = await self._sessions.get(session_id)
+        hunks = await self._table.hunks(session_id, state)
+        if session.revert is None:
+            return hunks
+        messages = await self._sessions.messages(session_id, PartFilter(()))
+        try:
+            point = find_point(messages, session.revert.messageID, None)
+        except NotFoundError:
+            return hunks
+        live = {m.info.id for m in before_point(messages, point)}
+        return [h for h in hunks if h.messageID in live]
+
+    async def keep(
+        self, session_id: str, hunk_ids: Sequence[str] | None = None, file: str | None = None
+    ) -> ReviewResult:
+        """Mark hunks kept (by id, by file, or all pending ones): the files are not touched."""
+        chosen, pending = await self._choose(session_id, hunk_ids, file)
+        kept = [h.model_copy(update={"state": "kept"}) for h in chosen]
+        await self._table.update_hunks(kept)
+        self._publish(session_id, kept, pending - len(kept))
+        return ReviewResult(changed=kept)
+
+    async def undo(
+        self, session_id: str, hunk_ids: Sequence[str] | None = None, file: str | None = None
+    ) -> ReviewResult:
+        """Undo hunks (by id, by file, or all pending ones), newest first; a hunk whose lines the
+        user changed since is reported as a conflict and its file left as it is."""
+        chosen, pending = await self._choose(session_id, hunk_ids, file)
+        by_file: dict[str, list[Hunk]] = {}
+        for hunk in sorted(chosen, key=lambda h: h.id, reverse=True):  # later steps sit on earlier
+            by_file.setdefault(hunk.file, []).append(hunk)
+        result = ReviewResult()
+        for path, hunks in by_file.items():
+            undone, conflicts = await self._undo_file(session_id, path, hunks)
+            await self._table.update_hunks(undone)  # file by file: a later failure keeps these
+            result.changed += undone
+            result.conflicts += conflicts
+        self._publish(session_id, result.changed, pending - len(result.changed))
+        return result
+
+    async def _choose(
+        self, session_id: str, hunk_ids: Sequence[str] | None, file: str | None
+    ) -> tuple[list[Hunk], int]:
+        """The pending hunks chosen, and how many hunks are pending in all."""
+        if hunk_ids is not None and file is not None:
+            raise InvalidInputError("choose hunks by id or by file, not both")
+        live = await self._live(session_id, None)
+        pending = [h for h in live if h.state == "pending"]
+        if hunk_ids is not None:
+            found = {h.id: h for h in live}
+            missing = [i for i in hunk_ids if i not in found]
+            if missing:
+                raise NotFoundError(f"no hunk {', '.join(missing)} in session {session_id}")
+            return [found[i] for i in dict.fromkeys(hunk_ids) if found[i].state == "pending"], len(pending)
+        if file is not None:
+            return [h for h in pending if h.file == file], len(pending)
+        return pending, len(pending)
+
+    async def _undo_file(
+        self, session_id: str, path: str, hunks: list[Hunk]
+    ) -> tuple[list[Hunk], list[HunkConflict]]:
+        target = self._worktree / path
+        now = original = await self._read(target)
+        undone: list[Hunk] = []
+        conflicts: list[HunkConflict] = []
+        for hunk in hunks:
+            try:
+                merged = await self._merge(hunk, now, await self._agent_version(hunk))
+            except NotFoundError as exc:  # the step's snapshot was garbage-collected
+                merged = _conflict(hunk, f"the agent's version is no longer stored: {exc}")
+            if isinstance(merged, HunkConflict):
+                conflicts.append(merged)
+                continue
+            now = merged
+            undone.append(hunk.model_copy(update={"state": "undone", "told": False}))
+        if undone and now != original:
+            ctx = EditContext(label="Undo agent change", session_id=session_id)
+            try:
+                if now is None:
+                    await self._workspace.delete(target, ctx)
+                else:
+                    await self._workspace.write_bytes(target, now, ctx)
+            except (AgentError, OSError) as exc:  # the editor refused, the disk said no: not undone
+                log.warning("undo of %s in session %s not written: %s", path, session_id, exc)
+                return [], conflicts + [_conflict(h, f"the file could not be written: {exc}") for h in undone]
+        return undone, conflicts
+
+    async def _agent_version(self, hunk: Hunk) -> bytes | None:
+        """The file as the hunk's step left it; snapshots never change, so the last few are kept
+        (undoing the hunks of one file one by one reads the same version each time)."""
+        key = (hunk.afterSnapshot, hunk.file)
+        if key in self._versions:
+            self._versions[key] = self._versions.pop(key)  # most recently used last
+        else:
+            self._versions[key] = await self._snapshots.file_at(*key)
+            while len(self._versions) > _VERSIONS_KEPT:
+                del self._versions[next(iter(self._versions))]
+        return self._versions[key]
+
+    async def _read(self, target: Path) -> bytes | None:
+        try:
+            return await self._workspace.read_bytes(target)
+        except FileNotFoundError:
+            return None
+
+    async def _merge(self, hunk: Hunk, now: bytes | None, agent: bytes | None) -> bytes | HunkConflict | None:
+        """The file's content with ``hunk`` undone, or the conflict."""
+
+        def conflict(reason: str, current: Sequence[str] = ()) -> HunkConflict:
+            return _conflict(hunk, reason, current)
+
+        if hunk.kind == "created":
+            if now is None:
+                return None
+            return None if now == agent else conflict("you edited the file the agent created")
+        if hunk.kind == "deleted":
+            if now is not None:
+                return conflict("the file the agent deleted exists again")
+            return await self._snapshots.file_at(hunk.beforeSnapshot, hunk.file)
+        if now is None:
+            return conflict("the file is gone (renamed or deleted since the agent changed it)")
+        if hunk.kind == "binary":
+            if now != agent:
+                return conflict("the file changed since the agent wrote it")
+            return await self._snapshots.file_at(hunk.beforeSnapshot, hunk.file)
+        if agent is None or as_text(now) is None:
+            return conflict("the file is no longer text the agent's lines can be found in")
+        line_hunk = LineHunk(
+            hunk.beforeStart,
+            tuple(line.encode() for line in hunk.before),
+            hunk.afterStart,
+            tuple(line.encode() for line in hunk.after),
+        )
+        merged = undo_hunk(split_lines(now), split_lines(agent), line_hunk)
+        if isinstance(merged, Conflict):
+            current = [line.decode("utf-8", "replace") for line in merged.current]
+            return conflict(merged.reason, current)
+        return b"".join(merged)
+
+    async def tell(self, session_id: str, deliver: Callable[[str], Awaitable[bool]]) -> str | None:
+        """Hand ``deliver`` a note of what the user undid that the model has not been told yet;
+        the hunks count as told once it returns True (a failed delivery is tried next time).
+        Returns the note, or None when there was nothing to tell."""
+        hunks = [h for h in await self._table.hunks(session_id, "undone") if not h.told]
+        if not hunks:
+            return None
+        items = "\n".join(f"- {h.file}: {h.lines_label()}" for h in hunks)
+        note = load("review/undone.md").replace("{items}", items)
+        if await deliver(note):
+            await self._table.update_hunks([h.model_copy(update={"told": True}) for h in hunks])
+        return note
+
+    def _publish(self, session_id: str, changed: list[Hunk], pending: int) -> None:
+        if not changed:
+            return
+        self._bus.publish(ReviewUpdated(sessionID=session_id, changed=changed, pending=pending))
+
+
+def _conflict(hunk: Hunk, reason: str, current: Sequence[str] = ()) -> HunkConflict:
+    return HunkConflict(
+        hunkID=hunk.id, file=hunk.file, reason=reason, agent=hunk.after, current=list(current)
+    )
