@@ -280,35 +280,39 @@ class AcpAgent:
     # --- prompts -----------------------------------------------------------------------------------
 
     async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
+        """A prompt sent while one is answered waits in the session's queue and runs as its own turn
+        once the turns before it have ended; each request gets its own turn's stop reason."""
         state = self._state(session_id)
-        if state.busy:
-            raise RequestError(-32600, "this session is already answering a prompt; cancel it first", None)
         inputs = to_inputs(prompt, state.cwd)
-        state.cancelled = False
         current_session.set(session_id)  # file requests of this turn name this session (tasks inherit it)
         app = state.project.app
+        busy = state.busy  # before this prompt joins the session's turns
 
         async def answer() -> MessageWithParts | None:
             # `/name args` naming a command runs it; the command list is read only for such a prompt.
             if commands.looks_like_command(inputs):
                 invocation = commands.parse(inputs, await app.commands())
                 if invocation is not None:
+                    if busy:  # a command acts on the conversation: not while prompts of it are in flight
+                        message = f"/{invocation.name} waits until the session's prompts are answered"
+                        raise RequestError(-32600, message, None)
                     return await commands.run(self.front, state, invocation)
-            return await app.prompt(session_id, inputs, agent=state.mode, model=state.model)
+            return await app.prompt(session_id, inputs, agent=state.mode, model=state.model, mode="queue")
 
         work = answer()
         # A task of its own, so that session/cancel can stop it at any point, even before the loop runs.
         turn: asyncio.Task[Any] = asyncio.ensure_future(work)
-        state.turn = turn
+        state.turns.append(turn)
         try:
             await asyncio.wait({turn})
         finally:
             if not turn.done():  # this request itself was cancelled (the connection closed)
                 turn.cancel()
-            state.turn = None
+            state.turns.remove(turn)
         await state.project.feed.flush()
         self.front.spawn(commands.announce(self.front, state))  # a command file added or changed
-        if state.cancelled:
+        if turn in state.cancelled:
+            state.cancelled.discard(turn)
             return PromptResponse(stop_reason="cancelled")
         if (exc := turn.exception()) is not None:
             if isinstance(exc, AgentError):
@@ -318,7 +322,7 @@ class AcpAgent:
         if not isinstance(final, MessageWithParts):
             return PromptResponse(stop_reason="end_turn")  # a command that ran no turn (/compact, /undo)
         steps = await _steps(app, session_id, final)
-        return PromptResponse(stop_reason=stop_reason(final, state, steps, _step_limit(app, state.mode)))
+        return PromptResponse(stop_reason=stop_reason(final, steps, _step_limit(app, state.mode)))
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         state = self.sessions.get(session_id)
@@ -393,11 +397,14 @@ class AcpAgent:
         state.model = value
 
     async def _stop(self, state: AcpSession) -> None:
-        turn = state.turn
-        if turn is not None and not turn.done():
-            state.cancelled = True
-            turn.cancel()  # the loop aborts its run (and waits until it is consistent) before it ends
-            await asyncio.wait({turn})
+        """Stop every prompt of the session in flight: the running turn and those queued behind it."""
+        # Queued ones first, so that none starts as the running turn ends; all before any await.
+        stopping = [turn for turn in reversed(state.turns) if not turn.done()]
+        for turn in stopping:
+            state.cancelled.add(turn)
+            turn.cancel()  # the loop aborts its run (and waits until it is consistent); a queued one leaves
+        if stopping:
+            await asyncio.wait(stopping)
         await state.project.app.abort(state.id)
 
     def _announce_commands(self, state: AcpSession) -> None:

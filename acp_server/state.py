@@ -22,8 +22,10 @@ class AcpSession:
     cwd: Path
     mode: str  # the agent the next prompt runs with
     model: str | None  # "provider/model"; None: the agent's or the config's default
-    cancelled: bool = False
-    turn: asyncio.Task[object] | None = None
+    # The prompts in flight, oldest first: the running one, then those queued behind it (core.api's
+    # mode "queue"); those a session/cancel stopped are in ``cancelled`` until they answer.
+    turns: list[asyncio.Task[object]] = field(default_factory=list)
+    cancelled: set[asyncio.Task[object]] = field(default_factory=set)
     # "Reject always" answers: deny rules for the rest of this session (ACP has no place to keep them).
     denied: list[Rule] = field(default_factory=list)
     title: str | None = None
@@ -32,5 +34,5 @@ class AcpSession:
 
     @property
     def busy(self) -> bool:
-        """Whether a prompt is being answered."""
-        return self.turn is not None and not self.turn.done()
+        """Whether a prompt is being answered (or waits in the queue)."""
+        return any(not turn.done() for turn in self.turns)

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from acp import RequestError
 
 from acp_server.errors import INTERNAL_ERROR
 from core.message.models import AssistantMessage, MessageWithParts
-
-if TYPE_CHECKING:
-    from acp_server.state import AcpSession
 
 StopReason = Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]
 
@@ -21,15 +18,13 @@ FINISH: dict[str, StopReason] = {
 }
 
 
-def stop_reason(final: MessageWithParts, state: AcpSession, steps: int, limit: int | None) -> StopReason:
+def stop_reason(final: MessageWithParts, steps: int, limit: int | None) -> StopReason:
     """The stop reason of a finished turn; a failed turn raises the JSON-RPC error the client shows.
 
     ``steps`` is how many model requests the turn made, ``limit`` the agent's ``steps`` setting: a
     turn that used them all was cut off by it (its last step runs without tools, so the model's own
     finish reason does not show it).
     """
-    if state.cancelled:
-        return "cancelled"
     info = final.info
     if not isinstance(info, AssistantMessage):
         return "end_turn"  # nothing ran (e.g. a turn that only stored the message)

@@ -17,9 +17,9 @@ from typing import Any, Protocol
 from core.bus import Subscription
 from core.config.loader import Layer
 from core.errors import NotFoundError
-from core.events import Event, FileDiff, PermissionRequest, QuestionRequest
+from core.events import Event, FileDiff, PermissionRequest, QuestionRequest, QueuedPrompt
 from core.message.models import MessageWithParts, Session, Todo
-from core.message.prompt_input import AgentInput, FileInput, TextInput
+from core.message.prompt_input import AgentInput, FileInput, PromptMode, TextInput
 from core.message.review import Hunk, ReviewResult
 from core.message.search import SearchHit
 from core.permission.rules import Rule, Ruleset
@@ -35,9 +35,11 @@ __all__ = [
     "Dialogs",
     "Layer",
     "ModelLimits",
+    "PromptMode",
     "PromptParts",
     "ProviderChoice",
     "ProviderSummary",
+    "QueuedPrompt",
     "Reconfigured",
     "Reply",
     "RevertResult",
@@ -337,12 +339,30 @@ class Agent(Protocol):
         agent: str | None = None,
         model: str | None = None,
         no_reply: bool = False,
+        mode: PromptMode = "steer",
     ) -> MessageWithParts:
-        """Send a prompt and wait for the turn's final assistant message.
+        """Send a prompt and wait for the final assistant message of the turn that answers it.
 
-        A caller that is cancelled (an editor's ``$/cancelRequest``) aborts the turn: the front end
-        needs nothing of its own for it.
+        While a turn runs, ``mode`` says what the prompt does: "steer" joins that turn at its next
+        step; "queue" waits (``queued``) and runs as its own turn when the running one and the
+        prompts queued before it have ended, however they end; "interrupt" (stop and send) goes to
+        the front of the queue and aborts the running turn. A prompt removed from the queue, or
+        whose session is deleted first, gets AbortedError. A caller that is cancelled (an editor's
+        ``$/cancelRequest``) aborts its turn, or leaves the queue: the front end needs nothing of
+        its own for it.
         """
+        ...
+
+    def queued(self, session_id: str) -> list[QueuedPrompt]:
+        """The session's queued prompts, next first (events: ``queue.*``)."""
+        ...
+
+    def update_queued(self, session_id: str, queue_id: str, parts: PromptParts) -> QueuedPrompt:
+        """Replace a queued prompt's parts (NotFoundError once it has started or left the queue)."""
+        ...
+
+    def remove_queued(self, session_id: str, queue_id: str) -> None:
+        """Take a prompt out of the queue: its caller gets AbortedError (NotFoundError once started)."""
         ...
 
     async def abort(self, session_id: str) -> None:

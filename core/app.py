@@ -48,13 +48,14 @@ from core.config.schema import Config
 from core.dialogs import AppDialogs
 from core.editor import EditorIntelligence
 from core.errors import AgentError, ConfigError, InvalidInputError
-from core.events import AgentWarning, ConfigUpdated, Event, FileDiff
+from core.events import AgentWarning, ConfigUpdated, Event, FileDiff, QueuedPrompt
 from core.llm import catalog
 from core.llm.model import ModelInfo, resolve_model, resolve_small_model
 from core.llm.stream import stream as llm_stream
 from core.llm.transport import aclose_http_client
 from core.message.markdown import session_markdown
 from core.message.models import MessageWithParts, ModelRef, Session, SubtaskPart, Todo, UserMessage
+from core.message.prompt_input import PromptMode
 from core.message.review import Hunk, ReviewResult
 from core.message.search import SearchFilter, SearchHit
 from core.message.title_text import clean_title
@@ -65,6 +66,7 @@ from core.question.service import Questions
 from core.session.context_hooks import ContextManager
 from core.session.loop import SessionLoop
 from core.session.prompt import parse_model_ref
+from core.session.queue import PromptQueue
 from core.session.retry import RetryPolicy
 from core.session.services import StepServices
 from core.session.sessions import Sessions
@@ -138,6 +140,7 @@ class AgentApp:
         self.tools.register(TaskTool(self.subtasks))
         self.editor: EditorIntelligence | None = None
         self.loop = SessionLoop(self)
+        self.queue = PromptQueue(self.loop, self.bus)
 
     # --- config: everything below reads the state of the running turn, else the current one --
 
@@ -286,6 +289,7 @@ class AgentApp:
     async def close(self, grace: float = 0.0) -> None:
         """Stop running turns, flush the store, stop MCP servers; ``grace``: seconds that
         background work (a session title) may take to finish first."""
+        await self.queue.close()
         await self.loop.close(grace)
         await self._mcp_retired.close(self._state.mcp.managers())
         await self.sessions.close()
@@ -325,6 +329,7 @@ class AgentApp:
 
     async def delete_session(self, session_id: str) -> None:
         """Delete a session with its messages and child sessions."""
+        self.queue.clear(session_id)
         await self.loop.abort(session_id)
         await self.sessions.delete(session_id)
 
@@ -364,9 +369,25 @@ class AgentApp:
         agent: str | None = None,
         model: str | None = None,
         no_reply: bool = False,
+        mode: PromptMode = "steer",
     ) -> MessageWithParts:
-        """Send a prompt and wait for the final assistant message of the turn."""
-        return await self.loop.prompt(session_id, parts, agent=agent, model=model, no_reply=no_reply)
+        """Send a prompt and wait for the final assistant message of its turn (``mode``: what it
+        does while a turn runs, see ``core.session.queue``)."""
+        if no_reply:
+            return await self.loop.prompt(session_id, parts, agent=agent, model=model, no_reply=True)
+        return await self.queue.submit(session_id, parts, agent=agent, model=model, mode=mode)
+
+    def queued(self, session_id: str) -> list[QueuedPrompt]:
+        """The session's queued prompts, next first."""
+        return self.queue.list(session_id)
+
+    def update_queued(self, session_id: str, queue_id: str, parts: PromptParts) -> QueuedPrompt:
+        """Edit a queued prompt before it starts."""
+        return self.queue.update(session_id, queue_id, parts)
+
+    def remove_queued(self, session_id: str, queue_id: str) -> None:
+        """Take a prompt out of the queue (its caller gets AbortedError)."""
+        self.queue.remove(session_id, queue_id)
 
     async def abort(self, session_id: str) -> None:
         """Abort the running turn of a session, and its commands' shell steps (no-op when idle)."""

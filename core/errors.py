@@ -51,6 +51,10 @@ class AbortedError(AgentError):
     """The turn was aborted by the user."""
 
 
+class UnqueuedError(AbortedError):
+    """A queued prompt left the queue before it ran (removed, its session deleted, the agent closed)."""
+
+
 class ProviderError(AgentError):
     """A model provider call failed.
 

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from core.message.models import Message as _Message
 from core.message.models import MessageError, Session, Todo
 from core.message.models import Part as _Part
+from core.message.prompt_input import PromptInput
 from core.message.review import Hunk
 
 
@@ -83,6 +84,55 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, dict):
         return {key: _jsonable(item) for key, item in value.items()}
     return value
+
+
+# --- the prompt queue ----------------------------------------------------------------------
+
+
+class QueuedPrompt(BaseModel):
+    """A prompt waiting for the session's running turn to end; it then runs as its own turn."""
+
+    id: str
+    sessionID: str
+    parts: list[PromptInput]
+    agent: str | None = None
+    model: str | None = None
+    time: int  # ms since the epoch when it was queued
+
+
+class QueueAdded(Event):
+    """A prompt joined the end of the session's queue (``stop and send``: its front)."""
+
+    TYPE: ClassVar[str] = "queue.added"
+    sessionID: str
+    item: QueuedPrompt
+    position: int  # 0-based place in the queue
+
+
+class QueueUpdated(Event):
+    """A queued prompt's parts were edited."""
+
+    TYPE: ClassVar[str] = "queue.updated"
+    sessionID: str
+    item: QueuedPrompt
+
+
+class QueueRemoved(Event):
+    """A queued prompt left the queue without running: removed by the user, its caller went away,
+    or its session was deleted or the agent closed."""
+
+    TYPE: ClassVar[str] = "queue.removed"
+    sessionID: str
+    id: str
+    reason: Literal["removed", "cancelled", "closed"]
+
+
+class QueueStarted(Event):
+    """A queued prompt left the queue to run as its own turn (its user message follows)."""
+
+    TYPE: ClassVar[str] = "queue.started"
+    sessionID: str
+    id: str
 
 
 # --- session -------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from core.errors import (
     ProviderError,
     StorageError,
     ToolError,
+    UnqueuedError,
 )
 
 log = logging.getLogger(__name__)
@@ -34,12 +35,15 @@ BUSY = -32011
 PROVIDER_ERROR = -32012
 STORAGE_ERROR = -32013
 TOOL_ERROR = -32014
+# -32015 is taken: over --tcp, a missing or wrong token (lsp_server/tcp.py, answered before pygls loads)
+UNQUEUED = -32016
 
 # Most specific first: the first matching class decides the code.
 ERROR_CODES: tuple[tuple[type[AgentError], int], ...] = (
     (NotFoundError, NOT_FOUND),
     (InvalidInputError, INVALID_PARAMS),  # ConfigError too
     (BusyError, BUSY),
+    (UnqueuedError, UNQUEUED),  # not -32800: clients drop answers with that code unseen (Neovim)
     (AbortedError, REQUEST_CANCELLED),
     (ProviderError, PROVIDER_ERROR),
     (StorageError, STORAGE_ERROR),

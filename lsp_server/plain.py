@@ -90,7 +90,8 @@ class PlainPath:
         token = await self._begin_progress(label, lambda: self.server.spawn(app.abort(session_id)))
         narrator = self.server.spawn(self._narrate(app.subscribe(PartUpdated, session_id=session_id), token))
         try:
-            result = await app.prompt(session_id, parts)  # a cancelled request aborts the turn
+            # A second prompt while one runs waits for it and gets its own turn (core: mode "queue").
+            result = await app.prompt(session_id, parts, mode="queue")  # a cancelled request aborts the turn
         finally:
             narrator.cancel()
             self._end_progress(token)

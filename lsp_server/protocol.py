@@ -147,6 +147,17 @@ class SessionPrompt(SessionRef):
     parts: list[PromptPart] = Field(min_length=1)
     agent: str | None = None
     model: str | None = None
+    # While a turn runs: join it ("steer"), wait for it and run as its own turn ("queue"), or abort
+    # it and run next ("interrupt"). Idle: all three start a turn.
+    mode: Literal["steer", "queue", "interrupt"] = "steer"
+
+
+class QueueRef(SessionRef):
+    queueID: str = Field(min_length=1)
+
+
+class QueueUpdate(QueueRef):
+    parts: list[PromptPart] = Field(min_length=1)
 
 
 class SessionRevert(SessionRef):

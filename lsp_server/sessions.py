@@ -101,7 +101,21 @@ def register(server: AgentServer) -> None:
     @server.request("agent/session/prompt", p.SessionPrompt)
     async def prompt(app: Agent, params: p.SessionPrompt) -> Any:
         parts = prompt_inputs(params.parts)
-        return await app.prompt(params.sessionID, parts, params.agent, params.model)
+        return await app.prompt(params.sessionID, parts, params.agent, params.model, mode=params.mode)
+
+    @server.request("agent/session/queue/list", p.SessionRef)
+    async def queue_list(app: Agent, params: p.SessionRef) -> Any:
+        await app.get_session(params.sessionID)
+        return {"items": app.queued(params.sessionID)}
+
+    @server.request("agent/session/queue/update", p.QueueUpdate)
+    async def queue_update(app: Agent, params: p.QueueUpdate) -> Any:
+        return app.update_queued(params.sessionID, params.queueID, prompt_inputs(params.parts))
+
+    @server.request("agent/session/queue/remove", p.QueueRef)
+    async def queue_remove(app: Agent, params: p.QueueRef) -> Any:
+        app.remove_queued(params.sessionID, params.queueID)
+        return None
 
     @server.request("agent/session/abort", p.SessionRef)
     async def abort(app: Agent, params: p.SessionRef) -> Any:

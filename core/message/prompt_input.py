@@ -52,3 +52,8 @@ class AgentInput(BaseModel):
 
 PromptInput = Annotated[TextInput | FileInput | AgentInput, Field(discriminator="type")]
 PromptInputAdapter: TypeAdapter[list[TextInput | FileInput | AgentInput]] = TypeAdapter(list[PromptInput])
+
+# What a prompt sent while a turn runs does (core/session/queue.py): joins the running turn at its
+# next step, waits for it to end and runs as its own turn, or aborts it and runs next.
+PromptMode = Literal["steer", "queue", "interrupt"]
+PROMPT_MODES: tuple[PromptMode, ...] = ("steer", "queue", "interrupt")

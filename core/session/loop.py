@@ -69,6 +69,11 @@ class SessionLoop:
         """Whether a turn is running in this session."""
         return session_id in self._runs
 
+    def current(self, session_id: str) -> asyncio.Task[MessageWithParts] | None:
+        """The task of the session's running turn, if one runs."""
+        run = self._runs.get(session_id)
+        return None if run is None or run.task.done() else run.task
+
     def running(self) -> list[asyncio.Task[MessageWithParts]]:
         """The tasks of the turns running now."""
         return [run.task for run in self._runs.values()]

@@ -57,6 +57,10 @@ const app = client({ name: "agentls-test-client" })
       await waitFor((e) => e.kind === "cancel-sent", "the cancel");
       return { outcome: { outcome: "cancelled" } };
     }
+    if (process.env.PERMISSION_AFTER) {
+      // Answer only once the log holds an entry of this kind (e.g. "second-sent").
+      await waitFor((e) => e.kind === process.env.PERMISSION_AFTER, process.env.PERMISSION_AFTER);
+    }
     if (picks.length) {
       // PICKS: the option names the "user" clicks, in order (question dialogs).
       const name = picks.shift();
@@ -164,6 +168,26 @@ const scenarios = {
     const response = await pending;
     results.prompt = response;
     results.cancelToStopMs = Date.now() - sent;
+  },
+  // Two prompts in flight in one session: the second is sent while the first waits on a permission
+  // (PERMISSION_AFTER=second-sent holds it) and is queued; CANCEL=1 then cancels the session.
+  async queue(agent) {
+    await init(agent);
+    const session = await agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
+    const settle = (which, pending) => pending.then(
+      (response) => { record({ kind: "answered", which, response }); return response; },
+      (error) => { record({ kind: "answered", which, error: error.message }); return { error: error.message }; },
+    );
+    const first = settle("first", prompt(agent, session.sessionId, "first prompt"));
+    await waitFor((e) => e.kind === "permission", "the first prompt's permission request");
+    const second = settle("second", prompt(agent, session.sessionId, "second prompt"));
+    record({ kind: "second-sent" });
+    if (process.env.CANCEL) {
+      record({ kind: "cancel-sent" });
+      await agent.notify(methods.agent.session.cancel, { sessionId: session.sessionId });
+    }
+    results.first = await first;
+    results.second = await second;
   },
   // session/load of a session stored by an earlier process (SESSION_ID).
   async load(agent) {

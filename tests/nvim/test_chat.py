@@ -181,6 +181,29 @@ def test_a_warning_is_notified(nvim: Nvim) -> None:
     nvim.run("warning.lua").check()
 
 
+def test_prompts_sent_while_the_agent_works_are_queued_steered_edited_and_removed(nvim: Nvim) -> None:
+    nvim.extra_config.update(permission={"bash": "ask"})
+    touch = {"command": "touch ran.txt", "description": "Touch a file"}
+    nvim.model.script(Turn.tool_call("bash", touch), Turn.text("Done."), Turn.text("queued answer"))
+    run = nvim.run("queue.lua").check()
+    assert nvim.model.pending == 0, run.stderr
+    requests = [str(r.messages) for r in nvim.model.requests]
+    assert len(requests) == 3, run.stderr
+    assert "steer this" in requests[1] and "then one" not in requests[1]  # steered, not queued
+    assert "then one, edited" in requests[2]
+    assert "drop me" not in str(requests)
+
+
+def test_stop_and_send_aborts_the_story_and_answers_the_new_prompt(nvim: Nvim) -> None:
+    nvim.model.script(
+        Turn.text("Once upon a time there was a very long story", chunks=20).stall(after=4),
+        Turn.text("Right away."),
+    )
+    run = nvim.run("stop_send.lua").check()
+    assert len(nvim.model.requests) == 2, run.stderr
+    assert "stop, do this instead" in str(nvim.model.requests[1].messages), run.stderr
+
+
 def test_searching_sessions_from_the_picker(nvim: Nvim) -> None:
     nvim.model.script(
         Turn.text("Zebras have stripes.", chunks=3), Turn.text("Okapis have stripes too.", chunks=3)

@@ -150,6 +150,48 @@ def test_the_winbar_keeps_the_title_at_80_columns(nvim: Nvim) -> None:
         assert "$0.0000" not in winbar, f"items that read zero are left out: {winbar}"
 
 
+def test_prompts_typed_while_the_agent_works_queue_and_gq_removes_one_with_neovims_select(
+    nvim: Nvim,
+) -> None:
+    nvim.extra_config.update(ASK)
+    nvim.model.script(
+        Turn.tool_call("bash", {"command": "echo hi", "description": "Say hi"}),
+        Turn.text("First done."),
+        Turn.text("Queued answer."),
+    )
+    queued = "#(require'agentls'.state.queue[require'agentls.chat'.session_id] or {})"
+    with interactive(nvim) as screen:
+        open_chat(screen)
+        screen.keys("i")
+        screen.keys("run it", literal=True)
+        screen.keys("C-s")
+        screen.wait(lambda s: "Allow once" in s, "the permission dialog")
+        screen.keys("Escape")  # closed without a choice: the turn keeps waiting on it
+        screen.wait_lua("require'agentls.dialogs'.waiting() ~= nil", "the dialog to wait")
+        for text in ("then this", "drop me"):
+            screen.keys("i")
+            screen.keys(text, literal=True)
+            screen.keys("C-s")
+        screen.wait_lua(f"{queued} == 2", "two queued prompts")
+        assert screen.lua(f"table.concat({PROMPT_LINES}, '|')") == "", "the prompt buffer was emptied"
+        screen.keys("g", "Q")  # Neovim's own select: the queue, then what to do with the pick
+        shown = screen.wait(lambda s: "Queued prompts" in s and "drop me" in s, "the queue picker")
+        assert "1: then this" in shown and "2: drop me" in shown, shown
+        screen.keys("2", "Enter")
+        screen.wait(lambda s: "Remove" in s, "the actions")
+        screen.keys("2", "Enter")
+        screen.wait_lua(f"{queued} == 1", "the removal")
+        screen.keys(":AgentlsDialog", "Enter")
+        screen.wait(lambda s: "Allow once" in s, "the dialog again")
+        screen.keys("1", "Enter")
+        screen.wait(lambda s: "Queued answer." in s, "the queued prompt's own answer")
+        screen.wait_lua(f"{queued} == 0", "an empty queue")
+    requests = [str(r.messages) for r in nvim.model.requests]
+    assert len(requests) == 3
+    assert "then this" not in requests[1] and "then this" in requests[2]
+    assert "drop me" not in str(requests)
+
+
 def test_searching_sessions_in_neovims_own_select(nvim: Nvim) -> None:
     nvim.model.script(Turn.text("Zebras have stripes."), Turn.text("Okapis have stripes too."))
     with interactive(nvim, height=40) as screen:

@@ -16,7 +16,7 @@ M.model = nil ---@type string|nil
 M.buffers = {} ---@type table<string, integer>  transcript buffer by session
 M.views = {} ---@type table<string, table>
 M.loaded = {} ---@type table<string, boolean>
-M.running = {} ---@type table<string, fun()>     cancel functions of pending prompt requests
+M.running = {} ---@type table<string, table<integer, fun()>>  cancel functions of pending prompt requests
 M.win, M.prompt_win, M.prompt_buf = nil, nil, nil
 M.opening = false -- a session is being chosen or created for the chat (the windows may be open already)
 M.fetching_config = false -- an agent/config request is on its way
@@ -47,7 +47,16 @@ local function set_keymaps(buf, is_prompt)
       vim.cmd('stopinsert')
       M.send()
     end, 'send the prompt')
+    map('n', keys.steer, function()
+      M.send(nil, 'steer')
+    end, 'send into the running turn')
+    map('n', keys.stop_send, function()
+      M.send(nil, 'interrupt')
+    end, 'stop the turn and send')
   end
+  map('n', keys.queue, function()
+    M.queue_menu()
+  end, 'edit or remove a queued prompt')
   map('n', keys.abort, function()
     M.abort()
   end, 'abort the turn')
@@ -374,13 +383,15 @@ end
 
 -- --- prompting -----------------------------------------------------------------------------
 
---- Send `text` (default: the prompt buffer's text) to the current session.
-function M.send(text)
+--- Send `text` (default: the prompt buffer's text) to the current session. While it works, `mode`
+--- says what the prompt does: 'queue' (the default: its own turn when the running one ends),
+--- 'steer' (into the running turn) or 'interrupt' (stop the turn and send).
+function M.send(text, mode)
   local session_id = M.session_id
   if not session_id then
     if M.opening then -- the chat is opening: the prompt goes to its session once it shows
       return M.with_session(function()
-        M.send(text)
+        M.send(text, mode)
       end)
     end
     return vim.notify('agentls: open the chat first (:Agentls)', vim.log.levels.WARN)
@@ -401,16 +412,28 @@ function M.send(text)
   -- The model only when picked, or when the session's own was taken out of the settings.
   local _, model, explicit = state():defaults(session_id)
   model = M.model or (explicit and model or nil)
-  local params = { sessionID = session_id, parts = parts, agent = M.agent, model = model }
+  local params = { sessionID = session_id, parts = parts, agent = M.agent, model = model, mode = mode or 'queue' }
   local method = 'agent/session/prompt'
   if command then -- `/name args`: the server expands it (its @files included) and runs it
     method = 'agent/session/command'
     params = { sessionID = session_id, command = command, arguments = arguments, agent = M.agent, model = model }
   end
-  M.running[session_id] = client.request(method, params, function(err, result)
-    M.running[session_id] = nil
+  local pending = M.running[session_id] or {}
+  M.running[session_id] = pending
+  local key = #pending + 1
+  while pending[key] do
+    key = key + 1
+  end
+  pending[key] = client.request(method, params, function(err, result)
+    if M.running[session_id] == pending then
+      pending[key] = nil
+      if next(pending) == nil then
+        M.running[session_id] = nil
+      end
+    end
     if err then
-      if err.code ~= -32800 then
+      -- -32016: the user took it out of the queue (-32800 is dropped by Neovim's client itself).
+      if err.code ~= -32800 and err.code ~= -32016 then
         vim.notify('agentls: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
         -- Give the text back, unless the user already typed something new.
         local prompt = prompt_buffer()
@@ -434,6 +457,63 @@ function M.send(text)
       state():set_part(part)
     end
   end)
+end
+
+--- The current session's queued prompts: pick one, then edit it (vim.ui.input) or remove it.
+function M.queue_menu(session_id)
+  session_id = session_id or M.session_id
+  local items = session_id and state().queue[session_id] or {}
+  if #items == 0 then
+    return vim.notify('agentls: no prompt is queued', vim.log.levels.INFO)
+  end
+  local function text_of(item)
+    local texts = {}
+    for _, part in ipairs(item.parts or {}) do
+      if part.type == 'text' then
+        table.insert(texts, part.text)
+      end
+    end
+    return table.concat(texts, ' ')
+  end
+  vim.ui.select(items, {
+    prompt = 'Queued prompts (next first)',
+    format_item = function(item)
+      return (text_of(item):gsub('\n', ' '))
+    end,
+  }, function(item)
+    if not item then
+      return
+    end
+    vim.ui.select({ 'Edit', 'Remove' }, { prompt = 'Queued prompt' }, function(action)
+      if action == 'Remove' then
+        M.remove_queued(session_id, item.id)
+      elseif action == 'Edit' then
+        vim.ui.input({ prompt = 'Queued prompt: ', default = text_of(item) }, function(text)
+          if text and vim.trim(text) ~= '' then
+            M.edit_queued(session_id, item.id, text)
+          end
+        end)
+      end
+    end)
+  end)
+end
+
+local function report(err)
+  if err then
+    vim.notify('agentls: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+  end
+end
+
+--- Replace a queued prompt's text (its file references are read again from the new text).
+function M.edit_queued(session_id, queue_id, text)
+  local parts = { { type = 'text', text = text } }
+  vim.list_extend(parts, files.parts(text))
+  client.request('agent/session/queue/update', { sessionID = session_id, queueID = queue_id, parts = parts }, report)
+end
+
+--- Take a prompt out of the queue (its request then fails as cancelled: nothing is shown).
+function M.remove_queued(session_id, queue_id)
+  client.request('agent/session/queue/remove', { sessionID = session_id, queueID = queue_id }, report)
 end
 
 --- Abort the current session's turn.

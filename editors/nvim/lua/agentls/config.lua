@@ -5,6 +5,9 @@ local M = {}
 ---@class agentls.Keymaps
 ---@field send_normal string|false   send the prompt (normal mode, prompt buffer)
 ---@field send_insert string|false   send the prompt (insert mode, prompt buffer)
+---@field steer string|false         send into the running turn instead of queueing (prompt buffer, normal mode)
+---@field stop_send string|false     abort the running turn and send the prompt (prompt buffer, normal mode)
+---@field queue string|false         the queued prompts: edit or remove one (chat buffers, normal mode)
 ---@field abort string|false         abort the running turn (chat buffers)
 ---@field close string|false         close the chat (chat buffers, normal mode)
 ---@field new string|false           start a new session (chat buffers)
@@ -45,6 +48,9 @@ M.defaults = {
   keymaps = {
     send_normal = '<CR>',
     send_insert = '<C-s>',
+    steer = 'gs',
+    stop_send = 'gS',
+    queue = 'gQ', -- not gq: formatting a long prompt keeps working
     abort = '<C-c>',
     close = 'q',
     new = '<C-n>',

@@ -36,7 +36,7 @@ local function subscribe()
   local client = require('agentls.client')
   table.insert(client.event_handlers, require('agentls.dialogs').on_event)
   M.state:subscribe(function(kind, session_id, data)
-    if kind == 'status' or kind == 'session' or kind == 'message' then
+    if kind == 'status' or kind == 'session' or kind == 'message' or kind == 'queue' then
       follow_status()
     elseif kind == 'config' then
       require('agentls.chat').on_config(data)

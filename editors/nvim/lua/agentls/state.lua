@@ -14,6 +14,7 @@ function M.new()
     transcripts = {}, ---@type table<string, agentls.Transcript>
     status = {}, ---@type table<string, table>     {type = idle|busy|retry, ...} by session
     todos = {}, ---@type table<string, table[]>
+    queue = {}, ---@type table<string, table[]>  prompts waiting for the running turn, next first
     config = nil, ---@type table|nil  the agent/config answer: agents, models, defaultAgent, defaultModel, modelLimits
     moved = {}, ---@type table<string, string>  default models a settings change replaced -> the new default
     dropped = {}, ---@type table<string, boolean>  models a settings change took out of the list
@@ -204,6 +205,25 @@ function M:apply(event)
     self:emit('error', p.sessionID, p.error)
   elseif kind == 'agent.warning' then
     self:emit('warning', p.sessionID, p)
+  elseif kind == 'queue.added' then
+    local items = self.queue[p.sessionID] or {}
+    table.insert(items, math.min((p.position or #items) + 1, #items + 1), p.item)
+    self.queue[p.sessionID] = items
+    self:emit('queue', p.sessionID, items)
+  elseif kind == 'queue.updated' or kind == 'queue.removed' or kind == 'queue.started' then
+    local id = kind == 'queue.updated' and p.item.id or p.id
+    local items = self.queue[p.sessionID] or {}
+    for i, item in ipairs(items) do
+      if item.id == id then
+        if kind == 'queue.updated' then
+          items[i] = p.item
+        else
+          table.remove(items, i)
+        end
+        break
+      end
+    end
+    self:emit('queue', p.sessionID, items)
   elseif kind == 'todo.updated' then
     self.todos[p.sessionID] = p.todos
     self:emit('todos', p.sessionID, p.todos)
@@ -247,6 +267,7 @@ end
 --- The connection ended: what the server knew is gone with it (a restarted server starts afresh).
 function M:disconnected()
   self.config = nil
+  self.queue = {} -- the server kept its queue in memory
   self.moved = {}
   self.dropped = {}
 end

@@ -63,6 +63,10 @@ function M.text()
     head = head .. ' │ %#WarningMsg#⚠ ' .. waiting .. ' (' .. (key or ':AgentlsDialog') .. ')%*'
   end
   local items = { M.status_text(session_id) }
+  local queued = #(state().queue[session_id] or {})
+  if queued > 0 then
+    table.insert(items, ('%d queued'):format(queued))
+  end
   local last = state():last_assistant(session_id)
   if last and last.tokens then -- items that would read 0 are left out
     local t = last.tokens

@@ -1,0 +1,22 @@
+-- Stop and send: `gS` in the prompt buffer while the answer streams aborts the turn (the transcript
+-- marks it) and sends the prompt, which gets its own answer.
+local T = dofile(os.getenv('AGENTLS_TEST_HELPERS'))
+T.setup()
+
+local session = T.open()
+T.send('tell me a long story')
+T.wait(function()
+  return T.text(T.transcript()):find('Once upon', 1, true)
+end, 'the first deltas')
+vim.api.nvim_set_current_win(T.chat().prompt_win)
+vim.api.nvim_buf_set_lines(T.chat().prompt_buf, 0, -1, false, { 'stop, do this instead' })
+vim.api.nvim_feedkeys('gS', 'mx', false)
+T.wait(function()
+  return T.text(T.transcript()):find('Right away.', 1, true)
+end, 'the answer to the new prompt')
+T.idle(session)
+local text = T.text(T.transcript())
+local aborted, sent = text:find('_aborted here_', 1, true), text:find('stop, do this instead', 1, true)
+T.ok(aborted and sent and aborted < sent, 'the story aborted, then the new prompt:\n' .. text)
+T.eq({ '' }, T.lines(T.chat().prompt_buf), 'prompt buffer')
+T.finish()
