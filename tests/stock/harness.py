@@ -77,7 +77,7 @@ def script_model(model: FakeModelServer, project: Project) -> int:
         ),
         Turn.text("Edited twice."),
         # 2. a bash call whose permission the user dismisses (the turn ends there).
-        Turn.tool_call("bash", {"command": f"touch {project.marker}", "description": "touch"}),
+        Turn.tool_call("bash", {"command": dismissed_command(project), "description": "make a file"}),
         # 3. a turn that streams until it is cancelled, then the next prompt.
         Turn.text("a very long answer", chunks=6).stall(after=2),
         Turn.text("Right after the cancel."),
@@ -104,11 +104,16 @@ def signal_when(model: FakeModelServer, count: int, path: Path) -> threading.Thr
 _TICK = threading.Event()  # never set
 
 
+def dismissed_command(project: Project) -> str:
+    """The bash call whose dialog the user dismisses: it would create ``project.marker``."""
+    return f"python3 -c \"open('{project.marker}', 'w').close()\""
+
+
 def agent_config(main: FakeModelServer, titles: FakeModelServer, **extra: Any) -> dict[str, Any]:
     retry = {"initial_delay": 0.01, "max_delay": 0.05, "max_attempts": 2}
-    # The bash call's own dialog is the one dismissed: the file its `touch` would write is allowed
-    # as an edit, so that the command is what asks (a bash write also answers to "edit").
-    permission = {"edit": {"*": "ask", "*dismissed-marker": "allow"}, "bash": "ask"}
+    # No map of patterns: stock Neovim hands the config over as a Lua table, whose key order (and so
+    # which rule is last) is not kept. The dismissed command names no file it writes, so it asks once.
+    permission = {"edit": "ask", "bash": "ask"}
     return fake_model_config(main, titles, retry=retry, permission=permission, **extra)
 
 

@@ -76,7 +76,7 @@ def test_stock_emacs_eglot(tmp_path: Path, models: tuple[FakeModelServer, FakeMo
     # The dialogs say what would change: the file, +N -M and the lines; the command line.
     edit_dialog = out["dialogs"][0]
     assert "agentls wants to edit hello.py (+1 -1):\n-    return 'hello'\n+    return 'bye'" in edit_dialog
-    assert f"agentls wants to run: touch {project.marker}" in out["dialogs"][2]
+    assert f"agentls wants to run: {h.dismissed_command(project)}" in out["dialogs"][2]
     assert not project.marker.exists()
     assert out["after-abort-seconds"] < 5
     assert any("Right after the cancel" in m for m in out["messages"])

@@ -71,7 +71,7 @@ def test_stock_neovim(tmp_path: Path, models: tuple[FakeModelServer, FakeModelSe
     # The dialogs say what would change: the file, +N -M and the lines; the command line.
     edit_dialog = out["dialogs"][0]["prompt"]
     assert "agentls wants to edit hello.py (+1 -1):\n-    return 'hello'\n+    return 'bye'" in edit_dialog
-    assert f"agentls wants to run: touch {project.marker}" in out["dialogs"][2]["prompt"]
+    assert f"agentls wants to run: {h.dismissed_command(project)}" in out["dialogs"][2]["prompt"]
     assert steps["dismissed"]["done"] is True
     assert not project.marker.exists()
     # Cancel: the request ends with RequestCancelled and the next prompt does not queue behind it.
