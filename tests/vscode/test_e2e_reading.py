@@ -24,6 +24,7 @@ from demo.fake_script import Turn
 from tests.tools import tool, tools_env
 from tests.vscode.build import vsix
 from tests.vscode.codeserver import code_server
+from tests.vscode.phases import phase_result
 from tests.vscode.test_e2e import AGENTLS, keep_screenshots
 
 HERE = Path(__file__).parent
@@ -87,16 +88,7 @@ class Run:
     output: str
 
     def phase(self, name: str) -> dict[str, Any]:
-        data = self.result.get("phases", {}).get(name)
-        if data is None or not data.get("ok"):
-            failed = self.result.get("failed", "(none: the driver did not finish)")
-            pytest.fail(
-                f"phase {name!r} did not pass; {failed!r} failed: {self.result.get('error')}\n"
-                f"{self.output[-12000:]}",
-                pytrace=False,
-            )
-        assert isinstance(data, dict)
-        return data
+        return phase_result(self.result, self.output, name)
 
 
 @pytest.fixture(scope="module")
