@@ -3,21 +3,26 @@
 Headless editors never show what a user meets: hit-enter prompts, W12, ``inputlist`` dialogs. Here
 the editor runs in a real terminal (a detached tmux session); the test types with ``send-keys`` and
 reads the screen with ``capture-pane``. Every screen read while waiting is kept in ``seen``, so a
-test can assert that a prompt never appeared at any point, not only at the end.
+test can assert that a prompt never appeared at any point, not only at the end. A wait reads the
+screen again when the program writes to the terminal (``pipe-pane`` into a FIFO), not on a clock.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import select
 import shutil
 import subprocess
-import threading
+import tempfile
 import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-_TICK = threading.Event()  # never set: a bounded pause between two screen reads
+# The longest a wait goes without reading the screen: a safety net for output that tmux drew
+# before the FIFO said so (each wait still ends on its own deadline).
+_RECHECK_S = 1.0
 
 
 def tmux() -> str:
@@ -43,6 +48,13 @@ class Terminal:
             "new-session", "-d", "-s", self.name, "-x", str(width), "-y", str(height),
             "-c", str(cwd), *env_args, *command,
         )  # fmt: skip
+        # What the program writes to the terminal arrives here too: a wait wakes on it.
+        self._dir = tempfile.mkdtemp(prefix="agentls-tmux-")
+        fifo = os.path.join(self._dir, "output")
+        os.mkfifo(fifo)
+        self._output = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+        self._keep_open = os.open(fifo, os.O_WRONLY)  # so the FIFO never reads as ended between writers
+        self._tmux("pipe-pane", "-O", "-t", self.name, f"cat > {fifo}")
 
     def _tmux(self, *args: str) -> str:
         done = subprocess.run(
@@ -74,9 +86,23 @@ class Terminal:
             text = self.screen()
             if until(text):
                 return text
-            if time.monotonic() > deadline:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
                 raise AssertionError(f"waited {timeout:.0f} s for {what}; the screen:\n{text}")
-            _TICK.wait(0.05)
+            self.until_output(remaining)
+
+    def until_output(self, seconds: float) -> None:
+        """Return when the program writes to the terminal, or after ``seconds`` (at most ``_RECHECK_S``)."""
+        ready, _, _ = select.select([self._output], [], [], min(seconds, _RECHECK_S))
+        if ready:
+            self._drain()
+
+    def _drain(self) -> None:
+        try:
+            while os.read(self._output, 65536):
+                pass
+        except BlockingIOError:
+            pass  # all read: the next write wakes the wait again
 
     def wait_text(self, pattern: str, timeout: float = 30) -> str:
         """Wait until the screen matches the regular expression ``pattern``."""
@@ -94,3 +120,6 @@ class Terminal:
             self._tmux("kill-server")
         except RuntimeError:
             pass  # the command already exited and took the session with it
+        for fd in (self._output, self._keep_open):
+            os.close(fd)
+        shutil.rmtree(self._dir, ignore_errors=True)

@@ -42,12 +42,14 @@ class Screen:
         return self.terminal.wait(cond, timeout, what)
 
     def wait_lua(self, expr: str, what: str, timeout: float = 20.0) -> None:
-        """Wait until the Lua expression ``expr`` is true in the Neovim."""
+        """Wait until the Lua expression ``expr`` is true in the Neovim, asking again whenever Neovim
+        draws something (a change of its state shows on the screen)."""
         deadline = time.monotonic() + timeout
         while self.lua(f"({expr}) and 'yes' or 'no'") != "yes":
-            if time.monotonic() > deadline:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
                 raise AssertionError(f"timed out waiting for {what}; the screen:\n{self.text()}")
-            time.sleep(0.05)  # polling a condition
+            self.terminal.until_output(remaining)
 
     def lua(self, expr: str) -> str:
         """Evaluate the Lua expression ``expr`` in the Neovim (its result as a string)."""
