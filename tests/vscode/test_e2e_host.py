@@ -118,6 +118,8 @@ def first_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
             "agentls.server.path": str(AGENTLS),
             "agentls.config": config,
             "agentls.permission": {"edit": "ask"},
+            # Every LSP message the client sends is printed in the agentls output: no key may be in one.
+            "agentls.trace.server": "verbose",
         }
         env = {
             "AGENTLS_DATA_DIR": str(tmp / "agentls-data"),
@@ -160,6 +162,16 @@ def test_the_key_goes_to_secret_storage_and_the_server_not_to_settings(first_run
     files = [*first_run.root.rglob("settings.json"), *(first_run.root / "agentls-data").rglob("*")]
     assert len(files) > 3
     assert [f for f in files if f.is_file() and KEY.encode() in f.read_bytes()] == []
+
+
+def test_the_key_is_in_no_lsp_message_even_in_a_verbose_trace(first_run: Run) -> None:
+    """The key reaches the server in its environment; the config names only the variable."""
+    first_run.phase("setup-saved")
+    logs = [f for f in (first_run.root / "vscode" / "data" / "logs").rglob("*") if f.is_file()]
+    traced = [f for f in logs if b"didChangeConfiguration" in f.read_bytes()]
+    assert traced, "the verbose trace of the agentls output was not found in the logs"
+    assert [f for f in logs if KEY.encode() in f.read_bytes()] == []
+    assert any(b"{env:AGENTLS_KEY_OPENAI}" in f.read_bytes() for f in traced)
 
 
 def test_focus_chat_and_the_default_keybindings(first_run: Run) -> None:

@@ -1,15 +1,31 @@
 // API keys the user enters in the first-run view: kept in VS Code's SecretStorage (the OS keychain),
-// never in settings.json, and handed to the server in the config layer the extension sends
-// (`provider.<id>.options.api_key`), which the server holds in memory only.
+// never in settings.json, and handed to the server process in its environment only. The config
+// layer the extension sends names the variable (`provider.<id>.options.api_key: "{env:…}"`), so the
+// key never travels in an LSP message, where the client's verbose trace would print it.
 import type * as vscode from "vscode";
 
 const INDEX = "agentls.keyProviders"; // which providers have a stored key (ids only, no secrets)
 const secretName = (provider: string): string => `agentls.apiKey.${provider}`;
 
+/** The environment variable that carries a provider's key to the server, e.g. AGENTLS_KEY_OPENAI. */
+export function keyVariable(provider: string): string {
+  return `AGENTLS_KEY_${provider.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`;
+}
+
+/** The server process's extra environment: one variable per stored key. */
+export function keyEnvironment(keys: Readonly<Record<string, string>>): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [id, key] of Object.entries(keys)) if (key !== "") env[keyVariable(id)] = key;
+  return env;
+}
+
 export class ProviderKeys {
   private keys: Record<string, string> = {};
+  private readonly context: vscode.ExtensionContext;
 
-  constructor(private readonly context: vscode.ExtensionContext) {}
+  constructor(context: vscode.ExtensionContext) {
+    this.context = context;
+  }
 
   /** Read the stored keys (once, before the server starts: its first config must carry them). */
   async load(): Promise<void> {

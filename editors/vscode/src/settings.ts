@@ -2,6 +2,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
+import { keyVariable } from "./keys";
 import type { JsonObject } from "./protocol";
 import { trace } from "./trace";
 
@@ -19,8 +20,9 @@ function isObject(value: unknown): value is JsonObject {
 }
 
 /**
- * The settings, with the API keys the user entered in the first-run view (held in VS Code's
- * SecretStorage, never in settings.json) as `provider.<id>.options.api_key` of the config layer.
+ * The settings, with a reference to each API key the user entered in the first-run view (held in
+ * VS Code's SecretStorage, never in settings.json) as `provider.<id>.options.api_key: "{env:…}"`:
+ * the key itself is in the server process's environment (`keyEnvironment`), never in a message.
  */
 export function readSettings(keys: Readonly<Record<string, string>> = {}): Settings {
   const cfg = vscode.workspace.getConfiguration(SECTION);
@@ -44,16 +46,16 @@ export function readSettings(keys: Readonly<Record<string, string>> = {}): Setti
   };
 }
 
-/** Put each key under `provider.<id>.options.api_key`, keeping what the settings say of that provider. */
+/** Name each key's variable under `provider.<id>.options.api_key`, keeping what the settings say of that provider. */
 function withKeys(config: JsonObject, keys: Readonly<Record<string, string>>): void {
   const entries = Object.entries(keys).filter(([, key]) => key !== "");
   if (entries.length === 0) return;
   const providers: JsonObject = isObject(config.provider) ? { ...config.provider } : {};
-  for (const [id, key] of entries) {
+  for (const [id] of entries) {
     const provider: JsonObject = isObject(providers[id]) ? { ...(providers[id] as JsonObject) } : {};
     const options: JsonObject = isObject(provider.options) ? { ...(provider.options as JsonObject) } : {};
     // A key written in the settings themselves wins: the user put it there on purpose.
-    if (options.api_key === undefined) options.api_key = key;
+    if (options.api_key === undefined) options.api_key = `{env:${keyVariable(id)}}`;
     provider.options = options;
     providers[id] = provider;
   }

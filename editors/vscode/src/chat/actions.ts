@@ -93,7 +93,7 @@ export class Actions {
         await vscode.window.showTextDocument(this.fileUri(message.file));
         return;
       case "setup":
-        await applySetup(this.keys, message.provider, message.model, message.apiKey);
+        if (await applySetup(this.keys, message.provider, message.model, message.apiKey)) await this.view.client.restart();
         this.view.clearNotice();
         return;
       case "openSetting":

@@ -1,5 +1,5 @@
 // The first run: with no model configured the view offers the providers the server knows, a model
-// and an API key. The key goes to SecretStorage (never settings.json) and to the server in memory;
+// and an API key. The key goes to SecretStorage (never settings.json) and to the server's environment;
 // the model becomes the user's `agentls.model` setting, which the running server applies at once.
 import * as vscode from "vscode";
 import type { AgentClient } from "../client/server";
@@ -19,12 +19,16 @@ export async function firstRunInfo(client: AgentClient): Promise<FirstRunInfo> {
   }
 }
 
-/** The user's choice from the first-run setup: the key stored and sent, then the model set. */
-export async function applySetup(keys: ProviderKeys, provider: string, model: string, apiKey: string | undefined): Promise<void> {
+/**
+ * The user's choice from the first-run setup: the key stored, then the model set. True when a key was
+ * stored: the server reads keys from its environment, so it must be started again to see it.
+ */
+export async function applySetup(keys: ProviderKeys, provider: string, model: string, apiKey: string | undefined): Promise<boolean> {
   const id = provider.trim();
   const name = model.trim().replace(new RegExp(`^${id.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/`), "");
   if (!id || !name) throw new Error("pick a provider and type or pick a model first.");
-  // The key first: the settings change below sends the config, and the key must be in it.
-  if (apiKey?.trim()) await keys.set(id, apiKey.trim());
+  const key = apiKey?.trim() ?? "";
+  if (key) await keys.set(id, key);
   await vscode.workspace.getConfiguration("agentls").update("model", `${id}/${name}`, vscode.ConfigurationTarget.Global);
+  return key !== "";
 }

@@ -17,6 +17,7 @@ import {
   State,
   type StaticFeature,
 } from "vscode-languageclient/node";
+import { keyEnvironment } from "../keys";
 import type { AgentEvent, JsonObject } from "../protocol";
 import { findServer, readSettings } from "../settings";
 import { trace } from "../trace";
@@ -115,7 +116,9 @@ export class AgentClient implements vscode.Disposable {
       command,
       args: settings.serverArgs,
       // No `transport`: TransportKind.stdio would append `--stdio`, which `agentls serve` does not take.
-      options: { cwd: folders[0] },
+      // The API keys travel in the environment only (the config names the variables): never in an
+      // LSP message, which a verbose trace would print. A new key needs a new process (`restart`).
+      options: { cwd: folders[0], env: { ...process.env, ...keyEnvironment(this.keys()) } },
     };
     const clientOptions: LanguageClientOptions = {
       // Every file buffer is synced, so the agent reads what the user sees, unsaved text included.
