@@ -112,6 +112,10 @@ def result(params: dict[str, Any]) -> dict[str, Any]:
     named = {key: False for key in ("willSave", "willSaveWaitUntil") if _field(sync, key) is not None}
     if named:
         capabilities["textDocumentSync"] = {**capabilities["textDocumentSync"], **named}
+    # The server's own process id: a client that starts it through a wrapper (or a library that keeps
+    # the child to itself) still knows which process answers.
+    agent = {**CAPABILITIES["experimental"]["agent"], "processId": os.getpid()}
+    capabilities["experimental"] = {"agent": agent}
     return {"capabilities": capabilities, "serverInfo": {"name": "agentls", "version": __version__}}
 
 

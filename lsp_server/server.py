@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
@@ -81,7 +82,12 @@ class AgentServer(LanguageServer):
 
     def agent_capability(self) -> dict[str, Any]:
         """``experimental.agent`` of the initialize answer."""
-        return {"version": PROTOCOL_VERSION, "methods": sorted(self.agent_methods), "events": True}
+        return {
+            "version": PROTOCOL_VERSION,
+            "methods": sorted(self.agent_methods),
+            "events": True,
+            "processId": os.getpid(),
+        }
 
     # --- the app -------------------------------------------------------------------------
 

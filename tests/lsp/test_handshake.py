@@ -200,6 +200,8 @@ def test_the_server_takes_over_everything_sent_with_initialize(tmp_path: Path) -
         answers = [m for m in seen if "method" not in m]
         assert [m["id"] for m in answers] == [1, 2]  # initialize answered once, and first
         assert answers[0]["result"]["serverInfo"]["name"] == "agentls"
+        # The process that answers names itself (the VS Code client reads it instead of the library's child).
+        assert answers[0]["result"]["capabilities"]["experimental"]["agent"]["processId"] == server.proc.pid
         assert answers[1]["result"] == {"sessions": []}
         assert not any("answered early" in line for line in server.log), server.log
     finally:

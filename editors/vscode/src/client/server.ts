@@ -219,10 +219,11 @@ export class AgentClient implements vscode.Disposable {
     this.setPhase("stopped");
   }
 
-  /** The process id of the running server (tests kill it to check the restart). */
+  /** The process id of the running server, as its initialize answer says (tests kill it to check the restart). */
   get pid(): number | undefined {
-    const child = (this.client as unknown as { _serverProcess?: { pid?: number } } | undefined)?._serverProcess;
-    return child?.pid;
+    const experimental = this.client?.initializeResult?.capabilities.experimental as { agent?: { processId?: unknown } } | undefined;
+    const pid = experimental?.agent?.processId;
+    return typeof pid === "number" ? pid : undefined;
   }
 
   async request<R>(method: string, params: unknown, token?: vscode.CancellationToken): Promise<R> {
