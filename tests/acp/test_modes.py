@@ -16,7 +16,7 @@ async def test_mode_and_model_switching_and_session_delete(acp: Acp) -> None:
     assert options["model"]["currentValue"] == "fake/m"
     assert {o["value"] for o in options["model"]["options"]} == {"fake/m", "titles/t"}
     chosen = {o["id"]: o["currentValue"] for o in run.results["setModel"]["configOptions"]}
-    assert chosen == {"mode": "plan", "model": "titles/t"}
+    assert chosen == {"mode": "plan", "model": "titles/t", "autonomy": "ask"}
     assert run.results["badMode"]["code"] == -32602
     # The prompt went to the chosen model (the title server answers "A title" to everything).
     assert run.text() == "A title"
