@@ -388,12 +388,10 @@ class AcpAgent:
 
     async def _options(self, state: AcpSession) -> list[Any]:
         """The session's config options: agent and model, then autonomy and effort."""
-        app = state.project.app
         try:
-            controls = await options.control_options(app, state.id)
+            return await options.all_options(state.project.app, state)
         except AgentError as exc:
             raise to_request_error(exc) from exc
-        return [*options.config_options(app, state), *controls]
 
     def _state(self, session_id: str) -> AcpSession:
         state = self.sessions.get(session_id)

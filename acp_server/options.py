@@ -116,3 +116,8 @@ async def control_options(app: Agent, session_id: str) -> list[Any]:
             )
         )
     return out
+
+
+async def all_options(app: Agent, state: AcpSession) -> list[Any]:
+    """The session's config options: agent and model, then autonomy and effort."""
+    return [*config_options(app, state), *await control_options(app, state.id)]

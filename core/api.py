@@ -28,6 +28,7 @@ from core.permission.service import Reply
 __all__ = [
     "Agent",
     "AgentSummary",
+    "CommandItem",
     "CommandList",
     "CommandResult",
     "CommandSummary",
@@ -185,12 +186,29 @@ class CommandList:
 
 
 @dataclass(frozen=True)
+class CommandItem:
+    """One entry a command lists (a message /rewind can go back to, a hunk /review shows, a model)."""
+
+    id: str
+    label: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
 class CommandResult:
-    """What running a command did: a turn's final message (prompts, /compact) or a revert (/undo, /redo)."""
+    """What running a command did: a turn's final message (prompts, /compact) or a revert (/undo, /redo,
+    /rewind); for the other built-ins, what to show (``text``), what was chosen (``value``: /model,
+    /agent, /mode, /effort), the session /new made, the entries listed (``items``) or the review result
+    (/keep, /undo of hunks)."""
 
     name: str
     message: MessageWithParts | None = None
     revert: RevertResult | None = None
+    text: str | None = None
+    value: str | None = None
+    session: Session | None = None
+    items: tuple[CommandItem, ...] = ()
+    review: ReviewResult | None = None
 
 
 class Dialogs(Protocol):

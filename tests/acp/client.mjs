@@ -302,7 +302,11 @@ const scenarios = {
       results.set.push(await attempt(agent.request(methods.agent.session.setConfigOption, params)));
     }
     results.answers = [];
-    for (const text of JSON.parse(process.env.PROMPTS ?? "[]")) {
+    for (const template of JSON.parse(process.env.PROMPTS ?? "[]")) {
+      // {hunk}: the first hunk id the agent's messages named so far (a /review listing).
+      const said = log.filter((e) => e.kind === "update" && e.update.sessionUpdate === "agent_message_chunk")
+        .map((e) => e.update.content.text ?? "").join("");
+      const text = template.replace("{hunk}", (said.match(/hnk_\w+/) ?? ["{hunk}"])[0]);
       record({ kind: "prompt-sent", text });
       results.answers.push(await attempt(prompt(agent, session.sessionId, text)));
     }

@@ -60,3 +60,39 @@ async def test_effort_is_a_thought_level_option(acp: Acp) -> None:
     assert "its levels: low, medium, high" in bad["error"]["message"]
     assert _options(good)["effort"]["currentValue"] == "high"
     assert acp.model.requests[-1].body["reasoning_effort"] == "high"
+
+
+async def test_review_keep_undo_mode_and_model_commands(acp: Acp) -> None:
+    path = acp.project / "hello.py"
+    path.write_text("a\nb\nc\nd\ne\n")
+    edits = [
+        {"filePath": str(path), "oldString": o, "newString": n} for o, n in (("b\n", "B\n"), ("d\n", "D\n"))
+    ]
+    acp.model.script(Turn.tool_call("edit", edits[0]).tool_call("edit", edits[1]), Turn.text("Changed."))
+    prompts = [
+        "change it",
+        "/review",
+        "/keep {hunk}",
+        "/undo all",
+        "/review",
+        "/mode plan",
+        "/model titles/t",
+        "hi",
+    ]
+    run = await _run(acp, [["autonomy", "auto"]], prompts)
+    assert [a.get("stopReason") for a in run.results["answers"]] == ["end_turn"] * len(prompts)
+    said = run.text()
+    assert "2 agent change(s) to review" in said and "hello.py: line 2 (+1 -1)" in said
+    assert "Kept 1 change(s).\n- hello.py: line 2" in said
+    assert "Undid 1 change(s).\n- hello.py: line 4" in said
+    assert "No agent changes wait for review." in said
+    assert path.read_text() == "a\nB\nc\nd\ne\n"
+    assert "Mode: plan" in said and "Model: titles/t" in said
+    updates = run.updates("config_option_update")
+    chosen = {o["id"]: o["currentValue"] for o in updates[-1]["configOptions"]}
+    assert chosen["autonomy"] == "plan" and chosen["model"] == "titles/t"
+    # The last prompt went to titles/t (its server answers "A title"); the main model saw one turn.
+    assert said.endswith("A title") and len(acp.model.requests) == 2
+    names = {c["name"] for c in run.updates("available_commands_update")[0]["availableCommands"]}
+    assert {"review", "keep", "undo", "mode", "effort", "model", "agent", "rewind", "export"} <= names
+    assert "new" not in names  # a client action: ACP cannot move the host to another session

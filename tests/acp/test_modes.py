@@ -23,7 +23,7 @@ async def test_mode_and_model_switching_and_session_delete(acp: Acp) -> None:
     assert acp.model.requests == []
     assert run.results["listAfterDelete"]["sessions"] == []
     commands = run.updates("available_commands_update")
-    assert commands and commands[0]["availableCommands"][0]["name"] == "compact"
+    assert commands and "compact" in {c["name"] for c in commands[0]["availableCommands"]}
 
 
 async def test_todos_become_the_plan(acp: Acp) -> None:
