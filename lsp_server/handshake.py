@@ -38,6 +38,11 @@ CAPABILITIES: dict[str, Any] = {
             "agentls.compact",
             "agentls.fix",
             "agentls.explain",
+            "agentls.review",
+            "agentls.keep",
+            "agentls.undo",
+            "agentls.mode",
+            "agentls.effort",
         ]
     },
     "workspace": {"workspaceFolders": {"supported": True, "changeNotifications": True}, "fileOperations": {}},

@@ -280,7 +280,17 @@ def _root(params: lsp.InitializeParams) -> Path | None:
 
 def build_server() -> AgentServer:
     """The server with every feature module registered."""
-    from lsp_server import code_actions, commands, dialogs, events, plain, providers, review, sessions
+    from lsp_server import (
+        code_actions,
+        commands,
+        dialogs,
+        events,
+        plain,
+        plain_review,
+        providers,
+        review,
+        sessions,
+    )
     from lsp_server import control as mode_and_effort
 
     server = AgentServer()
@@ -328,6 +338,6 @@ def build_server() -> AgentServer:
     dialogs.register(server)
     events.register(server)
     plain.register(server)
-    code_actions.register(server)
+    code_actions.register(server, plain_review.register(server).actions)
     providers.register(server)
     return server
