@@ -138,3 +138,20 @@ async def test_the_project_remembers_the_mode_across_a_restart(
         assert (await second.call("agent/session/mode", {"sessionID": sid}))["mode"] == "auto"
         new = await _session(second)
         assert (await second.call("agent/session/mode", {"sessionID": new}))["mode"] == "plan"
+
+
+async def test_a_subagent_follows_its_parents_mode(plugin: Connected, model: FakeModelServer) -> None:
+    path = plugin.root / "hello.py"
+    sid = await _session(plugin)
+    await plugin.call("agent/session/mode", {"sessionID": sid, "mode": "auto"})
+    other = await _session(plugin)  # the project now remembers "ask": the child must not take that
+    await plugin.call("agent/session/mode", {"sessionID": other, "mode": "ask"})
+    task = {"description": "edit hello", "prompt": "change hello to bye", "subagent_type": "general"}
+    model.script(
+        Turn.tool_call("task", task), _edit(path), Turn.text("Child done."), Turn.text("Parent done.")
+    )
+    await _prompt(plugin, sid)
+    assert path.read_text() == "print('bye')\n"
+    assert asked(plugin) == []  # the child's edit did not ask either
+    children = [e["properties"]["info"] for e in plugin.events("session.created")]
+    assert any(info.get("parentID") == sid for info in children)
