@@ -62,6 +62,15 @@ end, { desc = 'agentls: undo the last revert' })
 cmd('AgentlsDiff', function()
   require('agentls.sessions').diff()
 end, { desc = "agentls: the session's changes in a diff tab" })
+cmd('AgentlsReview', function(o)
+  require('agentls.review_list').command(o.fargs)
+end, {
+  nargs = '*',
+  complete = function()
+    return { 'list', 'keep', 'undo' }
+  end,
+  desc = "agentls: the agent's changes to review (keep or undo all, by file; list: the quickfix list)",
+})
 cmd('AgentlsAgent', function()
   agentls().open()
   require('agentls.sessions').pick_config('agent')

@@ -208,6 +208,7 @@ end
 --- Fetch a session, its messages and todos from the server into the state.
 function M.load(session_id, done)
   M.loaded[session_id] = true
+  require('agentls.review_signs').load(session_id) -- its pending changes, signed in their buffers
   local remaining = 3
   local function step()
     remaining = remaining - 1

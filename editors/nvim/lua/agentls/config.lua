@@ -13,6 +13,10 @@ local M = {}
 ---@field new string|false           start a new session (chat buffers)
 ---@field sessions string|false      the session picker (chat buffers)
 ---@field dialog string|false        open the dialog that waits for an answer (chat buffers, normal mode)
+---@field review_keep string|false   keep the agent's change under the cursor (buffers with pending changes)
+---@field review_undo string|false   undo the agent's change under the cursor (buffers with pending changes)
+---@field review_next string|false   the next pending agent change (buffers with pending changes)
+---@field review_prev string|false   the previous pending agent change (buffers with pending changes)
 
 M.defaults = {
   -- The server command; nil: `<project>/.venv/bin/agentls serve`, then `agentls serve` from $PATH,
@@ -56,6 +60,10 @@ M.defaults = {
     new = '<C-n>',
     sessions = '<C-o>',
     dialog = 'ga',
+    review_keep = '<localleader>k',
+    review_undo = '<localleader>u',
+    review_next = ']h',
+    review_prev = '[h',
   },
 }
 

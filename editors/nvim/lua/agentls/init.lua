@@ -35,6 +35,7 @@ local function subscribe()
   subscribed = true
   local client = require('agentls.client')
   table.insert(client.event_handlers, require('agentls.dialogs').on_event)
+  table.insert(client.event_handlers, require('agentls.review_signs').on_event)
   M.state:subscribe(function(kind, session_id, data)
     if kind == 'status' or kind == 'session' or kind == 'message' or kind == 'queue' then
       follow_status()
@@ -57,6 +58,7 @@ function M.setup(opts)
   -- Called again with another `config`: the running server gets it (and says config.updated).
   require('agentls.client').push_settings()
   local group = vim.api.nvim_create_augroup('agentls', { clear = true })
+  require('agentls.review_signs').setup(group)
   vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile', 'BufEnter' }, {
     group = group,
     callback = function(ev)
