@@ -71,6 +71,24 @@ end, {
   end,
   desc = "agentls: the agent's changes to review (keep or undo all, by file; list: the quickfix list)",
 })
+cmd('AgentlsMode', function(o)
+  require('agentls.mode').set_mode(o.args)
+end, {
+  nargs = '?',
+  complete = function()
+    return require('agentls.mode').complete_mode()
+  end,
+  desc = "agentls: the session's mode: ask (a dialog before each edit), auto (review after), plan (read-only)",
+})
+cmd('AgentlsEffort', function(o)
+  require('agentls.mode').set_effort(o.args)
+end, {
+  nargs = '?',
+  complete = function()
+    return require('agentls.mode').complete_effort()
+  end,
+  desc = "agentls: how hard the session's model thinks (the levels it supports)",
+})
 cmd('AgentlsAgent', function()
   agentls().open()
   require('agentls.sessions').pick_config('agent')

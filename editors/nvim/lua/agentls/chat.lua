@@ -209,6 +209,7 @@ end
 function M.load(session_id, done)
   M.loaded[session_id] = true
   require('agentls.review_signs').load(session_id) -- its pending changes, signed in their buffers
+  require('agentls.mode').fetch(session_id) -- its mode and effort, for the winbar
   local remaining = 3
   local function step()
     remaining = remaining - 1

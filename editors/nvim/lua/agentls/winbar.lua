@@ -85,6 +85,7 @@ function M.text()
       table.insert(items, ('%d%%%% context'):format(share))
     end
   end
+  vim.list_extend(items, require('agentls.mode').winbar_items(session_id))
   local target = target_text(session_id)
   if target then
     table.insert(items, target)
