@@ -89,6 +89,9 @@ end, {
   end,
   desc = "agentls: how hard the session's model thinks (the levels it supports)",
 })
+cmd('AgentlsExport', function(o)
+  require('agentls.export').export(require('agentls.chat').session_id, o.args, o.bang)
+end, { nargs = '?', bang = true, complete = 'file', desc = "agentls: the chat's session as Markdown (a buffer, or [path])" })
 cmd('AgentlsAgent', function()
   agentls().open()
   require('agentls.sessions').pick_config('agent')

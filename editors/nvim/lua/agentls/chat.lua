@@ -72,6 +72,11 @@ local function set_keymaps(buf, is_prompt)
   map('n', keys.dialog, function()
     require('agentls.dialogs').open()
   end, 'open the dialog that waits for an answer')
+  if not is_prompt then
+    map('n', keys.load_older, function()
+      require('agentls.history').load_older(vim.b[buf].agentls_session)
+    end, 'load older messages')
+  end
 end
 
 --- The transcript buffer of a session (created with its view on first use).
@@ -86,6 +91,7 @@ function M.transcript(session_id)
   vim.bo[buf].swapfile = false
   vim.bo[buf].undolevels = -1 -- the transcript is rebuilt from the server, never undone
   vim.api.nvim_buf_set_name(buf, 'agentls://' .. session_id)
+  vim.b[buf].agentls_session = session_id
   vim.bo[buf].filetype = 'markdown'
   M.buffers[session_id] = buf
   M.views[session_id] = render.new(state(), session_id, buf, { coalesce_ms = config.options.coalesce_ms })
@@ -224,10 +230,12 @@ function M.load(session_id, done)
     end
     step()
   end)
-  client.request('agent/session/messages', { sessionID = session_id }, function(err, result)
+  local history = require('agentls.history') -- the last `last_messages`; older ones on request
+  client.request('agent/session/messages', history.first_page(session_id), function(err, result)
     if err then
       vim.notify('agentls: ' .. err.message, vim.log.levels.ERROR)
     else
+      history.loaded(session_id, result.messages or {})
       state():load(session_id, result.messages or {})
     end
     step()
