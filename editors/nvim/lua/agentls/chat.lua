@@ -93,6 +93,11 @@ function M.transcript(session_id)
   vim.api.nvim_buf_set_name(buf, 'agentls://' .. session_id)
   vim.b[buf].agentls_session = session_id
   vim.bo[buf].filetype = 'markdown'
+  -- Vim's markdown syntax re-reads 50 lines above the window on each draw (long lines here): its
+  -- first draw of a long transcript took ~0.25 s. Blocks are separated by blank lines: sync there.
+  vim.api.nvim_buf_call(buf, function()
+    vim.cmd('silent! syntax sync clear | silent! syntax sync minlines=1 maxlines=20')
+  end)
   M.buffers[session_id] = buf
   M.views[session_id] = render.new(state(), session_id, buf, { coalesce_ms = config.options.coalesce_ms })
   set_keymaps(buf, false)

@@ -21,7 +21,8 @@ end
 
 --- The params of the first page of `session_id`.
 function M.first_page(session_id)
-  return { sessionID = session_id, limit = M.limit() }
+  -- All: a page bigger than any session (without a limit the server answers its newest 100).
+  return { sessionID = session_id, limit = M.limit() or 1000000000 }
 end
 
 --- The first page came: remember whether older messages may exist (a full page).
