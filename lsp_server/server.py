@@ -281,6 +281,7 @@ def _root(params: lsp.InitializeParams) -> Path | None:
 def build_server() -> AgentServer:
     """The server with every feature module registered."""
     from lsp_server import code_actions, commands, dialogs, events, plain, providers, review, sessions
+    from lsp_server import control as mode_and_effort
 
     server = AgentServer()
 
@@ -323,6 +324,7 @@ def build_server() -> AgentServer:
     sessions.register(server)
     commands.register(server)
     review.register(server)
+    mode_and_effort.register(server)
     dialogs.register(server)
     events.register(server)
     plain.register(server)
