@@ -208,6 +208,7 @@ function M.show(session_id)
   if not M.loaded[session_id] then
     M.load(session_id)
   end
+  require('agentls.mode').fetch(session_id) -- its mode and effort, for the winbar
   render.follow(M.win, buf)
   local after = M.after_show
   M.after_show = nil
@@ -220,7 +221,6 @@ end
 function M.load(session_id, done)
   M.loaded[session_id] = true
   require('agentls.review_signs').load(session_id) -- its pending changes, signed in their buffers
-  require('agentls.mode').fetch(session_id) -- its mode and effort, for the winbar
   local remaining = 3
   local function step()
     remaining = remaining - 1
