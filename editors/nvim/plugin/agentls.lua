@@ -92,6 +92,16 @@ end, {
 cmd('AgentlsExport', function(o)
   require('agentls.export').export(require('agentls.chat').session_id, o.args, o.bang)
 end, { nargs = '?', bang = true, complete = 'file', desc = "agentls: the chat's session as Markdown (a buffer, or [path])" })
+cmd('AgentlsChat', function(o)
+  require('agentls').setup_once()
+  require('agentls.chats').command(o.args)
+end, {
+  nargs = '?',
+  complete = function()
+    return require('agentls.chats').complete()
+  end,
+  desc = "agentls: a session's chat in a tab of its own (new: a new session; no argument: pick one)",
+})
 cmd('AgentlsAgent', function()
   agentls().open()
   require('agentls.sessions').pick_config('agent')

@@ -34,6 +34,11 @@ end
 
 local function set_keymaps(buf, is_prompt)
   local keys = config.options.keymaps
+  -- The session of a transcript or of a side chat's prompt (agentls.chats); the main prompt's is the chat's.
+  local function session()
+    local sid = vim.b[buf].agentls_session
+    return type(sid) == 'string' and sid or M.session_id
+  end
   local function map(mode, lhs, fn, desc)
     if lhs then
       vim.keymap.set(mode, lhs, fn, { buffer = buf, desc = 'agentls: ' .. desc, nowait = true })
@@ -55,12 +60,16 @@ local function set_keymaps(buf, is_prompt)
     end, 'stop the turn and send')
   end
   map('n', keys.queue, function()
-    M.queue_menu()
+    M.queue_menu(session())
   end, 'edit or remove a queued prompt')
   map('n', keys.abort, function()
-    M.abort()
+    M.abort(session())
   end, 'abort the turn')
   map('n', keys.close, function()
+    local win = vim.api.nvim_get_current_win()
+    if win ~= M.win and win ~= M.prompt_win and #vim.api.nvim_list_tabpages() > 1 then
+      return vim.cmd('tabclose') -- a side chat's tab (agentls.chats)
+    end
     M.close()
   end, 'close the chat')
   map('n', keys.new, function()
@@ -70,7 +79,7 @@ local function set_keymaps(buf, is_prompt)
     require('agentls.sessions').pick()
   end, 'sessions')
   map('n', keys.dialog, function()
-    require('agentls.dialogs').open()
+    require('agentls.dialogs').open(session())
   end, 'open the dialog that waits for an answer')
   if not is_prompt then
     map('n', keys.load_older, function()
@@ -78,6 +87,8 @@ local function set_keymaps(buf, is_prompt)
     end, 'load older messages')
   end
 end
+
+M.set_keymaps = set_keymaps
 
 --- The transcript buffer of a session (created with its view on first use).
 function M.transcript(session_id)
@@ -401,8 +412,10 @@ end
 --- Send `text` (default: the prompt buffer's text) to the current session. While it works, `mode`
 --- says what the prompt does: 'queue' (the default: its own turn when the running one ends),
 --- 'steer' (into the running turn) or 'interrupt' (stop the turn and send).
-function M.send(text, mode)
-  local session_id = M.session_id
+function M.send(text, mode, opts)
+  -- opts: {session_id, prompt_buf} of a side chat (agentls.chats); else the main chat's.
+  opts = opts or {}
+  local session_id = opts.session_id or M.session_id
   if not session_id then
     if M.opening then -- the chat is opening: the prompt goes to its session once it shows
       return M.with_session(function()
@@ -413,7 +426,7 @@ function M.send(text, mode)
   end
   local from_buffer = text == nil
   if from_buffer then
-    text = table.concat(vim.api.nvim_buf_get_lines(prompt_buffer(), 0, -1, false), '\n')
+    text = table.concat(vim.api.nvim_buf_get_lines(opts.prompt_buf or prompt_buffer(), 0, -1, false), '\n')
   end
   if vim.trim(text) == '' then
     return
@@ -422,7 +435,7 @@ function M.send(text, mode)
   local parts = { { type = 'text', text = text } }
   vim.list_extend(parts, files.parts(text))
   if from_buffer then
-    vim.api.nvim_buf_set_lines(prompt_buffer(), 0, -1, false, {})
+    vim.api.nvim_buf_set_lines(opts.prompt_buf or prompt_buffer(), 0, -1, false, {})
   end
   -- The model only when picked, or when the session's own was taken out of the settings.
   local _, model, explicit = state():defaults(session_id)
@@ -451,7 +464,7 @@ function M.send(text, mode)
       if err.code ~= -32800 and err.code ~= -32016 then
         vim.notify('agentls: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
         -- Give the text back, unless the user already typed something new.
-        local prompt = prompt_buffer()
+        local prompt = opts.prompt_buf or prompt_buffer()
         if from_buffer and vim.trim(table.concat(vim.api.nvim_buf_get_lines(prompt, 0, -1, false))) == '' then
           vim.api.nvim_buf_set_lines(prompt, 0, -1, false, vim.split(text, '\n', { plain = true }))
         end

@@ -83,6 +83,9 @@ local function ensure_setup()
   end
 end
 
+--- setup({}) unless the user called setup() already (for commands that open no chat).
+M.setup_once = ensure_setup
+
 --- Start the server (if needed) and show what waits for an answer.
 local function start()
   ensure_setup()
