@@ -55,14 +55,15 @@ from core.llm.stream import stream as llm_stream
 from core.llm.transport import aclose_http_client
 from core.message.markdown import session_markdown
 from core.message.models import MessageWithParts, ModelRef, Session, SubtaskPart, Todo, UserMessage
-from core.message.prompt_input import PromptMode
-from core.message.review import Hunk, ReviewResult
+from core.message.prompt_input import PromptMode, TextInput
+from core.message.review import Hunk, ReviewComment, ReviewResult
 from core.message.search import SearchFilter, SearchHit
 from core.message.title_text import clean_title
 from core.permission import rules
 from core.permission.request import PermissionAsk
 from core.permission.service import Permissions
 from core.question.service import Questions
+from core.review.comments import review_prompt
 from core.session.context_hooks import ContextManager
 from core.session.loop import SessionLoop
 from core.session.prompt import parse_model_ref
@@ -691,3 +692,11 @@ class AgentApp:
     ) -> None:
         """The loop's task branch: run the subagent the user mentioned."""
         await self.subtasks.run_from_part(session_id, user, part, abort)
+
+    async def review_comment(
+        self, session_id: str, comments: Sequence[ReviewComment], send: bool = True
+    ) -> MessageWithParts:
+        """Send review comments to the agent as one prompt (see ``core.review.comments``)."""
+        hunks = await self.snapshots.review.hunks(session_id)
+        text = await review_prompt(comments, hunks, self.snapshots.workspace, self.worktree)
+        return await self.prompt(session_id, [TextInput(text=text)], no_reply=not send, mode="queue")
