@@ -14,7 +14,7 @@ from core.tools.context import ToolContext
 from core.tools.diagnostics import editor_errors
 from core.tools.diff import file_diff
 from core.tools.matching import replace
-from core.tools.proposal import edited_note
+from core.tools.proposal import edited_note, settle
 
 BOM = "\ufeff"
 
@@ -91,16 +91,16 @@ class EditTool(Tool[EditParams]):
                 proposal=proposal,
             )
         )
-        final = proposal.final
-        if final != after:
-            diff = file_diff(rel, before, final)
+        now, final = await settle(ctx, path, rel, before, proposal.final)
+        if (now, final) != (before, after):
+            diff = file_diff(rel, now, final)
         await ctx.workspace.write_bytes(path, final.encode("utf-8"), ctx.edit_context(f"agent: edit {rel}"))
         shown = paths.display(ctx, path)
         if strategy == "create":
             output = f"Created {shown}."
         else:
             output = f"Edited {shown}: {count} {'replacement' if count == 1 else 'replacements'}."
-        output += edited_note(rel, after, final)
+        output += edited_note(rel, after, proposal.final)
         problems, errors = await editor_errors(ctx, path)
         return ToolResult(
             title=shown,
@@ -113,6 +113,6 @@ class EditTool(Tool[EditParams]):
                 "deletions": diff.deletions,
                 "replacements": count,
                 "strategy": strategy,
-                "edited": final != after,
+                "edited": proposal.final != after,
             },
         )

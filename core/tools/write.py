@@ -11,7 +11,7 @@ from core.tools.base import Tool, ToolParams, ToolResult
 from core.tools.context import ToolContext
 from core.tools.diagnostics import editor_errors
 from core.tools.diff import file_diff
-from core.tools.proposal import edited_note
+from core.tools.proposal import edited_note, settle
 
 
 class WriteParams(ToolParams):
@@ -46,16 +46,16 @@ class WriteTool(Tool[WriteParams]):
                 proposal=proposal,
             )
         )
-        content = proposal.final
-        if content != params.content:
-            diff = file_diff(rel, before, content)
+        now, content = await settle(ctx, path, rel, before, proposal.final)
+        if (now, content) != (before, params.content):
+            diff = file_diff(rel, now, content)
         await ctx.workspace.write_bytes(
             path, content.encode("utf-8"), ctx.edit_context(f"agent: write {rel}")
         )
         shown = paths.display(ctx, path)
         verb = "Overwrote" if st.exists else "Created"
         lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
-        note = edited_note(rel, params.content, content)
+        note = edited_note(rel, params.content, proposal.final)
         problems, errors = await editor_errors(ctx, path)
         return ToolResult(
             title=shown,
@@ -67,6 +67,6 @@ class WriteTool(Tool[WriteParams]):
                 "diff": diff.diff,
                 "additions": diff.additions,
                 "deletions": diff.deletions,
-                "edited": content != params.content,
+                "edited": proposal.final != params.content,
             },
         )

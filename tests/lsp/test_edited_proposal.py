@@ -114,3 +114,25 @@ async def test_an_edited_reply_to_an_unknown_request_is_not_found(plugin: Connec
     with pytest.raises(JsonRpcException) as caught:
         await plugin.call("agent/permission/reply", {"requestID": "per_nope", "reply": "once", "edited": "x"})
     assert caught.value.code == errors.NOT_FOUND
+
+
+@pytest.mark.parametrize(
+    ("typed", "expected", "told"),
+    [
+        ("# mine\na\nb\nc\nd\n", "# mine\na\nB\nc\nd\n", "Edited"),  # elsewhere: both kept
+        ("a\nb, mine\nc\nd\n", "a\nb, mine\nc\nd\n", "while this edit waited for permission"),  # same line
+    ],
+)
+async def test_typing_while_the_dialog_waits_is_never_lost(
+    plugin: Connected, model: FakeModelServer, typed: str, expected: str, told: str
+) -> None:
+    path = plugin.root / "hello.py"
+    path.write_text("a\nb\nc\nd\n")
+    plugin.editor.open(path, "a\nb\nc\nd\n")
+    call = Turn.tool_call("edit", {"filePath": str(path), "oldString": "b\n", "newString": "B\n"})
+    _, turn, request = await _asked(plugin, model, call)
+    plugin.editor.type(path, typed)  # unsaved, while the dialog is up
+    await plugin.call("agent/permission/reply", {"requestID": request["id"], "reply": "once"})
+    await asyncio.wait_for(turn, 30)
+    assert plugin.editor.buffers[uri(path)].text == expected
+    assert told in _tool_output(model)
