@@ -102,6 +102,17 @@ end, {
   end,
   desc = "agentls: a session's chat in a tab of its own (new: a new session; no argument: pick one)",
 })
+cmd('AgentlsComment', function(o)
+  require('agentls').setup_once()
+  require('agentls.comments').command(o)
+end, {
+  range = true,
+  nargs = '*',
+  complete = function()
+    return { 'submit', 'clear' }
+  end,
+  desc = "agentls: comment on lines (an agent change); 'submit' sends the batch to the agent, 'clear' drops it",
+})
 cmd('AgentlsAgent', function()
   agentls().open()
   require('agentls.sessions').pick_config('agent')
