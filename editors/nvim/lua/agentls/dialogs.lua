@@ -18,6 +18,7 @@ M.active = nil ---@type table|nil
 M.seen = {} -- request ids already queued or answered
 
 local PERMISSION_CHOICES = { 'Allow once', 'Always allow', 'Reject', 'Reject with a message…' }
+local EDIT_FIRST = 'Edit the proposal first (then :AgentlsDialog)'
 
 local function floating_windows()
   local out = {}
@@ -97,21 +98,41 @@ local function permission_title(request)
   return ('%sagentls wants permission for %s: %s'):format(whose(request), request.permission, what)
 end
 
+local announce -- (below)
+
 local function show_permission(dialog)
   local request = dialog.request
   local meta = request.metadata or {}
-  if config.options.diff_preview and type(meta.after) == 'string' and type(meta.filepath) == 'string' then
-    dialog.close_preview = review.preview(meta.filepath, meta.after)
+  local previewed = config.options.diff_preview and type(meta.after) == 'string' and type(meta.filepath) == 'string'
+  if previewed and not dialog.close_preview then -- (kept while the user edits the proposal)
+    dialog.close_preview, dialog.edited, dialog.focus = review.preview(meta.filepath, meta.after, meta.editable == true)
+  end
+  local choices = PERMISSION_CHOICES
+  if previewed and meta.editable == true then
+    choices = vim.list_extend(vim.list_slice(PERMISSION_CHOICES), { EDIT_FIRST })
+  end
+  -- Accepting sends the user's version of the proposal, when they changed it.
+  local function accept(how)
+    local params = { requestID = request.id, reply = how }
+    local edited = dialog.edited and dialog.edited()
+    if edited then
+      params.edited = edited
+    end
+    reply(dialog, 'agent/permission/reply', params)
   end
   -- The built-in select does not redraw before it asks: without this the diff is not on screen.
   vim.cmd('redraw')
   ask(dialog, function()
-    vim.ui.select(PERMISSION_CHOICES, { prompt = permission_title(request), kind = 'agentls.permission' },
+    vim.ui.select(choices, { prompt = permission_title(request), kind = 'agentls.permission' },
       function(choice)
         if choice == 'Allow once' then
-          reply(dialog, 'agent/permission/reply', { requestID = request.id, reply = 'once' })
+          accept('once')
         elseif choice == 'Always allow' then
-          reply(dialog, 'agent/permission/reply', { requestID = request.id, reply = 'always' })
+          accept('always')
+        elseif choice == EDIT_FIRST and not dialog.closed then
+          -- The dialog waits; the proposed side is the user's to change, then :AgentlsDialog.
+          announce(dialog, true)
+          return dialog.focus and dialog.focus()
         elseif choice == 'Reject with a message…' and not dialog.closed then
           finish(dialog)
           vim.ui.input({ prompt = 'What should the agent do instead? ' }, function(message)
@@ -231,7 +252,7 @@ end
 
 -- Say once that a dialog waits, short enough for the command line (a longer message would bring a
 -- hit-enter prompt, which would take the keys the user is typing).
-local function announce(dialog, again)
+function announce(dialog, again)
   dialog.waiting = true
   redraw_bars()
   local key = config.options.keymaps.dialog
@@ -254,7 +275,9 @@ end
 
 --- The user dismissed the open dialog without an answer: it waits again, until :AgentlsDialog.
 function M.dismissed(dialog)
-  close_preview(dialog)
+  if not (dialog.edited and dialog.edited()) then -- a proposal the user changed stays open
+    close_preview(dialog)
+  end
   if M.active ~= dialog or dialog.closed then
     return finish(dialog)
   end
