@@ -454,7 +454,6 @@ class Agent(Protocol):
         offer is an InvalidInputError naming the levels it has."""
         ...
 
-
     async def review_comment(
         self, session_id: str, comments: Sequence[ReviewComment], send: bool = True
     ) -> MessageWithParts:
