@@ -20,7 +20,7 @@ from core.errors import NotFoundError
 from core.events import Event, FileDiff, PermissionRequest, QuestionRequest, QueuedPrompt
 from core.message.models import MessageWithParts, Session, Todo
 from core.message.prompt_input import AgentInput, FileInput, PromptMode, TextInput
-from core.message.review import Hunk, ReviewResult
+from core.message.review import Hunk, ReviewComment, ReviewResult
 from core.message.search import SearchHit
 from core.permission.rules import Rule, Ruleset
 from core.permission.service import Reply
@@ -47,6 +47,7 @@ __all__ = [
     "Reconfigured",
     "Reply",
     "RevertResult",
+    "ReviewComment",
     "Rule",
     "Ruleset",
     "SearchHit",
@@ -218,8 +219,12 @@ class Dialogs(Protocol):
         """Permission requests not answered yet (of one session, or all)."""
         ...
 
-    async def reply_permission(self, request_id: str, reply: Reply, message: str | None = None) -> None:
-        """Answer a permission request ("always" is remembered for the project)."""
+    async def reply_permission(
+        self, request_id: str, reply: Reply, message: str | None = None, edited: str | None = None
+    ) -> None:
+        """Answer a permission request ("always" is remembered for the project); ``edited``: the
+        user's version of the file an edit proposes, written in its place (InvalidInputError when
+        the request proposes no file text, or with "reject")."""
         ...
 
     def pending_questions(self, session_id: str | None = None) -> list[QuestionRequest]:
@@ -465,6 +470,15 @@ class Agent(Protocol):
         """How hard the session's model thinks, set first when ``effort`` is given: one of the levels
         its model offers ("default": back to the model's configured options). A level it does not
         offer is an InvalidInputError naming the levels it has."""
+        ...
+
+    async def review_comment(
+        self, session_id: str, comments: Sequence[ReviewComment], send: bool = True
+    ) -> MessageWithParts:
+        """Send the user's review comments to the agent as one prompt, queued behind a running turn,
+        and answer with that turn's final message; ``send=False`` stores the prompt without a turn
+        (the agent reads it next time) and answers with it. No comments, a path outside the project,
+        lines past a file's end: InvalidInputError; an unknown hunk: NotFoundError; nothing is sent."""
         ...
 
 

@@ -60,14 +60,15 @@ from core.llm.stream import stream as llm_stream
 from core.llm.transport import aclose_http_client
 from core.message.markdown import session_markdown
 from core.message.models import MessageWithParts, ModelRef, Session, SubtaskPart, Todo, UserMessage
-from core.message.prompt_input import PromptMode
-from core.message.review import Hunk, ReviewResult
+from core.message.prompt_input import PromptMode, TextInput
+from core.message.review import Hunk, ReviewComment, ReviewResult
 from core.message.search import SearchFilter, SearchHit
 from core.message.title_text import clean_title
 from core.permission import rules
 from core.permission.request import PermissionAsk
 from core.permission.service import Permissions
 from core.question.service import Questions
+from core.review.comments import review_prompt
 from core.session.context_hooks import ContextManager
 from core.session.loop import SessionLoop
 from core.session.mode import MODES, Controls, SessionControls, mode_rules, parse_mode
@@ -772,3 +773,11 @@ class AgentApp:
             return list(self.agents.get("plan").permission)
         except NotFoundError:
             return next(list(a.permission) for a in builtin_agents() if a.name == "plan")
+
+    async def review_comment(
+        self, session_id: str, comments: Sequence[ReviewComment], send: bool = True
+    ) -> MessageWithParts:
+        """Send review comments to the agent as one prompt (see ``core.review.comments``)."""
+        hunks = await self.snapshots.review.hunks(session_id)
+        text = await review_prompt(comments, hunks, self.snapshots.workspace, self.worktree)
+        return await self.prompt(session_id, [TextInput(text=text)], no_reply=not send, mode="queue")

@@ -21,9 +21,11 @@ class AppDialogs:
         """Permission requests not answered yet, oldest first."""
         return self._permissions.pending(session_id)
 
-    async def reply_permission(self, request_id: str, reply: Reply, message: str | None = None) -> None:
+    async def reply_permission(
+        self, request_id: str, reply: Reply, message: str | None = None, edited: str | None = None
+    ) -> None:
         """Answer a permission request (NotFoundError when it is not pending)."""
-        await self._permissions.reply(request_id, reply, message=message)
+        await self._permissions.reply(request_id, reply, message=message, edited=edited)
 
     def pending_questions(self, session_id: str | None = None) -> list[QuestionRequest]:
         """Questions not answered yet, oldest first."""

@@ -21,7 +21,9 @@ def register(server: AgentServer) -> None:
 
     @server.request("agent/permission/reply", p.PermissionReply)
     async def permission_reply(app: Agent, params: p.PermissionReply) -> Any:
-        await app.dialogs.reply_permission(params.requestID, params.reply, message=params.message)
+        await app.dialogs.reply_permission(
+            params.requestID, params.reply, message=params.message, edited=params.edited
+        )
         return None
 
     @server.request("agent/permission/list", p.NoParams)

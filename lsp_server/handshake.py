@@ -59,6 +59,7 @@ CAPABILITIES: dict[str, Any] = {
                 "agent/question/list",
                 "agent/question/reject",
                 "agent/question/reply",
+                "agent/review/comment",
                 "agent/review/keep",
                 "agent/review/list",
                 "agent/review/undo",

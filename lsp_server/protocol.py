@@ -11,6 +11,7 @@ import binascii
 from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import (
+    AliasChoices,
     BaseModel,
     ConfigDict,
     Field,
@@ -176,10 +177,29 @@ class ReviewChoice(SessionRef):
     uri: str | None = None
 
 
+class ReviewCommentItem(Params):
+    """One review comment on 1-based inclusive lines of ``path`` (project-relative, absolute, file://)."""
+
+    path: str = Field(min_length=1)
+    startLine: int = Field(ge=1)
+    endLine: int = Field(ge=1)
+    body: str = Field(min_length=1, max_length=20_000)
+    hunkID: str | None = Field(default=None, min_length=1, validation_alias=AliasChoices("hunkID", "hunkId"))
+
+
+class ReviewComments(Params):
+    """``agent/review/comment``: a batch of review comments sent as one prompt (``send``: run a turn)."""
+
+    sessionID: str = Field(min_length=1, validation_alias=AliasChoices("sessionID", "sessionId"))
+    comments: list[ReviewCommentItem]
+    send: bool = True
+
+
 class PermissionReply(Params):
     requestID: str = Field(min_length=1)
     reply: Literal["once", "always", "reject"]
     message: str | None = None
+    edited: str | None = None  # the user's version of an edit's proposed file text
 
 
 class QuestionReply(Params):

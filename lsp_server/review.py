@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
+from core.message.review import ReviewComment
 from lsp_server import protocol as p
 from lsp_server.workspace import path_of
 
@@ -42,6 +43,19 @@ def _result(result: Any, app: Agent) -> dict[str, Any]:
     }
 
 
+def _comment(item: p.ReviewCommentItem, index: int) -> ReviewComment:
+    path = item.path
+    if "://" in path:
+        found = path_of(path)
+        if found is None:
+            message = f"invalid params: comments.{index}.path: {path} is not a path or a file:// URI"
+            raise JsonRpcInvalidParams(message=message)
+        path = str(found)
+    return ReviewComment(
+        path=path, startLine=item.startLine, endLine=item.endLine, body=item.body, hunkID=item.hunkID
+    )
+
+
 def register(server: AgentServer) -> None:
     """Add the review requests to ``server``."""
 
@@ -56,3 +70,9 @@ def register(server: AgentServer) -> None:
     @server.request("agent/review/undo", p.ReviewChoice)
     async def undo(app: Agent, params: p.ReviewChoice) -> Any:
         return _result(await app.undo(params.sessionID, params.hunkIDs, _file(app, params)), app)
+
+    @server.request("agent/review/comment", p.ReviewComments)
+    async def comment(app: Agent, params: p.ReviewComments) -> Any:
+        comments = [_comment(item, i) for i, item in enumerate(params.comments)]
+        message = await app.review_comment(params.sessionID, comments, send=params.send)
+        return {"sessionID": message.info.sessionID, "messageID": message.info.id}

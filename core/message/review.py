@@ -66,3 +66,14 @@ class ReviewResult(_Model):
 
     changed: list[Hunk] = []
     conflicts: list[HunkConflict] = []
+
+
+class ReviewComment(_Model):
+    """A user's review comment on lines of a file (1-based, inclusive), maybe on one of the agent's
+    hunks; a batch of them goes to the agent as one prompt (``Agent.review_comment``)."""
+
+    path: str  # relative to the worktree, or absolute inside it
+    startLine: int
+    endLine: int
+    body: str
+    hunkID: str | None = None

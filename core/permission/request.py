@@ -6,6 +6,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
+@dataclass
+class Proposal:
+    """The full text a tool proposes to write to a file. The user may accept an edited version of
+    it (``agent/permission/reply`` with ``edited``): ``edited`` holds that text once the ask returns."""
+
+    text: str
+    edited: str | None = None
+
+    @property
+    def final(self) -> str:
+        """What to write: the user's version when they edited the proposal, else the proposal."""
+        return self.text if self.edited is None else self.edited
+
+
 @dataclass(frozen=True)
 class PermissionAsk:
     """One permission check.
@@ -19,3 +33,4 @@ class PermissionAsk:
     always: list[str] = field(default_factory=list)
     title: str = ""
     metadata: dict[str, Any] = field(default_factory=dict)
+    proposal: Proposal | None = None  # an edit the user may change before accepting it

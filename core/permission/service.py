@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from core.bus import Bus
-from core.errors import NotFoundError, PermissionDeniedError, PermissionRejectedError
+from core.errors import InvalidInputError, NotFoundError, PermissionDeniedError, PermissionRejectedError
 from core.events import PermissionAsked, PermissionReplied, PermissionRequest
 from core.ids import ascending
-from core.permission.request import PermissionAsk
+from core.permission.request import PermissionAsk, Proposal
 from core.permission.rules import Rule, Ruleset, decide
 
 log = logging.getLogger(__name__)
@@ -49,6 +49,7 @@ class _Pending:
     request: PermissionRequest
     ruleset: Ruleset
     future: asyncio.Future[None]
+    proposal: Proposal | None = None
 
 
 class Permissions:
@@ -106,11 +107,11 @@ class Permissions:
             permission=ask.permission,
             patterns=patterns,
             title=ask.title or f"{ask.permission}: {', '.join(patterns)}",
-            metadata=dict(ask.metadata),
+            metadata={**ask.metadata, **({"editable": True} if ask.proposal is not None else {})},
             always=list(ask.always),
         )
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._pending[request.id] = _Pending(request, list(ruleset), future)
+        self._pending[request.id] = _Pending(request, list(ruleset), future, ask.proposal)
         log.info("permission %s asked in %s: %s %s", request.id, session_id, ask.permission, patterns)
         self._bus.publish(PermissionAsked(request=request))
         try:
@@ -129,12 +130,18 @@ class Permissions:
         reply: Reply,
         message: str | None = None,
         patterns: list[str] | None = None,
+        edited: str | None = None,
     ) -> None:
-        """Answer a pending request; ``patterns`` replaces the request's "always" patterns."""
+        """Answer a pending request; ``patterns`` replaces the request's "always" patterns;
+        ``edited``: the user's version of an editable proposal, accepted in its place."""
         pending = self._pending.get(request_id)
         if pending is None:
             raise NotFoundError(f"no pending permission request {request_id}")
         request = pending.request
+        if edited is not None:
+            _check_edited(pending, reply)
+            assert pending.proposal is not None
+            pending.proposal.edited = edited
         if reply == "once":
             self._resolve(pending, "once")
         elif reply == "always":
@@ -195,6 +202,18 @@ class Permissions:
 
     def _publish_reply(self, request: PermissionRequest, reply: Reply) -> None:
         self._bus.publish(PermissionReplied(sessionID=request.sessionID, requestID=request.id, reply=reply))
+
+
+def _check_edited(pending: _Pending, reply: Reply) -> None:
+    """An edited reply must accept a request that proposed a file's text (nothing changes if not)."""
+    request = pending.request
+    if pending.proposal is None:
+        raise InvalidInputError(
+            f"edited: permission request {request.id} ({request.permission}: {', '.join(request.patterns)}) "
+            "proposes no file text to edit; only an edit or write proposal can be edited"
+        )
+    if reply == "reject":
+        raise InvalidInputError('edited: accept an edited proposal with "once" or "always", not "reject"')
 
 
 def _denied_message(permission: str, pattern: str, rule: Rule) -> str:

@@ -86,6 +86,10 @@ class ReviewService:
         """The hunks still to review, oldest first (a reverted turn's hunks are not)."""
         return await self._live(session_id, "pending")
 
+    async def hunks(self, session_id: str) -> list[Hunk]:
+        """Every hunk of the session in any state, oldest first (a reverted turn's are not)."""
+        return await self._live(session_id, None)
+
     async def _live(self, session_id: str, state: str | None) -> list[Hunk]:
         session = await self._sessions.get(session_id)
         hunks = await self._table.hunks(session_id, state)

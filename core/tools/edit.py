@@ -7,13 +7,14 @@ from pathlib import Path
 from pydantic import Field
 
 from core.errors import ToolError
-from core.permission.request import PermissionAsk
+from core.permission.request import PermissionAsk, Proposal
 from core.tools import paths
 from core.tools.base import Tool, ToolParams, ToolResult
 from core.tools.context import ToolContext
 from core.tools.diagnostics import editor_errors
 from core.tools.diff import file_diff
 from core.tools.matching import replace
+from core.tools.proposal import edited_note, settle
 
 BOM = "\ufeff"
 
@@ -79,6 +80,7 @@ class EditTool(Tool[EditParams]):
         self, ctx: ToolContext, path: Path, rel: str, before: str, after: str, *, count: int, strategy: str
     ) -> ToolResult:
         diff = file_diff(rel, before, after)
+        proposal = Proposal(after)
         await ctx.ask(
             PermissionAsk(
                 "edit",
@@ -86,14 +88,19 @@ class EditTool(Tool[EditParams]):
                 always=[rel],
                 title=f"Edit {rel}",
                 metadata={"filepath": str(path), "diff": diff.diff, "after": after},
+                proposal=proposal,
             )
         )
-        await ctx.workspace.write_bytes(path, after.encode("utf-8"), ctx.edit_context(f"agent: edit {rel}"))
+        now, final = await settle(ctx, path, rel, before, proposal.final)
+        if (now, final) != (before, after):
+            diff = file_diff(rel, now, final)
+        await ctx.workspace.write_bytes(path, final.encode("utf-8"), ctx.edit_context(f"agent: edit {rel}"))
         shown = paths.display(ctx, path)
         if strategy == "create":
             output = f"Created {shown}."
         else:
             output = f"Edited {shown}: {count} {'replacement' if count == 1 else 'replacements'}."
+        output += edited_note(rel, after, proposal.final)
         problems, errors = await editor_errors(ctx, path)
         return ToolResult(
             title=shown,
@@ -106,5 +113,6 @@ class EditTool(Tool[EditParams]):
                 "deletions": diff.deletions,
                 "replacements": count,
                 "strategy": strategy,
+                "edited": proposal.final != after,
             },
         )

@@ -5,12 +5,13 @@ from __future__ import annotations
 from pydantic import Field
 
 from core.errors import ToolError
-from core.permission.request import PermissionAsk
+from core.permission.request import PermissionAsk, Proposal
 from core.tools import paths
 from core.tools.base import Tool, ToolParams, ToolResult
 from core.tools.context import ToolContext
 from core.tools.diagnostics import editor_errors
 from core.tools.diff import file_diff
+from core.tools.proposal import edited_note, settle
 
 
 class WriteParams(ToolParams):
@@ -34,6 +35,7 @@ class WriteTool(Tool[WriteParams]):
         if st.exists:
             before = (await ctx.workspace.read_bytes(path)).decode("utf-8", errors="replace")
         diff = file_diff(rel, before, params.content)
+        proposal = Proposal(params.content)
         await ctx.ask(
             PermissionAsk(
                 "edit",
@@ -41,18 +43,23 @@ class WriteTool(Tool[WriteParams]):
                 always=[rel],
                 title=f"Write {rel}",
                 metadata={"filepath": str(path), "diff": diff.diff, "after": params.content},
+                proposal=proposal,
             )
         )
+        now, content = await settle(ctx, path, rel, before, proposal.final)
+        if (now, content) != (before, params.content):
+            diff = file_diff(rel, now, content)
         await ctx.workspace.write_bytes(
-            path, params.content.encode("utf-8"), ctx.edit_context(f"agent: write {rel}")
+            path, content.encode("utf-8"), ctx.edit_context(f"agent: write {rel}")
         )
         shown = paths.display(ctx, path)
         verb = "Overwrote" if st.exists else "Created"
-        lines = params.content.count("\n") + (0 if params.content.endswith("\n") or not params.content else 1)
+        lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
+        note = edited_note(rel, params.content, proposal.final)
         problems, errors = await editor_errors(ctx, path)
         return ToolResult(
             title=shown,
-            output=f"{verb} {shown} ({lines} lines).{problems}",
+            output=f"{verb} {shown} ({lines} lines).{note}{problems}",
             metadata={
                 "diagnostics": errors,
                 "filepath": str(path),
@@ -60,5 +67,6 @@ class WriteTool(Tool[WriteParams]):
                 "diff": diff.diff,
                 "additions": diff.additions,
                 "deletions": diff.deletions,
+                "edited": proposal.final != params.content,
             },
         )

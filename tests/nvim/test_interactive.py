@@ -78,7 +78,7 @@ def test_the_diff_is_on_screen_while_the_edit_permission_is_asked(nvim: Nvim) ->
         screen.keys("C-s")
         # Neovim's own select asks at the bottom; above it, both sides of the diff, labelled.
         shown = screen.wait(lambda s: "Allow once" in s, "the permission dialog")
-        assert "now: hello.py" in shown and "proposed: hello.py" in shown, shown
+        assert "now: hello.py" in shown and "proposed (yours to edit): hello.py" in shown, shown
         assert "print('hello')" in shown and "print('bye')" in shown, shown
         screen.keys("1", "Enter")
         screen.wait(lambda s: "Changed it." in s, "the end of the turn")

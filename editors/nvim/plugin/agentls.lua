@@ -62,6 +62,57 @@ end, { desc = 'agentls: undo the last revert' })
 cmd('AgentlsDiff', function()
   require('agentls.sessions').diff()
 end, { desc = "agentls: the session's changes in a diff tab" })
+cmd('AgentlsReview', function(o)
+  require('agentls.review_list').command(o.fargs)
+end, {
+  nargs = '*',
+  complete = function()
+    return { 'list', 'keep', 'undo' }
+  end,
+  desc = "agentls: the agent's changes to review (keep or undo all, by file; list: the quickfix list)",
+})
+cmd('AgentlsMode', function(o)
+  require('agentls.mode').set_mode(o.args)
+end, {
+  nargs = '?',
+  complete = function()
+    return require('agentls.mode').complete_mode()
+  end,
+  desc = "agentls: the session's mode: ask (a dialog before each edit), auto (review after), plan (read-only)",
+})
+cmd('AgentlsEffort', function(o)
+  require('agentls.mode').set_effort(o.args)
+end, {
+  nargs = '?',
+  complete = function()
+    return require('agentls.mode').complete_effort()
+  end,
+  desc = "agentls: how hard the session's model thinks (the levels it supports)",
+})
+cmd('AgentlsExport', function(o)
+  require('agentls.export').export(require('agentls.chat').session_id, o.args, o.bang)
+end, { nargs = '?', bang = true, complete = 'file', desc = "agentls: the chat's session as Markdown (a buffer, or [path])" })
+cmd('AgentlsChat', function(o)
+  require('agentls').setup_once()
+  require('agentls.chats').command(o.args)
+end, {
+  nargs = '?',
+  complete = function()
+    return require('agentls.chats').complete()
+  end,
+  desc = "agentls: a session's chat in a tab of its own (new: a new session; no argument: pick one)",
+})
+cmd('AgentlsComment', function(o)
+  require('agentls').setup_once()
+  require('agentls.comments').command(o)
+end, {
+  range = true,
+  nargs = '*',
+  complete = function()
+    return { 'submit', 'clear' }
+  end,
+  desc = "agentls: comment on lines (an agent change); 'submit' sends the batch to the agent, 'clear' drops it",
+})
 cmd('AgentlsAgent', function()
   agentls().open()
   require('agentls.sessions').pick_config('agent')

@@ -10,6 +10,7 @@ import { runCodeAction } from "./chat/codeActions";
 import { ProviderKeys } from "./keys";
 import { statusItem } from "./status";
 import { trace } from "./trace";
+import { registerReview } from "./review";
 
 let client: AgentClient | undefined;
 
@@ -40,6 +41,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.window.registerWebviewViewProvider(VIEW_ID, view, { webviewOptions: { retainContextWhenHidden: true } }),
     statusItem(view),
     ...registerCommands(view),
+    ...registerReview(context, view, diffs),
     vscode.workspace.onDidChangeConfiguration((event) => {
       // Another executable or arguments need a new process, once the running turn (if any) has
       // ended; the agent's config goes to the running server, which applies it from the next turn.

@@ -244,7 +244,8 @@ export type AgentEvent =
       type: "file.edited";
       properties: { file: string; sessionID?: string; messageID?: string; callID?: string; diff?: string };
     }
-  | { type: "config.updated"; properties: ConfigUpdate };
+  | { type: "config.updated"; properties: ConfigUpdate }
+  | { type: "review.updated"; properties: { sessionID: string; changed: import("./review/hunks").Hunk[]; pending: number } };
 
 /** `config.updated`: the server applied new settings; the new `agent/config` answer and what changed. */
 export interface ConfigUpdate extends Omit<AgentConfig, "defaultModel"> {

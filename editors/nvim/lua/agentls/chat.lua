@@ -34,6 +34,11 @@ end
 
 local function set_keymaps(buf, is_prompt)
   local keys = config.options.keymaps
+  -- The session of a transcript or of a side chat's prompt (agentls.chats); the main prompt's is the chat's.
+  local function session()
+    local sid = vim.b[buf].agentls_session
+    return type(sid) == 'string' and sid or M.session_id
+  end
   local function map(mode, lhs, fn, desc)
     if lhs then
       vim.keymap.set(mode, lhs, fn, { buffer = buf, desc = 'agentls: ' .. desc, nowait = true })
@@ -55,12 +60,16 @@ local function set_keymaps(buf, is_prompt)
     end, 'stop the turn and send')
   end
   map('n', keys.queue, function()
-    M.queue_menu()
+    M.queue_menu(session())
   end, 'edit or remove a queued prompt')
   map('n', keys.abort, function()
-    M.abort()
+    M.abort(session())
   end, 'abort the turn')
   map('n', keys.close, function()
+    local win = vim.api.nvim_get_current_win()
+    if win ~= M.win and win ~= M.prompt_win and #vim.api.nvim_list_tabpages() > 1 then
+      return vim.cmd('tabclose') -- a side chat's tab (agentls.chats)
+    end
     M.close()
   end, 'close the chat')
   map('n', keys.new, function()
@@ -70,9 +79,16 @@ local function set_keymaps(buf, is_prompt)
     require('agentls.sessions').pick()
   end, 'sessions')
   map('n', keys.dialog, function()
-    require('agentls.dialogs').open()
+    require('agentls.dialogs').open(session())
   end, 'open the dialog that waits for an answer')
+  if not is_prompt then
+    map('n', keys.load_older, function()
+      require('agentls.history').load_older(vim.b[buf].agentls_session)
+    end, 'load older messages')
+  end
 end
+
+M.set_keymaps = set_keymaps
 
 --- The transcript buffer of a session (created with its view on first use).
 function M.transcript(session_id)
@@ -86,7 +102,13 @@ function M.transcript(session_id)
   vim.bo[buf].swapfile = false
   vim.bo[buf].undolevels = -1 -- the transcript is rebuilt from the server, never undone
   vim.api.nvim_buf_set_name(buf, 'agentls://' .. session_id)
+  vim.b[buf].agentls_session = session_id
   vim.bo[buf].filetype = 'markdown'
+  -- Vim's markdown syntax re-reads 50 lines above the window on each draw (long lines here): its
+  -- first draw of a long transcript took ~0.25 s. Blocks are separated by blank lines: sync there.
+  vim.api.nvim_buf_call(buf, function()
+    vim.cmd('silent! syntax sync clear | silent! syntax sync minlines=1 maxlines=20')
+  end)
   M.buffers[session_id] = buf
   M.views[session_id] = render.new(state(), session_id, buf, { coalesce_ms = config.options.coalesce_ms })
   set_keymaps(buf, false)
@@ -197,6 +219,7 @@ function M.show(session_id)
   if not M.loaded[session_id] then
     M.load(session_id)
   end
+  require('agentls.mode').fetch(session_id) -- its mode and effort, for the winbar
   render.follow(M.win, buf)
   local after = M.after_show
   M.after_show = nil
@@ -208,6 +231,7 @@ end
 --- Fetch a session, its messages and todos from the server into the state.
 function M.load(session_id, done)
   M.loaded[session_id] = true
+  require('agentls.review_signs').load(session_id) -- its pending changes, signed in their buffers
   local remaining = 3
   local function step()
     remaining = remaining - 1
@@ -222,10 +246,12 @@ function M.load(session_id, done)
     end
     step()
   end)
-  client.request('agent/session/messages', { sessionID = session_id }, function(err, result)
+  local history = require('agentls.history') -- the last `last_messages`; older ones on request
+  client.request('agent/session/messages', history.first_page(session_id), function(err, result)
     if err then
       vim.notify('agentls: ' .. err.message, vim.log.levels.ERROR)
     else
+      history.loaded(session_id, result.messages or {})
       state():load(session_id, result.messages or {})
     end
     step()
@@ -386,8 +412,10 @@ end
 --- Send `text` (default: the prompt buffer's text) to the current session. While it works, `mode`
 --- says what the prompt does: 'queue' (the default: its own turn when the running one ends),
 --- 'steer' (into the running turn) or 'interrupt' (stop the turn and send).
-function M.send(text, mode)
-  local session_id = M.session_id
+function M.send(text, mode, opts)
+  -- opts: {session_id, prompt_buf} of a side chat (agentls.chats); else the main chat's.
+  opts = opts or {}
+  local session_id = opts.session_id or M.session_id
   if not session_id then
     if M.opening then -- the chat is opening: the prompt goes to its session once it shows
       return M.with_session(function()
@@ -398,7 +426,7 @@ function M.send(text, mode)
   end
   local from_buffer = text == nil
   if from_buffer then
-    text = table.concat(vim.api.nvim_buf_get_lines(prompt_buffer(), 0, -1, false), '\n')
+    text = table.concat(vim.api.nvim_buf_get_lines(opts.prompt_buf or prompt_buffer(), 0, -1, false), '\n')
   end
   if vim.trim(text) == '' then
     return
@@ -407,7 +435,7 @@ function M.send(text, mode)
   local parts = { { type = 'text', text = text } }
   vim.list_extend(parts, files.parts(text))
   if from_buffer then
-    vim.api.nvim_buf_set_lines(prompt_buffer(), 0, -1, false, {})
+    vim.api.nvim_buf_set_lines(opts.prompt_buf or prompt_buffer(), 0, -1, false, {})
   end
   -- The model only when picked, or when the session's own was taken out of the settings.
   local _, model, explicit = state():defaults(session_id)
@@ -436,7 +464,7 @@ function M.send(text, mode)
       if err.code ~= -32800 and err.code ~= -32016 then
         vim.notify('agentls: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
         -- Give the text back, unless the user already typed something new.
-        local prompt = prompt_buffer()
+        local prompt = opts.prompt_buf or prompt_buffer()
         if from_buffer and vim.trim(table.concat(vim.api.nvim_buf_get_lines(prompt, 0, -1, false))) == '' then
           vim.api.nvim_buf_set_lines(prompt, 0, -1, false, vim.split(text, '\n', { plain = true }))
         end

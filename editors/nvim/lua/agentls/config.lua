@@ -13,6 +13,11 @@ local M = {}
 ---@field new string|false           start a new session (chat buffers)
 ---@field sessions string|false      the session picker (chat buffers)
 ---@field dialog string|false        open the dialog that waits for an answer (chat buffers, normal mode)
+---@field load_older string|false    load older messages into the transcript (chat buffers, normal mode)
+---@field review_keep string|false   keep the agent's change under the cursor (buffers with pending changes)
+---@field review_undo string|false   undo the agent's change under the cursor (buffers with pending changes)
+---@field review_next string|false   the next pending agent change (buffers with pending changes)
+---@field review_prev string|false   the previous pending agent change (buffers with pending changes)
 
 M.defaults = {
   -- The server command; nil: `<project>/.venv/bin/agentls serve`, then `agentls serve` from $PATH,
@@ -45,6 +50,8 @@ M.defaults = {
   editor_query_timeout = 5000,
   -- Streaming text is written to the chat buffer at most once per this many milliseconds.
   coalesce_ms = 16,
+  -- The chat shows a session's last this many messages; older ones load on request (0: all).
+  last_messages = 100,
   keymaps = {
     send_normal = '<CR>',
     send_insert = '<C-s>',
@@ -56,6 +63,11 @@ M.defaults = {
     new = '<C-n>',
     sessions = '<C-o>',
     dialog = 'ga',
+    load_older = 'gL',
+    review_keep = '<localleader>k',
+    review_undo = '<localleader>u',
+    review_next = ']h',
+    review_prev = '[h',
   },
 }
 
@@ -76,6 +88,7 @@ local types = {
   editor_query_timeout = { 'number' },
   forward_diagnostics = { 'boolean' },
   coalesce_ms = { 'number' },
+  last_messages = { 'number' },
   keymaps = { 'table' },
 }
 

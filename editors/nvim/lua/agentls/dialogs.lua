@@ -18,6 +18,7 @@ M.active = nil ---@type table|nil
 M.seen = {} -- request ids already queued or answered
 
 local PERMISSION_CHOICES = { 'Allow once', 'Always allow', 'Reject', 'Reject with a message…' }
+local EDIT_FIRST = 'Edit the proposal first (then :AgentlsDialog)'
 
 local function floating_windows()
   local out = {}
@@ -80,29 +81,58 @@ local function ask(dialog, fn)
   end
 end
 
+-- With chats side by side (agentls.chats), which session asks: its title before the question.
+local function whose(request)
+  if next(require('agentls.chats').prompts) == nil then
+    return ''
+  end
+  local session = require('agentls').state.sessions[request.sessionID]
+  return ('[%s] '):format(session and session.title or request.sessionID or '?')
+end
+
 local function permission_title(request)
   local what = request.title
   if not what or what == '' then
     what = table.concat(request.patterns or {}, ', ')
   end
-  return ('agentls wants permission for %s: %s'):format(request.permission, what)
+  return ('%sagentls wants permission for %s: %s'):format(whose(request), request.permission, what)
 end
+
+local announce -- (below)
 
 local function show_permission(dialog)
   local request = dialog.request
   local meta = request.metadata or {}
-  if config.options.diff_preview and type(meta.after) == 'string' and type(meta.filepath) == 'string' then
-    dialog.close_preview = review.preview(meta.filepath, meta.after)
+  local previewed = config.options.diff_preview and type(meta.after) == 'string' and type(meta.filepath) == 'string'
+  if previewed and not dialog.close_preview then -- (kept while the user edits the proposal)
+    dialog.close_preview, dialog.edited, dialog.focus = review.preview(meta.filepath, meta.after, meta.editable == true)
+  end
+  local choices = PERMISSION_CHOICES
+  if previewed and meta.editable == true then
+    choices = vim.list_extend(vim.list_slice(PERMISSION_CHOICES), { EDIT_FIRST })
+  end
+  -- Accepting sends the user's version of the proposal, when they changed it.
+  local function accept(how)
+    local params = { requestID = request.id, reply = how }
+    local edited = dialog.edited and dialog.edited()
+    if edited then
+      params.edited = edited
+    end
+    reply(dialog, 'agent/permission/reply', params)
   end
   -- The built-in select does not redraw before it asks: without this the diff is not on screen.
   vim.cmd('redraw')
   ask(dialog, function()
-    vim.ui.select(PERMISSION_CHOICES, { prompt = permission_title(request), kind = 'agentls.permission' },
+    vim.ui.select(choices, { prompt = permission_title(request), kind = 'agentls.permission' },
       function(choice)
         if choice == 'Allow once' then
-          reply(dialog, 'agent/permission/reply', { requestID = request.id, reply = 'once' })
+          accept('once')
         elseif choice == 'Always allow' then
-          reply(dialog, 'agent/permission/reply', { requestID = request.id, reply = 'always' })
+          accept('always')
+        elseif choice == EDIT_FIRST and not dialog.closed then
+          -- The dialog waits; the proposed side is the user's to change, then :AgentlsDialog.
+          announce(dialog, true)
+          return dialog.focus and dialog.focus()
         elseif choice == 'Reject with a message…' and not dialog.closed then
           finish(dialog)
           vim.ui.input({ prompt = 'What should the agent do instead? ' }, function(message)
@@ -149,7 +179,7 @@ local function show_question(dialog, i, answers)
     end
     ask(dialog, function()
       vim.ui.select(items, {
-        prompt = (q.header and q.header ~= '' and (q.header .. ': ') or '') .. q.question,
+        prompt = whose(request) .. (q.header and q.header ~= '' and (q.header .. ': ') or '') .. q.question,
         kind = 'agentls.question',
         format_item = function(item)
           return item.description and item.description ~= '' and (item.label .. ' — ' .. item.description)
@@ -204,12 +234,16 @@ local function show(dialog)
   end
 end
 
---- What the waiting dialog asks, in a few words (the winbar shows it).
+--- What the waiting dialog asks, in a few words (the winbar shows it), and its session.
 function M.waiting()
   local dialog = M.active
   if not dialog or not dialog.waiting then
     return nil
   end
+  return M.describe(dialog), dialog.request.sessionID
+end
+
+function M.describe(dialog)
   if dialog.kind == 'permission' then
     return 'permission: ' .. (dialog.request.permission or '?')
   end
@@ -218,22 +252,32 @@ end
 
 -- Say once that a dialog waits, short enough for the command line (a longer message would bring a
 -- hit-enter prompt, which would take the keys the user is typing).
-local function announce(dialog, again)
+function announce(dialog, again)
   dialog.waiting = true
   redraw_bars()
   local key = config.options.keymaps.dialog
   local how = ':AgentlsDialog' .. (key and (' (' .. key .. ' in the chat)') or '')
   local msg = ('agentls: %s %s: %s'):format(M.waiting(), again and 'still waits' or 'waits for you', how)
+  local shorter = 'agentls: a dialog waits: :AgentlsDialog'
+  if dialog.elsewhere then -- the user looks at another session's chat: say whose, and how to get there
+    local session = require('agentls').state.sessions[dialog.request.sessionID]
+    local title = session and session.title or dialog.request.sessionID
+    msg = ('agentls: "%s" waits for you (%s): :AgentlsDialog takes you there'):format(title, M.waiting())
+    shorter = ('agentls: "%s" waits: :AgentlsDialog takes you there'):format(title)
+  end
   local room = math.max(20, vim.v.echospace - 1)
   if vim.fn.strdisplaywidth(msg) > room then
-    msg = ('agentls: a dialog waits: %s'):format(':AgentlsDialog'):sub(1, room)
+    msg = vim.fn.strdisplaywidth(shorter) <= room and shorter
+      or ('agentls: a dialog waits: %s'):format(':AgentlsDialog'):sub(1, room)
   end
   vim.notify(msg, vim.log.levels.WARN)
 end
 
 --- The user dismissed the open dialog without an answer: it waits again, until :AgentlsDialog.
 function M.dismissed(dialog)
-  close_preview(dialog)
+  if not (dialog.edited and dialog.edited()) then -- a proposal the user changed stays open
+    close_preview(dialog)
+  end
   if M.active ~= dialog or dialog.closed then
     return finish(dialog)
   end
@@ -242,11 +286,34 @@ end
 
 --- Show the next queued dialog when none is open: now if the user is not typing, else announced.
 function M.next()
+  local chats = require('agentls.chats')
+  local active = M.active
+  if active and active.waiting and not active.closed
+    and (active.elsewhere or not chats.on_screen()[active.request.sessionID]) then
+    for sid in pairs(chats.on_screen()) do -- a dialog of the session the user looks at goes first
+      if M.offer(sid) then
+        return
+      end
+    end
+  end
   if M.active or #M.queue == 0 then
     return
   end
-  local dialog = table.remove(M.queue, 1)
+  -- First the dialog of a session the user looks at; one of a session whose chat is not on screen,
+  -- while another session's is, waits for the user to go there (agentls.chats).
+  local index = 1
+  for i, queued in ipairs(M.queue) do
+    if chats.on_screen()[queued.request.sessionID] then
+      index = i
+      break
+    end
+  end
+  local dialog = table.remove(M.queue, index)
   M.active = dialog
+  dialog.elsewhere = chats.elsewhere(dialog.request.sessionID)
+  if dialog.elsewhere then
+    return announce(dialog, false)
+  end
   if gate.quiet() then
     return show(dialog)
   end
@@ -260,12 +327,63 @@ function M.next()
 end
 
 --- Open the dialog that waits (:AgentlsDialog, the chat's `dialog` key): the user asked for it.
-function M.open()
+function M.open(session_id)
+  if session_id and M.offer(session_id, true) then
+    return
+  end
   local dialog = M.active
   if dialog and dialog.waiting and not dialog.closed then
+    if require('agentls.chats').elsewhere(dialog.request.sessionID) then
+      require('agentls.chats').go(dialog.request.sessionID) -- to the chat of the session that asks
+    end
     return show(dialog)
   end
   vim.notify('agentls: no dialog is waiting for an answer', vim.log.levels.INFO)
+end
+
+--- The user is at `session_id`'s chat: show its waiting dialog (when the user is not typing, or
+--- `now`), putting back one of another session that only waited. Returns true when one shows.
+function M.offer(session_id, now)
+  local active = M.active
+  if active and active.request.sessionID ~= session_id then
+    if not active.waiting or active.closed then
+      return false -- another session's dialog is on screen
+    end
+    local found
+    for i, queued in ipairs(M.queue) do
+      if queued.request.sessionID == session_id then
+        found = i
+        break
+      end
+    end
+    if not found then
+      return false
+    end
+    if active.cancel_wait then
+      active.cancel_wait()
+      active.cancel_wait = nil
+    end
+    table.insert(M.queue, 1, active)
+    active = table.remove(M.queue, found + 1)
+    M.active = active
+    active.waiting = true -- it waits for an answer, as the one it replaces did
+  end
+  if not active or not active.waiting or active.closed then
+    return false
+  end
+  active.elsewhere = false
+  if now or gate.quiet() then
+    show(active)
+    return true
+  end
+  announce(active, true)
+  active.cancel_wait = gate.when_quiet(function()
+    active.cancel_wait = nil
+    if M.active == active and active.waiting and not active.closed then
+      show(active)
+    end
+  end)
+  return false
 end
 
 --- Forget every dialog (the server is gone; the new one lists those still waiting).
@@ -306,6 +424,25 @@ function M.close(request_id)
     finish(dialog)
   end
 end
+
+-- Coming to a session's chat (another tab, another window) offers its waiting dialog.
+vim.api.nvim_create_autocmd({ 'BufEnter', 'TabEnter' }, {
+  group = vim.api.nvim_create_augroup('agentls_dialogs', { clear = true }),
+  callback = function()
+    local buf = vim.api.nvim_get_current_buf()
+    local sid = require('agentls.chats').session_of(buf)
+    if not sid and buf == require('agentls.chat').prompt_buf then
+      sid = require('agentls.chat').session_id
+    end
+    local active = M.active
+    if sid and active and active.waiting and not active.closed
+      and (active.elsewhere or active.request.sessionID ~= sid) then
+      vim.schedule(function()
+        M.offer(sid)
+      end)
+    end
+  end,
+})
 
 --- Follow dialog events.
 function M.on_event(event)

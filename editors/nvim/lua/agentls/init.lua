@@ -35,6 +35,9 @@ local function subscribe()
   subscribed = true
   local client = require('agentls.client')
   table.insert(client.event_handlers, require('agentls.dialogs').on_event)
+  table.insert(client.event_handlers, require('agentls.review_signs').on_event)
+  table.insert(client.event_handlers, require('agentls.notify').on_event)
+  table.insert(client.event_handlers, require('agentls.mode').on_event)
   M.state:subscribe(function(kind, session_id, data)
     if kind == 'status' or kind == 'session' or kind == 'message' or kind == 'queue' then
       follow_status()
@@ -57,6 +60,7 @@ function M.setup(opts)
   -- Called again with another `config`: the running server gets it (and says config.updated).
   require('agentls.client').push_settings()
   local group = vim.api.nvim_create_augroup('agentls', { clear = true })
+  require('agentls.review_signs').setup(group)
   vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile', 'BufEnter' }, {
     group = group,
     callback = function(ev)
@@ -78,6 +82,9 @@ local function ensure_setup()
     M.setup({})
   end
 end
+
+--- setup({}) unless the user called setup() already (for commands that open no chat).
+M.setup_once = ensure_setup
 
 --- Start the server (if needed) and show what waits for an answer.
 local function start()

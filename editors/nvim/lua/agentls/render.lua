@@ -78,6 +78,7 @@ function View:wanted()
   local session = self.state.sessions[self.session_id]
   local revert = session and session.revert and session.revert.messageID
   local previous = nil
+  table.insert(out, require('agentls.history').block(self.session_id)) -- "older messages: gL"
   for _, mid in ipairs(t.order) do
     local m = t.messages[mid]
     if revert and mid == revert then

@@ -51,26 +51,28 @@ local function diff_tab(left, right)
 end
 
 --- Show `path` as it is now next to `after` (the proposed text), each side labelled ("now",
---- "proposed") in its winbar; returns a function closing it.
-function M.preview(path, after)
+--- "proposed") in its winbar; returns a function closing it, and one giving the proposed side's text
+--- when the user changed it (`editable`: the proposed side can be edited), else nil.
+function M.preview(path, after, editable)
   local rel = vim.fs.relpath and vim.fs.relpath(vim.fn.getcwd(), path) or path
   local ft = vim.filetype.match({ filename = path }) or ''
   local stamp = vim.uv.hrtime()
   local left = scratch(('agentls://now/%d/%s'):format(stamp, rel), M.current_lines(path), ft)
   local right = scratch(('agentls://proposed/%d/%s'):format(stamp, rel), split_text(after), ft)
+  vim.bo[right].modifiable = editable == true
   local previous = vim.api.nvim_get_current_tabpage()
   local tab = diff_tab(left, right)
   vim.t[tab].agentls_preview = path
   -- Which side is which, on each side.
   local wins = vim.api.nvim_tabpage_list_wins(tab)
-  local labels = { [left] = 'now: ', [right] = 'proposed: ' }
+  local labels = { [left] = 'now: ', [right] = editable and 'proposed (yours to edit): ' or 'proposed: ' }
   for _, win in ipairs(wins) do
     local label = labels[vim.api.nvim_win_get_buf(win)]
     if label then
       vim.wo[win].winbar = '%#DiffText# ' .. label .. rel:gsub('%%', '%%%%') .. ' %*'
     end
   end
-  return function()
+  local function close()
     if vim.api.nvim_tabpage_is_valid(tab) then
       local number = vim.api.nvim_tabpage_get_number(tab)
       if #vim.api.nvim_list_tabpages() > 1 then
@@ -81,6 +83,25 @@ function M.preview(path, after)
       vim.api.nvim_set_current_tabpage(previous)
     end
   end
+  local function edited()
+    if not editable or not vim.api.nvim_buf_is_valid(right) then
+      return nil
+    end
+    local text = table.concat(vim.api.nvim_buf_get_lines(right, 0, -1, false), '\n')
+    if after:sub(-1) == '\n' or after == '' then
+      text = text .. '\n'
+    end
+    return text ~= after and text or nil
+  end
+  local function focus()
+    for _, win in ipairs(vim.api.nvim_tabpage_is_valid(tab) and vim.api.nvim_tabpage_list_wins(tab) or {}) do
+      if vim.api.nvim_win_get_buf(win) == right then
+        vim.api.nvim_set_current_tabpage(tab)
+        return vim.api.nvim_set_current_win(win)
+      end
+    end
+  end
+  return close, edited, focus
 end
 
 -- Undo a unified diff of one file on `new_lines`: the text before the change, or nil if it no

@@ -74,7 +74,7 @@ function M.fork(session)
   end)
 end
 
-local ACTIONS = { 'Open', 'Rename', 'Delete', 'Fork' }
+local ACTIONS = { 'Open', 'Open beside (a tab of its own)', 'Rename', 'Delete', 'Fork' }
 
 local function act(session)
   if not session then
@@ -84,6 +84,8 @@ local function act(session)
   vim.ui.select(ACTIONS, { prompt = session.title }, function(action)
     if action == 'Open' then
       M.switch(session.id)
+    elseif action == ACTIONS[2] then
+      require('agentls.chats').open(session.id)
     elseif action == 'Rename' then
       M.rename(session)
     elseif action == 'Delete' then

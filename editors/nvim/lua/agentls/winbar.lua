@@ -46,7 +46,10 @@ end
 --- The bar: title, status, tokens, cost and context use, then the agent and model of the next
 --- prompt. Before a session shows: what the chat waits for, or that agent and model.
 function M.text()
-  local session_id = chat().session_id
+  -- The session of the window drawn: a side chat's (agentls.chats), else the main chat's.
+  -- (While a bar is drawn, the current window is the one it belongs to.)
+  local own = vim.b[vim.api.nvim_get_current_buf()].agentls_session
+  local session_id = type(own) == 'string' and own or chat().session_id
   if not session_id then
     local running = client.get() ~= nil
     local target = running and target_text(nil)
@@ -57,7 +60,11 @@ function M.text()
   local session = state().sessions[session_id]
   -- The title first, then `%<`: at a narrow width the bar is cut after the title, not before it.
   local head = ' ' .. ((session and session.title or session_id):gsub('%%', '%%%%'))
-  local waiting = require('agentls.dialogs').waiting()
+  local waiting, asking = require('agentls.dialogs').waiting()
+  if waiting and asking and asking ~= session_id then -- another session's: say whose
+    local other = state().sessions[asking]
+    waiting = ('%s of "%s"'):format(waiting, other and other.title or asking):gsub('%%', '%%%%')
+  end
   if waiting then
     local key = config.options.keymaps.dialog
     head = head .. ' │ %#WarningMsg#⚠ ' .. waiting .. ' (' .. (key or ':AgentlsDialog') .. ')%*'
@@ -85,6 +92,7 @@ function M.text()
       table.insert(items, ('%d%%%% context'):format(share))
     end
   end
+  vim.list_extend(items, require('agentls.mode').winbar_items(session_id))
   local target = target_text(session_id)
   if target then
     table.insert(items, target)

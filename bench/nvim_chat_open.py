@@ -1,0 +1,169 @@
+"""Opening a 1,000-message session (with tool outputs) in the Neovim chat: how long until it is
+shown, and how long the main loop is blocked meanwhile, in a real interactive Neovim (tmux) with the
+real ``agentls serve``.
+
+The session (500 prompts, 500 answers each with reasoning, a 36-line tool output and text) is
+written to the server's store first; the server is started; then the chat shows the session
+(``chat.open({session_id})``: its messages page from the server, rendered and drawn). A 5 ms timer
+measures how late the loop lets it run. Reported, medians of ``--runs``, for the plugin's default
+(the last 100 messages) and for every message (``last_messages = 0``, what the chat did before).
+Goals (issue 29): shown <= 300 ms, no block > 50 ms.
+
+    .venv/bin/python bench/nvim_chat_open.py [--messages 1000] [--runs 3]
+
+Figures (2 shared cores at load average 10, medians of 3):
+
+    last 100 (default): shown in 138 ms, worst block 71 ms (2,452 lines)
+    last 30:            shown in 122 ms, worst block 63 ms (737 lines)
+    all 1,000:          shown in 1350 ms, worst block 435 ms (24,502 lines)
+
+The worst block is the first open's synchronous part (the chat's modules, its windows, Vim's markdown
+syntax loading), the same whatever the session's length. Before the syntax sync change in
+agentls.chat, the first draw of the last 100 messages alone took ~0.25 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.storage import _parts
+from core import ids
+from core.message.models import (
+    AssistantMessage,
+    AssistantTime,
+    ModelRef,
+    PartTime,
+    Session,
+    SessionTime,
+    TextPart,
+    UserMessage,
+    UserTime,
+    now_ms,
+)
+from core.storage import DB_NAME, Store
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
+from tests.nvim.harness import Nvim
+from tests.nvim.tmux import interactive
+
+PROBE = Path(__file__).resolve().parent / "nvim_chat_open.lua"
+
+
+async def seed(data_dir: Path, project: Path, messages: int) -> str:
+    """Write a session of ``messages`` messages for ``project``; returns its id."""
+    store = await Store.open(data_dir / DB_NAME)
+    try:
+        proj = await store.ensure_project(project)
+        now = now_ms()
+        session = Session(
+            id=ids.ascending("ses"),
+            projectID=proj.id,
+            title="a thousand messages",
+            directory=str(project),
+            time=SessionTime(created=now, updated=now),
+        )
+        await store.insert_session(session)
+        user_id = ""
+        batch: list[Any] = []
+        for i in range(messages):
+            mid = ids.ascending("msg")
+            if i % 2 == 0:
+                user_id = mid
+                model = ModelRef(providerID="fake", modelID="m")
+                created = UserTime(created=now)
+                await store.upsert_message(
+                    UserMessage(id=mid, sessionID=session.id, time=created, agent="build", model=model)
+                )
+                text = f"question {i // 2}: what does handler {i} do?"
+                batch.append(
+                    TextPart(
+                        id=ids.ascending("prt"),
+                        sessionID=session.id,
+                        messageID=mid,
+                        text=text,
+                        time=PartTime(start=now, end=now),
+                    )
+                )
+            else:
+                await store.upsert_message(
+                    AssistantMessage(
+                        id=mid,
+                        sessionID=session.id,
+                        parentID=user_id,
+                        time=AssistantTime(created=now, completed=now),
+                        providerID="fake",
+                        modelID="m",
+                        agent="build",
+                        mode="build",
+                    )
+                )
+                batch.extend(_parts(session.id, mid, now))
+            if len(batch) >= 2000:
+                await store.upsert_parts(batch)
+                batch = []
+        await store.upsert_parts(batch)
+        return session.id
+    finally:
+        await store.close()
+
+
+def one(messages: int, last: int) -> dict[str, float]:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        FakeModelServer.threaded() as model,
+        FakeModelServer.threaded() as titles,
+    ):
+        titles.script(Turn.text("A title"))
+        home, project = Path(tmp) / "home", Path(tmp) / "project"
+        home.mkdir()
+        project.mkdir()
+        (home / "agentls-data").mkdir()
+        session = asyncio.run(seed(home / "agentls-data", project, messages))
+        out = home / "bench.json"
+        nvim = Nvim(home, project, model, titles, {})
+        options = {**nvim.options(), "last_messages": last}
+        with interactive(nvim, width=160, height=50, options=options) as screen:
+            screen.keys(":lua require'agentls.client'.start()", "Enter")
+            screen.wait_lua("require'agentls.client'.ready", "the server", timeout=60)
+            # A server in use: its store open and warm (the first request pays for that).
+            warm = "require'agentls.client'.request('agent/session/list', {}, function() vim.g.warm = 1 end)"
+            screen.keys(f":lua {warm}", "Enter")
+            screen.wait_lua("vim.g.warm == 1", "the first answer", timeout=60)
+            screen.keys(f":source {PROBE}", "Enter")
+            screen.keys(f":BenchOpen {session}", "Enter")
+            screen.wait(lambda text: "a thousand messages" in text, "the chat", timeout=60)
+            screen.wait_lua(f"require'agentls'.state.transcripts['{session}'] ~= nil", "the transcript")
+            screen.keys(f":BenchDump {out}", "Enter")
+            screen.wait(lambda _: out.exists(), "the figures")
+        data: dict[str, Any] = json.loads(out.read_text())
+    start, shown = data["started"], data["shown"]
+    worst = max((late for at, late in data["ticks"] if start <= at <= shown + 200), default=0.0)
+    return {"shown_ms": shown - start, "block_ms": worst, "lines": float(data["lines"])}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--messages", type=int, default=1000)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    for last, label in ((100, "last 100 (default)"), (30, "last 30"), (0, "all")):
+        results = [one(args.messages, last) for _ in range(args.runs)]
+        med = {key: statistics.median(r[key] for r in results) for key in results[0]}
+        print(
+            f"{args.messages} messages, {label}: shown in {med['shown_ms']:.0f} ms, worst block "
+            f"{med['block_ms']:.0f} ms, {med['lines']:.0f} lines (medians of {args.runs})"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,117 @@
+// The agent's pending hunks (`agent/review/list`, `review.updated`) and where they stand in a file now.
+// Plain TypeScript (no vscode import), unit-tested: the user may have typed above a hunk since the
+// agent wrote it, so a hunk is found by its lines near where the agent left them.
+
+export type HunkState = "pending" | "kept" | "undone";
+
+export interface Hunk {
+  id: string;
+  sessionID: string;
+  file: string;
+  uri: string;
+  kind: "text" | "created" | "deleted" | "binary";
+  state: HunkState;
+  beforeStart: number;
+  before: string[];
+  afterStart: number;
+  after: string[];
+}
+
+export interface HunkConflict {
+  hunkID: string;
+  file: string;
+  reason: string;
+  agent: string[];
+  current: string[];
+}
+
+export interface ReviewResult {
+  changed: Hunk[];
+  conflicts: HunkConflict[];
+}
+
+/** Where a hunk is in the text now: lines [start, end) (end == start: lines the agent removed). */
+export interface Placed {
+  hunk: Hunk;
+  start: number;
+  end: number;
+  /** False when the agent's lines are not in the file as it wrote them (the user changed them). */
+  found: boolean;
+}
+
+const strip = (line: string): string => line.replace(/\r?\n$/, "");
+
+/** `lines` holds the hunk's `after` lines at `at`. */
+function matches(lines: readonly string[], after: readonly string[], at: number): boolean {
+  if (at < 0 || at + after.length > lines.length) return false;
+  for (let i = 0; i < after.length; i++) if (lines[at + i] !== strip(after[i])) return false;
+  return true;
+}
+
+/**
+ * Place the pending hunks of one file in its current `lines`, oldest first. A text hunk is found by
+ * its lines, searched outward from where the agent left them shifted by how far the hunk before it
+ * moved; one not found (or a hunk that only removed lines) is placed by that shift alone.
+ */
+export function place(lines: readonly string[], hunks: readonly Hunk[], window = 4000): Placed[] {
+  const sorted = [...hunks].sort((a, b) => a.afterStart - b.afterStart);
+  const out: Placed[] = [];
+  let shift = 0;
+  for (const hunk of sorted) {
+    if (hunk.kind !== "text") {
+      out.push({ hunk, start: 0, end: Math.min(1, lines.length), found: true });
+      continue;
+    }
+    const guess = hunk.afterStart + shift;
+    let at = -1;
+    if (hunk.after.length > 0) {
+      for (let d = 0; d <= window && at < 0; d++) {
+        if (matches(lines, hunk.after, guess + d)) at = guess + d;
+        else if (d > 0 && matches(lines, hunk.after, guess - d)) at = guess - d;
+        if (guess + d >= lines.length && guess - d < 0) break;
+      }
+    }
+    if (at >= 0) {
+      shift = at - hunk.afterStart;
+      out.push({ hunk, start: at, end: at + hunk.after.length, found: true });
+    } else {
+      const start = Math.max(0, Math.min(guess, lines.length));
+      const end = Math.min(lines.length, start + hunk.after.length);
+      out.push({ hunk, start, end, found: hunk.after.length === 0 });
+    }
+  }
+  return out;
+}
+
+/** The placed hunk at 0-based `line` (a removal marks the line where the lines were). */
+export function hunkAt(placed: readonly Placed[], line: number): Placed | undefined {
+  return placed.find((p) => (p.end > p.start ? line >= p.start && line < p.end : line === p.start));
+}
+
+/** The first placed hunk after `line` (or before it, `direction` -1), wrapping around. */
+export function nextHunk(placed: readonly Placed[], line: number, direction: 1 | -1): Placed | undefined {
+  if (placed.length === 0) return undefined;
+  const sorted = [...placed].sort((a, b) => a.start - b.start);
+  if (direction === 1) return sorted.find((p) => p.start > line) ?? sorted[0];
+  return [...sorted].reverse().find((p) => p.start < line && !(line < p.end)) ?? sorted[sorted.length - 1];
+}
+
+/** Pending hunks grouped by file, files in name order, each file's hunks by line. */
+export function byFile(hunks: readonly Hunk[]): Map<string, Hunk[]> {
+  const files = new Map<string, Hunk[]>();
+  for (const hunk of [...hunks].sort((a, b) => a.file.localeCompare(b.file) || a.afterStart - b.afterStart)) {
+    const list = files.get(hunk.file) ?? [];
+    list.push(hunk);
+    files.set(hunk.file, list);
+  }
+  return files;
+}
+
+/** "lines 3-5" (1-based) of the agent's version, as the server labels a hunk. */
+export function linesLabel(hunk: Hunk): string {
+  if (hunk.kind !== "text") return { created: "new file", deleted: "file deleted", binary: "binary file" }[hunk.kind];
+  const first = hunk.afterStart + 1;
+  if (hunk.after.length === 0) return `${hunk.before.length} removed at line ${first}`;
+  const last = first + hunk.after.length - 1;
+  return first === last ? `line ${first}` : `lines ${first}-${last}`;
+}

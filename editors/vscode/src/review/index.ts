@@ -1,0 +1,22 @@
+// The review of the agent's changes in VS Code (issue 25): pending hunks marked in the editor with
+// CodeLens Keep/Undo, the Changes view with its badge, navigation and keep/undo commands.
+import * as vscode from "vscode";
+import type { ChatView } from "../chat/view";
+import type { DiffDocuments } from "../diff/provider";
+import { ChangesView } from "./changes";
+import { registerReviewCommands } from "./commands";
+import { HunkDecorations } from "./decorations";
+import { ReviewState } from "./state";
+
+export function registerReview(context: vscode.ExtensionContext, view: ChatView, diffs: DiffDocuments): vscode.Disposable[] {
+  const state = new ReviewState(view.client, () => view.sessionID, view.onDidChange);
+  const decorations = new HunkDecorations(state, vscode.Uri.joinPath(context.extensionUri, "media"));
+  const changes = new ChangesView(state);
+  return [
+    state,
+    decorations,
+    changes,
+    vscode.languages.registerCodeLensProvider({ scheme: "file" }, decorations),
+    ...registerReviewCommands(state, decorations, diffs),
+  ];
+}

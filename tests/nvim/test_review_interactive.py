@@ -1,0 +1,45 @@
+"""Review and mode in an interactive Neovim (tmux): the signs on screen, Neovim's own vim.ui.select
+(inputlist) for :AgentlsReview and :AgentlsMode, nothing replaced."""
+
+from __future__ import annotations
+
+import re
+
+from demo.fake_script import Turn
+from tests.nvim.harness import Nvim
+from tests.nvim.tmux import interactive
+
+CALC = "def add(a, b):\n    return a - b\n"
+
+
+def test_signs_on_screen_and_the_review_menu_and_mode_picker_in_neovims_own_select(nvim: Nvim) -> None:
+    calc = nvim.project / "calc.py"
+    calc.write_text(CALC)
+    nvim.extra_config.update(permission={"edit": "allow", "read": "allow"})
+    nvim.model.script(
+        Turn.tool_call("edit", {"filePath": str(calc), "oldString": "a - b", "newString": "a + b"}),
+        Turn.text("Fixed."),
+    )
+    with interactive(nvim, width=160, height=40, files=("calc.py",)) as screen:
+        screen.keys(":Agentls", "Enter")
+        screen.wait_lua("require'agentls.chat'.session_id ~= nil", "the chat's session")
+        screen.keys("i")
+        screen.keys("fix add", literal=True)
+        screen.keys("C-s")
+        # The sign, in the sign column of calc.py's window, next to the agent's line.
+        screen.wait(lambda s: re.search(r"~ +return a \+ b", s) is not None, "the sign of the change")
+        screen.wait(lambda s: "mode ask" in s, "the mode in the winbar")
+        # :AgentlsReview in Neovim's own select: undo all.
+        screen.keys(":AgentlsReview", "Enter")
+        menu = screen.wait(lambda s: "Type number" in s, "the review menu")
+        assert "agentls review: 1 change in 1 file" in menu and "3: Undo all 1 change" in menu, menu
+        screen.keys("3", "Enter")
+        screen.wait(lambda s: "return a - b" in s and "return a + b" not in s, "the undo on screen")
+        assert re.search(r"~ +return a - b", screen.text()) is None, "the sign went with the change"
+        assert calc.read_text() == CALC
+        # :AgentlsMode in Neovim's own select: auto, shown in the winbar.
+        screen.keys(":AgentlsMode", "Enter")
+        picker = screen.wait(lambda s: "Type number" in s, "the mode picker")
+        assert "agentls mode" in picker and "2:   Auto" in picker, picker
+        screen.keys("2", "Enter")
+        screen.wait(lambda s: "mode auto" in s, "auto in the winbar")

@@ -1,0 +1,297 @@
+// Reviewing the agent's changes in a real VS Code (run by test_e2e_review.py): the agent edits calc.py
+// twice (Ask mode: a dialog each), the user types at the top of the file while the second dialog
+// waits; the hunks show in the editor (gutter, line background, CodeLens Keep | Undo) in the light,
+// dark and high-contrast themes, and in the Changes view with a badge; Undo by CodeLens keeps the
+// user's line; Keep from the Changes view; 200 hunks listed and undone from the view's title.
+// Usage: node e2e_review.mjs '{"url", "folder", "shots", "trace"}'
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { Workbench, log, until } from "./driver.mjs";
+import { zoomed } from "./pixels.mjs";
+
+const args = JSON.parse(process.argv[2]);
+const THEMES = { light: ["Light Modern", "vs"], dark: ["Dark Modern", "vs-dark"], hc: ["Dark High Contrast", "hc-black"] };
+
+function traceEvents() {
+  if (!fs.existsSync(args.trace)) return [];
+  return fs.readFileSync(args.trace, "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
+}
+
+class Scenario {
+  constructor(wb) {
+    this.wb = wb;
+    this.page = wb.page;
+    this.chat = null;
+  }
+
+  async prompt(words) {
+    await this.wb.command("agentls: Focus Chat");
+    this.chat = await this.wb.chat();
+    await until("the model picker to fill", () => this.chat.$eval("#model-picker", (el) => el.options.length > 0));
+    await this.chat.click("#prompt-input");
+    await this.chat.type("#prompt-input", words);
+    await this.page.keyboard.press("Enter");
+  }
+
+  async dialog(previous) {
+    return until("a permission dialog", async () => {
+      const id = await this.chat.$eval(".dialog.permission", (el) => el.dataset.request).catch(() => null);
+      return id && id !== previous ? id : null;
+    }, 30000);
+  }
+
+  async allow(id) {
+    await this.chat.click(`.dialog.permission[data-request="${id}"] [data-action="once"]`);
+    await until("the dialog to close", async () => (await this.chat.$(`.dialog.permission[data-request="${id}"]`)) === null);
+  }
+
+  async waitIdle(timeout = 30000) {
+    await until("the turn to end", async () => (await this.chat.$eval("#send", (b) => b.textContent)) === "Send", timeout);
+  }
+
+  /** The CodeLens titles shown in the visible editor, top to bottom. */
+  lenses() {
+    return this.page.$$eval(".codelens-decoration a", (els) => els.map((e) => e.textContent.trim()));
+  }
+
+  /** Lines with a decoration in the glyph margin (our gutter bar or removal marker). */
+  gutterMarks() {
+    return this.page.$$eval(".editor-instance .cgmr", (els) => els.length);
+  }
+
+  async changesRows() {
+    return this.page.$$eval('.pane-body [id^="list_id"] .monaco-list-row, .pane-body .monaco-list-row', (rows) =>
+      [...new Set(rows)].filter((r) => r.closest(".pane")?.querySelector(".pane-header")?.textContent?.includes("Changes")).map((r) => r.getAttribute("aria-label") ?? r.textContent),
+    );
+  }
+
+  async badge() {
+    return this.page.$$eval(".activitybar .action-item", (items) => {
+      const label = (i) => `${i.getAttribute("aria-label") ?? ""} ${i.querySelector("a")?.getAttribute("aria-label") ?? ""} ${i.getAttribute("title") ?? ""}`.toLowerCase();
+      const item = items.find((i) => label(i).includes("agentls"));
+      const text = item?.querySelector(".badge-content")?.textContent ?? null;
+      return text ? text : null;
+    });
+  }
+
+  async setTheme(name) {
+    const [label, cls] = THEMES[name];
+    if (await this.page.$(`.monaco-workbench.${cls}`)) return;
+    const title = "Preferences: Color Theme";
+    await this.wb.openQuickInput("F1", title, title, 20000);
+    await until("the Color Theme command", async () => {
+      const row = await this.page.evaluateHandle((t) => [...document.querySelectorAll(".quick-input-list .monaco-list-row")].find((r) => (r.getAttribute("aria-label") ?? "").startsWith(t) && !(r.getAttribute("aria-label") ?? "").includes("Browse")) ?? null, title);
+      if (!row.asElement()) return false;
+      await row.asElement().click();
+      return true;
+    }, 10000);
+    await until("the theme picker", async () => (await this.wb.quickRows()).some((row) => row.startsWith("Light Modern")), 10000);
+    await this.page.keyboard.type(label);
+    await until(`the picker to list ${label}`, async () => (await this.wb.quickRows()).some((row) => row.startsWith(label)), 10000);
+    await this.page.keyboard.press("Enter");
+    await until(`the ${name} theme`, () => this.page.$(`.monaco-workbench.${cls}`), 20000);
+    await this.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  }
+
+  /** The editor's first lines (gutter, CodeLens, backgrounds), zoomed 2×. */
+  async zoomShot(name) {
+    // The editor part's box once it holds still (a theme change lays the workbench out again).
+    let box = null;
+    await until("the editor to hold still", async () => {
+      const now = await (await this.page.$(".part.editor .editor-container"))?.boundingBox();
+      const same = now && box && JSON.stringify(now) === JSON.stringify(box);
+      box = now;
+      return same;
+    }, 10000, 200);
+    this.wb.shotCount += 1;
+    const file = path.join(args.shots, `${String(this.wb.shotCount).padStart(2, "0")}-${name}.png`);
+    fs.writeFileSync(file, await this.page.screenshot({ type: "png", clip: { x: box.x, y: box.y, width: Math.min(box.width, 560), height: Math.min(box.height, 300), scale: 2 } }));
+    log("screenshot", file);
+  }
+
+  async focusChanges() {
+    await this.wb.command("agentls: Focus on Changes View");
+    await until("the Changes view", () => this.page.$(".pane-header[aria-label*='Changes']"), 10000).catch(() => null);
+  }
+
+  /** Click the inline action `title` of the Changes view row whose label holds `label`. */
+  async rowAction(label, title) {
+    const row = await until(`the Changes row ${label}`, async () => {
+      const rows = await this.page.$$(".pane-body .monaco-list-row");
+      for (const r of rows) if (((await r.evaluate((el) => el.getAttribute("aria-label") ?? el.textContent)) ?? "").includes(label)) return r;
+      return null;
+    });
+    await row.hover();
+    const action = await until(`the ${title} action`, () => row.$(`.actions .action-label[aria-label^="${title}"]`));
+    await action.click();
+  }
+}
+
+const phases = [];
+const phase = (name, fn) => phases.push([name, fn]);
+
+phase("agent-edits", async (s, r) => {
+  const { wb, page } = s;
+  const keys = page.keyboard;
+  await wb.openFile("calc.py");
+  await s.prompt("Change b in calc.py");
+  await s.allow(await s.dialog());
+  await s.waitIdle();
+  // Between the agent's edits the user types a line at the top of calc.py and saves it.
+  await wb.openFile("calc.py");
+  await wb.focusEditor();
+  await keys.down("Control");
+  await keys.press("Home");
+  await keys.up("Control");
+  await keys.type("# mine");
+  await keys.press("Enter");
+  await keys.down("Control");
+  await keys.press("s");
+  await keys.up("Control");
+  await until("calc.py saved with the typed line", () => fs.readFileSync(path.join(args.folder, "calc.py"), "utf8").startsWith("# mine"));
+  await s.prompt("Now change h");
+  await s.allow(await s.dialog());
+  await s.waitIdle();
+  // And after them a line at the end, left unsaved.
+  await wb.openFile("calc.py");
+  await wb.focusEditor();
+  await keys.down("Control");
+  await keys.press("End");
+  await keys.up("Control");
+  await keys.type("# unsaved");
+  await keys.press("Enter");
+  r.text = await until("both agent edits and both typed lines", async () => {
+    const t = await wb.editorText();
+    return t.includes("b = 20") && t.includes("h = 80") && t.includes("# unsaved") ? t : null;
+  });
+  r.text = r.text.replace(/\n*$/, "\n");
+  r.dirty = await wb.dirtyTabs();
+});
+
+phase("marked", async (s, r) => {
+  const { wb } = s;
+  r.lenses = await until("Keep | Undo above both hunks", async () => {
+    const l = await s.lenses();
+    return l.filter((t) => t.endsWith("Keep")).length === 2 && l.filter((t) => t.endsWith("Undo")).length === 2 ? l : null;
+  }, 20000);
+  r.gutter = await until("the gutter marks", async () => ((await s.gutterMarks()) >= 2 ? s.gutterMarks() : null));
+  for (const theme of ["light", "dark", "hc"]) {
+    await s.setTheme(theme);
+    await wb.openFile("calc.py");
+    await until("the CodeLens again", async () => (await s.lenses()).length === 4);
+    await s.zoomShot(`hunks-${theme}`);
+  }
+  await s.setTheme("dark");
+  await s.focusChanges();
+  r.rows = await until("calc.py and its two hunks in the Changes view", async () => {
+    const rows = await s.changesRows();
+    return rows.some((x) => x.includes("calc.py")) && rows.filter((x) => x.includes("line")).length >= 2 ? rows : null;
+  });
+  r.badge = await until("the pending badge", () => s.badge());
+  await wb.shot("changes-view");
+});
+
+phase("undo-by-codelens", async (s, r) => {
+  const { wb, page } = s;
+  await wb.openFile("calc.py");
+  const undo = await until("the first Undo lens", async () => {
+    const links = await page.$$(".codelens-decoration a");
+    for (const a of links) if ((await a.evaluate((e) => e.textContent.trim())).endsWith("Undo")) return a;
+    return null;
+  });
+  await undo.click();
+  r.text = await until("b back to 2, both typed lines and h = 80 still there", async () => {
+    const t = await wb.editorText();
+    return t.includes("b = 2\n") && !t.includes("b = 20") && t.startsWith("# mine") && t.includes("h = 80") && t.includes("# unsaved") ? t : null;
+  });
+  r.text = r.text.replace(/\n*$/, "\n");
+  r.lenses = await until("one hunk left", async () => ((await s.lenses()).length === 2 ? s.lenses() : null));
+  await wb.shot("undone-by-codelens");
+});
+
+phase("navigate", async (s, r) => {
+  const { wb, page } = s;
+  await wb.openFile("calc.py");
+  await wb.focusEditor();
+  await page.keyboard.down("Control");
+  await page.keyboard.press("Home");
+  await page.keyboard.up("Control");
+  await page.keyboard.down("Alt");
+  await page.keyboard.press("F5");
+  await page.keyboard.up("Alt");
+  r.position = await until("the cursor on h = 80", async () => {
+    const status = await page.$$eval(".statusbar-item", (items) => items.map((i) => i.textContent).find((t) => /Ln \d+/.test(t ?? "")) ?? "");
+    return status.includes("Ln 9,") ? status : null;
+  });
+});
+
+phase("keep-from-changes-view", async (s, r) => {
+  await s.focusChanges();
+  await s.rowAction("line", "Keep Agent Change");
+  r.rows = await until("no hunk left in the view", async () => ((await s.changesRows()).length === 0 ? [] : null));
+  r.badge = await s.badge();
+  await s.wb.openFile("calc.py");
+  r.lenses = await until("no CodeLens left", async () => ((await s.lenses()).length === 0 ? [] : null));
+  r.kept = traceEvents().filter((e) => e.event === "reviewKept").map((e) => e.changed.length);
+  await s.wb.shot("kept-from-changes-view");
+});
+
+phase("two-hundred", async (s, r) => {
+  const { wb } = s;
+  await s.prompt("Rewrite big.py");
+  await s.allow(await s.dialog());
+  await s.waitIdle();
+  await s.focusChanges();
+  r.rows = await until("big.py with 200 changes", async () => (await s.changesRows()).find((x) => x.includes("big.py")) ?? null);
+  await wb.openFile("big.py");
+  await until("the CodeLens in big.py", async () => (await s.lenses()).length >= 2);
+  // The review list read afresh (a server restart lists it again), then every figure the extension traced.
+  const before = traceEvents().length;
+  await wb.command("agentls: Restart Server");
+  await until("the list of 200 hunks after the restart", () => traceEvents().slice(before).find((e) => e.event === "reviewList" && e.hunks === 200), 60000);
+  const events = traceEvents();
+  const ms = (name) => events.filter((e) => e.event === name && (e.hunks ?? e.pending ?? 0) >= 200).map((e) => e.ms ?? 0);
+  r.listMs = ms("reviewList");
+  r.decoratedMs = events.filter((e) => e.event === "reviewDecorated" && e.hunks >= 200).map((e) => e.ms);
+  await wb.shot("two-hundred-hunks");
+  await s.focusChanges();
+  const undoAll = await until("the Undo All title action", () => s.page.$('.pane-header .actions .action-label[aria-label^="Undo All Agent Changes"], .title-actions .action-label[aria-label^="Undo All Agent Changes"]'));
+  await undoAll.click();
+  r.restored = await until("big.py as it was", () => {
+    const text = fs.readFileSync(path.join(args.folder, "big.py"), "utf8");
+    return !text.includes("changed") ? true : null;
+  }, 30000);
+  r.after = await until("an empty Changes view", async () => ((await s.changesRows()).length === 0 ? [] : null));
+});
+
+async function main() {
+  const result = { phases: {} };
+  const wb = await Workbench.open(args.url, args.folder, args.shots);
+  const s = new Scenario(wb);
+  try {
+    for (const [name, fn] of phases) {
+      const r = {};
+      result.phases[name] = r;
+      log("phase", name);
+      try {
+        await fn(s, r);
+      } catch (err) {
+        result.failed = name;
+        result.error = String(err?.stack ?? err);
+        await wb.shot(`failure-${name}`).catch(() => {});
+        log("workbench at failure:", JSON.stringify(await wb.state().catch((e) => String(e))));
+        break;
+      }
+      r.ok = true;
+      log("phase", name, "done", JSON.stringify(r).slice(0, 600));
+    }
+  } finally {
+    await wb.close();
+  }
+  result.ok = result.failed === undefined;
+  return result;
+}
+
+const result = await main();
+console.log("RESULT " + JSON.stringify(result));
+process.exit(result.ok ? 0 : 1);

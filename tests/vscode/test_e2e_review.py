@@ -1,0 +1,143 @@
+"""Reviewing the agent's changes in a real VS Code (code-server + Chromium), the extension, the real
+``agentls serve`` and the scripted fake model: hunks in the editor (gutter, background, CodeLens) and
+in the Changes view with its badge, Undo by CodeLens that keeps what the user typed between the
+agent's edits (a saved line between two turns, an unsaved one after them), Keep from the Changes
+view, next-hunk navigation, and 200 hunks listed and undone.
+Screenshots go to ``tests/vscode/screenshots/review`` (light, dark and high contrast, zoomed).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from demo.config import fake_model_config
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
+from tests.tools import ROOT, tool, tools_env
+from tests.vscode.build import vsix
+from tests.vscode.codeserver import code_server
+from tests.vscode.phases import phase_result
+
+HERE = Path(__file__).parent
+AGENTLS = ROOT / ".venv" / "bin" / "agentls"
+CALC = "".join(f"{name} = {value}\n" for value, name in enumerate("abcdefghij", start=1))
+BIG = "".join(f"x{i} = {i}\n" for i in range(5000))
+BIG_CHANGED = "".join(f"x{i} = {i}  # changed\n" if i % 25 == 0 else f"x{i} = {i}\n" for i in range(5000))
+
+
+@dataclass
+class Run:
+    result: dict[str, Any]
+    output: str
+    folder: Path
+
+    def phase(self, name: str) -> dict[str, Any]:
+        return phase_result(self.result, self.output, name)
+
+
+def turns() -> list[Turn]:
+    return [
+        Turn.tool_call("edit", {"filePath": "calc.py", "oldString": "b = 2\n", "newString": "b = 20\n"}),
+        Turn.text("Changed b."),
+        Turn.tool_call("edit", {"filePath": "calc.py", "oldString": "h = 8\n", "newString": "h = 80\n"}),
+        Turn.text("Changed h."),
+        Turn.tool_call("write", {"filePath": "big.py", "content": BIG_CHANGED}),
+        Turn.text("Rewritten."),
+    ]
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
+    assert AGENTLS.is_file(), f"{AGENTLS} is missing: run ./scripts/setup"
+    package = vsix()
+    tmp = tmp_path_factory.mktemp("vscode-review")
+    folder = tmp / "project"
+    folder.mkdir()
+    (folder / "calc.py").write_text(CALC)
+    (folder / "big.py").write_text(BIG)
+    shots, trace, log = tmp / "screenshots", tmp / "trace.jsonl", tmp / "server.log"
+    with FakeModelServer.threaded() as model, FakeModelServer.threaded() as titles:
+        model.script(*turns())
+        titles.script(*[Turn.text("Review") for _ in range(5)])
+        settings = {
+            "agentls.server.path": str(AGENTLS),
+            "agentls.config": fake_model_config(model, titles, snapshot=True),  # as users have it
+            "agentls.permission": {"edit": "ask"},
+            "agentls.server.args": ["serve", "--log-file", str(log)],
+        }
+        env = {
+            "AGENTLS_DATA_DIR": str(tmp / "agentls-data"),
+            "AGENTLS_CONFIG_DIR": str(tmp / "agentls-config"),
+            "AGENTLS_VSCODE_TRACE": str(trace),
+        }
+        with code_server(tmp / "vscode", package, settings, env) as cs:
+            args = {"url": cs.url, "folder": str(folder), "shots": str(shots), "trace": str(trace)}
+            done = subprocess.run(
+                [tool("node"), str(HERE / "e2e_review.mjs"), json.dumps(args)],
+                env=tools_env(),
+                capture_output=True,
+                text=True,
+                timeout=400,
+            )
+            output = done.stdout + done.stderr
+            if done.returncode != 0:
+                for name, path in (("trace", trace), ("server log", log), ("code-server log", cs.log)):
+                    if path.is_file():
+                        output += f"\n{name}:\n" + path.read_text()[-4000:]
+        result: dict[str, Any] = {}
+        for line in done.stdout.splitlines():
+            if line.startswith("RESULT "):
+                result = json.loads(line[len("RESULT ") :])
+        target = HERE / "screenshots" / "review"
+        shutil.rmtree(target, ignore_errors=True)
+        if shots.is_dir():
+            shutil.copytree(shots, target)
+        target.mkdir(parents=True, exist_ok=True)
+        (target / "driver.log").write_text(output)
+        yield Run(result, output, folder)
+
+
+def test_the_users_line_typed_between_agent_edits_is_kept(run: Run) -> None:
+    r = run.phase("agent-edits")
+    assert r["text"].startswith("# mine\na = 1\nb = 20\n"), r["text"]
+    assert r["text"].endswith("h = 80\ni = 9\nj = 10\n# unsaved\n"), r["text"]
+
+
+def test_pending_hunks_are_marked_in_the_editor_and_the_changes_view(run: Run) -> None:
+    r = run.phase("marked")
+    assert [t.split(" ")[-1] for t in r["lenses"]] == ["Keep", "Undo", "Keep", "Undo"], r["lenses"]
+    assert r["gutter"] >= 2
+    assert any("calc.py" in row for row in r["rows"]), r["rows"]
+    assert r["badge"] == "2"
+
+
+def test_undo_by_codelens_keeps_the_users_typing(run: Run) -> None:
+    r = run.phase("undo-by-codelens")
+    assert r["text"] == "# mine\na = 1\nb = 2\nc = 3\nd = 4\ne = 5\nf = 6\ng = 7\nh = 80\ni = 9\nj = 10\n# unsaved\n"
+
+
+def test_next_change_moves_the_cursor_to_the_pending_hunk(run: Run) -> None:
+    assert "Ln 9," in run.phase("navigate")["position"]
+
+
+def test_keep_from_the_changes_view(run: Run) -> None:
+    r = run.phase("keep-from-changes-view")
+    assert r["rows"] == [] and r["lenses"] == []
+    assert r["badge"] in (None, "")
+    assert r["kept"] == [1]
+
+
+def test_two_hundred_hunks_list_quickly_and_undo_all(run: Run) -> None:
+    r = run.phase("two-hundred")
+    assert "200" in r["rows"], r["rows"]
+    assert r["listMs"] and max(r["listMs"]) < 50, r["listMs"]
+    assert r["decoratedMs"] and max(r["decoratedMs"]) < 50, r["decoratedMs"]
+    assert (run.folder / "big.py").read_text() == BIG
