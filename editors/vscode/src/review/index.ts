@@ -6,6 +6,7 @@ import type { DiffDocuments } from "../diff/provider";
 import { ChangesView } from "./changes";
 import { registerReviewCommands } from "./commands";
 import { HunkDecorations } from "./decorations";
+import { registerProposals } from "./proposal";
 import { ReviewState } from "./state";
 
 export function registerReview(context: vscode.ExtensionContext, view: ChatView, diffs: DiffDocuments): vscode.Disposable[] {
@@ -18,5 +19,8 @@ export function registerReview(context: vscode.ExtensionContext, view: ChatView,
     changes,
     vscode.languages.registerCodeLensProvider({ scheme: "file" }, decorations),
     ...registerReviewCommands(state, decorations, diffs),
+    ...registerProposals(async (requestID, edited) => {
+      await view.client.request("agent/permission/reply", edited === undefined ? { requestID, reply: "once" } : { requestID, reply: "once", edited });
+    }),
   ];
 }
