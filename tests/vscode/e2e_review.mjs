@@ -240,6 +240,39 @@ phase("navigate", async (s, r) => {
   });
 });
 
+phase("comment", async (s, r) => {
+  const { wb, page } = s;
+  // The cursor is on h = 80, a pending hunk: a review comment there, then Submit Review.
+  await wb.command("Add Comment on Current Selection");
+  const input = await until("the comment box", () => page.$(".review-widget .comment-form .monaco-editor, .review-widget .comment-form textarea"), 10000);
+  await input.click();
+  await page.keyboard.type("Why 80? Use a named constant.");
+  await until("the typed comment", () => page.$$eval(".review-widget .comment-form", (els) => els.some((e) => e.textContent.replace(/\u00a0/g, " ").includes("Why 80?"))), 5000);
+  const add = await until("the Add Review Comment button", async () => {
+    for (const b of await page.$$(".review-widget .monaco-button")) {
+      if ((await b.evaluate((e) => e.textContent)).includes("Add Review Comment")) return b;
+    }
+    return null;
+  });
+  await add.click();
+  await until("the draft comment", () => traceEvents().find((e) => e.event === "reviewCommentAdded"));
+  r.thread = await until("the comment in the thread", async () => {
+    const texts = await page.$$eval(".review-widget .review-comment", (els) => els.map((e) => e.textContent.replace(/\u00a0/g, " ")));
+    return texts.some((t) => t.includes("Why 80?")) ? texts : null;
+  });
+  await wb.shot("review-comment-draft");
+  await s.focusChanges();
+  const header = await until("the Changes header", () => page.$(".pane-header[aria-label*='Changes']"));
+  await header.hover();
+  const submit = await until("the Submit Review title action", () => header.$('.actions .action-label[aria-label^="Submit Review"]'));
+  await submit.click();
+  await until("the review submitted", () => traceEvents().find((e) => e.event === "reviewSubmitted"));
+  s.chat = await wb.chat();
+  await until("the agent's answer to the review", async () => (await s.chat.$$eval(".message.assistant", (els) => els.map((e) => e.textContent).join("\n"))).includes("80 is the limit"), 30000);
+  await s.waitIdle();
+  await wb.shot("review-answered");
+});
+
 phase("keep-from-changes-view", async (s, r) => {
   await s.focusChanges();
   await s.rowAction("line", "Keep Agent Change");

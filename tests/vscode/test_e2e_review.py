@@ -50,6 +50,7 @@ def turns() -> list[Turn]:
         Turn.text("Changed b."),
         Turn.tool_call("edit", {"filePath": "calc.py", "oldString": "h = 8\n", "newString": "h = 80\n"}),
         Turn.text("Changed h."),
+        Turn.text("80 is the limit."),
         Turn.tool_call("write", {"filePath": "big.py", "content": BIG_CHANGED}),
         Turn.text("Rewritten."),
     ]
@@ -136,6 +137,15 @@ def test_undo_by_codelens_keeps_the_users_typing(run: Run) -> None:
 
 def test_next_change_moves_the_cursor_to_the_pending_hunk(run: Run) -> None:
     assert "Ln 9," in run.phase("navigate")["position"]
+
+
+def test_review_comments_reach_the_agent_as_one_prompt(run: Run) -> None:
+    r = run.phase("comment")
+    assert any("Why 80?" in t for t in r["thread"]), r["thread"]
+    users = [m for m in run.model.requests[4].messages if m.get("role") == "user"]
+    review = str(users[-1].get("content"))
+    assert "left one comment" in review and "Why 80? Use a named constant." in review, review
+    assert "calc.py, line 9 (on your change to line 9" in review, review
 
 
 def test_keep_from_the_changes_view(run: Run) -> None:

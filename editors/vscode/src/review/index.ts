@@ -4,6 +4,7 @@ import * as vscode from "vscode";
 import type { ChatView } from "../chat/view";
 import type { DiffDocuments } from "../diff/provider";
 import { ChangesView } from "./changes";
+import { ReviewComments } from "./comments";
 import { registerReviewCommands } from "./commands";
 import { HunkDecorations } from "./decorations";
 import { registerProposals } from "./proposal";
@@ -17,6 +18,7 @@ export function registerReview(context: vscode.ExtensionContext, view: ChatView,
     state,
     decorations,
     changes,
+    new ReviewComments(state, decorations, () => view.reveal()),
     vscode.languages.registerCodeLensProvider({ scheme: "file" }, decorations),
     ...registerReviewCommands(state, decorations, diffs),
     ...registerProposals(async (requestID, edited) => {
