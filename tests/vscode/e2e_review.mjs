@@ -2,7 +2,7 @@
 // twice (Ask mode: a dialog each), the user types at the top of the file while the second dialog
 // waits; the hunks show in the editor (gutter, line background, CodeLens Keep | Undo) in the light,
 // dark and high-contrast themes, and in the Changes view with a badge; Undo by CodeLens keeps the
-// user's line; Keep from the Changes view; 200 hunks listed and undone from the view's title.
+// user's line; Keep from the Changes view; 200 hunks listed and kept from the view's title.
 // Usage: node e2e_review.mjs '{"url", "folder", "shots", "trace"}'
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -98,7 +98,15 @@ class Scenario {
     // The editor part's box once it holds still (a theme change lays the workbench out again).
     let box = null;
     await until("the editor to hold still", async () => {
-      const now = await (await this.page.$(".part.editor .editor-container"))?.boundingBox();
+      // The visible code editor (closed or hidden ones stay in the page with a stale box).
+      const now = await this.page.evaluate(() => {
+        const editors = [...document.querySelectorAll(".editor-instance .monaco-editor:not(.original-in-monaco-diff-editor)")]
+          .map((e) => e.getBoundingClientRect())
+          .filter((r) => r.width > 0 && r.height > 0)
+          .sort((a, b) => b.width * b.height - a.width * a.height);
+        const r = editors[0];
+        return r ? { x: r.x, y: r.y, width: r.width, height: r.height } : null;
+      });
       const same = now && box && JSON.stringify(now) === JSON.stringify(box);
       box = now;
       return same;
@@ -135,8 +143,23 @@ phase("agent-edits", async (s, r) => {
   const keys = page.keyboard;
   await wb.openFile("calc.py");
   await s.prompt("Change b in calc.py");
-  await s.allow(await s.dialog());
+  // The proposal opens editable next to the file: the user makes b 200 instead of 20, then allows.
+  const first = await s.dialog();
+  await s.chat.click(`.dialog.permission[data-request="${first}"] [data-action="diff"]`);
+  const line = await until("the proposed line in the diff's editable side", async () => {
+    for (const l of await page.$$(".monaco-diff-editor .editor.modified .view-line")) {
+      if ((await l.evaluate((e) => e.textContent.replace(/\u00a0/g, " "))) === "b = 20") return l;
+    }
+    return null;
+  });
+  await line.click();
+  await keys.press("End");
+  await keys.type("0");
+  await until("the proposal edited", async () => (await page.$$eval(".monaco-diff-editor .editor.modified .view-line", (ls) => ls.map((l) => l.textContent.replace(/\u00a0/g, " ")))).includes("b = 200"));
+  await wb.shot("proposal-edited");
+  await s.allow(first);
   await s.waitIdle();
+  r.diffTabs = await until("the proposal's tab closed", async () => ((await page.$$(".tab[aria-label*='proposed']")).length === 0 ? [] : null), 10000).catch(() => "still open");
   // Between the agent's edits the user types a line at the top of calc.py and saves it.
   await wb.openFile("calc.py");
   await wb.focusEditor();
@@ -162,7 +185,7 @@ phase("agent-edits", async (s, r) => {
   await keys.press("Enter");
   r.text = await until("both agent edits and both typed lines", async () => {
     const t = await wb.editorText();
-    return t.includes("b = 20") && t.includes("h = 80") && t.includes("# unsaved") ? t : null;
+    return t.includes("b = 200") && t.includes("h = 80") && t.includes("# unsaved") ? t : null;
   });
   r.text = r.text.replace(/\n*$/, "\n");
   r.dirty = await wb.dirtyTabs();
@@ -175,7 +198,7 @@ phase("marked", async (s, r) => {
     return l.filter((t) => t.endsWith("Keep")).length === 2 && l.filter((t) => t.endsWith("Undo")).length === 2 ? l : null;
   }, 20000);
   r.gutter = await until("the gutter marks", async () => ((await s.gutterMarks()) >= 2 ? s.gutterMarks() : null));
-  for (const theme of ["light", "dark", "hc"]) {
+  for (const theme of ["dark", "hc", "light"]) {
     await s.setTheme(theme);
     await wb.openFile("calc.py");
     await until("the CodeLens again", async () => (await s.lenses()).length === 4);
@@ -202,7 +225,7 @@ phase("undo-by-codelens", async (s, r) => {
   await undo.click();
   r.text = await until("b back to 2, both typed lines and h = 80 still there", async () => {
     const t = await wb.editorText();
-    return t.includes("b = 2\n") && !t.includes("b = 20") && t.startsWith("# mine") && t.includes("h = 80") && t.includes("# unsaved") ? t : null;
+    return t.includes("b = 2\n") && !t.includes("b = 200") && t.startsWith("# mine") && t.includes("h = 80") && t.includes("# unsaved") ? t : null;
   });
   r.text = r.text.replace(/\n*$/, "\n");
   r.lenses = await until("one hunk left", async () => ((await s.lenses()).length === 2 ? s.lenses() : null));
@@ -223,6 +246,39 @@ phase("navigate", async (s, r) => {
     const status = await page.$$eval(".statusbar-item", (items) => items.map((i) => i.textContent).find((t) => /Ln \d+/.test(t ?? "")) ?? "");
     return status.includes("Ln 9,") ? status : null;
   });
+});
+
+phase("comment", async (s, r) => {
+  const { wb, page } = s;
+  // The cursor is on h = 80, a pending hunk: a review comment there, then Submit Review.
+  await wb.command("Add Comment on Current Selection");
+  const input = await until("the comment box", () => page.$(".review-widget .comment-form .monaco-editor, .review-widget .comment-form textarea"), 10000);
+  await input.click();
+  await page.keyboard.type("Why 80? Use a named constant.");
+  await until("the typed comment", () => page.$$eval(".review-widget .comment-form", (els) => els.some((e) => e.textContent.replace(/\u00a0/g, " ").includes("Why 80?"))), 5000);
+  const add = await until("the Add Review Comment button", async () => {
+    for (const b of await page.$$(".review-widget .monaco-button")) {
+      if ((await b.evaluate((e) => e.textContent)).includes("Add Review Comment")) return b;
+    }
+    return null;
+  });
+  await add.click();
+  await until("the draft comment", () => traceEvents().find((e) => e.event === "reviewCommentAdded"));
+  r.thread = await until("the comment in the thread", async () => {
+    const texts = await page.$$eval(".review-widget .review-comment", (els) => els.map((e) => e.textContent.replace(/\u00a0/g, " ")));
+    return texts.some((t) => t.includes("Why 80?")) ? texts : null;
+  });
+  await wb.shot("review-comment-draft");
+  await s.focusChanges();
+  const header = await until("the Changes header", () => page.$(".pane-header[aria-label*='Changes']"));
+  await header.hover();
+  const submit = await until("the Submit Review title action", () => header.$('.actions .action-label[aria-label^="Submit Review"]'));
+  await submit.click();
+  await until("the review submitted", () => traceEvents().find((e) => e.event === "reviewSubmitted"));
+  s.chat = await wb.chat();
+  await until("the agent's answer to the review", async () => (await s.chat.$$eval(".message.assistant", (els) => els.map((e) => e.textContent).join("\n"))).includes("80 is the limit"), 30000);
+  await s.waitIdle();
+  await wb.shot("review-answered");
 });
 
 phase("keep-from-changes-view", async (s, r) => {
@@ -246,21 +302,22 @@ phase("two-hundred", async (s, r) => {
   await wb.openFile("big.py");
   await until("the CodeLens in big.py", async () => (await s.lenses()).length >= 2);
   // The review list read afresh (a server restart lists it again), then every figure the extension traced.
-  const before = traceEvents().length;
+  const seen = traceEvents().length;
   await wb.command("agentls: Restart Server");
-  await until("the list of 200 hunks after the restart", () => traceEvents().slice(before).find((e) => e.event === "reviewList" && e.hunks === 200), 60000);
+  await until("the list of 200 hunks after the restart", () => traceEvents().slice(seen).find((e) => e.event === "reviewList" && e.hunks === 200), 60000);
   const events = traceEvents();
   const ms = (name) => events.filter((e) => e.event === name && (e.hunks ?? e.pending ?? 0) >= 200).map((e) => e.ms ?? 0);
   r.listMs = ms("reviewList");
   r.decoratedMs = events.filter((e) => e.event === "reviewDecorated" && e.hunks >= 200).map((e) => e.ms);
   await wb.shot("two-hundred-hunks");
   await s.focusChanges();
-  const undoAll = await until("the Undo All title action", () => s.page.$('.pane-header .actions .action-label[aria-label^="Undo All Agent Changes"], .title-actions .action-label[aria-label^="Undo All Agent Changes"]'));
-  await undoAll.click();
-  r.restored = await until("big.py as it was", () => {
-    const text = fs.readFileSync(path.join(args.folder, "big.py"), "utf8");
-    return !text.includes("changed") ? true : null;
-  }, 30000);
+  // The Changes pane's title actions show while the pointer is over its header.
+  const header = await until("the Changes header", () => s.page.$(".pane-header[aria-label*='Changes']"));
+  await header.hover();
+  const keepAll = await until("the Keep All title action", () => header.$('.actions .action-label[aria-label^="Keep All Agent Changes"]'));
+  const before = traceEvents().length;
+  await keepAll.click();
+  r.kept = await until("every hunk kept", () => traceEvents().slice(before).find((e) => e.event === "reviewKept")?.changed.length, 30000);
   r.after = await until("an empty Changes view", async () => ((await s.changesRows()).length === 0 ? [] : null));
 });
 

@@ -2,7 +2,7 @@
 ``agentls serve`` and the scripted fake model: hunks in the editor (gutter, background, CodeLens) and
 in the Changes view with its badge, Undo by CodeLens that keeps what the user typed between the
 agent's edits (a saved line between two turns, an unsaved one after them), Keep from the Changes
-view, next-hunk navigation, and 200 hunks listed and undone.
+view, next-hunk navigation, and 200 hunks listed (timed) and kept from the view's title.
 Screenshots go to ``tests/vscode/screenshots/review`` (light, dark and high contrast, zoomed).
 """
 
@@ -38,6 +38,7 @@ class Run:
     result: dict[str, Any]
     output: str
     folder: Path
+    model: FakeModelServer
 
     def phase(self, name: str) -> dict[str, Any]:
         return phase_result(self.result, self.output, name)
@@ -49,6 +50,7 @@ def turns() -> list[Turn]:
         Turn.text("Changed b."),
         Turn.tool_call("edit", {"filePath": "calc.py", "oldString": "h = 8\n", "newString": "h = 80\n"}),
         Turn.text("Changed h."),
+        Turn.text("80 is the limit."),
         Turn.tool_call("write", {"filePath": "big.py", "content": BIG_CHANGED}),
         Turn.text("Rewritten."),
     ]
@@ -102,12 +104,20 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
             shutil.copytree(shots, target)
         target.mkdir(parents=True, exist_ok=True)
         (target / "driver.log").write_text(output)
-        yield Run(result, output, folder)
+        yield Run(result, output, folder, model)
+
+
+def test_the_proposal_edited_in_the_diff_editor_is_what_gets_written(run: Run) -> None:
+    r = run.phase("agent-edits")
+    assert "\nb = 200\n" in r["text"], r["text"]
+    told = str([m for m in run.model.requests[1].messages if m.get("role") == "tool"])
+    assert "The user edited your proposal" in told and "+b = 200" in told, told
+    assert r["diffTabs"] == []
 
 
 def test_the_users_line_typed_between_agent_edits_is_kept(run: Run) -> None:
     r = run.phase("agent-edits")
-    assert r["text"].startswith("# mine\na = 1\nb = 20\n"), r["text"]
+    assert r["text"].startswith("# mine\na = 1\nb = 200\n"), r["text"]
     assert r["text"].endswith("h = 80\ni = 9\nj = 10\n# unsaved\n"), r["text"]
 
 
@@ -121,11 +131,21 @@ def test_pending_hunks_are_marked_in_the_editor_and_the_changes_view(run: Run) -
 
 def test_undo_by_codelens_keeps_the_users_typing(run: Run) -> None:
     r = run.phase("undo-by-codelens")
-    assert r["text"] == "# mine\na = 1\nb = 2\nc = 3\nd = 4\ne = 5\nf = 6\ng = 7\nh = 80\ni = 9\nj = 10\n# unsaved\n"
+    rest = CALC[12:].replace("h = 8\n", "h = 80\n")
+    assert r["text"] == "# mine\na = 1\nb = 2\n" + rest + "# unsaved\n", r["text"]
 
 
 def test_next_change_moves_the_cursor_to_the_pending_hunk(run: Run) -> None:
     assert "Ln 9," in run.phase("navigate")["position"]
+
+
+def test_review_comments_reach_the_agent_as_one_prompt(run: Run) -> None:
+    r = run.phase("comment")
+    assert any("Why 80?" in t for t in r["thread"]), r["thread"]
+    users = [m for m in run.model.requests[4].messages if m.get("role") == "user"]
+    review = str(users[-1].get("content"))
+    assert "left one comment" in review and "Why 80? Use a named constant." in review, review
+    assert "calc.py, line 9 (on your change to line 9" in review, review
 
 
 def test_keep_from_the_changes_view(run: Run) -> None:
@@ -135,9 +155,10 @@ def test_keep_from_the_changes_view(run: Run) -> None:
     assert r["kept"] == [1]
 
 
-def test_two_hundred_hunks_list_quickly_and_undo_all(run: Run) -> None:
+def test_two_hundred_hunks_list_quickly_and_keep_all(run: Run) -> None:
     r = run.phase("two-hundred")
     assert "200" in r["rows"], r["rows"]
     assert r["listMs"] and max(r["listMs"]) < 50, r["listMs"]
     assert r["decoratedMs"] and max(r["decoratedMs"]) < 50, r["decoratedMs"]
-    assert (run.folder / "big.py").read_text() == BIG
+    assert r["kept"] == 200 and r["after"] == []
+    assert (run.folder / "big.py").read_text() == BIG_CHANGED  # kept: the file is the agent's

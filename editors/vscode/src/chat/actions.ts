@@ -9,6 +9,7 @@ import { type Attachment, type FromWebview, IMAGE_TYPES, MAX_IMAGE_BYTES } from 
 import { copyCode, insertCode } from "./codeblock";
 import { bestMatch } from "./match";
 import type { ChatView } from "./view";
+import { proposals } from "../review/proposal";
 
 const SAFE_LINK = /^(https?|mailto):/i;
 
@@ -143,6 +144,8 @@ export class Actions {
       if (message === undefined) return; // dismissed: the dialog stays open
       if (message.trim()) params.message = message.trim();
     }
+    const edited = reply === "reject" ? undefined : proposals.edited(requestID); // the user's version (review/proposal.ts)
+    if (edited !== undefined) params.edited = edited;
     await this.request("agent/permission/reply", params);
   }
 
@@ -153,7 +156,9 @@ export class Actions {
     const after = typeof meta.after === "string" ? meta.after : undefined;
     if (file === undefined) return;
     const name = path.basename(file);
-    if (after !== undefined) {
+    if (after !== undefined && meta.editable === true) {
+      await proposals.show(requestID, file, after, `${name} ↔ proposed by agentls`, request?.sessionID);
+    } else if (after !== undefined) {
       await this.diffs.showProposed(file, after, `${name} ↔ proposed by agentls`, requestID, request?.sessionID);
     } else if (typeof meta.diff === "string") {
       await this.openPatch(file, meta.diff);
@@ -163,11 +168,13 @@ export class Actions {
   /** A dialog was answered (here or elsewhere): its "proposed" diff tab has nothing more to show. */
   async dialogClosed(requestID: string): Promise<void> {
     await this.diffs.closeProposed((p) => p.requestID === requestID);
+    await proposals.close((id) => id === requestID);
   }
 
   /** A turn ended: no dialog of it is open any more. */
   async turnEnded(sessionID: string): Promise<void> {
     await this.diffs.closeProposed((p) => p.sessionID === sessionID);
+    await proposals.close((_, p) => p.sessionID === sessionID);
   }
 
   private async openChange(file: string): Promise<void> {

@@ -4,8 +4,10 @@ import * as vscode from "vscode";
 import type { ChatView } from "../chat/view";
 import type { DiffDocuments } from "../diff/provider";
 import { ChangesView } from "./changes";
+import { ReviewComments } from "./comments";
 import { registerReviewCommands } from "./commands";
 import { HunkDecorations } from "./decorations";
+import { registerProposals } from "./proposal";
 import { ReviewState } from "./state";
 
 export function registerReview(context: vscode.ExtensionContext, view: ChatView, diffs: DiffDocuments): vscode.Disposable[] {
@@ -16,7 +18,11 @@ export function registerReview(context: vscode.ExtensionContext, view: ChatView,
     state,
     decorations,
     changes,
+    new ReviewComments(state, decorations, () => view.reveal()),
     vscode.languages.registerCodeLensProvider({ scheme: "file" }, decorations),
     ...registerReviewCommands(state, decorations, diffs),
+    ...registerProposals(async (requestID, edited) => {
+      await view.client.request("agent/permission/reply", edited === undefined ? { requestID, reply: "once" } : { requestID, reply: "once", edited });
+    }),
   ];
 }
