@@ -18,8 +18,9 @@ from core.bus import Subscription
 from core.config.loader import Layer
 from core.errors import NotFoundError
 from core.events import Event, FileDiff, PermissionRequest, QuestionRequest, QueuedPrompt
+from core.message.context_items import ContextItem, ResolvedItem
 from core.message.models import MessageWithParts, Session, Todo
-from core.message.prompt_input import AgentInput, FileInput, PromptMode, TextInput
+from core.message.prompt_input import AgentInput, ContextInput, FileInput, PromptMode, TextInput
 from core.message.review import Hunk, ReviewResult
 from core.message.search import SearchHit
 from core.permission.rules import Rule, Ruleset
@@ -48,7 +49,7 @@ __all__ = [
     "SearchHit",
 ]
 
-PromptParts = Sequence[TextInput | FileInput | AgentInput]
+PromptParts = Sequence[TextInput | FileInput | AgentInput | ContextInput]
 
 
 @dataclass(frozen=True)
@@ -429,4 +430,13 @@ class Agent(Protocol):
     async def close(self, grace: float = 0.0) -> None:
         """Abort running turns, flush the store, stop MCP servers; ``grace``: seconds that background
         work (a session title) may take to finish first."""
+        ...
+
+    # --- context items (lane "context") ---------------------------------------------------
+
+    async def resolve_context(
+        self, session_id: str | None, items: Sequence[ContextItem]
+    ) -> list[ResolvedItem]:
+        """Each context item as the model will see it (``text``) and its token count, or its
+        ``error``; a prompt then carries the text as a ``ContextInput``. NotFoundError: no such session."""
         ...

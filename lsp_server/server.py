@@ -280,7 +280,17 @@ def _root(params: lsp.InitializeParams) -> Path | None:
 
 def build_server() -> AgentServer:
     """The server with every feature module registered."""
-    from lsp_server import code_actions, commands, dialogs, events, plain, providers, review, sessions
+    from lsp_server import (
+        code_actions,
+        commands,
+        context_items,
+        dialogs,
+        events,
+        plain,
+        providers,
+        review,
+        sessions,
+    )
 
     server = AgentServer()
 
@@ -321,6 +331,7 @@ def build_server() -> AgentServer:
 
     register_document_hooks(server, lambda: server.lsp_workspace)
     sessions.register(server)
+    context_items.register(server)
     commands.register(server)
     review.register(server)
     dialogs.register(server)
