@@ -13,6 +13,7 @@ local M = {}
 ---@field new string|false           start a new session (chat buffers)
 ---@field sessions string|false      the session picker (chat buffers)
 ---@field dialog string|false        open the dialog that waits for an answer (chat buffers, normal mode)
+---@field editor_context string|false drop or bring back the editor note (prompt buffer, normal mode)
 
 M.defaults = {
   -- The server command; nil: `<project>/.venv/bin/agentls serve`, then `agentls serve` from $PATH,
@@ -43,6 +44,9 @@ M.defaults = {
   editor_queries = true,
   -- How long (ms) Neovim waits for your language servers to answer one such question.
   editor_query_timeout = 5000,
+  -- Send the file, cursor line and selection of the last file window with each prompt, as a short
+  -- note (a ✎ chip above the prompt; keymaps.editor_context drops it for one prompt).
+  editor_context = true,
   -- Streaming text is written to the chat buffer at most once per this many milliseconds.
   coalesce_ms = 16,
   keymaps = {
@@ -56,6 +60,7 @@ M.defaults = {
     new = '<C-n>',
     sessions = '<C-o>',
     dialog = 'ga',
+    editor_context = 'gC', -- drop (or bring back) the editor note of the prompt being written
   },
 }
 
@@ -74,6 +79,7 @@ local types = {
   attach_buffers = { 'boolean' },
   editor_queries = { 'boolean' },
   editor_query_timeout = { 'number' },
+  editor_context = { 'boolean' },
   forward_diagnostics = { 'boolean' },
   coalesce_ms = { 'number' },
   keymaps = { 'table' },
