@@ -12,8 +12,20 @@ from pathlib import Path
 
 from demo.fake_script import Turn
 from tests.nvim.harness import Nvim
+from tests.nvim.test_interactive import PROMPT_LINES, open_chat
+from tests.nvim.tmux import interactive
 
 TOY_LS = Path(__file__).resolve().parent / "toy_ls.py"
+
+
+def commit(root: Path) -> None:
+    """A git repository whose first commit holds the project as it is now."""
+    for args in (
+        ["init", "-q"],
+        ["add", "-A"],
+        ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "a"],
+    ):
+        subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
 
 
 def user_text(nvim: Nvim, step: int) -> str:
@@ -26,8 +38,7 @@ def user_text(nvim: Nvim, step: int) -> str:
 def test_items_and_the_editor_note_reach_the_model(nvim: Nvim) -> None:
     (nvim.project / "lib.py").write_text("def greet(name):\n    return 'hello ' + name\n\nx = 1\n")
     (nvim.project / "main.py").write_text("from lib import greet\nmessage = greet('world')  # TODO: louder\n")
-    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "a"]):
-        subprocess.run(["git", *args], cwd=nvim.project, check=True, capture_output=True)
+    commit(nvim.project)
     (nvim.project / "lib.py").write_text("def greet(name):\n    return 'hi ' + name\n\nx = 1\n")
     nvim.model.script(Turn.text("One."), Turn.text("Two."), Turn.text("Three."))
     run = nvim.run(
@@ -42,3 +53,26 @@ def test_items_and_the_editor_note_reach_the_model(nvim: Nvim) -> None:
     assert "message = greet('world')" in first.split("<editor-selection")[1], first
     assert "<editor-context>" not in user_text(nvim, 1)  # the chip dropped for that prompt
     assert "<editor-context>" not in user_text(nvim, 2)  # the setting off
+
+
+def test_the_at_menu_offers_the_items_and_the_chips_show_their_tokens_on_screen(nvim: Nvim) -> None:
+    commit(nvim.project)
+    (nvim.project / "hello.py").write_text("print('bye')\n")
+    nvim.model.script(Turn.text("Seen."))
+    with interactive(nvim, width=120, height=30) as screen:
+        screen.keys(":edit hello.py", "Enter")
+        open_chat(screen)
+        screen.keys("i")
+        screen.keys("what changed? @cha", literal=True)
+        screen.wait(lambda s: "changes" in s and "[context]" in s, "the context items in the @ menu")
+        screen.keys("C-n")
+        screen.keys("Escape")
+        assert screen.lua(f"{PROMPT_LINES}[1]") == "what changed? @changes"
+        shown = screen.wait(
+            lambda s: "[@ changes · " in s and "[✎ hello.py:1 · " in s, "the chips with their token counts"
+        )
+        assert " tok]" in shown, shown
+        screen.keys("Enter")
+        screen.wait(lambda s: "Seen." in s, "the answer")
+    text = user_text(nvim, 0)
+    assert "-print('hello')\n+print('bye')" in text and "<editor-context>" in text, text

@@ -3,7 +3,7 @@
 -- `@session:ID`, and the automatic editor note (the file, cursor line and selection of the last file
 -- window). What only Neovim knows is gathered here — diagnostics from vim.diagnostic, a terminal
 -- buffer's last output, a workspace symbol's definition through the attached language servers —
--- and the server formats and counts every item. Chips under the prompt show each item's tokens;
+-- and the server formats and counts every item. Chips below the prompt text show each item's tokens;
 -- the text the chips counted is what the prompt sends.
 local config = require('agentls.config')
 
@@ -264,10 +264,11 @@ local function draw(buf)
   if #M.chips == 0 then
     return
   end
-  local hint = M.editor_item() and '  (' .. (config.options.keymaps.editor_context or '') .. ': drop ✎)' or ''
-  vim.api.nvim_buf_set_extmark(buf, ns, 0, 0, {
-    virt_lines = { { { M.chip_text(), 'Comment' }, { hint, 'NonText' } } },
-    virt_lines_above = true,
+  local key = config.options.keymaps.editor_context
+  local hint = M.editor_item() and key and ('(%s drops ✎)'):format(key) or ''
+  -- Below the last line: virtual lines above the first one show only when the window is scrolled.
+  vim.api.nvim_buf_set_extmark(buf, ns, vim.api.nvim_buf_line_count(buf) - 1, 0, {
+    virt_lines = { { { M.chip_text(), 'Comment' } }, hint ~= '' and { { hint, 'NonText' } } or nil },
   })
 end
 
@@ -315,8 +316,28 @@ function M.toggle_editor(buf)
   M.refresh(buf)
 end
 
+-- The file window the user was in before the chat opened: the most recently used project file shown.
+local function seed()
+  local client = require('agentls.client')
+  local best
+  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    local b = vim.api.nvim_win_get_buf(win)
+    if client.is_project_file(b) then
+      local used = vim.fn.getbufinfo(b)[1].lastused
+      if not best or used > best.used then
+        best = { win = win, buf = b, used = used }
+      end
+    end
+  end
+  if best and not M.last then
+    local line = vim.api.nvim_win_get_cursor(best.win)[1] - 1
+    M.last = { kind = 'editor', path = vim.api.nvim_buf_get_name(best.buf), line = line }
+  end
+end
+
 --- Follow the file windows (for the editor note) and keep the chips of the prompt buffer `buf`.
 function M.attach(buf)
+  seed()
   local group = vim.api.nvim_create_augroup('agentls_context_items', { clear = true })
   vim.api.nvim_create_autocmd({ 'BufEnter', 'CursorMoved', 'ModeChanged' }, {
     group = group,
