@@ -1,9 +1,9 @@
 """Context items in a real VS Code (code-server + Chromium) with its built-in TypeScript server, the
 extension, the real ``agentls serve`` and the scripted fake model: ``@problems`` (getDiagnostics),
 ``@symbol`` (executeWorkspaceSymbolProvider + the definition's text), ``@terminal`` (the active
-terminal's last command output, through shell integration), ``@changes`` (the server's git diff) and the editor note each reach the request
-the model received, with the token count the chip showed; the note's chip removed or the
-``agentls.context.editor`` setting off keep the note out. Screenshots go to
+terminal's last command output, through shell integration), ``@changes`` (the server's git diff) and
+the editor note each reach the request the model received, with the token count the chip showed; the
+note's chip removed or the ``agentls.context.editor`` setting off keep the note out. Screenshots go to
 ``tests/vscode/screenshots/context``."""
 
 from __future__ import annotations
