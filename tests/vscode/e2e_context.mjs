@@ -1,7 +1,7 @@
 // Context items in a real VS Code (run by test_e2e_context.py): the built-in TypeScript server checks
 // main.ts; a terminal ran a command (shell integration reports its output); the user selects a line of main.ts and
-// types `@` in the chat's prompt: the pick offers @problems, @symbol, @terminal, @changes (besides the
-// files), each becomes a chip with its token count, and the editor note's chip (✎ main.ts:2) follows
+// types `@` in the chat's prompt: the pick offers @problems, @symbol, @terminal, @changes, @folder and
+// @url (besides the files), each becomes a chip with its token count, and the editor note's chip (✎ main.ts:2) follows
 // the editor. Then the note's chip is removed for one prompt, and the setting switches it off.
 // Usage: node e2e_context.mjs '{"url": ..., "folder": ..., "shots": ...}'
 import fs from "node:fs";
@@ -89,7 +89,12 @@ const phases = [
     await mention(wb, chat, "problems", () => quickInput(wb, "whole", { title: "@problems" }));
     await mention(wb, chat, "symbol", () => quickInput(wb, "greet", { title: "@symbol", list: false }));
     await mention(wb, chat, "terminal", () => quickInput(wb, "Last command", { title: "@terminal" }));
-    r.chips = await mention(wb, chat, "changes");
+    await mention(wb, chat, "changes");
+    await mention(wb, chat, "folder", async () => {
+      await quickInput(wb, "./", { title: "@folder" });
+      await quickInput(wb, "Tree only", { title: "@folder ./" });
+    });
+    r.chips = await mention(wb, chat, "url", () => quickInput(wb, `${args.site}/notes`, { title: "@url", list: false }));
     r.promptText = await chat.$eval("#prompt-input", (el) => el.value);
     await wb.shot("context-chips");
     await chat.click("#prompt-input");

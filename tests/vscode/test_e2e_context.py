@@ -1,10 +1,10 @@
 """Context items in a real VS Code (code-server + Chromium) with its built-in TypeScript server, the
 extension, the real ``agentls serve`` and the scripted fake model: ``@problems`` (getDiagnostics),
 ``@symbol`` (executeWorkspaceSymbolProvider + the definition's text), ``@terminal`` (the active
-terminal's last command output, through shell integration), ``@changes`` (the server's git diff) and
-the editor note each reach the request the model received, with the token count the chip showed; the
-note's chip removed or the ``agentls.context.editor`` setting off keep the note out. Screenshots go to
-``tests/vscode/screenshots/context``."""
+terminal's last command output, through shell integration), ``@changes``, ``@folder`` and ``@url``
+(read by the server) and the editor note each reach the request the model received, with the token
+count the chip showed; the note's chip removed or the ``agentls.context.editor`` setting off keep the
+note out. Screenshots go to ``tests/vscode/screenshots/context``."""
 
 from __future__ import annotations
 
@@ -12,8 +12,10 @@ import json
 import re
 import shutil
 import subprocess
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +56,19 @@ class Run:
         return [str(c.get("text", "")) for c in items if c.get("type") == "text"]
 
 
+class Page(BaseHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        body = b"<html><body><h1>Release notes</h1><p>Version 2 adds tabs.</p></body></html>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
 def git(folder: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=folder, check=True, capture_output=True)
 
@@ -73,16 +88,23 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
     git(folder, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "first")
     (folder / "lib.ts").write_text(LIB)  # the change @changes shows
     shots = tmp / "screenshots"
+    site = ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    threading.Thread(target=site.serve_forever, daemon=True).start()
     with FakeModelServer.threaded() as model, FakeModelServer.threaded() as titles:
         model.script(Turn.text("First."), Turn.text("Second."), Turn.text("Third."))
         titles.script(*[Turn.text("Context") for _ in range(4)])
-        settings = {"agentls.server.path": str(AGENTLS), "agentls.config": fake_model_config(model, titles)}
+        settings = {
+            "agentls.server.path": str(AGENTLS),
+            "agentls.config": fake_model_config(model, titles),
+            "agentls.permission": {"webfetch": "allow"},
+        }
         env = {
             "AGENTLS_DATA_DIR": str(tmp / "agentls-data"),
             "AGENTLS_CONFIG_DIR": str(tmp / "agentls-config"),
         }
         with code_server(tmp / "vscode", package, settings, env) as cs:
-            args = {"url": cs.url, "folder": str(folder), "shots": str(shots)}
+            site_url = f"http://127.0.0.1:{site.server_address[1]}"
+            args = {"url": cs.url, "folder": str(folder), "shots": str(shots), "site": site_url}
             done = subprocess.run(
                 [tool("node"), str(HERE / "e2e_context.mjs"), json.dumps(args)],
                 env=tools_env(),
@@ -104,6 +126,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
         target.mkdir(parents=True, exist_ok=True)
         (target / "driver.log").write_text(output)
         yield Run(result, output, model)
+    site.shutdown()
 
 
 def tokens(text: str) -> int:
@@ -117,7 +140,7 @@ def test_each_item_reaches_the_model_with_the_count_its_chip_showed(run: Run) ->
     texts = run.user_texts(0)
     sent = {
         kind: next((t for t in texts if t.startswith(f"<{kind}")), "")
-        for kind in ("problems", "symbol", "terminal", "changes")
+        for kind in ("problems", "symbol", "terminal", "changes", "folder", "url")
     }
     assert (
         "main.ts:3:14: error: Type 'string' is not assignable to type 'number'. [ts]" in sent["problems"]
@@ -134,7 +157,11 @@ def test_each_item_reaches_the_model_with_the_count_its_chip_showed(run: Run) ->
         texts
     )
     counted = [chip for chip in r["chips"] if chip.startswith("@")]
-    assert len(counted) == 4, r["chips"]
+    assert (
+        sent["folder"].startswith('<folder path="./">\n./\n') and "\n  lib.ts\n  main.ts\n" in sent["folder"]
+    ), texts
+    assert "# Release notes" in sent["url"], texts
+    assert len(counted) == 6, r["chips"]
     for chip in counted:
         kind = chip.split(" ", 1)[0].lstrip("@").split(":")[0]
         shown = int(re.sub(r"[^0-9]", "", chip.rsplit("·", 1)[1]))

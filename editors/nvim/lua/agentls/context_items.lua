@@ -182,7 +182,13 @@ end
 --- be gathered), in order.
 function M.items(text)
   local items, errors, seen = {}, {}, {}
-  for kind, arg in (' ' .. text):gmatch('%s@(%a+):?(%S*)') do
+  for kind, rest in (' ' .. text):gmatch('%s@(%a+)(%S*)') do
+    -- `@kind` or `@kind:arg`; punctuation after it is the sentence's (`see @changes.`), and
+    -- anything else (`@changes.py`) makes it a file reference, not an item.
+    local arg = (rest:match('^:(.*)$') or ''):gsub('[,.;!?)]+$', '')
+    if rest ~= '' and not rest:match('^:') and not rest:match('^[,.;:!?)]+$') then
+      kind = nil
+    end
     local item, err
     if kind == 'folder' and arg ~= '' then
       local path, files = arg:gsub('!files$', '')

@@ -78,6 +78,8 @@ async function gather(view: ChatView, kind: string, terminals: TerminalOutputs):
     case "symbol":
       return pickSymbol();
     case "url": {
+      // Fetching may ask permission, which is a dialog of a session: the chat's, made now if it has none.
+      if (view.sessionID === undefined) await view.actions.newSession();
       const url = await vscode.window.showInputBox({ title: "@url", prompt: "The http(s) URL to attach (fetched like the webfetch tool)", placeHolder: "https://…" });
       return url ? { item: { kind, url: url.trim() }, label: `url:${url.trim()}` } : undefined;
     }
