@@ -25,7 +25,7 @@ async function quickInput(wb, words, { placeholder = "", title = "", list = true
   await wb.page.keyboard.press("Enter");
 }
 
-const chipsText = (chat) => chat.$$eval(".chips .chip", (els) => els.filter((e) => !e.hidden).map((e) => e.textContent.replace(/\s*×$/, "").trim()));
+const chipsText = (chat) => chat.$$eval("#prompt .chip", (els) => els.filter((e) => !e.hidden).map((e) => e.textContent.replace(/\s*×$/, "").trim()));
 
 async function mention(wb, chat, kind, then = async () => {}) {
   const before = (await chipsText(chat)).length;
@@ -103,7 +103,7 @@ const phases = [
   }],
   ["drop-note", async (wb, r) => {
     const chat = await wb.chat();
-    await chat.click(".chips .editor-chip .chip-remove");
+    await chat.click("#prompt .editor-chip .chip-remove");
     r.hidden = await until("the note's chip to go", async () => (await chipsText(chat)).every((c) => !c.startsWith("✎")), 5000);
     await chat.click("#prompt-input");
     await chat.type("#prompt-input", "second");

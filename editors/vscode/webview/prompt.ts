@@ -97,6 +97,8 @@ export class PromptBox {
       this.persist();
     });
     this.root.append(
+      // Beside the attachments' chips, not among them: the note is no attachment (webview/context.ts).
+      this.editorChip.root,
       this.chips,
       this.input,
       h(
@@ -211,7 +213,6 @@ export class PromptBox {
 
   private drawChips(): void {
     this.chips.replaceChildren(
-      this.editorChip.root,
       ...this.attachments.map((a, i) =>
         h("span", { class: a.image ? "chip image" : a.context ? "chip context" : "chip", title: a.label }, a.image ? h("img", { class: "thumb", src: `data:${a.image.mime};base64,${a.image.data}`, alt: "" }) : null, `${chipLabel(a)} `, button("×", () => {
           this.attachments.splice(i, 1);
