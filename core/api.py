@@ -18,8 +18,9 @@ from core.bus import Subscription
 from core.config.loader import Layer
 from core.errors import NotFoundError
 from core.events import Event, FileDiff, PermissionRequest, QuestionRequest, QueuedPrompt
+from core.message.context_items import ContextItem, ResolvedItem
 from core.message.models import MessageWithParts, Session, Todo
-from core.message.prompt_input import AgentInput, FileInput, PromptMode, TextInput
+from core.message.prompt_input import AgentInput, ContextInput, FileInput, PromptMode, TextInput
 from core.message.review import Hunk, ReviewComment, ReviewResult
 from core.message.search import SearchHit
 from core.permission.rules import Rule, Ruleset
@@ -53,7 +54,7 @@ __all__ = [
     "SearchHit",
 ]
 
-PromptParts = Sequence[TextInput | FileInput | AgentInput]
+PromptParts = Sequence[TextInput | FileInput | AgentInput | ContextInput]
 
 
 @dataclass(frozen=True)
@@ -479,6 +480,15 @@ class Agent(Protocol):
         and answer with that turn's final message; ``send=False`` stores the prompt without a turn
         (the agent reads it next time) and answers with it. No comments, a path outside the project,
         lines past a file's end: InvalidInputError; an unknown hunk: NotFoundError; nothing is sent."""
+        ...
+
+    # --- context items ---------------------------------------------------
+
+    async def resolve_context(
+        self, session_id: str | None, items: Sequence[ContextItem]
+    ) -> list[ResolvedItem]:
+        """Each context item as the model will see it (``text``) and its token count, or its
+        ``error``; a prompt then carries the text as a ``ContextInput``. NotFoundError: no such session."""
         ...
 
 

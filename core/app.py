@@ -42,6 +42,8 @@ from core.app_config import (
     pin,
     pinned,
 )
+from core.attach.fetch import fetch_url
+from core.attach.resolve import Sources, resolve_items
 from core.bus import Bus, Listener, Subscription
 from core.commands.catalog import Catalog, load_catalog
 from core.commands.runner import run_command
@@ -50,6 +52,7 @@ from core.config.loader import Layer, ResolvedConfig, load_config
 from core.config.paths import config_dir, git_top_level
 from core.config.paths import data_dir as default_data_dir
 from core.config.schema import Config
+from core.context.tokens import TokenCounter
 from core.dialogs import AppDialogs
 from core.editor import EditorIntelligence
 from core.errors import AgentError, ConfigError, InvalidInputError, NotFoundError
@@ -58,6 +61,7 @@ from core.llm import catalog, effort
 from core.llm.model import ModelInfo, resolve_model, resolve_small_model
 from core.llm.stream import stream as llm_stream
 from core.llm.transport import aclose_http_client
+from core.message.context_items import ContextItem, ResolvedItem
 from core.message.markdown import session_markdown
 from core.message.models import MessageWithParts, ModelRef, Session, SubtaskPart, Todo, UserMessage
 from core.message.prompt_input import PromptMode, TextInput
@@ -781,3 +785,35 @@ class AgentApp:
         hunks = await self.snapshots.review.hunks(session_id)
         text = await review_prompt(comments, hunks, self.snapshots.workspace, self.worktree)
         return await self.prompt(session_id, [TextInput(text=text)], no_reply=not send, mode="queue")
+    async def resolve_context(
+        self, session_id: str | None, items: Sequence[ContextItem]
+    ) -> list[ResolvedItem]:
+        """Each context item as the model will see it, counted as the session's model requests are
+        (a ``url`` fetches through the webfetch tool, asking permission in the session)."""
+        history = await self.sessions.messages((await self.sessions.get(session_id)).id) if session_id else []
+        users = [m.info for m in history if isinstance(m.info, UserMessage)]
+        name = f"{users[-1].model.providerID}/{users[-1].model.modelID}" if users else self.config.model
+        try:
+            counter = self.context.counter(self.resolve_model(name)) if name else TokenCounter()
+        except AgentError:  # no usable model: count with the default encoding
+            counter = TokenCounter()
+        fetch_ctx: ToolContext | None = None
+        if session_id:
+            agent = self.agents.default()
+            ruleset = self.ruleset_for(agent, session_id)
+            fetch_ctx = self.tool_context(session_id, agent, asyncio.Event(), ruleset, "", "")
+
+            async def ask(request: PermissionAsk) -> None:  # a dialog of the session, not of a tool call
+                await self.permissions.ask(session_id, None, None, request, ruleset)
+
+            fetch_ctx = replace(fetch_ctx, ask=ask)
+
+        async def earlier(other: str) -> tuple[Session, list[MessageWithParts]]:
+            return await self.sessions.get(other), await self.sessions.messages(other)
+
+        async def fetch(url: str, timeout: float | None) -> str:
+            return await fetch_url(fetch_ctx, url, timeout)
+
+        workspace = self.snapshots.workspace
+        sources = Sources(self.directory, self.worktree, workspace, counter.count_text, earlier, fetch)
+        return await resolve_items(items, sources)

@@ -52,6 +52,7 @@ CAPABILITIES: dict[str, Any] = {
             "methods": [
                 "agent/commands",
                 "agent/config",
+                "agent/context/resolve",
                 "agent/diagnostics",
                 "agent/permission/list",
                 "agent/permission/reply",

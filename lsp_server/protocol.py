@@ -23,7 +23,8 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 from pygls.exceptions import JsonRpcInvalidParams
 
-from core.message.prompt_input import IMAGE_MIMES, MAX_MEDIA_BYTES, Range
+from core.message.context_items import MAX_ITEMS, ContextItem
+from core.message.prompt_input import IMAGE_MIMES, MAX_INLINE_BYTES, MAX_MEDIA_BYTES, Range
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -141,7 +142,28 @@ class AgentPart(Params):
     name: str = Field(min_length=1)
 
 
-PromptPart = Annotated[TextPart | FilePart | AgentPart, Field(discriminator="type")]
+class ContextPart(Params):
+    """A context item: resolved (``kind``, ``label``, ``text`` from agent/context/resolve, sent verbatim)
+    or ``item`` alone, which the server resolves when the prompt arrives (the editor note)."""
+
+    type: Literal["context"]
+    kind: str | None = Field(default=None, min_length=1)
+    label: str = ""
+    text: str | None = Field(default=None, min_length=1, max_length=MAX_INLINE_BYTES)
+    item: ContextItem | None = None
+
+    @model_validator(mode="after")
+    def _text_or_item(self) -> ContextPart:
+        if (self.text is None) == (self.item is None):
+            raise PydanticCustomError(
+                "context_source", "a context part has text (resolved, with kind) or item, exactly one"
+            )
+        if self.text is not None and self.kind is None:
+            raise PydanticCustomError("context_kind", "a resolved context part needs its kind")
+        return self
+
+
+PromptPart = Annotated[TextPart | FilePart | AgentPart | ContextPart, Field(discriminator="type")]
 
 
 class SessionPrompt(SessionRef):
@@ -151,6 +173,11 @@ class SessionPrompt(SessionRef):
     # While a turn runs: join it ("steer"), wait for it and run as its own turn ("queue"), or abort
     # it and run next ("interrupt"). Idle: all three start a turn.
     mode: Literal["steer", "queue", "interrupt"] = "steer"
+
+
+class ContextResolve(Params):
+    sessionID: str | None = Field(default=None, min_length=1)
+    items: list[ContextItem] = Field(min_length=1, max_length=MAX_ITEMS)
 
 
 class QueueRef(SessionRef):

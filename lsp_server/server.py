@@ -289,6 +289,7 @@ def build_server() -> AgentServer:
     from lsp_server import (
         code_actions,
         commands,
+        context_items,
         dialogs,
         events,
         plain,
@@ -338,6 +339,7 @@ def build_server() -> AgentServer:
 
     register_document_hooks(server, lambda: server.lsp_workspace)
     sessions.register(server)
+    context_items.register(server)
     commands.register(server)
     review.register(server)
     mode_and_effort.register(server)

@@ -8,9 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
-from core.message.prompt_input import AgentInput, FileInput, TextInput
+from core.message.prompt_input import AgentInput, ContextInput, FileInput, TextInput
 from core.message.search import SearchHit
 from lsp_server import protocol as p
+from lsp_server.context_items import context_input, resolve_parts
 from lsp_server.workspace import path_of
 
 if TYPE_CHECKING:
@@ -21,12 +22,14 @@ log = logging.getLogger(__name__)
 
 
 def prompt_inputs(
-    parts: list[p.TextPart | p.FilePart | p.AgentPart],
-) -> list[TextInput | FileInput | AgentInput]:
+    parts: list[p.TextPart | p.FilePart | p.AgentPart | p.ContextPart],
+) -> list[TextInput | FileInput | AgentInput | ContextInput]:
     """The core's prompt input: file URIs become paths (only file:// URIs can be read)."""
-    out: list[TextInput | FileInput | AgentInput] = []
+    out: list[TextInput | FileInput | AgentInput | ContextInput] = []
     for index, part in enumerate(parts):
-        if isinstance(part, p.TextPart):
+        if isinstance(part, p.ContextPart):
+            out.append(context_input(index, part))
+        elif isinstance(part, p.TextPart):
             out.append(TextInput(type="text", text=part.text))
         elif isinstance(part, p.AgentPart):
             out.append(AgentInput(type="agent", name=part.name))
@@ -100,7 +103,7 @@ def register(server: AgentServer) -> None:
 
     @server.request("agent/session/prompt", p.SessionPrompt)
     async def prompt(app: Agent, params: p.SessionPrompt) -> Any:
-        parts = prompt_inputs(params.parts)
+        parts = prompt_inputs(await resolve_parts(app, params.sessionID, params.parts))
         return await app.prompt(params.sessionID, parts, params.agent, params.model, mode=params.mode)
 
     @server.request("agent/session/queue/list", p.SessionRef)
@@ -110,7 +113,8 @@ def register(server: AgentServer) -> None:
 
     @server.request("agent/session/queue/update", p.QueueUpdate)
     async def queue_update(app: Agent, params: p.QueueUpdate) -> Any:
-        return app.update_queued(params.sessionID, params.queueID, prompt_inputs(params.parts))
+        parts = prompt_inputs(await resolve_parts(app, params.sessionID, params.parts))
+        return app.update_queued(params.sessionID, params.queueID, parts)
 
     @server.request("agent/session/queue/remove", p.QueueRef)
     async def queue_remove(app: Agent, params: p.QueueRef) -> Any:

@@ -50,8 +50,20 @@ class AgentInput(BaseModel):
     name: str
 
 
-PromptInput = Annotated[TextInput | FileInput | AgentInput, Field(discriminator="type")]
-PromptInputAdapter: TypeAdapter[list[TextInput | FileInput | AgentInput]] = TypeAdapter(list[PromptInput])
+class ContextInput(BaseModel):
+    """A resolved context item (``core.message.context_items``): ``text`` reaches the model verbatim."""
+
+    model_config = ConfigDict(extra="forbid")
+    type: Literal["context"] = "context"
+    kind: str = Field(min_length=1)
+    label: str
+    text: str = Field(min_length=1, max_length=MAX_INLINE_BYTES)
+
+
+PromptInput = Annotated[TextInput | FileInput | AgentInput | ContextInput, Field(discriminator="type")]
+PromptInputAdapter: TypeAdapter[list[TextInput | FileInput | AgentInput | ContextInput]] = TypeAdapter(
+    list[PromptInput]
+)
 
 # What a prompt sent while a turn runs does (core/session/queue.py): joins the running turn at its
 # next step, waits for it to end and runs as its own turn, or aborts it and runs next.

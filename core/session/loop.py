@@ -30,7 +30,7 @@ from core.message.models import (
     UserMessage,
     now_ms,
 )
-from core.message.prompt_input import AgentInput, FileInput, TextInput
+from core.message.prompt_input import AgentInput, ContextInput, FileInput, TextInput
 from core.session import decide
 from core.session.loop_compaction import LoopCompaction
 from core.session.processor import Processor
@@ -81,7 +81,7 @@ class SessionLoop:
     async def prompt(
         self,
         session_id: str,
-        inputs: Sequence[TextInput | FileInput | AgentInput],
+        inputs: Sequence[TextInput | FileInput | AgentInput | ContextInput],
         *,
         agent: str | None = None,
         model: str | None = None,
@@ -112,7 +112,7 @@ class SessionLoop:
     async def _prompt(
         self,
         session_id: str,
-        inputs: Sequence[TextInput | FileInput | AgentInput],
+        inputs: Sequence[TextInput | FileInput | AgentInput | ContextInput],
         agent: str | None,
         model: str | None,
         no_reply: bool,

@@ -27,6 +27,7 @@ from core.message.prompt_input import (
     MAX_INLINE_BYTES,
     MAX_MEDIA_BYTES,
     AgentInput,
+    ContextInput,
     FileInput,
     TextInput,
 )
@@ -58,7 +59,7 @@ def parse_model_ref(ref: str) -> ModelRef:
 
 async def build_user_message(
     target: PromptTarget,
-    inputs: Sequence[TextInput | FileInput | AgentInput],
+    inputs: Sequence[TextInput | FileInput | AgentInput | ContextInput],
     workspace: Workspace,
     subagents: set[str],
 ) -> tuple[UserMessage, list[AnyPart]]:
@@ -79,6 +80,12 @@ async def build_user_message(
             parts.append(TextPart(**_fields(info), text=item.text))
         elif isinstance(item, FileInput):
             parts.extend(await _file_parts(item, target, workspace, info))
+        elif isinstance(item, ContextInput):
+            # Sent verbatim: its size was counted and shown before sending (core.attach).
+            context = {"kind": item.kind, "label": item.label}
+            parts.append(
+                TextPart(**_fields(info), text=item.text, synthetic=True, metadata={"context": context})
+            )
         else:
             parts.append(AgentPart(**_fields(info), name=item.name))
             if item.name in subagents:

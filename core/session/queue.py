@@ -24,11 +24,11 @@ from core.bus import Bus
 from core.errors import InvalidInputError, NotFoundError, UnqueuedError
 from core.events import QueueAdded, QueuedPrompt, QueueRemoved, QueueStarted, QueueUpdated
 from core.message.models import MessageWithParts, now_ms
-from core.message.prompt_input import PROMPT_MODES, AgentInput, FileInput, PromptMode, TextInput
+from core.message.prompt_input import PROMPT_MODES, AgentInput, ContextInput, FileInput, PromptMode, TextInput
 
 log = logging.getLogger(__name__)
 
-Inputs = Sequence[TextInput | FileInput | AgentInput]
+Inputs = Sequence[TextInput | FileInput | AgentInput | ContextInput]
 
 
 class Turns(Protocol):

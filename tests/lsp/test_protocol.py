@@ -15,6 +15,7 @@ from tests.lsp.editor import PLUGIN
 METHODS = [
     "agent/commands",
     "agent/config",
+    "agent/context/resolve",
     "agent/diagnostics",
     "agent/permission/list",
     "agent/permission/reply",

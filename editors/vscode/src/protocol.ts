@@ -274,6 +274,9 @@ export type PromptPart =
   | { type: "file"; uri: string; range?: Range; mime?: string }
   /** An image sent as its content (base64), not as a file the server reads. */
   | { type: "file"; mime: string; data: string; name?: string }
-  | { type: "agent"; name: string };
+  | { type: "agent"; name: string }
+  /** A context item: resolved (`agent/context/resolve`), or an `item` the server resolves on arrival. */
+  | { type: "context"; kind: string; label: string; text: string }
+  | { type: "context"; item: { kind: string } & Record<string, unknown> };
 
 export type PermissionReply = "once" | "always" | "reject";

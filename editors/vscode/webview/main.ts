@@ -136,6 +136,9 @@ window.addEventListener("message", (event: MessageEvent<ToWebview>) => {
     case "attach":
       prompt.attach(message.attachments, message.mention === true);
       break;
+    case "editorContext":
+      prompt.editorChip.set(message.chip);
+      break;
     case "focusPrompt":
       // From the host ("agentls: Focus Chat", a context-menu ask): the prompt takes the keys, with
       // `text` put in it when given.

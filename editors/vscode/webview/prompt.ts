@@ -2,6 +2,7 @@
 // button attaches the editor's selection; files dropped from VS Code attach as the @ pick does; images
 // pasted, dropped or picked go as thumbnail chips; agent and model pickers; Send becomes Stop while busy.
 import { type Attachment, IMAGE_TYPES, MAX_IMAGE_BYTES } from "../src/chat/messages.ts";
+import { chipLabel, EditorChip } from "./context.ts";
 import { button, h, type Post } from "./dom.ts";
 import { DROPPED_URI_TYPES, droppedUris } from "./drop.ts";
 import type { ChatState } from "./state.ts";
@@ -22,6 +23,8 @@ export class PromptBox {
   private readonly send: HTMLButtonElement;
   private attachments: Attachment[] = [];
   private busy = false;
+  /** The editor note's chip (webview/context.ts). */
+  readonly editorChip = new EditorChip(() => this.input.focus());
 
   constructor(
     private readonly post: Post,
@@ -94,6 +97,8 @@ export class PromptBox {
       this.persist();
     });
     this.root.append(
+      // Beside the attachments' chips, not among them: the note is no attachment (webview/context.ts).
+      this.editorChip.root,
       this.chips,
       this.input,
       h(
@@ -167,7 +172,7 @@ export class PromptBox {
   private submit(): void {
     const text = this.input.value;
     if (!text.trim() && this.attachments.length === 0) return;
-    this.post({ type: "prompt", text, attachments: this.attachments, agent: this.picked(this.agent, this.chosenAgent), model: this.picked(this.model, this.chosenModel) });
+    this.post({ type: "prompt", text, attachments: this.attachments, agent: this.picked(this.agent, this.chosenAgent), model: this.picked(this.model, this.chosenModel), editorContext: this.editorChip.take() });
     this.input.value = "";
     this.attachments = [];
     this.drawChips();
@@ -196,7 +201,9 @@ export class PromptBox {
       this.input.setSelectionRange(at + name.length + 1, at + name.length + 1);
     }
     for (const a of attachments) {
-      const same = (b: Attachment): boolean => a.uri !== undefined && b.uri === a.uri && JSON.stringify(b.range) === JSON.stringify(a.range);
+      const same = (b: Attachment): boolean =>
+        (a.uri !== undefined && b.uri === a.uri && JSON.stringify(b.range) === JSON.stringify(a.range)) ||
+        (a.context !== undefined && b.context?.text === a.context.text);
       if (!this.attachments.some(same)) this.attachments.push(a);
     }
     this.drawChips();
@@ -207,7 +214,7 @@ export class PromptBox {
   private drawChips(): void {
     this.chips.replaceChildren(
       ...this.attachments.map((a, i) =>
-        h("span", { class: a.image ? "chip image" : "chip", title: a.label }, a.image ? h("img", { class: "thumb", src: `data:${a.image.mime};base64,${a.image.data}`, alt: "" }) : null, `${a.label} `, button("×", () => {
+        h("span", { class: a.image ? "chip image" : a.context ? "chip context" : "chip", title: a.label }, a.image ? h("img", { class: "thumb", src: `data:${a.image.mime};base64,${a.image.data}`, alt: "" }) : null, `${chipLabel(a)} `, button("×", () => {
           this.attachments.splice(i, 1);
           this.drawChips();
           this.persist();

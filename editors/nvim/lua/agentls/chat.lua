@@ -150,6 +150,7 @@ local function prompt_buffer()
   vim.bo[buf].filetype = 'markdown'
   files.completion(buf)
   commands.completion(buf)
+  require('agentls.context_items').attach(buf)
   set_keymaps(buf, true)
   M.prompt_buf = buf
   return buf
@@ -434,6 +435,7 @@ function M.send(text, mode, opts)
   local command, arguments = commands.parse(text)
   local parts = { { type = 'text', text = text } }
   vim.list_extend(parts, files.parts(text))
+  vim.list_extend(parts, require('agentls.context_items').parts(text))
   if from_buffer then
     vim.api.nvim_buf_set_lines(opts.prompt_buf or prompt_buffer(), 0, -1, false, {})
   end

@@ -18,6 +18,7 @@ local M = {}
 ---@field review_undo string|false   undo the agent's change under the cursor (buffers with pending changes)
 ---@field review_next string|false   the next pending agent change (buffers with pending changes)
 ---@field review_prev string|false   the previous pending agent change (buffers with pending changes)
+---@field editor_context string|false drop or bring back the editor note (prompt buffer, normal mode)
 
 M.defaults = {
   -- The server command; nil: `<project>/.venv/bin/agentls serve`, then `agentls serve` from $PATH,
@@ -48,6 +49,9 @@ M.defaults = {
   editor_queries = true,
   -- How long (ms) Neovim waits for your language servers to answer one such question.
   editor_query_timeout = 5000,
+  -- Send the file, cursor line and selection of the last file window with each prompt, as a short
+  -- note (a ✎ chip above the prompt; keymaps.editor_context drops it for one prompt).
+  editor_context = true,
   -- Streaming text is written to the chat buffer at most once per this many milliseconds.
   coalesce_ms = 16,
   -- The chat shows a session's last this many messages; older ones load on request (0: all).
@@ -68,6 +72,7 @@ M.defaults = {
     review_undo = '<localleader>u',
     review_next = ']h',
     review_prev = '[h',
+    editor_context = 'gC', -- drop (or bring back) the editor note of the prompt being written
   },
 }
 
@@ -86,6 +91,7 @@ local types = {
   attach_buffers = { 'boolean' },
   editor_queries = { 'boolean' },
   editor_query_timeout = { 'number' },
+  editor_context = { 'boolean' },
   forward_diagnostics = { 'boolean' },
   coalesce_ms = { 'number' },
   last_messages = { 'number' },

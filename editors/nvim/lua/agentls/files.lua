@@ -58,7 +58,7 @@ function M.complete(findstart, base)
     local at = reference_start(vim.api.nvim_get_current_line():sub(1, vim.fn.col('.') - 1))
     return at or -3 -- 0-based column after the '@' (the '@' stays); -3: no completion, quietly
   end
-  local out = {}
+  local out = require('agentls.context_items').completions(base) -- @folder: @problems … first
   for _, file in ipairs(M.list()) do
     if base == '' or file:find(base, 1, true) then
       table.insert(out, { word = file, menu = '[file]' })

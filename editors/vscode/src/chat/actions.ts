@@ -7,6 +7,7 @@ import { applySetup } from "./firstrun";
 import type { Session } from "../protocol";
 import { type Attachment, type FromWebview, IMAGE_TYPES, MAX_IMAGE_BYTES } from "./messages";
 import { copyCode, insertCode } from "./codeblock";
+import { contextAttachment, contextPicks, pickedContext, TerminalOutputs } from "./contextItems";
 import { bestMatch } from "./match";
 import type { ChatView } from "./view";
 import { proposals } from "../review/proposal";
@@ -190,14 +191,21 @@ export class Actions {
     if (!shown) await vscode.window.showTextDocument(uri);
   }
 
+  /** Each terminal's last command output (shell integration), for @terminal. */
+  readonly terminals = new TerminalOutputs();
+
   async pickFiles(mention: boolean): Promise<void> {
     const files = await vscode.workspace.findFiles("**/*", "**/{node_modules,.git,.venv,__pycache__}/**", 5000);
-    const items = files
+    const items: { label: string; uri?: vscode.Uri }[] = files
       .map((uri) => ({ label: vscode.workspace.asRelativePath(uri), uri }))
       .sort((a, b) => a.label.localeCompare(b.label));
-    const picked = await pickMany(items);
+    const picked = await pickMany([...contextPicks(), ...items]);
     if (picked.length === 0) return;
-    const attachments = await this.attachments(picked.map((p) => p.uri));
+    const attachments = await this.attachments(picked.flatMap((p) => (p.uri ? [p.uri] : [])));
+    for (const kind of picked.flatMap((p) => pickedContext(p) ?? [])) {
+      const item = await contextAttachment(this.view, kind, this.terminals);
+      if (item !== undefined) attachments.push(item);
+    }
     if (attachments.length > 0) this.view.post({ type: "attach", attachments, mention });
   }
 
@@ -308,11 +316,11 @@ function pickMany<T extends vscode.QuickPickItem>(items: T[]): Promise<readonly 
   const pick = vscode.window.createQuickPick<T>();
   pick.items = items;
   pick.canSelectMany = true;
-  pick.placeholder = "Files to attach: type to filter, Enter for the highlighted one, or tick several";
+  pick.placeholder = "Files to attach (or context: @changes, @problems …): type to filter, Enter for the highlighted one, or tick several";
   return new Promise((resolve) => {
     let result: readonly T[] = [];
     pick.onDidChangeValue((value) => {
-      const best = bestMatch(items, value);
+      const best = bestMatch(items.filter((i) => i.kind !== vscode.QuickPickItemKind.Separator), value);
       pick.activeItems = best === undefined ? [] : [best];
     });
     pick.onDidAccept(() => {

@@ -15,8 +15,19 @@ import type {
 
 /** A file (or a range of it) the server reads by URI, or an image whose content goes with the prompt. */
 export type Attachment =
-  | { uri: string; label: string; range?: Range; image?: undefined }
-  | { uri?: string; label: string; range?: undefined; image: ImageData };
+  | { uri: string; label: string; range?: Range; image?: undefined; context?: undefined }
+  | { uri?: string; label: string; range?: undefined; image: ImageData; context?: undefined }
+  /** A context item (@folder, @problems …) as the server resolved it: sent verbatim (src/chat/contextItems.ts). */
+  | { uri?: undefined; label: string; range?: undefined; image?: undefined; context: ResolvedContext };
+
+/** A context item as `agent/context/resolve` answers it: the text the model sees and its tokens. */
+export interface ResolvedContext {
+  kind: string;
+  label: string;
+  text: string;
+  tokens: number;
+  error?: string;
+}
 
 /** An image's content: its type and base64 data (what `agent/session/prompt` takes as `data`). */
 export interface ImageData {
@@ -68,11 +79,14 @@ export type ToWebview =
   /** No model is configured: show the first-run setup. */
   | { type: "firstRun"; info: FirstRunInfo }
   /** A prompt that was not sent or whose turn failed: back into the box. */
-  | { type: "restorePrompt"; text: string; attachments: Attachment[] };
+  | { type: "restorePrompt"; text: string; attachments: Attachment[] }
+  /** The editor note's chip (the active file and line, its tokens); none: the note is off. */
+  | { type: "editorContext"; chip?: { label: string; tokens?: number } };
 
 export type FromWebview =
   | { type: "ready" }
-  | { type: "prompt"; text: string; attachments: Attachment[]; agent?: string; model?: string }
+  /** `editorContext`: the editor note's chip was there (not removed) when the prompt was sent. */
+  | { type: "prompt"; text: string; attachments: Attachment[]; agent?: string; model?: string; editorContext?: boolean }
   | { type: "abort" }
   | { type: "newSession" }
   | { type: "switchSession"; sessionID: string }

@@ -17,6 +17,7 @@ import type {
 } from "../protocol";
 import { trace } from "../trace";
 import { Actions } from "./actions";
+import { EditorContext } from "./contextItems";
 import { chatHtml } from "./html";
 import { firstRunInfo, noModelMessage } from "./firstrun";
 import type { Attachment, FromWebview, ServerPhase, Snapshot, ToWebview } from "./messages";
@@ -43,6 +44,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   /** Focus Chat ran before the view was ready: focus the prompt once it is. */
   private focusWhenReady = false;
   private readonly changedEmitter = new vscode.EventEmitter<void>();
+  /** The editor note that goes with each prompt (its chip in the view). */
+  readonly editorContext: EditorContext;
   /** The current session or its status changed (the status bar listens). */
   readonly onDidChange = this.changedEmitter.event;
   readonly actions: Actions;
@@ -53,7 +56,10 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     actions: (view: ChatView) => Actions,
   ) {
     this.actions = actions(this);
+    this.editorContext = new EditorContext(this);
     this.disposables.push(
+      this.editorContext,
+      this.actions.terminals,
       client.onEvent((event) => this.onEvent(event)),
       client.onReady(({ restarted }) => {
         // A new server process runs no turn and holds no dialog: forget what the old one was doing.
@@ -62,6 +68,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
           this.permissions.clear();
         }
         void this.refresh();
+        void this.editorContext.show(); // its token count needs the server
       }),
       client.onPhase((phase) => this.post({ type: "server", phase: phase as ServerPhase, message: phase === "missing" ? client.problem : undefined })),
     );
@@ -263,12 +270,12 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
    * server crashed, an error) goes back into the prompt box, with the reason in the view: it is never
    * lost. `newIfBusy`: a prompt from a command goes to a new session when the current one is busy.
    */
-  async prompt(text: string, attachments: Attachment[], agent?: string, model?: string, options: { newIfBusy?: boolean } = {}): Promise<void> {
+  async prompt(text: string, attachments: Attachment[], agent?: string, model?: string, options: { newIfBusy?: boolean; editorContext?: boolean } = {}): Promise<void> {
     // The notice about an earlier prompt is old news once another goes.
     if (this.promptNotice) this.clearNotice();
     const progress = { sent: false };
     try {
-      await this.send(text, attachments, agent, model, options.newIfBusy === true, progress);
+      await this.send(text, attachments, agent, model, options.newIfBusy === true, progress, options.editorContext === true);
     } catch (err) {
       // An abort answers with -32800; the transcript already shows it, and the user meant it.
       if ((err as { code?: number }).code === -32800) return;
@@ -293,7 +300,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
 
   private promptNotice = false;
 
-  private async send(text: string, attachments: Attachment[], agent: string | undefined, model: string | undefined, newIfBusy: boolean, progress: { sent: boolean }): Promise<void> {
+  private async send(text: string, attachments: Attachment[], agent: string | undefined, model: string | undefined, newIfBusy: boolean, progress: { sent: boolean }, editorContext = false): Promise<void> {
     if (!model) {
       const config = await this.client.request<AgentConfig>("agent/config", {});
       const agentModel = config.agents.find((a) => a.name === (agent || config.defaultAgent))?.model;
@@ -308,7 +315,13 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     }
     const parts: PromptPart[] = [];
     if (text.trim()) parts.push({ type: "text", text });
+    const note = editorContext ? this.editorContext.item() : undefined;
+    if (note !== undefined) parts.push({ type: "context", item: note });
     for (const a of attachments) {
+      if (a.context !== undefined) {
+        parts.push({ type: "context", kind: a.context.kind, label: a.context.label, text: a.context.text });
+        continue;
+      }
       // The server names an inline image by its file name (at most 255 characters), not its path.
       if (a.image !== undefined) parts.push({ type: "file", mime: a.image.mime, data: a.image.data, name: (a.label.split("/").pop() ?? "image").slice(-255) });
       else parts.push(a.range ? { type: "file", uri: a.uri, range: a.range } : { type: "file", uri: a.uri });
@@ -350,8 +363,9 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
         if (this.focusWhenReady) this.post({ type: "focusPrompt" });
         this.focusWhenReady = false;
         await this.refresh();
+        void this.editorContext.show();
       } else if (message.type === "prompt") {
-        await this.prompt(message.text, message.attachments, message.agent, message.model);
+        await this.prompt(message.text, message.attachments, message.agent, message.model, { editorContext: message.editorContext === true });
       } else if (message.type === "abort") {
         await this.abort();
       } else {
