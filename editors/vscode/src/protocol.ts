@@ -180,6 +180,16 @@ export interface PermissionRequest {
   always: string[];
   title?: string;
   metadata: JsonObject;
+  /** Asked inside a sub-agent's session: the parent's task call that asks (docs/protocol.md). */
+  task?: TaskOrigin;
+}
+
+export interface TaskOrigin {
+  sessionID: string;
+  messageID: string;
+  callID: string;
+  description: string;
+  subagent: string;
 }
 
 export interface QuestionOption {

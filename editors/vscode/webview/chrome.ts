@@ -186,6 +186,7 @@ export class Chrome {
       { class: "dialog permission", "data-request": request.id, role: "alertdialog", tabindex: "-1", "aria-labelledby": `${request.id}-title`, "aria-describedby": `${request.id}-body` },
       h("div", { class: "dialog-title", id: `${request.id}-title` }, `Allow ${request.permission}?`),
       h("div", { class: "dialog-body", id: `${request.id}-body` }, what),
+      request.task ? h("div", { class: "dialog-task" }, `Asked by the task “${request.task.description}” (@${request.task.subagent})`) : null,
       h(
         "div",
         { class: "dialog-actions" },

@@ -37,6 +37,8 @@ export interface Snapshot {
   todos: Todo[];
   changes: FileDiff[];
   busy: boolean;
+  /** The messages of the session's sub-agents (child sessions of its task cards), by child session. */
+  children?: Record<string, MessageWithParts[]>;
 }
 
 /** A provider the server knows (`agent/providers`): never its key, only whether it has one. */

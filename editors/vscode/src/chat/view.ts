@@ -19,6 +19,7 @@ import { trace } from "../trace";
 import { Actions } from "./actions";
 import { chatHtml } from "./html";
 import { firstRunInfo, noModelMessage } from "./firstrun";
+import { childMessages, dialogsOf } from "./subtasks";
 import type { Attachment, FromWebview, ServerPhase, Snapshot, ToWebview } from "./messages";
 
 export const VIEW_ID = "agentls.chat";
@@ -236,10 +237,12 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     ]);
     for (const request of permissions.requests) this.permissions.set(request.id, request);
     const running = messages.messages.some((m) => m.info.role === "assistant" && m.info.time.completed === undefined && m.info.error === undefined);
+    const children = await childMessages(c, messages.messages);
     return {
       session,
       messages: messages.messages,
-      permissions: permissions.requests.filter((r) => r.sessionID === sessionID),
+      children,
+      permissions: dialogsOf(permissions.requests, sessionID, children),
       questions: questions.requests.filter((r) => r.sessionID === sessionID),
       todos: todos.todos,
       changes: changes.files,

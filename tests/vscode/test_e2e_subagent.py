@@ -1,0 +1,117 @@
+"""A sub-agent in the real VS Code (code-server + Chromium), the real ``agentls serve`` and the scripted
+fake model: the task card shows the child session's steps live, nested and folded by default; the
+child's permission dialog shows in the chat and names the task; "Open as session" shows the child.
+Screenshots go to ``tests/vscode/screenshots/subagent``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from demo.config import fake_model_config
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
+from tests.tools import ROOT, tool, tools_env
+from tests.vscode.build import vsix
+from tests.vscode.codeserver import code_server
+from tests.vscode.phases import phase_result
+
+HERE = Path(__file__).parent
+AGENTLS = ROOT / ".venv" / "bin" / "agentls"
+CALC = "def add(a, b):\n    return a - b\n"
+TASK = {"description": "fix add", "prompt": "Fix add() in calc.py", "subagent_type": "general"}
+EDIT = {"filePath": "calc.py", "oldString": "a - b", "newString": "a + b"}
+
+
+@dataclass
+class Run:
+    result: dict[str, Any]
+    output: str
+    folder: Path
+
+    def phase(self, name: str) -> dict[str, Any]:
+        return phase_result(self.result, self.output, name)
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
+    assert AGENTLS.is_file(), f"{AGENTLS} is missing: run ./scripts/setup"
+    package = vsix()
+    tmp = tmp_path_factory.mktemp("vscode-subagent")
+    folder = tmp / "project"
+    folder.mkdir()
+    (folder / "calc.py").write_text(CALC)
+    shots = tmp / "screenshots"
+    with FakeModelServer.threaded() as model, FakeModelServer.threaded() as titles:
+        model.script(
+            Turn.text("Handing it to a sub-agent.", chunks=2).tool_call("task", TASK),
+            Turn.text("Editing calc.py.", chunks=2).tool_call("edit", EDIT),  # the child: asks
+            Turn.text("Fixed add().", chunks=2),
+            Turn.text("The sub-agent fixed add().", chunks=3),
+        )
+        titles.script(*[Turn.text("Sub-agent fix") for _ in range(4)])
+        settings = {"agentls.server.path": str(AGENTLS), "agentls.config": fake_model_config(model, titles)}
+        env = {
+            "AGENTLS_DATA_DIR": str(tmp / "agentls-data"),
+            "AGENTLS_CONFIG_DIR": str(tmp / "agentls-config"),
+        }
+        with code_server(tmp / "vscode", package, settings, env) as cs:
+            args = {"url": cs.url, "folder": str(folder), "shots": str(shots)}
+            done = subprocess.run(
+                [tool("node"), str(HERE / "e2e_subagent.mjs"), json.dumps(args)],
+                env=tools_env(),
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+            output = done.stdout + done.stderr
+            if done.returncode != 0:
+                output += "\ncode-server log:\n" + cs.log.read_text()[-3000:]
+        result: dict[str, Any] = {}
+        for line in done.stdout.splitlines():
+            if line.startswith("RESULT "):
+                result = json.loads(line[len("RESULT ") :])
+        target = HERE / "screenshots" / "subagent"
+        shutil.rmtree(target, ignore_errors=True)
+        if shots.is_dir():
+            shutil.copytree(shots, target)
+        target.mkdir(parents=True, exist_ok=True)
+        (target / "driver.log").write_text(output)
+        yield Run(result, output, folder)
+
+
+def test_the_childs_dialog_shows_in_the_chat_naming_the_task(run: Run) -> None:
+    r = run.phase("dialog")
+    assert r["dialogTitle"] == "Allow edit?"
+    assert r["dialogTask"] == "Asked by the task “fix add” (@general)"
+
+
+def test_the_childs_steps_show_live_under_the_task_card_folded(run: Run) -> None:
+    r = run.phase("dialog")
+    assert r["foldedWhileRunning"] is True
+    assert r["summaryWhileRunning"].startswith("Sub-agent:") and "running" in r["summaryWhileRunning"]
+    assert any(s.startswith("◌running: edit") for s in r["stepsWhileRunning"]), r
+
+
+def test_the_finished_child_is_nested_and_not_in_the_transcript(run: Run) -> None:
+    r = run.phase("answered")
+    assert "Editing calc.py." in r["steps"] and "Fixed add()." in r["steps"], r["steps"]
+    assert any(s.startswith("✓done: edit") and s.endswith("calc.py") for s in r["steps"]), r["steps"]
+    assert "running" not in r["summary"]
+    assert r["stillOpen"] is True
+    assert r["childTextInTranscript"] is False
+    assert (run.folder / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
+
+
+def test_open_as_session_shows_the_child(run: Run) -> None:
+    r = run.phase("open-child")
+    assert "fix add" in r["title"]
+    assert r["cards"] == ["edit"]
