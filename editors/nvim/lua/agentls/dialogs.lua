@@ -85,7 +85,9 @@ local function permission_title(request)
   if not what or what == '' then
     what = table.concat(request.patterns or {}, ', ')
   end
-  return ('agentls wants permission for %s: %s'):format(request.permission, what)
+  local task = request.task -- asked inside a sub-agent's session: name the task
+  local by = task and (' (asked by the task "%s", @%s)'):format(task.description, task.subagent) or ''
+  return ('agentls wants permission for %s: %s%s'):format(request.permission, what, by)
 end
 
 local function show_permission(dialog)
