@@ -184,6 +184,15 @@ export interface PermissionRequest {
   task?: TaskOrigin;
 }
 
+/** One session found by agent/session/search (docs/protocol.md). */
+export interface SearchHit {
+  session: Session;
+  snippet: string;
+  highlights: [number, number][];
+  messageID: string | null;
+  partID: string | null;
+}
+
 export interface TaskOrigin {
   sessionID: string;
   messageID: string;

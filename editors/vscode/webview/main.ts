@@ -27,7 +27,10 @@ const post = (message: FromWebview): void => {
 };
 const state = initialState();
 const focusPrompt = (): void => prompt.input.focus();
-const chrome = new Chrome(post, focusPrompt);
+const chrome = new Chrome(post, focusPrompt, () => {
+  state.dirty.sessions = true;
+  schedule();
+});
 const transcript = new Transcript(post);
 const firstRun = new FirstRun(post);
 const prompt = new PromptBox(post, (draft) => vscode.setState({ draft }), vscode.getState()?.draft);
@@ -147,6 +150,9 @@ window.addEventListener("message", (event: MessageEvent<ToWebview>) => {
       break;
     case "restorePrompt":
       prompt.restore(message.text, message.attachments);
+      break;
+    case "searchResults":
+      chrome.search.results(message.query, message.hits, message.error);
       break;
   }
   schedule();

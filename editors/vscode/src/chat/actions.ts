@@ -8,6 +8,7 @@ import type { Session } from "../protocol";
 import { type Attachment, type FromWebview, IMAGE_TYPES, MAX_IMAGE_BYTES } from "./messages";
 import { copyCode, insertCode } from "./codeblock";
 import { bestMatch } from "./match";
+import { exportSession, searchSessions } from "./sessionTools";
 import type { ChatView } from "./view";
 
 const SAFE_LINK = /^(https?|mailto):/i;
@@ -103,6 +104,13 @@ export class Actions {
         return copyCode(message.text);
       case "insertCode":
         return insertCode(message.text);
+      case "searchSessions": {
+        const found = await searchSessions(this.view.client, message.query);
+        this.view.post({ type: "searchResults", query: message.query, ...found });
+        return;
+      }
+      case "exportSession":
+        return exportSession(this.view.client, message.sessionID);
       default:
         return;
     }

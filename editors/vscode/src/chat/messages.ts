@@ -9,6 +9,7 @@ import type {
   PermissionRequest,
   QuestionRequest,
   Range,
+  SearchHit,
   Session,
   Todo,
 } from "../protocol";
@@ -70,7 +71,8 @@ export type ToWebview =
   /** No model is configured: show the first-run setup. */
   | { type: "firstRun"; info: FirstRunInfo }
   /** A prompt that was not sent or whose turn failed: back into the box. */
-  | { type: "restorePrompt"; text: string; attachments: Attachment[] };
+  | { type: "restorePrompt"; text: string; attachments: Attachment[] }
+  | { type: "searchResults"; query: string; hits: SearchHit[]; error?: string };
 
 export type FromWebview =
   | { type: "ready" }
@@ -101,4 +103,6 @@ export type FromWebview =
   | { type: "openSetting"; setting: string }
   /** A code block of an answer: to the clipboard, or into the active editor at its selection. */
   | { type: "copyCode"; text: string }
-  | { type: "insertCode"; text: string };
+  | { type: "insertCode"; text: string }
+  | { type: "searchSessions"; query: string }
+  | { type: "exportSession"; sessionID: string };

@@ -1,7 +1,8 @@
-// A sub-agent in the real VS Code (run by test_e2e_subagent.py): the model hands a job to the general
-// subagent; the child's edit asks. The task card shows the child's steps live, nested and folded; the
-// child's dialog shows in the chat, naming the task; "Open as session" shows the child on its own.
-// Usage: node e2e_subagent.mjs '{"url": ..., "folder": ..., "shots": ...}'
+// Sessions at scale in the real VS Code (run by test_e2e_scale.py). A sub-agent: the model hands a job
+// to the general subagent; the child's edit asks. The task card shows the child's steps live, nested
+// and folded; the child's dialog shows in the chat, naming the task; "Open as session" shows the child
+// on its own. Then the session menu's search box, and a session exported as Markdown.
+// Usage: node e2e_scale.mjs '{"url": ..., "folder": ..., "shots": ...}'
 import { Workbench, log, until } from "./driver.mjs";
 
 const args = JSON.parse(process.argv[2]);
@@ -56,6 +57,40 @@ const phases = [
     });
     r.cards = await chat.$$eval(".part.tool .tool-name", (els) => els.map((e) => e.textContent));
     await wb.shot("subagent-child-session");
+  }],
+  ["search", async (wb, r, s) => {
+    const chat = s.chat;
+    await chat.click(".icon-button[aria-label='New session']");
+    await until("a new session", async () => (await chat.$$(".message")).length === 0);
+    await chat.click("#prompt-input");
+    await chat.type("#prompt-input", "tell me about zebras");
+    await wb.page.keyboard.press("Enter");
+    await until("the zebra answer", async () => (await chat.$$eval(".message.assistant .md", (els) => els.map((e) => e.textContent).join("\n"))).includes("Zebras have stripes."), 30000);
+    await until("the turn to end", async () => (await chat.$eval("#send", (b) => b.textContent)) === "Send", 30000);
+    await chat.click(".session-title");
+    await chat.waitForSelector("#session-search", { visible: true });
+    const hits = () => chat.$$eval(".search-hit", (els) => els.map((e) => ({ title: e.querySelector(".session-link").textContent, snippet: e.querySelector(".snippet").textContent, marks: [...e.querySelectorAll("mark")].map((m) => m.textContent) })));
+    // Text with punctuation must be quoted: the server's reason shows in the menu.
+    await chat.type("#session-search", "sub-agent");
+    await until("the query's error", () => chat.$(".search-error"));
+    r.error = await chat.$eval(".search-error", (e) => e.textContent);
+    await chat.$eval("#session-search", (el) => { el.value = ""; });
+    await chat.type("#session-search", "fixed");
+    await until("the hits for fixed", async () => (await hits()).length > 0);
+    r.hits = await hits();
+    await wb.shot("scale-search");
+    await chat.click(".search-hit .session-link");
+    await until("the found session", async () => (await chat.$$eval(".message.assistant .md", (els) => els.map((e) => e.textContent).join("\n"))).includes("The sub-agent fixed add()."));
+    r.menuClosed = await chat.$eval("#sessions", (el) => el.hidden);
+  }],
+  ["export", async (wb, r, s) => {
+    const chat = s.chat;
+    await chat.click(".session-title");
+    await chat.click(".session-actions [aria-label='Export session as Markdown']");
+    await until("the exported Markdown", async () => (await wb.editorText().catch(() => "")).includes("The sub-agent fixed add()."), 20000);
+    r.text = await wb.editorText();
+    r.tab = await wb.page.$eval(".tab.active", (t) => t.getAttribute("aria-label"));
+    await wb.shot("scale-export");
   }],
 ];
 

@@ -1,7 +1,8 @@
-"""A sub-agent in the real VS Code (code-server + Chromium), the real ``agentls serve`` and the scripted
-fake model: the task card shows the child session's steps live, nested and folded by default; the
-child's permission dialog shows in the chat and names the task; "Open as session" shows the child.
-Screenshots go to ``tests/vscode/screenshots/subagent``.
+"""Sessions at scale in the real VS Code (code-server + Chromium), the real ``agentls serve`` and the
+scripted fake model. A sub-agent: the task card shows the child session's steps live, nested and
+folded by default; the child's permission dialog shows in the chat and names the task; "Open as
+session" shows the child. The session menu's search box finds a session by what was said in it; a
+session exports as Markdown. Screenshots go to ``tests/vscode/screenshots/scale``.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ class Run:
 def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
     assert AGENTLS.is_file(), f"{AGENTLS} is missing: run ./scripts/setup"
     package = vsix()
-    tmp = tmp_path_factory.mktemp("vscode-subagent")
+    tmp = tmp_path_factory.mktemp("vscode-scale")
     folder = tmp / "project"
     folder.mkdir()
     (folder / "calc.py").write_text(CALC)
@@ -56,6 +57,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
             Turn.text("Editing calc.py.", chunks=2).tool_call("edit", EDIT),  # the child: asks
             Turn.text("Fixed add().", chunks=2),
             Turn.text("The sub-agent fixed add().", chunks=3),
+            Turn.text("Zebras have stripes.", chunks=2),  # a second session
         )
         titles.script(*[Turn.text("Sub-agent fix") for _ in range(4)])
         settings = {"agentls.server.path": str(AGENTLS), "agentls.config": fake_model_config(model, titles)}
@@ -66,7 +68,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
         with code_server(tmp / "vscode", package, settings, env) as cs:
             args = {"url": cs.url, "folder": str(folder), "shots": str(shots)}
             done = subprocess.run(
-                [tool("node"), str(HERE / "e2e_subagent.mjs"), json.dumps(args)],
+                [tool("node"), str(HERE / "e2e_scale.mjs"), json.dumps(args)],
                 env=tools_env(),
                 capture_output=True,
                 text=True,
@@ -79,7 +81,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
         for line in done.stdout.splitlines():
             if line.startswith("RESULT "):
                 result = json.loads(line[len("RESULT ") :])
-        target = HERE / "screenshots" / "subagent"
+        target = HERE / "screenshots" / "scale"
         shutil.rmtree(target, ignore_errors=True)
         if shots.is_dir():
             shutil.copytree(shots, target)
@@ -115,3 +117,20 @@ def test_open_as_session_shows_the_child(run: Run) -> None:
     r = run.phase("open-child")
     assert "fix add" in r["title"]
     assert r["cards"] == ["edit"]
+
+
+def test_the_session_search_box_finds_a_session_by_its_text(run: Run) -> None:
+    r = run.phase("search")
+    assert "not valid FTS5 query syntax" in r["error"], r["error"]
+    # The parent's answer matches; the sub-agent's own "Fixed add()." is in its parent's card.
+    assert len(r["hits"]) == 1, r["hits"]
+    assert r["hits"][0]["snippet"] == "The sub-agent fixed add()."
+    assert r["hits"][0]["marks"] == ["fixed"]
+    assert r["menuClosed"] is True
+
+
+def test_a_session_exports_as_markdown(run: Run) -> None:
+    r = run.phase("export")
+    assert "Fix add() with a sub-agent" in r["text"], r["text"]
+    assert "The sub-agent fixed add()." in r["text"], r["text"]
+    assert "Untitled-1" in r["tab"], r["tab"]  # an untitled editor: the user saves it where they like
