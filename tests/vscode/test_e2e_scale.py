@@ -50,6 +50,8 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
     folder = tmp / "project"
     folder.mkdir()
     (folder / "calc.py").write_text(CALC)
+    for name in ("a.py", "b.py", "c.py"):
+        (folder / name).write_text("x = 1\n")
     shots = tmp / "screenshots"
     with FakeModelServer.threaded() as model, FakeModelServer.threaded() as titles:
         model.script(
@@ -58,9 +60,19 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
             Turn.text("Fixed add().", chunks=2),
             Turn.text("The sub-agent fixed add().", chunks=3),
             Turn.text("Zebras have stripes.", chunks=2),  # a second session
+            # Two sessions at once, each on its own dialog: B (in a tab), then A (in the sidebar).
+            Turn.tool_call("edit", {"filePath": "b.py", "oldString": "x = 1", "newString": "x = 2"}),
+            Turn.tool_call("edit", {"filePath": "a.py", "oldString": "x = 1", "newString": "x = 2"}),
+            Turn.text("A is done.", chunks=3),
+            Turn.text("B is done.", chunks=3),
+            # C asks while no chat shows it: it waits for the driver's file, then edits.
+            Turn.tool_call("bash", {"command": "while [ ! -e go ]; do sleep 0.1; done"}),
+            Turn.tool_call("edit", {"filePath": "c.py", "oldString": "x = 1", "newString": "x = 2"}),
+            Turn.text("C is done.", chunks=2),
         )
-        titles.script(*[Turn.text("Sub-agent fix") for _ in range(4)])
-        settings = {"agentls.server.path": str(AGENTLS), "agentls.config": fake_model_config(model, titles)}
+        titles.script(*[Turn.text("Sub-agent fix") for _ in range(10)])
+        config = fake_model_config(model, titles, permission={"bash": "allow"})
+        settings = {"agentls.server.path": str(AGENTLS), "agentls.config": config}
         env = {
             "AGENTLS_DATA_DIR": str(tmp / "agentls-data"),
             "AGENTLS_CONFIG_DIR": str(tmp / "agentls-config"),
@@ -134,3 +146,24 @@ def test_a_session_exports_as_markdown(run: Run) -> None:
     assert "Fix add() with a sub-agent" in r["text"], r["text"]
     assert "The sub-agent fixed add()." in r["text"], r["text"]
     assert "Untitled-1" in r["tab"], r["tab"]  # an untitled editor: the user saves it where they like
+
+
+def test_two_sessions_wait_at_once_side_by_side_and_nothing_crosses_over(run: Run) -> None:
+    r = run.phase("side-by-side")
+    assert r["both"] == {"sidebar": ["Edit a.py"], "tab": ["Edit b.py"]}, r["both"]
+    assert any(t.startswith("Sub-agent fix,") for t in r["tabs"]), r["tabs"]  # its tab, named after it
+    # A answered: the sidebar's dialog is gone and A ended; the tab still waits, and says so.
+    assert r["afterA"]["sidebar"] == [] and r["afterA"]["tab"] == ["Edit b.py"], r["afterA"]
+    assert "A is done." not in r["afterA"]["tabAnswers"]
+    assert r["afterA"]["tabStatus"].startswith("Working"), r["afterA"]
+    assert "A is done." in r["afterB"]["sidebar"] and "B is done." not in r["afterB"]["sidebar"]
+    assert "B is done." in r["afterB"]["tab"] and "A is done." not in r["afterB"]["tab"]
+    assert r["files"] == {"a": "x = 2\n", "b": "x = 2\n"}
+    assert r["notices"] == []  # both dialogs were on screen: no notification
+
+
+def test_a_dialog_of_a_session_on_no_screen_shows_a_notice_that_takes_the_user_there(run: Run) -> None:
+    r = run.phase("notice")
+    assert r["notice"] == 'agentls: "Sub-agent fix" asks for a permission.', r["notice"]
+    assert r["dialogs"] == ["Edit c.py"]
+    assert (run.folder / "c.py").read_text() == "x = 2\n"

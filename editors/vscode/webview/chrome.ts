@@ -72,6 +72,7 @@ export class Chrome {
           button("Fork", () => this.post({ type: "forkSession", sessionID: id }), { class: "link", title: "A copy of this session to go on in another direction", "aria-label": "Fork session" }),
           button("Delete", () => this.post({ type: "deleteSession", sessionID: id }), { class: "link danger", title: "Delete this session", "aria-label": "Delete session" }),
           button("Export", () => this.post({ type: "exportSession", sessionID: id }), { class: "link", title: "This session as Markdown, in a new editor", "aria-label": "Export session as Markdown" }),
+          button("Open in tab", () => this.post({ type: "openInTab", sessionID: id }), { class: "link", title: "This session in an editor tab, beside the others", "aria-label": "Open session in an editor tab" }),
         )
       : null;
     if (this.search.active) {

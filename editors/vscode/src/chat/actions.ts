@@ -111,6 +111,9 @@ export class Actions {
       }
       case "exportSession":
         return exportSession(this.view.client, message.sessionID);
+      case "openInTab":
+        await vscode.commands.executeCommand("agentls.openSessionInTab", message.sessionID);
+        return;
       default:
         return;
     }

@@ -105,4 +105,5 @@ export type FromWebview =
   | { type: "copyCode"; text: string }
   | { type: "insertCode"; text: string }
   | { type: "searchSessions"; query: string }
-  | { type: "exportSession"; sessionID: string };
+  | { type: "exportSession"; sessionID: string }
+  | { type: "openInTab"; sessionID: string };

@@ -30,8 +30,11 @@ const CURRENT_KEY = "agentls.currentSession";
 const PAGE = 30;
 const FLUSH_MS = 16;
 
+/** Where a chat is drawn: the sidebar's webview view, or an editor tab's webview panel (panel.ts). */
+type Surface = Pick<vscode.WebviewView, "webview" | "onDidDispose" | "visible">;
+
 export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
-  private view: vscode.WebviewView | undefined;
+  private view: Surface | undefined;
   private ready = false;
   private pending: AgentEvent[] = [];
   /** Snapshots being fetched (events are held until they are posted). */
@@ -52,6 +55,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     private readonly context: vscode.ExtensionContext,
     readonly client: AgentClient,
     actions: (view: ChatView) => Actions,
+    /** A chat in an editor tab keeps its own session (the sidebar's is remembered per workspace). */
+    private readonly own?: { sessionID: string | undefined; reveal: () => void },
   ) {
     this.actions = actions(this);
     this.disposables.push(
@@ -69,7 +74,12 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   }
 
   get sessionID(): string | undefined {
-    return this.context.workspaceState.get<string>(CURRENT_KEY);
+    return this.own ? this.own.sessionID : this.context.workspaceState.get<string>(CURRENT_KEY);
+  }
+
+  /** Whether the chat is on screen now. */
+  get visible(): boolean {
+    return this.view?.visible === true;
   }
 
   get session(): Session | undefined {
@@ -81,7 +91,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     return (id && this.statuses.get(id)) || { type: "idle" };
   }
 
-  resolveWebviewView(view: vscode.WebviewView): void {
+  resolveWebviewView(view: Surface): void {
     this.view = view;
     this.ready = false;
     view.webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.context.extensionUri, "dist"), vscode.Uri.joinPath(this.context.extensionUri, "media")] };
@@ -98,6 +108,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   }
 
   async reveal(): Promise<void> {
+    if (this.own) return this.own.reveal();
     await vscode.commands.executeCommand(`${VIEW_ID}.focus`);
   }
 
@@ -211,7 +222,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
           snapshot = await this.snapshot(id);
         } catch {
           // The session is gone (deleted elsewhere, or another data dir): start without one.
-          await this.context.workspaceState.update(CURRENT_KEY, undefined);
+          await this.remember(undefined);
         }
       }
       this.sessionValue = snapshot?.session;
@@ -250,8 +261,13 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     };
   }
 
+  private async remember(sessionID: string | undefined): Promise<void> {
+    if (this.own) this.own.sessionID = sessionID;
+    else await this.context.workspaceState.update(CURRENT_KEY, sessionID);
+  }
+
   async select(sessionID: string | undefined): Promise<void> {
-    await this.context.workspaceState.update(CURRENT_KEY, sessionID);
+    await this.remember(sessionID);
     await this.sendSnapshot();
   }
 
