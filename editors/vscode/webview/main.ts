@@ -8,6 +8,7 @@ import { button, h, setMarkdown } from "./dom.ts";
 import { LANGUAGES } from "./markdown.ts";
 import { Transcript } from "./parts.ts";
 import { applyEvent, emptyDirty, initialState, loadSnapshot, setConfig, setServer, setSessions } from "./state.ts";
+import { OlderLoader, prependOlder } from "./virtual.ts";
 
 interface VsCodeApi {
   postMessage(message: FromWebview): void;
@@ -56,6 +57,7 @@ transcript.root.addEventListener("keydown", (event) => {
 const stats = { frames: 0, events: 0, maxDrawMs: 0, totalDrawMs: 0, maxTranscriptMs: 0, maxScrollMs: 0, maxChromeMs: 0 };
 (window as unknown as { agentlsStats: typeof stats }).agentlsStats = stats;
 
+const older = new OlderLoader(transcript.root, transcript.top, state, post);
 const app = document.getElementById("app") as HTMLElement;
 app.append(chrome.bar, chrome.sessionList, chrome.notice, firstRun.root, h("div", { id: "transcript-box" }, transcript.root, jump), chrome.panels, chrome.status, prompt.root);
 
@@ -85,8 +87,9 @@ function draw(): void {
   transcript.settle();
   if (d.dialogs) chrome.drawDialogs(transcript.dialogs, view);
   const scrollStart = performance.now();
-  if (follow) transcript.root.scrollTop = transcript.root.scrollHeight;
-  else if (transcript.root.scrollHeight !== heightBefore) jump.hidden = false;
+  const prepended = older.drawn();
+  if (follow && !prepended) transcript.root.scrollTop = transcript.root.scrollHeight;
+  else if (transcript.root.scrollHeight !== heightBefore && !prepended) jump.hidden = false;
   stats.maxScrollMs = Math.max(stats.maxScrollMs, performance.now() - scrollStart);
   // Long texts that got more stable Markdown than a frame's budget go on next frame.
   if (transcript.behind.size > 0) {
@@ -150,6 +153,10 @@ window.addEventListener("message", (event: MessageEvent<ToWebview>) => {
       break;
     case "restorePrompt":
       prompt.restore(message.text, message.attachments);
+      break;
+    case "olderMessages":
+      older.arrived();
+      prependOlder(state, message.sessionID, message.messages, message.more);
       break;
     case "searchResults":
       chrome.search.results(message.query, message.hits, message.error);

@@ -37,10 +37,12 @@ export class Transcript {
   /** Texts with stable blocks still to render: the view draws them again next frame. */
   readonly behind = new Set<string>();
   readonly dialogs = h("div", { id: "dialogs" });
+  /** Above the first message: where older messages load (webview/virtual.ts). */
+  readonly top = h("div", { id: "older" });
   private subtasks: Subtasks = new Map();
 
   constructor(private readonly post: Post) {
-    this.root.append(this.dialogs);
+    this.root.append(this.top, this.dialogs);
   }
 
   reset(): void {
@@ -51,7 +53,7 @@ export class Transcript {
     this.messageEls.clear();
     this.partEls.clear();
     this.texts.clear();
-    this.root.replaceChildren(this.dialogs);
+    this.root.replaceChildren(this.top, this.dialogs);
   }
 
   /** After a frame: once a reset's transcript is drawn, additions are announced again. */
@@ -87,7 +89,7 @@ export class Transcript {
       }
     }
     const revertFrom = state.session?.revert?.messageID;
-    let previous: Element | null = null;
+    let previous: Element | null = this.top;
     for (const id of state.order) {
       let el = this.messageEls.get(id);
       const view = state.messages.get(id);

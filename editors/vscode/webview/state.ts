@@ -51,6 +51,7 @@ export interface ChatState {
   turnErrors: Map<string, string>;
   warnings: string[]; // agent.warning messages of this session (or of none), newest last
   subtasks: Subtasks; // child sessions of its task cards (webview/subtasks.ts)
+  moreBefore: boolean; // older messages are on the server (webview/virtual.ts loads them)
   dirty: Dirty;
 }
 
@@ -79,6 +80,7 @@ export function initialState(): ChatState {
     turnErrors: new Map(),
     warnings: [],
     subtasks: new Map(),
+    moreBefore: false,
     dirty: { ...emptyDirty(), transcript: true, dialogs: true, sessions: true, header: true },
   };
 }
@@ -98,6 +100,7 @@ export function loadSnapshot(state: ChatState, snapshot: Snapshot | null): void 
     state.messages.set(m.info.id, { info: m.info, parts: m.parts.map((p) => ({ ...p }) as Part) });
     for (const p of m.parts) state.partOwner.set(p.id, m.info.id);
   }
+  state.moreBefore = snapshot?.moreBefore === true;
   state.subtasks = new Map();
   for (const m of snapshot?.messages ?? []) for (const p of m.parts) follow(state.subtasks, p);
   loadChildren(state.subtasks, snapshot?.children);
@@ -138,7 +141,7 @@ function insertSorted(list: string[], id: string): number {
   return i;
 }
 
-function upsertMessage(state: ChatState, info: MessageInfo): MessageView {
+export function upsertMessage(state: ChatState, info: MessageInfo): MessageView {
   let view = state.messages.get(info.id);
   if (view === undefined) {
     view = { info, parts: [] };

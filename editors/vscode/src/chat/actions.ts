@@ -8,7 +8,7 @@ import type { Session } from "../protocol";
 import { type Attachment, type FromWebview, IMAGE_TYPES, MAX_IMAGE_BYTES } from "./messages";
 import { copyCode, insertCode } from "./codeblock";
 import { bestMatch } from "./match";
-import { exportSession, searchSessions } from "./sessionTools";
+import { exportSession, olderMessages, searchSessions } from "./sessionTools";
 import type { ChatView } from "./view";
 
 const SAFE_LINK = /^(https?|mailto):/i;
@@ -111,6 +111,11 @@ export class Actions {
       }
       case "exportSession":
         return exportSession(this.view.client, message.sessionID);
+      case "loadOlder": {
+        const page = await olderMessages(this.view.client, message.sessionID, message.before);
+        this.view.post({ type: "olderMessages", sessionID: message.sessionID, ...page });
+        return;
+      }
       case "openInTab":
         await vscode.commands.executeCommand("agentls.openSessionInTab", message.sessionID);
         return;

@@ -38,6 +38,8 @@ export interface Snapshot {
   todos: Todo[];
   changes: FileDiff[];
   busy: boolean;
+  /** Older messages than `messages` are on the server (the newest page is sent; webview/virtual.ts). */
+  moreBefore?: boolean;
   /** The messages of the session's sub-agents (child sessions of its task cards), by child session. */
   children?: Record<string, MessageWithParts[]>;
 }
@@ -72,7 +74,8 @@ export type ToWebview =
   | { type: "firstRun"; info: FirstRunInfo }
   /** A prompt that was not sent or whose turn failed: back into the box. */
   | { type: "restorePrompt"; text: string; attachments: Attachment[] }
-  | { type: "searchResults"; query: string; hits: SearchHit[]; error?: string };
+  | { type: "searchResults"; query: string; hits: SearchHit[]; error?: string }
+  | { type: "olderMessages"; sessionID: string; messages: MessageWithParts[]; more: boolean };
 
 export type FromWebview =
   | { type: "ready" }
@@ -106,4 +109,5 @@ export type FromWebview =
   | { type: "insertCode"; text: string }
   | { type: "searchSessions"; query: string }
   | { type: "exportSession"; sessionID: string }
-  | { type: "openInTab"; sessionID: string };
+  | { type: "openInTab"; sessionID: string }
+  | { type: "loadOlder"; sessionID: string; before: string };

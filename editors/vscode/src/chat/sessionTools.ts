@@ -2,9 +2,17 @@
 // for the chat view's host side.
 import * as vscode from "vscode";
 import type { AgentClient } from "../client/server";
-import type { SearchHit } from "../protocol";
+import type { MessageWithParts, SearchHit } from "../protocol";
 
 const SEARCH_LIMIT = 30;
+/** Messages a chat loads at a time: the newest page first, older ones as the user scrolls up. */
+export const MESSAGE_PAGE = 20;
+
+/** The page of messages before `before` (oldest first), and whether there are older ones still. */
+export async function olderMessages(client: AgentClient, sessionID: string, before: string): Promise<{ messages: MessageWithParts[]; more: boolean }> {
+  const { messages } = await client.request<{ messages: MessageWithParts[] }>("agent/session/messages", { sessionID, limit: MESSAGE_PAGE, before });
+  return { messages, more: messages.length === MESSAGE_PAGE };
+}
 
 /** The sessions matching `query`, or the server's reason a query is not valid. */
 export async function searchSessions(client: AgentClient, query: string): Promise<{ hits: SearchHit[]; error?: string }> {

@@ -20,6 +20,7 @@ import { Actions } from "./actions";
 import { chatHtml } from "./html";
 import { firstRunInfo, noModelMessage } from "./firstrun";
 import { childMessages, dialogsOf } from "./subtasks";
+import { MESSAGE_PAGE } from "./sessionTools";
 import type { Attachment, FromWebview, ServerPhase, Snapshot, ToWebview } from "./messages";
 
 export const VIEW_ID = "agentls.chat";
@@ -240,7 +241,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     const c = this.client;
     const [session, messages, permissions, questions, todos, changes] = await Promise.all([
       c.request<Session>("agent/session/get", { sessionID }),
-      c.request<{ messages: MessageWithParts[] }>("agent/session/messages", { sessionID }),
+      c.request<{ messages: MessageWithParts[] }>("agent/session/messages", { sessionID, limit: MESSAGE_PAGE }),
       c.request<{ requests: PermissionRequest[] }>("agent/permission/list", {}),
       c.request<{ requests: QuestionRequest[] }>("agent/question/list", {}),
       c.request<{ todos: Todo[] }>("agent/session/todo", { sessionID }),
@@ -253,6 +254,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       session,
       messages: messages.messages,
       children,
+      moreBefore: messages.messages.length === MESSAGE_PAGE,
       permissions: dialogsOf(permissions.requests, sessionID, children),
       questions: questions.requests.filter((r) => r.sessionID === sessionID),
       todos: todos.todos,
