@@ -6,7 +6,7 @@ import type { MessageWithParts, SearchHit } from "../protocol";
 
 const SEARCH_LIMIT = 30;
 /** Messages a chat loads at a time: the newest page first, older ones as the user scrolls up. */
-export const MESSAGE_PAGE = 20;
+export const MESSAGE_PAGE = 100;
 
 /** The page of messages before `before` (oldest first), and whether there are older ones still. */
 export async function olderMessages(client: AgentClient, sessionID: string, before: string): Promise<{ messages: MessageWithParts[]; more: boolean }> {
