@@ -664,7 +664,8 @@ class AgentApp:
         (the rules of the step it belongs to; its ``ruleset`` field is the same list)."""
 
         async def ask(request: PermissionAsk) -> None:
-            await self.permissions.ask(session_id, message_id, call_id, request, ruleset)
+            task = self.subtasks.origin_of(session_id)
+            await self.permissions.ask(session_id, message_id, call_id, request, ruleset, task)
 
         return ToolContext(
             session_id=session_id,

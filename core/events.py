@@ -235,6 +235,16 @@ class PartDelta(Event):
 # --- dialogs -------------------------------------------------------------------------------
 
 
+class TaskOrigin(BaseModel):
+    """The ``task`` call a subagent's child session runs for: a dialog of that child names it."""
+
+    sessionID: str  # the parent session
+    messageID: str
+    callID: str
+    description: str
+    subagent: str
+
+
 class PermissionRequest(BaseModel):
     id: str
     sessionID: str
@@ -245,6 +255,7 @@ class PermissionRequest(BaseModel):
     title: str
     metadata: dict[str, Any] = Field(default_factory=dict)
     always: list[str] = Field(default_factory=list)
+    task: TaskOrigin | None = None  # asked inside a subagent's session: the parent's task call
 
 
 class PermissionAsked(Event):

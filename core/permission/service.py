@@ -15,7 +15,7 @@ from typing import Literal, Protocol
 
 from core.bus import Bus
 from core.errors import InvalidInputError, NotFoundError, PermissionDeniedError, PermissionRejectedError
-from core.events import PermissionAsked, PermissionReplied, PermissionRequest
+from core.events import PermissionAsked, PermissionReplied, PermissionRequest, TaskOrigin
 from core.ids import ascending
 from core.permission.request import PermissionAsk, Proposal
 from core.permission.rules import Rule, Ruleset, decide
@@ -90,8 +90,10 @@ class Permissions:
         call_id: str | None,
         ask: PermissionAsk,
         ruleset: Ruleset,
+        task: TaskOrigin | None = None,
     ) -> None:
-        """Return when the call may go ahead; raise when a rule denies it or the user rejects it."""
+        """Return when the call may go ahead; raise when a rule denies it or the user rejects it.
+        ``task``: the parent's task call, when ``session_id`` is a subagent's (the dialog names it)."""
         patterns = ask.patterns or ["*"]
         rules = [decide(ask.permission, p, ruleset, self._approvals) for p in patterns]
         for pattern, rule in zip(patterns, rules, strict=True):
@@ -109,6 +111,7 @@ class Permissions:
             title=ask.title or f"{ask.permission}: {', '.join(patterns)}",
             metadata={**ask.metadata, **({"editable": True} if ask.proposal is not None else {})},
             always=list(ask.always),
+            task=task,
         )
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._pending[request.id] = _Pending(request, list(ruleset), future, ask.proposal)

@@ -5,11 +5,12 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import defaultdict
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from core import ids
 from core.agent.agents import derive_child_rules
 from core.errors import AbortedError, AgentError, NotFoundError, ToolError
+from core.events import TaskOrigin
 from core.message.models import (
     AssistantMessage,
     AssistantTime,
@@ -42,6 +43,7 @@ class Subtasks:
     def __init__(self, app: AgentHost) -> None:
         self._app = app
         self._children: dict[str, set[str]] = defaultdict(set)
+        self._origins: dict[str, TaskOrigin] = {}  # child session → the task call it runs for
 
     def describe_subagents(self) -> list[tuple[str, str]]:
         """Subagents the model may pick, with their descriptions."""
@@ -54,6 +56,10 @@ class Subtasks:
             found.append(child)
             found.extend(self.children_of(child))
         return found
+
+    def origin_of(self, session_id: str) -> TaskOrigin | None:
+        """The task call ``session_id`` last ran for, when it is a subagent's session."""
+        return self._origins.get(session_id)
 
     async def run_subtask(
         self, ctx: ToolContext, agent: str, prompt: str, description: str, task_id: str | None
@@ -82,6 +88,14 @@ class Subtasks:
         parent_rules = ctx.ruleset
         app.set_session_rules(child.id, derive_child_rules(parent_rules, info))
         self._children[ctx.session_id].add(child.id)
+        self._origins[child.id] = TaskOrigin(
+            sessionID=ctx.session_id,
+            messageID=ctx.message_id,
+            callID=ctx.call_id,
+            description=description,
+            subagent=agent,
+        )
+        # The child's id on the running task part at once: clients follow its steps live.
         ctx.update(description, {"sessionID": child.id, "subagent": agent})
         model = await self._parent_model(ctx.session_id)
 
@@ -137,6 +151,16 @@ class Subtasks:
         await app.sessions.update_part(tool)
         ruleset = app.ruleset_for(agent, session_id)
         ctx = app.tool_context(session_id, agent, abort, ruleset, msg.id, tool.callID)
+        writes: list[asyncio.Task[None]] = []
+
+        def update(title: str | None, metadata: dict[str, Any]) -> None:
+            # As the loop does for a model's task call: the running part shows the child's id.
+            if isinstance(tool.state, ToolStateRunning):
+                tool.state.title = title if title is not None else tool.state.title
+                tool.state.metadata = {**(tool.state.metadata or {}), **metadata}
+                writes.append(asyncio.get_running_loop().create_task(app.sessions.update_part(tool)))
+
+        ctx.update = update
         try:
             result = await self.run_subtask(ctx, part.agent, part.prompt, part.description, None)
         except AgentError as exc:
@@ -153,6 +177,7 @@ class Subtasks:
                 metadata={"sessionID": result.session_id, "subagent": part.agent},
                 time=ToolTimeDone(start=started, end=now_ms()),
             )
+        await asyncio.gather(*writes)
         await app.sessions.update_part(tool)
         # "tool-calls": the primary agent takes the next step and reads the subagent's report.
         msg.finish = "tool-calls" if msg.error is None else None

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import aiosqlite
 
 from core.errors import NotFoundError
-from core.message.models import AnyPart, MessageWithParts
+from core.message.models import AnyPart, AssistantMessage, MessageWithParts
 from core.storage.rows import AnyMessage, OnInvalid, checked, decode_message, decode_part, encode
 from core.storage.search import SearchTable
 
@@ -51,6 +51,8 @@ class MessageTable(SearchTable):
     async def upsert_message(self, info: AnyMessage) -> None:
         """Insert or replace a message (its session must exist)."""
         await self._write(_UPSERT_MESSAGE, message_row(info))
+        if isinstance(info, AssistantMessage) and (info.time.completed is not None or info.error is not None):
+            await self.answer_completed()
 
     async def upsert_part(self, part: AnyPart) -> None:
         """Insert or replace a part (its message must exist)."""

@@ -209,3 +209,18 @@ def test_searching_sessions_from_the_picker(nvim: Nvim) -> None:
         Turn.text("Zebras have stripes.", chunks=3), Turn.text("Okapis have stripes too.", chunks=3)
     )
     nvim.run("search.lua").check()
+
+
+def test_a_sub_agents_steps_show_in_its_task_fold(nvim: Nvim) -> None:
+    hello = str(nvim.project / "hello.py")
+    task = {"description": "fix the greeting", "prompt": "Make hello.py say bye", "subagent_type": "general"}
+    nvim.model.script(
+        Turn.tool_call("task", task),
+        Turn.text("Editing hello.py.").tool_call(
+            "edit", {"filePath": hello, "oldString": "hello", "newString": "bye"}
+        ),
+        Turn.text("Fixed the greeting."),
+        Turn.text("The sub-agent fixed it."),
+    )
+    run = nvim.run("subagent.lua").check()
+    assert nvim.model.pending == 0, run.stderr

@@ -28,6 +28,7 @@ from tests.tools import ROOT
 FIXTURES = ROOT / "editors" / "vscode" / "test" / "fixtures"
 SERVER = [sys.executable, "-m", "lsp_server"]
 CALC = "def add(a, b):\n    return a - b\n"
+TASK = {"description": "fix add", "prompt": "Fix add() in calc.py", "subagent_type": "general"}
 
 
 class Rpc:
@@ -175,6 +176,20 @@ def scenarios(python: str) -> list[Scenario]:
             answer_dialogs,
         ),
         Scenario(
+            "subagent",
+            [
+                Turn.text("Handing it to a sub-agent.", chunks=2).tool_call("task", TASK),
+                # The child's steps: an edit that asks, then its report.
+                Turn.text("Editing calc.py.", chunks=2).tool_call(
+                    "edit", {"filePath": "calc.py", "oldString": "a - b", "newString": "a + b"}
+                ),
+                Turn.text("Fixed add().", chunks=2),
+                Turn.text("The sub-agent fixed add().", chunks=3),
+            ],
+            "Fix add() with a sub-agent",
+            answer_dialogs,
+        ),
+        Scenario(
             "abort",
             [Turn.text("word " * 400, chunks=200).stall(after=30)],
             "Write a long essay",
@@ -236,17 +251,34 @@ def record(scenario: Scenario, work: Path) -> dict[str, Any]:
                     on_event(message["params"])
             messages = rpc.call("agent/session/messages", {"sessionID": session["id"]}, on_event)["messages"]
             final = rpc.call("agent/session/get", {"sessionID": session["id"]}, on_event)
+            children = {
+                child: rpc.call("agent/session/messages", {"sessionID": child}, on_event)["messages"]
+                for child in _children(messages)
+            }
         finally:
             rpc.close()
-    return {"scenario": scenario.name, "session": final, "events": events, "messages": messages}
+    fixture = {"scenario": scenario.name, "session": final, "events": events, "messages": messages}
+    return {**fixture, "children": children} if children else fixture
 
 
-def record_all(target: Path) -> list[Path]:
-    """Record every scenario into ``target`` (one JSON file each)."""
+def _children(messages: list[dict[str, Any]]) -> list[str]:
+    """The child sessions the task parts of ``messages`` ran."""
+    return [
+        p["state"]["metadata"]["sessionID"]
+        for m in messages
+        for p in m["parts"]
+        if p["type"] == "tool" and p["tool"] == "task" and "sessionID" in p["state"].get("metadata", {})
+    ]
+
+
+def record_all(target: Path, only: list[str] | None = None) -> list[Path]:
+    """Record every scenario (or those named in ``only``) into ``target`` (one JSON file each)."""
     target.mkdir(parents=True, exist_ok=True)
     written = []
     with tempfile.TemporaryDirectory() as work:
         for scenario in scenarios(sys.executable):
+            if only and scenario.name not in only:
+                continue
             fixture = record(scenario, Path(work))
             path = target / f"{scenario.name}.json"
             path.write_text(json.dumps(fixture, indent=1) + "\n")
@@ -255,5 +287,5 @@ def record_all(target: Path) -> list[Path]:
 
 
 if __name__ == "__main__":
-    for path in record_all(FIXTURES):
+    for path in record_all(FIXTURES, sys.argv[1:]):
         print(path)

@@ -3,6 +3,7 @@
 import * as vscode from "vscode";
 import { sendDiagnostics } from "./client/diagnostics";
 import { selectionAttachment } from "./chat/actions";
+import { exportSession } from "./chat/sessionTools";
 import { explainText, fixText } from "./chat/codeActions";
 import type { ChatView } from "./chat/view";
 
@@ -20,6 +21,7 @@ export function registerCommands(view: ChatView): vscode.Disposable[] {
     vscode.commands.registerCommand("agentls.focus", () => view.focusPrompt()),
     vscode.commands.registerCommand("agentls.stop", () => view.abort()),
     vscode.commands.registerCommand("agentls.restartServer", () => view.client.restart()),
+    vscode.commands.registerCommand("agentls.exportSession", () => exportSession(view.client, view.sessionID)),
     vscode.commands.registerCommand("agentls.askAboutSelection", async () => {
       const editor = editorOrWarn();
       if (editor === undefined) return;

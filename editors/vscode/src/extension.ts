@@ -2,6 +2,8 @@
 import * as vscode from "vscode";
 import { Actions } from "./chat/actions";
 import { ChatView, VIEW_ID } from "./chat/view";
+import { panelCommands, SessionPanels, showSession } from "./chat/panel";
+import { watchDialogs } from "./chat/dialogNotice";
 import { AgentClient } from "./client/server";
 import { registerCommands } from "./commands";
 import { DiffDocuments, SCHEME } from "./diff/provider";
@@ -31,6 +33,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   client = new AgentClient(output, missingServer, () => keys.all);
   const diffs = new DiffDocuments();
   const view = new ChatView(context, client, (v) => new Actions(v, diffs, keys));
+  const panels = new SessionPanels(context, client, (v) => new Actions(v, diffs, keys));
   client.commandHandler = (command, args) => runCodeAction(view, command, args);
   context.subscriptions.push(
     output,
@@ -42,6 +45,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     statusItem(view),
     ...registerCommands(view),
     ...registerReview(context, view, diffs),
+    panels,
+    ...panelCommands(view, panels),
+    watchDialogs(client, () => [view, ...panels.views], (sessionID) => showSession(view, panels, sessionID)),
     vscode.workspace.onDidChangeConfiguration((event) => {
       // Another executable or arguments need a new process, once the running turn (if any) has
       // ended; the agent's config goes to the running server, which applies it from the next turn.

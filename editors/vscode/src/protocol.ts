@@ -180,6 +180,25 @@ export interface PermissionRequest {
   always: string[];
   title?: string;
   metadata: JsonObject;
+  /** Asked inside a sub-agent's session: the parent's task call that asks (docs/protocol.md). */
+  task?: TaskOrigin;
+}
+
+/** One session found by agent/session/search (docs/protocol.md). */
+export interface SearchHit {
+  session: Session;
+  snippet: string;
+  highlights: [number, number][];
+  messageID: string | null;
+  partID: string | null;
+}
+
+export interface TaskOrigin {
+  sessionID: string;
+  messageID: string;
+  callID: string;
+  description: string;
+  subagent: string;
 }
 
 export interface QuestionOption {

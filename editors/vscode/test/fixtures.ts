@@ -10,6 +10,8 @@ export interface Fixture {
   session: Session;
   events: AgentEvent[];
   messages: MessageWithParts[];
+  /** The messages of the child sessions its task parts ran (the "subagent" scenario). */
+  children?: Record<string, MessageWithParts[]>;
 }
 
 const dir = process.env.AGENTLS_FIXTURES ?? path.join(import.meta.dirname, "fixtures");
@@ -18,7 +20,7 @@ export function fixture(name: string): Fixture {
   return JSON.parse(fs.readFileSync(path.join(dir, `${name}.json`), "utf8")) as Fixture;
 }
 
-export const SCENARIOS = ["edit-turn", "question", "retry", "abort"];
+export const SCENARIOS = ["edit-turn", "question", "retry", "abort", "subagent"];
 
 /** A view showing the fixture's session from its start, as after the user created it. */
 export function freshState(f: Fixture): ChatState {

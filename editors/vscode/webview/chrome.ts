@@ -3,6 +3,7 @@ import type { PermissionRequest, QuestionRequest } from "../src/protocol.ts";
 import { button, h, type Post } from "./dom.ts";
 import { usage } from "./derive.ts";
 import type { ChatState } from "./state.ts";
+import { SessionSearch } from "./search.ts";
 
 function formatTokens(n: number): string {
   return n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
@@ -19,6 +20,9 @@ function ago(ms: number): string {
 export class Chrome {
   readonly bar = h("div", { id: "bar" });
   readonly sessionList = h("div", { id: "sessions", hidden: true });
+  /** The menu's search box stays (it keeps the focus and the typed text); the rows below it change. */
+  readonly search: SessionSearch;
+  private readonly sessionRows = h("div", { class: "session-rows" });
   readonly status = h("div", { id: "status" });
   readonly notice = h("div", { id: "notice", hidden: true });
   readonly panels = h("div", { id: "panels" });
@@ -30,7 +34,11 @@ export class Chrome {
   constructor(
     private readonly post: Post,
     private readonly focusPrompt: () => void,
-  ) {}
+    redraw: () => void = () => undefined,
+  ) {
+    this.search = new SessionSearch(post, redraw);
+    this.sessionList.append(this.search.root, this.sessionRows);
+  }
 
   toggleList(open?: boolean): void {
     this.listOpen = open ?? !this.listOpen;
@@ -63,8 +71,18 @@ export class Chrome {
           button("Rename", () => this.post({ type: "renameSession", sessionID: id }), { class: "link", title: "Rename this session", "aria-label": "Rename session" }),
           button("Fork", () => this.post({ type: "forkSession", sessionID: id }), { class: "link", title: "A copy of this session to go on in another direction", "aria-label": "Fork session" }),
           button("Delete", () => this.post({ type: "deleteSession", sessionID: id }), { class: "link danger", title: "Delete this session", "aria-label": "Delete session" }),
+          button("Export", () => this.post({ type: "exportSession", sessionID: id }), { class: "link", title: "This session as Markdown, in a new editor", "aria-label": "Export session as Markdown" }),
+          button("Open in tab", () => this.post({ type: "openInTab", sessionID: id }), { class: "link", title: "This session in an editor tab, beside the others", "aria-label": "Open session in an editor tab" }),
         )
       : null;
+    if (this.search.active) {
+      const open = (sessionID: string): void => {
+        this.toggleList(false);
+        this.post({ type: "switchSession", sessionID });
+      };
+      this.sessionRows.replaceChildren(...(actions ? [actions] : []), ...this.search.rows(open));
+      return;
+    }
     const rows = state.sessions.map((s) =>
       h(
         "div",
@@ -81,7 +99,7 @@ export class Chrome {
     );
     const last = state.sessions[state.sessions.length - 1];
     const more = state.moreSessions && last ? button("More…", () => this.post({ type: "moreSessions", before: last.id }), { class: "link" }) : null;
-    this.sessionList.replaceChildren(...(actions ? [actions] : []), ...(rows.length ? rows : [h("div", { class: "empty" }, "No sessions yet.")]), ...(more ? [more] : []));
+    this.sessionRows.replaceChildren(...(actions ? [actions] : []), ...(rows.length ? rows : [h("div", { class: "empty" }, "No sessions yet.")]), ...(more ? [more] : []));
   }
 
   drawStatus(state: ChatState): void {
@@ -186,6 +204,7 @@ export class Chrome {
       { class: "dialog permission", "data-request": request.id, role: "alertdialog", tabindex: "-1", "aria-labelledby": `${request.id}-title`, "aria-describedby": `${request.id}-body` },
       h("div", { class: "dialog-title", id: `${request.id}-title` }, `Allow ${request.permission}?`),
       h("div", { class: "dialog-body", id: `${request.id}-body` }, what),
+      request.task ? h("div", { class: "dialog-task" }, `Asked by the task “${request.task.description}” (@${request.task.subagent})`) : null,
       h(
         "div",
         { class: "dialog-actions" },

@@ -8,6 +8,7 @@ import { button, h, setMarkdown } from "./dom.ts";
 import { LANGUAGES } from "./markdown.ts";
 import { Transcript } from "./parts.ts";
 import { applyEvent, emptyDirty, initialState, loadSnapshot, setConfig, setServer, setSessions } from "./state.ts";
+import { OlderLoader, prependOlder } from "./virtual.ts";
 
 interface VsCodeApi {
   postMessage(message: FromWebview): void;
@@ -27,7 +28,10 @@ const post = (message: FromWebview): void => {
 };
 const state = initialState();
 const focusPrompt = (): void => prompt.input.focus();
-const chrome = new Chrome(post, focusPrompt);
+const chrome = new Chrome(post, focusPrompt, () => {
+  state.dirty.sessions = true;
+  schedule();
+});
 const transcript = new Transcript(post);
 const firstRun = new FirstRun(post);
 const prompt = new PromptBox(post, (draft) => vscode.setState({ draft }), vscode.getState()?.draft);
@@ -53,6 +57,7 @@ transcript.root.addEventListener("keydown", (event) => {
 const stats = { frames: 0, events: 0, maxDrawMs: 0, totalDrawMs: 0, maxTranscriptMs: 0, maxScrollMs: 0, maxChromeMs: 0 };
 (window as unknown as { agentlsStats: typeof stats }).agentlsStats = stats;
 
+const older = new OlderLoader(transcript.root, transcript.top, state, post);
 const app = document.getElementById("app") as HTMLElement;
 app.append(chrome.bar, chrome.sessionList, chrome.notice, firstRun.root, h("div", { id: "transcript-box" }, transcript.root, jump), chrome.panels, chrome.status, prompt.root);
 
@@ -82,8 +87,9 @@ function draw(): void {
   transcript.settle();
   if (d.dialogs) chrome.drawDialogs(transcript.dialogs, view);
   const scrollStart = performance.now();
-  if (follow) transcript.root.scrollTop = transcript.root.scrollHeight;
-  else if (transcript.root.scrollHeight !== heightBefore) jump.hidden = false;
+  const prepended = older.drawn();
+  if (follow && !prepended) transcript.root.scrollTop = transcript.root.scrollHeight;
+  else if (transcript.root.scrollHeight !== heightBefore && !prepended) jump.hidden = false;
   stats.maxScrollMs = Math.max(stats.maxScrollMs, performance.now() - scrollStart);
   // Long texts that got more stable Markdown than a frame's budget go on next frame.
   if (transcript.behind.size > 0) {
@@ -150,6 +156,13 @@ window.addEventListener("message", (event: MessageEvent<ToWebview>) => {
       break;
     case "restorePrompt":
       prompt.restore(message.text, message.attachments);
+      break;
+    case "olderMessages":
+      older.arrived();
+      prependOlder(state, message.sessionID, message.messages, message.more);
+      break;
+    case "searchResults":
+      chrome.search.results(message.query, message.hits, message.error);
       break;
   }
   schedule();

@@ -6,6 +6,8 @@ import { addCodeActions } from "./codeblocks.ts";
 import { lineRange, toolSummary, turnEnding, userReply } from "./derive.ts";
 import { CutScanner, heldBackTail, isFence } from "./markdown.ts";
 import type { ChatState, MessageView } from "./state.ts";
+import { childSession, stepsOf, type Subtasks } from "./subtasks.ts";
+import { subtaskBox } from "./subtaskview.ts";
 
 interface TextView {
   scanner: CutScanner;
@@ -35,9 +37,12 @@ export class Transcript {
   /** Texts with stable blocks still to render: the view draws them again next frame. */
   readonly behind = new Set<string>();
   readonly dialogs = h("div", { id: "dialogs" });
+  /** Above the first message: where older messages load (webview/virtual.ts). */
+  readonly top = h("div", { id: "older" });
+  private subtasks: Subtasks = new Map();
 
   constructor(private readonly post: Post) {
-    this.root.append(this.dialogs);
+    this.root.append(this.top, this.dialogs);
   }
 
   reset(): void {
@@ -48,7 +53,7 @@ export class Transcript {
     this.messageEls.clear();
     this.partEls.clear();
     this.texts.clear();
-    this.root.replaceChildren(this.dialogs);
+    this.root.replaceChildren(this.top, this.dialogs);
   }
 
   /** After a frame: once a reset's transcript is drawn, additions are announced again. */
@@ -59,6 +64,7 @@ export class Transcript {
   }
 
   draw(state: ChatState): void {
+    this.subtasks = state.subtasks;
     const d = state.dirty;
     if (d.transcript) this.drawOrder(state);
     for (const id of d.messages) {
@@ -83,7 +89,7 @@ export class Transcript {
       }
     }
     const revertFrom = state.session?.revert?.messageID;
-    let previous: Element | null = null;
+    let previous: Element | null = this.top;
     for (const id of state.order) {
       let el = this.messageEls.get(id);
       const view = state.messages.get(id);
@@ -298,7 +304,10 @@ export class Transcript {
     // What the user answered or said stays in sight (the output below is folded).
     const reply = userReply(part);
     if (reply !== undefined) body.unshift(h("div", { class: "tool-said" }, h("span", { class: "label" }, reply.label), reply.text ? `${reply.text.includes("\n") || part.tool === "question" ? "\n" : " "}${reply.text}` : null));
+    // A sub-agent's steps, nested and folded under its task card.
+    const child = childSession(part);
+    const nested = child === undefined ? null : subtaskBox(stepsOf(this.subtasks, part.id), child, el.querySelector<HTMLDetailsElement>("details.subtask")?.open ?? false, this.post);
     el.className = `part tool status-${s.rejected ? "rejected" : s.status}`;
-    el.replaceChildren(head, ...body);
+    el.replaceChildren(head, ...body, ...(nested === null ? [] : [nested]));
   }
 }

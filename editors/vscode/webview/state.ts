@@ -15,6 +15,7 @@ import type {
   Todo,
 } from "../src/protocol.ts";
 import type { ServerPhase, Snapshot } from "../src/chat/messages.ts";
+import { applyChildEvent, askedByTask, follow, loadChildren, type Subtasks } from "./subtasks.ts";
 
 export interface MessageView {
   info: MessageInfo;
@@ -49,6 +50,8 @@ export interface ChatState {
   /** Errors of turns that failed with no assistant message to carry them, by the message they follow. */
   turnErrors: Map<string, string>;
   warnings: string[]; // agent.warning messages of this session (or of none), newest last
+  subtasks: Subtasks; // child sessions of its task cards (webview/subtasks.ts)
+  moreBefore: boolean; // older messages are on the server (webview/virtual.ts loads them)
   dirty: Dirty;
 }
 
@@ -76,6 +79,8 @@ export function initialState(): ChatState {
     error: null,
     turnErrors: new Map(),
     warnings: [],
+    subtasks: new Map(),
+    moreBefore: false,
     dirty: { ...emptyDirty(), transcript: true, dialogs: true, sessions: true, header: true },
   };
 }
@@ -95,6 +100,10 @@ export function loadSnapshot(state: ChatState, snapshot: Snapshot | null): void 
     state.messages.set(m.info.id, { info: m.info, parts: m.parts.map((p) => ({ ...p }) as Part) });
     for (const p of m.parts) state.partOwner.set(p.id, m.info.id);
   }
+  state.moreBefore = snapshot?.moreBefore === true;
+  state.subtasks = new Map();
+  for (const m of snapshot?.messages ?? []) for (const p of m.parts) follow(state.subtasks, p);
+  loadChildren(state.subtasks, snapshot?.children);
   state.permissions = snapshot?.permissions ?? [];
   state.questions = snapshot?.questions ?? [];
   state.todos = snapshot?.todos ?? [];
@@ -132,7 +141,7 @@ function insertSorted(list: string[], id: string): number {
   return i;
 }
 
-function upsertMessage(state: ChatState, info: MessageInfo): MessageView {
+export function upsertMessage(state: ChatState, info: MessageInfo): MessageView {
   let view = state.messages.get(info.id);
   if (view === undefined) {
     view = { info, parts: [] };
@@ -182,6 +191,7 @@ function upsertPart(state: ChatState, incoming: Part): void {
   }
   state.partOwner.set(part.id, view.info.id);
   state.dirty.parts.add(part.id);
+  follow(state.subtasks, part);
   if (part.type === "step-finish") state.dirty.header = true;
 }
 
@@ -252,7 +262,15 @@ export function applyEvent(state: ChatState, event: AgentEvent): void {
     }
     return;
   }
-  if (state.session === null || sessionID !== state.session.id) return;
+  if (state.session === null) return;
+  if (sessionID !== state.session.id) {
+    // A sub-agent's event goes under its task card; its dialogs show here, naming the task.
+    const card = sessionID === undefined ? undefined : applyChildEvent(state.subtasks, event, sessionID);
+    if (card !== undefined) state.dirty.parts.add(card);
+    const asked = event.type === "permission.asked" && askedByTask(state.subtasks, event.properties.request, state.session.id);
+    const replied = event.type === "permission.replied" && state.permissions.some((r) => r.id === event.properties.requestID);
+    if (!asked && !replied) return;
+  }
   switch (event.type) {
     case "session.status":
       state.status = event.properties.status;

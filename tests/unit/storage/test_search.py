@@ -142,10 +142,14 @@ async def test_one_hit_per_session_newest_first(store: Store, project: Project) 
     assert hits[1].part_id is not None  # a part match is shown before the title's
 
 
-async def test_parts_are_indexed_in_batches_and_before_a_search(store: Store, project: Project) -> None:
+async def test_parts_are_indexed_when_an_answer_completes_and_before_a_search(
+    store: Store, project: Project
+) -> None:
     s = await _session_with(store, project, "first")
     u = f.user(s.id)
     await store.upsert_message(u)
+    answer = f.assistant(s.id, u.id, completed=False)
+    await store.upsert_message(answer)
 
     async def indexed() -> int:
         async with store._conn.execute("SELECT count(*) FROM part_search") as cursor:
@@ -154,13 +158,56 @@ async def test_parts_are_indexed_in_batches_and_before_a_search(store: Store, pr
 
     await store.index_pending()
     assert await indexed() == 1
-    for n in range(SEARCH_BATCH - 1):
-        await store.upsert_part(_done(s.id, u.id, f"word{n}"))
-    assert await indexed() == 1  # queued, not yet indexed: writes stay cheap
-    await store.upsert_part(_done(s.id, u.id, "the batch is full"))
-    assert await indexed() == 1 + SEARCH_BATCH
-    await store.upsert_part(_done(s.id, u.id, "late kumquat"))
+    for n in range(SEARCH_BATCH):
+        await store.upsert_part(_done(s.id, answer.id, f"word{n}"))
+    assert await indexed() == 1  # queued, not indexed while the answer streams: writes stay cheap
+    await store.upsert_message(answer)  # tokens, a step: still streaming
+    assert await indexed() == 1
+    answer.time.completed = now_ms()
+    await store.upsert_message(answer)
+    assert await indexed() == 1 + SEARCH_BATCH  # the answer ended with a batch due
+    await store.upsert_part(_done(s.id, answer.id, "late kumquat"))
+    await store.upsert_message(answer)
+    assert await indexed() == 1 + SEARCH_BATCH  # less than a batch: it waits
     assert await _ids(store, "kumquat") == [s.id]  # a search indexes what is queued first
+
+
+async def test_a_long_backlog_is_indexed_by_a_write(store: Store, project: Project) -> None:
+    # No answer completes (one very long turn): the queue is still bounded.
+    store.search_backlog_max = 5
+    s = await _session_with(store, project, "first")
+    u = f.user(s.id)
+    await store.upsert_message(u)
+    await store.index_pending()
+    for n in range(4):
+        await store.upsert_part(_done(s.id, u.id, f"word{n}"))
+    async with store._conn.execute("SELECT count(*) FROM search_queue") as cursor:
+        assert await cursor.fetchone() == (4,)
+    await store.upsert_part(_done(s.id, u.id, "word4"))
+    async with store._conn.execute("SELECT count(*) FROM search_queue") as cursor:
+        assert await cursor.fetchone() == (0,)
+
+
+async def test_a_narrow_filter_finds_the_newest_match_of_its_few_sessions(
+    store: Store, project: Project
+) -> None:
+    # One plan session among many build ones: the search scans only the plan session's parts.
+    sessions = [await _session_with(store, project, f"papaya number {n}") for n in range(8)]
+    plan = sessions[2]
+    u = f.user(plan.id).model_copy(update={"agent": "plan"})
+    await store.upsert_message(u)
+    await store.upsert_parts(
+        [_done(plan.id, u.id, "papaya plan one"), _done(plan.id, u.id, "papaya plan two")]
+    )
+    await store.upsert_part(_done(sessions[5].id, u.id, "papaya later elsewhere"))
+    hits = await store.search_sessions("papaya", SearchFilter(project_id=project.id, agent="plan"))
+    assert [h.session.id for h in hits] == [plan.id]
+    assert hits[0].snippet == "papaya plan two" and hits[0].message_id == u.id
+    assert len(await store.search_sessions("papaya", SearchFilter(project_id=project.id))) == 8
+    since = sessions[6].time.updated
+    recent = await store.search_sessions("papaya", SearchFilter(project_id=project.id, since=since))
+    assert {h.session.id for h in recent} == {sessions[6].id, sessions[7].id}
+    assert await _ids(store, "nothinglikeit", SearchFilter(project_id=project.id, agent="plan")) == []
 
 
 @pytest.mark.parametrize(

@@ -95,7 +95,9 @@ local function permission_title(request)
   if not what or what == '' then
     what = table.concat(request.patterns or {}, ', ')
   end
-  return ('%sagentls wants permission for %s: %s'):format(whose(request), request.permission, what)
+  local task = request.task -- asked inside a sub-agent's session: name the task
+  local by = task and (' (asked by the task "%s", @%s)'):format(task.description, task.subagent) or ''
+  return ('%sagentls wants permission for %s: %s%s'):format(whose(request), request.permission, what, by)
 end
 
 local announce -- (below)

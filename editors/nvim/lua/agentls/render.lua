@@ -9,6 +9,7 @@
 local State = require('agentls.state')
 local pacing = require('agentls.pacing')
 local parts = require('agentls.parts')
+local subtasks = require('agentls.subtasks')
 
 local M = {}
 local View = {}
@@ -36,6 +37,8 @@ function M.new(state, session_id, buf, opts)
   view.unsubscribe = state:subscribe(function(kind, sid, data)
     if sid == session_id then
       view:on_change(kind, data)
+    elseif kind == 'part' or kind == 'delta' or kind == 'message' then
+      view:child_changed(sid) -- a sub-agent's step: its task's fold
     end
   end)
   view:reset()
@@ -91,7 +94,7 @@ function View:wanted()
     end })
     for _, part in ipairs(m.parts) do
       table.insert(out, { key = part_key(mid, part.id), make = function()
-        return parts.part(State.settle(part))
+        return subtasks.decorate(self.state, part, parts.part(State.settle(part)), parts.tool_subject)
       end })
     end
     table.insert(out, { key = footer_key(mid), make = function()
@@ -356,6 +359,21 @@ function View:schedule_flush()
   self.timer:start(self.pacer:interval(self.coalesce_ms), 0, vim.schedule_wrap(function()
     self:flush()
   end))
+end
+
+--- A child session (a sub-agent) changed: redraw the task block that shows it, at the next flush.
+function View:child_changed(child)
+  self.cards = self.cards or {}
+  local key = self.cards[child] or subtasks.card_of(self.state, self.session_id, child, part_key)
+  if not key or not vim.api.nvim_buf_is_valid(self.buf) then
+    return
+  end
+  self.cards[child] = key
+  if not self.pending[key] then
+    self.pending[key] = { '' }
+    table.insert(self.pending_order, key)
+  end
+  self:schedule_flush()
 end
 
 function View:on_change(kind, data)

@@ -9,6 +9,7 @@ import { type Attachment, type FromWebview, IMAGE_TYPES, MAX_IMAGE_BYTES } from 
 import { copyCode, insertCode } from "./codeblock";
 import { contextAttachment, contextPicks, pickedContext, TerminalOutputs } from "./contextItems";
 import { bestMatch } from "./match";
+import { exportSession, olderMessages, searchSessions } from "./sessionTools";
 import type { ChatView } from "./view";
 import { proposals } from "../review/proposal";
 
@@ -105,6 +106,21 @@ export class Actions {
         return copyCode(message.text);
       case "insertCode":
         return insertCode(message.text);
+      case "searchSessions": {
+        const found = await searchSessions(this.view.client, message.query);
+        this.view.post({ type: "searchResults", query: message.query, ...found });
+        return;
+      }
+      case "exportSession":
+        return exportSession(this.view.client, message.sessionID);
+      case "loadOlder": {
+        const page = await olderMessages(this.view.client, message.sessionID, message.before);
+        this.view.post({ type: "olderMessages", sessionID: message.sessionID, ...page });
+        return;
+      }
+      case "openInTab":
+        await vscode.commands.executeCommand("agentls.openSessionInTab", message.sessionID);
+        return;
       default:
         return;
     }

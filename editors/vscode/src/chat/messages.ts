@@ -9,6 +9,7 @@ import type {
   PermissionRequest,
   QuestionRequest,
   Range,
+  SearchHit,
   Session,
   Todo,
 } from "../protocol";
@@ -48,6 +49,10 @@ export interface Snapshot {
   todos: Todo[];
   changes: FileDiff[];
   busy: boolean;
+  /** Older messages than `messages` are on the server (the newest page is sent; webview/virtual.ts). */
+  moreBefore?: boolean;
+  /** The messages of the session's sub-agents (child sessions of its task cards), by child session. */
+  children?: Record<string, MessageWithParts[]>;
 }
 
 /** A provider the server knows (`agent/providers`): never its key, only whether it has one. */
@@ -81,7 +86,9 @@ export type ToWebview =
   /** A prompt that was not sent or whose turn failed: back into the box. */
   | { type: "restorePrompt"; text: string; attachments: Attachment[] }
   /** The editor note's chip (the active file and line, its tokens); none: the note is off. */
-  | { type: "editorContext"; chip?: { label: string; tokens?: number } };
+  | { type: "editorContext"; chip?: { label: string; tokens?: number } }
+  | { type: "searchResults"; query: string; hits: SearchHit[]; error?: string }
+  | { type: "olderMessages"; sessionID: string; messages: MessageWithParts[]; more: boolean };
 
 export type FromWebview =
   | { type: "ready" }
@@ -113,4 +120,8 @@ export type FromWebview =
   | { type: "openSetting"; setting: string }
   /** A code block of an answer: to the clipboard, or into the active editor at its selection. */
   | { type: "copyCode"; text: string }
-  | { type: "insertCode"; text: string };
+  | { type: "insertCode"; text: string }
+  | { type: "searchSessions"; query: string }
+  | { type: "exportSession"; sessionID: string }
+  | { type: "openInTab"; sessionID: string }
+  | { type: "loadOlder"; sessionID: string; before: string };

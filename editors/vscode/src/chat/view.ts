@@ -20,6 +20,8 @@ import { Actions } from "./actions";
 import { EditorContext } from "./contextItems";
 import { chatHtml } from "./html";
 import { firstRunInfo, noModelMessage } from "./firstrun";
+import { childMessages, dialogsOf } from "./subtasks";
+import { MESSAGE_PAGE } from "./sessionTools";
 import type { Attachment, FromWebview, ServerPhase, Snapshot, ToWebview } from "./messages";
 
 export const VIEW_ID = "agentls.chat";
@@ -30,8 +32,11 @@ const CURRENT_KEY = "agentls.currentSession";
 const PAGE = 30;
 const FLUSH_MS = 16;
 
+/** Where a chat is drawn: the sidebar's webview view, or an editor tab's webview panel (panel.ts). */
+type Surface = Pick<vscode.WebviewView, "webview" | "onDidDispose" | "visible">;
+
 export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
-  private view: vscode.WebviewView | undefined;
+  private view: Surface | undefined;
   private ready = false;
   private pending: AgentEvent[] = [];
   /** Snapshots being fetched (events are held until they are posted). */
@@ -54,6 +59,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     private readonly context: vscode.ExtensionContext,
     readonly client: AgentClient,
     actions: (view: ChatView) => Actions,
+    /** A chat in an editor tab keeps its own session (the sidebar's is remembered per workspace). */
+    private readonly own?: { sessionID: string | undefined; reveal: () => void },
   ) {
     this.actions = actions(this);
     this.editorContext = new EditorContext(this);
@@ -75,7 +82,12 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   }
 
   get sessionID(): string | undefined {
-    return this.context.workspaceState.get<string>(CURRENT_KEY);
+    return this.own ? this.own.sessionID : this.context.workspaceState.get<string>(CURRENT_KEY);
+  }
+
+  /** Whether the chat is on screen now. */
+  get visible(): boolean {
+    return this.view?.visible === true;
   }
 
   get session(): Session | undefined {
@@ -87,7 +99,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     return (id && this.statuses.get(id)) || { type: "idle" };
   }
 
-  resolveWebviewView(view: vscode.WebviewView): void {
+  resolveWebviewView(view: Surface): void {
     this.view = view;
     this.ready = false;
     view.webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.context.extensionUri, "dist"), vscode.Uri.joinPath(this.context.extensionUri, "media")] };
@@ -104,6 +116,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   }
 
   async reveal(): Promise<void> {
+    if (this.own) return this.own.reveal();
     await vscode.commands.executeCommand(`${VIEW_ID}.focus`);
   }
 
@@ -217,7 +230,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
           snapshot = await this.snapshot(id);
         } catch {
           // The session is gone (deleted elsewhere, or another data dir): start without one.
-          await this.context.workspaceState.update(CURRENT_KEY, undefined);
+          await this.remember(undefined);
         }
       }
       this.sessionValue = snapshot?.session;
@@ -235,7 +248,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     const c = this.client;
     const [session, messages, permissions, questions, todos, changes] = await Promise.all([
       c.request<Session>("agent/session/get", { sessionID }),
-      c.request<{ messages: MessageWithParts[] }>("agent/session/messages", { sessionID }),
+      c.request<{ messages: MessageWithParts[] }>("agent/session/messages", { sessionID, limit: MESSAGE_PAGE }),
       c.request<{ requests: PermissionRequest[] }>("agent/permission/list", {}),
       c.request<{ requests: QuestionRequest[] }>("agent/question/list", {}),
       c.request<{ todos: Todo[] }>("agent/session/todo", { sessionID }),
@@ -243,10 +256,13 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     ]);
     for (const request of permissions.requests) this.permissions.set(request.id, request);
     const running = messages.messages.some((m) => m.info.role === "assistant" && m.info.time.completed === undefined && m.info.error === undefined);
+    const children = await childMessages(c, messages.messages);
     return {
       session,
       messages: messages.messages,
-      permissions: permissions.requests.filter((r) => r.sessionID === sessionID),
+      children,
+      moreBefore: messages.messages.length === MESSAGE_PAGE,
+      permissions: dialogsOf(permissions.requests, sessionID, children),
       questions: questions.requests.filter((r) => r.sessionID === sessionID),
       todos: todos.todos,
       changes: changes.files,
@@ -254,8 +270,13 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     };
   }
 
+  private async remember(sessionID: string | undefined): Promise<void> {
+    if (this.own) this.own.sessionID = sessionID;
+    else await this.context.workspaceState.update(CURRENT_KEY, sessionID);
+  }
+
   async select(sessionID: string | undefined): Promise<void> {
-    await this.context.workspaceState.update(CURRENT_KEY, sessionID);
+    await this.remember(sessionID);
     await this.sendSnapshot();
   }
 

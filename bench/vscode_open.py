@@ -1,0 +1,177 @@
+"""Opening a 1,000-message session in a real VS Code (code-server + headless Chromium), with the real
+server: how long from the click on the session in the session menu to its newest message on screen
+(goal ≤ 500 ms), and the longest frame while scrolling from the bottom of the transcript to its first
+message (goal: none over 50 ms; older pages load on the way).
+
+    .venv/bin/python bench/vscode_open.py [--runs 3] [--messages 1000]
+
+The session is written to the data directory before the server starts: user prompts and answers,
+each answer with a text and a completed tool call holding a 36-line output. Each run starts a fresh
+code-server; medians over the runs are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.search import TOOL_OUTPUT
+from core import ids
+from core.message.models import (
+    AnyPart,
+    AssistantMessage,
+    AssistantTime,
+    ModelRef,
+    PartTime,
+    Session,
+    SessionTime,
+    TextPart,
+    ToolPart,
+    ToolStateCompleted,
+    ToolTimeDone,
+    UserMessage,
+    UserTime,
+)
+from core.storage import DB_NAME, Store
+from demo.config import fake_model_config
+from demo.fake_model import FakeModelServer
+from tests.tools import ROOT, tool, tools_env
+from tests.vscode.build import vsix
+from tests.vscode.codeserver import code_server
+
+AGENTLS = ROOT / ".venv" / "bin" / "agentls"
+TITLE = "The long session"
+
+
+async def build(data: Path, folder: Path, messages: int) -> None:
+    """A short session (the one the view opens on) and a long one of ``messages`` messages."""
+    store = await Store.open(data / DB_NAME)
+    try:
+        project = await store.ensure_project(folder)
+        stamp = 1_767_225_600_000
+        for title, turns in ((TITLE, messages // 2), ("A short one", 1)):
+            session = Session(
+                id=ids.ascending("ses"),
+                projectID=project.id,
+                title=title,
+                directory=str(folder),
+                time=SessionTime(created=stamp, updated=stamp),
+            )
+            await store.insert_session(session)
+            for n in range(turns):
+                await _turn(store, session.id, n, stamp)
+    finally:
+        await store.close()
+
+
+async def _turn(store: Store, sid: str, n: int, stamp: int) -> None:
+    user = UserMessage(
+        id=ids.ascending("msg"),
+        sessionID=sid,
+        time=UserTime(created=stamp),
+        agent="build",
+        model=ModelRef(providerID="fake", modelID="m"),
+    )
+    answer = AssistantMessage(
+        id=ids.ascending("msg"),
+        sessionID=sid,
+        parentID=user.id,
+        time=AssistantTime(created=stamp, completed=stamp),
+        providerID="fake",
+        modelID="m",
+        agent="build",
+        mode="build",
+    )
+    await store.upsert_message(user)
+    await store.upsert_message(answer)
+    text = f"Answer {n}: the handler reads **its request** and answers.\n\n- one point\n- another point\n"
+    tool_part = ToolPart(
+        id=ids.ascending("prt"),
+        sessionID=sid,
+        messageID=answer.id,
+        callID=ids.ascending("tool"),
+        tool="read",
+        state=ToolStateCompleted(
+            input={"filePath": "src/app.py"},
+            output=TOOL_OUTPUT,
+            title="src/app.py",
+            metadata={},
+            time=ToolTimeDone(start=1, end=2),
+        ),
+    )
+    parts: list[AnyPart] = [
+        TextPart(
+            id=ids.ascending("prt"), sessionID=sid, messageID=user.id, text=f"Question {n}: what does it do?"
+        ),
+        TextPart(
+            id=ids.ascending("prt"),
+            sessionID=sid,
+            messageID=answer.id,
+            text=text,
+            time=PartTime(start=1, end=2),
+        ),
+        tool_part,
+    ]
+    await store.upsert_parts(parts)
+
+
+def one_run(tmp: Path, messages: int) -> dict[str, float]:
+    folder = tmp / "project"
+    folder.mkdir()
+    (folder / "README.md").write_text("bench\n")
+    data = tmp / "data"
+    data.mkdir()
+    asyncio.run(build(data, folder, messages))
+    with FakeModelServer.threaded() as main, FakeModelServer.threaded() as titles:
+        settings = {"agentls.server.path": str(AGENTLS), "agentls.config": fake_model_config(main, titles)}
+        env = {"AGENTLS_DATA_DIR": str(data), "AGENTLS_CONFIG_DIR": str(tmp / "config")}
+        with code_server(tmp / "vscode", vsix(), settings, env) as cs:
+            args = {
+                "url": cs.url,
+                "folder": str(folder),
+                "shots": str(tmp / "shots"),
+                "title": TITLE,
+                "last": f"Answer {messages // 2 - 1}:",
+                "first": "Question 0:",
+            }
+            done = subprocess.run(
+                [tool("node"), str(Path(__file__).with_suffix(".mjs")), json.dumps(args)],
+                env=tools_env(),
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
+    result = next((json.loads(x[7:]) for x in done.stdout.splitlines() if x.startswith("RESULT ")), {})
+    if not result.get("ok"):
+        raise SystemExit(f"run failed:\n{done.stdout}\n{done.stderr}")
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--messages", type=int, default=1000)
+    options = parser.parse_args()
+    runs = []
+    for i in range(options.runs):
+        with tempfile.TemporaryDirectory() as tmp:
+            result = one_run(Path(tmp), options.messages)
+        print(f"run {i + 1}: " + json.dumps({k: v for k, v in result.items() if k != "ok"}))
+        runs.append(result)
+    print(f"medians over {len(runs)} runs of a {options.messages}-message session:")
+    for key in ("clickToReadyMs", "maxScrollFrameMs", "longFrames", "scrollMs", "messagesInDom"):
+        values = [float(r[key]) for r in runs if r.get(key) is not None]
+        print(f"  {key}: {statistics.median(values):.1f}" if values else f"  {key}: -")
+    print(f"  runs that reached the first message within 2 min: {sum(r['reachedTop'] for r in runs)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,75 @@
+// Long sessions: the view holds the newest page of messages and loads older pages as the user
+// scrolls up to them (agent/session/messages with `before`), keeping what is on screen where it was;
+// off-screen messages are not laid out or painted (`content-visibility: auto` in chat.css), so a
+// thousand-message session costs the browser what is on screen.
+import type { FromWebview } from "../src/chat/messages.ts";
+import type { MessageWithParts, Part } from "../src/protocol.ts";
+import { button } from "./dom.ts";
+import { type ChatState, upsertMessage } from "./state.ts";
+import { follow } from "./subtasks.ts";
+
+/** Put an older page of the session's messages before the ones shown. */
+export function prependOlder(state: ChatState, sessionID: string, messages: MessageWithParts[], more: boolean): boolean {
+  if (state.session?.id !== sessionID) return false;
+  for (const m of messages) {
+    if (state.messages.has(m.info.id)) continue;
+    const view = upsertMessage(state, m.info);
+    view.parts = m.parts.map((p) => ({ ...p }) as Part);
+    for (const p of view.parts) {
+      state.partOwner.set(p.id, m.info.id);
+      follow(state.subtasks, p);
+    }
+  }
+  state.moreBefore = more;
+  return true;
+}
+
+/** Loads the page before the first message when the top of the transcript comes near the screen. */
+export class OlderLoader {
+  private loading = false;
+  /** The first message on screen and its distance from the top, while a page is being put above it. */
+  private anchor: { el: Element; offset: number } | undefined;
+  private readonly observer: IntersectionObserver;
+
+  constructor(
+    private readonly scroller: HTMLElement,
+    private readonly top: HTMLElement,
+    private readonly state: ChatState,
+    private readonly post: (message: FromWebview) => void,
+  ) {
+    this.observer = new IntersectionObserver(() => this.check(), { root: scroller, rootMargin: "800px 0px 0px 0px" });
+    this.observer.observe(top);
+  }
+
+  /** Ask for the next older page if the top is near the screen and there is one. */
+  check(): void {
+    const session = this.state.session;
+    const first = this.state.order[0];
+    if (this.loading || !this.state.moreBefore || session === null || first === undefined) return;
+    const near = this.top.getBoundingClientRect().bottom >= this.scroller.getBoundingClientRect().top - 800;
+    if (!near) return;
+    this.loading = true;
+    this.post({ type: "loadOlder", sessionID: session.id, before: first });
+  }
+
+  /** A page arrived: remember what is on screen before it is drawn above. */
+  arrived(): void {
+    this.loading = false;
+    const box = this.scroller.getBoundingClientRect();
+    const el = [...this.scroller.querySelectorAll(":scope > .message")].find((m) => m.getBoundingClientRect().bottom > box.top);
+    this.anchor = el === undefined ? undefined : { el, offset: el.getBoundingClientRect().top - box.top };
+  }
+
+  /** After a draw: keep the remembered message where it was, then load on if still near the top. */
+  drawn(): boolean {
+    const anchor = this.anchor;
+    this.anchor = undefined;
+    if (anchor !== undefined && anchor.el.isConnected) {
+      const now = anchor.el.getBoundingClientRect().top - this.scroller.getBoundingClientRect().top;
+      this.scroller.scrollTop += now - anchor.offset;
+    }
+    this.top.replaceChildren(...(this.state.moreBefore ? [button(this.loading ? "Loading older messages…" : "Load older messages", () => this.check(), { class: "link older" })] : []));
+    requestAnimationFrame(() => this.check());
+    return anchor !== undefined;
+  }
+}

@@ -1,0 +1,169 @@
+"""Sessions at scale in the real VS Code (code-server + Chromium), the real ``agentls serve`` and the
+scripted fake model. A sub-agent: the task card shows the child session's steps live, nested and
+folded by default; the child's permission dialog shows in the chat and names the task; "Open as
+session" shows the child. The session menu's search box finds a session by what was said in it; a
+session exports as Markdown. Screenshots go to ``tests/vscode/screenshots/scale``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from demo.config import fake_model_config
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
+from tests.tools import ROOT, tool, tools_env
+from tests.vscode.build import vsix
+from tests.vscode.codeserver import code_server
+from tests.vscode.phases import phase_result
+
+HERE = Path(__file__).parent
+AGENTLS = ROOT / ".venv" / "bin" / "agentls"
+CALC = "def add(a, b):\n    return a - b\n"
+TASK = {"description": "fix add", "prompt": "Fix add() in calc.py", "subagent_type": "general"}
+EDIT = {"filePath": "calc.py", "oldString": "a - b", "newString": "a + b"}
+
+
+@dataclass
+class Run:
+    result: dict[str, Any]
+    output: str
+    folder: Path
+
+    def phase(self, name: str) -> dict[str, Any]:
+        return phase_result(self.result, self.output, name)
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
+    assert AGENTLS.is_file(), f"{AGENTLS} is missing: run ./scripts/setup"
+    package = vsix()
+    tmp = tmp_path_factory.mktemp("vscode-scale")
+    folder = tmp / "project"
+    folder.mkdir()
+    (folder / "calc.py").write_text(CALC)
+    for name in ("a.py", "b.py", "c.py"):
+        (folder / name).write_text("x = 1\n")
+    shots = tmp / "screenshots"
+    with FakeModelServer.threaded() as model, FakeModelServer.threaded() as titles:
+        model.script(
+            Turn.text("Handing it to a sub-agent.", chunks=2).tool_call("task", TASK),
+            Turn.text("Editing calc.py.", chunks=2).tool_call("edit", EDIT),  # the child: asks
+            Turn.text("Fixed add().", chunks=2),
+            Turn.text("The sub-agent fixed add().", chunks=3),
+            Turn.text("Zebras have stripes.", chunks=2),  # a second session
+            # Two sessions at once, each on its own dialog: B (in a tab), then A (in the sidebar).
+            Turn.tool_call("edit", {"filePath": "b.py", "oldString": "x = 1", "newString": "x = 2"}),
+            Turn.tool_call("edit", {"filePath": "a.py", "oldString": "x = 1", "newString": "x = 2"}),
+            Turn.text("A is done.", chunks=3),
+            Turn.text("B is done.", chunks=3),
+            # C asks while no chat shows it: it waits for the driver's file, then edits.
+            Turn.tool_call("bash", {"command": "while [ ! -e go ]; do sleep 0.1; done"}),
+            Turn.tool_call("edit", {"filePath": "c.py", "oldString": "x = 1", "newString": "x = 2"}),
+            Turn.text("C is done.", chunks=2),
+        )
+        titles.script(*[Turn.text("Sub-agent fix") for _ in range(10)])
+        config = fake_model_config(model, titles, permission={"bash": "allow"})
+        settings = {"agentls.server.path": str(AGENTLS), "agentls.config": config}
+        env = {
+            "AGENTLS_DATA_DIR": str(tmp / "agentls-data"),
+            "AGENTLS_CONFIG_DIR": str(tmp / "agentls-config"),
+        }
+        with code_server(tmp / "vscode", package, settings, env) as cs:
+            args = {"url": cs.url, "folder": str(folder), "shots": str(shots)}
+            done = subprocess.run(
+                [tool("node"), str(HERE / "e2e_scale.mjs"), json.dumps(args)],
+                env=tools_env(),
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+            output = done.stdout + done.stderr
+            if done.returncode != 0:
+                output += "\ncode-server log:\n" + cs.log.read_text()[-3000:]
+        result: dict[str, Any] = {}
+        for line in done.stdout.splitlines():
+            if line.startswith("RESULT "):
+                result = json.loads(line[len("RESULT ") :])
+        target = HERE / "screenshots" / "scale"
+        shutil.rmtree(target, ignore_errors=True)
+        if shots.is_dir():
+            shutil.copytree(shots, target)
+        target.mkdir(parents=True, exist_ok=True)
+        (target / "driver.log").write_text(output)
+        yield Run(result, output, folder)
+
+
+def test_the_childs_dialog_shows_in_the_chat_naming_the_task(run: Run) -> None:
+    r = run.phase("dialog")
+    assert r["dialogTitle"] == "Allow edit?"
+    assert r["dialogTask"] == "Asked by the task “fix add” (@general)"
+
+
+def test_the_childs_steps_show_live_under_the_task_card_folded(run: Run) -> None:
+    r = run.phase("dialog")
+    assert r["foldedWhileRunning"] is True
+    assert r["summaryWhileRunning"].startswith("Sub-agent:") and "running" in r["summaryWhileRunning"]
+    assert any(s.startswith("◌running: edit") for s in r["stepsWhileRunning"]), r
+
+
+def test_the_finished_child_is_nested_and_not_in_the_transcript(run: Run) -> None:
+    r = run.phase("answered")
+    assert "Editing calc.py." in r["steps"] and "Fixed add()." in r["steps"], r["steps"]
+    assert any(s.startswith("✓done: edit") and s.endswith("calc.py") for s in r["steps"]), r["steps"]
+    assert "running" not in r["summary"]
+    assert r["stillOpen"] is True
+    assert r["childTextInTranscript"] is False
+    assert (run.folder / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
+
+
+def test_open_as_session_shows_the_child(run: Run) -> None:
+    r = run.phase("open-child")
+    assert "fix add" in r["title"]
+    assert r["cards"] == ["edit"]
+
+
+def test_the_session_search_box_finds_a_session_by_its_text(run: Run) -> None:
+    r = run.phase("search")
+    assert "not valid FTS5 query syntax" in r["error"], r["error"]
+    # The parent's answer matches; the sub-agent's own "Fixed add()." is in its parent's card.
+    assert len(r["hits"]) == 1, r["hits"]
+    assert r["hits"][0]["snippet"] == "The sub-agent fixed add()."
+    assert r["hits"][0]["marks"] == ["fixed"]
+    assert r["menuClosed"] is True
+
+
+def test_a_session_exports_as_markdown(run: Run) -> None:
+    r = run.phase("export")
+    assert "Fix add() with a sub-agent" in r["text"], r["text"]
+    assert "The sub-agent fixed add()." in r["text"], r["text"]
+    assert "Untitled-1" in r["tab"], r["tab"]  # an untitled editor: the user saves it where they like
+
+
+def test_two_sessions_wait_at_once_side_by_side_and_nothing_crosses_over(run: Run) -> None:
+    r = run.phase("side-by-side")
+    assert r["both"] == {"sidebar": ["Edit a.py"], "tab": ["Edit b.py"]}, r["both"]
+    assert any(t.startswith("Sub-agent fix,") for t in r["tabs"]), r["tabs"]  # its tab, named after it
+    # A answered: the sidebar's dialog is gone and A ended; the tab still waits, and says so.
+    assert r["afterA"]["sidebar"] == [] and r["afterA"]["tab"] == ["Edit b.py"], r["afterA"]
+    assert "A is done." not in r["afterA"]["tabAnswers"]
+    assert r["afterA"]["tabStatus"].startswith("Working"), r["afterA"]
+    assert "A is done." in r["afterB"]["sidebar"] and "B is done." not in r["afterB"]["sidebar"]
+    assert "B is done." in r["afterB"]["tab"] and "A is done." not in r["afterB"]["tab"]
+    assert r["files"] == {"a": "x = 2\n", "b": "x = 2\n"}
+    assert r["notices"] == []  # both dialogs were on screen: no notification
+
+
+def test_a_dialog_of_a_session_on_no_screen_shows_a_notice_that_takes_the_user_there(run: Run) -> None:
+    r = run.phase("notice")
+    assert r["notice"] == 'agentls: "Sub-agent fix" asks for a permission.', r["notice"]
+    assert r["dialogs"] == ["Edit c.py"]
+    assert (run.folder / "c.py").read_text() == "x = 2\n"
