@@ -244,7 +244,29 @@ export type AgentEvent =
       type: "file.edited";
       properties: { file: string; sessionID?: string; messageID?: string; callID?: string; diff?: string };
     }
-  | { type: "config.updated"; properties: ConfigUpdate };
+  | { type: "config.updated"; properties: ConfigUpdate }
+  | { type: "queue.added"; properties: { sessionID: string; item: QueuedPrompt; position: number } }
+  | { type: "queue.updated"; properties: { sessionID: string; item: QueuedPrompt } }
+  | { type: "queue.removed"; properties: { sessionID: string; id: string; reason: "removed" | "cancelled" | "closed" } }
+  | { type: "queue.started"; properties: { sessionID: string; id: string } };
+
+/** What a prompt sent while a turn runs does (`agent/session/prompt` `mode`). */
+export type PromptMode = "queue" | "steer" | "interrupt";
+
+/** A prompt waiting for the running turn to end (`agent/session/queue/list`); parts in the core's form. */
+export interface QueuedPrompt {
+  id: string;
+  sessionID: string;
+  parts: QueuedPart[];
+  agent?: string | null;
+  model?: string | null;
+  time: number;
+}
+
+export type QueuedPart =
+  | { type: "text"; text: string }
+  | { type: "file"; path: string; mime?: string | null; range?: Range | null; data?: string | null }
+  | { type: "agent"; name: string };
 
 /** `config.updated`: the server applied new settings; the new `agent/config` answer and what changed. */
 export interface ConfigUpdate extends Omit<AgentConfig, "defaultModel"> {

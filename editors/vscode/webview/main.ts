@@ -7,6 +7,7 @@ import { type Draft, PromptBox } from "./prompt.ts";
 import { button, h, setMarkdown } from "./dom.ts";
 import { LANGUAGES } from "./markdown.ts";
 import { Transcript } from "./parts.ts";
+import { QueueList } from "./queue.ts";
 import { applyEvent, emptyDirty, initialState, loadSnapshot, setConfig, setServer, setSessions } from "./state.ts";
 
 interface VsCodeApi {
@@ -31,6 +32,7 @@ const chrome = new Chrome(post, focusPrompt);
 const transcript = new Transcript(post);
 const firstRun = new FirstRun(post);
 const prompt = new PromptBox(post, (draft) => vscode.setState({ draft }), vscode.getState()?.draft);
+const queueList = new QueueList(post, focusPrompt);
 const jump = button("Jump to latest ↓", () => {
   follow = true;
   jump.hidden = true;
@@ -54,7 +56,7 @@ const stats = { frames: 0, events: 0, maxDrawMs: 0, totalDrawMs: 0, maxTranscrip
 (window as unknown as { agentlsStats: typeof stats }).agentlsStats = stats;
 
 const app = document.getElementById("app") as HTMLElement;
-app.append(chrome.bar, chrome.sessionList, chrome.notice, firstRun.root, h("div", { id: "transcript-box" }, transcript.root, jump), chrome.panels, chrome.status, prompt.root);
+app.append(chrome.bar, chrome.sessionList, chrome.notice, firstRun.root, h("div", { id: "transcript-box" }, transcript.root, jump), chrome.panels, chrome.status, queueList.root, prompt.root);
 
 let scheduled = false;
 let retryTimer: number | undefined;
@@ -81,6 +83,7 @@ function draw(): void {
   stats.maxTranscriptMs = Math.max(stats.maxTranscriptMs, performance.now() - transcriptStart);
   transcript.settle();
   if (d.dialogs) chrome.drawDialogs(transcript.dialogs, view);
+  if (d.queue) queueList.draw(view.queue);
   const scrollStart = performance.now();
   if (follow) transcript.root.scrollTop = transcript.root.scrollHeight;
   else if (transcript.root.scrollHeight !== heightBefore) jump.hidden = false;

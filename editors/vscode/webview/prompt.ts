@@ -1,10 +1,16 @@
 // The prompt box: multi-line; Enter sends, Shift+Enter breaks the line; `@` picks files to attach; a
 // button attaches the editor's selection; files dropped from VS Code attach as the @ pick does; images
-// pasted, dropped or picked go as thumbnail chips; agent and model pickers; Send becomes Stop while busy.
+// pasted, dropped or picked go as thumbnail chips; agent and model pickers. While a turn runs the box
+// stays usable: Enter queues the prompt, Ctrl+Enter steers the running turn with it, "Stop and send"
+// aborts the turn and sends it; Send becomes Stop.
 import { type Attachment, IMAGE_TYPES, MAX_IMAGE_BYTES } from "../src/chat/messages.ts";
 import { button, h, type Post } from "./dom.ts";
 import { DROPPED_URI_TYPES, droppedUris } from "./drop.ts";
+import type { PromptMode } from "../src/protocol.ts";
 import type { ChatState } from "./state.ts";
+
+const IDLE_PLACEHOLDER = "Ask agentls… (Enter to send, Shift+Enter for a new line, @ to attach files)";
+const BUSY_PLACEHOLDER = "Queue a message… (Enter: run it after this turn, Ctrl+Enter: steer this turn with it)";
 
 export interface Draft {
   text: string;
@@ -16,10 +22,12 @@ export interface Draft {
 export class PromptBox {
   readonly root = h("div", { id: "prompt" });
   private readonly chips = h("div", { class: "chips" });
-  readonly input = h("textarea", { id: "prompt-input", rows: "3", placeholder: "Ask agentls… (Enter to send, Shift+Enter for a new line, @ to attach files)", "aria-label": "Prompt" });
+  readonly input = h("textarea", { id: "prompt-input", rows: "3", placeholder: IDLE_PLACEHOLDER, "aria-label": "Prompt" });
   private readonly agent = h("select", { id: "agent-picker", title: "Agent", "aria-label": "Agent" });
   private readonly model = h("select", { id: "model-picker", title: "Model", "aria-label": "Model" });
   private readonly send: HTMLButtonElement;
+  /** Shown while a turn runs: what a prompt sent now does. */
+  private readonly busyActions: HTMLElement;
   private attachments: Attachment[] = [];
   private busy = false;
 
@@ -34,12 +42,24 @@ export class PromptBox {
       this.post({ type: "abort" });
       this.input.focus();
     }, { id: "send", class: "primary" });
+    const sendAs = (mode: PromptMode) => () => {
+      this.submit(mode);
+      this.input.focus();
+    };
+    this.busyActions = h(
+      "div",
+      { class: "prompt-row busy-actions", hidden: true, role: "group", "aria-label": "Send while the agent works" },
+      button("Queue", sendAs("queue"), { id: "send-queue", class: "secondary", title: "Run this message as its own turn after the current one (Enter)", "aria-keyshortcuts": "Enter" }),
+      button("Steer", sendAs("steer"), { id: "send-steer", class: "secondary", title: "Send this message into the running turn: the agent reads it at its next step (Ctrl+Enter)", "aria-keyshortcuts": "Control+Enter" }),
+      button("Stop and send", sendAs("interrupt"), { id: "send-interrupt", class: "secondary", title: "Stop the running turn and send this message now" }),
+    );
     this.input.value = draft?.text ?? "";
     this.attachments = draft?.attachments ?? [];
     this.input.addEventListener("keydown", (event) => {
       if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
         event.preventDefault();
         if (!this.busy) this.submit();
+        else this.submit(event.ctrlKey || event.metaKey ? "steer" : "queue");
       } else if (event.key === "@" && !event.ctrlKey && !event.metaKey) {
         // The `@` stays in the text and the picked file's name is written after it (`@calc.py`);
         // the file itself goes with the prompt as an attachment.
@@ -96,6 +116,7 @@ export class PromptBox {
     this.root.append(
       this.chips,
       this.input,
+      this.busyActions,
       h(
         "div",
         { class: "prompt-row" },
@@ -164,10 +185,11 @@ export class PromptBox {
     this.persist();
   }
 
-  private submit(): void {
+  private submit(mode?: PromptMode): void {
     const text = this.input.value;
     if (!text.trim() && this.attachments.length === 0) return;
-    this.post({ type: "prompt", text, attachments: this.attachments, agent: this.picked(this.agent, this.chosenAgent), model: this.picked(this.model, this.chosenModel) });
+    const prompt = { type: "prompt", text, attachments: this.attachments, agent: this.picked(this.agent, this.chosenAgent), model: this.picked(this.model, this.chosenModel) } as const;
+    this.post(mode === undefined ? prompt : { ...prompt, mode });
     this.input.value = "";
     this.attachments = [];
     this.drawChips();
@@ -220,6 +242,8 @@ export class PromptBox {
     this.busy = state.status.type !== "idle";
     this.send.textContent = this.busy ? "Stop" : "Send";
     this.send.classList.toggle("stop", this.busy);
+    this.busyActions.hidden = !this.busy;
+    this.input.placeholder = this.busy ? BUSY_PLACEHOLDER : IDLE_PLACEHOLDER;
     const config = state.config;
     if (config !== null && config !== this.shownConfig) {
       // A new config (first load, server restart after a settings change): the lists and defaults may differ.

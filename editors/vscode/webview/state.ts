@@ -9,12 +9,14 @@ import type {
   MessageWithParts,
   Part,
   PermissionRequest,
+  QueuedPrompt,
   QuestionRequest,
   Session,
   SessionStatus,
   Todo,
 } from "../src/protocol.ts";
 import type { ServerPhase, Snapshot } from "../src/chat/messages.ts";
+import { applyQueueEvent } from "./queueState.ts";
 
 export interface MessageView {
   info: MessageInfo;
@@ -29,6 +31,7 @@ export interface Dirty {
   dialogs: boolean;
   sessions: boolean;
   header: boolean; // status, tokens, todos, changes, config, server phase
+  queue: boolean; // the queued prompts
 }
 
 export interface ChatState {
@@ -49,13 +52,14 @@ export interface ChatState {
   /** Errors of turns that failed with no assistant message to carry them, by the message they follow. */
   turnErrors: Map<string, string>;
   warnings: string[]; // agent.warning messages of this session (or of none), newest last
+  queue: QueuedPrompt[]; // prompts waiting for the running turn to end, next first
   dirty: Dirty;
 }
 
 const MAX_WARNINGS = 3;
 
 export function emptyDirty(): Dirty {
-  return { parts: new Set(), messages: new Set(), transcript: false, dialogs: false, sessions: false, header: false };
+  return { parts: new Set(), messages: new Set(), transcript: false, dialogs: false, sessions: false, header: false, queue: false };
 }
 
 export function initialState(): ChatState {
@@ -76,12 +80,13 @@ export function initialState(): ChatState {
     error: null,
     turnErrors: new Map(),
     warnings: [],
-    dirty: { ...emptyDirty(), transcript: true, dialogs: true, sessions: true, header: true },
+    queue: [],
+    dirty: { ...emptyDirty(), transcript: true, dialogs: true, sessions: true, header: true, queue: true },
   };
 }
 
 function markAll(state: ChatState): void {
-  state.dirty = { parts: new Set(), messages: new Set(), transcript: true, dialogs: true, sessions: true, header: true };
+  state.dirty = { parts: new Set(), messages: new Set(), transcript: true, dialogs: true, sessions: true, header: true, queue: true };
 }
 
 /** Replace everything with what the server has for a session (or nothing). */
@@ -103,6 +108,7 @@ export function loadSnapshot(state: ChatState, snapshot: Snapshot | null): void 
   state.error = null;
   state.turnErrors = new Map();
   state.warnings = [];
+  state.queue = snapshot?.queue ?? [];
   markAll(state);
 }
 
@@ -253,6 +259,12 @@ export function applyEvent(state: ChatState, event: AgentEvent): void {
     return;
   }
   if (state.session === null || sessionID !== state.session.id) return;
+  const queue = applyQueueEvent(state.queue, event);
+  if (queue !== undefined) {
+    state.queue = queue;
+    state.dirty.queue = true;
+    return;
+  }
   switch (event.type) {
     case "session.status":
       state.status = event.properties.status;

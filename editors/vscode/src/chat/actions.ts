@@ -8,6 +8,7 @@ import type { Session } from "../protocol";
 import { type Attachment, type FromWebview, IMAGE_TYPES, MAX_IMAGE_BYTES } from "./messages";
 import { copyCode, insertCode } from "./codeblock";
 import { bestMatch } from "./match";
+import { removeQueued, updateQueued } from "./queue";
 import type { ChatView } from "./view";
 
 const SAFE_LINK = /^(https?|mailto):/i;
@@ -99,6 +100,10 @@ export class Actions {
       case "openSetting":
         await vscode.commands.executeCommand("workbench.action.openSettings", message.setting);
         return;
+      case "queueUpdate":
+        return updateQueued(this.view.client, this.sessionID(), message.queueID, message.text);
+      case "queueRemove":
+        return removeQueued(this.view.client, this.sessionID(), message.queueID);
       case "copyCode":
         return copyCode(message.text);
       case "insertCode":
@@ -106,6 +111,12 @@ export class Actions {
       default:
         return;
     }
+  }
+
+  private sessionID(): string {
+    const id = this.view.sessionID;
+    if (id === undefined) throw new Error("no session is open");
+    return id;
   }
 
   private fileUri(file: string): vscode.Uri {

@@ -7,6 +7,8 @@ import type {
   MessageWithParts,
   PermissionReply,
   PermissionRequest,
+  PromptMode,
+  QueuedPrompt,
   QuestionRequest,
   Range,
   Session,
@@ -37,6 +39,8 @@ export interface Snapshot {
   todos: Todo[];
   changes: FileDiff[];
   busy: boolean;
+  /** Prompts waiting for the running turn (`agent/session/queue/list`), next first. */
+  queue?: QueuedPrompt[];
 }
 
 /** A provider the server knows (`agent/providers`): never its key, only whether it has one. */
@@ -72,7 +76,11 @@ export type ToWebview =
 
 export type FromWebview =
   | { type: "ready" }
-  | { type: "prompt"; text: string; attachments: Attachment[]; agent?: string; model?: string }
+  /** `mode`: what a prompt sent while a turn runs does (queue, steer, or stop and send). */
+  | { type: "prompt"; text: string; attachments: Attachment[]; agent?: string; model?: string; mode?: PromptMode }
+  /** A queued prompt's text edited (its attachments stay), or the prompt taken out of the queue. */
+  | { type: "queueUpdate"; queueID: string; text: string }
+  | { type: "queueRemove"; queueID: string }
   | { type: "abort" }
   | { type: "newSession" }
   | { type: "switchSession"; sessionID: string }

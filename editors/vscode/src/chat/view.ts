@@ -9,6 +9,7 @@ import type {
   FileDiff,
   MessageWithParts,
   PermissionRequest,
+  PromptMode,
   PromptPart,
   QuestionRequest,
   Session,
@@ -20,6 +21,7 @@ import { Actions } from "./actions";
 import { chatHtml } from "./html";
 import { firstRunInfo, noModelMessage } from "./firstrun";
 import type { Attachment, FromWebview, ServerPhase, Snapshot, ToWebview } from "./messages";
+import { listQueue, removedByUser } from "./queue";
 
 export const VIEW_ID = "agentls.chat";
 
@@ -226,13 +228,14 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
 
   private async snapshot(sessionID: string): Promise<Snapshot> {
     const c = this.client;
-    const [session, messages, permissions, questions, todos, changes] = await Promise.all([
+    const [session, messages, permissions, questions, todos, changes, queue] = await Promise.all([
       c.request<Session>("agent/session/get", { sessionID }),
       c.request<{ messages: MessageWithParts[] }>("agent/session/messages", { sessionID }),
       c.request<{ requests: PermissionRequest[] }>("agent/permission/list", {}),
       c.request<{ requests: QuestionRequest[] }>("agent/question/list", {}),
       c.request<{ todos: Todo[] }>("agent/session/todo", { sessionID }),
       c.request<{ files: FileDiff[] }>("agent/session/diff", { sessionID }),
+      listQueue(c, sessionID),
     ]);
     for (const request of permissions.requests) this.permissions.set(request.id, request);
     const running = messages.messages.some((m) => m.info.role === "assistant" && m.info.time.completed === undefined && m.info.error === undefined);
@@ -244,6 +247,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       todos: todos.todos,
       changes: changes.files,
       busy: this.statuses.get(sessionID)?.type === "busy" || running,
+      queue,
     };
   }
 
@@ -263,15 +267,16 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
    * server crashed, an error) goes back into the prompt box, with the reason in the view: it is never
    * lost. `newIfBusy`: a prompt from a command goes to a new session when the current one is busy.
    */
-  async prompt(text: string, attachments: Attachment[], agent?: string, model?: string, options: { newIfBusy?: boolean } = {}): Promise<void> {
+  async prompt(text: string, attachments: Attachment[], agent?: string, model?: string, options: { newIfBusy?: boolean; mode?: PromptMode } = {}): Promise<void> {
     // The notice about an earlier prompt is old news once another goes.
     if (this.promptNotice) this.clearNotice();
     const progress = { sent: false };
     try {
-      await this.send(text, attachments, agent, model, options.newIfBusy === true, progress);
+      await this.send(text, attachments, agent, model, options.newIfBusy === true, progress, options.mode);
     } catch (err) {
-      // An abort answers with -32800; the transcript already shows it, and the user meant it.
-      if ((err as { code?: number }).code === -32800) return;
+      // An abort answers with -32800; the transcript already shows it, and the user meant it. So
+      // did removing a queued prompt.
+      if ((err as { code?: number }).code === -32800 || removedByUser(err)) return;
       const reason = err instanceof NoModel ? "" : ((err as Error).message ?? String(err));
       trace("promptRestored", { reason, sent: progress.sent });
       this.post({ type: "restorePrompt", text, attachments });
@@ -293,7 +298,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
 
   private promptNotice = false;
 
-  private async send(text: string, attachments: Attachment[], agent: string | undefined, model: string | undefined, newIfBusy: boolean, progress: { sent: boolean }): Promise<void> {
+  private async send(text: string, attachments: Attachment[], agent: string | undefined, model: string | undefined, newIfBusy: boolean, progress: { sent: boolean }, mode?: PromptMode): Promise<void> {
     if (!model) {
       const config = await this.client.request<AgentConfig>("agent/config", {});
       const agentModel = config.agents.find((a) => a.name === (agent || config.defaultAgent))?.model;
@@ -317,6 +322,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     const params: Record<string, unknown> = { sessionID, parts };
     if (agent) params.agent = agent;
     if (model) params.model = model;
+    if (mode) params.mode = mode;
     this.statuses.set(sessionID, { type: "busy" });
     this.changedEmitter.fire();
     let answer: MessageWithParts | undefined;
@@ -351,7 +357,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
         this.focusWhenReady = false;
         await this.refresh();
       } else if (message.type === "prompt") {
-        await this.prompt(message.text, message.attachments, message.agent, message.model);
+        await this.prompt(message.text, message.attachments, message.agent, message.model, { mode: message.mode });
       } else if (message.type === "abort") {
         await this.abort();
       } else {

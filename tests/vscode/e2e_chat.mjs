@@ -1,0 +1,150 @@
+// Talking to the agent while it works (run by test_e2e_chat.py): a real VS Code with the extension and
+// the real server. During a long streamed answer the user queues two messages, edits one, steers the
+// running turn with a third and removes the second; a message queued behind a turn that ends on a
+// rejected permission gets its own answer. Then the `/` menu, the mode and effort pickers, and the
+// notifications. The driver prints "SIGNAL <name>" when the Python side must act (release the stalled
+// answer), and waits for what the user would see.
+// Usage: node e2e_chat.mjs '{"url": ..., "folder": ..., "shots": ...}'
+import { Workbench, log, until } from "./driver.mjs";
+
+const args = JSON.parse(process.argv[2]);
+
+/** The transcript as [role, text] rows, for the Python side to check the order of answers. */
+function transcript(chat) {
+  return chat.$$eval(".message", (els) => els.map((e) => [e.classList.contains("user") ? "user" : "assistant", e.textContent.replace(/\s+/g, " ").trim().slice(0, 120)]));
+}
+
+function queued(chat) {
+  return chat.$$eval("#queue .queued", (els) => els.map((e) => ({ text: e.querySelector(".queued-text")?.textContent ?? "", label: e.getAttribute("aria-label") })));
+}
+
+/** What has the keyboard focus inside the chat view. */
+function focused(chat) {
+  return chat.evaluate(() => document.activeElement?.id || document.activeElement?.className || document.activeElement?.tagName);
+}
+
+/** The side bar alone (the chat view), at twice the pixels, to read the controls in. */
+async function shotSidebar(wb, name) {
+  const box = await (await wb.page.$(".part.sidebar")).boundingBox();
+  const file = `${args.shots}/zoom-${name}.png`;
+  await wb.page.screenshot({ path: file, clip: { ...box, scale: 2 } });
+  log("screenshot", file);
+}
+
+async function typeInPrompt(chat, text) {
+  await chat.type("#prompt-input", text);
+}
+
+async function idle(chat, timeout = 60000) {
+  await until("the turn to end", async () => (await chat.$eval("#send", (b) => b.textContent)) === "Send", timeout);
+}
+
+async function transcriptHas(chat, text, timeout = 60000) {
+  return until(`the transcript to show "${text}"`, async () => {
+    const rows = await transcript(chat);
+    return rows.some(([, t]) => t.includes(text)) ? rows : null;
+  }, timeout);
+}
+
+const phases = [
+  ["queue", async (wb, r) => {
+    await wb.command("agentls: Focus Chat");
+    const chat = await wb.chat();
+    await chat.click("#prompt-input");
+    await typeInPrompt(chat, "Write a long essay about rivers");
+    await wb.page.keyboard.press("Enter");
+    await until("the answer to stream", async () => (await chat.$eval("#send", (b) => b.textContent)) === "Stop" && (await transcript(chat)).some(([role, t]) => role === "assistant" && t.includes("Rivers")), 60000);
+    r.busyButtons = await chat.$$eval(".busy-actions button", (bs) => bs.filter((b) => b.offsetParent !== null).map((b) => b.textContent));
+    r.placeholder = await chat.$eval("#prompt-input", (el) => el.placeholder);
+    // Queue two messages with Enter, the keys staying in the box.
+    await typeInPrompt(chat, "first queued");
+    await wb.page.keyboard.press("Enter");
+    await until("one queued message", async () => (await queued(chat)).length === 1);
+    await typeInPrompt(chat, "second queued");
+    await wb.page.keyboard.press("Enter");
+    await until("two queued messages", async () => (await queued(chat)).length === 2);
+    r.focusAfterQueue = await focused(chat);
+    r.promptAfterQueue = await chat.$eval("#prompt-input", (el) => el.value);
+    await wb.shot("queue-two-queued");
+    // Edit the first in place: Enter saves.
+    await chat.click("#queue .queued:nth-child(1) .queued-edit");
+    await chat.waitForSelector("#queue .queued-input");
+    r.focusInEditor = await focused(chat);
+    await chat.evaluate(() => document.querySelector("#queue .queued-input").select());
+    await chat.type("#queue .queued-input", "first queued, edited");
+    await wb.shot("queue-editing");
+    await wb.page.keyboard.press("Enter");
+    await until("the edit to show", async () => (await queued(chat))[0]?.text === "first queued, edited");
+    r.focusAfterEdit = await focused(chat);
+    // Steer the running turn with a third (Ctrl+Enter): it goes into the transcript at once.
+    await typeInPrompt(chat, "steer: mention deltas");
+    await wb.page.keyboard.down("Control");
+    await wb.page.keyboard.press("Enter");
+    await wb.page.keyboard.up("Control");
+    await transcriptHas(chat, "steer: mention deltas", 20000);
+    // Remove the second.
+    await chat.click("#queue .queued:nth-child(2) .queued-remove");
+    await until("one queued message left", async () => (await queued(chat)).length === 1);
+    r.focusAfterRemove = await focused(chat);
+    r.queue = await queued(chat);
+    r.removeLabel = await chat.$eval("#queue .queued-remove", (b) => b.getAttribute("aria-label"));
+    await wb.shot("queue-steered-and-removed");
+    await shotSidebar(wb, "queue-steered-and-removed");
+    console.log("SIGNAL release-essay");
+    await transcriptHas(chat, "ANSWER-QUEUED-ONE", 90000);
+    await idle(chat);
+    await until("the queue to empty", async () => (await queued(chat)).length === 0);
+    r.transcript = await transcript(chat);
+    await wb.shot("queue-answered");
+  }],
+  ["rejected", async (wb, r) => {
+    const chat = await wb.chat();
+    await chat.click("#prompt-input");
+    await typeInPrompt(chat, "Write notes.txt please");
+    await wb.page.keyboard.press("Enter");
+    await chat.waitForSelector(".dialog.permission", { timeout: 30000 });
+    // The dialog took the focus; the user goes back to the box and queues the next message.
+    await chat.click("#prompt-input");
+    await typeInPrompt(chat, "after the rejection");
+    await wb.page.keyboard.press("Enter");
+    await until("the message queued behind the dialog", async () => (await queued(chat)).length === 1);
+    await wb.shot("rejected-queued-behind-dialog");
+    await chat.click('.dialog.permission [data-action="reject"]');
+    await transcriptHas(chat, "ANSWER-AFTER-REJECT", 60000);
+    await idle(chat);
+    r.transcript = await transcript(chat);
+    r.queue = await queued(chat);
+    await wb.shot("rejected-answered");
+  }],
+];
+
+async function main() {
+  const result = { phases: {} };
+  const wb = await Workbench.open(args.url, args.folder, args.shots);
+  try {
+    for (const [name, fn] of phases) {
+      const r = {};
+      result.phases[name] = r;
+      log("phase", name);
+      try {
+        await fn(wb, r);
+      } catch (err) {
+        result.failed = name;
+        result.error = String(err?.stack ?? err);
+        await wb.shot(`failure-${name}`).catch(() => {});
+        log("workbench at failure:", JSON.stringify(await wb.state().catch((e) => String(e))));
+        if (!process.env.AGENTLS_E2E_KEEP_GOING) break;
+      }
+      r.ok = result.failed !== name;
+      log("phase", name, "done", JSON.stringify(r).slice(0, 600));
+    }
+  } finally {
+    await wb.close();
+  }
+  result.ok = result.failed === undefined;
+  return result;
+}
+
+const result = await main();
+console.log("RESULT " + JSON.stringify(result));
+process.exit(result.ok ? 0 : 1);

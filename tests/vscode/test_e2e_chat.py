@@ -1,0 +1,183 @@
+"""Talking to the agent while it works, in a real VS Code (code-server + Chromium) with the extension, the
+real ``agentls serve`` and the scripted fake model (``e2e_chat.mjs``): queue, edit, steer and remove
+during a long streamed answer; a message queued behind a rejected permission. Each queued message must
+get its own answer, in order. Screenshots go to ``tests/vscode/screenshots/chat``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import subprocess
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from demo.config import fake_model_config
+from demo.fake_model import FakeModelServer, RecordedRequest
+from demo.fake_script import Turn
+from tests.tools import ROOT, tool, tools_env
+from tests.vscode.build import vsix
+from tests.vscode.codeserver import code_server
+from tests.vscode.phases import phase_result
+
+HERE = Path(__file__).parent
+AGENTLS = ROOT / ".venv" / "bin" / "agentls"
+ESSAY = "Rivers carve valleys over long ages. " * 60
+
+
+@dataclass
+class Run:
+    result: dict[str, Any]
+    output: str
+    model: FakeModelServer
+
+    def phase(self, name: str) -> dict[str, Any]:
+        return phase_result(self.result, self.output, name)
+
+    def last_user_text(self, request: RecordedRequest) -> str:
+        users = [m for m in request.messages if m.get("role") == "user"]
+        return json.dumps(users[-1].get("content")) if users else ""
+
+
+@contextmanager
+def model_server() -> Iterator[tuple[FakeModelServer, asyncio.AbstractEventLoop]]:
+    """A fake model on its own loop thread, with the loop: the test sets the stalled answer's event on it."""
+    server = FakeModelServer()
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, name="fake-model-chat", daemon=True)
+    thread.start()
+    try:
+        asyncio.run_coroutine_threadsafe(server.start(), loop).result(timeout=10)
+        yield server, loop
+    finally:
+        asyncio.run_coroutine_threadsafe(server.stop(), loop).result(timeout=10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=10)
+        loop.close()
+
+
+def drive(args: dict[str, Any], signals: dict[str, asyncio.Event], loop: asyncio.AbstractEventLoop) -> tuple[str, dict[str, Any]]:
+    """Run the driver; a ``SIGNAL name`` line it prints sets that event on the model's loop."""
+    process = subprocess.Popen(
+        [tool("node"), str(HERE / "e2e_chat.mjs"), json.dumps(args)],
+        env=tools_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    lines: list[str] = []
+
+    def read() -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            lines.append(line)
+            if line.startswith("SIGNAL "):
+                event = signals[line.split()[1]]
+                loop.call_soon_threadsafe(event.set)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        process.wait(timeout=420)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=10)
+        reader.join(timeout=10)
+    output = "".join(lines)
+    result: dict[str, Any] = {}
+    for line in lines:
+        if line.startswith("RESULT "):
+            result = json.loads(line[len("RESULT ") :])
+    return output, result
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
+    assert AGENTLS.is_file(), f"{AGENTLS} is missing: run ./scripts/setup"
+    package = vsix()
+    tmp = tmp_path_factory.mktemp("vscode-chat")
+    folder = tmp / "project"
+    folder.mkdir()
+    (folder / "README.md").write_text("# A project\n")
+    shots = tmp / "screenshots"
+    release = asyncio.Event()
+    with model_server() as (model, loop), FakeModelServer.threaded() as titles:
+        model.script(
+            # queue: a long answer that stalls until the driver has queued, edited, steered and removed
+            Turn.text(ESSAY, chunks=300).stall(after=20, until=release),
+            Turn.text("ANSWER-STEER: deltas noted."),
+            Turn.text("ANSWER-QUEUED-ONE: the edited one."),
+            # rejected: a write the user rejects, with a message queued behind its dialog
+            Turn.tool_call("write", {"filePath": "notes.txt", "content": "hello\n"}),
+            Turn.text("ANSWER-AFTER-REJECT: here it is."),
+        )
+        titles.script(*[Turn.text("Chat") for _ in range(10)])
+        settings = {"agentls.server.path": str(AGENTLS), "agentls.config": fake_model_config(model, titles)}
+        env = {"AGENTLS_DATA_DIR": str(tmp / "agentls-data"), "AGENTLS_CONFIG_DIR": str(tmp / "agentls-config")}
+        with code_server(tmp / "vscode", package, settings, env) as cs:
+            args = {"url": cs.url, "folder": str(folder), "shots": str(shots)}
+            output, result = drive(args, {"release-essay": release}, loop)
+            if not result.get("ok"):
+                output += "\ncode-server log:\n" + cs.log.read_text()[-3000:]
+        target = HERE / "screenshots" / "chat"
+        shutil.rmtree(target, ignore_errors=True)
+        if shots.is_dir():
+            shutil.copytree(shots, target)
+        target.mkdir(parents=True, exist_ok=True)
+        (target / "driver.log").write_text(output)
+        yield Run(result, output, model)
+
+
+def answers_in_order(transcript: list[list[str]], pairs: list[tuple[str, str]]) -> None:
+    """Each (user text, answer text) pair appears in order, the answer after its own message."""
+    at = 0
+    for user, answer in pairs:
+        u = next((i for i in range(at, len(transcript)) if transcript[i][0] == "user" and user in transcript[i][1]), None)
+        assert u is not None, f"no user message {user!r} after row {at}: {transcript}"
+        a = next((i for i in range(u + 1, len(transcript)) if transcript[i][0] == "assistant" and answer in transcript[i][1]), None)
+        assert a is not None, f"no answer {answer!r} after {user!r}: {transcript}"
+        at = a + 1
+
+
+def test_the_prompt_box_stays_usable_while_a_turn_runs(run: Run) -> None:
+    r = run.phase("queue")
+    assert r["busyButtons"] == ["Queue", "Steer", "Stop and send"], r["busyButtons"]
+    assert "Enter" in r["placeholder"] and "Ctrl+Enter" in r["placeholder"], r["placeholder"]
+    assert r["focusAfterQueue"] == "prompt-input" and r["promptAfterQueue"] == ""
+
+
+def test_queued_messages_are_shown_edited_and_removed_with_the_focus_kept(run: Run) -> None:
+    r = run.phase("queue")
+    assert [q["text"] for q in r["queue"]] == ["first queued, edited"], r["queue"]
+    assert r["queue"][0]["label"] == "Queued message 1: first queued, edited"
+    assert r["removeLabel"] == "Remove queued message 1"
+    assert r["focusInEditor"] == "queued-input"
+    assert r["focusAfterEdit"] == "prompt-input" and r["focusAfterRemove"] == "prompt-input"
+
+
+def test_steered_and_queued_messages_each_get_their_own_answer_in_order(run: Run) -> None:
+    r = run.phase("queue")
+    answers_in_order(
+        r["transcript"],
+        [("rivers", "Rivers carve"), ("steer: mention deltas", "ANSWER-STEER"), ("first queued, edited", "ANSWER-QUEUED-ONE")],
+    )
+    assert not any("second queued" in text for _, text in r["transcript"]), r["transcript"]
+    # The model saw the steer, then the edited queued message as its own turn; never the removed one.
+    asked = [run.last_user_text(q) for q in run.model.requests[:3]]
+    assert "rivers" in asked[0] and "steer: mention deltas" in asked[1] and "first queued, edited" in asked[2], asked
+    assert all("second queued" not in json.dumps(q.messages) for q in run.model.requests)
+
+
+def test_a_message_queued_behind_a_rejected_permission_gets_its_own_answer(run: Run) -> None:
+    r = run.phase("rejected")
+    answers_in_order(r["transcript"], [("after the rejection", "ANSWER-AFTER-REJECT")])
+    assert r["queue"] == []
+    assert "after the rejection" in run.last_user_text(run.model.requests[4])
