@@ -63,7 +63,9 @@ def model_server() -> Iterator[tuple[FakeModelServer, asyncio.AbstractEventLoop]
         loop.close()
 
 
-def drive(args: dict[str, Any], signals: dict[str, asyncio.Event], loop: asyncio.AbstractEventLoop) -> tuple[str, dict[str, Any]]:
+def drive(
+    args: dict[str, Any], signals: dict[str, asyncio.Event], loop: asyncio.AbstractEventLoop
+) -> tuple[str, dict[str, Any]]:
     """Run the driver; a ``SIGNAL name`` line it prints sets that event on the model's loop."""
     process = subprocess.Popen(
         [tool("node"), str(HERE / "e2e_chat.mjs"), json.dumps(args)],
@@ -121,7 +123,10 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
         )
         titles.script(*[Turn.text("Chat") for _ in range(10)])
         settings = {"agentls.server.path": str(AGENTLS), "agentls.config": fake_model_config(model, titles)}
-        env = {"AGENTLS_DATA_DIR": str(tmp / "agentls-data"), "AGENTLS_CONFIG_DIR": str(tmp / "agentls-config")}
+        env = {
+            "AGENTLS_DATA_DIR": str(tmp / "agentls-data"),
+            "AGENTLS_CONFIG_DIR": str(tmp / "agentls-config"),
+        }
         with code_server(tmp / "vscode", package, settings, env) as cs:
             args = {"url": cs.url, "folder": str(folder), "shots": str(shots)}
             output, result = drive(args, {"release-essay": release}, loop)
@@ -140,9 +145,23 @@ def answers_in_order(transcript: list[list[str]], pairs: list[tuple[str, str]]) 
     """Each (user text, answer text) pair appears in order, the answer after its own message."""
     at = 0
     for user, answer in pairs:
-        u = next((i for i in range(at, len(transcript)) if transcript[i][0] == "user" and user in transcript[i][1]), None)
+        u = next(
+            (
+                i
+                for i in range(at, len(transcript))
+                if transcript[i][0] == "user" and user in transcript[i][1]
+            ),
+            None,
+        )
         assert u is not None, f"no user message {user!r} after row {at}: {transcript}"
-        a = next((i for i in range(u + 1, len(transcript)) if transcript[i][0] == "assistant" and answer in transcript[i][1]), None)
+        a = next(
+            (
+                i
+                for i in range(u + 1, len(transcript))
+                if transcript[i][0] == "assistant" and answer in transcript[i][1]
+            ),
+            None,
+        )
         assert a is not None, f"no answer {answer!r} after {user!r}: {transcript}"
         at = a + 1
 
@@ -167,12 +186,18 @@ def test_steered_and_queued_messages_each_get_their_own_answer_in_order(run: Run
     r = run.phase("queue")
     answers_in_order(
         r["transcript"],
-        [("rivers", "Rivers carve"), ("steer: mention deltas", "ANSWER-STEER"), ("first queued, edited", "ANSWER-QUEUED-ONE")],
+        [
+            ("rivers", "Rivers carve"),
+            ("steer: mention deltas", "ANSWER-STEER"),
+            ("first queued, edited", "ANSWER-QUEUED-ONE"),
+        ],
     )
     assert not any("second queued" in text for _, text in r["transcript"]), r["transcript"]
     # The model saw the steer, then the edited queued message as its own turn; never the removed one.
     asked = [run.last_user_text(q) for q in run.model.requests[:3]]
-    assert "rivers" in asked[0] and "steer: mention deltas" in asked[1] and "first queued, edited" in asked[2], asked
+    assert (
+        "rivers" in asked[0] and "steer: mention deltas" in asked[1] and "first queued, edited" in asked[2]
+    ), asked
     assert all("second queued" not in json.dumps(q.messages) for q in run.model.requests)
 
 
