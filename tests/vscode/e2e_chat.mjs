@@ -116,6 +116,80 @@ const phases = [
     r.queue = await queued(chat);
     await wb.shot("rejected-answered");
   }],
+  ["slash", async (wb, r) => {
+    const chat = await wb.chat();
+    const menu = () => chat.evaluate(() => {
+      const m = document.getElementById("slash-menu");
+      const input = document.getElementById("prompt-input");
+      return {
+        open: !m.hidden,
+        items: [...m.querySelectorAll(".slash-item")].map((e) => e.dataset.name),
+        texts: [...m.querySelectorAll(".slash-item")].map((e) => e.textContent),
+        active: m.querySelector(".slash-item.active")?.dataset.name,
+        activeSelected: m.querySelector(".slash-item.active")?.getAttribute("aria-selected"),
+        errors: [...m.querySelectorAll(".slash-error")].map((e) => e.textContent),
+        expanded: input.getAttribute("aria-expanded"),
+        descendant: input.getAttribute("aria-activedescendant"),
+        activeId: m.querySelector(".slash-item.active")?.id,
+        value: input.value,
+      };
+    });
+    const clear = async () => {
+      await wb.page.keyboard.down("Control");
+      await wb.page.keyboard.press("a");
+      await wb.page.keyboard.up("Control");
+      await wb.page.keyboard.press("Backspace");
+    };
+    await chat.click("#prompt-input");
+    await typeInPrompt(chat, "/");
+    r.opened = await until("the menu with the user's command", async () => {
+      const m = await menu();
+      return m.open && m.items.includes("review") ? m : null;
+    });
+    await wb.shot("slash-menu");
+    await shotSidebar(wb, "slash-menu");
+    await typeInPrompt(chat, "re");
+    r.filtered = await until("the menu filtered", async () => {
+      const m = await menu();
+      return m.items.slice(0, 2).join() === "redo,review" ? m : null;
+    });
+    await wb.page.keyboard.press("ArrowDown");
+    r.afterDown = await menu();
+    await wb.page.keyboard.press("ArrowUp");
+    r.afterUp = await menu();
+    await wb.page.keyboard.press("ArrowDown");
+    await wb.shot("slash-filtered");
+    await shotSidebar(wb, "slash-filtered");
+    await wb.page.keyboard.press("Enter");
+    r.afterEnter = await menu();
+    await typeInPrompt(chat, "calc.py");
+    await wb.page.keyboard.press("Enter");
+    await transcriptHas(chat, "ANSWER-REVIEW", 60000);
+    await idle(chat);
+    r.transcript = await transcript(chat);
+    // Escape closes the menu and leaves the text (it stops no turn).
+    await typeInPrompt(chat, "/comp");
+    await until("the menu", async () => (await menu()).open);
+    await wb.page.keyboard.press("Escape");
+    r.afterEscape = await menu();
+    // Tab completes the name.
+    await clear();
+    await typeInPrompt(chat, "/comp");
+    await until("the menu", async () => (await menu()).open);
+    await wb.page.keyboard.press("Tab");
+    r.afterTab = await menu();
+    r.focusAfterTab = await focused(chat);
+    // The mouse: a click on /new starts a new session.
+    await clear();
+    await typeInPrompt(chat, "/");
+    // Once the server's list is in (the rows are redrawn when it arrives).
+    await until("the menu with the server's list", async () => (await menu()).items.includes("review"));
+    await chat.click('.slash-item[data-name="new"]');
+    await until("a new, empty session", async () => (await transcript(chat)).length === 0, 20000);
+    r.afterClick = await menu();
+    r.focusAfterClick = await focused(chat);
+    await wb.shot("slash-new-session");
+  }],
 ];
 
 async function main() {

@@ -30,6 +30,12 @@ from tests.vscode.phases import phase_result
 HERE = Path(__file__).parent
 AGENTLS = ROOT / ".venv" / "bin" / "agentls"
 ESSAY = "Rivers carve valleys over long ages. " * 60
+REVIEW_COMMAND = """---
+description: Review a file for bugs
+argument-hint: <file>
+---
+Review $1 carefully and list the bugs.
+"""
 
 
 @dataclass
@@ -109,6 +115,10 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
     folder = tmp / "project"
     folder.mkdir()
     (folder / "README.md").write_text("# A project\n")
+    commands = folder / ".agentls" / "command"
+    commands.mkdir(parents=True)
+    (commands / "review.md").write_text(REVIEW_COMMAND)
+    (commands / "broken.md").write_text("---\ndescription: half\nsubtask: maybe\n---\nBroken $1\n")
     shots = tmp / "screenshots"
     release = asyncio.Event()
     with model_server() as (model, loop), FakeModelServer.threaded() as titles:
@@ -120,6 +130,8 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
             # rejected: a write the user rejects, with a message queued behind its dialog
             Turn.tool_call("write", {"filePath": "notes.txt", "content": "hello\n"}),
             Turn.text("ANSWER-AFTER-REJECT: here it is."),
+            # slash: the user's /review command
+            Turn.text("ANSWER-REVIEW: no bugs in calc.py."),
         )
         titles.script(*[Turn.text("Chat") for _ in range(10)])
         settings = {"agentls.server.path": str(AGENTLS), "agentls.config": fake_model_config(model, titles)}
@@ -206,3 +218,39 @@ def test_a_message_queued_behind_a_rejected_permission_gets_its_own_answer(run: 
     answers_in_order(r["transcript"], [("after the rejection", "ANSWER-AFTER-REJECT")])
     assert r["queue"] == []
     assert "after the rejection" in run.last_user_text(run.model.requests[4])
+
+
+def test_the_slash_menu_lists_built_ins_and_the_users_commands_with_hints(run: Run) -> None:
+    r = run.phase("slash")
+    opened = r["opened"]
+    assert {"compact", "undo", "redo", "init", "new", "model", "agent", "mode", "effort", "export"} <= set(
+        opened["items"]
+    ), opened["items"]
+    assert opened["items"][-1] == "review", opened["items"]  # the user's own after the built-ins
+    review = opened["texts"][-1]
+    assert "/review" in review and "<file>" in review and "Review a file for bugs" in review, review
+    assert opened["expanded"] == "true" and opened["descendant"] == opened["activeId"] == "slash-0"
+    # The broken command file is named with its line; the others loaded.
+    assert opened["errors"] == ["Not loaded: .agentls/command/broken.md:3: 'subtask' must be true or false"]
+
+
+def test_the_slash_menu_filters_and_takes_arrows_enter_tab_escape_and_the_mouse(run: Run) -> None:
+    r = run.phase("slash")
+    # Names that start with "re" first (built-ins, then the user's), then those that only contain it.
+    assert r["filtered"]["items"][:2] == ["redo", "review"], r["filtered"]
+    assert r["filtered"]["active"] == "redo"
+    assert r["afterDown"]["active"] == "review" and r["afterDown"]["activeSelected"] == "true"
+    assert r["afterDown"]["descendant"] == r["afterDown"]["activeId"] == "slash-1"
+    assert r["afterUp"]["active"] == "redo"
+    assert r["afterEnter"] == {**r["afterEnter"], "open": False, "value": "/review "}  # its <file> comes next
+    assert r["afterEscape"]["open"] is False and r["afterEscape"]["value"] == "/comp"
+    assert r["afterTab"]["open"] is False and r["afterTab"]["value"] == "/compact "
+    assert r["focusAfterTab"] == "prompt-input" and r["focusAfterClick"] == "prompt-input"
+    assert r["afterClick"]["value"] == ""
+
+
+def test_a_user_command_runs_through_the_server_with_its_arguments(run: Run) -> None:
+    r = run.phase("slash")
+    answers_in_order(r["transcript"], [("Review calc.py carefully", "ANSWER-REVIEW")])
+    asked = run.last_user_text(run.model.requests[5])
+    assert "Review calc.py carefully and list the bugs." in asked, asked

@@ -248,7 +248,40 @@ export type AgentEvent =
   | { type: "queue.added"; properties: { sessionID: string; item: QueuedPrompt; position: number } }
   | { type: "queue.updated"; properties: { sessionID: string; item: QueuedPrompt } }
   | { type: "queue.removed"; properties: { sessionID: string; id: string; reason: "removed" | "cancelled" | "closed" } }
-  | { type: "queue.started"; properties: { sessionID: string; id: string } };
+  | { type: "queue.started"; properties: { sessionID: string; id: string } }
+  | { type: "session.mode"; properties: { sessionID: string; mode: string } }
+  | { type: "session.effort"; properties: { sessionID: string; effort: string; levels: string[] } };
+
+/** `agent/session/mode`: the session's mode (ask, auto, plan) and the modes there are. */
+export interface ModeInfo {
+  mode: string;
+  modes: { id: string; name: string; description?: string }[];
+}
+
+/** `agent/session/effort`: how hard the model thinks, and the levels it supports ([]: no control). */
+export interface EffortInfo {
+  effort: string;
+  levels: string[];
+}
+
+/** A slash command (`agent/commands`): a built-in or the user's own (a Markdown template). */
+export interface CommandInfo {
+  name: string;
+  description: string;
+  kind: "builtin" | "user";
+  source: string;
+  hint: string;
+  agent?: string | null;
+  model?: string | null;
+  subtask?: boolean;
+}
+
+/** `agent/commands`: the commands, the command files that could not be read (`file:line: why`), warnings. */
+export interface CommandList {
+  commands: CommandInfo[];
+  errors: string[];
+  warnings: string[];
+}
 
 /** What a prompt sent while a turn runs does (`agent/session/prompt` `mode`). */
 export type PromptMode = "queue" | "steer" | "interrupt";

@@ -8,6 +8,8 @@ import { button, h, setMarkdown } from "./dom.ts";
 import { LANGUAGES } from "./markdown.ts";
 import { Transcript } from "./parts.ts";
 import { QueueList } from "./queue.ts";
+import { runSlash, SlashMenu } from "./slash.ts";
+import { Pickers } from "./pickers.ts";
 import { applyEvent, emptyDirty, initialState, loadSnapshot, setConfig, setServer, setSessions } from "./state.ts";
 
 interface VsCodeApi {
@@ -33,6 +35,10 @@ const transcript = new Transcript(post);
 const firstRun = new FirstRun(post);
 const prompt = new PromptBox(post, (draft) => vscode.setState({ draft }), vscode.getState()?.draft);
 const queueList = new QueueList(post, focusPrompt);
+const slash = new SlashMenu(prompt.input, prompt.root, post, (command, args, attachments) => runSlash(post, prompt, command, args, attachments));
+prompt.root.insertBefore(slash.root, prompt.input);
+prompt.intercept = (text, attachments) => slash.runTyped(text, attachments);
+const pickers = new Pickers(post);
 const jump = button("Jump to latest ↓", () => {
   follow = true;
   jump.hidden = true;
@@ -56,7 +62,7 @@ const stats = { frames: 0, events: 0, maxDrawMs: 0, totalDrawMs: 0, maxTranscrip
 (window as unknown as { agentlsStats: typeof stats }).agentlsStats = stats;
 
 const app = document.getElementById("app") as HTMLElement;
-app.append(chrome.bar, chrome.sessionList, chrome.notice, firstRun.root, h("div", { id: "transcript-box" }, transcript.root, jump), chrome.panels, chrome.status, queueList.root, prompt.root);
+app.append(chrome.bar, pickers.root, chrome.sessionList, chrome.notice, firstRun.root, h("div", { id: "transcript-box" }, transcript.root, jump), chrome.panels, chrome.status, queueList.root, prompt.root);
 
 let scheduled = false;
 let retryTimer: number | undefined;
@@ -75,6 +81,7 @@ function draw(): void {
     chrome.drawStatus(view);
     chrome.drawPanels(view);
     prompt.draw(view);
+    pickers.draw(view.mode, view.effort);
     firstRun.draw(view.config);
   }
   stats.maxChromeMs = Math.max(stats.maxChromeMs, performance.now() - chromeStart);
@@ -150,6 +157,9 @@ window.addEventListener("message", (event: MessageEvent<ToWebview>) => {
       break;
     case "restorePrompt":
       prompt.restore(message.text, message.attachments);
+      break;
+    case "commands":
+      slash.setCommands(message.commands, message.errors);
       break;
   }
   schedule();

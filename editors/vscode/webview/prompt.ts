@@ -185,9 +185,19 @@ export class PromptBox {
     this.persist();
   }
 
+  /** Text the box takes itself rather than send as a prompt (a `/command`): true when it did. */
+  intercept: ((text: string, attachments: Attachment[]) => boolean) | undefined;
+
   private submit(mode?: PromptMode): void {
     const text = this.input.value;
     if (!text.trim() && this.attachments.length === 0) return;
+    if (this.intercept?.(text, this.attachments)) {
+      this.input.value = "";
+      this.attachments = [];
+      this.drawChips();
+      this.persist();
+      return;
+    }
     const prompt = { type: "prompt", text, attachments: this.attachments, agent: this.picked(this.agent, this.chosenAgent), model: this.picked(this.model, this.chosenModel) } as const;
     this.post(mode === undefined ? prompt : { ...prompt, mode });
     this.input.value = "";
@@ -257,6 +267,23 @@ export class PromptBox {
       this.model.replaceChildren(...none, ...config.models.map((m) => h("option", { value: m, selected: m === model }, m)));
       this.model.title = `Model (default: ${config.defaultModel})`;
     }
+  }
+
+  /**
+   * `/agent` or `/model`: pick `value` (as if picked in the list), or, with none, put the keys on the
+   * picker. Returns why not when the list has no such value.
+   */
+  choose(kind: "agent" | "model", value: string): string | undefined {
+    const select = kind === "agent" ? this.agent : this.model;
+    if (!value) {
+      select.focus();
+      return undefined;
+    }
+    const options = [...select.options].map((o) => o.value).filter((v) => v !== "");
+    if (!options.includes(value)) return `no ${kind} "${value}"; the ${kind}s are: ${options.join(", ")}`;
+    select.value = value;
+    select.dispatchEvent(new Event("change"));
+    return undefined;
   }
 
   /** The user's pick while the server still offers it, else the server's default. */

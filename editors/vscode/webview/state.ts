@@ -4,9 +4,11 @@
 import type {
   AgentConfig,
   AgentEvent,
+  EffortInfo,
   FileDiff,
   MessageInfo,
   MessageWithParts,
+  ModeInfo,
   Part,
   PermissionRequest,
   QueuedPrompt,
@@ -53,6 +55,8 @@ export interface ChatState {
   turnErrors: Map<string, string>;
   warnings: string[]; // agent.warning messages of this session (or of none), newest last
   queue: QueuedPrompt[]; // prompts waiting for the running turn to end, next first
+  mode: ModeInfo | null; // the session's mode (null: the server has none to offer)
+  effort: EffortInfo | null; // the session's effort and its model's levels
   dirty: Dirty;
 }
 
@@ -81,6 +85,8 @@ export function initialState(): ChatState {
     turnErrors: new Map(),
     warnings: [],
     queue: [],
+    mode: null,
+    effort: null,
     dirty: { ...emptyDirty(), transcript: true, dialogs: true, sessions: true, header: true, queue: true },
   };
 }
@@ -109,6 +115,8 @@ export function loadSnapshot(state: ChatState, snapshot: Snapshot | null): void 
   state.turnErrors = new Map();
   state.warnings = [];
   state.queue = snapshot?.queue ?? [];
+  state.mode = snapshot?.mode ?? null;
+  state.effort = snapshot?.effort ?? null;
   markAll(state);
 }
 
@@ -337,6 +345,15 @@ export function applyEvent(state: ChatState, event: AgentEvent): void {
     case "question.rejected":
       state.questions = state.questions.filter((r) => r.id !== event.properties.requestID);
       state.dirty.dialogs = true;
+      return;
+    case "session.mode":
+      // The list of modes stays what the server said; only the current one moves.
+      state.mode = { modes: state.mode?.modes ?? [], mode: event.properties.mode };
+      state.dirty.header = true;
+      return;
+    case "session.effort":
+      state.effort = { effort: event.properties.effort, levels: event.properties.levels };
+      state.dirty.header = true;
       return;
     case "todo.updated":
       state.todos = event.properties.todos;

@@ -9,6 +9,8 @@ import { type Attachment, type FromWebview, IMAGE_TYPES, MAX_IMAGE_BYTES } from 
 import { copyCode, insertCode } from "./codeblock";
 import { bestMatch } from "./match";
 import { removeQueued, updateQueued } from "./queue";
+import { exportSession, listCommands, runCommand } from "./slash";
+import { setEffort, setMode } from "./pickers";
 import type { ChatView } from "./view";
 
 const SAFE_LINK = /^(https?|mailto):/i;
@@ -104,6 +106,16 @@ export class Actions {
         return updateQueued(this.view.client, this.sessionID(), message.queueID, message.text);
       case "queueRemove":
         return removeQueued(this.view.client, this.sessionID(), message.queueID);
+      case "listCommands":
+        return listCommands(this.view);
+      case "command":
+        return runCommand(this.view, message.command, message.arguments, message.attachments);
+      case "exportSession":
+        return exportSession(this.view);
+      case "setMode":
+        return setMode(this.view, message.mode);
+      case "setEffort":
+        return setEffort(this.view, message.effort);
       case "copyCode":
         return copyCode(message.text);
       case "insertCode":

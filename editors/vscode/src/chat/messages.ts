@@ -6,6 +6,9 @@ import type {
   FileDiff,
   MessageWithParts,
   PermissionReply,
+  CommandInfo,
+  EffortInfo,
+  ModeInfo,
   PermissionRequest,
   PromptMode,
   QueuedPrompt,
@@ -41,6 +44,9 @@ export interface Snapshot {
   busy: boolean;
   /** Prompts waiting for the running turn (`agent/session/queue/list`), next first. */
   queue?: QueuedPrompt[];
+  /** The session's mode and effort (absent: the server has no such request). */
+  mode?: ModeInfo;
+  effort?: EffortInfo;
 }
 
 /** A provider the server knows (`agent/providers`): never its key, only whether it has one. */
@@ -72,7 +78,9 @@ export type ToWebview =
   /** No model is configured: show the first-run setup. */
   | { type: "firstRun"; info: FirstRunInfo }
   /** A prompt that was not sent or whose turn failed: back into the box. */
-  | { type: "restorePrompt"; text: string; attachments: Attachment[] };
+  | { type: "restorePrompt"; text: string; attachments: Attachment[] }
+  /** The `/` menu's commands (`agent/commands`), and the command files that could not be read. */
+  | { type: "commands"; commands: CommandInfo[]; errors: string[] };
 
 export type FromWebview =
   | { type: "ready" }
@@ -81,6 +89,13 @@ export type FromWebview =
   /** A queued prompt's text edited (its attachments stay), or the prompt taken out of the queue. */
   | { type: "queueUpdate"; queueID: string; text: string }
   | { type: "queueRemove"; queueID: string }
+  /** The `/` menu: list the commands; run one in the session; the client-side `/export`. */
+  | { type: "listCommands" }
+  | { type: "command"; command: string; arguments: string; attachments: Attachment[] }
+  | { type: "exportSession" }
+  /** The mode or effort picked in the header (or by /mode, /effort); none given: ask with a quick pick. */
+  | { type: "setMode"; mode?: string }
+  | { type: "setEffort"; effort?: string }
   | { type: "abort" }
   | { type: "newSession" }
   | { type: "switchSession"; sessionID: string }

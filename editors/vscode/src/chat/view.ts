@@ -22,6 +22,8 @@ import { chatHtml } from "./html";
 import { firstRunInfo, noModelMessage } from "./firstrun";
 import type { Attachment, FromWebview, ServerPhase, Snapshot, ToWebview } from "./messages";
 import { listQueue, removedByUser } from "./queue";
+import { attachmentParts } from "./slash";
+import { sessionControls } from "./pickers";
 
 export const VIEW_ID = "agentls.chat";
 
@@ -228,7 +230,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
 
   private async snapshot(sessionID: string): Promise<Snapshot> {
     const c = this.client;
-    const [session, messages, permissions, questions, todos, changes, queue] = await Promise.all([
+    const [session, messages, permissions, questions, todos, changes, queue, controls] = await Promise.all([
       c.request<Session>("agent/session/get", { sessionID }),
       c.request<{ messages: MessageWithParts[] }>("agent/session/messages", { sessionID }),
       c.request<{ requests: PermissionRequest[] }>("agent/permission/list", {}),
@@ -236,6 +238,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       c.request<{ todos: Todo[] }>("agent/session/todo", { sessionID }),
       c.request<{ files: FileDiff[] }>("agent/session/diff", { sessionID }),
       listQueue(c, sessionID),
+      sessionControls(c, sessionID),
     ]);
     for (const request of permissions.requests) this.permissions.set(request.id, request);
     const running = messages.messages.some((m) => m.info.role === "assistant" && m.info.time.completed === undefined && m.info.error === undefined);
@@ -248,6 +251,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       changes: changes.files,
       busy: this.statuses.get(sessionID)?.type === "busy" || running,
       queue,
+      ...controls,
     };
   }
 
@@ -313,11 +317,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     }
     const parts: PromptPart[] = [];
     if (text.trim()) parts.push({ type: "text", text });
-    for (const a of attachments) {
-      // The server names an inline image by its file name (at most 255 characters), not its path.
-      if (a.image !== undefined) parts.push({ type: "file", mime: a.image.mime, data: a.image.data, name: (a.label.split("/").pop() ?? "image").slice(-255) });
-      else parts.push(a.range ? { type: "file", uri: a.uri, range: a.range } : { type: "file", uri: a.uri });
-    }
+    parts.push(...attachmentParts(attachments));
     if (parts.length === 0) return;
     const params: Record<string, unknown> = { sessionID, parts };
     if (agent) params.agent = agent;

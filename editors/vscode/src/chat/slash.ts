@@ -1,0 +1,64 @@
+// The `/` menu's requests: the commands to list (`agent/commands`), running one in the current session
+// (`agent/session/command`), and the client-side `/export` (the session as Markdown in an editor).
+import * as vscode from "vscode";
+import type { CommandList, PromptPart, Session } from "../protocol";
+import type { Attachment } from "./messages";
+import type { ChatView } from "./view";
+
+/** Attachments as prompt parts: an image by its content, any other file by URI for the server to read. */
+export function attachmentParts(attachments: Attachment[]): PromptPart[] {
+  return attachments.map((a): PromptPart => {
+    // The server names an inline image by its file name (at most 255 characters), not its path.
+    if (a.image !== undefined) return { type: "file", mime: a.image.mime, data: a.image.data, name: (a.label.split("/").pop() ?? "image").slice(-255) };
+    return a.range ? { type: "file", uri: a.uri, range: a.range } : { type: "file", uri: a.uri };
+  });
+}
+
+export async function listCommands(view: ChatView): Promise<void> {
+  const list = await view.client.request<CommandList>("agent/commands", {});
+  // `file:line: why`, the file named as the Explorer shows it (relative to the workspace when in it).
+  const errors = list.errors.map((e) => e.replace(/^(.+?):(\d+): /, (_, file: string, line: string) => `${vscode.workspace.asRelativePath(file)}:${line}: `));
+  view.post({ type: "commands", commands: list.commands, errors });
+}
+
+async function currentSession(view: ChatView): Promise<string> {
+  if (view.sessionID !== undefined) return view.sessionID;
+  const session = await view.client.request<Session>("agent/session/create", {});
+  await view.select(session.id);
+  await view.sendSessions();
+  return session.id;
+}
+
+/**
+ * Run `/command arguments` in the current session (a new one if none is open). A command that fails
+ * goes back into the prompt box, as a prompt does, with the reason in the view; an undo or redo
+ * reloads the transcript it changed.
+ */
+export async function runCommand(view: ChatView, command: string, args: string, attachments: Attachment[]): Promise<void> {
+  const sessionID = await currentSession(view);
+  const params: Record<string, unknown> = { sessionID, command, arguments: args };
+  const parts = attachmentParts(attachments);
+  if (parts.length > 0) params.parts = parts;
+  let result: { revert: unknown };
+  try {
+    result = await view.client.request<{ revert: unknown }>("agent/session/command", params);
+  } catch (err) {
+    if ((err as { code?: number }).code === -32800) return; // stopped by the user
+    view.post({ type: "restorePrompt", text: args ? `/${command} ${args}` : `/${command}`, attachments });
+    view.notice(`/${command} failed (it is back in the box): ${(err as Error).message ?? String(err)}`);
+    return;
+  }
+  if (result.revert !== null && result.revert !== undefined) await view.refresh();
+}
+
+/** `/export`: the session as Markdown (`agent/session/export`) in an untitled editor, to read or save. */
+export async function exportSession(view: ChatView): Promise<void> {
+  const sessionID = view.sessionID;
+  if (sessionID === undefined) {
+    void vscode.window.showInformationMessage("agentls: no session to export yet.");
+    return;
+  }
+  const { text } = await view.client.request<{ text: string }>("agent/session/export", { sessionID, format: "md" });
+  const document = await vscode.workspace.openTextDocument({ language: "markdown", content: text });
+  await vscode.window.showTextDocument(document, { preview: false });
+}
