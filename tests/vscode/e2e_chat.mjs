@@ -5,6 +5,7 @@
 // notifications. The driver prints "SIGNAL <name>" when the Python side must act (release the stalled
 // answer), and waits for what the user would see.
 // Usage: node e2e_chat.mjs '{"url": ..., "folder": ..., "shots": ...}'
+import * as fs from "node:fs";
 import { Workbench, log, until } from "./driver.mjs";
 
 const args = JSON.parse(process.argv[2]);
@@ -184,11 +185,109 @@ const phases = [
     await typeInPrompt(chat, "/");
     // Once the server's list is in (the rows are redrawn when it arrives).
     await until("the menu with the server's list", async () => (await menu()).items.includes("review"));
-    await chat.click('.slash-item[data-name="new"]');
+    // Point at the row, check the pointer is on it (the row under the pointer is what a user sees
+    // highlighted by :hover), then press the button there.
+    await until("the pointer on /new", async () => {
+      const box = await (await chat.$('.slash-item[data-name="new"]')).boundingBox();
+      await wb.page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      return chat.evaluate(() => document.querySelector(".slash-item:hover")?.dataset.name === "new");
+    }, 10000);
+    await wb.page.mouse.down();
+    await wb.page.mouse.up();
     await until("a new, empty session", async () => (await transcript(chat)).length === 0, 20000);
     r.afterClick = await menu();
     r.focusAfterClick = await focused(chat);
     await wb.shot("slash-new-session");
+  }],
+  ["notify", async (wb, r) => {
+    const chat = await wb.chat();
+    /** The activity bar's badges, by item: the chat view's count shows on its container's icon. */
+    const badges = () => wb.page.evaluate(() => [...document.querySelectorAll(".activitybar .action-item")].map((item) => ({
+      label: item.querySelector(".action-label")?.getAttribute("aria-label") ?? "",
+      badge: item.querySelector(".badge-content")?.textContent ?? "",
+      shown: item.querySelector(".badge")?.style.display !== "none",
+    })).filter((b) => /agentls/i.test(b.label)));
+    const toasts = () => wb.page.$$eval(".notification-toast .notification-list-item-message, .notifications-toasts .notification-list-item-message", (els) => els.map((e) => e.textContent));
+    r.notificationsBefore = (await wb.notifications()).filter((n) => n.includes("agentls"));
+    await chat.click("#prompt-input");
+    await typeInPrompt(chat, "Tell me a story");
+    await wb.page.keyboard.press("Enter");
+    await until("the story to stream", async () => (await transcript(chat)).some(([role, t]) => role === "assistant" && t.includes("Once upon")), 60000);
+    await typeInPrompt(chat, "then write todo.txt");
+    await wb.page.keyboard.press("Enter");
+    await until("the message queued", async () => (await queued(chat)).length === 1);
+    // The user goes to the Explorer: the chat view is hidden. (Out of the view first: the palette
+    // helper presses Escape, which in the view stops the turn.)
+    await wb.leaveWebview();
+    await wb.command("View: Show Explorer");
+    await until("the Explorer", () => wb.page.$(".part.sidebar .explorer-folders-view, .part.sidebar .explorer-viewlet"), 10000);
+    r.badgeWhileHidden = await badges();
+    console.log("SIGNAL release-story");
+    await until("two notifications: the turn ended, a dialog waits", async () => {
+      const n = (await wb.notifications()).filter((m) => m.startsWith("agentls: the"));
+      return n.some((m) => m.includes("ended")) && n.some((m) => m.includes("waits for your answer")) ? n : null;
+    }, 60000);
+    r.notifications = (await wb.notifications()).filter((m) => m.startsWith("agentls: the"));
+    r.badge = await until("the badge to count both", async () => {
+      const b = await badges();
+      return b.some((x) => x.badge === "2" && x.shown) ? b : null;
+    }, 10000);
+    await wb.shot("notify-hidden-view");
+    // "Open Chat" on the dialog's notification brings the view back, with the dialog.
+    const opened = await wb.page.evaluateHandle(() => {
+      const items = [...document.querySelectorAll(".notification-list-item")];
+      const item = items.find((i) => i.querySelector(".notification-list-item-message")?.textContent?.includes("waits for your answer"));
+      return [...(item?.querySelectorAll(".monaco-button") ?? [])].find((b) => b.textContent === "Open Chat") ?? null;
+    });
+    if (!opened.asElement()) throw new Error("no Open Chat button on the dialog's notification");
+    await opened.asElement().click();
+    const back = await wb.chat();
+    await back.waitForSelector(".dialog.permission", { timeout: 20000 });
+    r.badgeWithView = await until("the badge to count the waiting dialog only", async () => {
+      const b = await badges();
+      return b.some((x) => x.badge === "1" && x.shown) ? b : null;
+    }, 10000);
+    await wb.shot("notify-back-in-view");
+    await back.click('.dialog.permission [data-action="once"]');
+    await transcriptHas(back, "ANSWER-WROTE", 60000);
+    await idle(back);
+    r.badgeAfter = await until("no badge", async () => {
+      const b = await badges();
+      return b.every((x) => !x.shown || x.badge === "") ? b : null;
+    }, 10000);
+    r.notificationsAfter = (await wb.notifications()).filter((m) => m.startsWith("agentls: the"));
+    r.toasts = await toasts();
+  }],
+  ["notify-off", async (wb, r) => {
+    // The user turns agentls.notifications off for this workspace (Settings (JSON)).
+    const chat = await wb.chat();
+    const traced = (event) => fs.readFileSync(args.trace, "utf8").split("\n").filter((l) => l.includes(`"event":"${event}"`)).map((l) => JSON.parse(l));
+    fs.mkdirSync(`${args.folder}/.vscode`, { recursive: true });
+    fs.writeFileSync(`${args.folder}/.vscode/settings.json`, JSON.stringify({ "agentls.notifications": false }, null, 2));
+    await until("the setting to reach the extension", () => traced("notificationsSetting").some((e) => e.enabled === false), 20000);
+    const before = (await wb.notifications()).length;
+    const ended = traced("turnEnded").length;
+    const told = traced("notification").length;
+    const counted = traced("badge").length;
+    await chat.click("#prompt-input");
+    await typeInPrompt(chat, "One more story");
+    await wb.page.keyboard.press("Enter");
+    await until("the story to stream", async () => (await transcript(chat)).some(([role, t]) => role === "assistant" && t.includes("Twice upon")), 60000);
+    await wb.leaveWebview();
+    await wb.command("View: Show Explorer");
+    await until("the Explorer", () => wb.page.$(".part.sidebar .explorer-folders-view, .part.sidebar .explorer-viewlet"), 10000);
+    console.log("SIGNAL release-story-2");
+    const last = await until("the turn to end while hidden", () => {
+      const t = traced("turnEnded");
+      return t.length > ended ? t[t.length - 1] : null;
+    }, 60000);
+    r.endedWhileHidden = last.visible === false || last.focused === false;
+    // What the extension did about it (the trace is written as it acts, before anything is drawn).
+    r.toldSince = traced("notification").slice(told);
+    r.badgeCountsSince = traced("badge").slice(counted).map((e) => e.count);
+    r.newNotifications = (await wb.notifications()).slice(before).filter((m) => m.startsWith("agentls"));
+    r.badges = await wb.page.evaluate(() => [...document.querySelectorAll(".activitybar .action-item")].filter((i) => /agentls/i.test(i.querySelector(".action-label")?.getAttribute("aria-label") ?? "")).map((i) => i.querySelector(".badge")?.style.display !== "none" ? i.querySelector(".badge-content")?.textContent ?? "" : ""));
+    await wb.shot("notify-off-hidden");
   }],
 ];
 

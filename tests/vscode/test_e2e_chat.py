@@ -11,7 +11,7 @@ import json
 import shutil
 import subprocess
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +30,7 @@ from tests.vscode.phases import phase_result
 HERE = Path(__file__).parent
 AGENTLS = ROOT / ".venv" / "bin" / "agentls"
 ESSAY = "Rivers carve valleys over long ages. " * 60
+STORY = "Once upon a time a river met the sea. " * 20
 REVIEW_COMMAND = """---
 description: Review a file for bugs
 argument-hint: <file>
@@ -69,10 +70,8 @@ def model_server() -> Iterator[tuple[FakeModelServer, asyncio.AbstractEventLoop]
         loop.close()
 
 
-def drive(
-    args: dict[str, Any], signals: dict[str, asyncio.Event], loop: asyncio.AbstractEventLoop
-) -> tuple[str, dict[str, Any]]:
-    """Run the driver; a ``SIGNAL name`` line it prints sets that event on the model's loop."""
+def drive(args: dict[str, Any], signals: Mapping[str, Callable[[], object]]) -> tuple[str, dict[str, Any]]:
+    """Run the driver; a ``SIGNAL name`` line it prints runs that action (release a stalled answer, …)."""
     process = subprocess.Popen(
         [tool("node"), str(HERE / "e2e_chat.mjs"), json.dumps(args)],
         env=tools_env(),
@@ -87,8 +86,7 @@ def drive(
         for line in process.stdout:
             lines.append(line)
             if line.startswith("SIGNAL "):
-                event = signals[line.split()[1]]
-                loop.call_soon_threadsafe(event.set)
+                signals[line.split()[1]]()
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
@@ -120,7 +118,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
     (commands / "review.md").write_text(REVIEW_COMMAND)
     (commands / "broken.md").write_text("---\ndescription: half\nsubtask: maybe\n---\nBroken $1\n")
     shots = tmp / "screenshots"
-    release = asyncio.Event()
+    release, story, story_2 = asyncio.Event(), asyncio.Event(), asyncio.Event()
     with model_server() as (model, loop), FakeModelServer.threaded() as titles:
         model.script(
             # queue: a long answer that stalls until the driver has queued, edited, steered and removed
@@ -132,18 +130,33 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
             Turn.text("ANSWER-AFTER-REJECT: here it is."),
             # slash: the user's /review command
             Turn.text("ANSWER-REVIEW: no bugs in calc.py."),
+            # notify: a story that ends while the view is hidden, then the queued write's dialog
+            Turn.text(STORY, chunks=100).stall(after=5, until=story),
+            Turn.tool_call("write", {"filePath": "todo.txt", "content": "- tests\n"}),
+            Turn.text("ANSWER-WROTE: todo.txt is written."),
+            # notify-off: with agentls.notifications off, a turn ends while the view is hidden
+            Turn.text("Twice upon a time. " * 40, chunks=40).stall(after=5, until=story_2),
         )
         titles.script(*[Turn.text("Chat") for _ in range(10)])
         settings = {"agentls.server.path": str(AGENTLS), "agentls.config": fake_model_config(model, titles)}
+        trace = tmp / "trace.jsonl"
         env = {
             "AGENTLS_DATA_DIR": str(tmp / "agentls-data"),
             "AGENTLS_CONFIG_DIR": str(tmp / "agentls-config"),
+            "AGENTLS_VSCODE_TRACE": str(trace),
         }
         with code_server(tmp / "vscode", package, settings, env) as cs:
-            args = {"url": cs.url, "folder": str(folder), "shots": str(shots)}
-            output, result = drive(args, {"release-essay": release}, loop)
+            args = {"url": cs.url, "folder": str(folder), "shots": str(shots), "trace": str(trace)}
+            signals = {
+                "release-essay": lambda: loop.call_soon_threadsafe(release.set),
+                "release-story": lambda: loop.call_soon_threadsafe(story.set),
+                "release-story-2": lambda: loop.call_soon_threadsafe(story_2.set),
+            }
+            output, result = drive(args, signals)
             if not result.get("ok"):
                 output += "\ncode-server log:\n" + cs.log.read_text()[-3000:]
+                if trace.is_file():
+                    output += "\nextension trace:\n" + trace.read_text()[-20000:]
         target = HERE / "screenshots" / "chat"
         shutil.rmtree(target, ignore_errors=True)
         if shots.is_dir():
@@ -254,3 +267,30 @@ def test_a_user_command_runs_through_the_server_with_its_arguments(run: Run) -> 
     answers_in_order(r["transcript"], [("Review calc.py carefully", "ANSWER-REVIEW")])
     asked = run.last_user_text(run.model.requests[5])
     assert "Review calc.py carefully and list the bugs." in asked, asked
+
+
+def test_a_turn_that_ends_and_a_dialog_that_waits_while_the_view_is_hidden_are_notified(run: Run) -> None:
+    r = run.phase("notify")
+    assert r["notificationsBefore"] == [], r["notificationsBefore"]  # the user was watching until now
+    assert any(n.startswith("agentls: the turn in") and n.endswith("ended.") for n in r["notifications"])
+    assert any("asks to edit and waits for your answer" in n for n in r["notifications"]), r["notifications"]
+    assert [b["badge"] for b in r["badge"] if b["shown"]] == ["2"], r["badge"]
+
+
+def test_the_badge_counts_what_is_unseen_and_clears_when_the_user_is_back(run: Run) -> None:
+    r = run.phase("notify")
+    assert [b["badge"] for b in r["badgeWithView"] if b["shown"]] == ["1"], r["badgeWithView"]  # the dialog
+    assert [b["badge"] for b in r["badgeAfter"] if b["shown"]] == [], r["badgeAfter"]
+    # The dialog's notification went with its Open Chat; nothing new while the user watches.
+    assert set(r["notificationsAfter"]) < set(r["notifications"]), (
+        r["notificationsAfter"],
+        r["notifications"],
+    )
+
+
+def test_the_notifications_setting_turns_notifications_and_the_badge_off(run: Run) -> None:
+    r = run.phase("notify-off")
+    assert r["endedWhileHidden"] is True
+    assert r["toldSince"] == [] and r["newNotifications"] == [], r
+    assert set(r["badgeCountsSince"]) <= {0}, r["badgeCountsSince"]
+    assert all(b == "" for b in r["badges"]), r["badges"]

@@ -2,6 +2,7 @@
 import * as vscode from "vscode";
 import { Actions } from "./chat/actions";
 import { ChatView, VIEW_ID } from "./chat/view";
+import { Notifier } from "./chat/notify";
 import { AgentClient } from "./client/server";
 import { registerCommands } from "./commands";
 import { DiffDocuments, SCHEME } from "./diff/provider";
@@ -39,6 +40,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.workspace.registerTextDocumentContentProvider(SCHEME, diffs),
     vscode.window.registerWebviewViewProvider(VIEW_ID, view, { webviewOptions: { retainContextWhenHidden: true } }),
     statusItem(view),
+    new Notifier(view),
     ...registerCommands(view),
     vscode.workspace.onDidChangeConfiguration((event) => {
       // Another executable or arguments need a new process, once the running turn (if any) has

@@ -76,9 +76,15 @@ export class SlashMenu {
     this.draw();
   }
 
+  /** What the list shows now: an update that changes nothing (the same list again) redraws nothing. */
+  private drawn = "";
+
   private draw(): void {
     this.root.hidden = false;
     this.input.setAttribute("aria-expanded", "true");
+    const key = JSON.stringify([this.shown, this.active, this.errors]);
+    if (key === this.drawn) return;
+    this.drawn = key;
     const rows = this.shown.map((c, i) => {
       const row = h(
         "div",
@@ -107,6 +113,7 @@ export class SlashMenu {
     if (!this.isOpen) return;
     this.root.hidden = true;
     this.shown = [];
+    this.drawn = "";
     this.input.setAttribute("aria-expanded", "false");
     this.input.removeAttribute("aria-activedescendant");
   }

@@ -50,6 +50,9 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   /** The current session or its status changed (the status bar listens). */
   readonly onDidChange = this.changedEmitter.event;
   readonly actions: Actions;
+  private readonly resolvedEmitter = new vscode.EventEmitter<vscode.WebviewView>();
+  /** VS Code made the view (it is shown for the first time, or again after it was disposed). */
+  readonly onDidResolveView = this.resolvedEmitter.event;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -79,6 +82,10 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     return this.sessionValue;
   }
 
+  get webviewView(): vscode.WebviewView | undefined {
+    return this.view;
+  }
+
   get status(): SessionStatus {
     const id = this.sessionID;
     return (id && this.statuses.get(id)) || { type: "idle" };
@@ -94,6 +101,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       this.view = undefined;
       this.ready = false;
     });
+    this.resolvedEmitter.fire(view);
   }
 
   post(message: ToWebview): void {
@@ -372,5 +380,6 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     if (this.timer !== undefined) clearTimeout(this.timer);
     for (const d of this.disposables) d.dispose();
     this.changedEmitter.dispose();
+    this.resolvedEmitter.dispose();
   }
 }
