@@ -129,7 +129,7 @@ class AcpAgent:
         return NewSessionResponse(
             session_id=info.id,
             modes=options.mode_state(project.app, state),
-            config_options=options.config_options(project.app, state),
+            config_options=await self._options(state),
         )
 
     async def load_session(
@@ -154,7 +154,7 @@ class AcpAgent:
         state.title = info.title
         self._announce_commands(state)
         return LoadSessionResponse(
-            modes=options.mode_state(app, state), config_options=options.config_options(app, state)
+            modes=options.mode_state(app, state), config_options=await self._options(state)
         )
 
     async def resume_session(
@@ -164,7 +164,7 @@ class AcpAgent:
         self._announce_commands(state)
         return ResumeSessionResponse(
             modes=options.mode_state(project.app, state),
-            config_options=options.config_options(project.app, state),
+            config_options=await self._options(state),
         )
 
     async def fork_session(
@@ -191,7 +191,7 @@ class AcpAgent:
         return ForkSessionResponse(
             session_id=info.id,
             modes=options.mode_state(project.app, state),
-            config_options=options.config_options(project.app, state),
+            config_options=await self._options(state),
         )
 
     async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse | None:
@@ -243,7 +243,7 @@ class AcpAgent:
             session_id,
             ConfigOptionUpdate(
                 session_update="config_option_update",
-                config_options=options.config_options(state.project.app, state),
+                config_options=await self._options(state),
             ),
         )
         return SetSessionModeResponse()
@@ -260,9 +260,17 @@ class AcpAgent:
             )
         elif config_id == options.MODEL and isinstance(value, str):
             self._set_model(state, value)
+        elif config_id in (options.AUTONOMY, options.EFFORT) and isinstance(value, str):
+            try:
+                if config_id == options.AUTONOMY:
+                    await app.session_mode(session_id, value)
+                else:
+                    await app.session_effort(session_id, value)
+            except AgentError as exc:
+                raise to_request_error(exc) from exc
         else:
             raise invalid_params(f"unknown config option {config_id!r} (or a value of the wrong type)")
-        return SetSessionConfigOptionResponse(config_options=options.config_options(app, state))
+        return SetSessionConfigOptionResponse(config_options=await self._options(state))
 
     async def set_session_model(self, session_id: str, model_id: str, **kwargs: Any) -> dict[str, Any]:
         """``session/set_model`` of older clients: the same as the ``model`` config option."""
@@ -272,7 +280,7 @@ class AcpAgent:
             session_id,
             ConfigOptionUpdate(
                 session_update="config_option_update",
-                config_options=options.config_options(state.project.app, state),
+                config_options=await self._options(state),
             ),
         )
         return {}
@@ -377,6 +385,13 @@ class AcpAgent:
             state = AcpSession(id=session_id, project=project, cwd=Path(cwd), mode=mode, model=model)
             self.sessions[session_id] = state
         return state
+
+    async def _options(self, state: AcpSession) -> list[Any]:
+        """The session's config options: agent and model, then autonomy and effort."""
+        try:
+            return await options.all_options(state.project.app, state)
+        except AgentError as exc:
+            raise to_request_error(exc) from exc
 
     def _state(self, session_id: str) -> AcpSession:
         state = self.sessions.get(session_id)

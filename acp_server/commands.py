@@ -17,11 +17,14 @@ from acp.schema import (
     AvailableCommand,
     AvailableCommandInput,
     AvailableCommandsUpdate,
+    ConfigOptionUpdate,
+    CurrentModeUpdate,
     UnstructuredCommandInput,
 )
 
+from acp_server import options
 from acp_server.feed import chunk
-from core.api import CommandList, RevertResult
+from core.api import CommandList, CommandResult, RevertResult
 from core.message.models import MessageWithParts
 from core.message.prompt_input import AgentInput, FileInput, TextInput
 
@@ -31,6 +34,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+# Built-ins a host does itself (ACP has no way to move the client to a new session).
+CLIENT_ONLY = frozenset({"new"})
+_CHOICES = ("model", "agent", "mode", "effort")
 _INVOCATION = re.compile(r"\A\s*/([\w][\w:.-]*)(?:\s+|\Z)")
 
 
@@ -54,7 +60,8 @@ def parse(inputs: list[Any], listed: CommandList) -> Invocation | None:
         return None
     first = inputs[0].text
     match = _INVOCATION.match(first)
-    if match is None or match.group(1) not in {c.name for c in listed.commands}:
+    names = {c.name for c in listed.commands if not (c.kind == "builtin" and c.name in CLIENT_ONLY)}
+    if match is None or match.group(1) not in names:
         return None
     words = [first[match.end() :].strip()]
     words += [i.text.strip() for i in inputs[1:] if isinstance(i, TextInput)]
@@ -73,6 +80,7 @@ def update(listed: CommandList) -> AvailableCommandsUpdate:
                 input=AvailableCommandInput(root=UnstructuredCommandInput(hint=c.hint)) if c.hint else None,
             )
             for c in listed.commands
+            if not (c.kind == "builtin" and c.name in CLIENT_ONLY)
         ],
     )
 
@@ -101,9 +109,29 @@ async def run(front: Front, state: AcpSession, invocation: Invocation) -> Messag
     )
     if result.revert is not None:
         await front.send(state.id, chunk("text", describe(invocation.name, result.revert)))
+    elif result.text is not None:
+        await front.send(state.id, chunk("text", result.text))
+    await _apply_choice(front, state, result, invocation)
     if result.name == "compact":
         return None
     return result.message
+
+
+async def _apply_choice(front: Front, state: AcpSession, result: CommandResult, chosen: Invocation) -> None:
+    """``/model x`` and ``/agent x`` choose for this connection's next prompts; they, ``/mode x`` and
+    ``/effort x`` then tell the client its options changed."""
+    if result.name not in _CHOICES or not chosen.arguments or result.value is None:
+        return
+    if result.name == "model":
+        state.model = result.value
+    elif result.name == "agent":
+        state.mode = result.value
+        current = CurrentModeUpdate(session_update="current_mode_update", current_mode_id=result.value)
+        await front.send(state.id, current)
+    changed = await options.all_options(state.project.app, state)
+    await front.send(
+        state.id, ConfigOptionUpdate(session_update="config_option_update", config_options=changed)
+    )
 
 
 def describe(name: str, revert: RevertResult) -> str:

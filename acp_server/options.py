@@ -75,3 +75,49 @@ def config_options(app: Agent, session: AcpSession) -> list[Any]:
             )
         )
     return options
+
+
+AUTONOMY = "autonomy"
+EFFORT = "effort"
+
+
+async def control_options(app: Agent, session_id: str) -> list[Any]:
+    """The session's autonomy mode (category ``mode``: ask / auto / plan for file edits) and, when
+    its model offers levels, its effort (category ``thought_level``)."""
+    mode = await app.session_mode(session_id)
+    out: list[Any] = [
+        SessionConfigOptionSelect(
+            type="select",
+            id=AUTONOMY,
+            name="Edits",
+            description="Ask before each edit, accept edits and review them afterwards, or plan only",
+            category="mode",
+            current_value=mode.mode,
+            options=[
+                SessionConfigSelectOption(value=m.id, name=m.name, description=m.description)
+                for m in mode.modes
+            ],
+        )
+    ]
+    effort = await app.session_effort(session_id)
+    if effort.levels:
+        default = SessionConfigSelectOption(
+            value="default", name="default", description="The model's own setting"
+        )
+        out.append(
+            SessionConfigOptionSelect(
+                type="select",
+                id=EFFORT,
+                name="Effort",
+                description="How hard the model thinks",
+                category="thought_level",
+                current_value=effort.effort,
+                options=[default, *(SessionConfigSelectOption(value=v, name=v) for v in effort.levels)],
+            )
+        )
+    return out
+
+
+async def all_options(app: Agent, state: AcpSession) -> list[Any]:
+    """The session's config options: agent and model, then autonomy and effort."""
+    return [*config_options(app, state), *await control_options(app, state.id)]

@@ -28,12 +28,16 @@ from core.permission.service import Reply
 __all__ = [
     "Agent",
     "AgentSummary",
+    "CommandItem",
     "CommandList",
     "CommandResult",
     "CommandSummary",
     "ConfigInfo",
     "Dialogs",
+    "EffortState",
     "Layer",
+    "ModeChoice",
+    "ModeState",
     "ModelLimits",
     "PromptMode",
     "PromptParts",
@@ -182,12 +186,29 @@ class CommandList:
 
 
 @dataclass(frozen=True)
+class CommandItem:
+    """One entry a command lists (a message /rewind can go back to, a hunk /review shows, a model)."""
+
+    id: str
+    label: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
 class CommandResult:
-    """What running a command did: a turn's final message (prompts, /compact) or a revert (/undo, /redo)."""
+    """What running a command did: a turn's final message (prompts, /compact) or a revert (/undo, /redo,
+    /rewind); for the other built-ins, what to show (``text``), what was chosen (``value``: /model,
+    /agent, /mode, /effort), the session /new made, the entries listed (``items``) or the review result
+    (/keep, /undo of hunks)."""
 
     name: str
     message: MessageWithParts | None = None
     revert: RevertResult | None = None
+    text: str | None = None
+    value: str | None = None
+    session: Session | None = None
+    items: tuple[CommandItem, ...] = ()
+    review: ReviewResult | None = None
 
 
 class Dialogs(Protocol):
@@ -430,3 +451,47 @@ class Agent(Protocol):
         """Abort running turns, flush the store, stop MCP servers; ``grace``: seconds that background
         work (a session title) may take to finish first."""
         ...
+
+    # --- mode and effort -------------------------------------------------------------------
+
+    async def session_mode(self, session_id: str, mode: str | None = None) -> ModeState:
+        """The session's autonomy mode, set first when ``mode`` is given: "ask" (a dialog before each
+        edit), "auto" (edits land and wait for review; a deny rule still holds) or "plan" (read-only).
+        The project remembers the mode chosen last: a new session starts in it. An unknown mode is
+        an InvalidInputError naming the modes."""
+        ...
+
+    async def session_effort(self, session_id: str, effort: str | None = None) -> EffortState:
+        """How hard the session's model thinks, set first when ``effort`` is given: one of the levels
+        its model offers ("default": back to the model's configured options). A level it does not
+        offer is an InvalidInputError naming the levels it has."""
+        ...
+
+
+@dataclass(frozen=True)
+class ModeChoice:
+    """A mode as a client's picker shows it."""
+
+    id: str
+    name: str
+    description: str
+
+
+@dataclass(frozen=True)
+class ModeState:
+    """A session's mode and the modes there are (``agent/session/mode``)."""
+
+    session_id: str
+    mode: str
+    modes: tuple[ModeChoice, ...]
+
+
+@dataclass(frozen=True)
+class EffortState:
+    """A session's effort and the levels its model offers ([] when it has no thinking control;
+    ``effort`` is "default" until one is chosen)."""
+
+    session_id: str
+    effort: str
+    levels: tuple[str, ...]
+    model: str | None = None  # the model the levels are for ("provider/model")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 from collections.abc import Callable, Sequence
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from core.agent.agents import Agents, effective_ruleset
+from core.agent.builtin import builtin_agents
 from core.agent.info import AgentInfo
 from core.api import (
     AgentSummary,
@@ -18,7 +20,10 @@ from core.api import (
     CommandResult,
     CommandSummary,
     ConfigInfo,
+    EffortState,
+    ModeChoice,
     ModelLimits,
+    ModeState,
     PromptParts,
     ProviderChoice,
     ProviderSummary,
@@ -47,9 +52,9 @@ from core.config.paths import data_dir as default_data_dir
 from core.config.schema import Config
 from core.dialogs import AppDialogs
 from core.editor import EditorIntelligence
-from core.errors import AgentError, ConfigError, InvalidInputError
-from core.events import AgentWarning, ConfigUpdated, Event, FileDiff, QueuedPrompt
-from core.llm import catalog
+from core.errors import AgentError, ConfigError, InvalidInputError, NotFoundError
+from core.events import AgentWarning, ConfigUpdated, Event, FileDiff, QueuedPrompt, SessionEffortChanged
+from core.llm import catalog, effort
 from core.llm.model import ModelInfo, resolve_model, resolve_small_model
 from core.llm.stream import stream as llm_stream
 from core.llm.transport import aclose_http_client
@@ -65,6 +70,7 @@ from core.permission.service import Permissions
 from core.question.service import Questions
 from core.session.context_hooks import ContextManager
 from core.session.loop import SessionLoop
+from core.session.mode import MODES, Controls, SessionControls, mode_rules, parse_mode
 from core.session.prompt import parse_model_ref
 from core.session.queue import PromptQueue
 from core.session.retry import RetryPolicy
@@ -616,7 +622,8 @@ class AgentApp:
 
     def ruleset_for(self, agent: AgentInfo, session_id: str) -> rules.Ruleset:
         """The rules a call in this session is judged by (approvals are added by the service)."""
-        return effective_ruleset(agent, self.config, self.dialogs.session_rules(session_id))
+        ruleset = effective_ruleset(agent, self.config, self.dialogs.session_rules(session_id))
+        return mode_rules(self.controls.now(session_id).mode, ruleset, self._plan_rules())
 
     def set_session_rules(self, session_id: str, ruleset: rules.Ruleset) -> None:
         """Extra rules for one session (a subagent's derived rules)."""
@@ -691,3 +698,77 @@ class AgentApp:
     ) -> None:
         """The loop's task branch: run the subagent the user mentioned."""
         await self.subtasks.run_from_part(session_id, user, part, abort)
+
+    # --- mode and effort (core/session/mode.py, core/llm/effort.py) -------------------------
+
+    @functools.cached_property
+    def controls(self) -> SessionControls:
+        """Each session's mode and effort."""
+        return SessionControls(self.sessions, self.bus, self.data_dir, self.project_id)
+
+    async def session_controls(self, session_id: str) -> Controls:
+        """The session's mode and effort, loaded (a step reads them before its rules)."""
+        return await self.controls.get(session_id)
+
+    async def session_mode(self, session_id: str, mode: str | None = None) -> ModeState:
+        """The session's mode, set first when ``mode`` is given (see ``core.api.Agent``)."""
+        if mode is not None:
+            chosen = parse_mode(mode)
+            await self.controls.set_mode(session_id, chosen)
+            if chosen == "auto":
+                await self._release_edit_dialogs(session_id)
+        controls = await self.controls.get(session_id)
+        modes = tuple(ModeChoice(m.id, m.name, m.description) for m in MODES)
+        return ModeState(session_id, controls.mode, modes)
+
+    async def session_effort(self, session_id: str, effort_level: str | None = None) -> EffortState:
+        """The session's effort, set first when ``effort_level`` is given (see ``core.api.Agent``)."""
+        ref = await self._session_model(session_id)
+        if effort_level is not None:
+            model = self.resolve_model(ref) if ref else None
+            if effort_level == "default":
+                await self.controls.set_effort(session_id, None)
+            elif model is None:
+                raise ConfigError("no model is configured: set one before choosing an effort")
+            else:
+                await self.controls.set_effort(session_id, effort.check(model, effort_level))
+        state = await self._effort_state(session_id, ref)
+        if effort_level is not None:
+            event = SessionEffortChanged(sessionID=session_id, effort=state.effort, levels=list(state.levels))
+            self.bus.publish(event)
+        return state
+
+    async def _effort_state(self, session_id: str, ref: str | None) -> EffortState:
+        chosen = (await self.controls.get(session_id)).effort
+        try:
+            offered = effort.levels(self.resolve_model(ref)) if ref else []
+        except AgentError as exc:  # no key yet: the levels show once the model can be resolved
+            log.info("no effort levels for %s: %s", ref, exc)
+            offered = []
+        current = effort.fit(chosen, offered) if chosen else None
+        return EffortState(session_id, current or "default", tuple(offered), ref)
+
+    async def _session_model(self, session_id: str) -> str | None:
+        """The model the session's next prompt goes to: its last prompt's, else the default's."""
+        for message in reversed(await self.messages(session_id, limit=50)):
+            if isinstance(message.info, UserMessage):
+                ref = self.carry_model(message.info.model)
+                return f"{ref.providerID}/{ref.modelID}"
+        return self.agents.default().model or self.config.model
+
+    async def _release_edit_dialogs(self, session_id: str) -> None:
+        """Edit dialogs waiting in the session when it switches to auto: the edits go ahead."""
+        sessions = {session_id, *self.subtasks.children_of(session_id)}
+        for request in self.permissions.pending():
+            if request.sessionID in sessions and request.permission == "edit":
+                try:
+                    await self.permissions.reply(request.id, "once")
+                except NotFoundError:  # answered meanwhile
+                    continue
+
+    def _plan_rules(self) -> rules.Ruleset:
+        """The plan agent's own rules (what plan mode adds): the project's, else the built-in one's."""
+        try:
+            return list(self.agents.get("plan").permission)
+        except NotFoundError:
+            return next(list(a.permission) for a in builtin_agents() if a.name == "plan")

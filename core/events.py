@@ -327,6 +327,24 @@ class FileEdited(Event):
     diff: str | None = None
 
 
+class SessionModeChanged(Event):
+    """A session's autonomy mode changed: ``ask`` (a dialog before each edit), ``auto`` (edits land
+    and wait for review) or ``plan`` (read-only)."""
+
+    TYPE: ClassVar[str] = "session.mode"
+    sessionID: str
+    mode: str
+
+
+class SessionEffortChanged(Event):
+    """A session's effort (how hard its model thinks) changed; ``levels``: what its model offers."""
+
+    TYPE: ClassVar[str] = "session.effort"
+    sessionID: str
+    effort: str
+    levels: list[str]
+
+
 # --- config ----------------------------------------------------------------------------------
 
 

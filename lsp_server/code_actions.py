@@ -10,7 +10,7 @@ range, the code and every diagnostic the client put in the request.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 FIX, EXPLAIN = "agentls.fix", "agentls.explain"
 COMMANDS = (FIX, EXPLAIN)
 KINDS = [lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.Empty]
+MoreActions = Callable[[lsp.CodeActionParams], Awaitable[list[lsp.CodeAction]]]
 
 
 def _wanted(kind: str, only: Sequence[str] | None) -> bool:
@@ -147,11 +148,15 @@ def build_prompt(kind: str, target: Target, path: Path, text: str, root: Path) -
     return [TextInput(type="text", text=instruction), FileInput(type="file", path=str(path), range=rng)]
 
 
-def register(server: AgentServer) -> None:
-    """Add the code action provider and its two commands."""
-    server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(code_action_kinds=KINDS))(
-        code_actions
-    )
+def register(server: AgentServer, more: MoreActions | None = None) -> None:
+    """Add the code action provider and its two commands; ``more``: other actions for the same
+    request (the review's Keep / Undo on a pending hunk, ``lsp_server/plain_review.py``)."""
+
+    async def actions(params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+        found = code_actions(params)
+        return [*found, *await more(params)] if more is not None else found
+
+    server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(code_action_kinds=KINDS))(actions)
 
     def command(kind: str) -> None:
         @server.command(kind)

@@ -46,4 +46,13 @@ def register(server: AgentServer) -> None:
             params.model,
             attachments=prompt_inputs(params.parts),
         )
-        return {"command": result.name, "message": result.message, "revert": result.revert}
+        return {
+            "command": result.name,
+            "message": result.message,
+            "revert": result.revert,
+            "text": result.text,
+            "value": result.value,
+            "session": result.session,
+            "items": list(result.items),
+            "review": result.review,
+        }

@@ -280,7 +280,18 @@ def _root(params: lsp.InitializeParams) -> Path | None:
 
 def build_server() -> AgentServer:
     """The server with every feature module registered."""
-    from lsp_server import code_actions, commands, dialogs, events, plain, providers, review, sessions
+    from lsp_server import (
+        code_actions,
+        commands,
+        dialogs,
+        events,
+        plain,
+        plain_review,
+        providers,
+        review,
+        sessions,
+    )
+    from lsp_server import control as mode_and_effort
 
     server = AgentServer()
 
@@ -323,9 +334,10 @@ def build_server() -> AgentServer:
     sessions.register(server)
     commands.register(server)
     review.register(server)
+    mode_and_effort.register(server)
     dialogs.register(server)
     events.register(server)
     plain.register(server)
-    code_actions.register(server)
+    code_actions.register(server, plain_review.register(server).actions)
     providers.register(server)
     return server

@@ -15,9 +15,30 @@ log = logging.getLogger(__name__)
 # What the core itself runs; a user command cannot take one of these names.
 BUILTIN = (
     CommandInfo("compact", "Summarise the conversation so far to free the model's context", "builtin"),
-    CommandInfo("undo", "Undo the last turn: its message and the agent's file changes", "builtin"),
+    CommandInfo(
+        "undo",
+        "Undo the last turn (its message and file changes); with hunk ids or all, undo those changes",
+        "builtin",
+        hint="[all | hunk ids]",
+    ),
     CommandInfo("redo", "Bring back what the last /undo took away", "builtin"),
     CommandInfo("init", "Write or update AGENTS.md for this project", "builtin", hint="[what to stress]"),
+    CommandInfo("new", "Start a new session", "builtin", hint="[title]"),
+    CommandInfo(
+        "rewind",
+        "List your messages to go back to; with an id, undo it and everything after",
+        "builtin",
+        hint="[message id]",
+    ),
+    CommandInfo("model", "Show the models, or check the one to use next", "builtin", hint="[provider/model]"),
+    CommandInfo("agent", "Show the agents, or check the one to use next", "builtin", hint="[agent]"),
+    CommandInfo(
+        "mode", "Show or set how edits land: ask, auto (review after) or plan", "builtin", hint="[mode]"
+    ),
+    CommandInfo("effort", "Show or set how hard the model thinks", "builtin", hint="[level]"),
+    CommandInfo("export", "The session as Markdown, or written to a file", "builtin", hint="[file]"),
+    CommandInfo("review", "List the agent's changes still to review", "builtin"),
+    CommandInfo("keep", "Keep the agent's changes: all, or by hunk id", "builtin", hint="[all | hunk ids]"),
 )
 
 
@@ -50,10 +71,19 @@ def load_catalog(
     return catalog
 
 
+# Built-ins that came after teams had commands of these names (a `/review` in `.claude/commands/` is
+# common): a user's command of the same name replaces them, so that it keeps working unchanged.
+REPLACEABLE = frozenset({"new", "rewind", "model", "agent", "mode", "effort", "export", "review", "keep"})
+
+
 def _add(catalog: Catalog, commands: list[CommandInfo]) -> None:
     for command in commands:
         old = catalog.commands.get(command.name)
-        if old is not None and old.kind == "builtin":
+        if old is not None and old.kind == "builtin" and command.name in REPLACEABLE:
+            message = f"command /{command.name} of {command.source} replaces the built-in /{command.name}"
+            log.info("%s", message)
+            catalog.warnings.append(message)
+        elif old is not None and old.kind == "builtin":
             message = f"command /{command.name} of {command.source} is not used: /{command.name} is built in"
             log.warning("%s", message)
             catalog.warnings.append(message)

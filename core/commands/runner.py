@@ -8,6 +8,7 @@ from typing import Protocol
 
 from core import prompts
 from core.api import CommandResult, PromptParts, RevertResult
+from core.commands.builtins import NAMES, BuiltinHost, hunk_arguments, run_builtin
 from core.commands.catalog import Catalog
 from core.commands.model import CommandInfo
 from core.commands.template import RunShell, expand, fill_arguments
@@ -20,7 +21,7 @@ log = logging.getLogger(__name__)
 DEFAULT_SUBAGENT = "general"
 
 
-class CommandHost(Protocol):
+class CommandHost(BuiltinHost, Protocol):
     """What running a command needs of the agent (``core.app.AgentApp``)."""
 
     @property
@@ -105,6 +106,8 @@ async def _builtin(
     model: str | None,
     attachments: PromptParts,
 ) -> CommandResult:
+    if command.name in NAMES or (command.name == "undo" and hunk_arguments(arguments)):
+        return await run_builtin(host, session_id, command.name, arguments, agent, model)
     if command.name == "compact":
         return CommandResult("compact", message=await host.compact(session_id))
     if command.name == "undo":

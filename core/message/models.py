@@ -54,6 +54,8 @@ class Session(_Model):
     time: SessionTime
     revert: SessionRevert | None = None
     summary: DiffSummary | None = None
+    mode: str | None = None  # "ask" | "auto" | "plan" once chosen (core/session/mode.py)
+    effort: str | None = None  # the effort level chosen for its model (core/llm/effort.py)
 
 
 # --- messages ------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from core.llm.effort import request_options
 from core.llm.model import ModelInfo
 from core.llm.request import LLMRequest, ToolSpec
 from core.message.models import MessageWithParts, UserMessage
@@ -43,9 +44,12 @@ class RequestBuilder:
         """The request for this step and the tools offered with it."""
         rt = self._rt
         model = plan.model
+        controls = await rt.session_controls(plan.session_id)
         ruleset = rt.ruleset_for(plan.agent, plan.session_id)
         tools = rt.tools_for(plan.agent, plan.user, ruleset) if plan.tools_enabled else {}
-        history = insert_reminders(plan.history, plan.agent.name, plan.step, plan.last_finished_id)
+        # Plan mode reads like the plan agent: the model is reminded that it may not change files.
+        reminded = "plan" if controls.mode == "plan" else plan.agent.name
+        history = insert_reminders(plan.history, reminded, plan.step, plan.last_finished_id)
         messages = to_model_messages(history, media_in_tool_results=model.supports_media_in_tool_results)
         if not plan.tools_enabled:
             messages.append(
@@ -59,14 +63,17 @@ class RequestBuilder:
             instructions=instructions,
             skills=rt.skills() if "skill" in tools else [],
         )
+        max_tokens = min(model.limit.output, OUTPUT_TOKEN_MAX) if model.limit.output else None
+        options = dict(plan.agent.options or {})
+        effort = request_options(model, controls.effort, max_tokens, options)
         request = LLMRequest(
             model=model,
             system=system,
             messages=messages,
             tools=[ToolSpec(**t.spec()) for t in tools.values()],
-            temperature=plan.agent.temperature,
-            top_p=plan.agent.top_p,
-            max_tokens=min(model.limit.output, OUTPUT_TOKEN_MAX) if model.limit.output else None,
-            options=dict(plan.agent.options or {}),
+            temperature=None if effort.no_sampling else plan.agent.temperature,
+            top_p=None if effort.no_sampling else plan.agent.top_p,
+            max_tokens=max_tokens,
+            options={**options, **effort.options},
         )
         return request, tools

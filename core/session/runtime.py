@@ -29,6 +29,7 @@ from core.workspace import Workspace
 
 if TYPE_CHECKING:
     from core.session.loop import SessionLoop
+    from core.session.mode import Controls
 
 StreamFn = Callable[[LLMRequest, asyncio.Event], AsyncIterator[ev.StreamEvent]]
 
@@ -118,6 +119,10 @@ class Runtime(Protocol):
     def small_model(self, user: UserMessage) -> ModelInfo | None: ...
 
     def ruleset_for(self, agent: AgentInfo, session_id: str) -> Ruleset: ...
+
+    async def session_controls(self, session_id: str) -> Controls:
+        """The session's mode and effort (loaded before ``ruleset_for`` reads the mode)."""
+        ...
 
     def tools_for(self, agent: AgentInfo, user: UserMessage, ruleset: Ruleset) -> dict[str, Tool[Any]]: ...
 

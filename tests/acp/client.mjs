@@ -284,6 +284,33 @@ const scenarios = {
       results.badFork = { code: error.code, message: error.message };
     }
   },
+  // CONFIG: [configId, value] pairs set in turn, then PROMPTS (texts) sent in turn; errors are recorded.
+  async options(agent) {
+    await init(agent);
+    const session = await agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
+    results.session = session;
+    const attempt = async (pending) => {
+      try {
+        return await pending;
+      } catch (error) {
+        return { error: { code: error.code, message: error.message } };
+      }
+    };
+    results.set = [];
+    for (const [configId, value] of JSON.parse(process.env.CONFIG ?? "[]")) {
+      const params = { sessionId: session.sessionId, configId, value };
+      results.set.push(await attempt(agent.request(methods.agent.session.setConfigOption, params)));
+    }
+    results.answers = [];
+    for (const template of JSON.parse(process.env.PROMPTS ?? "[]")) {
+      // {hunk}: the first hunk id the agent's messages named so far (a /review listing).
+      const said = log.filter((e) => e.kind === "update" && e.update.sessionUpdate === "agent_message_chunk")
+        .map((e) => e.update.content.text ?? "").join("");
+      const text = template.replace("{hunk}", (said.match(/hnk_\w+/) ?? ["{hunk}"])[0]);
+      record({ kind: "prompt-sent", text });
+      results.answers.push(await attempt(prompt(agent, session.sessionId, text)));
+    }
+  },
   // session/set_model as older clients send it (the SDK has no constant for it any more).
   async setModel(agent) {
     await init(agent);

@@ -16,14 +16,14 @@ async def test_mode_and_model_switching_and_session_delete(acp: Acp) -> None:
     assert options["model"]["currentValue"] == "fake/m"
     assert {o["value"] for o in options["model"]["options"]} == {"fake/m", "titles/t"}
     chosen = {o["id"]: o["currentValue"] for o in run.results["setModel"]["configOptions"]}
-    assert chosen == {"mode": "plan", "model": "titles/t"}
+    assert chosen == {"mode": "plan", "model": "titles/t", "autonomy": "ask"}
     assert run.results["badMode"]["code"] == -32602
     # The prompt went to the chosen model (the title server answers "A title" to everything).
     assert run.text() == "A title"
     assert acp.model.requests == []
     assert run.results["listAfterDelete"]["sessions"] == []
     commands = run.updates("available_commands_update")
-    assert commands and commands[0]["availableCommands"][0]["name"] == "compact"
+    assert commands and "compact" in {c["name"] for c in commands[0]["availableCommands"]}
 
 
 async def test_todos_become_the_plan(acp: Acp) -> None:

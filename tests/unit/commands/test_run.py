@@ -78,8 +78,14 @@ async def test_commands_lists_built_in_and_user_commands_and_broken_files(
     command(project, "broken", "---\nsubtask: perhaps\n---\nbody\n")
     listed = await agent.commands()
     names = [c.name for c in listed.commands]
-    assert names[:4] == ["compact", "init", "redo", "undo"]  # built-ins first
+    kinds = [c.kind for c in listed.commands]
+    assert kinds == sorted(kinds)  # built-ins first
+    builtins = [c.name for c in listed.commands if c.kind == "builtin"]
+    assert builtins == sorted(builtins) and {"compact", "init", "redo", "undo"} <= set(builtins)
     assert "review" in names and "broken" not in names
+    # A team's own /review replaces the built-in one (added later than many such files).
+    assert next(c for c in listed.commands if c.name == "review").kind == "user"
+    assert any("replaces the built-in /review" in w for w in listed.warnings)
     broken = project / ".agentls" / "command" / "broken.md"
     assert listed.errors == (f"{broken}:2: 'subtask' must be true or false",)
 
@@ -178,7 +184,7 @@ async def test_a_config_command_runs_with_its_agent_and_model(
 
 async def test_unknown_commands_and_sessions_are_refused_by_name(agent: Agent) -> None:
     session = await agent.create_session()
-    with pytest.raises(NotFoundError, match=r"no command /nope \(commands: /compact, /init"):
+    with pytest.raises(NotFoundError, match=r"no command /nope \(commands: /agent, /compact, /effort"):
         await agent.run_command(session.id, "nope")
     with pytest.raises(NotFoundError):
         await agent.run_command("ses_missing", "compact")

@@ -1,0 +1,105 @@
+"""A stock LSP client (VS Code's stock capabilities, no agent protocol) switches to auto, lets the
+agent edit without a dialog, lists the pending hunks, and keeps or undoes one through code actions."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException
+
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
+from tests.lsp.conftest import Connected, agent_config
+from tests.lsp.editor import uri
+
+FILE = "a\nb\nc\nd\ne\n"
+
+
+@pytest.fixture
+def options(model: FakeModelServer, title_model: FakeModelServer) -> dict[str, Any]:
+    return {"config": agent_config(model, title_model, permission={"edit": "ask"})}
+
+
+async def command(connected: Connected, name: str, *arguments: Any) -> Any:
+    params = lsp.ExecuteCommandParams(command=name, arguments=list(arguments))
+    return await asyncio.wait_for(connected.client.workspace_execute_command_async(params), 30)
+
+
+async def actions_at(connected: Connected, line: int) -> list[lsp.CodeAction]:
+    path = connected.root / "hello.py"
+    params = lsp.CodeActionParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri(path)),
+        range=lsp.Range(start=lsp.Position(line=line, character=0), end=lsp.Position(line=line, character=0)),
+        context=lsp.CodeActionContext(diagnostics=[]),
+    )
+    found = await asyncio.wait_for(connected.client.text_document_code_action_async(params), 30)
+    return [a for a in found or [] if isinstance(a, lsp.CodeAction)]
+
+
+def messages(connected: Connected) -> list[str]:
+    return [m.message for m in connected.client.messages]
+
+
+async def test_auto_then_review_keep_and_undo_through_code_actions(
+    vscode: Connected, model: FakeModelServer
+) -> None:
+    path = vscode.root / "hello.py"
+    path.write_text(FILE)
+    shown = await command(vscode, "agentls.mode")
+    assert shown["mode"] == "ask" and "agentls: mode ask (modes: ask, auto, plan)" in messages(vscode)
+    assert (await command(vscode, "agentls.mode", "auto"))["mode"] == "auto"
+    assert (await actions_at(vscode, 1)) == []  # nothing to review yet
+
+    edits = [
+        {"filePath": str(path), "oldString": o, "newString": n} for o, n in (("b\n", "B\n"), ("d\n", "D\n"))
+    ]
+    model.script(Turn.tool_call("edit", edits[0]).tool_call("edit", edits[1]), Turn.text("Changed."))
+    await command(vscode, "agentls.prompt", "change it")
+    assert vscode.editor.dialogs == []  # auto: no dialog for the edits
+    assert path.read_text() == "a\nB\nc\nD\ne\n"
+
+    listed = await command(vscode, "agentls.review")
+    assert [h["state"] for h in listed] == ["pending", "pending"]
+    review = messages(vscode)[-1]
+    assert review.startswith("agentls: 2 agent change(s) to review")
+    assert f"- hello.py: line 2 (+1 -1) {listed[0]['id']}" in review
+
+    assert await actions_at(vscode, 2) == []  # line 3: no hunk there
+    keep, undo = await actions_at(vscode, 1)
+    assert (keep.title, undo.title) == ("Keep agent change (line 2)", "Undo agent change (line 2)")
+    assert undo.command is not None and undo.command.command == "agentls.undo"
+    result = await command(vscode, undo.command.command, *(undo.command.arguments or []))
+    assert [h["state"] for h in result["changed"]] == ["undone"]
+    assert path.read_text() == "a\nb\nc\nD\ne\n"
+    assert messages(vscode)[-1] == "agentls: undid 1 agent change(s)\n- hello.py: line 2"
+
+    keep_d, _ = await actions_at(vscode, 3)
+    assert keep_d.command is not None
+    await command(vscode, keep_d.command.command, *(keep_d.command.arguments or []))
+    assert await command(vscode, "agentls.review") == []
+    assert messages(vscode)[-1] == "agentls: no agent changes wait for review"
+    assert path.read_text() == "a\nb\nc\nD\ne\n"
+
+
+async def test_a_bad_mode_is_refused_by_name(vscode: Connected) -> None:
+    with pytest.raises(JsonRpcException) as caught:
+        await command(vscode, "agentls.mode", "yolo")
+    assert caught.value.code == -32602 and "ask, auto, plan" in caught.value.message
+    effort = await command(vscode, "agentls.effort")
+    assert effort["levels"] == [] and "agentls: effort default (levels: none for this model)" in messages(
+        vscode
+    )
+
+
+async def test_a_plugin_client_gets_no_hunk_actions(plugin: Connected, model: FakeModelServer) -> None:
+    # The same commands, from a plugin client: its hunks are pending, its own review view shows them.
+    path = plugin.root / "hello.py"
+    await command(plugin, "agentls.mode", "auto")
+    edit = {"filePath": str(path), "oldString": "hello", "newString": "bye"}
+    model.script(Turn.tool_call("edit", edit), Turn.text("ok"))
+    await command(plugin, "agentls.prompt", "go")
+    assert len(await command(plugin, "agentls.review")) == 1
+    assert await actions_at(plugin, 0) == []

@@ -1,0 +1,109 @@
+-- A stock Neovim 0.11 user reviews the agent's changes: no plugin, only vim.lsp and the server's
+-- commands and code actions. Run by tests/stock/test_neovim_review.py. vim.ui.select (where stock
+-- Neovim shows the code action menu and dialogs) picks by title from a queue; results go to JSON.
+local spec = vim.json.decode(table.concat(vim.fn.readfile(vim.env.AGENTLS_SCENARIO), '\n'))
+local out = { dialogs = {}, menus = {} }
+
+local function save()
+  vim.fn.writefile({ vim.json.encode(out) }, spec.result)
+end
+
+local function fail(message)
+  out.error = message
+  save()
+  vim.cmd('qa!')
+end
+
+local function disk(path)
+  return table.concat(vim.fn.readfile(path), '\n') .. '\n'
+end
+
+local function lines(buf)
+  return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n') .. '\n'
+end
+
+local picks = vim.deepcopy(spec.picks)
+vim.ui.select = function(items, opts, on_choice)
+  local titles = {}
+  for _, item in ipairs(items) do
+    table.insert(titles, item.title or (item.action and item.action.title) or vim.NIL)
+  end
+  local want = table.remove(picks, 1)
+  table.insert(out.menus, { prompt = opts.prompt, titles = titles, picked = want or vim.NIL })
+  for i, title in ipairs(titles) do
+    if title == want then
+      return on_choice(items[i], i)
+    end
+  end
+  on_choice(nil) -- Escape
+end
+
+vim.lsp.config('agentls', {
+  cmd = spec.cmd,
+  cmd_env = spec.env,
+  filetypes = { 'python' },
+  root_markers = { 'agentls.json', '.git' },
+  init_options = { config = spec.config },
+})
+vim.lsp.enable('agentls')
+
+local function scenario()
+  vim.cmd.edit(spec.hello)
+  local buf = vim.api.nvim_get_current_buf()
+  local client
+  if not vim.wait(20000, function()
+    client = vim.lsp.get_clients({ bufnr = buf, name = 'agentls' })[1]
+    return client ~= nil and client.initialized
+  end, 20) then
+    return fail('agentls never attached')
+  end
+
+  local function command(name, arguments, timeout)
+    local response = client:request_sync('workspace/executeCommand', { command = name, arguments = arguments }, timeout or 30000, buf)
+    if not response then
+      error(name .. ' never answered')
+    end
+    return response.result, response.err and response.err.message or nil
+  end
+
+  local function messages()
+    return vim.api.nvim_exec2('messages', { output = true }).output
+  end
+
+  -- 1. Auto: the agent's two edits land without a dialog.
+  out.mode = command('agentls.mode', { 'auto' })
+  out.prompt = command('agentls.prompt', { 'change it' }, 60000)
+  vim.cmd('checktime')
+  out.after_prompt = { disk = disk(spec.hello), buffer = lines(buf) }
+  out.review = command('agentls.review', {})
+
+  -- 2. On line 2, the code action menu (the user's own :lua vim.lsp.buf.code_action()) undoes it.
+  vim.api.nvim_win_set_cursor(0, { 2, 4 })
+  vim.lsp.buf.code_action()
+  if not vim.wait(10000, function()
+    return disk(spec.hello):find("'hello'", 1, true) ~= nil or lines(buf):find("'hello'", 1, true) ~= nil
+  end, 20) then
+    return fail('the undo never reached the file: ' .. lines(buf))
+  end
+
+  -- 3. On line 5, keep it.
+  vim.api.nvim_win_set_cursor(0, { 5, 0 })
+  vim.lsp.buf.code_action()
+  vim.wait(10000, function()
+    return #command('agentls.review', {}) == 0
+  end, 50)
+  out.review_after = command('agentls.review', {})
+  vim.cmd('checktime') -- an unmodified buffer's file is written on disk; Neovim reloads it
+  out.final = { disk = disk(spec.hello), buffer = lines(buf), modified = vim.bo[buf].modified }
+  local _, err = command('agentls.mode', { 'yolo' })
+  out.bad_mode = err or vim.NIL
+  command('agentls.mode', {})
+  out.messages = messages()
+end
+
+local ok, problem = pcall(scenario)
+if not ok then
+  return fail(tostring(problem))
+end
+save()
+vim.cmd('qa!')
