@@ -135,24 +135,24 @@ const phases = [
         value: input.value,
       };
     });
+    // Empty the box as a user would, one Backspace per character (the caret is at the end).
     const clear = async () => {
-      await wb.page.keyboard.down("Control");
-      await wb.page.keyboard.press("a");
-      await wb.page.keyboard.up("Control");
-      await wb.page.keyboard.press("Backspace");
+      const n = await chat.$eval("#prompt-input", (el) => el.value.length);
+      for (let i = 0; i < n; i++) await wb.page.keyboard.press("Backspace");
+      await until("an empty prompt box", async () => (await chat.$eval("#prompt-input", (el) => el.value)) === "", 5000);
     };
     await chat.click("#prompt-input");
     await typeInPrompt(chat, "/");
     r.opened = await until("the menu with the user's command", async () => {
       const m = await menu();
-      return m.open && m.items.includes("review") ? m : null;
+      return m.open && m.items.includes("audit") ? m : null;
     });
     await wb.shot("slash-menu");
     await shotSidebar(wb, "slash-menu");
-    await typeInPrompt(chat, "re");
+    await typeInPrompt(chat, "a");
     r.filtered = await until("the menu filtered", async () => {
       const m = await menu();
-      return m.items.slice(0, 2).join() === "redo,review" ? m : null;
+      return m.items.slice(0, 2).join() === "agent,audit" ? m : null;
     });
     await wb.page.keyboard.press("ArrowDown");
     r.afterDown = await menu();
@@ -184,7 +184,7 @@ const phases = [
     await clear();
     await typeInPrompt(chat, "/");
     // Once the server's list is in (the rows are redrawn when it arrives).
-    await until("the menu with the server's list", async () => (await menu()).items.includes("review"));
+    await until("the menu with the server's list", async () => (await menu()).items.includes("audit"));
     // Point at the row, check the pointer is on it (the row under the pointer is what a user sees
     // highlighted by :hover), then press the button there.
     await until("the pointer on /new", async () => {
@@ -288,6 +288,63 @@ const phases = [
     r.newNotifications = (await wb.notifications()).slice(before).filter((m) => m.startsWith("agentls"));
     r.badges = await wb.page.evaluate(() => [...document.querySelectorAll(".activitybar .action-item")].filter((i) => /agentls/i.test(i.querySelector(".action-label")?.getAttribute("aria-label") ?? "")).map((i) => i.querySelector(".badge")?.style.display !== "none" ? i.querySelector(".badge-content")?.textContent ?? "" : ""));
     await wb.shot("notify-off-hidden");
+  }],
+  ["controls", async (wb, r) => {
+    await wb.command("agentls: Focus Chat");
+    const chat = await wb.chat();
+    const controls = () => chat.evaluate(() => {
+      const mode = document.getElementById("mode-picker");
+      const effort = document.getElementById("effort-picker");
+      return {
+        mode: mode.value,
+        modes: [...mode.options].map((o) => `${o.value}:${o.textContent}`),
+        modeShown: !mode.closest(".picker").hidden,
+        modeLabel: mode.getAttribute("aria-label"),
+        effort: effort.value,
+        levels: [...effort.options].map((o) => o.value),
+        effortShown: !effort.closest(".picker").hidden,
+      };
+    });
+    const pick = async (title, row) => {
+      await wb.leaveWebview();
+      await wb.command(title);
+      // Its own rows, not the palette's ("agentls: Set Mode (Ask, Auto-accept, Plan)") while it closes.
+      await until(`the quick pick to offer ${row}`, async () => (await wb.quickRows()).some((l) => l.startsWith(row)), 10000);
+      await wb.page.keyboard.type(row);
+      await wb.page.keyboard.press("Enter");
+    };
+    r.initial = await until("the pickers in the header", async () => {
+      const c = await controls();
+      return c.modeShown && c.effortShown ? c : null;
+    }, 20000);
+    await shotSidebar(wb, "controls-initial");
+    // Keys on the header's mode picker: Ask → Auto-accept; an edit then needs no dialog.
+    await chat.focus("#mode-picker");
+    await wb.page.keyboard.press("ArrowDown");
+    r.afterKey = await until("auto", async () => ((await controls()).mode === "auto" ? controls() : null), 10000);
+    await chat.click("#prompt-input");
+    await typeInPrompt(chat, "Write auto.txt");
+    await wb.page.keyboard.press("Enter");
+    await transcriptHas(chat, "ANSWER-AUTO", 60000);
+    await idle(chat);
+    r.dialogs = await chat.$$eval(".dialog.permission", (els) => els.length);
+    // The palette: agentls: Set Mode → Plan; the header follows the server's session.mode.
+    await pick("agentls: Set Mode", "Plan");
+    r.afterPalette = await until("plan in the header", async () => ((await controls()).mode === "plan" ? controls() : null), 10000);
+    // /effort high in the prompt, then the palette's Set Effort → low.
+    await chat.click("#prompt-input");
+    await typeInPrompt(chat, "/effort high");
+    await wb.page.keyboard.press("Enter");
+    r.afterSlash = await until("high in the header", async () => ((await controls()).effort === "high" ? controls() : null), 10000);
+    await pick("agentls: Set Effort", "low");
+    r.afterEffortPalette = await until("low in the header", async () => ((await controls()).effort === "low" ? controls() : null), 10000);
+    await shotSidebar(wb, "controls-plan-low");
+    await wb.shot("controls-plan-low");
+    await chat.click("#prompt-input");
+    await typeInPrompt(chat, "How hard do you think?");
+    await wb.page.keyboard.press("Enter");
+    await transcriptHas(chat, "ANSWER-EFFORT", 60000);
+    await idle(chat);
   }],
 ];
 

@@ -31,7 +31,7 @@ HERE = Path(__file__).parent
 AGENTLS = ROOT / ".venv" / "bin" / "agentls"
 ESSAY = "Rivers carve valleys over long ages. " * 60
 STORY = "Once upon a time a river met the sea. " * 20
-REVIEW_COMMAND = """---
+AUDIT_COMMAND = """---
 description: Review a file for bugs
 argument-hint: <file>
 ---
@@ -44,6 +44,7 @@ class Run:
     result: dict[str, Any]
     output: str
     model: FakeModelServer
+    folder: Path
 
     def phase(self, name: str) -> dict[str, Any]:
         return phase_result(self.result, self.output, name)
@@ -115,7 +116,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
     (folder / "README.md").write_text("# A project\n")
     commands = folder / ".agentls" / "command"
     commands.mkdir(parents=True)
-    (commands / "review.md").write_text(REVIEW_COMMAND)
+    (commands / "audit.md").write_text(AUDIT_COMMAND)
     (commands / "broken.md").write_text("---\ndescription: half\nsubtask: maybe\n---\nBroken $1\n")
     shots = tmp / "screenshots"
     release, story, story_2 = asyncio.Event(), asyncio.Event(), asyncio.Event()
@@ -136,9 +137,16 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
             Turn.text("ANSWER-WROTE: todo.txt is written."),
             # notify-off: with agentls.notifications off, a turn ends while the view is hidden
             Turn.text("Twice upon a time. " * 40, chunks=40).stall(after=5, until=story_2),
+            # controls: a write in Auto-accept mode (no dialog), then a prompt at effort "low"
+            Turn.tool_call("write", {"filePath": "auto.txt", "content": "written without a dialog\n"}),
+            Turn.text("ANSWER-AUTO: auto.txt is written."),
+            Turn.text("ANSWER-EFFORT: a little."),
         )
         titles.script(*[Turn.text("Chat") for _ in range(10)])
-        settings = {"agentls.server.path": str(AGENTLS), "agentls.config": fake_model_config(model, titles)}
+        config = fake_model_config(model, titles)
+        # An OpenAI-style reasoning switch for the fake model, so it has effort levels to pick from.
+        config["provider"]["fake"]["models"]["m"]["options"] = {"agentls_thinking": "openai"}
+        settings = {"agentls.server.path": str(AGENTLS), "agentls.config": config}
         trace = tmp / "trace.jsonl"
         env = {
             "AGENTLS_DATA_DIR": str(tmp / "agentls-data"),
@@ -163,7 +171,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
             shutil.copytree(shots, target)
         target.mkdir(parents=True, exist_ok=True)
         (target / "driver.log").write_text(output)
-        yield Run(result, output, model)
+        yield Run(result, output, model, folder)
 
 
 def answers_in_order(transcript: list[list[str]], pairs: list[tuple[str, str]]) -> None:
@@ -236,12 +244,22 @@ def test_a_message_queued_behind_a_rejected_permission_gets_its_own_answer(run: 
 def test_the_slash_menu_lists_built_ins_and_the_users_commands_with_hints(run: Run) -> None:
     r = run.phase("slash")
     opened = r["opened"]
-    assert {"compact", "undo", "redo", "init", "new", "model", "agent", "mode", "effort", "export"} <= set(
-        opened["items"]
-    ), opened["items"]
-    assert opened["items"][-1] == "review", opened["items"]  # the user's own after the built-ins
-    review = opened["texts"][-1]
-    assert "/review" in review and "<file>" in review and "Review a file for bugs" in review, review
+    assert {
+        "compact",
+        "undo",
+        "redo",
+        "init",
+        "rewind",
+        "new",
+        "model",
+        "agent",
+        "mode",
+        "effort",
+        "export",
+    } <= set(opened["items"]), opened["items"]
+    assert opened["items"][-1] == "audit", opened["items"]  # the user's own after the built-ins
+    audit = opened["texts"][-1]
+    assert "/audit" in audit and "<file>" in audit and "Review a file for bugs" in audit, audit
     assert opened["expanded"] == "true" and opened["descendant"] == opened["activeId"] == "slash-0"
     # The broken command file is named with its line; the others loaded.
     assert opened["errors"] == ["Not loaded: .agentls/command/broken.md:3: 'subtask' must be true or false"]
@@ -249,13 +267,13 @@ def test_the_slash_menu_lists_built_ins_and_the_users_commands_with_hints(run: R
 
 def test_the_slash_menu_filters_and_takes_arrows_enter_tab_escape_and_the_mouse(run: Run) -> None:
     r = run.phase("slash")
-    # Names that start with "re" first (built-ins, then the user's), then those that only contain it.
-    assert r["filtered"]["items"][:2] == ["redo", "review"], r["filtered"]
-    assert r["filtered"]["active"] == "redo"
-    assert r["afterDown"]["active"] == "review" and r["afterDown"]["activeSelected"] == "true"
+    # Names that start with "a" first (built-ins, then the user's), then those that only contain it.
+    assert r["filtered"]["items"][:2] == ["agent", "audit"], r["filtered"]
+    assert r["filtered"]["active"] == "agent"
+    assert r["afterDown"]["active"] == "audit" and r["afterDown"]["activeSelected"] == "true"
     assert r["afterDown"]["descendant"] == r["afterDown"]["activeId"] == "slash-1"
-    assert r["afterUp"]["active"] == "redo"
-    assert r["afterEnter"] == {**r["afterEnter"], "open": False, "value": "/review "}  # its <file> comes next
+    assert r["afterUp"]["active"] == "agent"
+    assert r["afterEnter"] == {**r["afterEnter"], "open": False, "value": "/audit "}  # its <file> comes next
     assert r["afterEscape"]["open"] is False and r["afterEscape"]["value"] == "/comp"
     assert r["afterTab"]["open"] is False and r["afterTab"]["value"] == "/compact "
     assert r["focusAfterTab"] == "prompt-input" and r["focusAfterClick"] == "prompt-input"
@@ -294,3 +312,30 @@ def test_the_notifications_setting_turns_notifications_and_the_badge_off(run: Ru
     assert r["toldSince"] == [] and r["newNotifications"] == [], r
     assert set(r["badgeCountsSince"]) <= {0}, r["badgeCountsSince"]
     assert all(b == "" for b in r["badges"]), r["badges"]
+
+
+def test_the_header_shows_the_sessions_mode_and_the_models_effort_levels(run: Run) -> None:
+    r = run.phase("controls")
+    initial = r["initial"]
+    assert initial["mode"] == "ask" and initial["modeLabel"] == "Mode", initial
+    assert [m.split(":")[0] for m in initial["modes"]] == ["ask", "auto", "plan"], initial["modes"]
+    assert initial["effort"] == "default" and initial["levels"] == ["default", "low", "medium", "high"], (
+        initial
+    )
+
+
+def test_auto_accept_picked_by_keys_in_the_header_writes_without_a_dialog(run: Run) -> None:
+    r = run.phase("controls")
+    assert r["afterKey"]["mode"] == "auto"
+    assert r["dialogs"] == 0
+    assert (run.folder / "auto.txt").read_text() == "written without a dialog\n"
+
+
+def test_the_palette_and_slash_commands_set_mode_and_effort_and_the_header_follows(run: Run) -> None:
+    r = run.phase("controls")
+    assert r["afterPalette"]["mode"] == "plan"
+    assert r["afterSlash"]["effort"] == "high"
+    assert r["afterEffortPalette"]["effort"] == "low" and r["afterEffortPalette"]["mode"] == "plan"
+    last = run.model.requests[-1]
+    assert "How hard do you think?" in run.last_user_text(last)
+    assert last.body.get("reasoning_effort") == "low", {k: v for k, v in last.body.items() if k != "messages"}

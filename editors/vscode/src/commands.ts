@@ -5,11 +5,6 @@ import { sendDiagnostics } from "./client/diagnostics";
 import { selectionAttachment } from "./chat/actions";
 import { explainText, fixText } from "./chat/codeActions";
 import type { ChatView } from "./chat/view";
-import { setEffort, setMode } from "./chat/pickers";
-
-/** A palette command's failure as a message that says what went wrong (the server's error). */
-const reported = (what: string, run: () => Promise<void>) => () =>
-  run().catch((err: unknown) => void vscode.window.showErrorMessage(`agentls: ${what}: ${(err as Error).message ?? String(err)}`));
 
 export function registerCommands(view: ChatView): vscode.Disposable[] {
   const editorOrWarn = (): vscode.TextEditor | undefined => {
@@ -25,8 +20,6 @@ export function registerCommands(view: ChatView): vscode.Disposable[] {
     vscode.commands.registerCommand("agentls.focus", () => view.focusPrompt()),
     vscode.commands.registerCommand("agentls.stop", () => view.abort()),
     vscode.commands.registerCommand("agentls.restartServer", () => view.client.restart()),
-    vscode.commands.registerCommand("agentls.mode", (mode?: unknown) => reported("could not set the mode", () => setMode(view, typeof mode === "string" ? mode : undefined))()),
-    vscode.commands.registerCommand("agentls.effort", (effort?: unknown) => reported("could not set the effort", () => setEffort(view, typeof effort === "string" ? effort : undefined))()),
     vscode.commands.registerCommand("agentls.askAboutSelection", async () => {
       const editor = editorOrWarn();
       if (editor === undefined) return;

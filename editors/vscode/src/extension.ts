@@ -3,6 +3,7 @@ import * as vscode from "vscode";
 import { Actions } from "./chat/actions";
 import { ChatView, VIEW_ID } from "./chat/view";
 import { Notifier } from "./chat/notify";
+import { pickerCommand } from "./chat/pickers";
 import { AgentClient } from "./client/server";
 import { registerCommands } from "./commands";
 import { DiffDocuments, SCHEME } from "./diff/provider";
@@ -31,7 +32,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   client = new AgentClient(output, missingServer, () => keys.all);
   const diffs = new DiffDocuments();
   const view = new ChatView(context, client, (v) => new Actions(v, diffs, keys));
-  client.commandHandler = (command, args) => runCodeAction(view, command, args);
+  client.commandHandler = (command, args) => pickerCommand(view, command, args) ?? runCodeAction(view, command, args);
   context.subscriptions.push(
     output,
     client,

@@ -31,7 +31,9 @@ export class Pickers {
     if (effortKey !== this.shownEffort) {
       this.shownEffort = effortKey;
       this.effortBox.hidden = effort === null || effort.levels.length === 0;
-      this.effort.replaceChildren(...(effort?.levels ?? []).map((l) => h("option", { value: l, selected: l === effort?.effort }, l)));
+      // "default" until one is chosen: the model's configured options apply.
+      const levels = ["default", ...(effort?.levels ?? []).filter((l) => l !== "default")];
+      this.effort.replaceChildren(...levels.map((l) => h("option", { value: l, selected: l === effort?.effort, title: l === "default" ? "The model's configured options" : undefined }, l === "default" ? "Default" : l)));
       if (effort !== null) this.effort.value = effort.effort;
     }
     this.root.hidden = this.modeBox.hidden && this.effortBox.hidden;

@@ -1,6 +1,7 @@
 // The session's mode (Ask / Auto-accept / Plan) and effort (how hard the model thinks), read and set
 // through `agent/session/mode` and `agent/session/effort` (docs/protocol.md). The header's pickers, the
-// `/mode` and `/effort` commands and the palette commands `agentls.mode` / `agentls.effort` end here;
+// `/mode` and `/effort` commands and the palette commands `agentls.mode` / `agentls.effort` (which
+// the language client registers, as the server offers them) end here;
 // the view follows the `session.mode` / `session.effort` events that answer a change.
 import * as vscode from "vscode";
 import type { AgentClient } from "../client/server";
@@ -62,10 +63,26 @@ export async function setEffort(view: ChatView, effort?: string): Promise<void> 
       void vscode.window.showInformationMessage("agentls: this session's model has no effort (thinking) setting.");
       return;
     }
-    const items = current.levels.map((l) => ({ label: l, description: l === current.effort ? "current" : "" }));
+    const levels = ["default", ...current.levels.filter((l) => l !== "default")];
+    const items = levels.map((l) => ({ label: l, description: l === current.effort ? "current" : l === "default" ? "the model's configured options" : "" }));
     const picked = await vscode.window.showQuickPick(items, { title: "agentls: effort of this session", placeHolder: "How hard the model thinks" });
     if (picked === undefined) return;
     effort = picked.label;
   }
   await view.client.request<EffortInfo>("agent/session/effort", { ...ref(sessionID), effort });
+}
+
+/**
+ * `agentls.mode` / `agentls.effort` from the palette (or a keybinding, with the value as argument).
+ * The server offers these names to stock clients (workspace/executeCommand), so the language client
+ * registers them; its middleware hands them here, and the view's quick pick and pickers answer
+ * instead of the server's plain message. Undefined for any other command.
+ */
+export function pickerCommand(view: ChatView, command: string, args: unknown[]): Promise<void> | undefined {
+  const value = typeof args[0] === "string" ? args[0] : undefined;
+  const run = command === "agentls.mode" ? () => setMode(view, value) : command === "agentls.effort" ? () => setEffort(view, value) : undefined;
+  if (run === undefined) return undefined;
+  return run().catch((err: unknown) => {
+    void vscode.window.showErrorMessage(`agentls: could not set the ${command.slice("agentls.".length)}: ${(err as Error).message ?? String(err)}`);
+  });
 }

@@ -39,9 +39,9 @@ export async function runCommand(view: ChatView, command: string, args: string, 
   const params: Record<string, unknown> = { sessionID, command, arguments: args };
   const parts = attachmentParts(attachments);
   if (parts.length > 0) params.parts = parts;
-  let result: { revert: unknown };
+  let result: CommandResult;
   try {
-    result = await view.client.request<{ revert: unknown }>("agent/session/command", params);
+    result = await view.client.request<CommandResult>("agent/session/command", params);
   } catch (err) {
     if ((err as { code?: number }).code === -32800) return; // stopped by the user
     view.post({ type: "restorePrompt", text: args ? `/${command} ${args}` : `/${command}`, attachments });
@@ -49,6 +49,31 @@ export async function runCommand(view: ChatView, command: string, args: string, 
     return;
   }
   if (result.revert !== null && result.revert !== undefined) await view.refresh();
+  await showAnswer(view, command, args, result);
+}
+
+/** What a built-in answers besides a turn (docs/protocol.md, agent/session/command). */
+interface CommandResult {
+  revert?: unknown;
+  text?: string | null;
+  items?: { id: string; label: string; detail?: string }[] | null;
+}
+
+/**
+ * A built-in's answer for the user: `/rewind` lists the messages to go back to (a quick pick; the pick
+ * runs `/rewind ID`), the others say what they did (`text`) in a notification.
+ */
+async function showAnswer(view: ChatView, command: string, args: string, result: CommandResult): Promise<void> {
+  if (command === "rewind" && !args && result.items?.length) {
+    const picked = await vscode.window.showQuickPick(
+      result.items.map((i) => ({ label: i.label, detail: i.detail, id: i.id })),
+      { title: "agentls: go back to before which message?" },
+    );
+    if (picked !== undefined) await runCommand(view, "rewind", picked.id, []);
+    return;
+  }
+  const text = result.text?.trim();
+  if (text) void vscode.window.showInformationMessage(`agentls /${command}: ${text.length > 600 ? `${text.slice(0, 600)}…` : text}`);
 }
 
 /** `/export`: the session as Markdown (`agent/session/export`) in an untitled editor, to read or save. */
