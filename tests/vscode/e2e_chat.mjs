@@ -346,6 +346,22 @@ const phases = [
     await transcriptHas(chat, "ANSWER-EFFORT", 60000);
     await idle(chat);
   }],
+  ["interrupt", async (wb, r) => {
+    // Stop and send: the running answer stops and the new message runs at once.
+    const chat = await wb.chat();
+    await chat.click("#prompt-input");
+    await typeInPrompt(chat, "Count to a thousand");
+    await wb.page.keyboard.press("Enter");
+    await until("the count to stream", async () => (await transcript(chat)).some(([role, t]) => role === "assistant" && t.includes("One two")), 60000);
+    await typeInPrompt(chat, "stop, say hi instead");
+    await chat.click("#send-interrupt");
+    await transcriptHas(chat, "ANSWER-INTERRUPT", 60000);
+    await idle(chat);
+    r.transcript = await transcript(chat);
+    r.stopped = await chat.$$eval(".message.assistant .stopped", (els) => els.length);
+    r.focusAfter = await focused(chat);
+    r.queue = await queued(chat);
+  }],
 ];
 
 async function main() {

@@ -141,6 +141,9 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
             Turn.tool_call("write", {"filePath": "auto.txt", "content": "written without a dialog\n"}),
             Turn.text("ANSWER-AUTO: auto.txt is written."),
             Turn.text("ANSWER-EFFORT: a little."),
+            # interrupt: a count that streams until it is stopped, then the message sent with Stop and send
+            Turn.text("One two three four. " * 100, chunks=200).stall(after=10),
+            Turn.text("ANSWER-INTERRUPT: hi."),
         )
         titles.script(*[Turn.text("Chat") for _ in range(10)])
         config = fake_model_config(model, titles)
@@ -336,6 +339,20 @@ def test_the_palette_and_slash_commands_set_mode_and_effort_and_the_header_follo
     assert r["afterPalette"]["mode"] == "plan"
     assert r["afterSlash"]["effort"] == "high"
     assert r["afterEffortPalette"]["effort"] == "low" and r["afterEffortPalette"]["mode"] == "plan"
-    last = run.model.requests[-1]
-    assert "How hard do you think?" in run.last_user_text(last)
-    assert last.body.get("reasoning_effort") == "low", {k: v for k, v in last.body.items() if k != "messages"}
+    asked = next(q for q in run.model.requests if "How hard do you think?" in run.last_user_text(q))
+    assert asked.body.get("reasoning_effort") == "low", {
+        k: v for k, v in asked.body.items() if k != "messages"
+    }
+    # Before any pick the model got no reasoning_effort (its configured options applied).
+    first = run.model.requests[0]
+    assert "reasoning_effort" not in first.body, first.body.get("reasoning_effort")
+
+
+def test_stop_and_send_stops_the_running_answer_and_runs_the_message_at_once(run: Run) -> None:
+    r = run.phase("interrupt")
+    answers_in_order(
+        r["transcript"], [("Count to a thousand", "One two"), ("stop, say hi instead", "ANSWER-INTERRUPT")]
+    )
+    assert r["stopped"] >= 1, "the count's answer is marked as stopped"
+    assert r["focusAfter"] == "prompt-input" and r["queue"] == []
+    assert "stop, say hi instead" in run.last_user_text(run.model.requests[-1])
