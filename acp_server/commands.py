@@ -135,8 +135,11 @@ async def _apply_choice(front: Front, state: AcpSession, result: CommandResult, 
 
 
 def describe(name: str, revert: RevertResult) -> str:
-    """What /undo or /redo did, for the user."""
-    done = "Undid the last turn." if name == "undo" else "Brought back what /undo took away."
+    """What /undo, /redo or /rewind did, for the user."""
+    done = {
+        "undo": "Undid the last turn.",
+        "rewind": "Went back to before that message: it and everything after it are undone.",
+    }.get(name, "Brought back what /undo took away.")
     lines = [done]
     for label, paths in (("restored", revert.restored), ("removed", revert.removed), ("kept", revert.kept)):
         if paths:

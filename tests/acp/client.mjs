@@ -303,10 +303,10 @@ const scenarios = {
     }
     results.answers = [];
     for (const template of JSON.parse(process.env.PROMPTS ?? "[]")) {
-      // {hunk}: the first hunk id the agent's messages named so far (a /review listing).
+      // {hnk}, {msg}: the first id of that kind the agent's messages named so far (/review, /rewind).
       const said = log.filter((e) => e.kind === "update" && e.update.sessionUpdate === "agent_message_chunk")
         .map((e) => e.update.content.text ?? "").join("");
-      const text = template.replace("{hunk}", (said.match(/hnk_\w+/) ?? ["{hunk}"])[0]);
+      const text = template.replace(/\{(hnk|msg)\}/g, (hole, kind) => (said.match(new RegExp(`${kind}_\\w+`)) ?? [hole])[0]);
       record({ kind: "prompt-sent", text });
       results.answers.push(await attempt(prompt(agent, session.sessionId, text)));
     }

@@ -72,7 +72,7 @@ async def test_review_keep_undo_mode_and_model_commands(acp: Acp) -> None:
     prompts = [
         "change it",
         "/review",
-        "/keep {hunk}",
+        "/keep {hnk}",
         "/undo all",
         "/review",
         "/mode plan",
@@ -96,3 +96,27 @@ async def test_review_keep_undo_mode_and_model_commands(acp: Acp) -> None:
     names = {c["name"] for c in run.updates("available_commands_update")[0]["availableCommands"]}
     assert {"review", "keep", "undo", "mode", "effort", "model", "agent", "rewind", "export"} <= names
     assert "new" not in names  # a client action: ACP cannot move the host to another session
+
+
+async def test_rewind_agent_and_export_commands(acp: Acp) -> None:
+    path = acp.project / "hello.py"
+    edit = {"filePath": str(path), "oldString": "hello", "newString": "bye"}
+    acp.model.script(Turn.text("One."), Turn.tool_call("edit", edit), Turn.text("Two."))
+    prompts = [
+        "first question",
+        "second question",
+        "/rewind",
+        "/rewind {msg}",
+        "/agent plan",
+        "/export notes.md",
+    ]
+    run = await _run(acp, [["autonomy", "auto"]], prompts)
+    assert [a.get("stopReason") for a in run.results["answers"]] == ["end_turn"] * len(prompts)
+    said = run.text()
+    listing = said[said.index("Messages to go back to") :]
+    assert listing.index("second question") < listing.index("first question")  # newest first
+    assert "Went back to before that message" in said and "Files restored: hello.py" in said
+    assert path.read_text() == "print('hello')\n"
+    assert [u["currentModeId"] for u in run.updates("current_mode_update")] == ["plan"]
+    exported = (acp.project / "notes.md").read_text()
+    assert exported.startswith("# ") and "first question" in exported
