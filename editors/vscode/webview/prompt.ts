@@ -37,7 +37,7 @@ export class PromptBox {
     draft: Draft | undefined,
   ) {
     this.send = button("Send", () => {
-      if (!this.busy) return this.submit();
+      if (!this.busy) return this.submit("queue");
       // After Stop the keys go back to the prompt (the button turns into Send under the pointer).
       this.post({ type: "abort" });
       this.input.focus();
@@ -58,8 +58,9 @@ export class PromptBox {
     this.input.addEventListener("keydown", (event) => {
       if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
         event.preventDefault();
-        if (!this.busy) this.submit();
-        else this.submit(event.ctrlKey || event.metaKey ? "steer" : "queue");
+        // Always "queue" (idle, it simply starts a turn): a second Enter pressed before the view has
+        // heard that the first turn started must wait its turn, not join the first (the default, steer).
+        this.submit(this.busy && (event.ctrlKey || event.metaKey) ? "steer" : "queue");
       } else if (event.key === "@" && !event.ctrlKey && !event.metaKey) {
         // The `@` stays in the text and the picked file's name is written after it (`@calc.py`);
         // the file itself goes with the prompt as an attachment.
@@ -188,7 +189,7 @@ export class PromptBox {
   /** Text the box takes itself rather than send as a prompt (a `/command`): true when it did. */
   intercept: ((text: string, attachments: Attachment[]) => boolean) | undefined;
 
-  private submit(mode?: PromptMode): void {
+  private submit(mode: PromptMode): void {
     const text = this.input.value;
     if (!text.trim() && this.attachments.length === 0) return;
     if (this.intercept?.(text, this.attachments)) {
@@ -199,7 +200,7 @@ export class PromptBox {
       return;
     }
     const prompt = { type: "prompt", text, attachments: this.attachments, agent: this.picked(this.agent, this.chosenAgent), model: this.picked(this.model, this.chosenModel) } as const;
-    this.post(mode === undefined ? prompt : { ...prompt, mode });
+    this.post({ ...prompt, mode });
     this.input.value = "";
     this.attachments = [];
     this.drawChips();
