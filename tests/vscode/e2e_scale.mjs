@@ -171,12 +171,12 @@ const phases = [
     await view.click(".search-hit .session-link");
     await until("the zebra session", async () => (await answers(view)).includes("Zebras have stripes."));
     fs.writeFileSync(path.join(args.folder, "go"), "");
-    const notice = await until("the notification of C's dialog", async () => (await wb.notifications()).find((n) => n.includes("asks for a permission")), 30000);
+    const notice = await until("the notification of C's dialog", async () => (await wb.notifications()).find((n) => n.includes("waits for your answer")), 30000);
     r.notice = notice;
     await wb.shot("scale-notice");
     await wb.page.evaluate(() => {
-      const item = [...document.querySelectorAll(".notification-list-item")].find((i) => i.textContent.includes("asks for a permission"));
-      [...(item?.querySelectorAll(".monaco-button") ?? [])].find((b) => b.textContent === "Show")?.click();
+      const item = [...document.querySelectorAll(".notification-list-item")].find((i) => i.textContent.includes("waits for your answer"));
+      [...(item?.querySelectorAll(".monaco-button") ?? [])].find((b) => b.textContent === "Open Chat")?.click();
     });
     await until("C's dialog in the sidebar", async () => (await dialogs(view)).some((d) => d.includes("c.py")), 20000);
     r.dialogs = await dialogs(view);

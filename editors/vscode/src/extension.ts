@@ -3,7 +3,8 @@ import * as vscode from "vscode";
 import { Actions } from "./chat/actions";
 import { ChatView, VIEW_ID } from "./chat/view";
 import { panelCommands, SessionPanels, showSession } from "./chat/panel";
-import { watchDialogs } from "./chat/dialogNotice";
+import { Notifier } from "./chat/notify";
+import { pickerCommand } from "./chat/pickers";
 import { AgentClient } from "./client/server";
 import { registerCommands } from "./commands";
 import { DiffDocuments, SCHEME } from "./diff/provider";
@@ -34,7 +35,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const diffs = new DiffDocuments();
   const view = new ChatView(context, client, (v) => new Actions(v, diffs, keys));
   const panels = new SessionPanels(context, client, (v) => new Actions(v, diffs, keys));
-  client.commandHandler = (command, args) => runCodeAction(view, command, args);
+  client.commandHandler = (command, args) => pickerCommand(view, command, args) ?? runCodeAction(view, command, args);
   context.subscriptions.push(
     output,
     client,
@@ -47,7 +48,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     ...registerReview(context, view, diffs),
     panels,
     ...panelCommands(view, panels),
-    watchDialogs(client, () => [view, ...panels.views], (sessionID) => showSession(view, panels, sessionID)),
+    new Notifier(view, () => [view, ...panels.views], (sessionID) => showSession(view, panels, sessionID)),
     vscode.workspace.onDidChangeConfiguration((event) => {
       // Another executable or arguments need a new process, once the running turn (if any) has
       // ended; the agent's config goes to the running server, which applies it from the next turn.

@@ -264,7 +264,62 @@ export type AgentEvent =
       properties: { file: string; sessionID?: string; messageID?: string; callID?: string; diff?: string };
     }
   | { type: "config.updated"; properties: ConfigUpdate }
-  | { type: "review.updated"; properties: { sessionID: string; changed: import("./review/hunks").Hunk[]; pending: number } };
+  | { type: "review.updated"; properties: { sessionID: string; changed: import("./review/hunks").Hunk[]; pending: number } }
+  | { type: "queue.added"; properties: { sessionID: string; item: QueuedPrompt; position: number } }
+  | { type: "queue.updated"; properties: { sessionID: string; item: QueuedPrompt } }
+  | { type: "queue.removed"; properties: { sessionID: string; id: string; reason: "removed" | "cancelled" | "closed" } }
+  | { type: "queue.started"; properties: { sessionID: string; id: string } }
+  | { type: "session.mode"; properties: { sessionID: string; mode: string } }
+  | { type: "session.effort"; properties: { sessionID: string; effort: string; levels: string[] } };
+
+/** `agent/session/mode`: the session's mode (ask, auto, plan) and the modes there are. */
+export interface ModeInfo {
+  mode: string;
+  modes: { id: string; name: string; description?: string }[];
+}
+
+/** `agent/session/effort`: how hard the model thinks, and the levels it supports ([]: no control). */
+export interface EffortInfo {
+  effort: string;
+  levels: string[];
+}
+
+/** A slash command (`agent/commands`): a built-in or the user's own (a Markdown template). */
+export interface CommandInfo {
+  name: string;
+  description: string;
+  kind: "builtin" | "user";
+  source: string;
+  hint: string;
+  agent?: string | null;
+  model?: string | null;
+  subtask?: boolean;
+}
+
+/** `agent/commands`: the commands, the command files that could not be read (`file:line: why`), warnings. */
+export interface CommandList {
+  commands: CommandInfo[];
+  errors: string[];
+  warnings: string[];
+}
+
+/** What a prompt sent while a turn runs does (`agent/session/prompt` `mode`). */
+export type PromptMode = "queue" | "steer" | "interrupt";
+
+/** A prompt waiting for the running turn to end (`agent/session/queue/list`); parts in the core's form. */
+export interface QueuedPrompt {
+  id: string;
+  sessionID: string;
+  parts: QueuedPart[];
+  agent?: string | null;
+  model?: string | null;
+  time: number;
+}
+
+export type QueuedPart =
+  | { type: "text"; text: string }
+  | { type: "file"; path: string; mime?: string | null; range?: Range | null; data?: string | null }
+  | { type: "agent"; name: string };
 
 /** `config.updated`: the server applied new settings; the new `agent/config` answer and what changed. */
 export interface ConfigUpdate extends Omit<AgentConfig, "defaultModel"> {

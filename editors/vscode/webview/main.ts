@@ -7,6 +7,9 @@ import { type Draft, PromptBox } from "./prompt.ts";
 import { button, h, setMarkdown } from "./dom.ts";
 import { LANGUAGES } from "./markdown.ts";
 import { Transcript } from "./parts.ts";
+import { QueueList } from "./queue.ts";
+import { runSlash, SlashMenu } from "./slash.ts";
+import { Pickers } from "./pickers.ts";
 import { applyEvent, emptyDirty, initialState, loadSnapshot, setConfig, setServer, setSessions } from "./state.ts";
 import { OlderLoader, prependOlder } from "./virtual.ts";
 
@@ -35,6 +38,11 @@ const chrome = new Chrome(post, focusPrompt, () => {
 const transcript = new Transcript(post);
 const firstRun = new FirstRun(post);
 const prompt = new PromptBox(post, (draft) => vscode.setState({ draft }), vscode.getState()?.draft);
+const queueList = new QueueList(post, focusPrompt);
+const slash = new SlashMenu(prompt.input, prompt.root, post, (command, args, attachments) => runSlash(post, prompt, command, args, attachments));
+prompt.root.insertBefore(slash.root, prompt.input);
+prompt.intercept = (text, attachments) => slash.runTyped(text, attachments);
+const pickers = new Pickers(post);
 const jump = button("Jump to latest ↓", () => {
   follow = true;
   jump.hidden = true;
@@ -59,7 +67,7 @@ const stats = { frames: 0, events: 0, maxDrawMs: 0, totalDrawMs: 0, maxTranscrip
 
 const older = new OlderLoader(transcript.root, transcript.top, state, post);
 const app = document.getElementById("app") as HTMLElement;
-app.append(chrome.bar, chrome.sessionList, chrome.notice, firstRun.root, h("div", { id: "transcript-box" }, transcript.root, jump), chrome.panels, chrome.status, prompt.root);
+app.append(chrome.bar, pickers.root, chrome.sessionList, chrome.notice, firstRun.root, h("div", { id: "transcript-box" }, transcript.root, jump), chrome.panels, chrome.status, queueList.root, prompt.root);
 
 let scheduled = false;
 let retryTimer: number | undefined;
@@ -78,6 +86,7 @@ function draw(): void {
     chrome.drawStatus(view);
     chrome.drawPanels(view);
     prompt.draw(view);
+    pickers.draw(view.mode, view.effort);
     firstRun.draw(view.config);
   }
   stats.maxChromeMs = Math.max(stats.maxChromeMs, performance.now() - chromeStart);
@@ -86,6 +95,7 @@ function draw(): void {
   stats.maxTranscriptMs = Math.max(stats.maxTranscriptMs, performance.now() - transcriptStart);
   transcript.settle();
   if (d.dialogs) chrome.drawDialogs(transcript.dialogs, view);
+  if (d.queue) queueList.draw(view.queue);
   const scrollStart = performance.now();
   const prepended = older.drawn();
   if (follow && !prepended) transcript.root.scrollTop = transcript.root.scrollHeight;
@@ -163,6 +173,9 @@ window.addEventListener("message", (event: MessageEvent<ToWebview>) => {
       break;
     case "searchResults":
       chrome.search.results(message.query, message.hits, message.error);
+      break;
+    case "commands":
+      slash.setCommands(message.commands, message.errors);
       break;
   }
   schedule();

@@ -1,11 +1,17 @@
 // The prompt box: multi-line; Enter sends, Shift+Enter breaks the line; `@` picks files to attach; a
 // button attaches the editor's selection; files dropped from VS Code attach as the @ pick does; images
-// pasted, dropped or picked go as thumbnail chips; agent and model pickers; Send becomes Stop while busy.
+// pasted, dropped or picked go as thumbnail chips; agent and model pickers. While a turn runs the box
+// stays usable: Enter queues the prompt, Ctrl+Enter steers the running turn with it, "Stop and send"
+// aborts the turn and sends it; Send becomes Stop.
 import { type Attachment, IMAGE_TYPES, MAX_IMAGE_BYTES } from "../src/chat/messages.ts";
 import { chipLabel, EditorChip } from "./context.ts";
 import { button, h, type Post } from "./dom.ts";
 import { DROPPED_URI_TYPES, droppedUris } from "./drop.ts";
+import type { PromptMode } from "../src/protocol.ts";
 import type { ChatState } from "./state.ts";
+
+const IDLE_PLACEHOLDER = "Ask agentls… (Enter to send, Shift+Enter for a new line, @ to attach files)";
+const BUSY_PLACEHOLDER = "Queue a message… (Enter: run it after this turn, Ctrl+Enter: steer this turn with it)";
 
 export interface Draft {
   text: string;
@@ -17,10 +23,12 @@ export interface Draft {
 export class PromptBox {
   readonly root = h("div", { id: "prompt" });
   private readonly chips = h("div", { class: "chips" });
-  readonly input = h("textarea", { id: "prompt-input", rows: "3", placeholder: "Ask agentls… (Enter to send, Shift+Enter for a new line, @ to attach files)", "aria-label": "Prompt" });
+  readonly input = h("textarea", { id: "prompt-input", rows: "3", placeholder: IDLE_PLACEHOLDER, "aria-label": "Prompt" });
   private readonly agent = h("select", { id: "agent-picker", title: "Agent", "aria-label": "Agent" });
   private readonly model = h("select", { id: "model-picker", title: "Model", "aria-label": "Model" });
   private readonly send: HTMLButtonElement;
+  /** Shown while a turn runs: what a prompt sent now does. */
+  private readonly busyActions: HTMLElement;
   private attachments: Attachment[] = [];
   private busy = false;
   /** The editor note's chip (webview/context.ts). */
@@ -32,17 +40,30 @@ export class PromptBox {
     draft: Draft | undefined,
   ) {
     this.send = button("Send", () => {
-      if (!this.busy) return this.submit();
+      if (!this.busy) return this.submit("queue");
       // After Stop the keys go back to the prompt (the button turns into Send under the pointer).
       this.post({ type: "abort" });
       this.input.focus();
     }, { id: "send", class: "primary" });
+    const sendAs = (mode: PromptMode) => () => {
+      this.submit(mode);
+      this.input.focus();
+    };
+    this.busyActions = h(
+      "div",
+      { class: "prompt-row busy-actions", hidden: true, role: "group", "aria-label": "Send while the agent works" },
+      button("Queue", sendAs("queue"), { id: "send-queue", class: "secondary", title: "Run this message as its own turn after the current one (Enter)", "aria-keyshortcuts": "Enter" }),
+      button("Steer", sendAs("steer"), { id: "send-steer", class: "secondary", title: "Send this message into the running turn: the agent reads it at its next step (Ctrl+Enter)", "aria-keyshortcuts": "Control+Enter" }),
+      button("Stop and send", sendAs("interrupt"), { id: "send-interrupt", class: "secondary", title: "Stop the running turn and send this message now" }),
+    );
     this.input.value = draft?.text ?? "";
     this.attachments = draft?.attachments ?? [];
     this.input.addEventListener("keydown", (event) => {
       if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
         event.preventDefault();
-        if (!this.busy) this.submit();
+        // Always "queue" (idle, it simply starts a turn): a second Enter pressed before the view has
+        // heard that the first turn started must wait its turn, not join the first (the default, steer).
+        this.submit(this.busy && (event.ctrlKey || event.metaKey) ? "steer" : "queue");
       } else if (event.key === "@" && !event.ctrlKey && !event.metaKey) {
         // The `@` stays in the text and the picked file's name is written after it (`@calc.py`);
         // the file itself goes with the prompt as an attachment.
@@ -101,6 +122,7 @@ export class PromptBox {
       this.editorChip.root,
       this.chips,
       this.input,
+      this.busyActions,
       h(
         "div",
         { class: "prompt-row" },
@@ -169,10 +191,21 @@ export class PromptBox {
     this.persist();
   }
 
-  private submit(): void {
+  /** Text the box takes itself rather than send as a prompt (a `/command`): true when it did. */
+  intercept: ((text: string, attachments: Attachment[]) => boolean) | undefined;
+
+  private submit(mode: PromptMode): void {
     const text = this.input.value;
     if (!text.trim() && this.attachments.length === 0) return;
-    this.post({ type: "prompt", text, attachments: this.attachments, agent: this.picked(this.agent, this.chosenAgent), model: this.picked(this.model, this.chosenModel), editorContext: this.editorChip.take() });
+    if (this.intercept?.(text, this.attachments)) {
+      this.input.value = "";
+      this.attachments = [];
+      this.drawChips();
+      this.persist();
+      return;
+    }
+    const prompt = { type: "prompt", text, attachments: this.attachments, agent: this.picked(this.agent, this.chosenAgent), model: this.picked(this.model, this.chosenModel), editorContext: this.editorChip.take() } as const;
+    this.post({ ...prompt, mode });
     this.input.value = "";
     this.attachments = [];
     this.drawChips();
@@ -227,6 +260,8 @@ export class PromptBox {
     this.busy = state.status.type !== "idle";
     this.send.textContent = this.busy ? "Stop" : "Send";
     this.send.classList.toggle("stop", this.busy);
+    this.busyActions.hidden = !this.busy;
+    this.input.placeholder = this.busy ? BUSY_PLACEHOLDER : IDLE_PLACEHOLDER;
     const config = state.config;
     if (config !== null && config !== this.shownConfig) {
       // A new config (first load, server restart after a settings change): the lists and defaults may differ.
@@ -240,6 +275,23 @@ export class PromptBox {
       this.model.replaceChildren(...none, ...config.models.map((m) => h("option", { value: m, selected: m === model }, m)));
       this.model.title = `Model (default: ${config.defaultModel})`;
     }
+  }
+
+  /**
+   * `/agent` or `/model`: pick `value` (as if picked in the list), or, with none, put the keys on the
+   * picker. Returns why not when the list has no such value.
+   */
+  choose(kind: "agent" | "model", value: string): string | undefined {
+    const select = kind === "agent" ? this.agent : this.model;
+    if (!value) {
+      select.focus();
+      return undefined;
+    }
+    const options = [...select.options].map((o) => o.value).filter((v) => v !== "");
+    if (!options.includes(value)) return `no ${kind} "${value}"; the ${kind}s are: ${options.join(", ")}`;
+    select.value = value;
+    select.dispatchEvent(new Event("change"));
+    return undefined;
   }
 
   /** The user's pick while the server still offers it, else the server's default. */

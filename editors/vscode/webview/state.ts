@@ -4,11 +4,14 @@
 import type {
   AgentConfig,
   AgentEvent,
+  EffortInfo,
   FileDiff,
   MessageInfo,
   MessageWithParts,
+  ModeInfo,
   Part,
   PermissionRequest,
+  QueuedPrompt,
   QuestionRequest,
   Session,
   SessionStatus,
@@ -16,6 +19,7 @@ import type {
 } from "../src/protocol.ts";
 import type { ServerPhase, Snapshot } from "../src/chat/messages.ts";
 import { applyChildEvent, askedByTask, follow, loadChildren, type Subtasks } from "./subtasks.ts";
+import { applyQueueEvent } from "./queueState.ts";
 
 export interface MessageView {
   info: MessageInfo;
@@ -30,6 +34,7 @@ export interface Dirty {
   dialogs: boolean;
   sessions: boolean;
   header: boolean; // status, tokens, todos, changes, config, server phase
+  queue: boolean; // the queued prompts
 }
 
 export interface ChatState {
@@ -52,13 +57,16 @@ export interface ChatState {
   warnings: string[]; // agent.warning messages of this session (or of none), newest last
   subtasks: Subtasks; // child sessions of its task cards (webview/subtasks.ts)
   moreBefore: boolean; // older messages are on the server (webview/virtual.ts loads them)
+  queue: QueuedPrompt[]; // prompts waiting for the running turn to end, next first
+  mode: ModeInfo | null; // the session's mode (null: the server has none to offer)
+  effort: EffortInfo | null; // the session's effort and its model's levels
   dirty: Dirty;
 }
 
 const MAX_WARNINGS = 3;
 
 export function emptyDirty(): Dirty {
-  return { parts: new Set(), messages: new Set(), transcript: false, dialogs: false, sessions: false, header: false };
+  return { parts: new Set(), messages: new Set(), transcript: false, dialogs: false, sessions: false, header: false, queue: false };
 }
 
 export function initialState(): ChatState {
@@ -81,12 +89,15 @@ export function initialState(): ChatState {
     warnings: [],
     subtasks: new Map(),
     moreBefore: false,
-    dirty: { ...emptyDirty(), transcript: true, dialogs: true, sessions: true, header: true },
+    queue: [],
+    mode: null,
+    effort: null,
+    dirty: { ...emptyDirty(), transcript: true, dialogs: true, sessions: true, header: true, queue: true },
   };
 }
 
 function markAll(state: ChatState): void {
-  state.dirty = { parts: new Set(), messages: new Set(), transcript: true, dialogs: true, sessions: true, header: true };
+  state.dirty = { parts: new Set(), messages: new Set(), transcript: true, dialogs: true, sessions: true, header: true, queue: true };
 }
 
 /** Replace everything with what the server has for a session (or nothing). */
@@ -112,6 +123,9 @@ export function loadSnapshot(state: ChatState, snapshot: Snapshot | null): void 
   state.error = null;
   state.turnErrors = new Map();
   state.warnings = [];
+  state.queue = snapshot?.queue ?? [];
+  state.mode = snapshot?.mode ?? null;
+  state.effort = snapshot?.effort ?? null;
   markAll(state);
 }
 
@@ -270,6 +284,13 @@ export function applyEvent(state: ChatState, event: AgentEvent): void {
     const asked = event.type === "permission.asked" && askedByTask(state.subtasks, event.properties.request, state.session.id);
     const replied = event.type === "permission.replied" && state.permissions.some((r) => r.id === event.properties.requestID);
     if (!asked && !replied) return;
+  } else {
+    const queue = applyQueueEvent(state.queue, event);
+    if (queue !== undefined) {
+      state.queue = queue;
+      state.dirty.queue = true;
+      return;
+    }
   }
   switch (event.type) {
     case "session.status":
@@ -343,6 +364,15 @@ export function applyEvent(state: ChatState, event: AgentEvent): void {
     case "question.rejected":
       state.questions = state.questions.filter((r) => r.id !== event.properties.requestID);
       state.dirty.dialogs = true;
+      return;
+    case "session.mode":
+      // The list of modes stays what the server said; only the current one moves.
+      state.mode = { modes: state.mode?.modes ?? [], mode: event.properties.mode };
+      state.dirty.header = true;
+      return;
+    case "session.effort":
+      state.effort = { effort: event.properties.effort, levels: event.properties.levels };
+      state.dirty.header = true;
       return;
     case "todo.updated":
       state.todos = event.properties.todos;

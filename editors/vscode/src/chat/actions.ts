@@ -10,6 +10,9 @@ import { copyCode, insertCode } from "./codeblock";
 import { contextAttachment, contextPicks, pickedContext, TerminalOutputs } from "./contextItems";
 import { bestMatch } from "./match";
 import { exportSession, olderMessages, searchSessions } from "./sessionTools";
+import { removeQueued, updateQueued } from "./queue";
+import { listCommands, runCommand } from "./slash";
+import { setEffort, setMode } from "./pickers";
 import type { ChatView } from "./view";
 import { proposals } from "../review/proposal";
 
@@ -102,6 +105,18 @@ export class Actions {
       case "openSetting":
         await vscode.commands.executeCommand("workbench.action.openSettings", message.setting);
         return;
+      case "queueUpdate":
+        return updateQueued(this.view.client, this.sessionID(), message.queueID, message.text);
+      case "queueRemove":
+        return removeQueued(this.view.client, this.sessionID(), message.queueID);
+      case "listCommands":
+        return listCommands(this.view);
+      case "command":
+        return runCommand(this.view, message.command, message.arguments, message.attachments);
+      case "setMode":
+        return setMode(this.view, message.mode);
+      case "setEffort":
+        return setEffort(this.view, message.effort);
       case "copyCode":
         return copyCode(message.text);
       case "insertCode":
@@ -112,7 +127,7 @@ export class Actions {
         return;
       }
       case "exportSession":
-        return exportSession(this.view.client, message.sessionID);
+        return exportSession(this.view.client, message.sessionID ?? this.view.sessionID);
       case "loadOlder": {
         const page = await olderMessages(this.view.client, message.sessionID, message.before);
         this.view.post({ type: "olderMessages", sessionID: message.sessionID, ...page });
@@ -124,6 +139,12 @@ export class Actions {
       default:
         return;
     }
+  }
+
+  private sessionID(): string {
+    const id = this.view.sessionID;
+    if (id === undefined) throw new Error("no session is open");
+    return id;
   }
 
   private fileUri(file: string): vscode.Uri {

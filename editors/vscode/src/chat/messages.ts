@@ -6,7 +6,12 @@ import type {
   FileDiff,
   MessageWithParts,
   PermissionReply,
+  CommandInfo,
+  EffortInfo,
+  ModeInfo,
   PermissionRequest,
+  PromptMode,
+  QueuedPrompt,
   QuestionRequest,
   Range,
   SearchHit,
@@ -53,6 +58,11 @@ export interface Snapshot {
   moreBefore?: boolean;
   /** The messages of the session's sub-agents (child sessions of its task cards), by child session. */
   children?: Record<string, MessageWithParts[]>;
+  /** Prompts waiting for the running turn (`agent/session/queue/list`), next first. */
+  queue?: QueuedPrompt[];
+  /** The session's mode and effort (absent: the server has no such request). */
+  mode?: ModeInfo;
+  effort?: EffortInfo;
 }
 
 /** A provider the server knows (`agent/providers`): never its key, only whether it has one. */
@@ -88,12 +98,24 @@ export type ToWebview =
   /** The editor note's chip (the active file and line, its tokens); none: the note is off. */
   | { type: "editorContext"; chip?: { label: string; tokens?: number } }
   | { type: "searchResults"; query: string; hits: SearchHit[]; error?: string }
-  | { type: "olderMessages"; sessionID: string; messages: MessageWithParts[]; more: boolean };
+  | { type: "olderMessages"; sessionID: string; messages: MessageWithParts[]; more: boolean }
+  /** The `/` menu's commands (`agent/commands`), and the command files that could not be read. */
+  | { type: "commands"; commands: CommandInfo[]; errors: string[] };
 
 export type FromWebview =
   | { type: "ready" }
-  /** `editorContext`: the editor note's chip was there (not removed) when the prompt was sent. */
-  | { type: "prompt"; text: string; attachments: Attachment[]; agent?: string; model?: string; editorContext?: boolean }
+  /** `editorContext`: the editor note's chip was there (not removed) when the prompt was sent;
+   * `mode`: what a prompt sent while a turn runs does (queue, steer, or stop and send). */
+  | { type: "prompt"; text: string; attachments: Attachment[]; agent?: string; model?: string; editorContext?: boolean; mode?: PromptMode }
+  /** A queued prompt's text edited (its attachments stay), or the prompt taken out of the queue. */
+  | { type: "queueUpdate"; queueID: string; text: string }
+  | { type: "queueRemove"; queueID: string }
+  /** The `/` menu: list the commands; run one in the session; the client-side `/export`. */
+  | { type: "listCommands" }
+  | { type: "command"; command: string; arguments: string; attachments: Attachment[] }
+  /** The mode or effort picked in the header (or by /mode, /effort); none given: ask with a quick pick. */
+  | { type: "setMode"; mode?: string }
+  | { type: "setEffort"; effort?: string }
   | { type: "abort" }
   | { type: "newSession" }
   | { type: "switchSession"; sessionID: string }
@@ -122,6 +144,7 @@ export type FromWebview =
   | { type: "copyCode"; text: string }
   | { type: "insertCode"; text: string }
   | { type: "searchSessions"; query: string }
-  | { type: "exportSession"; sessionID: string }
+  /** The session as Markdown in a new editor (none: the view's session, as `/export` does). */
+  | { type: "exportSession"; sessionID?: string }
   | { type: "openInTab"; sessionID: string }
   | { type: "loadOlder"; sessionID: string; before: string };

@@ -9,6 +9,7 @@ import type {
   FileDiff,
   MessageWithParts,
   PermissionRequest,
+  PromptMode,
   PromptPart,
   QuestionRequest,
   Session,
@@ -23,6 +24,9 @@ import { firstRunInfo, noModelMessage } from "./firstrun";
 import { childMessages, dialogsOf } from "./subtasks";
 import { MESSAGE_PAGE } from "./sessionTools";
 import type { Attachment, FromWebview, ServerPhase, Snapshot, ToWebview } from "./messages";
+import { listQueue, removedByUser } from "./queue";
+import { attachmentParts } from "./slash";
+import { sessionControls } from "./pickers";
 
 export const VIEW_ID = "agentls.chat";
 
@@ -54,6 +58,9 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   /** The current session or its status changed (the status bar listens). */
   readonly onDidChange = this.changedEmitter.event;
   readonly actions: Actions;
+  private readonly resolvedEmitter = new vscode.EventEmitter<vscode.WebviewView>();
+  /** VS Code made the view (it is shown for the first time, or again after it was disposed). */
+  readonly onDidResolveView = this.resolvedEmitter.event;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -94,6 +101,10 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     return this.sessionValue;
   }
 
+  get webviewView(): vscode.WebviewView | undefined {
+    return this.view;
+  }
+
   get status(): SessionStatus {
     const id = this.sessionID;
     return (id && this.statuses.get(id)) || { type: "idle" };
@@ -109,6 +120,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       this.view = undefined;
       this.ready = false;
     });
+    this.resolvedEmitter.fire(view);
   }
 
   post(message: ToWebview): void {
@@ -246,13 +258,15 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
 
   private async snapshot(sessionID: string): Promise<Snapshot> {
     const c = this.client;
-    const [session, messages, permissions, questions, todos, changes] = await Promise.all([
+    const [session, messages, permissions, questions, todos, changes, queue, controls] = await Promise.all([
       c.request<Session>("agent/session/get", { sessionID }),
       c.request<{ messages: MessageWithParts[] }>("agent/session/messages", { sessionID, limit: MESSAGE_PAGE }),
       c.request<{ requests: PermissionRequest[] }>("agent/permission/list", {}),
       c.request<{ requests: QuestionRequest[] }>("agent/question/list", {}),
       c.request<{ todos: Todo[] }>("agent/session/todo", { sessionID }),
       c.request<{ files: FileDiff[] }>("agent/session/diff", { sessionID }),
+      listQueue(c, sessionID),
+      sessionControls(c, sessionID),
     ]);
     for (const request of permissions.requests) this.permissions.set(request.id, request);
     const running = messages.messages.some((m) => m.info.role === "assistant" && m.info.time.completed === undefined && m.info.error === undefined);
@@ -267,6 +281,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       todos: todos.todos,
       changes: changes.files,
       busy: this.statuses.get(sessionID)?.type === "busy" || running,
+      queue,
+      ...controls,
     };
   }
 
@@ -291,15 +307,16 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
    * server crashed, an error) goes back into the prompt box, with the reason in the view: it is never
    * lost. `newIfBusy`: a prompt from a command goes to a new session when the current one is busy.
    */
-  async prompt(text: string, attachments: Attachment[], agent?: string, model?: string, options: { newIfBusy?: boolean; editorContext?: boolean } = {}): Promise<void> {
+  async prompt(text: string, attachments: Attachment[], agent?: string, model?: string, options: { newIfBusy?: boolean; editorContext?: boolean; mode?: PromptMode } = {}): Promise<void> {
     // The notice about an earlier prompt is old news once another goes.
     if (this.promptNotice) this.clearNotice();
     const progress = { sent: false };
     try {
-      await this.send(text, attachments, agent, model, options.newIfBusy === true, progress, options.editorContext === true);
+      await this.send(text, attachments, agent, model, options.newIfBusy === true, progress, options.editorContext === true, options.mode);
     } catch (err) {
-      // An abort answers with -32800; the transcript already shows it, and the user meant it.
-      if ((err as { code?: number }).code === -32800) return;
+      // An abort answers with -32800; the transcript already shows it, and the user meant it. So
+      // did removing a queued prompt.
+      if ((err as { code?: number }).code === -32800 || removedByUser(err)) return;
       const reason = err instanceof NoModel ? "" : ((err as Error).message ?? String(err));
       trace("promptRestored", { reason, sent: progress.sent });
       this.post({ type: "restorePrompt", text, attachments });
@@ -321,7 +338,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
 
   private promptNotice = false;
 
-  private async send(text: string, attachments: Attachment[], agent: string | undefined, model: string | undefined, newIfBusy: boolean, progress: { sent: boolean }, editorContext = false): Promise<void> {
+  private async send(text: string, attachments: Attachment[], agent: string | undefined, model: string | undefined, newIfBusy: boolean, progress: { sent: boolean }, editorContext = false, mode?: PromptMode): Promise<void> {
     if (!model) {
       const config = await this.client.request<AgentConfig>("agent/config", {});
       const agentModel = config.agents.find((a) => a.name === (agent || config.defaultAgent))?.model;
@@ -338,19 +355,12 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     if (text.trim()) parts.push({ type: "text", text });
     const note = editorContext ? this.editorContext.item() : undefined;
     if (note !== undefined) parts.push({ type: "context", item: note });
-    for (const a of attachments) {
-      if (a.context !== undefined) {
-        parts.push({ type: "context", kind: a.context.kind, label: a.context.label, text: a.context.text });
-        continue;
-      }
-      // The server names an inline image by its file name (at most 255 characters), not its path.
-      if (a.image !== undefined) parts.push({ type: "file", mime: a.image.mime, data: a.image.data, name: (a.label.split("/").pop() ?? "image").slice(-255) });
-      else parts.push(a.range ? { type: "file", uri: a.uri, range: a.range } : { type: "file", uri: a.uri });
-    }
+    parts.push(...attachmentParts(attachments));
     if (parts.length === 0) return;
     const params: Record<string, unknown> = { sessionID, parts };
     if (agent) params.agent = agent;
     if (model) params.model = model;
+    if (mode) params.mode = mode;
     this.statuses.set(sessionID, { type: "busy" });
     this.changedEmitter.fire();
     let answer: MessageWithParts | undefined;
@@ -386,7 +396,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
         await this.refresh();
         void this.editorContext.show();
       } else if (message.type === "prompt") {
-        await this.prompt(message.text, message.attachments, message.agent, message.model, { editorContext: message.editorContext === true });
+        await this.prompt(message.text, message.attachments, message.agent, message.model, { editorContext: message.editorContext === true, mode: message.mode });
       } else if (message.type === "abort") {
         await this.abort();
       } else {
@@ -401,5 +411,6 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     if (this.timer !== undefined) clearTimeout(this.timer);
     for (const d of this.disposables) d.dispose();
     this.changedEmitter.dispose();
+    this.resolvedEmitter.dispose();
   }
 }

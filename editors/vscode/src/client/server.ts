@@ -31,7 +31,7 @@ export type CommandHandler = (command: string, args: unknown[]) => Promise<unkno
 export const NOT_FOUND =
   "the `agentls` server was not found (looked at the agentls.server.path setting, the workspace's .venv and PATH). " +
   "Install it with `pip install agentls` (or `./scripts/setup` in an agentls checkout), or set agentls.server.path.";
-export const LOCAL_COMMANDS = new Set(["agentls.fix", "agentls.explain"]);
+export const LOCAL_COMMANDS = new Set(["agentls.fix", "agentls.explain", "agentls.mode", "agentls.effort"]);
 
 /** What the extension announces: a plugin client that saves the agent's edits itself and answers the
  * agent's questions to VS Code's language servers (shared contract). */
