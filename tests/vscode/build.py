@@ -57,5 +57,5 @@ def vsix() -> Path:
     run(["node", "esbuild.mjs", "--production"])
     out = EXTENSION / "dist" / "agentls.vsix"
     vsce = str(Path(tools_env()["AGENTLS_NODE_MODULES"]) / ".bin" / "vsce")
-    run([vsce, "package", "--allow-missing-repository", "--skip-license", "-o", str(out)])
+    run([vsce, "package", "-o", str(out)])
     return out
