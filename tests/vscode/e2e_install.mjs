@@ -4,6 +4,7 @@
 //   "installed": with the Python on PATH, Install makes the managed venv from the bundled wheel, the server starts.
 //   "turn": a prompt gets the fake model's answer through that server.
 //   "updated": a venv stamped by another extension version gets this version's wheel at the next start.
+//   "trusted": once the user trusts the workspace, its own server setting is used.
 // Usage: node e2e_install.mjs '{"url", "folder", "shots", "trace", "marker"}'
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -86,6 +87,22 @@ const phases = [
     r.updates = events("managedUpdate").length;
     r.freshInstalls = events("managedInstall").length;
     r.stampAfter = JSON.parse(fs.readFileSync(stamp, "utf8"));
+  }],
+  ["trusted", async (wb, r) => {
+    // The same workspace, trusted now: its own agentls.server.path (.venv/bin/agentls) is used, the
+    // program the phases above proved it did not run.
+    await wb.command("Workspaces: Manage Workspace Trust");
+    const button = await until("the Trust button", async () => {
+      for (const b of await wb.page.$$(".workspace-trust-editor .monaco-button")) {
+        if ((await b.evaluate((el) => el.textContent.trim())) === "Trust") return b;
+      }
+      return null;
+    }, 20000);
+    await button.click();
+    await until("the workspace's agentls to run", () => fs.existsSync(args.marker), 60000);
+    r.marker = fs.readFileSync(args.marker, "utf8").trim();
+    r.error = (await notification(wb.page, ".venv/bin/agentls", 30000)).message;
+    await wb.shot("trusted");
   }],
 ];
 

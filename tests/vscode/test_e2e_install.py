@@ -168,7 +168,6 @@ def test_install_from_the_bundled_wheel_offline_then_the_server_starts(install_r
     assert "Looking in links:" in pip and "Looking in indexes" not in pip, pip
     assert "/globalStorage/" in r["installed"]["executable"], r["installed"]
     assert r["markerAfter"] is False
-    assert not install_run.marker.exists()
 
 
 def test_a_turn_completes_through_the_installed_server(install_run: Run) -> None:
@@ -181,3 +180,11 @@ def test_a_venv_of_another_extension_version_gets_this_versions_wheel(install_ru
     assert r["stale"] == 1 and r["updates"] == 1
     assert r["freshInstalls"] == 1  # updated in place: the venv and its dependencies stay
     assert r["stampAfter"]["extension"] == __version__ != "0.0.1"
+
+
+def test_once_trusted_the_workspaces_own_server_setting_is_used(install_run: Run) -> None:
+    r = install_run.phase("trusted")
+    # The workspace's .vscode/settings.json names its own script (a wrapper that mentions agentls):
+    # started now, as `serve`, and it exits (the untrusted phases above never ran it).
+    assert r["marker"] == "serve"
+    assert "/project/.venv/bin/agentls serve) did not start" in r["error"], r["error"]
