@@ -28,7 +28,7 @@ PROTOCOL_VERSION = 1  # acp.PROTOCOL_VERSION (checked by the tests)
 VERSION_RANGE = range(0, 65536)
 AGENT_CAPABILITIES: dict[str, Any] = {
     "loadSession": True,
-    "mcpCapabilities": {"http": True, "sse": False},
+    "mcpCapabilities": {"http": True, "sse": True},
     "promptCapabilities": {"audio": False, "embeddedContext": True, "image": True},
     "sessionCapabilities": {"close": {}, "delete": {}, "fork": {}, "list": {}, "resume": {}},
 }

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from acp.schema import HttpMcpServer, McpServerStdio
+from acp.schema import HttpMcpServer, McpServerStdio, SseMcpServer
 
 from acp_server.feed import Feed, Send, Spawn
 from acp_server.workspace import AcpWorkspace, FileAccess, FileClient
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-ClientMcp = HttpMcpServer | McpServerStdio
+ClientMcp = HttpMcpServer | SseMcpServer | McpServerStdio
 
 
 @dataclass
@@ -45,11 +45,12 @@ def mcp_layer(servers: Sequence[ClientMcp]) -> dict[str, Any]:
     """The client's MCP servers as the ``mcp`` section of a config layer."""
     section: dict[str, Any] = {}
     for server in servers:
-        if isinstance(server, HttpMcpServer):
+        if isinstance(server, HttpMcpServer | SseMcpServer):
             section[server.name] = {
                 "type": "remote",
                 "url": server.url,
                 "headers": {h.name: h.value for h in server.headers},
+                "transport": "sse" if isinstance(server, SseMcpServer) else "http",
             }
         else:
             section[server.name] = {

@@ -160,12 +160,14 @@ class McpLocal(ConfigSection):
 
 
 class McpRemote(ConfigSection):
-    """An MCP server reached over HTTP."""
+    """An MCP server reached over HTTP: streamable HTTP, or the older HTTP+SSE transport."""
 
     type: Literal["remote"]
     url: str
     headers: dict[str, str] = {}
     enabled: bool = True
+    # "sse": the 2024-11-05 transport (a GET event stream, messages POSTed to the endpoint it names)
+    transport: Literal["http", "sse"] = "http"
 
 
 McpServer: TypeAlias = Annotated[McpLocal | McpRemote, Field(discriminator="type")]

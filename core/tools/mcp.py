@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from mcp import Client
+from mcp.client.sse import sse_client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
@@ -171,6 +172,9 @@ class McpManager:
                     command=cfg.command[0], args=cfg.command[1:], env=cfg.environment or None, cwd=self._cwd
                 )
                 async with Client(stdio_client(params, errlog=sys.stderr)) as client:
+                    await self._ready(name, client, ready)
+            elif cfg.transport == "sse":
+                async with Client(sse_client(cfg.url, headers=cfg.headers or None)) as client:
                     await self._ready(name, client, ready)
             else:
                 async with (

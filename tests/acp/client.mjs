@@ -148,7 +148,9 @@ const scenarios = {
   // initialize, session/new, one prompt; the log holds the streamed updates.
   async turn(agent) {
     results.initialize = await init(agent);
-    const session = await agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
+    // MCP_SERVERS: the session's mcpServers (JSON), as an editor passes its configured servers.
+    const mcpServers = JSON.parse(process.env.MCP_SERVERS ?? "[]");
+    const session = await agent.request(methods.agent.session.new, { cwd: project, mcpServers });
     results.session = session;
     results.prompt = await prompt(agent, session.sessionId, process.env.PROMPT ?? "hello");
     results.list = await agent.request(methods.agent.session.list, { cwd: project });

@@ -1,10 +1,15 @@
-"""Build the VS Code extension as a user would: ``npm ci``, esbuild, ``vsce package`` into a ``.vsix``."""
+"""Build the VS Code extension as a user would: ``npm ci``, esbuild, ``vsce package`` into a ``.vsix``.
+
+The ``.vsix`` carries the agentls wheel built from this checkout (``server/agentls-*.whl``): the
+extension installs it into a venv of its own when no ``agentls`` is found (src/install/).
+"""
 
 from __future__ import annotations
 
 import functools
 import hashlib
 import subprocess
+import sys
 from pathlib import Path
 
 from tests.tools import ROOT, tools_env
@@ -33,12 +38,24 @@ def npm_ci() -> None:
     stamp.write_text(digest)
 
 
+def bundle_wheel() -> Path:
+    """Build the agentls wheel into the extension's ``server/`` folder (the only wheel there)."""
+    server = EXTENSION / "server"
+    server.mkdir(exist_ok=True)
+    for old in server.glob("agentls-*.whl"):
+        old.unlink()
+    run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(server), str(ROOT)], cwd=ROOT)
+    (wheel,) = server.glob("agentls-*.whl")
+    return wheel
+
+
 @functools.cache
 def vsix() -> Path:
-    """The packaged extension (built once per test session)."""
+    """The packaged extension with the agentls wheel inside (built once per test session)."""
     npm_ci()
+    bundle_wheel()
     run(["node", "esbuild.mjs", "--production"])
     out = EXTENSION / "dist" / "agentls.vsix"
     vsce = str(Path(tools_env()["AGENTLS_NODE_MODULES"]) / ".bin" / "vsce")
-    run([vsce, "package", "--allow-missing-repository", "--skip-license", "-o", str(out)])
+    run([vsce, "package", "-o", str(out)])
     return out

@@ -86,9 +86,15 @@ def _wait_healthy(url: str, process: subprocess.Popen[bytes], log: Path, timeout
 
 @contextmanager
 def code_server(
-    root: Path, vsix: Path, settings: dict[str, Any], env: dict[str, str]
+    root: Path, vsix: Path, settings: dict[str, Any], env: dict[str, str], *, workspace_trust: bool = False
 ) -> Iterator[CodeServer]:
-    """Install ``vsix`` in a fresh profile under ``root``, start code-server, stop its process group after."""
+    """Install ``vsix`` in a fresh profile under ``root``, start code-server, stop its process group after.
+
+    ``workspace_trust``: VS Code's workspace trust is on, and a folder opens untrusted (restricted mode)
+    without the start-up question (``settings`` may say otherwise)."""
+    if workspace_trust:
+        trust = {"security.workspace.trust.enabled": True, "security.workspace.trust.startupPrompt": "never"}
+        settings = {**trust, **settings}
     data, exts = root / "data", root / "exts"
     (data / "User").mkdir(parents=True, exist_ok=True)
     (data / "User" / "settings.json").write_text(json.dumps({**BASE_SETTINGS, **settings}, indent=2))
@@ -123,7 +129,7 @@ def code_server(
                 "none",
                 "--disable-telemetry",
                 "--disable-update-check",
-                "--disable-workspace-trust",
+                *([] if workspace_trust else ["--disable-workspace-trust"]),
                 "--disable-getting-started-override",
                 "--ignore-last-opened",
             ],

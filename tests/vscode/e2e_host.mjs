@@ -293,6 +293,8 @@ scenarios.firstrun = [
 
 scenarios.badpath = [
   ["another-executable", async (s, r) => {
+    // The extension starts when used: opening its view starts it (and the server check).
+    await s.wb.command("agentls: Focus Chat");
     r.notifications = await until("the setup error", async () => {
       const n = await s.agentlsNotifications();
       return n.some((x) => x.includes("agentls.server.path")) ? n : null;

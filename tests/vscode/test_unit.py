@@ -4,6 +4,7 @@ on the committed recorded streams and on streams recorded afresh from the real s
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 from tests.tools import tool, tools_env
@@ -13,9 +14,18 @@ from tests.vscode.record_fixtures import FIXTURES, record_all
 NODE_TEST = ["--disable-warning=MODULE_TYPELESS_PACKAGE_JSON", "--test", "--test-reporter=spec"]
 
 
+def pythons() -> dict[str, str]:
+    """Real interpreters for test/python.test.ts: this one (3.11+), and a 3.10 when pyenv has one."""
+    found = {"AGENTLS_TEST_PYTHON": str(Path(sys.base_prefix) / "bin" / "python3")}
+    old = sorted(Path.home().glob(".pyenv/versions/3.10.*/bin/python3.10"))
+    if old:
+        found["AGENTLS_TEST_OLD_PYTHON"] = str(old[-1])
+    return found
+
+
 def node_tests(fixtures: Path) -> subprocess.CompletedProcess[str]:
     tests = sorted(str(p) for p in (EXTENSION / "test").glob("*.test.ts"))
-    env = {**tools_env(), "AGENTLS_FIXTURES": str(fixtures)}
+    env = {**tools_env(), "AGENTLS_FIXTURES": str(fixtures), **pythons()}
     return subprocess.run(
         [tool("node"), *NODE_TEST, *tests],
         cwd=EXTENSION,

@@ -5,11 +5,12 @@ import { ChatView, VIEW_ID } from "./chat/view";
 import { panelCommands, SessionPanels, showSession } from "./chat/panel";
 import { Notifier } from "./chat/notify";
 import { pickerCommand } from "./chat/pickers";
-import { AgentClient } from "./client/server";
+import { AgentClient, NOT_FOUND } from "./client/server";
 import { registerCommands } from "./commands";
 import { DiffDocuments, SCHEME } from "./diff/provider";
 import { affectsConfig, affectsProcess } from "./settings";
 import { runCodeAction } from "./chat/codeActions";
+import { ServerInstaller } from "./install/offer";
 import { ProviderKeys } from "./keys";
 import { statusItem } from "./status";
 import { trace } from "./trace";
@@ -27,11 +28,17 @@ function missingServer(problem: string): void {
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
-  trace("activated");
+  trace("activated", { trusted: vscode.workspace.isTrusted });
   const output = vscode.window.createOutputChannel("agentls");
   const keys = new ProviderKeys(context);
   await keys.load();
-  client = new AgentClient(output, missingServer, () => keys.all);
+  const installer = new ServerInstaller(context, output);
+  // No server anywhere: offer the one this extension carries (a wrong setting is still named as such).
+  const onMissing = (problem: string): void =>
+    problem === NOT_FOUND && installer.canInstall ? installer.offer(problem, () => agent.restart()) : missingServer(problem);
+  const agent = new AgentClient(output, onMissing, () => keys.all);
+  agent.managedServer = () => installer.location();
+  client = agent;
   const diffs = new DiffDocuments();
   const view = new ChatView(context, client, (v) => new Actions(v, diffs, keys));
   const panels = new SessionPanels(context, client, (v) => new Actions(v, diffs, keys));
@@ -55,8 +62,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (affectsProcess(event)) void restartWhenIdle(view);
       else if (affectsConfig(event)) void applySettings(view);
     }),
+    // Trusted now: the workspace's own .venv/bin/agentls and server settings may be used.
+    vscode.workspace.onDidGrantWorkspaceTrust(() => void restartWhenIdle(view)),
   );
-  await client.start();
+  await agent.start();
 }
 
 async function restartWhenIdle(view: ChatView): Promise<void> {

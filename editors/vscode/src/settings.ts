@@ -89,11 +89,13 @@ export interface ServerLocation {
 }
 
 /**
- * The agentls executable: the setting, else the workspace's `.venv`, else PATH; undefined when none
- * exists. A relative setting is resolved against the first workspace folder; whether it is agentls
- * at all is for `checkServerPath` to say.
+ * The agentls executable: the setting, else the workspace's `.venv` (only in a trusted workspace: a
+ * workspace must not choose the program the extension runs), else PATH; undefined when none exists.
+ * A relative setting is resolved against the first workspace folder; whether it is agentls at all is
+ * for `checkServerPath` to say. (In an untrusted workspace VS Code itself ignores the workspace's
+ * value of the restricted `agentls.server.*` settings.)
  */
-export function findServer(settings: Settings, folders: readonly string[], envPath: string): ServerLocation | undefined {
+export function findServer(settings: Settings, folders: readonly string[], envPath: string, trusted = true): ServerLocation | undefined {
   const bin = process.platform === "win32" ? "agentls.exe" : "agentls";
   if (settings.serverPath) {
     const resolved =
@@ -102,7 +104,7 @@ export function findServer(settings: Settings, folders: readonly string[], envPa
         : path.join(folders[0], settings.serverPath);
     return { command: resolved, fromSetting: true };
   }
-  for (const folder of folders) {
+  for (const folder of trusted ? folders : []) {
     const scripts = process.platform === "win32" ? "Scripts" : "bin";
     const candidate = path.join(folder, ".venv", scripts, bin);
     if (executable(candidate)) return { command: candidate, fromSetting: false };

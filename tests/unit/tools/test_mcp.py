@@ -1,4 +1,4 @@
-"""MCP servers end to end: the tiny echo server over stdio and streamable HTTP, and failing servers."""
+"""MCP servers end to end: the tiny echo server over stdio, streamable HTTP and SSE, and failing servers."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import asyncio
 import re
 import sys
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -107,13 +108,13 @@ async def test_a_hanging_server_times_out(tmp_path: Path) -> None:
         await manager.close()
 
 
-@pytest.fixture
-async def http_server() -> AsyncIterator[str]:
-    """The echo server over streamable HTTP on a free port, ready once uvicorn says where it listens."""
+@asynccontextmanager
+async def serving(transport: str, path: str) -> AsyncIterator[str]:
+    """The echo server over ``--http`` or ``--sse`` on a free port, ready once uvicorn says where."""
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         str(SERVER),
-        "--http",
+        transport,
         "0",
         stdout=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.PIPE,
@@ -129,11 +130,23 @@ async def http_server() -> AsyncIterator[str]:
                 if found:
                     break
         drain = asyncio.create_task(proc.stderr.read())  # keep the pipe from filling up
-        yield f"{found.group(1)}/mcp"
+        yield f"{found.group(1)}{path}"
     finally:
         proc.terminate()
         await proc.wait()
     await drain
+
+
+@pytest.fixture
+async def http_server() -> AsyncIterator[str]:
+    async with serving("--http", "/mcp") as url:
+        yield url
+
+
+@pytest.fixture
+async def sse_server() -> AsyncIterator[str]:
+    async with serving("--sse", "/sse") as url:
+        yield url
 
 
 async def test_remote_server_over_streamable_http(http_server: str, ctx: ToolContext) -> None:
@@ -145,6 +158,29 @@ async def test_remote_server_over_streamable_http(http_server: str, ctx: ToolCon
         tools = {t.id: t for t in manager.tools()}
         result = await run_tool(tools["web_echo"], {"text": "over http"}, ctx)
         assert result.output == "over http"
+    finally:
+        await manager.close()
+
+
+async def test_remote_server_over_sse(sse_server: str, ctx: ToolContext) -> None:
+    server = {"type": "remote", "url": sse_server, "transport": "sse", "headers": {"X-Test": "1"}}
+    manager = McpManager(mcp_config({"old": server}).mcp)
+    try:
+        await manager.start()
+        assert manager.warnings == [] and manager.connected == ["old"]
+        tools = {t.id: t for t in manager.tools()}
+        result = await run_tool(tools["old_add"], {"a": 2, "b": 40}, ctx)
+        assert result.output == "42"
+    finally:
+        await manager.close()
+
+
+async def test_an_sse_server_spoken_to_as_streamable_http_is_skipped_with_a_warning(sse_server: str) -> None:
+    manager = McpManager(mcp_config({"old": {"type": "remote", "url": sse_server}}).mcp, connect_timeout=10)
+    try:
+        await manager.start()
+        assert manager.tools() == []
+        assert manager.warnings and "'old' skipped" in manager.warnings[0], manager.warnings
     finally:
         await manager.close()
 

@@ -39,6 +39,11 @@ const FLUSH_MS = 16;
 /** Where a chat is drawn: the sidebar's webview view, or an editor tab's webview panel (panel.ts). */
 type Surface = Pick<vscode.WebviewView, "webview" | "onDidDispose" | "visible">;
 
+/** The surface as the sidebar's view (a panel has no `show`), or none. */
+function sidebarView(surface: Surface | undefined): vscode.WebviewView | undefined {
+  return surface !== undefined && "show" in surface ? (surface as vscode.WebviewView) : undefined;
+}
+
 export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
   private view: Surface | undefined;
   private ready = false;
@@ -101,8 +106,9 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
     return this.sessionValue;
   }
 
+  /** The sidebar's webview view (its badge and visibility events); none for an editor tab's chat. */
   get webviewView(): vscode.WebviewView | undefined {
-    return this.view;
+    return sidebarView(this.view);
   }
 
   get status(): SessionStatus {
@@ -120,7 +126,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       this.view = undefined;
       this.ready = false;
     });
-    this.resolvedEmitter.fire(view);
+    const sidebar = sidebarView(view);
+    if (sidebar !== undefined) this.resolvedEmitter.fire(sidebar);
   }
 
   post(message: ToWebview): void {

@@ -72,6 +72,8 @@ export class AgentClient implements vscode.Disposable {
 
   /** Runs the lightbulb's commands in the chat view instead of the server's plain path. */
   commandHandler: CommandHandler | undefined;
+  /** The server the extension installed itself: the last resort, after the setting and PATH. */
+  managedServer: (() => Promise<string | undefined>) | undefined;
   /** Why the server is not running, when the extension knows (a wrong path, no server found). */
   problem: string | undefined;
 
@@ -99,7 +101,9 @@ export class AgentClient implements vscode.Disposable {
   async start(): Promise<void> {
     const settings = readSettings(this.keys());
     const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
-    const location = findServer(settings, folders, process.env.PATH ?? "");
+    let location = findServer(settings, folders, process.env.PATH ?? "", vscode.workspace.isTrusted);
+    const managed = location === undefined ? await this.managedServer?.() : undefined;
+    if (managed !== undefined) location = { command: managed, fromSetting: false };
     // A wrong setting is named with its cause, once, and never started (another executable failed
     // the handshake and was restarted five times, each with a notification).
     const problem = location?.fromSetting ? await checkServerPath(location.command) : undefined;
