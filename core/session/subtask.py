@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import defaultdict
-from typing import TYPE_CHECKING
 
 from core import ids
 from core.agent.agents import derive_child_rules
@@ -27,11 +26,9 @@ from core.message.models import (
     now_ms,
 )
 from core.message.prompt_input import TextInput
+from core.session.records import Place, Policy, Settings, Stores, Turns
 from core.tools.context import ToolContext
 from core.tools.task import SubtaskResult
-
-if TYPE_CHECKING:
-    from core.session.runtime import AgentHost
 
 log = logging.getLogger(__name__)
 
@@ -39,13 +36,16 @@ log = logging.getLogger(__name__)
 class Subtasks:
     """Creates child sessions, derives their permissions, ties their abort to the parent's."""
 
-    def __init__(self, app: AgentHost) -> None:
-        self._app = app
+    def __init__(
+        self, stores: Stores, settings: Settings, place: Place, policy: Policy, turns: Turns
+    ) -> None:
+        self._stores, self._settings, self._place = stores, settings, place
+        self._policy, self._turns = policy, turns
         self._children: dict[str, set[str]] = defaultdict(set)
 
     def describe_subagents(self) -> list[tuple[str, str]]:
         """Subagents the model may pick, with their descriptions."""
-        return [(a.name, a.description or "") for a in self._app.agents.subagents() if a.is_subagent]
+        return [(a.name, a.description or "") for a in self._settings.agents.subagents() if a.is_subagent]
 
     def children_of(self, session_id: str) -> list[str]:
         """Child sessions started from this session (to abort them with it)."""
@@ -59,39 +59,39 @@ class Subtasks:
         self, ctx: ToolContext, agent: str, prompt: str, description: str, task_id: str | None
     ) -> SubtaskResult:
         """Run ``agent`` on ``prompt`` in a (new or resumed) child session and return its answer."""
-        app = self._app
+        sessions, turns = self._stores.sessions, self._turns
         try:
-            info = app.agents.get(agent)
+            info = self._settings.agents.get(agent)
         except NotFoundError as exc:
             raise ToolError(str(exc)) from exc
         if not info.is_subagent:
             raise ToolError(f"{agent!r} is not a subagent")
         if task_id:
-            child = await app.sessions.get(task_id)
+            child = await sessions.get(task_id)
             if child.parentID != ctx.session_id:
                 raise ToolError(
                     f"task_id {task_id} does not belong to this session; omit it to start a new task"
                 )
         else:
-            child = await app.sessions.create(
-                app.project_id,
-                str(app.directory),
+            child = await sessions.create(
+                self._stores.project_id,
+                str(self._place.directory),
                 title=f"{description} (@{agent})",
                 parent_id=ctx.session_id,
             )
         parent_rules = ctx.ruleset
-        app.set_session_rules(child.id, derive_child_rules(parent_rules, info))
+        self._policy.set_session_rules(child.id, derive_child_rules(parent_rules, info))
         self._children[ctx.session_id].add(child.id)
         ctx.update(description, {"sessionID": child.id, "subagent": agent})
         model = await self._parent_model(ctx.session_id)
 
         async def propagate_abort() -> None:
             await ctx.abort.wait()
-            await app.loop.abort(child.id)
+            await turns.abort(child.id)
 
         watcher = asyncio.create_task(propagate_abort())
         try:
-            answer = await app.loop.prompt(
+            answer = await turns.prompt(
                 child.id, [TextInput(type="text", text=prompt)], agent=agent, model=model, subagent=True
             )
         finally:
@@ -108,11 +108,11 @@ class Subtasks:
         self, session_id: str, user: UserMessage, part: SubtaskPart, abort: asyncio.Event
     ) -> None:
         """The loop's task branch: an assistant step holding one ``task`` call the user asked for."""
-        app = self._app
+        sessions, policy, agents = self._stores.sessions, self._policy, self._settings.agents
         try:
-            agent = app.agents.get(user.agent)
+            agent = agents.get(user.agent)
         except NotFoundError:
-            agent = app.agents.default()
+            agent = agents.default()
         msg = AssistantMessage(
             id=ids.ascending("msg"),
             sessionID=session_id,
@@ -123,7 +123,7 @@ class Subtasks:
             agent=agent.name,
             mode=part.agent,
         )
-        await app.sessions.update_message(msg)
+        await sessions.update_message(msg)
         args = {"description": part.description, "prompt": part.prompt, "subagent_type": part.agent}
         started = now_ms()
         tool = ToolPart(
@@ -134,9 +134,9 @@ class Subtasks:
             tool="task",
             state=ToolStateRunning(input=args, time=ToolTimeStart(start=started)),
         )
-        await app.sessions.update_part(tool)
-        ruleset = app.ruleset_for(agent, session_id)
-        ctx = app.tool_context(session_id, agent, abort, ruleset, msg.id, tool.callID)
+        await sessions.update_part(tool)
+        ruleset = policy.ruleset_for(agent, session_id)
+        ctx = policy.tool_context(session_id, agent, abort, ruleset, msg.id, tool.callID)
         try:
             result = await self.run_subtask(ctx, part.agent, part.prompt, part.description, None)
         except AgentError as exc:
@@ -153,14 +153,14 @@ class Subtasks:
                 metadata={"sessionID": result.session_id, "subagent": part.agent},
                 time=ToolTimeDone(start=started, end=now_ms()),
             )
-        await app.sessions.update_part(tool)
+        await sessions.update_part(tool)
         # "tool-calls": the primary agent takes the next step and reads the subagent's report.
         msg.finish = "tool-calls" if msg.error is None else None
         msg.time.completed = now_ms()
-        await app.sessions.update_message(msg)
+        await sessions.update_message(msg)
 
     async def _parent_model(self, session_id: str) -> str | None:
-        async for msg in self._app.sessions.stream(session_id):
+        async for msg in self._stores.sessions.stream(session_id):
             if isinstance(msg.info, UserMessage):
                 return f"{msg.info.model.providerID}/{msg.info.model.modelID}"
         return None
