@@ -10,6 +10,8 @@ set on the policy once built.
 from __future__ import annotations
 
 import asyncio
+import logging
+import os
 from dataclasses import dataclass
 
 from core.app_config import LiveSettings, StateParts
@@ -23,7 +25,7 @@ from core.permission.service import Permissions
 from core.policy import AgentPolicy, ModelChoice
 from core.question.service import Questions
 from core.session.context_hooks import ContextManager
-from core.session.loop import SessionLoop
+from core.session.loop import ABORT_TIMEOUT, SessionLoop
 from core.session.queue import PromptQueue
 from core.session.records import Models, Place, Stores
 from core.session.requests import RequestBuilder
@@ -39,6 +41,8 @@ from core.tools.task import TaskTool
 from core.tools.todo import TodoReadTool, TodoWriteTool
 from core.tools.webfetch import WebFetchTool
 from core.workspace import Workspace
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,22 @@ class Wiring:
     subtasks: Subtasks
     loop: SessionLoop
     queue: PromptQueue
+
+
+def abort_timeout() -> float:
+    """How long an abort waits for its turn to stop before it warns: ``AGENTLS_ABORT_TIMEOUT``
+    seconds (tests make it 0, so that an abort during a tool warns without a wait), else 5."""
+    raw = os.environ.get("AGENTLS_ABORT_TIMEOUT")
+    if raw is None:
+        return ABORT_TIMEOUT
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds < float("inf"):
+        log.warning("AGENTLS_ABORT_TIMEOUT=%r is not a number of seconds; using %s", raw, ABORT_TIMEOUT)
+        return ABORT_TIMEOUT
+    return seconds
 
 
 def wire(
@@ -113,7 +133,7 @@ def wire(
         cleanup_revert=cleanup_revert,
         run_subtask=run_subtask,
     )
-    loop = SessionLoop(runtime)
+    loop = SessionLoop(runtime, abort_timeout())
     subtasks = Subtasks(stores, settings, place, policy, loop)
     policy.subtasks = subtasks
     tools.register(TaskTool(subtasks))

@@ -57,8 +57,9 @@ class _Run:
 class SessionLoop:
     """Runs sessions: ``prompt`` stores a message and waits for the turn's final answer."""
 
-    def __init__(self, rt: Runtime) -> None:
+    def __init__(self, rt: Runtime, abort_timeout: float = ABORT_TIMEOUT) -> None:
         self._rt = rt
+        self._abort_timeout = abort_timeout  # a turn still running this long after its abort: a warning
         self._runs: dict[str, _Run] = {}
         self._requests = RequestBuilder(rt.place, rt.settings, rt.policy, rt.instructions)
         self._compaction = LoopCompaction(rt, self._requests)
@@ -194,16 +195,17 @@ class SessionLoop:
         run.abort.set()
         self._rt.policy.cancel_dialogs(session_id)
         try:
-            await asyncio.wait_for(asyncio.shield(run.task), timeout=ABORT_TIMEOUT)
+            await asyncio.wait_for(asyncio.shield(run.task), timeout=self._abort_timeout)
         except AgentError:
             pass
         except TimeoutError:
-            log.warning("the turn of %s did not stop within %s s of its abort", session_id, ABORT_TIMEOUT)
+            waited = f"{self._abort_timeout:g}"
+            log.warning("the turn of %s did not stop within %s s of its abort", session_id, waited)
             self._rt.stores.bus.publish(
                 AgentWarning(
                     kind="abort",
                     sessionID=session_id,
-                    message=f"the turn did not stop within {ABORT_TIMEOUT} s of the abort; it may "
+                    message=f"the turn did not stop within {waited} s of the abort; it may "
                     "still finish a tool call in the background",
                 )
             )
