@@ -29,7 +29,6 @@ from core.app_config import (
     ConfigState,
     Retired,
     changed_keys,
-    check_model_refs,
     follow_default,
     next_state,
 )
@@ -38,8 +37,7 @@ from core.commands.catalog import Catalog, load_catalog
 from core.commands.runner import run_command
 from core.commands.shell import shell_runner
 from core.config.loader import Layer, ResolvedConfig, load_config
-from core.config.paths import config_dir, git_top_level
-from core.config.paths import data_dir as default_data_dir
+from core.config.paths import config_dir
 from core.config.schema import Config
 from core.editor import EditorIntelligence
 from core.errors import AgentError, ConfigError, InvalidInputError
@@ -48,21 +46,21 @@ from core.llm import catalog
 from core.llm.model import ModelInfo
 from core.llm.transport import aclose_http_client
 from core.message.markdown import session_markdown
-from core.message.models import MessageWithParts, ModelRef, Session, SubtaskPart, Todo, UserMessage
+from core.message.models import MessageWithParts, ModelRef, Session, Todo, UserMessage
 from core.message.prompt_input import PromptMode
 from core.message.review import Hunk, ReviewResult
 from core.message.search import SearchFilter, SearchHit
 from core.message.title_text import clean_title
 from core.permission import rules
 from core.permission.request import PermissionAsk
+from core.project import open_project
 from core.session.prompt import parse_model_ref
 from core.session.records import Place
 from core.session.retry import RetryPolicy
 from core.session.services import StepServices
 from core.session.snapshots import SnapshotService
 from core.storage.store import Store
-from core.tools.base import Tool, ToolSet
-from core.tools.context import ToolContext
+from core.tools.base import Tool
 from core.tools.editor_tools import EDITOR_TOOLS
 from core.tools.registry import ToolRegistry
 from core.warmup import warm_up
@@ -213,39 +211,17 @@ class AgentApp:
         ``tools``: the host's own tools, replacing built-in ones with the same id.
         ``editor``: the editor's language servers; the editor tools are offered while it answers them.
         """
-        directory = await asyncio.to_thread(directory.resolve)
-        # One git call says both where the worktree is and whether it is one (each call a process,
-        # 3-10 ms of waiting); the store's folder does not depend on it: it runs while the store opens.
-        git = asyncio.create_task(asyncio.to_thread(git_top_level, directory))
-        try:
-            base = (data_dir or default_data_dir()).resolve()
-            base.mkdir(parents=True, exist_ok=True)
-            store = await Store.open(base / "agentls.db")
-        except BaseException:
-            git.cancel()  # its thread ends on its own; no task is left behind
-            await asyncio.wait([git])
-            raise
-        try:
-            top = await git
-            worktree = top or directory
-            resolved = load_config(directory, worktree, extra_layers=config_layers)
-            check_model_refs(resolved)
-            project = await store.ensure_project(worktree, git=top is not None)
-        except BaseException:
-            await store.close()
-            raise
-        for warning in resolved.warnings:
-            log.warning("config: %s", warning)
+        opened = await open_project(directory, data_dir, config_layers)
         app = cls(
-            directory=directory,
-            worktree=worktree,
-            is_git=top is not None,
-            resolved=resolved,
-            data_dir=base,
-            store=store,
-            project_id=project.id,
+            directory=opened.directory,
+            worktree=opened.worktree,
+            is_git=opened.is_git,
+            resolved=opened.resolved,
+            data_dir=opened.data_dir,
+            store=opened.store,
+            project_id=opened.project_id,
             bus=Bus(),
-            workspace=workspace or DiskWorkspace(worktree),
+            workspace=workspace or DiskWorkspace(opened.worktree),
             config_layers=config_layers,
         )
         if editor is not None:
@@ -563,10 +539,10 @@ class AgentApp:
         """Call ``callback`` synchronously for each event; returns the function that stops it."""
         return self.bus.listen(callback, *types)
 
-    # --- the loop's services, as the app offered them before the wiring (core.wiring) -------
+    # --- models and rules, for the app's own methods and its hosts ------------------------
 
     def carry_model(self, ref: ModelRef) -> ModelRef:
-        """The model a session whose last prompt used ``ref`` goes on with (see ``ModelChoice.carry``)."""
+        """The model a session whose last prompt used ``ref`` goes on with (``ModelChoice.carry``)."""
         return self.wiring.choice.carry(ref)
 
     def resolve_model(self, ref: str) -> ModelInfo:
@@ -580,44 +556,6 @@ class AgentApp:
     def ruleset_for(self, agent: AgentInfo, session_id: str) -> rules.Ruleset:
         """The rules a call in this session is judged by (approvals are added by the service)."""
         return self.wiring.policy.ruleset_for(agent, session_id)
-
-    def set_session_rules(self, session_id: str, ruleset: rules.Ruleset) -> None:
-        """Extra rules for one session (a subagent's derived rules)."""
-        self.wiring.policy.set_session_rules(session_id, ruleset)
-
-    def tools_for(self, agent: AgentInfo, user: UserMessage, ruleset: rules.Ruleset) -> ToolSet:
-        """The tools the model sees: built-in and MCP tools minus denied and switched-off ones."""
-        return self.wiring.policy.tools_for(agent, user, ruleset)
-
-    def skills(self) -> list[tuple[str, str]]:
-        """Skills for the system prompt."""
-        return self.wiring.policy.skills()
-
-    def tool_context(
-        self,
-        session_id: str,
-        agent: AgentInfo,
-        abort: asyncio.Event,
-        ruleset: rules.Ruleset,
-        message_id: str,
-        call_id: str,
-    ) -> ToolContext:
-        """The context for one tool call, its ``ask`` bound once to the call's ids and ``ruleset``."""
-        return self.wiring.policy.tool_context(session_id, agent, abort, ruleset, message_id, call_id)
-
-    def cancel_dialogs(self, session_id: str) -> None:
-        """Reject the session's pending permission requests and questions (abort)."""
-        self.wiring.policy.cancel_dialogs(session_id)
-
-    async def cleanup_revert(self, session_id: str) -> None:
-        """Drop reverted messages before a new prompt."""
-        await self.snapshots.cleanup(session_id)
-
-    async def run_subtask(
-        self, session_id: str, user: UserMessage, part: SubtaskPart, abort: asyncio.Event
-    ) -> None:
-        """The loop's task branch: run the subagent the user mentioned."""
-        await self.subtasks.run_from_part(session_id, user, part, abort)
 
     async def unrecorded_steps(self, session_id: str, message_id: str | None = None) -> int:
         """How many steps that ``diff`` covers changed files it cannot show (a snapshot failed then)."""
