@@ -36,6 +36,7 @@ from core.session.system import InstructionFiles
 from core.storage.store import Store
 from core.tools.question import QuestionTool
 from core.tools.registry import ToolRegistry, builtin_registry
+from core.tools.schema import tool_parameters_schema
 from core.tools.skill import SkillTool
 from core.tools.task import TaskTool
 from core.tools.todo import TodoReadTool, TodoWriteTool
@@ -63,6 +64,19 @@ class Wiring:
     subtasks: Subtasks
     loop: SessionLoop
     queue: PromptQueue
+
+
+BUILTIN_EXTRAS = (TodoWriteTool, TodoReadTool, QuestionTool, SkillTool, WebFetchTool)
+
+
+def prepare_schemas() -> None:
+    """Make the built-in tools' parameter schemas now (made once per process, sent with every
+    request): ``open_agent`` calls it inside the start-up imports, where pydantic's plugin scan is
+    off (see ``agentls.boot``) — the schemas' defaults are pydantic's first models after them."""
+    for tool in builtin_registry().all():
+        tool_parameters_schema(tool.Params)
+    for extra in (*BUILTIN_EXTRAS, TaskTool):
+        tool_parameters_schema(extra.Params)
 
 
 def abort_timeout() -> float:
@@ -106,8 +120,8 @@ def wire(
     questions = Questions(bus)
     dialogs = AppDialogs(permissions, questions)
     tools = builtin_registry()
-    for tool in (TodoWriteTool(), TodoReadTool(), QuestionTool(), SkillTool(), WebFetchTool()):
-        tools.register(tool)
+    for extra in BUILTIN_EXTRAS:
+        tools.register(extra())
     policy = AgentPolicy(settings, place, sessions, dialogs, permissions, questions, tools)
     instructions = InstructionFiles(config_dir())
     requests = RequestBuilder(place, settings, policy, instructions)
