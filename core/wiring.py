@@ -46,7 +46,7 @@ from core.workspace import Workspace
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # never compared or printed: fewer methods to make at import
 class Wiring:
     """Everything one agent is made of, each part built from the records it needs."""
 

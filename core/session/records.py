@@ -34,7 +34,7 @@ from core.tools.context import ToolContext
 StreamFn = Callable[[LLMRequest, asyncio.Event], AsyncIterator[ev.StreamEvent]]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # never compared or printed: fewer methods to make at import
 class Stores:
     """Where sessions live and what is published about them."""
 
@@ -44,7 +44,7 @@ class Stores:
     project_id: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # never compared or printed: fewer methods to make at import
 class Place:
     """Where the agent works: the project's folder, its worktree, and the agent's data folder."""
 
@@ -73,7 +73,7 @@ class Settings(Protocol):
         """Keep the state in effect now for the rest of the calling task (a turn) and its tasks."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # never compared or printed: fewer methods to make at import
 class Models:
     """Model requests: the stream, and which model a reference or a session's titles use."""
 

@@ -50,7 +50,7 @@ class ContextHooks(Protocol):
     async def prune(self, session_id: str) -> None: ...
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # never compared or printed: fewer methods to make at import
 class Runtime:
     """Services and decisions the session loop delegates."""
 
