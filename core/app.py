@@ -61,6 +61,7 @@ from core.session.services import StepServices
 from core.session.snapshots import SnapshotService
 from core.storage.store import Store
 from core.tools.base import Tool
+from core.tools.context import ToolContext
 from core.tools.editor_tools import EDITOR_TOOLS
 from core.tools.registry import ToolRegistry
 from core.warmup import warm_up
@@ -556,6 +557,18 @@ class AgentApp:
     def ruleset_for(self, agent: AgentInfo, session_id: str) -> rules.Ruleset:
         """The rules a call in this session is judged by (approvals are added by the service)."""
         return self.wiring.policy.ruleset_for(agent, session_id)
+
+    def tool_context(
+        self,
+        session_id: str,
+        agent: AgentInfo,
+        abort: asyncio.Event,
+        ruleset: rules.Ruleset,
+        message_id: str,
+        call_id: str,
+    ) -> ToolContext:
+        """The context for one tool call, its ``ask`` bound once to the call's ids and ``ruleset``."""
+        return self.wiring.policy.tool_context(session_id, agent, abort, ruleset, message_id, call_id)
 
     async def unrecorded_steps(self, session_id: str, message_id: str | None = None) -> int:
         """How many steps that ``diff`` covers changed files it cannot show (a snapshot failed then)."""
