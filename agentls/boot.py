@@ -86,11 +86,31 @@ def startup_imports() -> Iterator[None]:
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        yield
+        with _no_pydantic_plugins():
+            yield
     finally:
         gc.freeze()
         if was_enabled:
             gc.enable()
+
+
+@contextlib.contextmanager
+def _no_pydantic_plugins() -> Iterator[None]:
+    """Pydantic looks for plugins (every installed package's entry points, ~35 ms) when it builds
+    the first model; agentls uses none. Its documented ``PYDANTIC_DISABLE_PLUGINS`` switches that
+    off for the start-up imports only, and is put back after, so that the agent's subprocesses
+    (tools, MCP servers) never inherit it. A value the user set is left alone."""
+    if _PLUGINS_ENV in os.environ:
+        yield
+        return
+    os.environ[_PLUGINS_ENV] = "__all__"
+    try:
+        yield
+    finally:
+        os.environ.pop(_PLUGINS_ENV, None)
+
+
+_PLUGINS_ENV = "PYDANTIC_DISABLE_PLUGINS"
 
 
 def run(

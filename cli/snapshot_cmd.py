@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from agentls.boot import UsageError
+from core.api import unrecorded_warning
 from core.config.loader import load_config
 from core.config.paths import data_dir as default_data_dir
 from core.errors import ConfigError
@@ -206,8 +207,11 @@ async def run_diff(args: argparse.Namespace) -> int:
         else:
             backend = SnapshotStore(base, project.id, worktree)
         diffs = await SessionDiffs(view, backend).diff(session.id, args.message)
+        missed = await SessionDiffs(view, backend).unrecorded(session.id, args.message)
     for d in diffs:
         sys.stdout.write(d.patch or "")
     total = summary_of(diffs)
     print(f"{total.files} files changed, +{total.additions} -{total.deletions}", file=sys.stderr)
+    if missed:
+        print(f"warning: {unrecorded_warning(missed)}", file=sys.stderr)
     return 0

@@ -213,6 +213,14 @@ class CommandResult:
     review: ReviewResult | None = None
 
 
+def unrecorded_warning(count: int) -> str:
+    """What a diff says of ``count`` steps whose file changes were not recorded (a snapshot failed)."""
+    return (
+        f"{count} step(s) changed files that were not recorded (a snapshot failed then): "
+        "this step's changes were not recorded and are missing from this diff"
+    )
+
+
 class Dialogs(Protocol):
     """The questions the agent is waiting on: permission requests and the question tool's."""
 
@@ -456,6 +464,10 @@ class Agent(Protocol):
     async def close(self, grace: float = 0.0) -> None:
         """Abort running turns, flush the store, stop MCP servers; ``grace``: seconds that background
         work (a session title) may take to finish first."""
+        ...
+
+    async def unrecorded_steps(self, session_id: str, message_id: str | None = None) -> int:
+        """How many steps that ``diff`` covers changed files it cannot show (a snapshot failed then)."""
         ...
 
     # --- mode and effort -------------------------------------------------------------------

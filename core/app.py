@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 import os
 from collections.abc import Callable, Sequence
@@ -11,8 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from core.agent.agents import Agents, effective_ruleset
-from core.agent.builtin import builtin_agents
+from core.agent.agents import Agents
 from core.agent.info import AgentInfo
 from core.api import (
     AgentSummary,
@@ -33,14 +31,9 @@ from core.api import (
 from core.app_config import (
     ConfigState,
     Retired,
-    StateParts,
-    build_state,
     changed_keys,
-    check_model_refs,
     follow_default,
     next_state,
-    pin,
-    pinned,
 )
 from core.attach.fetch import fetch_url
 from core.attach.resolve import Sources, resolve_items
@@ -49,53 +42,39 @@ from core.commands.catalog import Catalog, load_catalog
 from core.commands.runner import run_command
 from core.commands.shell import shell_runner
 from core.config.loader import Layer, ResolvedConfig, load_config
-from core.config.paths import config_dir, git_top_level
-from core.config.paths import data_dir as default_data_dir
+from core.config.paths import config_dir
 from core.config.schema import Config
 from core.context.tokens import TokenCounter
-from core.dialogs import AppDialogs
 from core.editor import EditorIntelligence
 from core.errors import AgentError, ConfigError, InvalidInputError, NotFoundError
-from core.events import AgentWarning, ConfigUpdated, Event, FileDiff, QueuedPrompt, SessionEffortChanged
+from core.events import ConfigUpdated, Event, FileDiff, QueuedPrompt, SessionEffortChanged
 from core.llm import catalog, effort
-from core.llm.model import ModelInfo, resolve_model, resolve_small_model
-from core.llm.stream import stream as llm_stream
+from core.llm.model import ModelInfo
 from core.llm.transport import aclose_http_client
 from core.message.context_items import ContextItem, ResolvedItem
 from core.message.markdown import session_markdown
-from core.message.models import MessageWithParts, ModelRef, Session, SubtaskPart, Todo, UserMessage
+from core.message.models import MessageWithParts, ModelRef, Session, Todo, UserMessage
 from core.message.prompt_input import PromptMode, TextInput
 from core.message.review import Hunk, ReviewComment, ReviewResult
 from core.message.search import SearchFilter, SearchHit
 from core.message.title_text import clean_title
 from core.permission import rules
 from core.permission.request import PermissionAsk
-from core.permission.service import Permissions
-from core.question.service import Questions
+from core.project import open_project
 from core.review.comments import review_prompt
-from core.session.context_hooks import ContextManager
-from core.session.loop import SessionLoop
-from core.session.mode import MODES, Controls, SessionControls, mode_rules, parse_mode
+from core.session.mode import MODES, Controls, SessionControls, parse_mode
 from core.session.prompt import parse_model_ref
-from core.session.queue import PromptQueue
+from core.session.records import Place
 from core.session.retry import RetryPolicy
 from core.session.services import StepServices
-from core.session.sessions import Sessions
 from core.session.snapshots import SnapshotService
-from core.session.subtask import Subtasks
-from core.session.system import InstructionFiles
 from core.storage.store import Store
 from core.tools.base import Tool
 from core.tools.context import ToolContext
-from core.tools.editor import EditorTool
 from core.tools.editor_tools import EDITOR_TOOLS
-from core.tools.question import QuestionTool
-from core.tools.registry import ToolRegistry, builtin_registry
-from core.tools.skill import SkillTool, list_skills
-from core.tools.task import TaskTool
-from core.tools.todo import TodoReadTool, TodoWriteTool
-from core.tools.webfetch import WebFetchTool
+from core.tools.registry import ToolRegistry
 from core.warmup import warm_up
+from core.wiring import wire
 from core.workspace import DiskWorkspace, Workspace
 
 log = logging.getLogger(__name__)
@@ -126,39 +105,46 @@ class AgentApp:
         self.project_id = project_id
         self.bus = bus
         self.workspace = workspace
-        self.sessions = Sessions(store, bus)
-        self.permissions = Permissions(bus, store, project_id)
-        self.questions = Questions(bus)
-        self.dialogs = AppDialogs(self.permissions, self.questions)
-        self.instructions = InstructionFiles(config_dir())
-        self.stream = llm_stream
-        self._parts = StateParts(
-            self, worktree, data_dir, project_id, workspace, self.sessions, bus, self.is_busy
+        # The composition root builds every service from typed records; the app only delegates.
+        self.wiring = wire(
+            place=Place(directory=directory, worktree=worktree, is_git=is_git, data_dir=data_dir),
+            store=store,
+            project_id=project_id,
+            bus=bus,
+            workspace=workspace,
+            resolved=resolved,
         )
-        # Everything derived from config lives in one state, swapped whole by reconfigure().
-        self._state = build_state(self._parts, resolved)
+        w = self.wiring
+        self.sessions = w.stores.sessions
+        self.permissions = w.permissions
+        self.questions = w.questions
+        self.dialogs = w.dialogs
+        self.stream = w.models.stream
         self._layers = tuple(config_layers)
         self._reconfiguring = asyncio.Lock()
         self._mcp_retired = Retired()
-        self._moved_defaults: dict[str, str] = {}  # default models a reconfigure replaced → the new one
-        self._small_model_warned: set[str] = set()
         self._command_aborts: dict[str, set[asyncio.Event]] = {}  # commands expanding, by session
-        self.context = ContextManager(self)
-        self.subtasks = Subtasks(self)
-        self.tools: ToolRegistry = builtin_registry()
-        for tool in (TodoWriteTool(), TodoReadTool(), QuestionTool(), SkillTool(), WebFetchTool()):
-            self.tools.register(tool)
-        self.tools.register(TaskTool(self.subtasks))
-        self.editor: EditorIntelligence | None = None
-        self.loop = SessionLoop(self)
-        self.queue = PromptQueue(self.loop, self.bus)
+        self.context = w.context
+        self.subtasks = w.subtasks
+        self.tools: ToolRegistry = w.tools
+        self.loop = w.loop
+        self.queue = w.queue
+
+    @property
+    def editor(self) -> EditorIntelligence | None:
+        """The editor's language servers (the editor tools are offered while it answers them)."""
+        return self.wiring.policy.editor
+
+    @editor.setter
+    def editor(self, editor: EditorIntelligence | None) -> None:
+        self.wiring.policy.editor = editor
 
     # --- config: everything below reads the state of the running turn, else the current one --
 
     @property
     def config_state(self) -> ConfigState:
         """The config state in effect here: the one this turn pinned, else the current one."""
-        return pinned(self) or self._state
+        return self.wiring.settings.state
 
     @property
     def resolved(self) -> ResolvedConfig:
@@ -192,7 +178,7 @@ class AgentApp:
 
     def pin_config(self) -> None:
         """Keep the config in effect now for the rest of the calling task and the tasks it starts."""
-        pin(self.config_state)
+        self.wiring.settings.pin()
 
     async def reconfigure(self, layers: Sequence[Layer] | None = None) -> Reconfigured:
         """Resolve the config again — the files, and ``layers`` as the host's layers (None: the
@@ -203,11 +189,12 @@ class AgentApp:
         layers = self._layers if layers is None else tuple(layers)
         async with self._reconfiguring:
             resolved = await asyncio.to_thread(load_config, self.directory, self.worktree, layers)
-            old = self._state
-            self._state, retired, mcp_warnings = await next_state(self._parts, old, resolved)
+            settings = self.wiring.settings
+            old = settings.current
+            settings.current, retired, mcp_warnings = await next_state(settings.parts, old, resolved)
             self._layers = layers
             await self._mcp_retired.retire(retired, after=self.loop.running())
-            follow_default(self._moved_defaults, old.config.model, resolved.config.model)
+            follow_default(self.wiring.choice.moved_defaults, old.config.model, resolved.config.model)
         changed = changed_keys(old.config, resolved.config)
         warnings = [*resolved.warnings, *mcp_warnings]
         for warning in warnings:
@@ -234,39 +221,17 @@ class AgentApp:
         ``tools``: the host's own tools, replacing built-in ones with the same id.
         ``editor``: the editor's language servers; the editor tools are offered while it answers them.
         """
-        directory = await asyncio.to_thread(directory.resolve)
-        # One git call says both where the worktree is and whether it is one (each call a process,
-        # 3-10 ms of waiting); the store's folder does not depend on it: it runs while the store opens.
-        git = asyncio.create_task(asyncio.to_thread(git_top_level, directory))
-        try:
-            base = (data_dir or default_data_dir()).resolve()
-            base.mkdir(parents=True, exist_ok=True)
-            store = await Store.open(base / "agentls.db")
-        except BaseException:
-            git.cancel()  # its thread ends on its own; no task is left behind
-            await asyncio.wait([git])
-            raise
-        try:
-            top = await git
-            worktree = top or directory
-            resolved = load_config(directory, worktree, extra_layers=config_layers)
-            check_model_refs(resolved)
-            project = await store.ensure_project(worktree, git=top is not None)
-        except BaseException:
-            await store.close()
-            raise
-        for warning in resolved.warnings:
-            log.warning("config: %s", warning)
+        opened = await open_project(directory, data_dir, config_layers)
         app = cls(
-            directory=directory,
-            worktree=worktree,
-            is_git=top is not None,
-            resolved=resolved,
-            data_dir=base,
-            store=store,
-            project_id=project.id,
+            directory=opened.directory,
+            worktree=opened.worktree,
+            is_git=opened.is_git,
+            resolved=opened.resolved,
+            data_dir=opened.data_dir,
+            store=opened.store,
+            project_id=opened.project_id,
             bus=Bus(),
-            workspace=workspace or DiskWorkspace(worktree),
+            workspace=workspace or DiskWorkspace(opened.worktree),
             config_layers=config_layers,
         )
         if editor is not None:
@@ -291,18 +256,19 @@ class AgentApp:
         await warm_up(self.config, self.tools.all())
 
     async def _start_mcp(self) -> None:
-        state = self._state
+        settings = self.wiring.settings
+        state = settings.current
         mcp, _, warnings = await state.mcp.reconcile(state.config.mcp, self.worktree)
         for warning in warnings:
             log.warning("mcp: %s", warning)
-        self._state = replace(state, mcp=mcp)
+        settings.current = replace(state, mcp=mcp)
 
     async def close(self, grace: float = 0.0) -> None:
         """Stop running turns, flush the store, stop MCP servers; ``grace``: seconds that
         background work (a session title) may take to finish first."""
         await self.queue.close()
         await self.loop.close(grace)
-        await self._mcp_retired.close(self._state.mcp.managers())
+        await self._mcp_retired.close(self.wiring.settings.current.mcp.managers())
         await self.sessions.close()
         await self.store.close()
         await aclose_http_client()
@@ -583,73 +549,23 @@ class AgentApp:
         """Call ``callback`` synchronously for each event; returns the function that stops it."""
         return self.bus.listen(callback, *types)
 
-    # --- Runtime protocol (what the loop asks of the app) ---------------------------------
+    # --- models and rules, for the app's own methods and its hosts ------------------------
 
     def carry_model(self, ref: ModelRef) -> ModelRef:
-        """The model a session whose last prompt used ``ref`` goes on with: the new default when
-        ``ref`` was the default until a reconfigure changed it, or when its provider's list of
-        models no longer offers it (the user took it out of the settings), else ``ref``."""
-        moved = self._moved_defaults.get(f"{ref.providerID}/{ref.modelID}")
-        if moved is not None:
-            return parse_model_ref(moved)
-        provider = self.config.provider.get(ref.providerID)
-        if (
-            provider is not None
-            and provider.models
-            and ref.modelID not in provider.models
-            and self.config.model
-        ):
-            log.info(
-                "%s/%s is no longer configured: the session goes on with the default",
-                ref.providerID,
-                ref.modelID,
-            )
-            return parse_model_ref(self.config.model)
-        return ref
+        """The model a session whose last prompt used ``ref`` goes on with (``ModelChoice.carry``)."""
+        return self.wiring.choice.carry(ref)
 
     def resolve_model(self, ref: str) -> ModelInfo:
         """ModelInfo for ``provider/model``."""
-        return resolve_model(self.config, ref)
+        return self.wiring.choice.resolve(ref)
 
     def small_model(self, user: UserMessage) -> ModelInfo | None:
-        """The model for titles and summaries (None when even the main model cannot be resolved)."""
-        try:
-            main = self.resolve_model(f"{user.model.providerID}/{user.model.modelID}")
-            return resolve_small_model(self.config, main)
-        except Exception as exc:  # no title model is a reason to fall back, never to fail the turn
-            log.warning("no small model: %s", exc)
-            reason = str(exc)
-            if reason not in self._small_model_warned:  # once per reason, not at every turn
-                self._small_model_warned.add(reason)
-                message = f"no small model for titles and summaries ({reason}); the session keeps its title"
-                self.bus.publish(AgentWarning(kind="small-model", sessionID=user.sessionID, message=message))
-            return None
+        """The model for titles and summaries (None, with a warning event, when there is none)."""
+        return self.wiring.choice.small(user)
 
     def ruleset_for(self, agent: AgentInfo, session_id: str) -> rules.Ruleset:
         """The rules a call in this session is judged by (approvals are added by the service)."""
-        ruleset = effective_ruleset(agent, self.config, self.dialogs.session_rules(session_id))
-        return mode_rules(self.controls.now(session_id).mode, ruleset, self._plan_rules())
-
-    def set_session_rules(self, session_id: str, ruleset: rules.Ruleset) -> None:
-        """Extra rules for one session (a subagent's derived rules)."""
-        self.dialogs.deny_in_session(session_id, ruleset)
-
-    def tools_for(self, agent: AgentInfo, user: UserMessage, ruleset: rules.Ruleset) -> dict[str, Tool[Any]]:
-        """The tools the model sees: built-in and MCP tools minus denied and switched-off ones."""
-        all_tools = {t.id: t for t in [*self.tools.all(), *self.config_state.mcp.tools()]}
-        hidden = rules.disabled(all_tools, ruleset)  # approvals never lift a denial
-        hidden |= self._unanswered_editor_tools(all_tools)
-        switched_off = {k for k, v in (user.tools or {}).items() if not v}
-        return {k: t for k, t in all_tools.items() if k not in hidden and k not in switched_off}
-
-    def _unanswered_editor_tools(self, tools: dict[str, Tool[Any]]) -> set[str]:
-        """Editor tools whose query the editor connected now does not answer (asked every step)."""
-        supported = self.editor.supported() if self.editor is not None else frozenset()
-        return {k for k, t in tools.items() if isinstance(t, EditorTool) and t.query not in supported}
-
-    def skills(self) -> list[tuple[str, str]]:
-        """Skills for the system prompt."""
-        return [(s.name, s.description) for s in list_skills(self.worktree)]
+        return self.wiring.policy.ruleset_for(agent, session_id)
 
     def tool_context(
         self,
@@ -660,57 +576,19 @@ class AgentApp:
         message_id: str,
         call_id: str,
     ) -> ToolContext:
-        """The context for one tool call, its ``ask`` bound once to the call's ids and ``ruleset``
-        (the rules of the step it belongs to; its ``ruleset`` field is the same list)."""
+        """The context for one tool call, its ``ask`` bound once to the call's ids and ``ruleset``."""
+        return self.wiring.policy.tool_context(session_id, agent, abort, ruleset, message_id, call_id)
 
-        async def ask(request: PermissionAsk) -> None:
-            task = self.subtasks.origin_of(session_id)
-            await self.permissions.ask(session_id, message_id, call_id, request, ruleset, task)
-
-        return ToolContext(
-            session_id=session_id,
-            message_id=message_id,
-            call_id=call_id,
-            agent=agent.name,
-            abort=abort,
-            workspace=self.snapshots.workspace,
-            directory=self.directory,
-            worktree=self.worktree,
-            data_dir=self.data_dir,
-            ask=ask,
-            max_lines=self.config.tool_output.max_lines,
-            max_bytes=self.config.tool_output.max_bytes,
-            ruleset=ruleset,
-            todos=self.sessions,
-            questions=self.questions,
-            subtasks=self.subtasks,
-            editor=self.editor,
-        )
-
-    def cancel_dialogs(self, session_id: str) -> None:
-        """Reject the session's pending permission requests and questions (abort)."""
-        self.permissions.cancel_session(session_id)
-        self.questions.cancel_session(session_id)
-        for child in self.subtasks.children_of(session_id):
-            self.permissions.cancel_session(child)
-            self.questions.cancel_session(child)
-
-    async def cleanup_revert(self, session_id: str) -> None:
-        """Drop reverted messages before a new prompt."""
-        await self.snapshots.cleanup(session_id)
-
-    async def run_subtask(
-        self, session_id: str, user: UserMessage, part: SubtaskPart, abort: asyncio.Event
-    ) -> None:
-        """The loop's task branch: run the subagent the user mentioned."""
-        await self.subtasks.run_from_part(session_id, user, part, abort)
+    async def unrecorded_steps(self, session_id: str, message_id: str | None = None) -> int:
+        """How many steps that ``diff`` covers changed files it cannot show (a snapshot failed then)."""
+        return await self.snapshots.unrecorded(session_id, message_id)
 
     # --- mode and effort (core/session/mode.py, core/llm/effort.py) -------------------------
 
-    @functools.cached_property
+    @property
     def controls(self) -> SessionControls:
         """Each session's mode and effort."""
-        return SessionControls(self.sessions, self.bus, self.data_dir, self.project_id)
+        return self.wiring.controls
 
     async def session_controls(self, session_id: str) -> Controls:
         """The session's mode and effort, loaded (a step reads them before its rules)."""
@@ -772,13 +650,6 @@ class AgentApp:
                 except NotFoundError:  # answered meanwhile
                     continue
 
-    def _plan_rules(self) -> rules.Ruleset:
-        """The plan agent's own rules (what plan mode adds): the project's, else the built-in one's."""
-        try:
-            return list(self.agents.get("plan").permission)
-        except NotFoundError:
-            return next(list(a.permission) for a in builtin_agents() if a.name == "plan")
-
     async def review_comment(
         self, session_id: str, comments: Sequence[ReviewComment], send: bool = True
     ) -> MessageWithParts:
@@ -786,6 +657,7 @@ class AgentApp:
         hunks = await self.snapshots.review.hunks(session_id)
         text = await review_prompt(comments, hunks, self.snapshots.workspace, self.worktree)
         return await self.prompt(session_id, [TextInput(text=text)], no_reply=not send, mode="queue")
+
     async def resolve_context(
         self, session_id: str | None, items: Sequence[ContextItem]
     ) -> list[ResolvedItem]:

@@ -265,3 +265,42 @@ def pinned(owner: object) -> ConfigState | None:
 def pin(state: ConfigState) -> None:
     """Keep ``state`` for the rest of the current task and the tasks it starts."""
     _PINNED.set(state)
+
+
+class LiveSettings:
+    """The config state in effect (``core.session.records.Settings``): the one the running turn
+    pinned, else the current one; ``reconfigure`` replaces ``current`` whole."""
+
+    def __init__(self, parts: StateParts, resolved: ResolvedConfig) -> None:
+        # The states it builds answer to it (``owner``): a turn pins one for this agent only.
+        self.parts = replace(parts, owner=self)
+        self.current = build_state(self.parts, resolved)
+
+    @property
+    def state(self) -> ConfigState:
+        """The state in effect here: the one this turn pinned, else the current one."""
+        return pinned(self) or self.current
+
+    @property
+    def config(self) -> Config:
+        """The validated config."""
+        return self.state.config
+
+    @property
+    def agents(self) -> Agents:
+        """The project's agents."""
+        return self.state.agents
+
+    @property
+    def retry(self) -> RetryPolicy:
+        """How failed model requests are retried."""
+        return self.state.retry
+
+    @property
+    def step_services(self) -> StepServices:
+        """What a model step uses (store, bus, snapshot hooks)."""
+        return self.state.step_services
+
+    def pin(self) -> None:
+        """Keep the state in effect now for the rest of the calling task and the tasks it starts."""
+        pin(self.state)

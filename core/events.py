@@ -9,7 +9,7 @@ where they come in. ``Event.from_wire`` validates a wire form back (the demo's r
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, ClassVar, Literal, dataclass_transform
+from typing import Any, ClassVar, Literal, cast, dataclass_transform
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -24,7 +24,9 @@ from core.message.review import Hunk
 class Event:
     """Base of all events: ``TYPE`` is the wire name, the fields are the ``properties``.
 
-    Each subclass becomes a keyword-only dataclass when it is defined.
+    Each subclass becomes a keyword-only dataclass when it is defined, without a generated
+    ``__repr__`` (dataclasses compiles each generated method from source at import, and there
+    are dozens of events): the one below serves them all.
     """
 
     TYPE: ClassVar[str] = ""
@@ -34,9 +36,13 @@ class Event:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        dataclasses.dataclass(cls, kw_only=True)
+        dataclasses.dataclass(cls, kw_only=True, repr=False)
         if cls.TYPE:
             Event.REGISTRY[cls.TYPE] = cls
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(cast(Any, self)))
+        return f"{type(self).__name__}({shown})"
 
     def to_wire(self) -> dict[str, Any]:
         """``{type, properties}`` as sent to clients (fields that are None are left out)."""

@@ -58,4 +58,7 @@ async def open_agent(
 def _agent_class(import_guard: ImportGuard) -> type[AgentApp]:
     with import_guard():
         from core.app import AgentApp
+        from core.wiring import prepare_schemas
+
+        prepare_schemas()  # needed before the first request anyway; here, off the event loop
     return AgentApp

@@ -85,9 +85,12 @@ class AgentProtocol(LanguageServerProtocol):
 
     @lsp_method(lsp.SHUTDOWN)
     def lsp_shutdown(self, *args: Any) -> Any:
-        """pygls' shutdown, remembered so that later requests are answered InvalidRequest."""
-        yield from super().lsp_shutdown(*args)
+        """pygls' shutdown, remembered so that later requests are answered InvalidRequest.
+
+        Remembered when it arrives, not when it is answered: a client may send ``exit`` before the
+        answer (closing the agent takes a moment), and that exit still follows a shutdown."""
         self.shut_down = True
+        yield from super().lsp_shutdown(*args)
 
     @lsp_method(lsp.WORKSPACE_EXECUTE_COMMAND)
     async def lsp_workspace__execute_command(self, params: lsp.ExecuteCommandParams) -> Any:  # type: ignore[override]

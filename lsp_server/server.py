@@ -76,6 +76,7 @@ class AgentServer(LanguageServer):
         self.app_ready: list[Callable[[Agent], None]] = []
         self.plain: PlainPath  # set by plain.register
         self._app: asyncio.Future[Agent] | None = None
+        self._closing: asyncio.Future[None] | None = None
         self._applied_config: Any = None  # the settings config the agent last loaded or rejected
         self._reconfiguring: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -153,15 +154,15 @@ class AgentServer(LanguageServer):
         return app
 
     async def close_app(self) -> None:
-        """Close the agent (aborts turns, flushes the store); waits for one still opening; safe twice."""
+        """Close the agent (aborts turns, flushes the store); waits for one still opening.
+
+        Every caller waits for the same closing (``shutdown``, then the server's own close at
+        ``exit``): a second caller never returns while the first is still flushing the store."""
         future, self._app = self._app, None
-        if future is None:
-            return
-        try:
-            app = await asyncio.shield(future)
-        except Exception:
-            return  # it never opened: nothing to close
-        await app.close()
+        if future is not None:
+            self._closing = asyncio.ensure_future(_close(future))
+        if self._closing is not None:
+            await asyncio.shield(self._closing)
 
     async def cancel_tasks(self) -> None:
         """Cancel the background tasks (event forwarding, dialogs) and wait for them to finish."""
@@ -349,3 +350,11 @@ def build_server() -> AgentServer:
     code_actions.register(server, plain_review.register(server).actions)
     providers.register(server)
     return server
+
+
+async def _close(opening: asyncio.Future[Agent]) -> None:
+    try:
+        app = await asyncio.shield(opening)
+    except Exception:
+        return  # it never opened: nothing to close
+    await app.close()

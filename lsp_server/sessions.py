@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
+from core.api import unrecorded_warning
 from core.message.prompt_input import AgentInput, ContextInput, FileInput, TextInput
 from core.message.search import SearchHit
 from lsp_server import protocol as p
@@ -142,11 +143,14 @@ def register(server: AgentServer) -> None:
     @server.request("agent/session/diff", p.SessionDiff)
     async def diff(app: Agent, params: p.SessionDiff) -> Any:
         files = await app.diff(params.sessionID, params.messageID)
+        missed = await app.unrecorded_steps(params.sessionID, params.messageID)
         return {
             "files": [
                 {"file": f.file, "patch": f.patch or "", "additions": f.additions, "deletions": f.deletions}
                 for f in files
-            ]
+            ],
+            "unrecorded": missed,
+            "warnings": [unrecorded_warning(missed)] if missed else [],
         }
 
     @server.request("agent/session/todo", p.SessionRef)

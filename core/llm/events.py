@@ -2,61 +2,73 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from core.message.models import Tokens
 
 
-@dataclass(frozen=True, slots=True)
-class TextStart:
+class _Shown:
+    """One ``__repr__`` for every stream event, instead of one made for each class at import
+    (``repr=False`` below: dataclasses compiles each generated method from source)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(cast(Any, self)))
+        return f"{type(self).__name__}({shown})"
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class TextStart(_Shown):
     id: str
 
 
-@dataclass(frozen=True, slots=True)
-class TextDelta:
-    id: str
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class TextEnd:
-    id: str
-
-
-@dataclass(frozen=True, slots=True)
-class ReasoningStart:
-    id: str
-
-
-@dataclass(frozen=True, slots=True)
-class ReasoningDelta:
+@dataclass(frozen=True, slots=True, repr=False)
+class TextDelta(_Shown):
     id: str
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class ReasoningEnd:
+@dataclass(frozen=True, slots=True, repr=False)
+class TextEnd(_Shown):
+    id: str
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class ReasoningStart(_Shown):
+    id: str
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class ReasoningDelta(_Shown):
+    id: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class ReasoningEnd(_Shown):
     id: str
     # What must travel back with the reasoning on the next request, e.g.
     # {"anthropic": {"signature": "..."}} or {"anthropic": {"redacted_data": "..."}}.
     metadata: dict[str, Any] | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class ToolInputStart:
+@dataclass(frozen=True, slots=True, repr=False)
+class ToolInputStart(_Shown):
     id: str  # the provider's tool call id
     name: str
 
 
-@dataclass(frozen=True, slots=True)
-class ToolInputDelta:
+@dataclass(frozen=True, slots=True, repr=False)
+class ToolInputDelta(_Shown):
     id: str
     delta: str
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCall:
+@dataclass(frozen=True, slots=True, repr=False)
+class ToolCall(_Shown):
     """A complete tool call; ``error`` (and ``input`` None) when the arguments are not a JSON object."""
 
     id: str
@@ -66,8 +78,8 @@ class ToolCall:
     error: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class FinishStep:
+@dataclass(frozen=True, slots=True, repr=False)
+class FinishStep(_Shown):
     """The end of one model step: reason is stop | tool-calls | length | content-filter | unknown."""
 
     reason: str

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from core import ids
-from core.context.compaction import CompactionOutcome, SummaryRequest, compact
+from core.context.compaction import CompactionOutcome, CompactionSettings, SummaryRequest, compact
 from core.context.overflow import LimitLike, usable
 from core.context.tokens import TokenCounter
 from core.errors import AgentError, BusyError, CompactionFailedError, ContextOverflowError, InvalidInputError
@@ -24,12 +25,12 @@ from core.message.models import (
 )
 from core.session.convert import to_model_messages
 from core.session.processor import Processor
+from core.session.records import Models, Settings, Stores
 from core.session.step import StepInput
 from core.session.system import family_prompt
 
 if TYPE_CHECKING:
     from core.session.context_hooks import ContextManager
-    from core.session.runtime import AgentHost
 
 log = logging.getLogger(__name__)
 
@@ -39,12 +40,16 @@ class Compactor:
 
     def __init__(
         self,
-        app: AgentHost,
+        stores: Stores,
+        settings: Settings,
+        models: Models,
         context: ContextManager,
+        is_busy: Callable[[str], bool],
         model: ModelInfo | None = None,
         abort: asyncio.Event | None = None,
     ) -> None:
-        self._app = app
+        self._stores, self._settings, self._models = stores, settings, models
+        self._is_busy = is_busy
         self._context = context
         self._model = model
         self._abort = abort or asyncio.Event()
@@ -57,8 +62,8 @@ class Compactor:
         return self._model.limit
 
     @property
-    def settings(self) -> Any:
-        return self._app.config.compaction
+    def settings(self) -> CompactionSettings:
+        return self._settings.config.compaction
 
     @property
     def counter(self) -> TokenCounter:
@@ -66,35 +71,35 @@ class Compactor:
         return self._context.counter(self._model)
 
     async def history(self, session_id: str) -> list[MessageWithParts]:
-        return await self._app.sessions.messages(session_id)
+        return await self._stores.sessions.messages(session_id)
 
     async def update_message(self, info: UserMessage | AssistantMessage) -> None:
-        await self._app.sessions.update_message(info)
+        await self._stores.sessions.update_message(info)
 
     async def update_part(self, part: AnyPart) -> None:
-        await self._app.sessions.update_part(part)
+        await self._stores.sessions.update_part(part)
 
     def publish(self, event: Event) -> None:
-        self._app.bus.publish(event)
+        self._stores.bus.publish(event)
 
     def _summarizer(self) -> ModelInfo:
         """The model configured for the ``compaction`` agent, else the session's own."""
         assert self._model is not None
-        ref = self._app.agents.get("compaction").model
-        return self._app.resolve_model(ref) if ref else self._model
+        ref = self._settings.agents.get("compaction").model
+        return self._models.resolve(ref) if ref else self._model
 
     def _summary_room(self, summarizer: ModelInfo) -> int | None:
         """What a summary request may take on another model than the session's (None: the same)."""
         if summarizer is self._model:
             return None
-        agent = self._app.agents.get("compaction")
+        agent = self._settings.agents.get("compaction")
         system = self.counter.count_text(agent.prompt or family_prompt(summarizer.family))
         return usable(summarizer.limit, self.settings.reserved) - system
 
     async def summarize(self, request: SummaryRequest) -> MessageWithParts:
         """One tool-less step of the hidden ``compaction`` agent over the planned messages."""
-        app, model = self._app, self._summarizer()
-        agent = app.agents.get("compaction")
+        stores, model = self._stores, self._summarizer()
+        agent = self._settings.agents.get("compaction")
         msg = AssistantMessage(
             id=ids.ascending("msg"),
             sessionID=request.session_id,
@@ -106,7 +111,7 @@ class Compactor:
             mode=agent.name,
             summary=True,
         )
-        await app.sessions.update_message(msg)
+        await stores.sessions.update_message(msg)
         messages = to_model_messages(
             request.messages, media_in_tool_results=model.supports_media_in_tool_results
         )
@@ -118,7 +123,7 @@ class Compactor:
             tools=[],
             max_tokens=min(model.limit.output, 16_000) if model.limit.output else None,
         )
-        processor = Processor(app.step_services, app.stream, app.retry)
+        processor = Processor(self._settings.step_services, self._models.stream, self._settings.retry)
 
         def no_tools(*_args: Any) -> Any:
             raise InvalidInputError("the compaction agent has no tools")
@@ -132,7 +137,7 @@ class Compactor:
                 abort=self._abort,
             )
         )
-        return await app.store.get_message(request.session_id, msg.id)
+        return await stores.store.get_message(request.session_id, msg.id)
 
     # --- running -------------------------------------------------------------------------
 
@@ -160,21 +165,21 @@ class Compactor:
 
     async def run_manual(self, session_id: str) -> MessageWithParts:
         """A compaction the user asked for: refused while busy; returns the summary message."""
-        app = self._app
-        await app.sessions.get(session_id)  # NotFoundError for an unknown id
-        if app.is_busy(session_id):
+        sessions = self._stores.sessions
+        await sessions.get(session_id)  # NotFoundError for an unknown id
+        if self._is_busy(session_id):
             raise BusyError(f"session {session_id} is busy; abort the turn or wait before compacting")
         user = None
-        async for msg in app.sessions.stream(session_id):
+        async for msg in sessions.stream(session_id):
             if isinstance(msg.info, UserMessage):
                 user = msg.info
                 break
         if user is None:
             raise InvalidInputError(f"session {session_id} has nothing to compact")
-        self._model = app.resolve_model(f"{user.model.providerID}/{user.model.modelID}")
+        self._model = self._models.resolve(f"{user.model.providerID}/{user.model.modelID}")
         overhead = await self._context.overhead(session_id, user, self._model)
         outcome = await self._compact(session_id, False, overhead)
-        return await app.store.get_message(session_id, outcome.summary_id)
+        return await self._stores.store.get_message(session_id, outcome.summary_id)
 
     async def _compact(
         self, session_id: str, auto: bool, overhead: int, before: int = 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from core.context import overflow
@@ -14,25 +15,38 @@ from core.errors import ContextOverflowError, NotFoundError
 from core.llm.model import ModelInfo
 from core.llm.request import LLMRequest
 from core.message.models import AssistantMessage, MessageWithParts, UserMessage
+from core.session.records import Models, Settings, Stores
+from core.session.requests import RequestBuilder, StepPlan
 
 if TYPE_CHECKING:
-    from core.session.runtime import AgentHost
+    from core.session.compactor import Compactor
 
 log = logging.getLogger(__name__)
 
 
 class ContextManager:
-    """Implements ``core.session.runtime.ContextHooks`` over core.context for one app."""
+    """Implements ``core.session.runtime.ContextHooks`` over core.context for one agent.
 
-    def __init__(self, app: AgentHost) -> None:
-        self._app = app
+    ``requests`` builds a session's next request (for the fixed tokens of a manual compaction);
+    ``is_busy`` says whether a turn runs (a manual compaction waits for none)."""
+
+    def __init__(
+        self,
+        stores: Stores,
+        settings: Settings,
+        models: Models,
+        requests: RequestBuilder,
+        is_busy: Callable[[str], bool],
+    ) -> None:
+        self._stores, self._settings, self._models = stores, settings, models
+        self._requests, self._is_busy = requests, is_busy
         self._counters: dict[str, TokenCounter] = {}
         self._seeded: set[tuple[str, str]] = set()  # (session, encoding) whose stored counts were read
 
     @property
     def auto(self) -> bool:
         """Whether compaction may run by itself (config ``compaction.auto``)."""
-        return self._app.config.compaction.auto
+        return self._settings.config.compaction.auto
 
     def counter(self, model: ModelInfo) -> TokenCounter:
         """One token counter (with its per-part cache) per model, for the app's lifetime."""
@@ -43,11 +57,11 @@ class ContextManager:
 
     async def history(self, session_id: str) -> list[MessageWithParts]:
         """The history the model sees: from the newest finished summary on, oldest first."""
-        return await filter_compacted(self._app.sessions.stream(session_id))
+        return await filter_compacted(self._stores.sessions.stream(session_id))
 
     def is_overflow(self, message: AssistantMessage, model: ModelInfo) -> bool:
         """Whether the step's usage leaves no room for another (only when auto-compaction is on)."""
-        return overflow.should_auto_compact(message.tokens, model.limit, self._app.config.compaction)
+        return overflow.should_auto_compact(message.tokens, model.limit, self._settings.config.compaction)
 
     def fixed_tokens(self, request: LLMRequest, model: ModelInfo) -> int:
         """Tokens a request sends besides the history: system prompt and tool schemas."""
@@ -66,7 +80,7 @@ class ContextManager:
         """
         if not self.auto:
             return False
-        counter, reserved = self.counter(model), self._app.config.compaction.reserved
+        counter, reserved = self.counter(model), self._settings.config.compaction.reserved
         tools = [
             {"name": t.name, "description": t.description, "parameters": t.parameters} for t in request.tools
         ]
@@ -82,26 +96,24 @@ class ContextManager:
         key = (session_id, counter.tag)
         if key not in self._seeded:
             self._seeded.add(key)
-            counter.seed(await self._app.store.part_token_counts(session_id))
+            counter.seed(await self._stores.store.part_token_counts(session_id))
 
     async def save_counts(self) -> None:
         """Keep the token counts made since the last save beside their parts (one transaction)."""
         for counter in self._counters.values():
             fresh = counter.take_fresh()
             if fresh:
-                await self._app.store.save_token_counts(fresh)
+                await self._stores.store.save_token_counts(fresh)
 
     async def overhead(self, session_id: str, user: UserMessage, model: ModelInfo) -> int:
         """The fixed tokens of the session's next request, for a compaction outside the loop."""
-        from core.session.requests import RequestBuilder, StepPlan
-
-        agents = self._app.agents
+        agents = self._settings.agents
         try:
             agent = agents.get(user.agent)
         except NotFoundError:
             agent = agents.default()
         plan = StepPlan(session_id, [], user, agent, model, step=1, last_finished_id=None)
-        request, _tools = await RequestBuilder(self._app).build(plan)
+        request, _tools = await self._requests.build(plan)
         return self.fixed_tokens(request, model)
 
     async def compact(
@@ -115,18 +127,19 @@ class ContextManager:
         before: int = 0,
     ) -> ContextOverflowError | None:
         """Summarise the session; the error that ends the turn when it could not."""
-        from core.session.compactor import Compactor  # it needs the processor, which needs this module
-
-        compactor = Compactor(self._app, self)
+        compactor = self._compactor()
         return await compactor.run(
             session_id, auto=auto, model=model, abort=abort, overhead=overhead, before=before
         )
 
     async def compact_now(self, session_id: str) -> MessageWithParts:
         """A manual compaction (refused while the session is busy)."""
-        from core.session.compactor import Compactor
+        return await self._compactor().run_manual(session_id)
 
-        return await Compactor(self._app, self).run_manual(session_id)
+    def _compactor(self) -> Compactor:
+        from core.session.compactor import Compactor  # it needs the processor, which needs this module
+
+        return Compactor(self._stores, self._settings, self._models, self, self._is_busy)
 
     async def prune(self, session_id: str) -> None:
         """After a turn: clear old tool outputs (``compaction.prune``), keep the turn's token counts."""
@@ -136,21 +149,21 @@ class ContextManager:
             await self.save_counts()
 
     async def _prune(self, session_id: str) -> None:
-        config = self._app.config.compaction
+        config = self._settings.config.compaction
         if not config.prune:
             return
         model = await self._session_model(session_id)
         if model is None:
             return
-        freed = await prune(self._app.sessions, session_id, config, self.counter(model))
+        freed = await prune(self._stores.sessions, session_id, config, self.counter(model))
         if freed:
             log.info("session %s: pruned %d tokens of old tool output", session_id, freed)
 
     async def _session_model(self, session_id: str) -> ModelInfo | None:
-        async for msg in self._app.sessions.stream(session_id):
+        async for msg in self._stores.sessions.stream(session_id):
             if isinstance(msg.info, AssistantMessage):
                 try:
-                    return self._app.resolve_model(f"{msg.info.providerID}/{msg.info.modelID}")
+                    return self._models.resolve(f"{msg.info.providerID}/{msg.info.modelID}")
                 except Exception as exc:  # the model left the config: prune with a default counter
                     log.info("cannot resolve %s for prune: %s", msg.info.modelID, exc)
                     return None

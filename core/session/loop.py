@@ -35,8 +35,9 @@ from core.session import decide
 from core.session.loop_compaction import LoopCompaction
 from core.session.processor import Processor
 from core.session.prompt import PromptTarget, build_user_message, parse_model_ref
+from core.session.records import StreamFn
 from core.session.requests import RequestBuilder, StepPlan
-from core.session.runtime import Runtime, StreamFn
+from core.session.runtime import Runtime
 from core.session.step import StepInput
 from core.session.title import DEFAULT_PREFIX, generate_title
 
@@ -56,10 +57,11 @@ class _Run:
 class SessionLoop:
     """Runs sessions: ``prompt`` stores a message and waits for the turn's final answer."""
 
-    def __init__(self, rt: Runtime) -> None:
+    def __init__(self, rt: Runtime, abort_timeout: float = ABORT_TIMEOUT) -> None:
         self._rt = rt
+        self._abort_timeout = abort_timeout  # a turn still running this long after its abort: a warning
         self._runs: dict[str, _Run] = {}
-        self._requests = RequestBuilder(rt)
+        self._requests = RequestBuilder(rt.place, rt.settings, rt.policy, rt.instructions, rt.controls)
         self._compaction = LoopCompaction(rt, self._requests)
         self._background: set[asyncio.Task[None]] = set()
 
@@ -120,36 +122,38 @@ class SessionLoop:
         abandoned: asyncio.Event,
     ) -> MessageWithParts:
         rt = self._rt
-        session = await rt.sessions.get(session_id)
+        session = await rt.stores.sessions.get(session_id)
         if session.revert is not None and not self.is_busy(session_id):
             await rt.cleanup_revert(session_id)
         last = await self._last_user(session_id)
-        agent_info = rt.agents.get(agent) if agent else self._agent_or_default(last.agent if last else None)
+        agent_info = (
+            rt.settings.agents.get(agent) if agent else self._agent_or_default(last.agent if last else None)
+        )
         if not agent_info.is_primary and agent and not subagent:
             raise InvalidInputError(f"{agent} is a subagent; mention it with @{agent} instead")
         ref = model or (agent_info.model if agent_info.model else None)
         # A session goes on with its last model; one on a default that changed follows the default.
-        model_ref = parse_model_ref(ref) if ref else (rt.carry_model(last.model) if last else None)
+        model_ref = parse_model_ref(ref) if ref else (rt.models.carry(last.model) if last else None)
         if model_ref is None:
-            if not rt.config.model:
+            if not rt.settings.config.model:
                 raise InvalidInputError(
                     'no model is configured: set "model": "provider/model" in agentls.json '
                     "(or pass one with the prompt)"
                 )
-            model_ref = parse_model_ref(rt.config.model)
+            model_ref = parse_model_ref(rt.settings.config.model)
         target = PromptTarget(
             session_id=session_id,
             agent=agent_info.name,
             model=model_ref,
-            directory=rt.directory,
-            worktree=rt.worktree,
+            directory=rt.place.directory,
+            worktree=rt.place.worktree,
         )
-        subagents = {a.name for a in rt.agents.subagents()}
+        subagents = {a.name for a in rt.settings.agents.subagents()}
         info, parts = await build_user_message(target, inputs, rt.workspace, subagents)
-        await rt.sessions.update_message(info)
+        await rt.stores.sessions.update_message(info)
         for part in parts:
-            await rt.sessions.update_part(part)
-        await rt.sessions.update(session_id, lambda _s: None)
+            await rt.stores.sessions.update_part(part)
+        await rt.stores.sessions.update(session_id, lambda _s: None)
         if no_reply or abandoned.is_set():  # abandoned while storing: the message stays, unanswered
             return MessageWithParts(info=info, parts=parts)
         return await self.loop(session_id, answering=info.id)
@@ -189,18 +193,19 @@ class SessionLoop:
         if run is None:
             return
         run.abort.set()
-        self._rt.cancel_dialogs(session_id)
+        self._rt.policy.cancel_dialogs(session_id)
         try:
-            await asyncio.wait_for(asyncio.shield(run.task), timeout=ABORT_TIMEOUT)
+            await asyncio.wait_for(asyncio.shield(run.task), timeout=self._abort_timeout)
         except AgentError:
             pass
         except TimeoutError:
-            log.warning("the turn of %s did not stop within %s s of its abort", session_id, ABORT_TIMEOUT)
-            self._rt.bus.publish(
+            waited = f"{self._abort_timeout:g}"
+            log.warning("the turn of %s did not stop within %s s of its abort", session_id, waited)
+            self._rt.stores.bus.publish(
                 AgentWarning(
                     kind="abort",
                     sessionID=session_id,
-                    message=f"the turn did not stop within {ABORT_TIMEOUT} s of the abort; it may "
+                    message=f"the turn did not stop within {waited} s of the abort; it may "
                     "still finish a tool call in the background",
                 )
             )
@@ -224,25 +229,29 @@ class SessionLoop:
     def _finished(self, session_id: str, run: _Run, _task: object = None) -> None:
         if self._runs.get(session_id) is run:
             del self._runs[session_id]
-        self._rt.bus.publish(SessionStatus(sessionID=session_id, status=SessionStatusInfo(type="idle")))
-        self._rt.bus.publish(SessionIdle(sessionID=session_id))
+        self._rt.stores.bus.publish(
+            SessionStatus(sessionID=session_id, status=SessionStatusInfo(type="idle"))
+        )
+        self._rt.stores.bus.publish(SessionIdle(sessionID=session_id))
 
     async def _run(self, session_id: str, abort: asyncio.Event) -> MessageWithParts:
         rt = self._rt
-        rt.pin_config()  # a reconfigure from now on applies to the next turn, not to this one
+        rt.settings.pin()  # a reconfigure from now on applies to the next turn, not to this one
         # The title's request waits until the model answers this turn's first request: sent
         # together, it went out first (and in a fresh process built the HTTP client on the way).
         answering = asyncio.Event()
-        processor = Processor(rt.step_services, _signalling(rt.stream, answering), rt.retry)
+        processor = Processor(
+            rt.settings.step_services, _signalling(rt.models.stream, answering), rt.settings.retry
+        )
         step = 0
         # True from a compaction until a step fits: an overflow in between means compacting made
         # no progress (it could only summarise the summary again), so the turn ends instead.
         unproven = False
         while True:
-            rt.bus.publish(SessionStatus(sessionID=session_id, status=SessionStatusInfo(type="busy")))
+            rt.stores.bus.publish(SessionStatus(sessionID=session_id, status=SessionStatusInfo(type="busy")))
             if abort.is_set():
                 break
-            await rt.step_services.tell_review(session_id)
+            await rt.settings.step_services.tell_review(session_id)
             history = await rt.context.history(session_id)
             scan = decide.scan(history)
             user = scan.last_user
@@ -252,7 +261,7 @@ class SessionLoop:
 
             def model_of_turn(user: UserMessage = user, resolved: list[ModelInfo] = resolved) -> ModelInfo:
                 if not resolved:
-                    resolved.append(rt.resolve_model(f"{user.model.providerID}/{user.model.modelID}"))
+                    resolved.append(rt.models.resolve(f"{user.model.providerID}/{user.model.modelID}"))
                 return resolved[0]
 
             move = decide.next_move(scan, lambda m: rt.context.is_overflow(m, model_of_turn()))
@@ -298,14 +307,14 @@ class SessionLoop:
                 agent=agent.name,
                 mode=agent.name,
             )
-            await rt.sessions.update_message(assistant)
-            ruleset = rt.ruleset_for(agent, session_id)
+            await rt.stores.sessions.update_message(assistant)
+            ruleset = rt.policy.ruleset_for(agent, session_id)
             outcome = await processor.process(
                 StepInput(
                     assistant=assistant,
                     request=request,
                     tools=tools,
-                    make_context=functools.partial(rt.tool_context, session_id, agent, abort, ruleset),
+                    make_context=functools.partial(rt.policy.tool_context, session_id, agent, abort, ruleset),
                     abort=abort,
                     recent_calls=_recent_calls(history),
                     check_overflow=functools.partial(_overflow, rt, model),
@@ -328,16 +337,16 @@ class SessionLoop:
     def _agent_or_default(self, name: str | None) -> AgentInfo:
         if name:
             try:
-                return self._rt.agents.get(name)
+                return self._rt.settings.agents.get(name)
             except NotFoundError:
                 log.warning("agent %s no longer exists; using the default agent", name)
-        return self._rt.agents.default()
+        return self._rt.settings.agents.default()
 
     async def _answer(self, session_id: str) -> MessageWithParts:
         """The newest assistant message: the turn's final one (a user message is never an answer;
         ``loop`` tells whether it answers the caller's prompt)."""
         newest: MessageWithParts | None = None
-        async for msg in self._rt.sessions.stream(session_id):
+        async for msg in self._rt.stores.sessions.stream(session_id):
             if isinstance(msg.info, AssistantMessage):
                 return msg
             newest = newest or msg
@@ -346,7 +355,7 @@ class SessionLoop:
         return newest  # no step ever ran in this session: ``loop`` does not take it as an answer
 
     async def _last_user(self, session_id: str) -> UserMessage | None:
-        async for msg in self._rt.sessions.stream(session_id):
+        async for msg in self._rt.stores.sessions.stream(session_id):
             if isinstance(msg.info, UserMessage):
                 return msg.info
         return None
@@ -363,7 +372,7 @@ class SessionLoop:
                 await asyncio.wait({started, turn}, return_when=asyncio.FIRST_COMPLETED)
             finally:
                 started.cancel()
-            session = await rt.sessions.get(session_id)
+            session = await rt.stores.sessions.get(session_id)
             if session.parentID is not None or not session.title.startswith(DEFAULT_PREFIX):
                 return
             first = next((m for m in history if isinstance(m.info, UserMessage)), None)
@@ -371,13 +380,13 @@ class SessionLoop:
                 return
             text = "\n".join(p.text for p in first.parts if p.type == "text" and not p.synthetic)
             assert isinstance(first.info, UserMessage)
-            new_title = await generate_title(rt.stream, rt.small_model(first.info), text)
+            new_title = await generate_title(rt.models.stream, rt.models.small(first.info), text)
 
             def retitle(current: Session) -> None:
                 if current.title.startswith(DEFAULT_PREFIX):
                     current.title = new_title
 
-            await rt.sessions.update(session_id, retitle)
+            await rt.stores.sessions.update(session_id, retitle)
 
         task = asyncio.create_task(title(), name=f"title {session_id}")
         self._background.add(task)

@@ -89,8 +89,8 @@ class LoopCompaction:
                 agent=plan.agent.name,
                 mode=plan.agent.name,
             )
-        await rt.sessions.update_message(info)
-        rt.bus.publish(SessionError(sessionID=plan.session_id, error=failure))
+        await rt.stores.sessions.update_message(info)
+        rt.stores.bus.publish(SessionError(sessionID=plan.session_id, error=failure))
 
 
 def _overflowed_size(step: AssistantMessage | None, model: Any) -> int:
@@ -103,6 +103,6 @@ def _overflowed_size(step: AssistantMessage | None, model: Any) -> int:
 
 
 async def _newest(rt: Runtime, session_id: str) -> MessageWithParts:
-    async for msg in rt.sessions.stream(session_id):
+    async for msg in rt.stores.sessions.stream(session_id):
         return msg
     raise InvalidInputError(f"session {session_id} is empty")

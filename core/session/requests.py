@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
+from core.agent.info import AgentInfo
 from core.llm.effort import request_options
 from core.llm.model import ModelInfo
 from core.llm.request import LLMRequest, ToolSpec
 from core.message.models import MessageWithParts, UserMessage
 from core.prompts import load
 from core.session.convert import to_model_messages
+from core.session.mode import SessionControls
+from core.session.records import Place, Policy, Settings
 from core.session.reminders import insert_reminders
-from core.session.runtime import Runtime
-from core.session.system import build_system, environment, family_prompt
-from core.tools.base import Tool
+from core.session.system import InstructionFiles, build_system, environment, family_prompt
+from core.tools.base import ToolSet
 
 # Output budget per request; the rest of the window is for the context (seed 004's OUTPUT_TOKEN_MAX).
 OUTPUT_TOKEN_MAX = 32_000
@@ -27,7 +28,7 @@ class StepPlan:
     session_id: str
     history: list[MessageWithParts]
     user: UserMessage
-    agent: Any
+    agent: AgentInfo
     model: ModelInfo
     step: int
     last_finished_id: str | None
@@ -37,16 +38,24 @@ class StepPlan:
 class RequestBuilder:
     """Turns a StepPlan into an LLMRequest and the tools the model may call."""
 
-    def __init__(self, rt: Runtime) -> None:
-        self._rt = rt
+    def __init__(
+        self,
+        place: Place,
+        settings: Settings,
+        policy: Policy,
+        instructions: InstructionFiles,
+        controls: SessionControls,
+    ) -> None:
+        self._place, self._settings, self._policy = place, settings, policy
+        self._instructions, self._controls = instructions, controls
 
-    async def build(self, plan: StepPlan) -> tuple[LLMRequest, dict[str, Tool[Any]]]:
+    async def build(self, plan: StepPlan) -> tuple[LLMRequest, ToolSet]:
         """The request for this step and the tools offered with it."""
-        rt = self._rt
+        place, policy = self._place, self._policy
         model = plan.model
-        controls = await rt.session_controls(plan.session_id)
-        ruleset = rt.ruleset_for(plan.agent, plan.session_id)
-        tools = rt.tools_for(plan.agent, plan.user, ruleset) if plan.tools_enabled else {}
+        controls = await self._controls.get(plan.session_id)  # loaded before the rules read the mode
+        ruleset = policy.ruleset_for(plan.agent, plan.session_id)
+        tools = policy.tools_for(plan.agent, plan.user, ruleset) if plan.tools_enabled else {}
         # Plan mode reads like the plan agent: the model is reminded that it may not change files.
         reminded = "plan" if controls.mode == "plan" else plan.agent.name
         history = insert_reminders(plan.history, reminded, plan.step, plan.last_finished_id)
@@ -55,13 +64,15 @@ class RequestBuilder:
             messages.append(
                 {"role": "user", "content": [{"type": "text", "text": load("session/max_steps.md")}]}
             )
-        instructions = await rt.instructions.render_all(rt.directory, rt.worktree, rt.config.instructions)
+        instructions = await self._instructions.render_all(
+            place.directory, place.worktree, self._settings.config.instructions
+        )
         system = build_system(
             base=plan.agent.prompt or family_prompt(model.family),
             user_system=plan.user.system,
-            env=environment(f"{model.provider_id}/{model.model_id}", rt.directory, rt.is_git),
+            env=environment(f"{model.provider_id}/{model.model_id}", place.directory, place.is_git),
             instructions=instructions,
-            skills=rt.skills() if "skill" in tools else [],
+            skills=policy.skills() if "skill" in tools else [],
         )
         max_tokens = min(model.limit.output, OUTPUT_TOKEN_MAX) if model.limit.output else None
         options = dict(plan.agent.options or {})

@@ -146,3 +146,7 @@ class SnapshotService:
     async def diff(self, session_id: str, message_id: str | None = None) -> list[FileDiff]:
         """Unified diffs of what the agent changed in the session, or from ``message_id`` on."""
         return await self._diffs.diff(session_id, message_id)
+
+    async def unrecorded(self, session_id: str, message_id: str | None = None) -> int:
+        """How many steps that ``diff`` covers changed files it cannot show (a snapshot failed)."""
+        return await self._diffs.unrecorded(session_id, message_id)

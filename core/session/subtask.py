@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from core import ids
 from core.agent.agents import derive_child_rules
@@ -28,11 +28,9 @@ from core.message.models import (
     now_ms,
 )
 from core.message.prompt_input import TextInput
+from core.session.records import Place, Policy, Settings, Stores, Turns
 from core.tools.context import ToolContext
 from core.tools.task import SubtaskResult
-
-if TYPE_CHECKING:
-    from core.session.runtime import AgentHost
 
 log = logging.getLogger(__name__)
 
@@ -40,14 +38,17 @@ log = logging.getLogger(__name__)
 class Subtasks:
     """Creates child sessions, derives their permissions, ties their abort to the parent's."""
 
-    def __init__(self, app: AgentHost) -> None:
-        self._app = app
+    def __init__(
+        self, stores: Stores, settings: Settings, place: Place, policy: Policy, turns: Turns
+    ) -> None:
+        self._stores, self._settings, self._place = stores, settings, place
+        self._policy, self._turns = policy, turns
         self._children: dict[str, set[str]] = defaultdict(set)
         self._origins: dict[str, TaskOrigin] = {}  # child session → the task call it runs for
 
     def describe_subagents(self) -> list[tuple[str, str]]:
         """Subagents the model may pick, with their descriptions."""
-        return [(a.name, a.description or "") for a in self._app.agents.subagents() if a.is_subagent]
+        return [(a.name, a.description or "") for a in self._settings.agents.subagents() if a.is_subagent]
 
     def children_of(self, session_id: str) -> list[str]:
         """Child sessions started from this session (to abort them with it)."""
@@ -65,28 +66,28 @@ class Subtasks:
         self, ctx: ToolContext, agent: str, prompt: str, description: str, task_id: str | None
     ) -> SubtaskResult:
         """Run ``agent`` on ``prompt`` in a (new or resumed) child session and return its answer."""
-        app = self._app
+        sessions, turns = self._stores.sessions, self._turns
         try:
-            info = app.agents.get(agent)
+            info = self._settings.agents.get(agent)
         except NotFoundError as exc:
             raise ToolError(str(exc)) from exc
         if not info.is_subagent:
             raise ToolError(f"{agent!r} is not a subagent")
         if task_id:
-            child = await app.sessions.get(task_id)
+            child = await sessions.get(task_id)
             if child.parentID != ctx.session_id:
                 raise ToolError(
                     f"task_id {task_id} does not belong to this session; omit it to start a new task"
                 )
         else:
-            child = await app.sessions.create(
-                app.project_id,
-                str(app.directory),
+            child = await sessions.create(
+                self._stores.project_id,
+                str(self._place.directory),
                 title=f"{description} (@{agent})",
                 parent_id=ctx.session_id,
             )
         parent_rules = ctx.ruleset
-        app.set_session_rules(child.id, derive_child_rules(parent_rules, info))
+        self._policy.set_session_rules(child.id, derive_child_rules(parent_rules, info))
         self._children[ctx.session_id].add(child.id)
         self._origins[child.id] = TaskOrigin(
             sessionID=ctx.session_id,
@@ -101,11 +102,11 @@ class Subtasks:
 
         async def propagate_abort() -> None:
             await ctx.abort.wait()
-            await app.loop.abort(child.id)
+            await turns.abort(child.id)
 
         watcher = asyncio.create_task(propagate_abort())
         try:
-            answer = await app.loop.prompt(
+            answer = await turns.prompt(
                 child.id, [TextInput(type="text", text=prompt)], agent=agent, model=model, subagent=True
             )
         finally:
@@ -122,11 +123,11 @@ class Subtasks:
         self, session_id: str, user: UserMessage, part: SubtaskPart, abort: asyncio.Event
     ) -> None:
         """The loop's task branch: an assistant step holding one ``task`` call the user asked for."""
-        app = self._app
+        sessions, policy, agents = self._stores.sessions, self._policy, self._settings.agents
         try:
-            agent = app.agents.get(user.agent)
+            agent = agents.get(user.agent)
         except NotFoundError:
-            agent = app.agents.default()
+            agent = agents.default()
         msg = AssistantMessage(
             id=ids.ascending("msg"),
             sessionID=session_id,
@@ -137,7 +138,7 @@ class Subtasks:
             agent=agent.name,
             mode=part.agent,
         )
-        await app.sessions.update_message(msg)
+        await sessions.update_message(msg)
         args = {"description": part.description, "prompt": part.prompt, "subagent_type": part.agent}
         started = now_ms()
         tool = ToolPart(
@@ -148,9 +149,9 @@ class Subtasks:
             tool="task",
             state=ToolStateRunning(input=args, time=ToolTimeStart(start=started)),
         )
-        await app.sessions.update_part(tool)
-        ruleset = app.ruleset_for(agent, session_id)
-        ctx = app.tool_context(session_id, agent, abort, ruleset, msg.id, tool.callID)
+        await sessions.update_part(tool)
+        ruleset = policy.ruleset_for(agent, session_id)
+        ctx = policy.tool_context(session_id, agent, abort, ruleset, msg.id, tool.callID)
         writes: list[asyncio.Task[None]] = []
 
         def update(title: str | None, metadata: dict[str, Any]) -> None:
@@ -158,7 +159,7 @@ class Subtasks:
             if isinstance(tool.state, ToolStateRunning):
                 tool.state.title = title if title is not None else tool.state.title
                 tool.state.metadata = {**(tool.state.metadata or {}), **metadata}
-                writes.append(asyncio.get_running_loop().create_task(app.sessions.update_part(tool)))
+                writes.append(asyncio.get_running_loop().create_task(sessions.update_part(tool)))
 
         ctx.update = update
         try:
@@ -178,14 +179,14 @@ class Subtasks:
                 time=ToolTimeDone(start=started, end=now_ms()),
             )
         await asyncio.gather(*writes)
-        await app.sessions.update_part(tool)
+        await sessions.update_part(tool)
         # "tool-calls": the primary agent takes the next step and reads the subagent's report.
         msg.finish = "tool-calls" if msg.error is None else None
         msg.time.completed = now_ms()
-        await app.sessions.update_message(msg)
+        await sessions.update_message(msg)
 
     async def _parent_model(self, session_id: str) -> str | None:
-        async for msg in self._app.sessions.stream(session_id):
+        async for msg in self._stores.sessions.stream(session_id):
             if isinstance(msg.info, UserMessage):
                 return f"{msg.info.model.providerID}/{msg.info.model.modelID}"
         return None

@@ -24,6 +24,7 @@ from core.snapshot.history import (
     find_point,
     patches_by_user_message,
     step_patches,
+    unrecorded_steps,
 )
 from core.snapshot.textdiff import file_diff
 from core.storage.messages import PartFilter
@@ -71,6 +72,20 @@ class SessionDiffs:
         if message_id is None:
             return await self._diff(step_patches(messages))
         return await self._diff(_patches_of(messages, message_id))
+
+    async def unrecorded(self, session_id: str, message_id: str | None = None) -> int:
+        """How many steps that ``diff`` covers changed files it cannot show (a snapshot failed)."""
+        messages = await self._live_messages(session_id)
+        if message_id is None:
+            return unrecorded_steps(messages)
+        target = next((m for m in messages if m.info.id == message_id), None)
+        if target is None:
+            raise NotFoundError(f"message {message_id} not found")
+        if isinstance(target.info, AssistantMessage):
+            return unrecorded_steps([target])
+        return unrecorded_steps(
+            [m for m in messages if isinstance(m.info, AssistantMessage) and m.info.parentID == message_id]
+        )
 
     async def _diff(self, patches: Sequence[StepPatch]) -> list[FileDiff]:
         changes = list(file_changes(patches).values())

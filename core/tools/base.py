@@ -69,6 +69,11 @@ class Tool(ABC, Generic[P]):
         }
 
 
+# The tools offered to one step, by id. Their parameter models differ, hence ``Tool[Any]``: the
+# runner validates each call's arguments against the tool's own ``Params`` before ``execute``.
+ToolSet = dict[str, Tool[Any]]
+
+
 @cache
 def load_description(module: str) -> str:
     """The description file ``<module>.txt`` that sits beside a tool module."""

@@ -196,3 +196,23 @@ def test_cancel_request_on_the_prompt_command_stops_the_turn(
         m["info"].get("error", {}).get("name") for m in messages["messages"] if m["info"]["role"] != "user"
     ]
     assert "aborted" in errors
+
+
+@pytest.mark.parametrize("loaded", [True, False], ids=["agent-open", "agent-opening"])
+def test_shutdown_then_exit_without_waiting_exits_0_quietly(
+    tmp_path: Path, project: Path, models: tuple[FakeModelServer, FakeModelServer], loaded: bool
+) -> None:
+    # A client may send exit right after shutdown, before the answer: the shutdown it sent counts.
+    server = RawServer(project, tmp_path / "data")
+    try:
+        server.initialize({"config": agent_config(*models)})
+        if loaded:
+            server.request("agent/config", {})
+        shutdown = {"jsonrpc": "2.0", "id": 99, "method": "shutdown", "params": None}
+        server.write(frame(shutdown) + frame({"jsonrpc": "2.0", "method": "exit", "params": None}))
+        code = server.wait_exit(10.0)
+        log = "\n".join(server.log)
+        assert code == 0, log
+        assert "Traceback" not in log and "ERROR" not in log, log
+    finally:
+        server.close()

@@ -23,6 +23,7 @@ METHODS = [
     "agent/question/list",
     "agent/question/reject",
     "agent/question/reply",
+    "agent/review/comment",
     "agent/review/keep",
     "agent/review/list",
     "agent/review/undo",

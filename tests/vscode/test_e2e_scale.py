@@ -165,6 +165,7 @@ def test_two_sessions_wait_at_once_side_by_side_and_nothing_crosses_over(run: Ru
 def test_a_dialog_of_a_session_on_no_screen_shows_a_notice_that_takes_the_user_there(run: Run) -> None:
     r = run.phase("notice")
     # One notice per dialog (the notifications of issue 26), naming the session whose task asks.
-    assert r["notice"] == 'agentls: the agent asks to edit and waits for your answer ("Sub-agent fix").', r["notice"]
+    expected = 'agentls: the agent asks to edit and waits for your answer ("Sub-agent fix").'
+    assert r["notice"] == expected, r["notice"]
     assert r["dialogs"] == ["Edit c.py"]
     assert (run.folder / "c.py").read_text() == "x = 2\n"
