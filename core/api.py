@@ -302,7 +302,8 @@ class Agent(Protocol):
     async def messages(
         self, session_id: str, limit: int | None = None, before: str | None = None
     ) -> list[MessageWithParts]:
-        """A page of the transcript, oldest first."""
+        """A page of the transcript, oldest first: the newest ``limit`` messages before ``before``;
+        every message (before ``before``) when ``limit`` is None."""
         ...
 
     async def search_sessions(

@@ -78,6 +78,7 @@ from core.wiring import wire
 from core.workspace import DiskWorkspace, Workspace
 
 log = logging.getLogger(__name__)
+_READ_PAGE = 500  # messages read at a time when a caller asks for a whole transcript
 
 
 class AgentApp:
@@ -317,10 +318,18 @@ class AgentApp:
     async def messages(
         self, session_id: str, limit: int | None = None, before: str | None = None
     ) -> list[MessageWithParts]:
-        """A page of the transcript: the newest ``limit`` messages before ``before``, oldest first."""
+        """A page of the transcript: the newest ``limit`` messages before ``before`` (all of them
+        when ``limit`` is None, as ``agent/session/messages`` promises), oldest first."""
         await self.sessions.get(session_id)
-        page = await self.sessions.page(session_id, limit=limit or 100, before=before)
-        return list(reversed(page))
+        if limit is not None:
+            return list(reversed(await self.sessions.page(session_id, limit=limit, before=before)))
+        newest_first: list[MessageWithParts] = []
+        while True:  # read in pages, so that no single read holds the store for a long session
+            page = await self.sessions.page(session_id, limit=_READ_PAGE, before=before)
+            newest_first.extend(page)
+            if len(page) < _READ_PAGE:
+                return list(reversed(newest_first))
+            before = page[-1].info.id
 
     async def search_sessions(
         self,
