@@ -3,7 +3,8 @@ places (200 pending hunks), undone one hunk per ``agent/review/undo``, as a plug
 
 Runs twice: the file closed in the editor (the server writes the disk) and open (the undo reaches
 the buffer as a ``workspace/applyEdit`` that the client answers). Goal (issue 25): median ≤ 50 ms.
-Also times ``agent/review/list`` of the 200 hunks.
+Also times ``agent/review/list`` of the 200 hunks, and one ``agent/review/undo`` of every hunk
+still pending after those (Undo All: the hunks of one step are undone in one pass over the file).
 
     .venv/bin/python bench/review.py [--lines 5000] [--hunks 200] [--undos 30]
 """
@@ -83,9 +84,14 @@ async def run(tmp: Path, lines: int, hunks: int, undos: int, open_in_editor: boo
             times.append((time.perf_counter() - began) * 1000)
             client_ms.append(sum(in_client))
             assert len(result["changed"]) == 1 and not result["conflicts"], result
+        began = time.perf_counter()
+        result = await call("agent/review/undo", {"sessionID": sid})
+        undo_all_ms = (time.perf_counter() - began) * 1000
+        assert len(result["changed"]) == hunks - len(times) and not result["conflicts"], result
+        assert path.read_text() == before, "Undo All did not bring the file back"
         await client.shutdown_session()
         await client.stop()
-    return {"list_ms": list_ms, "undo_ms": times, "client_ms": client_ms}
+    return {"list_ms": list_ms, "undo_ms": times, "client_ms": client_ms, "undo_all_ms": undo_all_ms}
 
 
 async def main() -> None:
@@ -105,7 +111,8 @@ async def main() -> None:
             print(
                 f"{args.lines} lines, {args.hunks} hunks, file {where}: undo one hunk median "
                 f"{statistics.median(undo):.1f} ms ({spread}), of which the client applying the edit "
-                f"{statistics.median(out['client_ms']):.1f} ms; list {out['list_ms']:.1f} ms"
+                f"{statistics.median(out['client_ms']):.1f} ms; list {out['list_ms']:.1f} ms; "
+                f"Undo All of the other {args.hunks - len(undo)} hunks {out['undo_all_ms']:.1f} ms"
             )
 
 

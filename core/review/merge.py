@@ -126,3 +126,68 @@ def _conflict(
         else:
             current.extend(now[j1:j2])
     return Conflict(reason, hunk.after, tuple(current))
+
+
+def undo_hunks(
+    now: Sequence[bytes], agent: Sequence[bytes], hunks: Sequence[LineHunk]
+) -> tuple[Lines, dict[int, Conflict]]:
+    """Several hunks of one agent version undone in one pass (``undo_hunk`` applied to each in
+    turn gives the same file): the file, and the conflicts by the hunk's index in ``hunks`` — a
+    conflicting hunk stays as it is now, the others are undone. One comparison of the agent's
+    version with the file serves every hunk, so undoing all 200 hunks of a file is one diff, not 200
+    (each against a file that differs from the agent's version in more places)."""
+    conflicts: dict[int, Conflict] = {}
+    ops = _opcodes(agent, now)
+    active: list[tuple[int, LineHunk]] = []
+    for index, hunk in enumerate(hunks):
+        s, e = hunk.after_start, hunk.after_start + len(hunk.after)
+        if tuple(agent[s:e]) != hunk.after:
+            conflicts[index] = Conflict("the agent's version does not hold this hunk", hunk.after, tuple(now))
+            continue
+        reason = _overlap(ops, hunk)
+        if reason is not None:
+            conflicts[index] = _conflict(reason, ops, now, hunk)
+            continue
+        active.append((index, hunk))
+    starts: dict[int, list[LineHunk]] = {}
+    inside: set[int] = set()  # agent line indexes whose lines the undo replaces
+    for _, hunk in sorted(active, key=lambda item: item[1].after_start):
+        starts.setdefault(hunk.after_start, []).append(hunk)
+        inside.update(range(hunk.after_start, hunk.after_start + len(hunk.after)))
+
+    out: Lines = []
+
+    def restore(index: int) -> None:
+        for hunk in starts.pop(index, ()):
+            out.extend(hunk.before)
+
+    for tag, i1, i2, j1, j2 in ops:
+        if tag == "equal":
+            for k in range(i2 - i1):
+                restore(i1 + k)
+                if i1 + k not in inside:
+                    out.append(now[j1 + k])
+        elif i1 == i2:  # the user inserted lines at agent index i1 (no active hunk conflicts with it)
+            out.extend(now[j1:j2])
+        else:  # the user replaced or deleted agent lines i1..i2, outside every active hunk
+            restore(i1)
+            out.extend(now[j1:j2])
+    for index in sorted(starts):  # hunks at the end of the agent's version
+        restore(index)
+    return out, conflicts
+
+
+def _overlap(ops: Sequence[tuple[str, int, int, int, int]], hunk: LineHunk) -> str | None:
+    """Why the user's edits (``ops``: agent → now) keep ``hunk`` from being undone, or None."""
+    s, e = hunk.after_start, hunk.after_start + len(hunk.after)
+    for tag, i1, i2, _, _ in ops:
+        if tag == "equal":
+            continue
+        if i1 == i2:
+            if s < i1 < e and hunk.before:
+                return "you added lines inside lines the agent replaced"
+            if i1 == s == e:
+                return "you added lines where the agent removed some"
+        elif i1 < e and i2 > s:
+            return "you changed lines the agent wrote"
+    return None

@@ -16,7 +16,7 @@ from core.errors import AgentError, InvalidInputError, NotFoundError
 from core.events import ReviewUpdated
 from core.message.review import Hunk, HunkConflict, ReviewResult
 from core.prompts import load
-from core.review.merge import Conflict, LineHunk, split_lines, undo_hunk
+from core.review.merge import Conflict, LineHunk, split_lines, undo_hunk, undo_hunks
 from core.review.record import as_text, step_hunks
 from core.snapshot.backend import Snapshots
 from core.snapshot.history import SessionAccess, before_point, find_point, step_patches
@@ -156,7 +156,13 @@ class ReviewService:
         now = original = await self._read(target)
         undone: list[Hunk] = []
         conflicts: list[HunkConflict] = []
-        for hunk in hunks:
+        for group in _steps(hunks):
+            if len(group) > 1:  # text hunks of one step: one pass over the file for all of them
+                now, done, failed = await self._undo_text(group, now)
+                undone += done
+                conflicts += failed
+                continue
+            hunk = group[0]
             try:
                 merged = await self._merge(hunk, now, await self._agent_version(hunk))
             except NotFoundError as exc:  # the step's snapshot was garbage-collected
@@ -177,6 +183,40 @@ class ReviewService:
                 log.warning("undo of %s in session %s not written: %s", path, session_id, exc)
                 return [], conflicts + [_conflict(h, f"the file could not be written: {exc}") for h in undone]
         return undone, conflicts
+
+    async def _undo_text(
+        self, group: list[Hunk], now: bytes | None
+    ) -> tuple[bytes | None, list[Hunk], list[HunkConflict]]:
+        """Undo text hunks of one step (one agent version) together: the file, the hunks undone,
+        the conflicts (each as ``_merge`` would report it; a conflicting hunk changes nothing)."""
+        try:
+            agent = await self._agent_version(group[0])
+        except NotFoundError as exc:  # the step's snapshot was garbage-collected
+            return now, [], [_conflict(h, f"the agent's version is no longer stored: {exc}") for h in group]
+        if now is None or agent is None or as_text(now) is None:
+            failed = [await self._merge(h, now, agent) for h in group]  # each says why
+            return now, [], [f for f in failed if isinstance(f, HunkConflict)]
+        line_hunks = [
+            LineHunk(
+                h.beforeStart,
+                tuple(line.encode() for line in h.before),
+                h.afterStart,
+                tuple(line.encode() for line in h.after),
+            )
+            for h in group
+        ]
+        lines, clashes = undo_hunks(split_lines(now), split_lines(agent), line_hunks)
+        conflicts = [
+            _conflict(h, clashes[i].reason, [line.decode("utf-8", "replace") for line in clashes[i].current])
+            for i, h in enumerate(group)
+            if i in clashes
+        ]
+        done = [
+            h.model_copy(update={"state": "undone", "told": False})
+            for i, h in enumerate(group)
+            if i not in clashes
+        ]
+        return (b"".join(lines) if done else now), done, conflicts
 
     async def _agent_version(self, hunk: Hunk) -> bytes | None:
         """The file as the hunk's step left it; snapshots never change, so the last few are kept
@@ -247,6 +287,24 @@ class ReviewService:
         if not changed:
             return
         self._bus.publish(ReviewUpdated(sessionID=session_id, changed=changed, pending=pending))
+
+
+def _steps(hunks: list[Hunk]) -> list[list[Hunk]]:
+    """``hunks`` (newest first) in runs to undo together: the text hunks of one step make one run
+    (they share the agent's version); any other hunk is a run of its own."""
+    runs: list[list[Hunk]] = []
+    for hunk in hunks:
+        last = runs[-1] if runs else None
+        if (
+            last is not None
+            and hunk.kind == "text"
+            and last[-1].kind == "text"
+            and last[-1].afterSnapshot == hunk.afterSnapshot
+        ):
+            last.append(hunk)
+        else:
+            runs.append([hunk])
+    return runs
 
 
 def _conflict(hunk: Hunk, reason: str, current: Sequence[str] = ()) -> HunkConflict:

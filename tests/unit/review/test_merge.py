@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
-from core.review.merge import Conflict, LineHunk, hunks_between, split_lines, undo_hunk
+from core.review.merge import Conflict, LineHunk, hunks_between, split_lines, undo_hunk, undo_hunks
 
 
 def lines(text: str) -> list[bytes]:
@@ -106,3 +108,50 @@ def test_a_hunk_the_agent_version_does_not_hold_is_a_conflict() -> None:
     hunk = only_hunk(BEFORE, AGENT)
     result = undo(BEFORE, BEFORE, hunk)
     assert isinstance(result, Conflict)
+
+
+def _edited(rng: random.Random, text: list[bytes], edits: int, tag: str) -> list[bytes]:
+    """``text`` with a few random line replacements, insertions and deletions."""
+    out = list(text)
+    for n in range(edits):
+        at = rng.randrange(len(out) + 1)
+        action = rng.choice(["replace", "insert", "delete"]) if out else "insert"
+        if action == "insert" or at == len(out):
+            out[at:at] = [f"{tag}{n}+{k}\n".encode() for k in range(rng.randint(1, 3))]
+        elif action == "replace":
+            out[at] = f"{tag}{n}\n".encode()
+        else:
+            del out[at]
+    return out
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_undoing_a_steps_hunks_together_equals_undoing_them_one_at_a_time(seed: int) -> None:
+    rng = random.Random(seed)
+    before = [f"line {n}\n".encode() for n in range(rng.randint(0, 40))]
+    agent = _edited(rng, before, rng.randint(1, 8), "agent")
+    now = _edited(rng, agent, rng.randint(0, 4), "user")
+    hunks = hunks_between(before, agent)
+    chosen = rng.sample(hunks, rng.randint(1, len(hunks))) if hunks else []
+    one_by_one: list[bytes] | Conflict = now
+    for hunk in chosen:
+        one_by_one = undo_hunk(one_by_one, agent, hunk)
+        if isinstance(one_by_one, Conflict):
+            break
+    together, conflicts = undo_hunks(now, agent, chosen)
+    if not isinstance(one_by_one, Conflict):  # every hunk could be undone one at a time
+        assert conflicts == {}
+        assert together == one_by_one
+    for index, conflict in conflicts.items():  # a hunk that clashes in the batch clashes alone
+        assert isinstance(undo_hunk(now, agent, chosen[index]), Conflict), conflict.reason
+
+
+def test_a_clashing_hunk_stays_and_the_others_of_its_step_are_undone() -> None:
+    before, agent = "a\nb\nc\nd\ne\n", "A\nb\nC\nd\nE\n"
+    hunks = hunks_between(lines(before), lines(agent))
+    now = "A\nb\nmine\nd\nE\n"  # the user rewrote the agent's C
+    result, conflicts = undo_hunks(lines(now), lines(agent), hunks)
+    assert b"".join(result).decode() == "a\nb\nmine\nd\ne\n"
+    assert list(conflicts) == [1]
+    assert conflicts[1].reason == "you changed lines the agent wrote"
+    assert conflicts[1].current == (b"mine\n",)
