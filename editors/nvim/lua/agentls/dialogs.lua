@@ -13,6 +13,16 @@ local review = require('agentls.review')
 
 local M = {}
 
+--- The session a dialog belongs to: a sub-agent's asks in the chat of the session whose task runs
+--- it (`request.task`, docs/protocol.md "Sub-agents"), anything else in its own session's.
+function M.owner(request)
+  local task = request.task
+  if type(task) == 'table' and type(task.sessionID) == 'string' then
+    return task.sessionID
+  end
+  return request.sessionID
+end
+
 M.queue = {} ---@type table[]   {kind = 'permission'|'question', request}
 M.active = nil ---@type table|nil
 M.seen = {} -- request ids already queued or answered
@@ -86,8 +96,9 @@ local function whose(request)
   if next(require('agentls.chats').prompts) == nil then
     return ''
   end
-  local session = require('agentls').state.sessions[request.sessionID]
-  return ('[%s] '):format(session and session.title or request.sessionID or '?')
+  local owner = M.owner(request)
+  local session = require('agentls').state.sessions[owner]
+  return ('[%s] '):format(session and session.title or owner or '?')
 end
 
 local function permission_title(request)
@@ -242,7 +253,7 @@ function M.waiting()
   if not dialog or not dialog.waiting then
     return nil
   end
-  return M.describe(dialog), dialog.request.sessionID
+  return M.describe(dialog), M.owner(dialog.request)
 end
 
 function M.describe(dialog)
@@ -262,8 +273,8 @@ function announce(dialog, again)
   local msg = ('agentls: %s %s: %s'):format(M.waiting(), again and 'still waits' or 'waits for you', how)
   local shorter = 'agentls: a dialog waits: :AgentlsDialog'
   if dialog.elsewhere then -- the user looks at another session's chat: say whose, and how to get there
-    local session = require('agentls').state.sessions[dialog.request.sessionID]
-    local title = session and session.title or dialog.request.sessionID
+    local session = require('agentls').state.sessions[M.owner(dialog.request)]
+    local title = session and session.title or M.owner(dialog.request)
     msg = ('agentls: "%s" waits for you (%s): :AgentlsDialog takes you there'):format(title, M.waiting())
     shorter = ('agentls: "%s" waits: :AgentlsDialog takes you there'):format(title)
   end
@@ -291,7 +302,7 @@ function M.next()
   local chats = require('agentls.chats')
   local active = M.active
   if active and active.waiting and not active.closed
-    and (active.elsewhere or not chats.on_screen()[active.request.sessionID]) then
+    and (active.elsewhere or not chats.on_screen()[M.owner(active.request)]) then
     for sid in pairs(chats.on_screen()) do -- a dialog of the session the user looks at goes first
       if M.offer(sid) then
         return
@@ -305,14 +316,14 @@ function M.next()
   -- while another session's is, waits for the user to go there (agentls.chats).
   local index = 1
   for i, queued in ipairs(M.queue) do
-    if chats.on_screen()[queued.request.sessionID] then
+    if chats.on_screen()[M.owner(queued.request)] then
       index = i
       break
     end
   end
   local dialog = table.remove(M.queue, index)
   M.active = dialog
-  dialog.elsewhere = chats.elsewhere(dialog.request.sessionID)
+  dialog.elsewhere = chats.elsewhere(M.owner(dialog.request))
   if dialog.elsewhere then
     return announce(dialog, false)
   end
@@ -335,8 +346,8 @@ function M.open(session_id)
   end
   local dialog = M.active
   if dialog and dialog.waiting and not dialog.closed then
-    if require('agentls.chats').elsewhere(dialog.request.sessionID) then
-      require('agentls.chats').go(dialog.request.sessionID) -- to the chat of the session that asks
+    if require('agentls.chats').elsewhere(M.owner(dialog.request)) then
+      require('agentls.chats').go(M.owner(dialog.request)) -- to the chat of the session that asks
     end
     return show(dialog)
   end
@@ -347,13 +358,13 @@ end
 --- `now`), putting back one of another session that only waited. Returns true when one shows.
 function M.offer(session_id, now)
   local active = M.active
-  if active and active.request.sessionID ~= session_id then
+  if active and M.owner(active.request) ~= session_id then
     if not active.waiting or active.closed then
       return false -- another session's dialog is on screen
     end
     local found
     for i, queued in ipairs(M.queue) do
-      if queued.request.sessionID == session_id then
+      if M.owner(queued.request) == session_id then
         found = i
         break
       end
@@ -438,7 +449,7 @@ vim.api.nvim_create_autocmd({ 'BufEnter', 'TabEnter' }, {
     end
     local active = M.active
     if sid and active and active.waiting and not active.closed
-      and (active.elsewhere or active.request.sessionID ~= sid) then
+      and (active.elsewhere or M.owner(active.request) ~= sid) then
       vim.schedule(function()
         M.offer(sid)
       end)

@@ -52,7 +52,7 @@ local function turn_done(session_id)
 end
 
 local function dialog(kind, request)
-  local session_id = request.sessionID
+  local session_id = require('agentls.dialogs').owner(request) -- a sub-agent's: its parent's chat
   local data = { session_id = session_id, title = title_of(session_id), kind = kind, request_id = request.id }
   if kind == 'permission' then
     data.permission = request.permission
