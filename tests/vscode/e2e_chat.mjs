@@ -188,6 +188,8 @@ const phases = [
     // Point at the row, check the pointer is on it (the row under the pointer is what a user sees
     // highlighted by :hover), then press the button there.
     await until("the pointer on /new", async () => {
+      // A short view shows part of the menu: scroll the row into sight, as a user would.
+      await chat.$eval('.slash-item[data-name="new"]', (el) => el.scrollIntoView({ block: "nearest" }));
       const box = await (await chat.$('.slash-item[data-name="new"]')).boundingBox();
       await wb.page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
       return chat.evaluate(() => document.querySelector(".slash-item:hover")?.dataset.name === "new");
@@ -251,9 +253,11 @@ const phases = [
     await back.click('.dialog.permission [data-action="once"]');
     await transcriptHas(back, "ANSWER-WROTE", 60000);
     await idle(back);
-    r.badgeAfter = await until("no badge", async () => {
+    // The chat's part of the badge is gone; the Changes view's count of the hunk written stays
+    // (the activity bar shows the container's badge, labelled with the view's own tooltip).
+    r.badgeAfter = await until("no badge of the chat's", async () => {
       const b = await badges();
-      return b.every((x) => !x.shown || x.badge === "") ? b : null;
+      return b.every((x) => !x.shown || x.badge === "" || !/waiting for your answer|finished/.test(x.label)) ? b : null;
     }, 10000);
     r.notificationsAfter = (await wb.notifications()).filter((m) => m.startsWith("agentls: the"));
     r.toasts = await toasts();
@@ -286,7 +290,10 @@ const phases = [
     r.toldSince = traced("notification").slice(told);
     r.badgeCountsSince = traced("badge").slice(counted).map((e) => e.count);
     r.newNotifications = (await wb.notifications()).slice(before).filter((m) => m.startsWith("agentls"));
-    r.badges = await wb.page.evaluate(() => [...document.querySelectorAll(".activitybar .action-item")].filter((i) => /agentls/i.test(i.querySelector(".action-label")?.getAttribute("aria-label") ?? "")).map((i) => i.querySelector(".badge")?.style.display !== "none" ? i.querySelector(".badge-content")?.textContent ?? "" : ""));
+    r.badges = await wb.page.evaluate(() => [...document.querySelectorAll(".activitybar .action-item")].filter((i) => /agentls/i.test(i.querySelector(".action-label")?.getAttribute("aria-label") ?? "")).map((i) => ({
+      label: i.querySelector(".action-label")?.getAttribute("aria-label") ?? "",
+      badge: i.querySelector(".badge")?.style.display !== "none" ? i.querySelector(".badge-content")?.textContent ?? "" : "",
+    })));
     await wb.shot("notify-off-hidden");
   }],
   ["controls", async (wb, r) => {
