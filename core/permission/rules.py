@@ -12,11 +12,12 @@ import functools
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Literal, TypeAlias, cast
 
 from core.config.schema import PermissionConfig
 from core.permission.defaults import DEFAULT_RULES
+from core.record import record
 
 Action: TypeAlias = Literal["allow", "ask", "deny"]
 
@@ -24,7 +25,7 @@ Action: TypeAlias = Literal["allow", "ask", "deny"]
 EDIT_TOOLS = frozenset({"edit", "write", "multiedit", "patch", "apply_patch"})
 
 
-@dataclass(frozen=True)
+@record
 class Rule:
     """Whether calls of ``permission`` whose pattern matches ``pattern`` are allowed, asked or denied."""
 
@@ -120,6 +121,10 @@ def wildcard_match(pattern: str, text: str) -> bool:
 
 
 def _expand_home(pattern: str) -> str:
+    # Most patterns name no home (tool names, commands): they skip the environment lookup, which
+    # a request's tool list otherwise pays for every rule of every tool.
+    if pattern[:1] not in ("~", "$"):
+        return pattern
     home = os.path.expanduser("~")
     if pattern == "~" or pattern.startswith("~/"):
         return home + pattern[1:]
