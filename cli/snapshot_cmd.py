@@ -6,7 +6,6 @@ import argparse
 import json
 import logging
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +15,7 @@ from core.config.loader import load_config
 from core.config.paths import data_dir as default_data_dir
 from core.errors import ConfigError
 from core.message.models import MessageWithParts, Session
+from core.record import record
 from core.snapshot.backend import Snapshots
 from core.snapshot.history import step_patches
 from core.snapshot.journal import EditJournal
@@ -52,7 +52,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     diff.set_defaults(func=run_diff)
 
 
-@dataclass(frozen=True)
+@record
 class StoreDir:
     """One project's snapshot folder: the git store or the edit journal."""
 

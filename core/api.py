@@ -25,6 +25,7 @@ from core.message.review import Hunk, ReviewComment, ReviewResult
 from core.message.search import SearchHit
 from core.permission.rules import Rule, Ruleset
 from core.permission.service import Reply
+from core.record import record
 
 __all__ = [
     "Agent",
@@ -57,7 +58,7 @@ __all__ = [
 PromptParts = Sequence[TextInput | FileInput | AgentInput | ContextInput]
 
 
-@dataclass(frozen=True)
+@record
 class AgentSummary:
     """An agent a user can pick (hidden agents are left out)."""
 
@@ -68,7 +69,7 @@ class AgentSummary:
     steps: int | None = None
 
 
-@dataclass(frozen=True)
+@record
 class ModelLimits:
     """Context and output limits of a model, 0 when unknown (a client's context-use gauge)."""
 
@@ -76,7 +77,7 @@ class ModelLimits:
     output: int = 0
 
 
-@dataclass(frozen=True)
+@record
 class ProviderSummary:
     """A provider configured in agentls.json (a client's first-run setup lists them; no key is given out)."""
 
@@ -86,7 +87,7 @@ class ProviderSummary:
     has_key: bool  # whether the config holds an API key for it
 
 
-@dataclass(frozen=True)
+@record
 class ProviderChoice:
     """A provider a first-run setup can offer, with its chat models (no key is given out)."""
 
@@ -97,7 +98,7 @@ class ProviderChoice:
     models: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@record
 class ConfigInfo:
     """Agents and models for a client's pickers."""
 
@@ -133,7 +134,7 @@ class ConfigInfo:
         }
 
 
-@dataclass(frozen=True)
+@record
 class Reconfigured:
     """What a reconfigure changed (top-level keys) and its warnings (unknown keys, MCP servers skipped)."""
 
@@ -151,7 +152,7 @@ class RevertResult:
     warnings: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
+@record
 class CommandSummary:
     """A command a user can run as ``/name args``: built in, or the user's own (config or a file)."""
 
@@ -178,7 +179,7 @@ class CommandSummary:
         }
 
 
-@dataclass(frozen=True)
+@record
 class CommandList:
     """The commands there are, and the command files that could not be read (``file:line: why``)."""
 
@@ -187,7 +188,7 @@ class CommandList:
     warnings: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class CommandItem:
     """One entry a command lists (a message /rewind can go back to, a hunk /review shows, a model)."""
 
@@ -196,7 +197,7 @@ class CommandItem:
     detail: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class CommandResult:
     """What running a command did: a turn's final message (prompts, /compact) or a revert (/undo, /redo,
     /rewind); for the other built-ins, what to show (``text``), what was chosen (``value``: /model,
@@ -505,7 +506,7 @@ class Agent(Protocol):
         ...
 
 
-@dataclass(frozen=True)
+@record
 class ModeChoice:
     """A mode as a client's picker shows it."""
 
@@ -514,7 +515,7 @@ class ModeChoice:
     description: str
 
 
-@dataclass(frozen=True)
+@record
 class ModeState:
     """A session's mode and the modes there are (``agent/session/mode``)."""
 
@@ -523,7 +524,7 @@ class ModeState:
     modes: tuple[ModeChoice, ...]
 
 
-@dataclass(frozen=True)
+@record
 class EffortState:
     """A session's effort and the levels its model offers ([] when it has no thinking control;
     ``effort`` is "default" until one is chosen)."""

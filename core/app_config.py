@@ -14,7 +14,7 @@ import importlib
 import logging
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +25,7 @@ from core.config.merge import format_path
 from core.config.schema import Config, McpServer
 from core.errors import ConfigError, InvalidInputError
 from core.llm import catalog
+from core.record import record
 from core.session.prompt import parse_model_ref
 from core.session.retry import RetryPolicy
 from core.session.services import StepServices
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
+@record
 class McpEntry:
     """One configured MCP server: the config it was started with, and its manager (None: not running)."""
 
@@ -47,7 +48,7 @@ class McpEntry:
     manager: McpManager | None
 
 
-@dataclass(frozen=True)
+@record
 class McpServers:
     """The MCP servers of one config state, one manager each, so that one can be replaced alone."""
 
@@ -102,7 +103,7 @@ async def _start(servers: Mapping[str, McpServer], cwd: Path) -> tuple[dict[str,
     return entries, warnings
 
 
-@dataclass(frozen=True)
+@record
 class ConfigState:
     """The resolved config and what the app built from it; ``owner`` is the app it belongs to."""
 
@@ -120,7 +121,7 @@ class ConfigState:
         return self.resolved.config
 
 
-@dataclass(frozen=True)
+@record
 class StateParts:
     """What building a state needs from the app (fixed for the app's lifetime)."""
 

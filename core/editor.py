@@ -12,9 +12,10 @@ too long, went away) raises ``ToolError`` with a sentence the model can act on.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol, runtime_checkable
+
+from core.record import record
 
 EditorQuery = Literal[
     "definition", "references", "hover", "documentSymbols", "workspaceSymbols", "diagnostics"
@@ -29,7 +30,7 @@ EDITOR_QUERIES: tuple[EditorQuery, ...] = (
 )
 
 
-@dataclass(frozen=True)
+@record
 class EditorLocation:
     """A place in a file: 0-based line and column."""
 
@@ -38,7 +39,7 @@ class EditorLocation:
     column: int = 0
 
 
-@dataclass(frozen=True)
+@record
 class EditorSymbol:
     """A named symbol the editor knows, with where it is defined."""
 
@@ -48,7 +49,7 @@ class EditorSymbol:
     container: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class EditorDiagnostic:
     """A problem a language server reports for a file."""
 

@@ -20,6 +20,13 @@ from core.message.prompt_input import PromptInput
 from core.message.review import Hunk
 
 
+class _Payload(BaseModel):
+    """What an event carries beside the session's models: validated where it comes in (a client's
+    reply, the demo's replay), so its validator is built at first use, not at every start."""
+
+    model_config = ConfigDict(defer_build=True)
+
+
 @dataclass_transform(kw_only_default=True)
 class Event:
     """Base of all events: ``TYPE`` is the wire name, the fields are the ``properties``.
@@ -95,7 +102,7 @@ def _jsonable(value: Any) -> Any:
 # --- the prompt queue ----------------------------------------------------------------------
 
 
-class QueuedPrompt(BaseModel):
+class QueuedPrompt(_Payload):
     """A prompt waiting for the session's running turn to end; it then runs as its own turn."""
 
     id: str
@@ -159,7 +166,7 @@ class SessionDeleted(Event):
     info: Session
 
 
-class SessionStatusInfo(BaseModel):
+class SessionStatusInfo(_Payload):
     type: Literal["idle", "busy", "retry"]
     attempt: int | None = None
     message: str | None = None
@@ -183,7 +190,7 @@ class SessionError(Event):
     error: MessageError
 
 
-class FileDiff(BaseModel):
+class FileDiff(_Payload):
     file: str
     before: str | None = None
     after: str | None = None
@@ -241,7 +248,7 @@ class PartDelta(Event):
 # --- dialogs -------------------------------------------------------------------------------
 
 
-class TaskOrigin(BaseModel):
+class TaskOrigin(_Payload):
     """The ``task`` call a subagent's child session runs for: a dialog of that child names it."""
 
     sessionID: str  # the parent session
@@ -251,7 +258,7 @@ class TaskOrigin(BaseModel):
     subagent: str
 
 
-class PermissionRequest(BaseModel):
+class PermissionRequest(_Payload):
     id: str
     sessionID: str
     messageID: str | None = None
@@ -279,19 +286,19 @@ class PermissionReplied(Event):
     reply: Literal["once", "always", "reject"]
 
 
-class QuestionOption(BaseModel):
+class QuestionOption(_Payload):
     label: str
     description: str = ""
 
 
-class QuestionItem(BaseModel):
+class QuestionItem(_Payload):
     question: str
     header: str = Field(default="", max_length=30)
     options: list[QuestionOption] = Field(default_factory=list)
     multiple: bool = False
 
 
-class QuestionRequest(BaseModel):
+class QuestionRequest(_Payload):
     id: str
     sessionID: str
     messageID: str | None = None

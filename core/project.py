@@ -10,19 +10,19 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from core.app_config import check_model_refs
 from core.config.loader import Layer, ResolvedConfig, load_config
 from core.config.paths import data_dir as default_data_dir
 from core.config.paths import git_top_level
+from core.record import record
 from core.storage.store import Store
 
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # never compared or printed: fewer methods to make at import
+@record(eq=False, repr=False)  # never compared or printed
 class OpenedProject:
     """A project ready for its services: folders, resolved config, the open store and its id."""
 

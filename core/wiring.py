@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from dataclasses import dataclass
 
 from core.app_config import LiveSettings, StateParts
 from core.bus import Bus
@@ -24,6 +23,7 @@ from core.message.models import SubtaskPart, UserMessage
 from core.permission.service import Permissions
 from core.policy import AgentPolicy, ModelChoice
 from core.question.service import Questions
+from core.record import record
 from core.session.context_hooks import ContextManager
 from core.session.loop import ABORT_TIMEOUT, SessionLoop
 from core.session.mode import SessionControls
@@ -47,7 +47,7 @@ from core.workspace import Workspace
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # never compared or printed: fewer methods to make at import
+@record(eq=False, repr=False)  # never compared or printed
 class Wiring:
     """Everything one agent is made of, each part built from the records it needs."""
 

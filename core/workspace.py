@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
+from core.record import record
 
-@dataclass(frozen=True)
+
+@record
 class FileStat:
     """What a tool needs to know about a path."""
 
@@ -26,7 +27,7 @@ class FileStat:
     mtime_ns: int = 0
 
 
-@dataclass(frozen=True)
+@record
 class EditContext:
     """Who is writing: shown by editors as the undo label and carried in ``file.edited``."""
 

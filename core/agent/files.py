@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from core.agent.frontmatter import FrontMatterError, split_front_matter
 from core.config.schema import AgentConfig
+from core.record import record
 
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
+@record
 class AgentFile:
     """One agent read from a file: its name, its settings and where it came from."""
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from core.attach import editor, project
@@ -23,12 +22,13 @@ from core.message.context_items import (
     UrlItem,
 )
 from core.message.models import MessageWithParts, Session
+from core.record import record
 from core.workspace import Workspace
 
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
+@record
 class Sources:
     """What resolving needs of the agent: the project, a token counter and the store."""
 

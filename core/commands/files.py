@@ -9,18 +9,18 @@ user's folders (Claude Code's, OpenCode's, agentls's), then the project's folder
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from core.commands.model import CommandFileError, CommandInfo
+from core.record import record
 
 log = logging.getLogger(__name__)
 
 FIELDS = ("description", "agent", "model", "subtask", "argument-hint")
 
 
-@dataclass(frozen=True)
+@record
 class Folder:
     """A folder of command files and which level it belongs to."""
 

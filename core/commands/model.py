@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from core.errors import InvalidInputError
+from core.record import record
 
 Kind = Literal["builtin", "user"]
 
 
-@dataclass(frozen=True)
+@record
 class CommandInfo:
     """One command a user can run as ``/name args``."""
 

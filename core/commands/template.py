@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from pathlib import Path
+
+from core.record import record
 
 RunShell = Callable[[str], Awaitable[str]]
 
@@ -16,7 +17,7 @@ _FILE = re.compile(r"(?<![\w@`/])@([^\s`'\"<>|]+)")
 _TRAILING = ".,;:!?)]}"
 
 
-@dataclass(frozen=True)
+@record
 class Expanded:
     """The prompt text of a command and the files its template names (absolute paths)."""
 

@@ -16,13 +16,13 @@ import logging
 import os
 import re
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from core.config.loader import FILE_NAMES
 from core.config.paths import config_dir
 from core.errors import ConfigError, InvalidInputError
+from core.record import record
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +30,7 @@ _PROVIDER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
-@dataclass(frozen=True)
+@record
 class StoredKey:
     """Where a provider's key (or the variable naming it) was written."""
 

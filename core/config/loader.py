@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ from core.config.schema import Config
 from core.config.substitute import substitute
 from core.config.validate import validate
 from core.errors import ConfigError
+from core.record import record
 
 logger = logging.getLogger(__name__)
 
@@ -30,7 +31,7 @@ ENV_LAYER = "environment"
 _TRUTHY = {"1", "true", "yes", "on"}
 
 
-@dataclass(frozen=True)
+@record
 class Layer:
     """One source of config data; ``path`` is the file it came from, if any ({file:} is relative to it)."""
 
@@ -39,7 +40,7 @@ class Layer:
     path: Path | None = None
 
 
-@dataclass(frozen=True)
+@record
 class ResolvedConfig:
     """The validated config, which layer set each key path, and warnings (unknown keys)."""
 

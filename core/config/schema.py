@@ -19,9 +19,12 @@ PermissionConfig: TypeAlias = Action | dict[str, PermissionRule]
 
 
 class ConfigSection(BaseModel):
-    """Base of every config section: unknown keys are kept, not rejected."""
+    """Base of every config section: unknown keys are kept, not rejected.
 
-    model_config = ConfigDict(extra="allow")
+    Validators are built at first use: most sections are only ever validated inside ``Config``,
+    whose validator covers them, so building one of their own at import was wasted start-up."""
+
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
 
 class ModelLimit(ConfigSection):

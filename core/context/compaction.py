@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
 from core import ids
@@ -39,6 +38,7 @@ from core.message.models import (
     UserTime,
     now_ms,
 )
+from core.record import record
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +58,7 @@ class CompactionSettings(Protocol):
     def reserved(self) -> int | None: ...
 
 
-@dataclass(frozen=True)
+@record
 class SummaryRequest:
     """What ``CompactionDeps.summarize`` runs: the compaction agent over ``messages`` + ``prompt``."""
 
@@ -96,7 +96,7 @@ class CompactionDeps(Protocol):
     def publish(self, event: Event) -> None: ...
 
 
-@dataclass(frozen=True)
+@record
 class CompactionOutcome:
     """A successful compaction: the summary, the tail it kept and the context before and after."""
 

@@ -13,16 +13,16 @@ is sent with its oldest tool outputs cleared and, if that is not enough, its old
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from importlib import resources
 from string import Template
 
 from core.context.filter import compaction_part, is_finished_summary
 from core.context.tokens import TokenCounter
 from core.message.models import AssistantMessage, MessageWithParts, TextPart, ToolPart, UserMessage
+from core.record import record
 
 
-@dataclass(frozen=True)
+@record
 class CompactionPlan:
     """The messages to summarise (model order), the verbatim tail and the rendered prompt."""
 

@@ -18,12 +18,13 @@ the model's configured options apply as before.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal, cast, get_args
 
 from core.errors import ConfigError, InvalidInputError
 from core.llm import catalog
 from core.llm.model import ModelInfo
+from core.record import record
 
 Style = Literal["anthropic", "openai", "gemini", "deepseek", "qwen"]
 OPTION = "agentls_thinking"
@@ -43,7 +44,7 @@ _QWEN_BUDGET = {"low": 1_024, "medium": 4_096, "high": 16_384, "max": 38_912}
 _ANTHROPIC_MIN_BUDGET = 1_024
 
 
-@dataclass(frozen=True)
+@record
 class EffortRequest:
     """What a level adds to one request: provider options, and whether sampling must go
     (Anthropic refuses ``temperature``/``top_p`` while thinking)."""

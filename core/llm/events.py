@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from typing import Any, cast
 
 from core.message.models import Tokens
+from core.record import record
 
 
 class _Shown:
@@ -20,34 +20,34 @@ class _Shown:
         return f"{type(self).__name__}({shown})"
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@record(slots=True, repr=False)
 class TextStart(_Shown):
     id: str
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@record(slots=True, repr=False)
 class TextDelta(_Shown):
     id: str
     text: str
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@record(slots=True, repr=False)
 class TextEnd(_Shown):
     id: str
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@record(slots=True, repr=False)
 class ReasoningStart(_Shown):
     id: str
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@record(slots=True, repr=False)
 class ReasoningDelta(_Shown):
     id: str
     text: str
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@record(slots=True, repr=False)
 class ReasoningEnd(_Shown):
     id: str
     # What must travel back with the reasoning on the next request, e.g.
@@ -55,19 +55,19 @@ class ReasoningEnd(_Shown):
     metadata: dict[str, Any] | None = None
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@record(slots=True, repr=False)
 class ToolInputStart(_Shown):
     id: str  # the provider's tool call id
     name: str
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@record(slots=True, repr=False)
 class ToolInputDelta(_Shown):
     id: str
     delta: str
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@record(slots=True, repr=False)
 class ToolCall(_Shown):
     """A complete tool call; ``error`` (and ``input`` None) when the arguments are not a JSON object."""
 
@@ -78,7 +78,7 @@ class ToolCall(_Shown):
     error: str | None = None
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@record(slots=True, repr=False)
 class FinishStep(_Shown):
     """The end of one model step: reason is stop | tool-calls | length | content-filter | unknown."""
 

@@ -33,13 +33,13 @@ import os
 import ssl
 import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import TypeVar
 from urllib.parse import unquote, urlsplit
 
 import h11
 
 from core.llm import content_encoding, netenv
+from core.record import record
 
 READ_SIZE = 64 * 1024
 HAPPY_EYEBALLS_S = 0.25  # RFC 8305's recommended connection attempt delay
@@ -72,7 +72,7 @@ class InvalidRequestError(HTTPError):
     unsupported proxy, a header value HTTP cannot carry (a line break in an API key)."""
 
 
-@dataclass(frozen=True)
+@record
 class URL:
     scheme: str
     host: str

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import logging
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal
 
 from core.config.schema import Config, ModelConfig, ProviderConfig
 from core.errors import ConfigError, ProviderError
 from core.llm import catalog, secrets
+from core.record import record
 
 log = logging.getLogger(__name__)
 
@@ -23,14 +24,14 @@ DEFAULT_FIRST_BYTE_TIMEOUT = 60.0
 DEFAULT_CHUNK_TIMEOUT = 30.0
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class ModelLimit:
     context: int
     input: int | None
     output: int
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class ModelCost:
     """USD per token."""
 
@@ -40,7 +41,7 @@ class ModelCost:
     cache_write: float = 0.0
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class ModelInfo:
     """A resolved model: how to reach it, how to talk to it, what it can take and what it costs."""
 

@@ -6,9 +6,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.llm.model import ModelInfo
+from core.record import record
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class ToolSpec:
     """A tool as the model sees it: name, description and JSON-schema parameters."""
 

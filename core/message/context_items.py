@@ -9,17 +9,19 @@ own state) carry the raw content the client gathered, which the server formats t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from core.message.models import LAZY
+from core.record import record
 
 MAX_ITEM_CHARS = 400_000  # raw content a client may send for one item (about 100k tokens)
 MAX_ITEMS = 20
 
 
 class _Item(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)  # built at first use (start-up)
 
 
 class FolderItem(_Item):
@@ -95,11 +97,11 @@ ContextItem = Annotated[
 ]
 ContextItemAdapter: TypeAdapter[
     FolderItem | ChangesItem | UrlItem | SessionItem | ProblemsItem | TerminalItem | SymbolItem | EditorItem
-] = TypeAdapter(ContextItem)
+] = TypeAdapter(ContextItem, config=LAZY)
 CONTEXT_KINDS = ("folder", "changes", "url", "session", "problems", "terminal", "symbol", "editor")
 
 
-@dataclass(frozen=True)
+@record
 class ResolvedItem:
     """An item as the model will see it: ``text`` is sent verbatim, ``tokens`` is its count."""
 

@@ -17,9 +17,14 @@ def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
+# Validators are built when a model (or an adapter) is first used, not at import: a run's first
+# request needs a handful of these ~40 models, and building all of them is on every start-up's path.
+LAZY = ConfigDict(defer_build=True)
+
+
 class _Model(BaseModel):
     # Extra keys are kept so that a newer agentls's rows survive a round trip through an older one.
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    model_config = ConfigDict(extra="allow", populate_by_name=True, defer_build=True)
 
 
 # --- session -------------------------------------------------------------------------------
@@ -141,7 +146,7 @@ class AssistantMessage(_Model):
 
 
 Message = Annotated[UserMessage | AssistantMessage, Field(discriminator="role")]
-MessageAdapter: TypeAdapter[UserMessage | AssistantMessage] = TypeAdapter(Message)
+MessageAdapter: TypeAdapter[UserMessage | AssistantMessage] = TypeAdapter(Message, config=LAZY)
 
 
 # --- parts ---------------------------------------------------------------------------------
@@ -328,7 +333,7 @@ AnyPart = (
     | SubtaskPart
 )
 Part = Annotated[AnyPart, Field(discriminator="type")]
-PartAdapter: TypeAdapter[AnyPart] = TypeAdapter(Part)
+PartAdapter: TypeAdapter[AnyPart] = TypeAdapter(Part, config=LAZY)
 
 PART_TYPES: tuple[str, ...] = (
     "text",

@@ -12,17 +12,21 @@ IMAGE_MIMES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 
 
 class Position(BaseModel):
+    model_config = ConfigDict(defer_build=True)  # built at first use, like the rest of core.message
+
     line: int = Field(ge=0)
     character: int = Field(ge=0)
 
 
 class Range(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     start: Position
     end: Position
 
 
 class TextInput(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     type: Literal["text"] = "text"
     text: str
 
@@ -34,7 +38,7 @@ class FileInput(BaseModel):
     document that exists only in the editor — and ``path`` only names it; ``mime`` is then required.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     type: Literal["file"] = "file"
     path: str
     mime: str | None = None
@@ -45,7 +49,7 @@ class FileInput(BaseModel):
 class AgentInput(BaseModel):
     """An ``@agent`` mention: hands the request to that subagent."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     type: Literal["agent"] = "agent"
     name: str
 
@@ -53,7 +57,7 @@ class AgentInput(BaseModel):
 class ContextInput(BaseModel):
     """A resolved context item (``core.message.context_items``): ``text`` reaches the model verbatim."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     type: Literal["context"] = "context"
     kind: str = Field(min_length=1)
     label: str
@@ -62,7 +66,7 @@ class ContextInput(BaseModel):
 
 PromptInput = Annotated[TextInput | FileInput | AgentInput | ContextInput, Field(discriminator="type")]
 PromptInputAdapter: TypeAdapter[list[TextInput | FileInput | AgentInput | ContextInput]] = TypeAdapter(
-    list[PromptInput]
+    list[PromptInput], config=ConfigDict(defer_build=True)
 )
 
 # What a prompt sent while a turn runs does (core/session/queue.py): joins the running turn at its

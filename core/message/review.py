@@ -17,7 +17,7 @@ HunkKind = Literal["text", "created", "deleted", "binary"]
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    model_config = ConfigDict(extra="allow", populate_by_name=True, defer_build=True)  # built at first use
 
 
 class Hunk(_Model):

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from core.message.models import Session
+from core.record import record
 
 
-@dataclass(frozen=True)
+@record
 class SearchFilter:
     """Which sessions a search looks at: a project's, updated in [since, until) (ms), that ran an agent."""
 
@@ -17,7 +18,7 @@ class SearchFilter:
     agent: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class SearchHit:
     """A session that matches, and its newest match: a text part, or its title when no part matches.
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from dataclasses import dataclass
 from typing import Literal
 
 from core.permission.command import Piece, Redirect, SimpleCommand, Word
+from core.record import record
 
 # Commands whose arguments are text, not files.
 TEXT_ARGS = frozenset({"echo", "printf", "true", "false", ":", "test", "["})
@@ -36,7 +36,7 @@ _KEY_VALUE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 Access = Literal["read", "write", "run"]
 
 
-@dataclass(frozen=True)
+@record
 class PathUse:
     """A word naming a file (or folder) the command reads, writes or runs."""
 

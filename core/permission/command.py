@@ -6,10 +6,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
+from core.record import record
+
 PieceKind = Literal["plain", "quoted", "expansion", "process"]
 
 
-@dataclass(frozen=True)
+@record
 class Piece:
     """A run of a word: ``plain`` text the shell still globs and tilde-expands, ``quoted`` text it
     takes as written, an ``expansion`` (``$X``, ``${X}``, ``$(…)``, backticks, ``$((…))``,
@@ -20,7 +22,7 @@ class Piece:
     quoted: bool = False  # an expansion inside double quotes (no word splitting, no globbing)
 
 
-@dataclass(frozen=True)
+@record
 class Word:
     """One shell word: ``raw`` as written, ``value`` with quotes and escapes removed (expansions
     stay as written), ``pieces`` telling which parts are quoted, plain or expanded."""
@@ -30,7 +32,7 @@ class Word:
     pieces: tuple[Piece, ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class Redirect:
     """A redirection: its operator (``>``, ``2>>``, ``<`` …) and its target word."""
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.record import record
+
 
 @dataclass
 class Proposal:
@@ -20,7 +22,7 @@ class Proposal:
         return self.text if self.edited is None else self.edited
 
 
-@dataclass(frozen=True)
+@record
 class PermissionAsk:
     """One permission check.
 

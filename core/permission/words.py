@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.permission.command import Piece, Word
+from core.record import record
 
 # Names whose reading the default rules guard; a glob that could match one of them is unknown.
 GUARDED_PROBES = (".env", ".env.local", ".env.production", ".envrc")
@@ -34,7 +35,7 @@ _WATCHED = ("PWD", "HOME", "OLDPWD", "IFS")
 _TILDE_VARIABLE = {"~": "HOME", "~+": "PWD", "~-": "OLDPWD"}
 
 
-@dataclass(frozen=True)
+@record
 class Unknown:
     """A word whose files cannot be known before the command runs, and why."""
 

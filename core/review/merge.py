@@ -11,13 +11,14 @@ anything that overlaps is a conflict that changes nothing.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from difflib import SequenceMatcher
+
+from core.record import record
 
 Lines = list[bytes]
 
 
-@dataclass(frozen=True)
+@record
 class LineHunk:
     """One change of a file between two versions, in 0-based line indexes."""
 
@@ -27,7 +28,7 @@ class LineHunk:
     after: tuple[bytes, ...]
 
 
-@dataclass(frozen=True)
+@record
 class Conflict:
     """Why an undo cannot be merged: the agent's lines and what is in their place now."""
 

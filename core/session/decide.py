@@ -14,6 +14,7 @@ from core.message.models import (
     SubtaskPart,
     UserMessage,
 )
+from core.record import record
 
 # A step that finished for one of these reasons wants another step (the model called tools, or
 # the provider did not say why it stopped).
@@ -32,7 +33,7 @@ class Scan:
     task: SubtaskPart | CompactionPart | None = None  # asked for by the user after the last answer
 
 
-@dataclass(frozen=True)
+@record
 class Next:
     """The loop's next move; ``subtask`` is the part to run when ``kind`` is "subtask"."""
 

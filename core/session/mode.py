@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, cast, get_args
 
@@ -28,6 +27,7 @@ from core.errors import InvalidInputError
 from core.events import SessionModeChanged
 from core.message.models import Session
 from core.permission.rules import Rule, Ruleset, as_floor, wildcard_match
+from core.record import record
 from core.session.sessions import Sessions
 
 log = logging.getLogger(__name__)
@@ -37,7 +37,7 @@ DEFAULT_MODE: Mode = "ask"
 _PROJECT_FILE_MAX = 4096
 
 
-@dataclass(frozen=True)
+@record
 class ModeInfo:
     """A mode as a client's picker shows it."""
 
@@ -53,7 +53,7 @@ MODES: tuple[ModeInfo, ...] = (
 )
 
 
-@dataclass(frozen=True)
+@record
 class Controls:
     """What a session's steps run with."""
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 import mimetypes
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from core import ids
@@ -31,11 +30,12 @@ from core.message.prompt_input import (
     FileInput,
     TextInput,
 )
+from core.record import record
 from core.tools.read import number_line, split_lines
 from core.workspace import Workspace
 
 
-@dataclass(frozen=True)
+@record
 class PromptTarget:
     """Where the message goes and who answers it."""
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -24,6 +23,7 @@ from core.llm.request import LLMRequest
 from core.message.models import MessageWithParts, ModelRef, UserMessage
 from core.message.prompt_input import AgentInput, FileInput, TextInput
 from core.permission.rules import Ruleset
+from core.record import record
 from core.session.retry import RetryPolicy
 from core.session.services import StepServices
 from core.session.sessions import Sessions
@@ -34,7 +34,7 @@ from core.tools.context import ToolContext
 StreamFn = Callable[[LLMRequest, asyncio.Event], AsyncIterator[ev.StreamEvent]]
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # never compared or printed: fewer methods to make at import
+@record(eq=False, repr=False)  # never compared or printed
 class Stores:
     """Where sessions live and what is published about them."""
 
@@ -44,7 +44,7 @@ class Stores:
     project_id: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # never compared or printed: fewer methods to make at import
+@record(eq=False, repr=False)  # never compared or printed
 class Place:
     """Where the agent works: the project's folder, its worktree, and the agent's data folder."""
 
@@ -73,7 +73,7 @@ class Settings(Protocol):
         """Keep the state in effect now for the rest of the calling task (a turn) and its tasks."""
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # never compared or printed: fewer methods to make at import
+@record(eq=False, repr=False)  # never compared or printed
 class Models:
     """Model requests: the stream, and which model a reference or a session's titles use."""
 

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 
 from core.errors import AbortedError, ProviderError
+from core.record import record
 
 # A server's retry-after is honoured up to this long; beyond it the wait is not worth keeping a turn open.
 MAX_RETRY_AFTER = 600.0
 
 
-@dataclass(frozen=True)
+@record
 class RetryPolicy:
     """Exponential backoff (1, 2, 4 … s, capped), at most ``max_attempts`` retries."""
 

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Protocol
 
 from core.errors import ContextOverflowError
 from core.llm.model import ModelInfo
 from core.llm.request import LLMRequest
 from core.message.models import AssistantMessage, MessageWithParts, SubtaskPart, UserMessage
+from core.record import record
 from core.session.mode import SessionControls
 from core.session.records import Models, Place, Policy, Settings, Stores
 from core.session.system import InstructionFiles
@@ -51,7 +51,7 @@ class ContextHooks(Protocol):
     async def prune(self, session_id: str) -> None: ...
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # never compared or printed: fewer methods to make at import
+@record(eq=False, repr=False)  # never compared or printed
 class Runtime:
     """Services and decisions the session loop delegates."""
 

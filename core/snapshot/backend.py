@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Protocol
 
 from core.errors import NotFoundError
 from core.events import FileDiff
+from core.record import record
 
 # A file's content in a snapshot: bytes, None when absent there, the error when it cannot be told.
 Content = bytes | None | NotFoundError
 
 
-@dataclass(frozen=True)
+@record
 class Patch:
     """Files changed between two snapshots: ``hash`` is the earlier one, ``after`` the later one."""
 
@@ -22,7 +23,7 @@ class Patch:
     after: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class GcReport:
     """What a garbage collection did."""
 

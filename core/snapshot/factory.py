@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from pathlib import Path
 
+from core.record import record
 from core.snapshot.backend import Snapshots
 from core.snapshot.journal import EditJournal, RecordingWorkspace
 from core.snapshot.store import SnapshotStore
@@ -14,7 +14,7 @@ from core.workspace import Workspace
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
+@record
 class SnapshotSetup:
     """The backend, the workspace tools must write through, and why the fallback is used (if it is)."""
 

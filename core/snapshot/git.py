@@ -6,10 +6,10 @@ import asyncio
 import logging
 import os
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 
 from core.errors import StorageError
+from core.record import record
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +44,7 @@ def find_git() -> str | None:
     return shutil.which("git")
 
 
-@dataclass(frozen=True)
+@record
 class GitResult:
     """Exit status and raw output of one git call."""
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from core.errors import NotFoundError
@@ -15,6 +14,7 @@ from core.message.models import (
     StepStartPart,
     UserMessage,
 )
+from core.record import record
 from core.storage.messages import PartFilter
 
 
@@ -46,7 +46,7 @@ class SessionAccess(Protocol):
         ...
 
 
-@dataclass(frozen=True)
+@record
 class StepPatch:
     """A patch part with the snapshot after its step (the step-finish snapshot before it)."""
 
@@ -57,7 +57,7 @@ class StepPatch:
     files: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@record
 class FileChange:
     """A file changed by the agent: its content at ``start`` is the "before", at ``end`` the agent's last."""
 
@@ -66,7 +66,7 @@ class FileChange:
     end: str | None
 
 
-@dataclass(frozen=True)
+@record
 class RevertPoint:
     """Where a revert cuts: ``message_index`` into the list, and the first reverted part index in it."""
 
@@ -122,7 +122,7 @@ def unrecorded_steps(messages: Sequence[MessageWithParts], point: RevertPoint | 
     return count
 
 
-@dataclass(frozen=True)
+@record
 class OpenStep:
     """A step that took its start snapshot but never wrote its finish and patch parts (aborted, failed,
     or cut by a crash): its changes run from ``start`` to the next step's start (``until``; now if None)."""

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from core import ids
 from core.errors import NotFoundError
 from core.message.models import now_ms
+from core.record import record
 from core.storage.base import StoreBase
 
 
-@dataclass(frozen=True)
+@record
 class Approval:
     """A remembered "always allow" for a permission and pattern in a project."""
 

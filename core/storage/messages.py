@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping, Sequence
-from dataclasses import dataclass
 
 import aiosqlite
 
 from core.errors import NotFoundError
 from core.message.models import AnyPart, AssistantMessage, MessageWithParts
+from core.record import record
 from core.storage.rows import AnyMessage, OnInvalid, checked, decode_message, decode_part, encode
 from core.storage.search import SearchTable
 
@@ -26,7 +26,7 @@ _UPSERT_PART = (
 DEFAULT_PAGE = 100
 
 
-@dataclass(frozen=True)
+@record
 class PartFilter:
     """Load only the parts of ``types`` (and the part ``also``, if any): for readers that want a
     long session's bookkeeping, not its text and tool outputs."""

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -19,6 +18,7 @@ import aiosqlite
 
 from core.errors import NotFoundError
 from core.message.models import now_ms
+from core.record import record
 from core.storage.base import StoreBase
 
 log = logging.getLogger(__name__)
@@ -28,7 +28,7 @@ _GIT_TIMEOUT = 10.0
 Vcs = Literal["git"]
 
 
-@dataclass(frozen=True)
+@record
 class Project:
     """A worktree that sessions belong to."""
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from dataclasses import dataclass
 
 import aiosqlite
 
@@ -23,6 +22,7 @@ from core.message.models import (
     ToolTimeError,
     now_ms,
 )
+from core.record import record
 from core.storage.messages import message_row, part_row
 from core.storage.rows import InvalidRowError, decode_message, decode_part
 from core.storage.schema import UNFINISHED_TOOL, UNFINISHED_TURN
@@ -33,7 +33,7 @@ TOOL_INTERRUPTED = "Tool execution was interrupted (agentls stopped before it fi
 TURN_INTERRUPTED = "interrupted: agentls stopped during this turn"
 
 
-@dataclass(frozen=True)
+@record
 class RecoveryReport:
     """What recovery changed (ids), and the rows it could not read (left for readers to report)."""
 

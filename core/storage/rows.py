@@ -8,13 +8,13 @@ id; a caller that would rather show what it can (the CLI's ``show``/``export``) 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from core.errors import StorageError
 from core.message.models import (
+    LAZY,
     AnyPart,
     AssistantMessage,
     MessageAdapter,
@@ -23,16 +23,17 @@ from core.message.models import (
     Todo,
     UserMessage,
 )
+from core.record import record
 
 T = TypeVar("T")
 
 AnyMessage = UserMessage | AssistantMessage
 
 _SessionAdapter: TypeAdapter[Session] = TypeAdapter(Session)
-_TodosAdapter: TypeAdapter[list[Todo]] = TypeAdapter(list[Todo])
+_TodosAdapter: TypeAdapter[list[Todo]] = TypeAdapter(list[Todo], config=LAZY)
 
 
-@dataclass(frozen=True)
+@record
 class InvalidRow:
     """A stored row that failed validation: where it is and what is wrong with it."""
 

@@ -9,16 +9,16 @@ from __future__ import annotations
 import logging
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import aiosqlite
 
 from core.errors import StorageError
+from core.record import record
 
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
+@record
 class Migration:
     version: int
     description: str

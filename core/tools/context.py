@@ -12,6 +12,7 @@ from core.editor import EditorIntelligence
 from core.message.models import Todo
 from core.permission.request import PermissionAsk
 from core.permission.rules import Ruleset
+from core.record import record
 from core.workspace import EditContext, Workspace
 
 if TYPE_CHECKING:
@@ -31,7 +32,7 @@ class TodoStore(Protocol):
     async def set_todos(self, session_id: str, todos: list[Todo]) -> None: ...
 
 
-@dataclass(frozen=True)
+@record
 class SubtaskResult:
     """The subagent's final answer and the child session it ran in."""
 

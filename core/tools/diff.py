@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
+
+from core.record import record
 
 
-@dataclass(frozen=True)
+@record
 class FileDiff:
     """A unified diff and its line counts."""
 

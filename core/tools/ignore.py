@@ -13,8 +13,9 @@ import os
 import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
+
+from core.record import record
 
 # Names nobody wants to see in a listing even when no .gitignore mentions them.
 # fmt: off
@@ -27,7 +28,7 @@ JUNK_NAMES: frozenset[str] = frozenset({
 # fmt: on
 
 
-@dataclass(frozen=True)
+@record
 class Rule:
     regex: re.Pattern[str]
     negate: bool
@@ -156,7 +157,7 @@ def is_ignored(stack: list[IgnoreFile], path: Path, is_dir: bool) -> bool:
     return False
 
 
-@dataclass(frozen=True)
+@record
 class Entry:
     path: Path
     is_dir: bool

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from core.errors import ToolError
+from core.record import record
 
 ANCHOR_SIMILARITY = 0.5
 
 
-@dataclass(frozen=True)
+@record
 class Match:
     """A span of the content and the text that replaces it."""
 
@@ -27,7 +27,7 @@ class Match:
     replacement: str
 
 
-@dataclass(frozen=True)
+@record
 class Replacement:
     """The new content, how many places changed and which strategy found them."""
 

@@ -12,7 +12,6 @@ import logging
 import re
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -27,6 +26,7 @@ from pydantic import BaseModel, ConfigDict
 from core.config.schema import McpLocal, McpRemote
 from core.errors import AbortedError, ToolError
 from core.permission.request import PermissionAsk
+from core.record import record
 from core.tools.base import Tool, ToolResult
 from core.tools.context import ToolContext
 
@@ -42,7 +42,7 @@ class McpArgs(BaseModel):
     model_config = ConfigDict(extra="allow")
 
 
-@dataclass(frozen=True)
+@record
 class _Listed:
     name: str
     description: str

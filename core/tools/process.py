@@ -10,11 +10,11 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from core.llm.secrets import child_environment
+from core.record import record
 from core.tools.reaper import reaper
 
 KILL_GRACE_S = 0.3  # between SIGTERM and SIGKILL: short, because an abort must land within a second
@@ -24,7 +24,7 @@ MEMORY_CAP = 8 * 1024 * 1024  # keep at most this much output in memory: the tai
 Stop = Literal["exited", "timeout", "aborted"]
 
 
-@dataclass(frozen=True)
+@record
 class ProcessResult:
     """How a command ended and what it printed (stdout and stderr merged, in order)."""
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import Field
@@ -12,6 +11,7 @@ from core.agent.frontmatter import FrontMatterError, split_front_matter
 from core.config.paths import config_dir
 from core.errors import ToolError
 from core.permission.request import PermissionAsk
+from core.record import record
 from core.tools.base import Tool, ToolParams, ToolResult
 from core.tools.context import ToolContext
 
@@ -20,7 +20,7 @@ log = logging.getLogger(__name__)
 SKILL_FILE = "SKILL.md"
 
 
-@dataclass(frozen=True)
+@record
 class Skill:
     """One skill: its name, when to use it, and where its files are."""
 

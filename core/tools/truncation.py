@@ -11,12 +11,12 @@ import asyncio
 import logging
 import os
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from core import ids
 from core.prompts import load
+from core.record import record
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +25,7 @@ SWEEP_EVERY_S = 3_600.0  # a folder is swept at most this often per process
 _last_sweep: dict[Path, float] = {}
 
 
-@dataclass(frozen=True)
+@record
 class Truncation:
     """The text to hand to the model and, when it was cut, where the full output lives."""
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Awaitable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, TypeVar
 from urllib.parse import urlsplit
 
@@ -14,6 +13,7 @@ from pydantic import Field
 from core.errors import AbortedError, ToolError
 from core.llm import netenv
 from core.permission.request import PermissionAsk
+from core.record import record
 from core.tools.base import Tool, ToolParams, ToolResult
 from core.tools.context import ToolContext
 
@@ -83,7 +83,7 @@ class WebFetchTool(Tool[WebFetchParams]):
         )
 
 
-@dataclass(frozen=True)
+@record
 class _Fetched:
     body: bytes
     media_type: str  # e.g. text/html; empty when the server did not say
