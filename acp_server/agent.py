@@ -265,7 +265,7 @@ class AcpAgent:
                 if config_id == options.AUTONOMY:
                     await app.session_mode(session_id, value)
                 else:
-                    await app.session_effort(session_id, value)
+                    await app.session_effort(session_id, value, options.current_model(app, state))
             except AgentError as exc:
                 raise to_request_error(exc) from exc
         else:
