@@ -13,7 +13,15 @@ import pytest
 
 from core import ids
 from core.bus import Bus
-from core.message.models import PatchPart, StepFinishPart, StepStartPart
+from core.events import PartUpdated
+from core.message.models import (
+    PatchPart,
+    StepFinishPart,
+    StepStartPart,
+    ToolPart,
+    ToolStateRunning,
+    ToolTimeStart,
+)
 from core.review.authorship import Write, WriteLog, agent_only
 from core.session.sessions import Sessions
 from core.session.snapshots import SnapshotService
@@ -189,3 +197,22 @@ def test_the_log_forgets_recorded_steps_and_steps_without_changes(tmp_path: Path
     log.forget("a", "b")
     assert log.writes("a", "b") is None
     assert log._writes == [] and log._bytes == 0
+
+
+@pytest.mark.parametrize(
+    ("tool", "opaque"), [("bash", True), ("task", True), ("edit", False), ("editor_hover", False)]
+)
+def test_a_running_tool_on_the_bus_makes_its_step_opaque_unless_it_writes_through_the_workspace(
+    tmp_path: Path, tool: str, opaque: bool
+) -> None:
+    bus = Bus()
+    log = WriteLog(tmp_path)
+    log.listen(bus)
+    log.mark("a", log.now())
+    running = ToolStateRunning(input={}, time=ToolTimeStart(start=0))
+    part = ToolPart(id="prt_1", sessionID="ses_1", messageID="msg_1", callID="c1", tool=tool, state=running)
+    bus.publish(PartUpdated(part=part))
+    log.mark("b", log.now())
+    log.step("a", "b")
+    step = log.writes("a", "b")
+    assert step is not None and step.opaque is opaque
