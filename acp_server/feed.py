@@ -158,7 +158,7 @@ class Feed:
                     model = options.current_model(self._app, state)
                     effort = await self._app.session_effort(session_id, model=model)
                 except AgentError as exc:  # a deleted session, a config being fixed: try again later
-                    log.info("controls of session %s not read: %s", session_id, exc)
+                    log.debug("controls of session %s not read: %s", session_id, exc)
                     continue
                 before = efforts.get(session_id)
                 efforts[session_id] = effort.effort
