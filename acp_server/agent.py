@@ -45,6 +45,7 @@ from acp.schema import (
 from acp_server import commands, history, options, replay_diffs
 from acp_server.auth import authenticate
 from acp_server.auth_methods import auth_methods
+from acp_server.context_links import resolve_links
 from acp_server.errors import invalid_params, to_request_error, unknown_session
 from acp_server.feed import iso
 from acp_server.prompt_input import to_inputs
@@ -265,7 +266,7 @@ class AcpAgent:
                 if config_id == options.AUTONOMY:
                     await app.session_mode(session_id, value)
                 else:
-                    await app.session_effort(session_id, value)
+                    await app.session_effort(session_id, value, options.current_model(app, state))
             except AgentError as exc:
                 raise to_request_error(exc) from exc
         else:
@@ -297,15 +298,18 @@ class AcpAgent:
         busy = state.busy  # before this prompt joins the session's turns
 
         async def answer() -> MessageWithParts | None:
+            prompt_inputs = await resolve_links(app, session_id, inputs)  # may fetch or ask: cancellable
             # `/name args` naming a command runs it; the command list is read only for such a prompt.
-            if commands.looks_like_command(inputs):
-                invocation = commands.parse(inputs, await app.commands())
+            if commands.looks_like_command(prompt_inputs):
+                invocation = commands.parse(prompt_inputs, await app.commands())
                 if invocation is not None:
                     if busy:  # a command acts on the conversation: not while prompts of it are in flight
                         message = f"/{invocation.name} waits until the session's prompts are answered"
                         raise RequestError(-32600, message, None)
                     return await commands.run(self.front, state, invocation)
-            return await app.prompt(session_id, inputs, agent=state.mode, model=state.model, mode="queue")
+            return await app.prompt(
+                session_id, prompt_inputs, agent=state.mode, model=state.model, mode="queue"
+            )
 
         work = answer()
         # A task of its own, so that session/cancel can stop it at any point, even before the loop runs.

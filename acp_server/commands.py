@@ -36,7 +36,7 @@ log = logging.getLogger(__name__)
 
 # Built-ins a host does itself (ACP has no way to move the client to a new session).
 CLIENT_ONLY = frozenset({"new"})
-_CHOICES = ("model", "agent", "mode", "effort")
+_CHOICES = ("model", "agent")
 _INVOCATION = re.compile(r"\A\s*/([\w][\w:.-]*)(?:\s+|\Z)")
 
 
@@ -118,8 +118,8 @@ async def run(front: Front, state: AcpSession, invocation: Invocation) -> Messag
 
 
 async def _apply_choice(front: Front, state: AcpSession, result: CommandResult, chosen: Invocation) -> None:
-    """``/model x`` and ``/agent x`` choose for this connection's next prompts; they, ``/mode x`` and
-    ``/effort x`` then tell the client its options changed."""
+    """``/model x`` and ``/agent x`` choose for this connection's next prompts, then tell the client
+    its options changed (``/mode x`` and ``/effort x`` are announced by the feed, as any change is)."""
     if result.name not in _CHOICES or not chosen.arguments or result.value is None:
         return
     if result.name == "model":

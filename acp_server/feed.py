@@ -22,6 +22,7 @@ from acp.schema import (
     AgentMessageChunk,
     AgentPlanUpdate,
     AgentThoughtChunk,
+    ConfigOptionUpdate,
     Cost,
     PlanEntry,
     SessionInfoUpdate,
@@ -29,7 +30,8 @@ from acp.schema import (
     UsageUpdate,
 )
 
-from acp_server import tool_calls
+from acp_server import options, tool_calls
+from core.errors import AgentError
 from core.events import (
     AgentWarning,
     Event,
@@ -42,6 +44,8 @@ from core.events import (
     QuestionRejected,
     QuestionReplied,
     SessionCreated,
+    SessionEffortChanged,
+    SessionModeChanged,
     SessionUpdated,
     TodoUpdated,
 )
@@ -53,6 +57,10 @@ if TYPE_CHECKING:
     from core.api import Agent
 
 log = logging.getLogger(__name__)
+
+# How often the open sessions' mode and effort are read again: another client of the project (an
+# editor, another ACP host) may change them, and SQLite tells no other process of a write.
+CONTROLS_POLL = 2.0
 
 Send = Callable[[str, Any], Awaitable[None]]  # (session id, update)
 Spawn = Callable[[Event, str], None]  # a dialog event and the ACP session it belongs to
@@ -86,6 +94,7 @@ class Feed:
         self.terminals: dict[str, str] = {}  # call id → client terminal id (bash through terminal/*)
         self._unlisten = app.listen(self._offer)
         self._task = asyncio.create_task(self._drain(), name="acp feed")
+        self._poll = asyncio.create_task(self._watch_controls(), name="acp controls")
 
     @property
     def root(self) -> Path:
@@ -116,7 +125,8 @@ class Feed:
         """Stop listening and sending."""
         self._unlisten()
         self._task.cancel()
-        await asyncio.gather(self._task, return_exceptions=True)
+        self._poll.cancel()
+        await asyncio.gather(self._task, self._poll, return_exceptions=True)
 
     async def _drain(self) -> None:
         while True:
@@ -134,6 +144,29 @@ class Feed:
                 log.info("the client went away; dropping %s", item.TYPE)
             except Exception:  # one bad event must not stop the feed for the rest of the session
                 log.exception("could not send %s to the client", item.TYPE)
+
+    async def _watch_controls(self) -> None:
+        """Read the open sessions' mode and effort again every ``CONTROLS_POLL`` seconds: a mode
+        changed elsewhere is published by the app (``session.mode``), an effort changed elsewhere is
+        queued here; either way the client gets a ``config_option_update``."""
+        efforts: dict[str, str] = {}
+        while True:
+            await asyncio.sleep(CONTROLS_POLL)
+            for session_id, state in list(self._sessions.items()):
+                try:
+                    await self._app.session_mode(session_id)
+                    model = options.current_model(self._app, state)
+                    effort = await self._app.session_effort(session_id, model=model)
+                except AgentError as exc:  # a deleted session, a config being fixed: try again later
+                    log.debug("controls of session %s not read: %s", session_id, exc)
+                    continue
+                before = efforts.get(session_id)
+                efforts[session_id] = effort.effort
+                if before is not None and before != effort.effort:
+                    changed = SessionEffortChanged(
+                        sessionID=session_id, effort=effort.effort, levels=list(effort.levels)
+                    )
+                    self._offer(changed)
 
     # --- mapping -----------------------------------------------------------------------------
 
@@ -175,6 +208,18 @@ class Feed:
             await self._send(session_id, plan(event.todos))
         elif isinstance(event, SessionUpdated):
             await self._title(session_id, event.info)
+        elif isinstance(event, SessionModeChanged | SessionEffortChanged):
+            await self._controls(session_id)
+
+    async def _controls(self, session_id: str) -> None:
+        """The session's mode or effort changed (through this client, a slash command, or another
+        client of the project): the client gets the options as they are now."""
+        state = self._sessions[session_id]
+        update = ConfigOptionUpdate(
+            session_update="config_option_update",
+            config_options=await options.all_options(self._app, state),
+        )
+        await self._send(session_id, update)
 
     async def _part(self, session_id: str, event: PartUpdated) -> None:
         part = event.part

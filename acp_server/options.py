@@ -81,9 +81,10 @@ AUTONOMY = "autonomy"
 EFFORT = "effort"
 
 
-async def control_options(app: Agent, session_id: str) -> list[Any]:
+async def control_options(app: Agent, session: AcpSession) -> list[Any]:
     """The session's autonomy mode (category ``mode``: ask / auto / plan for file edits) and, when
-    its model offers levels, its effort (category ``thought_level``)."""
+    the model of its next prompt offers levels, its effort (category ``thought_level``)."""
+    session_id = session.id
     mode = await app.session_mode(session_id)
     out: list[Any] = [
         SessionConfigOptionSelect(
@@ -99,7 +100,7 @@ async def control_options(app: Agent, session_id: str) -> list[Any]:
             ],
         )
     ]
-    effort = await app.session_effort(session_id)
+    effort = await app.session_effort(session_id, model=current_model(app, session))
     if effort.levels:
         default = SessionConfigSelectOption(
             value="default", name="default", description="The model's own setting"
@@ -120,4 +121,4 @@ async def control_options(app: Agent, session_id: str) -> list[Any]:
 
 async def all_options(app: Agent, state: AcpSession) -> list[Any]:
     """The session's config options: agent and model, then autonomy and effort."""
-    return [*config_options(app, state), *await control_options(app, state.id)]
+    return [*config_options(app, state), *await control_options(app, state)]

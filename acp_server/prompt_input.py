@@ -31,6 +31,7 @@ from acp.schema import (
     TextResourceContents,
 )
 
+from acp_server.context_links import ContextLink, context_link
 from acp_server.errors import invalid_params
 from core.message.prompt_input import (
     IMAGE_MIMES,
@@ -46,7 +47,7 @@ from core.tools.read import number_line, split_lines
 
 log = logging.getLogger(__name__)
 
-Inputs = list[TextInput | FileInput | AgentInput]
+Inputs = list[TextInput | FileInput | AgentInput | ContextLink]
 _LINES = re.compile(r"^L(\d+)(?:[:-]L?(\d+))?$")
 MAX_LISTING = 500  # entries of an attached folder
 
@@ -59,7 +60,8 @@ def to_inputs(blocks: list[Any], cwd: Path) -> Inputs:
             if block.text:
                 inputs.append(TextInput(text=block.text))
         elif isinstance(block, ResourceContentBlock):
-            inputs.append(linked(block.uri, cwd))
+            context = context_link(block.uri)  # @changes, @session, @folder, @url: resolved later
+            inputs.append(context if context is not None else linked(block.uri, cwd))
         elif isinstance(block, ImageContentBlock):
             inputs.append(_media(block.uri or f"image{len(inputs) + 1}", block.mime_type, block.data))
         elif isinstance(block, EmbeddedResourceContentBlock):

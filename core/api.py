@@ -481,10 +481,13 @@ class Agent(Protocol):
         an InvalidInputError naming the modes."""
         ...
 
-    async def session_effort(self, session_id: str, effort: str | None = None) -> EffortState:
+    async def session_effort(
+        self, session_id: str, effort: str | None = None, model: str | None = None
+    ) -> EffortState:
         """How hard the session's model thinks, set first when ``effort`` is given: one of the levels
         its model offers ("default": back to the model's configured options). A level it does not
-        offer is an InvalidInputError naming the levels it has."""
+        offer is an InvalidInputError naming the levels it has. ``model`` ("provider/model"): the
+        model the next prompt goes to, when the client chose one (else the last prompt's)."""
         ...
 
     async def review_comment(

@@ -614,17 +614,19 @@ class AgentApp:
         modes = tuple(ModeChoice(m.id, m.name, m.description) for m in MODES)
         return ModeState(session_id, controls.mode, modes)
 
-    async def session_effort(self, session_id: str, effort_level: str | None = None) -> EffortState:
+    async def session_effort(
+        self, session_id: str, effort_level: str | None = None, model: str | None = None
+    ) -> EffortState:
         """The session's effort, set first when ``effort_level`` is given (see ``core.api.Agent``)."""
-        ref = await self._session_model(session_id)
+        ref = model or await self._session_model(session_id)
         if effort_level is not None:
-            model = self.resolve_model(ref) if ref else None
+            resolved = self.resolve_model(ref) if ref else None
             if effort_level == "default":
                 await self.controls.set_effort(session_id, None)
-            elif model is None:
+            elif resolved is None:
                 raise ConfigError("no model is configured: set one before choosing an effort")
             else:
-                await self.controls.set_effort(session_id, effort.check(model, effort_level))
+                await self.controls.set_effort(session_id, effort.check(resolved, effort_level))
         state = await self._effort_state(session_id, ref)
         if effort_level is not None:
             event = SessionEffortChanged(sessionID=session_id, effort=state.effort, levels=list(state.levels))

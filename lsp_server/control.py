@@ -28,6 +28,8 @@ class SessionEffort(p.Params):
 
     sessionID: str = _SESSION
     effort: str | None = Field(default=None, min_length=1)
+    # The model the client sends the next prompt to (levels follow it); else the last prompt's.
+    model: str | None = Field(default=None, min_length=1)
 
 
 def register(server: AgentServer) -> None:
@@ -45,7 +47,7 @@ def register(server: AgentServer) -> None:
 
     @server.request("agent/session/effort", SessionEffort)
     async def effort(app: Agent, params: SessionEffort) -> Any:
-        state = await app.session_effort(params.sessionID, params.effort)
+        state = await app.session_effort(params.sessionID, params.effort, params.model)
         return {
             "sessionID": state.session_id,
             "sessionId": state.session_id,

@@ -26,6 +26,7 @@ from agentls.boot import startup_imports
 from core import __version__
 from core.errors import AgentError
 from core.open import open_agent
+from core.trust import distrust
 from lsp_server.clients import Connection, agent_capability, parse_options, section
 from lsp_server.diagnostics import DiagnosticsStore
 from lsp_server.editor import EditorClient, announced_queries
@@ -317,6 +318,11 @@ def build_server() -> AgentServer:
         if isinstance(options, dict):
             if "config" in options:
                 server.config_data = options["config"]
+            untrusted = options.get("untrusted", False)
+            if not isinstance(untrusted, bool):  # the safe reading of a value that is not a boolean
+                server.warn_user(f"initializationOptions.untrusted must be true or false, not {untrusted!r}")
+            if untrusted is not False:  # before the agent opens: see core/trust.py
+                distrust(server.root or Path.cwd())
             connection.initial = parse_options(options, "initializationOptions", server.warn_user)
         # handshake.read_params made anything but a plausible pid None (and logged it).
         pid = as_int(params.process_id)

@@ -10,6 +10,7 @@ from pydantic import ValidationError
 from core.agent.frontmatter import FrontMatterError, split_front_matter
 from core.config.schema import AgentConfig
 from core.record import record
+from core.trust import is_trusted
 
 log = logging.getLogger(__name__)
 
@@ -25,6 +26,8 @@ class AgentFile:
 
 def agent_dirs(worktree: Path, user_config_dir: Path) -> list[Path]:
     """Where agent files live, lowest precedence first: the user's folder, then the project's."""
+    if not is_trusted(worktree):  # a project agent sets its own permissions: see core.trust
+        return [user_config_dir / "agent"]
     return [user_config_dir / "agent", worktree / ".agentls" / "agent"]
 
 

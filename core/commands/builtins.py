@@ -50,7 +50,9 @@ class BuiltinHost(Protocol):
 
     async def session_mode(self, session_id: str, mode: str | None = None) -> ModeState: ...
 
-    async def session_effort(self, session_id: str, effort_level: str | None = None) -> EffortState: ...
+    async def session_effort(
+        self, session_id: str, effort_level: str | None = None, model: str | None = None
+    ) -> EffortState: ...
 
     async def export_markdown(self, session_id: str) -> str: ...
 
@@ -84,7 +86,7 @@ async def run_builtin(
         names = ", ".join(m.id for m in state.modes)
         return CommandResult("mode", value=state.mode, text=f"Mode: {state.mode} (modes: {names})")
     if name == "effort":
-        effort = await host.session_effort(session_id, arg or None)
+        effort = await host.session_effort(session_id, arg or None, model)
         levels = ", ".join(effort.levels) or "none: the model has no thinking control"
         return CommandResult(
             "effort", value=effort.effort, text=f"Effort: {effort.effort} (levels: {levels})"

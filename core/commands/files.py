@@ -14,6 +14,7 @@ from typing import Any
 
 from core.commands.model import CommandFileError, CommandInfo
 from core.record import record
+from core.trust import is_trusted
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +38,8 @@ def command_folders(worktree: Path, user_config_dir: Path, home: Path) -> list[F
         user_config_dir / "command",
         user_config_dir / "commands",
     ]
+    if not is_trusted(worktree):  # ``!`cmd``` in a command file runs a shell: see core.trust
+        return [Folder(p, "user") for p in user]
     project = [
         worktree / ".claude" / "commands",
         worktree / ".opencode" / "command",

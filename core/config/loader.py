@@ -22,6 +22,7 @@ from core.config.substitute import substitute
 from core.config.validate import validate
 from core.errors import ConfigError
 from core.record import record
+from core.trust import is_trusted
 
 logger = logging.getLogger(__name__)
 
@@ -85,7 +86,9 @@ def _project_folders(directory: Path, worktree: Path) -> list[Path]:
 
 def _file_layers(directory: Path, worktree: Path) -> list[Layer]:
     layers = _files_in(config_dir(), "user")
-    for folder in _project_folders(directory, worktree):
+    # An untrusted workspace's own files are never read: they could start MCP servers, allow commands.
+    project = _project_folders(directory, worktree) if is_trusted(directory) and is_trusted(worktree) else []
+    for folder in project:
         layers += _files_in(folder, "project")
         layers += _files_in(folder / PROJECT_SUBDIR, "project")
     explicit = os.environ.get("AGENTLS_CONFIG", "").strip()

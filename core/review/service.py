@@ -16,6 +16,7 @@ from core.errors import AgentError, InvalidInputError, NotFoundError
 from core.events import ReviewUpdated
 from core.message.review import Hunk, HunkConflict, ReviewResult
 from core.prompts import load
+from core.review.authorship import WriteLog, agent_only
 from core.review.merge import Conflict, LineHunk, split_lines, undo_hunk, undo_hunks
 from core.review.record import as_text, step_hunks
 from core.snapshot.backend import Snapshots
@@ -41,8 +42,10 @@ class ReviewService:
         workspace: Workspace,
         bus: Bus,
         worktree: Path,
+        writes: WriteLog | None = None,
     ) -> None:
         self._table = table
+        self._writes = writes
         self._sessions = sessions
         self._snapshots = snapshots
         self._workspace = workspace
@@ -62,10 +65,15 @@ class ReviewService:
         hunks: list[Hunk] = []
         for patch in patches:
             assert patch.after is not None
+            step = self._writes.writes(patch.hash, patch.after) if self._writes is not None else None
             for path in patch.files:
                 before, after = contents[patch.hash, path], contents[patch.after, path]
                 if isinstance(before, NotFoundError) or isinstance(after, NotFoundError):
                     log.warning("review of %s in session %s: %s", path, session_id, before or after)
+                    continue
+                if step is not None and path in step.by_file:  # the agent's lines, not the user's
+                    before = agent_only(before, after, step.by_file[path])
+                elif step is not None and not step.opaque:  # only the user changed it
                     continue
                 hunks += step_hunks(
                     session_id=session_id,
@@ -78,6 +86,9 @@ class ReviewService:
                     after=after,
                 )
         await self._table.add_hunks(hunks)
+        if self._writes is not None:
+            for patch in patches:
+                self._writes.forget(patch.hash, patch.after)
         if hunks:
             self._publish(session_id, hunks, len(await self.pending(session_id)))
         return hunks

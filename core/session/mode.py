@@ -84,7 +84,8 @@ def mode_rules(mode: Mode, ruleset: Ruleset, plan_rules: Ruleset) -> Ruleset:
 
 
 class SessionControls:
-    """Each session's mode and effort: read from the store once, then kept here."""
+    """Each session's mode and effort, kept here for ``now`` and read again from the store by ``get``
+    (another process — another client of the project — may have chosen since)."""
 
     def __init__(self, sessions: Sessions, bus: Bus, data_dir: Path, project_id: str) -> None:
         self._sessions = sessions
@@ -103,9 +104,10 @@ class SessionControls:
         return self._own.get(session_id) or Controls(self.project_mode(), None)
 
     async def get(self, session_id: str) -> Controls:
-        """A session's controls (NotFoundError for an unknown session)."""
-        if session_id in self._own or session_id in self._parent:
-            return self.now(session_id)
+        """A session's controls as stored now (NotFoundError for an unknown session); a mode another
+        process chose since is announced as ``session.mode``."""
+        if session_id in self._parent:
+            return await self.get(self._parent[session_id])
         session = await self._sessions.get(session_id)
         if session.parentID is not None:
             self._parent[session_id] = session.parentID
@@ -114,7 +116,11 @@ class SessionControls:
         chosen = session.mode in get_args(Mode)
         mode = cast(Mode, session.mode) if chosen else self.project_mode()
         controls = Controls(mode, session.effort)
+        known = self._own.get(session_id)
         self._own[session_id] = controls
+        if known is not None and known.mode != mode:
+            log.info("session %s: mode %s (chosen elsewhere)", session_id, mode)
+            self._bus.publish(SessionModeChanged(sessionID=session_id, mode=mode))
         return controls
 
     async def set_mode(self, session_id: str, mode: Mode) -> Controls:

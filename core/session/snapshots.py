@@ -13,10 +13,12 @@ from core.config.schema import Config
 from core.errors import AgentError
 from core.events import AgentWarning, FileDiff
 from core.message.models import MessageWithParts, Session
+from core.review.authorship import AuthoredWorkspace, WriteLog
 from core.review.service import ReviewService
 from core.session.sessions import Sessions
 from core.snapshot.backend import Snapshots
 from core.snapshot.factory import open_snapshots
+from core.snapshot.journal import RecordingWorkspace
 from core.snapshot.revert import Reverter
 from core.snapshot.summary import SessionDiffs
 from core.storage.messages import PartFilter
@@ -51,16 +53,25 @@ class _SessionAccess:
 
 
 class _Hooks:
-    """The processor's snapshot hooks over a backend."""
+    """The processor's snapshot hooks over a backend; they mark the agent's write log at each one."""
 
-    def __init__(self, snapshots: Snapshots) -> None:
+    def __init__(self, snapshots: Snapshots, writes: WriteLog) -> None:
         self._snapshots = snapshots
+        self._writes = writes
 
     async def track(self) -> str | None:
-        return await self._snapshots.track()
+        at = self._writes.now()
+        snapshot = await self._snapshots.track()
+        if snapshot is not None:
+            self._writes.mark(snapshot, at)
+        return snapshot
 
     async def changed_files(self, since: str, until: str | None = None) -> list[str]:
-        return (await self._snapshots.patch(since, until)).files
+        self._writes.step(since, until)
+        files = (await self._snapshots.patch(since, until)).files
+        if not files:  # no patch part, so review never asks for this step
+            self._writes.forget(since, until)
+        return files
 
 
 class SnapshotService:
@@ -76,13 +87,20 @@ class SnapshotService:
         worktree: Path,
     ) -> None:
         self.backend = snapshots
-        self.workspace = workspace
+        # Tools write through this one, so review can tell the agent's writes from the user's.
+        self.writes = WriteLog(worktree.resolve())
+        self.writes.listen(bus)
+        self.workspace = AuthoredWorkspace(workspace, self.writes)
         self._sessions = sessions
         self._bus = bus
         access = _SessionAccess(sessions)
         self._reverter = Reverter(access, snapshots, workspace, is_busy, worktree)
         self._diffs = SessionDiffs(access, snapshots, bus)
-        self.review = ReviewService(sessions.store, access, snapshots, workspace, bus, worktree)
+        # Undo is the user's: it writes around the agent's write log and the edit journal (a journaled
+        # undo would stand in for the agent's version of the file, and the next undo would not find
+        # its hunks there).
+        users = workspace.inner if isinstance(workspace, RecordingWorkspace) else workspace
+        self.review = ReviewService(sessions.store, access, snapshots, users, bus, worktree, self.writes)
 
     @classmethod
     def create(
@@ -115,7 +133,7 @@ class SnapshotService:
 
     def hooks(self) -> _Hooks:
         """What the processor calls at step start and finish."""
-        return _Hooks(self.backend)
+        return _Hooks(self.backend, self.writes)
 
     async def on_patch(self, session_id: str) -> None:
         """After a step changed files: store the diff summaries and publish session.diff, and

@@ -14,6 +14,7 @@ from core.permission.request import PermissionAsk
 from core.record import record
 from core.tools.base import Tool, ToolParams, ToolResult
 from core.tools.context import ToolContext
+from core.trust import is_trusted
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +37,8 @@ class Skill:
 
 def skill_dirs(worktree: Path, user_config_dir: Path | None = None) -> list[Path]:
     """Where skills live, lowest precedence first: the user's folder, then the project's."""
-    return [(user_config_dir or config_dir()) / "skills", worktree / ".agentls" / "skills"]
+    user = (user_config_dir or config_dir()) / "skills"
+    return [user, worktree / ".agentls" / "skills"] if is_trusted(worktree) else [user]  # core.trust
 
 
 def list_skills(

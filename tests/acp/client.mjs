@@ -313,6 +313,18 @@ const scenarios = {
       results.answers.push(await attempt(prompt(agent, session.sessionId, text)));
     }
   },
+  // A session left open: its id goes to READY_FILE, then the client waits for a config_option_update
+  // whose option WATCH_OPTION has the value WATCH_VALUE (another client changes it meanwhile).
+  async watch(agent) {
+    await init(agent);
+    const session = await agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
+    results.session = session;
+    writeFileSync(process.env.READY_FILE, session.sessionId);
+    const wanted = (e) => e.kind === "update" && e.update.sessionUpdate === "config_option_update"
+      && e.update.configOptions.some((o) => o.id === process.env.WATCH_OPTION
+        && o.currentValue === process.env.WATCH_VALUE);
+    results.seen = (await waitFor(wanted, `${process.env.WATCH_OPTION} = ${process.env.WATCH_VALUE}`)).update;
+  },
   // session/set_model as older clients send it (the SDK has no constant for it any more).
   async setModel(agent) {
     await init(agent);

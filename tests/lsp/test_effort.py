@@ -105,3 +105,21 @@ async def test_a_model_without_thinking_control_has_no_levels(
         with pytest.raises(JsonRpcException) as caught:
             await server.call("agent/session/effort", {"sessionID": sid, "effort": "high"})
         assert caught.value.code == -32602 and "fake/m has no effort levels" in caught.value.message
+
+
+async def test_the_levels_follow_the_model_the_client_names_for_the_next_prompt(
+    tmp_path: Path, project: Path, model: FakeModelServer, title_model: FakeModelServer
+) -> None:
+    async for server in connect(tmp_path, project, PLUGIN, {"config": _config(model, title_model, "openai")}):
+        sid = str((await server.call("agent/session/create", {}))["id"])
+        model.script(Turn.text("plain"))
+        await _prompt(server, sid)  # the last prompt went to fake/m, which has levels
+        state = await server.call("agent/session/effort", {"sessionID": sid, "model": "titles/t"})
+        assert (state["model"], state["levels"]) == ("titles/t", [])
+        with pytest.raises(JsonRpcException) as caught:
+            await server.call(
+                "agent/session/effort", {"sessionID": sid, "effort": "high", "model": "titles/t"}
+            )
+        assert "titles/t has no effort levels" in caught.value.message
+        state = await server.call("agent/session/effort", {"sessionID": sid})
+        assert (state["model"], state["levels"]) == ("fake/m", ["low", "medium", "high"])

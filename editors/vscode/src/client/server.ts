@@ -127,7 +127,12 @@ export class AgentClient implements vscode.Disposable {
     const clientOptions: LanguageClientOptions = {
       // Every file buffer is synced, so the agent reads what the user sees, unsaved text included.
       documentSelector: [{ scheme: "file" }, { scheme: "untitled" }],
-      initializationOptions: () => ({ config: readSettings(this.keys()).config }),
+      // `untrusted`: the server then ignores the workspace's own agentls.json, commands, agents and
+      // skills (docs/protocol.md); granting trust restarts the server (extension.ts) without it.
+      initializationOptions: () => ({
+        config: readSettings(this.keys()).config,
+        untrusted: !vscode.workspace.isTrusted,
+      }),
       outputChannel: this.stderr,
       errorHandler: this.errorHandler(),
       // A failed handshake is reported once, below (the client would add a popup of its own).

@@ -1,0 +1,207 @@
+"""Who wrote a step's changes: the agent's own writes, told apart from the user's typing meanwhile.
+
+A step's snapshots read the whole project at its start and end, so whatever the user changed while
+the step ran (another file, or another part of a file the agent edits) lands between them too. The
+tools write through the workspace, so the ``AuthoredWorkspace`` logs each of the agent's writes
+(the file before and after it) in a ``WriteLog``; the snapshot hooks mark the log where each step
+starts and ends. Review then keeps only the agent's lines (``agent_only``), and leaves out a file
+the agent's tools never wrote in the step — unless a tool ran that may change files behind the
+workspace's back (a shell command, a sub-agent, an MCP tool), when any changed file may be its.
+Without a log for a step (a server restarted in between, or the log's memory cap was reached) the
+step's review is as the snapshots have it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from core.bus import Bus
+from core.events import Event, PartUpdated
+from core.message.models import ToolPart
+from core.record import record
+from core.review.merge import hunks_between, split_lines, undo_hunks
+from core.review.record import as_text
+from core.workspace import EditContext, FileStat, Workspace
+
+log = logging.getLogger(__name__)
+
+# Tools that change files only through the workspace (or not at all); any other tool may write
+# behind it, so a step that ran one keeps every changed file in its review.
+WORKSPACE_ONLY_TOOLS = frozenset(
+    {"read", "edit", "write", "glob", "grep", "list", "question", "skill", "todowrite", "todoread"}
+    | {"webfetch"}
+)
+_LOG_BYTES = 64 * 1024 * 1024  # the contents the log keeps at most (the oldest writes go first)
+
+
+@record
+class Write:
+    """One write of the agent: the file before and after it (None: absent / deleted)."""
+
+    seq: int
+    path: str
+    before: bytes | None
+    after: bytes | None
+
+    @property
+    def size(self) -> int:
+        return len(self.before or b"") + len(self.after or b"")
+
+
+@record
+class StepWrites:
+    """What the log knows of one step: the agent's writes by file, and whether a tool ran that may
+    have changed files without the workspace."""
+
+    by_file: dict[str, list[Write]]
+    opaque: bool
+
+
+@dataclass
+class WriteLog:
+    """The agent's writes in order, and the steps' start and end marks into them (in memory)."""
+
+    worktree: Path
+    limit: int = _LOG_BYTES
+    _seq: int = 0
+    _writes: list[Write] = field(default_factory=list)
+    _bytes: int = 0
+    _forgotten: int = 0  # writes with a lower seq were dropped to stay under ``limit``
+    _opaque: list[int] = field(default_factory=list)
+    _marks: dict[str, int] = field(default_factory=dict)
+    _steps: dict[tuple[str, str], tuple[int, int]] = field(default_factory=dict)
+
+    def now(self) -> int:
+        """The position of the next write."""
+        return self._seq
+
+    def key(self, path: Path) -> str:
+        """The snapshots' name of a path: worktree-relative when inside it, else absolute."""
+        resolved = path.resolve()
+        if resolved.is_relative_to(self.worktree):
+            return resolved.relative_to(self.worktree).as_posix()
+        return resolved.as_posix()
+
+    def wrote(self, path: Path, before: bytes | None, after: bytes | None) -> None:
+        """Log one write of the agent."""
+        entry = Write(self._seq, self.key(path), before, after)
+        self._seq += 1
+        self._writes.append(entry)
+        self._bytes += entry.size
+        while self._bytes > self.limit and self._writes:
+            dropped = self._writes.pop(0)
+            self._bytes -= dropped.size
+            self._forgotten = dropped.seq + 1
+
+    def tool_ran(self, tool: str) -> None:
+        """A tool started; one that may write behind the workspace makes its steps opaque."""
+        if tool not in WORKSPACE_ONLY_TOOLS and not tool.startswith("editor_"):
+            self._opaque.append(self._seq)
+            self._seq += 1
+
+    def listen(self, bus: Bus) -> None:
+        """Follow the tools the agent starts (their parts on ``bus``)."""
+
+        def on_part(event: Event) -> None:
+            part = getattr(event, "part", None)
+            if isinstance(part, ToolPart) and part.state.status == "running":
+                self.tool_ran(part.tool)
+
+        bus.listen(on_part, PartUpdated)
+
+    def mark(self, snapshot: str, at: int) -> None:
+        """A snapshot ``snapshot`` was taken when the log stood at ``at``."""
+        self._marks[snapshot] = at
+
+    def step(self, start: str, end: str | None) -> None:
+        """The processor asked for the files changed from ``start`` to ``end``: remember the window."""
+        if end is None or start not in self._marks or end not in self._marks:
+            return
+        self._steps[start, end] = (self._marks[start], self._marks[end])
+
+    def writes(self, start: str, end: str | None) -> StepWrites | None:
+        """The step's writes, or None when the log does not know the step (whole)."""
+        window = self._steps.get((start, end)) if end is not None else None
+        if window is None or window[0] < self._forgotten:
+            return None
+        lo, hi = window
+        by_file: dict[str, list[Write]] = {}
+        for entry in self._writes:
+            if lo <= entry.seq < hi:
+                by_file.setdefault(entry.path, []).append(entry)
+        self._opaque = [s for s in self._opaque if s >= self._oldest_open()]
+        return StepWrites(by_file, any(lo <= s < hi for s in self._opaque))
+
+    def _oldest_open(self) -> int:
+        return min((lo for lo, _ in self._steps.values()), default=self._seq)
+
+    def forget(self, start: str, end: str | None) -> None:
+        """The step is recorded: drop what no other step still needs."""
+        if end is not None:
+            self._steps.pop((start, end), None)
+        oldest = self._oldest_open()
+        kept = [w for w in self._writes if w.seq >= oldest]
+        self._bytes -= sum(w.size for w in self._writes) - sum(w.size for w in kept)
+        self._writes = kept
+        live = {m for window in self._steps.values() for m in window}
+        self._marks = {h: at for h, at in self._marks.items() if at >= oldest or at in live}
+
+
+def agent_only(before: bytes | None, after: bytes | None, writes: Sequence[Write]) -> bytes | None:
+    """The file as it would be after the step had the agent not written (the user's edits kept):
+    ``after`` with each of ``writes`` undone, newest first. ``before`` when that cannot be told
+    apart (a file created or deleted, not text, or the user's typing over the agent's own lines)."""
+    if after is None or as_text(after) is None:
+        return before
+    now = split_lines(after)
+    for write in reversed(writes):
+        if write.before is None or write.after is None or as_text(write.before) is None:
+            return before
+        agent = split_lines(write.after)
+        now, clashes = undo_hunks(now, agent, hunks_between(split_lines(write.before), agent))
+        if clashes:
+            return before
+    return b"".join(now)
+
+
+class AuthoredWorkspace:
+    """A workspace that logs the agent's writes and deletes (see the module docstring)."""
+
+    def __init__(self, inner: Workspace, log: WriteLog) -> None:
+        self.inner = inner
+        self.log = log
+        self.root = inner.root
+
+    async def read_bytes(self, path: Path) -> bytes:
+        return await self.inner.read_bytes(path)
+
+    async def read_text(self, path: Path) -> str:
+        return await self.inner.read_text(path)
+
+    async def write_bytes(self, path: Path, data: bytes, ctx: EditContext) -> None:
+        before = await self._current(path)
+        await self.inner.write_bytes(path, data, ctx)
+        self.log.wrote(path, before, data)
+
+    async def delete(self, path: Path, ctx: EditContext) -> None:
+        before = await self._current(path)
+        await self.inner.delete(path, ctx)
+        self.log.wrote(path, before, None)
+
+    async def _current(self, path: Path) -> bytes | None:
+        try:
+            return await self.inner.read_bytes(path)
+        except (FileNotFoundError, IsADirectoryError):
+            return None
+
+    async def stat(self, path: Path) -> FileStat:
+        return await self.inner.stat(path)
+
+    def is_open(self, path: Path) -> bool:
+        return self.inner.is_open(path)
+
+    async def wait_diagnostics(self, path: Path, timeout: float = 2.0) -> list[str]:
+        return await self.inner.wait_diagnostics(path, timeout)
