@@ -11,6 +11,7 @@ import asyncio
 import logging
 import time
 import uuid
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
@@ -168,7 +169,12 @@ class PlainPath:
 
     async def _ask_permission(self, app: Agent, request: PermissionRequest) -> None:
         message = permission_message(request)
-        choice = await self._choose(message, [ALLOW_ONCE, ALWAYS_ALLOW, REJECT], lsp.MessageType.Warning)
+
+        def pending() -> bool:
+            return any(r.id == request.id for r in app.dialogs.pending_permissions())
+
+        actions = [ALLOW_ONCE, ALWAYS_ALLOW, REJECT]
+        choice = await self._choose(message, actions, lsp.MessageType.Warning, pending)
         reply = PERMISSION_REPLIES.get(choice or REJECT, "reject")
         try:
             await app.dialogs.reply_permission(request.id, reply)
@@ -180,7 +186,12 @@ class PlainPath:
         for item in request.questions:
             prefix = f"{item.header}: " if item.header else ""
             labels = [option.label for option in item.options]
-            choice = await self._choose(f"{prefix}{item.question}", [*labels, DISMISS], lsp.MessageType.Info)
+            choice = await self._choose(
+                f"{prefix}{item.question}",
+                [*labels, DISMISS],
+                lsp.MessageType.Info,
+                lambda: any(q.id == request.id for q in app.dialogs.pending_questions()),
+            )
             if choice is None or choice == DISMISS:
                 try:
                     app.dialogs.dismiss(request.id)
@@ -193,11 +204,14 @@ class PlainPath:
         except NotFoundError:
             log.info("question %s was answered elsewhere", request.id)
 
-    async def _choose(self, message: str, actions: list[str], kind: lsp.MessageType) -> str | None:
+    async def _choose(
+        self, message: str, actions: list[str], kind: lsp.MessageType, pending: Callable[[], bool]
+    ) -> str | None:
         """The title the user picked; None when they dismissed it, or it got no answer in time.
 
         Asked only while the user does not type, and asked again when the answer was typed ahead
-        (``plain_gate``); the whole wait counts against ``dialogTimeout``.
+        (``plain_gate``), while the request is still ``pending()`` (not answered elsewhere or
+        aborted meanwhile); the whole wait counts against ``dialogTimeout``.
         """
         params = lsp.ShowMessageRequestParams(
             type=kind, message=message, actions=[lsp.MessageActionItem(title=a) for a in actions]
@@ -205,7 +219,7 @@ class PlainPath:
         timeout = self.server.connection.dialog_timeout
         try:
             async with asyncio.timeout(timeout):
-                return await self._ask_when_read(params)
+                return await self._ask_when_read(params, pending)
         except TimeoutError:
             # eglot sends no answer at all when the user quits the prompt with C-g.
             log.info("no answer to a dialog within %.0f s: taking it as dismissed", timeout or 0)
@@ -215,7 +229,9 @@ class PlainPath:
             log.info("the dialog failed in the client (%s): taking it as dismissed", exc.message)
             return None
 
-    async def _ask_when_read(self, params: lsp.ShowMessageRequestParams) -> str | None:
+    async def _ask_when_read(
+        self, params: lsp.ShowMessageRequestParams, pending: Callable[[], bool]
+    ) -> str | None:
         min_read = self.server.connection.dialog_min_read
         again = False
         while True:
@@ -223,6 +239,9 @@ class PlainPath:
                 # Short: a longer message could bring Neovim's hit-enter prompt, which takes keys.
                 self.server.show_message("agentls: a dialog waits until you pause typing")
             await self.typing.pause(at_least=self.typing.quiet if again else 0.0)
+            if not pending():
+                log.info("a dialog was answered elsewhere while it waited: not asked")
+                return None
             asked = time.monotonic()
             item = await self.server.window_show_message_request_async(params)
             if not typed_ahead(asked, time.monotonic(), min_read):

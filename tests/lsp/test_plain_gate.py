@@ -7,11 +7,16 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import Any
 
 import pytest
+from lsprotocol import types as lsp
 
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
 from lsp_server.clients import READS_TYPEAHEAD, Connection, parse_options
 from lsp_server.plain_gate import TypingGate, typed_ahead
+from tests.lsp.conftest import Connected, agent_config
 
 
 @pytest.mark.parametrize(
@@ -81,3 +86,28 @@ async def test_asking_again_waits_a_pause_even_without_changes() -> None:
     started = time.monotonic()
     await asyncio.wait_for(gate.pause(at_least=0.1), 5)
     assert time.monotonic() - started >= 0.1
+
+
+@pytest.fixture
+def options(model: FakeModelServer, title_model: FakeModelServer) -> dict[str, Any]:
+    # Every answer sooner than 5 s counts as typed ahead: this client answers at once.
+    return {"config": agent_config(model, title_model, permission={"bash": "ask"}), "dialogMinRead": 5}
+
+
+async def test_an_answer_typed_ahead_is_not_taken_and_the_dialog_asks_again(
+    vscode: Connected, model: FakeModelServer
+) -> None:
+    ran = vscode.root / "ran.txt"
+    model.script(Turn.tool_call("bash", {"command": f"touch {ran.name}", "description": "mark"}))
+    vscode.editor.dialog_answers.extend(["Allow once"] * 20)
+    params = lsp.ExecuteCommandParams(command="agentls.prompt", arguments=["run it"])
+    turn = asyncio.ensure_future(vscode.client.workspace_execute_command_async(params))
+    await vscode.editor.wait_for(lambda: len(vscode.editor.dialogs) >= 2)
+    messages = [m.message for m in vscode.client.messages]
+    assert "agentls: keys typed ahead answered nothing; asking again" in messages, messages
+    assert not ran.exists(), "an answer typed ahead allowed the command"
+    # Stopping the turn ends the dialog too; the command never ran.
+    abort = lsp.ExecuteCommandParams(command="agentls.abort", arguments=[])
+    await vscode.client.workspace_execute_command_async(abort)
+    await asyncio.wait_for(turn, 20)
+    assert not ran.exists()
