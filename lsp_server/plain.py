@@ -29,7 +29,7 @@ from core.events import (
 from core.message.models import ToolPart
 from core.message.prompt_input import AgentInput, FileInput, TextInput
 from lsp_server.errors import jsonrpc_errors
-from lsp_server.plain_gate import TypingGate, typed_ahead
+from lsp_server.plain_gate import NOTICE_AFTER, TypingGate, typed_ahead
 from lsp_server.plain_messages import answer_text, describe_part, permission_message
 from lsp_server.protocol import dump
 
@@ -235,10 +235,15 @@ class PlainPath:
         min_read = self.server.connection.dialog_min_read
         again = False
         while True:
-            if self.typing.typing():
+            try:
+                # Said only when the typing goes on: a didChange can also be the editor reloading
+                # a buffer the agent just wrote.
+                async with asyncio.timeout(NOTICE_AFTER):
+                    await self.typing.pause(at_least=self.typing.quiet if again else 0.0)
+            except TimeoutError:
                 # Short: a longer message could bring Neovim's hit-enter prompt, which takes keys.
                 self.server.show_message("agentls: a dialog waits until you pause typing")
-            await self.typing.pause(at_least=self.typing.quiet if again else 0.0)
+                await self.typing.pause()
             if not pending():
                 log.info("a dialog was answered elsewhere while it waited: not asked")
                 return None

@@ -6,7 +6,8 @@ when the dialog pops up has answered "1. Allow once" without seeing it. The plug
 dialogs in the editor (``agentls.gate``); a stock client runs no code of ours, so the server guards:
 
 - it does not ask while the user types (a ``textDocument/didChange`` came within ``QUIET`` seconds;
-  Neovim sends one at most every 150 ms while text changes), and says once that a dialog waits;
+  Neovim sends one at most every 150 ms while text changes), and says that a dialog waits when the
+  typing goes on past ``NOTICE_AFTER``;
 - for a client whose dialog reads the typeahead (``dialogMinRead``: Neovim by default), an answer that
   comes back sooner than anyone can read the dialog was typed ahead: it is not taken, and the dialog
   is asked again once the user pauses.
@@ -18,6 +19,7 @@ import asyncio
 import time
 
 QUIET = 0.7  # seconds without a text change before a dialog is asked
+NOTICE_AFTER = 1.5  # seconds of holding a dialog back before the user is told it waits
 
 
 class TypingGate:
