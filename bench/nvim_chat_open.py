@@ -29,6 +29,9 @@ change run alternately at load average 6-7.5 (other sessions' editor tests on th
     before: synchronous open 47 ms, worst block 52 ms
     after:  synchronous open 5-6 ms, worst block 43 / 50 ms (two rounds)
 
+After, two more rounds of 5 at load 6.5-7.4: last 100 worst block 41 / 46 ms, shown in 153 / 115 ms;
+last 30 worst block 88 / 61 ms (fewer lines, yet no better: the load decides).
+
 Rounds of 3 at load 7.5-10 spread from 55 to 99 ms (before) and 50 to 119 ms (after): on this
 machine the worst block is the scheduler's as much as ours. What is left in one turn: one buffer's
 markdown syntax, and decoding + rendering the last 100 messages (~15-35 ms).
