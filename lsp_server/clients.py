@@ -33,6 +33,8 @@ TIMES_OUT = ("eglot",)
 # stopping the user (eglot 1.9: the echo area). Stock Neovim is not one: each message is a hit-enter
 # prompt there, and it fires LspProgress for the statusline.
 STEPS_AS_MESSAGES = ("eglot", "emacs")
+# Seconds within which nobody reads a dialog and answers it: a sooner answer was typed ahead.
+READS_TYPEAHEAD = 0.6
 # How long an editor query (go to definition, …) may take before the tool tells the model it failed.
 EDITOR_TIMEOUT = 10.0
 
@@ -45,6 +47,7 @@ class ClientOptions(BaseModel):
     asyncCommands: bool | None = None
     toolLog: ToolLog | None = None
     dialogTimeout: float | None = Field(default=None, gt=0)
+    dialogMinRead: float | None = Field(default=None, ge=0, le=5)
     editorTimeout: float | None = Field(default=None, gt=0, le=60)
 
 
@@ -91,6 +94,18 @@ class Connection:
         if value is not None:
             return value
         return 300.0 if self._is(TIMES_OUT) else None
+
+    @property
+    def dialog_min_read(self) -> float:
+        """Seconds within which an answer to a dialog was typed ahead, not read (0: take every answer).
+
+        Stock Neovim's dialog is ``inputlist()``, which reads keys typed before it appeared.
+        """
+        value: float | None = self._pick("dialogMinRead")
+        if value is not None:
+            return value
+        named = self.name.lower()
+        return READS_TYPEAHEAD if any(n in named for n in ("neovim", "nvim")) else 0.0
 
     @property
     def editor_timeout(self) -> float:

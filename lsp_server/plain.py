@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import uuid
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
@@ -27,6 +29,7 @@ from core.events import (
 from core.message.models import ToolPart
 from core.message.prompt_input import AgentInput, FileInput, TextInput
 from lsp_server.errors import jsonrpc_errors
+from lsp_server.plain_gate import NOTICE_AFTER, TypingGate, typed_ahead
 from lsp_server.plain_messages import answer_text, describe_part, permission_message
 from lsp_server.protocol import dump
 
@@ -50,6 +53,7 @@ class PlainPath:
     def __init__(self, server: AgentServer) -> None:
         self.server = server
         self.session_id: str | None = None
+        self.typing = TypingGate()  # fed by textDocument/didChange (workspace.register_document_hooks)
 
     async def session(self, app: Agent) -> str:
         """The current session, created on first use (or when the current one was deleted)."""
@@ -165,7 +169,12 @@ class PlainPath:
 
     async def _ask_permission(self, app: Agent, request: PermissionRequest) -> None:
         message = permission_message(request)
-        choice = await self._choose(message, [ALLOW_ONCE, ALWAYS_ALLOW, REJECT], lsp.MessageType.Warning)
+
+        def pending() -> bool:
+            return any(r.id == request.id for r in app.dialogs.pending_permissions())
+
+        actions = [ALLOW_ONCE, ALWAYS_ALLOW, REJECT]
+        choice = await self._choose(message, actions, lsp.MessageType.Warning, pending)
         reply = PERMISSION_REPLIES.get(choice or REJECT, "reject")
         try:
             await app.dialogs.reply_permission(request.id, reply)
@@ -177,7 +186,12 @@ class PlainPath:
         for item in request.questions:
             prefix = f"{item.header}: " if item.header else ""
             labels = [option.label for option in item.options]
-            choice = await self._choose(f"{prefix}{item.question}", [*labels, DISMISS], lsp.MessageType.Info)
+            choice = await self._choose(
+                f"{prefix}{item.question}",
+                [*labels, DISMISS],
+                lsp.MessageType.Info,
+                lambda: any(q.id == request.id for q in app.dialogs.pending_questions()),
+            )
             if choice is None or choice == DISMISS:
                 try:
                     app.dialogs.dismiss(request.id)
@@ -190,15 +204,22 @@ class PlainPath:
         except NotFoundError:
             log.info("question %s was answered elsewhere", request.id)
 
-    async def _choose(self, message: str, actions: list[str], kind: lsp.MessageType) -> str | None:
-        """The title the user picked; None when they dismissed it, or it got no answer in time."""
+    async def _choose(
+        self, message: str, actions: list[str], kind: lsp.MessageType, pending: Callable[[], bool]
+    ) -> str | None:
+        """The title the user picked; None when they dismissed it, or it got no answer in time.
+
+        Asked only while the user does not type, and asked again when the answer was typed ahead
+        (``plain_gate``), while the request is still ``pending()`` (not answered elsewhere or
+        aborted meanwhile); the whole wait counts against ``dialogTimeout``.
+        """
         params = lsp.ShowMessageRequestParams(
             type=kind, message=message, actions=[lsp.MessageActionItem(title=a) for a in actions]
         )
         timeout = self.server.connection.dialog_timeout
         try:
             async with asyncio.timeout(timeout):
-                item = await self.server.window_show_message_request_async(params)
+                return await self._ask_when_read(params, pending)
         except TimeoutError:
             # eglot sends no answer at all when the user quits the prompt with C-g.
             log.info("no answer to a dialog within %.0f s: taking it as dismissed", timeout or 0)
@@ -207,7 +228,32 @@ class PlainPath:
         except JsonRpcException as exc:
             log.info("the dialog failed in the client (%s): taking it as dismissed", exc.message)
             return None
-        return item.title if item is not None else None
+
+    async def _ask_when_read(
+        self, params: lsp.ShowMessageRequestParams, pending: Callable[[], bool]
+    ) -> str | None:
+        min_read = self.server.connection.dialog_min_read
+        again = False
+        while True:
+            try:
+                # Said only when the typing goes on: a didChange can also be the editor reloading
+                # a buffer the agent just wrote.
+                async with asyncio.timeout(NOTICE_AFTER):
+                    await self.typing.pause(at_least=self.typing.quiet if again else 0.0)
+            except TimeoutError:
+                # Short: a longer message could bring Neovim's hit-enter prompt, which takes keys.
+                self.server.show_message("agentls: a dialog waits until you pause typing")
+                await self.typing.pause()
+            if not pending():
+                log.info("a dialog was answered elsewhere while it waited: not asked")
+                return None
+            asked = time.monotonic()
+            item = await self.server.window_show_message_request_async(params)
+            if not typed_ahead(asked, time.monotonic(), min_read):
+                return item.title if item is not None else None
+            log.info("a dialog was answered %r before it could be read: asking again", item)
+            self.server.show_message("agentls: keys typed ahead answered nothing; asking again")
+            again = True
 
 
 def command_text(args: tuple[Any, ...]) -> str:

@@ -344,7 +344,7 @@ def build_server() -> AgentServer:
     async def shutdown(params: Any) -> None:
         await server.close_app()
 
-    register_document_hooks(server, lambda: server.lsp_workspace)
+    register_document_hooks(server, lambda: server.lsp_workspace, lambda: server.plain.typing.typed())
     sessions.register(server)
     context_items.register(server)
     commands.register(server)

@@ -299,10 +299,16 @@ def _range(l0: int, c0: int, l1: int, c1: int) -> lsp.Range:
     return lsp.Range(start=lsp.Position(line=l0, character=c0), end=lsp.Position(line=l1, character=c1))
 
 
-def register_document_hooks(server: LanguageServer, current: Callable[[], LspWorkspace | None]) -> None:
-    """Feed buffer changes and ``agent/diagnostics`` reports to the workspace ``current()`` returns."""
+def register_document_hooks(
+    server: LanguageServer,
+    current: Callable[[], LspWorkspace | None],
+    typed: Callable[[], None] = lambda: None,
+) -> None:
+    """Feed buffer changes and ``agent/diagnostics`` reports to the workspace ``current()`` returns;
+    ``typed()`` hears of each didChange (the user is typing)."""
 
     def changed(params: Any) -> None:
+        typed()
         if (workspace := current()) is not None:
             workspace.document_changed(params.text_document.uri)
 

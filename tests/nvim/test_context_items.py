@@ -6,9 +6,15 @@ dropping the chip or switching the setting off keeps the note out."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+
+import pytest
 
 from demo.fake_script import Turn
 from tests.nvim.harness import Nvim
@@ -16,6 +22,30 @@ from tests.nvim.test_interactive import PROMPT_LINES, open_chat
 from tests.nvim.tmux import interactive
 
 TOY_LS = Path(__file__).resolve().parent / "toy_ls.py"
+
+
+class Notes(BaseHTTPRequestHandler):
+    """A page on 127.0.0.1 for ``@url`` (no test reaches the internet)."""
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        body = b"<html><body><h1>Release notes</h1><p>Version 2 adds <b>tabs</b>.</p></body></html>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture
+def site() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Notes)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
 
 
 def commit(root: Path) -> None:
@@ -76,3 +106,42 @@ def test_the_at_menu_offers_the_items_and_the_chips_show_their_tokens_on_screen(
         screen.wait(lambda s: "Seen." in s, "the answer")
     text = user_text(nvim, 0)
     assert "-print('hello')\n+print('bye')" in text and "<editor-context>" in text, text
+
+
+def test_url_and_session_chips_count_their_tokens_and_reach_the_model(nvim: Nvim, site: str) -> None:
+    nvim.model.script(Turn.text("Done before: tabs are planned."), Turn.text("Seen both."))
+    with interactive(nvim, width=200, height=30) as screen:
+        open_chat(screen)
+        screen.keys("i")
+        screen.keys("hi", literal=True)
+        screen.keys("C-s")
+        screen.wait(lambda s: "Done before: tabs are planned." in s, "the earlier session's answer")
+        earlier = screen.lua("require'agentls.chat'.session_id").strip()
+        screen.keys(":AgentlsNew", "Enter")
+        screen.wait_lua(f"require'agentls.chat'.session_id ~= '{earlier}'", "a new session")
+        screen.keys("i")
+        url = f"{site}/notes"
+        screen.keys(f"compare @url:{url}", literal=True)
+        # Still typing the URL: not fetched (nor any prefix of it) until it is finished.
+        shown = screen.wait(lambda s: f"[@ {url} · … tok]" in s, "the URL's chip while it is typed")
+        screen.keys(f" with @session:{earlier}", literal=True)
+        # Finished: fetched as the webfetch tool would, so its rule asks first (Neovim's own select,
+        # once the user stops typing).
+        screen.keys("Escape")
+        shown = screen.wait(lambda s: "Allow once" in s and "webfetch" in s, "the fetch's permission")
+        assert url in shown, shown
+        screen.keys("1", "Enter")
+        chips = "require'agentls.context_items'.chips"
+        screen.wait_lua(f"#{chips} == 2 and type({chips}[1].tokens) == 'number'"
+                        f" and type({chips}[2].tokens) == 'number'", "both chips counted")  # fmt: skip
+        text = screen.lua("require'agentls.context_items'.chip_text()")
+        # The earlier session by its title (the fake title model's).
+        match = re.fullmatch(rf"\[@ {re.escape(url)} · (\d+) tok\] \[@ A title · (\d+) tok\]", text)
+        assert match and int(match[1]) > 0 and int(match[2]) > 0, text
+        # On screen (the chat's window cuts the line at its width): the URL's count, not "?".
+        screen.wait(lambda s: f"[@ {url} · {match[1]} tok]" in s, "the URL's count on screen")
+        screen.keys("Enter")
+        screen.wait(lambda s: "Seen both." in s, "the answer")
+    text = user_text(nvim, 1)
+    assert "# Release notes" in text and "**tabs**" in text, text
+    assert "Done before: tabs are planned." in text, text

@@ -36,3 +36,16 @@ def test_an_undo_over_the_users_own_changes_shows_both_sides_and_overwrites_noth
     assert nvim.model.pending == 0, run.stderr
     # Nothing reached the disk but what the agent wrote: the user's typing was never saved over.
     assert "# mine" not in calc.read_text()
+
+
+def test_an_undo_with_keys_typed_right_behind_it_succeeds(nvim: Nvim) -> None:
+    # Typed before the server's edit arrived, away from the hunk: not a conflict (nothing to merge).
+    calc = nvim.project / "calc.py"
+    calc.write_text(CALC)
+    nvim.extra_config.update(permission={"edit": "allow", "read": "allow"})
+    nvim.model.script(
+        Turn.tool_call("edit", {"filePath": str(calc), "oldString": "a - b", "newString": "a + b"}),
+        Turn.text("Fixed add."),
+    )
+    run = nvim.run("review_typing.lua").check()
+    assert nvim.model.pending == 0, run.stderr

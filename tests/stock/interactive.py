@@ -11,12 +11,14 @@ import json
 import re
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lsp_server.clients import READS_TYPEAHEAD
 from tests.lsp.editor import REPO
 from tests.stock import harness as h
 from tests.tmux import Terminal
@@ -85,6 +87,16 @@ class Nvim:
         """``:messages`` as text, read without drawing anything."""
         value: str = self.expr("execute('messages')")
         return value
+
+    def choose(self, number: str) -> None:
+        """Answer the dialog on screen as a person does, having read it first.
+
+        The pause is the behaviour under test, not a wait for something to happen: the server takes
+        an answer typed sooner than ``READS_TYPEAHEAD`` after it asked as typed ahead, and asks again.
+        """
+        time.sleep(READS_TYPEAHEAD)
+        self.term.type(number)
+        self.term.send("Enter")
 
     def wait_attached(self, timeout: float = 30) -> None:
         self.term.wait(lambda _: self.probe.exists(), timeout, "the agentls client to attach")

@@ -49,7 +49,9 @@ vim.lsp.config('agentls', {
   cmd_env = spec.env,
   filetypes = { 'python' },
   root_markers = { 'agentls.json', '.git' },
-  init_options = { config = spec.config },
+  -- The stand-in answers the moment it is asked; the server's guard against typed-ahead answers
+  -- (which would ask again) is for a person, tested in test_neovim_interactive.py.
+  init_options = { config = spec.config, dialogMinRead = 0 },
 })
 vim.lsp.enable('agentls')
 

@@ -303,4 +303,42 @@ T.wait(function()
   return vim.treesitter.highlighter.active[pbuf]
 end, 'tree-sitter highlighting back', 5000)
 pview:destroy()
+-- A long transcript written whole (opening a long chat): the write is one block and its folds come
+-- a turn of the loop later, the same as a short one's.
+do
+  local lstate = State.new()
+  local messages = {}
+  for i = 1, 60 do
+    local mid = ('msg_l%03d'):format(i)
+    local output = {}
+    for n = 1, 10 do
+      table.insert(output, ('out %d.%d'):format(i, n))
+    end
+    table.insert(messages, {
+      info = { id = mid, sessionID = 'ses_l', role = 'assistant', agent = 'build' },
+      parts = { { id = 'prt_' .. mid, messageID = mid, sessionID = 'ses_l', type = 'tool', tool = 'bash',
+        callID = 'call_' .. mid, state = { status = 'completed', input = { command = 'echo ' .. i },
+        output = table.concat(output, '\n'), title = 'echo ' .. i } } },
+    })
+  end
+  lstate:load('ses_l', messages)
+  local lbuf = scratch()
+  vim.cmd('tabnew')
+  vim.api.nvim_win_set_buf(0, lbuf)
+  chat.style_transcript(0)
+  local lview = render.new(lstate, 'ses_l', lbuf, {})
+  T.ok(#T.lines(lbuf) >= render.FOLD_LATER_LINES, 'a long transcript: ' .. #T.lines(lbuf) .. ' lines')
+  T.eq('manual', vim.wo.foldmethod, 'no folds computed during the write')
+  T.wait(function()
+    return vim.wo.foldmethod == 'expr'
+  end, 'the folds by expression again')
+  local lines = T.lines(lbuf)
+  for _, i in ipairs({ 1, 30, 60 }) do
+    local row = vim.fn.index(lines, ('    out %d.1'):format(i)) + 1
+    T.ok(row > 0 and vim.fn.foldclosed(row) > 0, ('message %d: its output folded'):format(i))
+    T.eq(-1, vim.fn.foldclosed(row - 1), ('message %d: its tool line visible'):format(i))
+  end
+  lview:destroy()
+  vim.cmd('tabclose')
+end
 T.no_errors()

@@ -90,6 +90,35 @@ end
 
 M.set_keymaps = set_keymaps
 
+-- Loading Vim's markdown syntax takes 20-50 ms per buffer (it sources the HTML syntax too): done in
+-- a turn of the loop of its own, one buffer after the other, so opening the chat never blocks typing
+-- for the sum (issue 29: no block over 50 ms). The text shows plain for that moment.
+local ft_queue = {} ---@type {buf: integer, after: fun()|nil}[]
+
+local function next_filetype()
+  local item = table.remove(ft_queue, 1)
+  if not item then
+    return
+  end
+  if vim.api.nvim_buf_is_valid(item.buf) and vim.bo[item.buf].filetype ~= 'markdown' then
+    vim.bo[item.buf].filetype = 'markdown'
+    if item.after then
+      item.after()
+    end
+  end
+  if #ft_queue > 0 then
+    vim.schedule(next_filetype) -- queued behind whatever came meanwhile (keys, timers)
+  end
+end
+
+--- Make `buf` a markdown buffer in a coming turn of the loop, then call `after`.
+function M.markdown(buf, after)
+  table.insert(ft_queue, { buf = buf, after = after })
+  if #ft_queue == 1 then
+    vim.schedule(next_filetype)
+  end
+end
+
 --- The transcript buffer of a session (created with its view on first use).
 function M.transcript(session_id)
   local buf = M.buffers[session_id]
@@ -103,11 +132,12 @@ function M.transcript(session_id)
   vim.bo[buf].undolevels = -1 -- the transcript is rebuilt from the server, never undone
   vim.api.nvim_buf_set_name(buf, 'agentls://' .. session_id)
   vim.b[buf].agentls_session = session_id
-  vim.bo[buf].filetype = 'markdown'
-  -- Vim's markdown syntax re-reads 50 lines above the window on each draw (long lines here): its
-  -- first draw of a long transcript took ~0.25 s. Blocks are separated by blank lines: sync there.
-  vim.api.nvim_buf_call(buf, function()
-    vim.cmd('silent! syntax sync clear | silent! syntax sync minlines=1 maxlines=20')
+  M.markdown(buf, function()
+    -- Vim's markdown syntax re-reads 50 lines above the window on each draw (long lines here): its
+    -- first draw of a long transcript took ~0.25 s. Blocks are separated by blank lines: sync there.
+    vim.api.nvim_buf_call(buf, function()
+      vim.cmd('silent! syntax sync clear | silent! syntax sync minlines=1 maxlines=20')
+    end)
   end)
   M.buffers[session_id] = buf
   M.views[session_id] = render.new(state(), session_id, buf, { coalesce_ms = config.options.coalesce_ms })
@@ -147,7 +177,7 @@ local function prompt_buffer()
   vim.bo[buf].bufhidden = 'hide'
   vim.bo[buf].swapfile = false
   vim.api.nvim_buf_set_name(buf, 'agentls://prompt')
-  vim.bo[buf].filetype = 'markdown'
+  M.markdown(buf)
   files.completion(buf)
   commands.completion(buf)
   require('agentls.context_items').attach(buf)

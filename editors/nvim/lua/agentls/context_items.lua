@@ -278,13 +278,33 @@ local function draw(buf)
   })
 end
 
+-- Whether the `@url:` reference to `url` in `text` is finished: something follows it, or the user
+-- is no longer typing in insert mode. A URL still being typed is not fetched (nor each of its
+-- prefixes); a finished one is fetched once, the way the webfetch tool would, and counted.
+local function url_finished(text, url)
+  local ref = '@url:' .. url
+  local at = 1
+  while true do
+    local first, last = text:find(ref, at, true)
+    if not first then
+      return false
+    end
+    if last < #text or vim.fn.mode():sub(1, 1) ~= 'i' then
+      return true
+    end
+    at = last + 1
+  end
+end
+
 --- Resolve the prompt's items (only those not resolved yet) and redraw the chips of `buf`.
 function M.refresh(buf)
   local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
   local items = M.items(text)
-  local todo = {}
+  local todo, typing = {}, {}
   for _, item in ipairs(items) do
-    if not M.resolved[vim.json.encode(item)] and item.kind ~= 'url' then
+    if item.kind == 'url' and not url_finished(text, item.url) then
+      typing[item.url] = true
+    elseif not M.resolved[vim.json.encode(item)] then
       table.insert(todo, item)
     end
   end
@@ -293,7 +313,9 @@ function M.refresh(buf)
     for _, item in ipairs(items) do
       local done = M.resolved[vim.json.encode(item)]
       local label = item.path or item.url or item.name or item.session or item.kind
-      table.insert(M.chips, done or { kind = item.kind, label = label, tokens = '?' })
+      -- `…`: a URL still being typed; `?`: being counted.
+      local pending = { kind = item.kind, label = label, tokens = typing[item.url] and '…' or '?' }
+      table.insert(M.chips, done or pending)
     end
     draw(buf)
   end
@@ -376,7 +398,8 @@ function M.attach(buf)
     end, { buffer = buf, desc = 'agentls: drop (or bring back) the editor note for this prompt' })
   end
   local timer = vim.uv.new_timer()
-  vim.api.nvim_create_autocmd({ 'TextChanged', 'TextChangedI', 'BufEnter' }, {
+  -- InsertLeave: a URL typed last is finished once the user leaves insert mode.
+  vim.api.nvim_create_autocmd({ 'TextChanged', 'TextChangedI', 'BufEnter', 'InsertLeave' }, {
     group = group,
     buffer = buf,
     callback = function()

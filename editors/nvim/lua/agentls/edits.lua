@@ -34,8 +34,9 @@ local function text_edit(change, encoding, touched)
   -- The version of the last didChange (typing bumps it; writing does not).
   local current = vim.lsp.util.buf_versions[buf]
   if not is_null(version) and version ~= current then
-    return false, ('%s changed in the editor (version %d, the edit is for %d)'):format(
+    local why = ('%s changed in the editor (version %d, the edit is for %d)'):format(
       vim.uri_to_fname(uri), current, version)
+    return false, why, { buf = buf, version = current }
   end
   break_undo(buf)
   vim.lsp.util.apply_text_edits(change.edits, buf, encoding)
@@ -62,9 +63,9 @@ function M.apply(params, encoding)
         return { applied = false, failureReason = tostring(err) }
       end
     else
-      local ok, err = text_edit(change, encoding, touched)
+      local ok, err, stale = text_edit(change, encoding, touched)
       if not ok then
-        return { applied = false, failureReason = err }
+        return { applied = false, failureReason = err }, stale
       end
     end
   end
@@ -81,13 +82,65 @@ function M.apply(params, encoding)
   return { applied = true }
 end
 
+-- The version of each buffer's last didChange the server was sent (LspNotify fires once it is
+-- out), by "client:buffer".
+local sent = {} ---@type table<string, integer>
+local waiting = {} ---@type table<string, {version: integer, resume: fun()}>
+
+vim.api.nvim_create_autocmd('LspNotify', {
+  group = vim.api.nvim_create_augroup('agentls_edits', { clear = true }),
+  callback = function(ev)
+    local data = ev.data or {}
+    if data.method ~= 'textDocument/didChange' then
+      return
+    end
+    local doc = data.params.textDocument
+    local key = ('%d:%d'):format(data.client_id, vim.uri_to_bufnr(doc.uri))
+    sent[key] = math.max(sent[key] or 0, doc.version)
+    local wait = waiting[key]
+    if wait and sent[key] >= wait.version then
+      wait.resume()
+    end
+  end,
+})
+
+-- An edit for an older version of the buffer is refused; the server then re-applies the agent's
+-- change on top of the newer text (or says it clashes). It must know that text first: the typing
+-- that made the buffer newer may still wait in the didChange debounce. So the refusal waits (the
+-- handler runs in a coroutine, as Neovim's own showMessageRequest handler does) until that didChange
+-- is out, or WAIT_MS.
+local WAIT_MS = 1000
+local function after_changes_sent(client_id, stale)
+  local key = ('%d:%d'):format(client_id, stale.buf)
+  local co, is_main = coroutine.running()
+  if not co or is_main or (sent[key] or 0) >= stale.version then
+    return
+  end
+  local done = false
+  local function resume()
+    if not done then
+      done = true
+      waiting[key] = nil
+      vim.schedule(function()
+        coroutine.resume(co)
+      end)
+    end
+  end
+  waiting[key] = { version = stale.version, resume = resume }
+  vim.defer_fn(resume, WAIT_MS)
+  coroutine.yield()
+end
+
 --- The handler to register for `workspace/applyEdit`.
 function M.handler(_, params, ctx)
   local client = vim.lsp.get_client_by_id(ctx.client_id)
   local encoding = client and client.offset_encoding or 'utf-16'
-  local ok, result = pcall(M.apply, params, encoding)
+  local ok, result, stale = pcall(M.apply, params, encoding)
   if not ok then
     return { applied = false, failureReason = tostring(result) }
+  end
+  if stale then
+    after_changes_sent(ctx.client_id, stale)
   end
   return result
 end

@@ -209,6 +209,9 @@ function View:decorate(block, row)
 end
 
 --- Rebuild the whole buffer from the state.
+--- A transcript written whole with at least this many lines gets its folds in a later turn.
+M.FOLD_LATER_LINES = 500
+
 function View:reset()
   self.pending, self.pending_order = {}, {}
   vim.api.nvim_buf_clear_namespace(self.buf, M.ns, 0, -1)
@@ -223,11 +226,30 @@ function View:reset()
   end
   self.starts_valid = #self.blocks
   self.total = #lines
+  -- 'foldexpr' runs for every line written: for a whole transcript (thousands of lines) that is a
+  -- block of its own. The windows showing a long one fold by hand for the write and by expression
+  -- again in a later turn of the loop (issue 29: no block over 50 ms when a long chat opens).
+  local unfolded = {}
+  for _, win in ipairs(#lines >= M.FOLD_LATER_LINES and vim.fn.win_findbuf(self.buf) or {}) do
+    if vim.wo[win].foldmethod == 'expr' then
+      vim.wo[win].foldmethod = 'manual'
+      table.insert(unfolded, win)
+    end
+  end
   self:write(function()
     vim.api.nvim_buf_set_lines(self.buf, 0, -1, false, lines)
   end)
   for _, block in ipairs(self.blocks) do
     self:decorate(block, block.start)
+  end
+  if #unfolded > 0 then
+    vim.schedule(function()
+      for _, win in ipairs(unfolded) do
+        if vim.api.nvim_win_is_valid(win) and vim.api.nvim_win_get_buf(win) == self.buf then
+          vim.wo[win].foldmethod = 'expr'
+        end
+      end
+    end)
   end
 end
 
