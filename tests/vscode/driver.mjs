@@ -222,3 +222,36 @@ export class Workbench {
     await this.browser.close();
   }
 }
+
+/**
+ * Open the workbench at `args.url`/`args.folder`, run `phases` (`[name, async (wb, r) => …]`) in order
+ * until one fails, and print the `RESULT {…}` line the Python side reads; exit 0 when all passed.
+ * A failed phase leaves a screenshot and the workbench's state in the log.
+ */
+export async function runPhases(args, phases) {
+  const result = { phases: {} };
+  const wb = await Workbench.open(args.url, args.folder, args.shots);
+  try {
+    for (const [name, fn] of phases) {
+      const r = {};
+      result.phases[name] = r;
+      log("phase", name);
+      try {
+        await fn(wb, r);
+      } catch (err) {
+        result.failed = name;
+        result.error = String(err?.stack ?? err);
+        await wb.shot(`failure-${name}`).catch(() => {});
+        log("workbench at failure:", JSON.stringify(await wb.state().catch((e) => String(e))));
+        break;
+      }
+      r.ok = true;
+      log("phase", name, "done", JSON.stringify(r).slice(0, 600));
+    }
+  } finally {
+    await wb.close();
+  }
+  result.ok = result.failed === undefined;
+  console.log("RESULT " + JSON.stringify(result));
+  process.exit(result.ok ? 0 : 1);
+}
