@@ -201,6 +201,63 @@ export class Workbench {
     }, timeout);
   }
 
+  /** Send `words` from the chat's prompt box; the chat frame. */
+  async prompt(words) {
+    await this.command("agentls: Focus Chat");
+    const chat = await this.chat();
+    await until("the model picker to fill", () => chat.$eval("#model-picker", (el) => el.options.length > 0));
+    await chat.click("#prompt-input");
+    await chat.type("#prompt-input", words);
+    await this.page.keyboard.press("Enter");
+    return chat;
+  }
+
+  /** Wait for the chat's turn to end (Stop turns back into Send). */
+  async waitIdle(chat, timeout = 30000) {
+    await until("the turn to end", async () => (await chat.$eval("#send", (b) => b.textContent)) === "Send", timeout);
+  }
+
+  /** The CodeLens titles shown in the visible editor, top to bottom. */
+  lenses() {
+    return this.page.$$eval(".codelens-decoration a", (els) => els.map((e) => e.textContent.trim()));
+  }
+
+  /** The rows of the agentls Changes view (files and hunks), as their labels. */
+  changesRows() {
+    return this.page.$$eval(".pane-body .monaco-list-row", (rows) =>
+      [...new Set(rows)].filter((r) => r.closest(".pane")?.querySelector(".pane-header")?.textContent?.includes("Changes")).map((r) => r.getAttribute("aria-label") ?? r.textContent),
+    );
+  }
+
+  async focusChanges() {
+    await this.command("agentls: Focus on Changes View");
+    await until("the Changes view", () => this.page.$(".pane-header[aria-label*='Changes']"), 10000).catch(() => null);
+  }
+
+  /** The workbench's modal dialog (message, detail, buttons), or null when none is shown. */
+  modal() {
+    return this.page.evaluate(() => {
+      const box = document.querySelector(".monaco-dialog-box");
+      if (!box) return null;
+      return {
+        message: box.querySelector(".dialog-message-text")?.textContent ?? "",
+        detail: box.querySelector(".dialog-message-detail")?.textContent ?? "",
+        buttons: [...box.querySelectorAll(".dialog-buttons .monaco-button")].map((b) => b.textContent.trim()),
+      };
+    });
+  }
+
+  /** Click the modal dialog's button `label`. */
+  async modalButton(label) {
+    const button = await until(`the dialog button ${label}`, async () => {
+      for (const b of await this.page.$$(".monaco-dialog-box .dialog-buttons .monaco-button")) {
+        if ((await b.evaluate((e) => e.textContent.trim())) === label) return b;
+      }
+      return null;
+    }, 10000);
+    await button.click();
+  }
+
   /** What the workbench shows, for the log of a failure: tabs, quick input, focus, notifications. */
   async state() {
     return this.page.evaluate(() => {
