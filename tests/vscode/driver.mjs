@@ -33,6 +33,51 @@ function hasPrompt(frame) {
   return frame.evaluate(() => document.getElementById("prompt-input") !== null).catch(() => false);
 }
 
+/** Type `words` into the next quick input (its placeholder / title as given) and pick the row. */
+export async function quickInput(wb, words, { placeholder = "", title = "", list = true } = {}) {
+  const selector = ".quick-input-widget input";
+  await wb.page.waitForSelector(selector, { visible: true, timeout: 10000 });
+  // The next quick input of a series opens a moment after the last one closed: wait for its own title.
+  await until(`the quick input${placeholder ? ` "${placeholder}…"` : ""}${title ? ` titled ${title}` : ""} to have the focus`, () =>
+    wb.page.$eval(selector, (el, [prefix, title]) => {
+      const shown = document.querySelector(".quick-input-widget .quick-input-title")?.textContent ?? "";
+      return document.activeElement === el && (el.placeholder || "").startsWith(prefix) && el.value === "" && shown.includes(title);
+    }, [placeholder, title]));
+  await wb.page.keyboard.type(words);
+  const want = words.replace(/^@/, "").toLowerCase();
+  if (list) await until(`the quick pick to list ${words}`, async () => (await wb.quickRows()).some((row) => row.toLowerCase().includes(want)), 10000);
+  await wb.page.keyboard.press("Enter");
+}
+
+/** The prompt box's chips as the user reads them (without the × of each). */
+export const chipsText = (chat) => chat.$$eval("#prompt .chip", (els) => els.filter((e) => !e.hidden).map((e) => e.textContent.replace(/\s*×$/, "").trim()));
+
+/** Type ` @` in the prompt, pick `@kind` (then `then` answers its own pick): the new chips. */
+export async function mention(wb, chat, kind, then = async () => {}) {
+  const before = (await chipsText(chat)).length;
+  // The caret at the end (a click would put it where the pointer is, inside the text).
+  await chat.$eval("#prompt-input", (el) => {
+    el.focus();
+    el.setSelectionRange(el.value.length, el.value.length);
+  });
+  await chat.type("#prompt-input", " @");
+  await quickInput(wb, `@${kind}`, { placeholder: "Files to attach" });
+  await then();
+  return until(`the @${kind} chip`, async () => {
+    const chips = await chipsText(chat);
+    return chips.length > before && chips.some((c) => c.startsWith(`@${kind}`) && / tok$/.test(c)) ? chips : null;
+  }, 30000);
+}
+
+/** Wait for an answer holding `words` in the chat, then for its turn to end. */
+export async function waitAnswer(chat, words) {
+  await until(`the answer "${words}"`, async () => {
+    const text = await chat.$$eval(".message.assistant .md", (els) => els.map((e) => e.textContent).join("\n"));
+    return text.includes(words) ? text : null;
+  }, 90000);
+  await until("the turn to end", async () => (await chat.$eval("#send", (b) => b.textContent)) === "Send", 30000);
+}
+
 export class Workbench {
   constructor(browser, page, shots) {
     this.browser = browser;
