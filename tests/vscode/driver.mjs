@@ -326,20 +326,21 @@ export class Workbench {
 }
 
 /**
- * Open the workbench at `args.url`/`args.folder`, run `phases` (`[name, async (wb, r) => …]`) in order
- * until one fails, and print the `RESULT {…}` line the Python side reads; exit 0 when all passed.
+ * Open the workbench at `args.url`/`args.folder`, run `phases` (`[name, async (wb, r) => …]`, or with
+ * `context(wb)` — a scenario object — instead of `wb`) in order until one fails, and print the `RESULT {…}` line the Python side reads; exit 0 when all passed.
  * A failed phase leaves a screenshot and the workbench's state in the log.
  */
-export async function runPhases(args, phases) {
+export async function runPhases(args, phases, context = (wb) => wb) {
   const result = { phases: {} };
   const wb = await Workbench.open(args.url, args.folder, args.shots);
+  const scenario = context(wb);
   try {
     for (const [name, fn] of phases) {
       const r = {};
       result.phases[name] = r;
       log("phase", name);
       try {
-        await fn(wb, r);
+        await fn(scenario, r);
       } catch (err) {
         result.failed = name;
         result.error = String(err?.stack ?? err);
