@@ -1,7 +1,8 @@
 """The effort picker follows the session's model, in a real VS Code (code-server + Chromium) with the
 extension, the real ``agentls serve`` and the scripted fake model: hidden after a turn on a model with no
 effort levels, shown with the levels after a turn on one that has them (an OpenAI-style reasoning
-model), hidden again after going back. Screenshots go to ``tests/vscode/screenshots/effort``.
+model), hidden again after going back. Then the prompt's pickers, buttons and editor-note chip in a
+300 px side bar. Screenshots go to ``tests/vscode/screenshots/effort``.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from tests.vscode.phases import drive, phase_result
 
 HERE = Path(__file__).parent
 AGENTLS = ROOT / ".venv" / "bin" / "agentls"
+LONG_FILE = "a_rather_long_module_name_for_the_editor_note.py"
 
 
 @dataclass
@@ -44,6 +46,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
     folder = tmp / "project"
     folder.mkdir()
     (folder / "README.md").write_text("# A project\n")
+    (folder / LONG_FILE).write_text("x = 1\n")
     shots = tmp / "screenshots"
     with FakeModelServer.threaded() as model, FakeModelServer.threaded() as titles:
         model.script(Turn.text("PLAIN-ONE"), Turn.text("THINKING-ONE"), Turn.text("PLAIN-TWO"))
@@ -60,7 +63,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
             "AGENTLS_CONFIG_DIR": str(tmp / "agentls-config"),
         }
         with code_server(tmp / "vscode", package, settings, env) as cs:
-            args = {"url": cs.url, "folder": str(folder), "shots": str(shots)}
+            args = {"url": cs.url, "folder": str(folder), "shots": str(shots), "longFile": LONG_FILE}
             output, result = drive(HERE / "e2e_effort.mjs", args, {})
             if not result.get("ok"):
                 output += "\ncode-server log:\n" + cs.log.read_text()[-3000:]
@@ -88,3 +91,20 @@ def test_the_effort_picker_hides_again_back_on_the_plain_model(run: Run) -> None
     r = run.phase("plain-again")
     assert not r["controls"]["effortShown"], r
     assert [req.body.get("model") for req in run.model.requests] == ["plain", "thinking", "plain"]
+
+
+def test_a_300px_side_bar_shows_the_pickers_names(run: Run) -> None:
+    r = run.phase("narrow")
+    for select in r["layout"]["selects"]:
+        assert select["has"] >= select["needs"], r["layout"]
+
+
+def test_a_300px_side_bar_keeps_each_button_whole_and_inside(run: Run) -> None:
+    r = run.phase("narrow")
+    assert not any(b["clipped"] or b["outside"] for b in r["layout"]["buttons"]), r["layout"]
+
+
+def test_a_300px_side_bar_keeps_the_editor_notes_x_beside_it(run: Run) -> None:
+    chip = run.phase("narrow")["layout"]["chip"]
+    assert chip["removeBeside"] and not chip["outside"], chip
+    assert chip["height"] < 1.6 * chip["line"], chip
