@@ -33,6 +33,51 @@ function hasPrompt(frame) {
   return frame.evaluate(() => document.getElementById("prompt-input") !== null).catch(() => false);
 }
 
+/** Type `words` into the next quick input (its placeholder / title as given) and pick the row. */
+export async function quickInput(wb, words, { placeholder = "", title = "", list = true } = {}) {
+  const selector = ".quick-input-widget input";
+  await wb.page.waitForSelector(selector, { visible: true, timeout: 10000 });
+  // The next quick input of a series opens a moment after the last one closed: wait for its own title.
+  await until(`the quick input${placeholder ? ` "${placeholder}…"` : ""}${title ? ` titled ${title}` : ""} to have the focus`, () =>
+    wb.page.$eval(selector, (el, [prefix, title]) => {
+      const shown = document.querySelector(".quick-input-widget .quick-input-title")?.textContent ?? "";
+      return document.activeElement === el && (el.placeholder || "").startsWith(prefix) && el.value === "" && shown.includes(title);
+    }, [placeholder, title]));
+  await wb.page.keyboard.type(words);
+  const want = words.replace(/^@/, "").toLowerCase();
+  if (list) await until(`the quick pick to list ${words}`, async () => (await wb.quickRows()).some((row) => row.toLowerCase().includes(want)), 10000);
+  await wb.page.keyboard.press("Enter");
+}
+
+/** The prompt box's chips as the user reads them (without the × of each). */
+export const chipsText = (chat) => chat.$$eval("#prompt .chip", (els) => els.filter((e) => !e.hidden).map((e) => e.textContent.replace(/\s*×$/, "").trim()));
+
+/** Type ` @` in the prompt, pick `@kind` (then `then` answers its own pick): the new chips. */
+export async function mention(wb, chat, kind, then = async () => {}) {
+  const before = (await chipsText(chat)).length;
+  // The caret at the end (a click would put it where the pointer is, inside the text).
+  await chat.$eval("#prompt-input", (el) => {
+    el.focus();
+    el.setSelectionRange(el.value.length, el.value.length);
+  });
+  await chat.type("#prompt-input", " @");
+  await quickInput(wb, `@${kind}`, { placeholder: "Files to attach" });
+  await then();
+  return until(`the @${kind} chip`, async () => {
+    const chips = await chipsText(chat);
+    return chips.length > before && chips.some((c) => c.startsWith(`@${kind}`) && / tok$/.test(c)) ? chips : null;
+  }, 30000);
+}
+
+/** Wait for an answer holding `words` in the chat, then for its turn to end. */
+export async function waitAnswer(chat, words) {
+  await until(`the answer "${words}"`, async () => {
+    const text = await chat.$$eval(".message.assistant .md", (els) => els.map((e) => e.textContent).join("\n"));
+    return text.includes(words) ? text : null;
+  }, 90000);
+  await until("the turn to end", async () => (await chat.$eval("#send", (b) => b.textContent)) === "Send", 30000);
+}
+
 export class Workbench {
   constructor(browser, page, shots) {
     this.browser = browser;
@@ -201,6 +246,63 @@ export class Workbench {
     }, timeout);
   }
 
+  /** Send `words` from the chat's prompt box; the chat frame. */
+  async prompt(words) {
+    await this.command("agentls: Focus Chat");
+    const chat = await this.chat();
+    await until("the model picker to fill", () => chat.$eval("#model-picker", (el) => el.options.length > 0));
+    await chat.click("#prompt-input");
+    await chat.type("#prompt-input", words);
+    await this.page.keyboard.press("Enter");
+    return chat;
+  }
+
+  /** Wait for the chat's turn to end (Stop turns back into Send). */
+  async waitIdle(chat, timeout = 30000) {
+    await until("the turn to end", async () => (await chat.$eval("#send", (b) => b.textContent)) === "Send", timeout);
+  }
+
+  /** The CodeLens titles shown in the visible editor, top to bottom. */
+  lenses() {
+    return this.page.$$eval(".codelens-decoration a", (els) => els.map((e) => e.textContent.trim()));
+  }
+
+  /** The rows of the agentls Changes view (files and hunks), as their labels. */
+  changesRows() {
+    return this.page.$$eval(".pane-body .monaco-list-row", (rows) =>
+      [...new Set(rows)].filter((r) => r.closest(".pane")?.querySelector(".pane-header")?.textContent?.includes("Changes")).map((r) => r.getAttribute("aria-label") ?? r.textContent),
+    );
+  }
+
+  async focusChanges() {
+    await this.command("agentls: Focus on Changes View");
+    await until("the Changes view", () => this.page.$(".pane-header[aria-label*='Changes']"), 10000).catch(() => null);
+  }
+
+  /** The workbench's modal dialog (message, detail, buttons), or null when none is shown. */
+  modal() {
+    return this.page.evaluate(() => {
+      const box = document.querySelector(".monaco-dialog-box");
+      if (!box) return null;
+      return {
+        message: box.querySelector(".dialog-message-text")?.textContent ?? "",
+        detail: box.querySelector(".dialog-message-detail")?.textContent ?? "",
+        buttons: [...box.querySelectorAll(".dialog-buttons .monaco-button")].map((b) => b.textContent.trim()),
+      };
+    });
+  }
+
+  /** Click the modal dialog's button `label`. */
+  async modalButton(label) {
+    const button = await until(`the dialog button ${label}`, async () => {
+      for (const b of await this.page.$$(".monaco-dialog-box .dialog-buttons .monaco-button")) {
+        if ((await b.evaluate((e) => e.textContent.trim())) === label) return b;
+      }
+      return null;
+    }, 10000);
+    await button.click();
+  }
+
   /** What the workbench shows, for the log of a failure: tabs, quick input, focus, notifications. */
   async state() {
     return this.page.evaluate(() => {
@@ -221,4 +323,38 @@ export class Workbench {
   async close() {
     await this.browser.close();
   }
+}
+
+/**
+ * Open the workbench at `args.url`/`args.folder`, run `phases` (`[name, async (wb, r) => …]`, or with
+ * `context(wb)` — a scenario object — instead of `wb`) in order until one fails, and print the `RESULT {…}` line the Python side reads; exit 0 when all passed.
+ * A failed phase leaves a screenshot and the workbench's state in the log.
+ */
+export async function runPhases(args, phases, context = (wb) => wb) {
+  const result = { phases: {} };
+  const wb = await Workbench.open(args.url, args.folder, args.shots);
+  const scenario = context(wb);
+  try {
+    for (const [name, fn] of phases) {
+      const r = {};
+      result.phases[name] = r;
+      log("phase", name);
+      try {
+        await fn(scenario, r);
+      } catch (err) {
+        result.failed = name;
+        result.error = String(err?.stack ?? err);
+        await wb.shot(`failure-${name}`).catch(() => {});
+        log("workbench at failure:", JSON.stringify(await wb.state().catch((e) => String(e))));
+        break;
+      }
+      r.ok = true;
+      log("phase", name, "done", JSON.stringify(r).slice(0, 600));
+    }
+  } finally {
+    await wb.close();
+  }
+  result.ok = result.failed === undefined;
+  console.log("RESULT " + JSON.stringify(result));
+  process.exit(result.ok ? 0 : 1);
 }

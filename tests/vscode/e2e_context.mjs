@@ -6,50 +6,9 @@
 // Usage: node e2e_context.mjs '{"url": ..., "folder": ..., "shots": ...}'
 import fs from "node:fs";
 import path from "node:path";
-import { Workbench, log, until } from "./driver.mjs";
+import { chipsText, mention, quickInput, runPhases, until, waitAnswer } from "./driver.mjs";
 
 const args = JSON.parse(process.argv[2]);
-
-async function quickInput(wb, words, { placeholder = "", title = "", list = true } = {}) {
-  const selector = ".quick-input-widget input";
-  await wb.page.waitForSelector(selector, { visible: true, timeout: 10000 });
-  // The next quick input of a series opens a moment after the last one closed: wait for its own title.
-  await until(`the quick input${placeholder ? ` "${placeholder}…"` : ""}${title ? ` titled ${title}` : ""} to have the focus`, () =>
-    wb.page.$eval(selector, (el, [prefix, title]) => {
-      const shown = document.querySelector(".quick-input-widget .quick-input-title")?.textContent ?? "";
-      return document.activeElement === el && (el.placeholder || "").startsWith(prefix) && el.value === "" && shown.includes(title);
-    }, [placeholder, title]));
-  await wb.page.keyboard.type(words);
-  const want = words.replace(/^@/, "").toLowerCase();
-  if (list) await until(`the quick pick to list ${words}`, async () => (await wb.quickRows()).some((row) => row.toLowerCase().includes(want)), 10000);
-  await wb.page.keyboard.press("Enter");
-}
-
-const chipsText = (chat) => chat.$$eval("#prompt .chip", (els) => els.filter((e) => !e.hidden).map((e) => e.textContent.replace(/\s*×$/, "").trim()));
-
-async function mention(wb, chat, kind, then = async () => {}) {
-  const before = (await chipsText(chat)).length;
-  // The caret at the end (a click would put it where the pointer is, inside the text).
-  await chat.$eval("#prompt-input", (el) => {
-    el.focus();
-    el.setSelectionRange(el.value.length, el.value.length);
-  });
-  await chat.type("#prompt-input", " @");
-  await quickInput(wb, `@${kind}`, { placeholder: "Files to attach" });
-  await then();
-  return until(`the @${kind} chip`, async () => {
-    const chips = await chipsText(chat);
-    return chips.length > before && chips.some((c) => c.startsWith(`@${kind}`) && / tok$/.test(c)) ? chips : null;
-  }, 30000);
-}
-
-async function waitAnswer(chat, words) {
-  await until(`the answer "${words}"`, async () => {
-    const text = await chat.$$eval(".message.assistant .md", (els) => els.map((e) => e.textContent).join("\n"));
-    return text.includes(words) ? text : null;
-  }, 90000);
-  await until("the turn to end", async () => (await chat.$eval("#send", (b) => b.textContent)) === "Send", 30000);
-}
 
 const phases = [
   ["typescript-ready", async (wb, r) => {
@@ -128,33 +87,4 @@ const phases = [
   }],
 ];
 
-async function main() {
-  const result = { phases: {} };
-  const wb = await Workbench.open(args.url, args.folder, args.shots);
-  try {
-    for (const [name, fn] of phases) {
-      const r = {};
-      result.phases[name] = r;
-      log("phase", name);
-      try {
-        await fn(wb, r);
-      } catch (err) {
-        result.failed = name;
-        result.error = String(err?.stack ?? err);
-        await wb.shot(`failure-${name}`).catch(() => {});
-        log("workbench at failure:", JSON.stringify(await wb.state().catch((e) => String(e))));
-        break;
-      }
-      r.ok = true;
-      log("phase", name, "done", JSON.stringify(r).slice(0, 600));
-    }
-  } finally {
-    await wb.close();
-  }
-  result.ok = result.failed === undefined;
-  return result;
-}
-
-const result = await main();
-console.log("RESULT " + JSON.stringify(result));
-process.exit(result.ok ? 0 : 1);
+await runPhases(args, phases);

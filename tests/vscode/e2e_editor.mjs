@@ -3,7 +3,7 @@
 // error squiggle), and asks a question; the fake model calls editor_definition, editor_references and
 // editor_diagnostics, which the extension answers with vscode.execute*Provider and getDiagnostics.
 // Usage: node e2e_editor.mjs '{"url": ..., "folder": ..., "shots": ...}'
-import { Workbench, log, until } from "./driver.mjs";
+import { runPhases, until } from "./driver.mjs";
 
 const args = JSON.parse(process.argv[2]);
 
@@ -31,33 +31,4 @@ const phases = [
   }],
 ];
 
-async function main() {
-  const result = { phases: {} };
-  const wb = await Workbench.open(args.url, args.folder, args.shots);
-  try {
-    for (const [name, fn] of phases) {
-      const r = {};
-      result.phases[name] = r;
-      log("phase", name);
-      try {
-        await fn(wb, r);
-      } catch (err) {
-        result.failed = name;
-        result.error = String(err?.stack ?? err);
-        await wb.shot(`failure-${name}`).catch(() => {});
-        log("workbench at failure:", JSON.stringify(await wb.state().catch((e) => String(e))));
-        break;
-      }
-      r.ok = true;
-      log("phase", name, "done", JSON.stringify(r).slice(0, 600));
-    }
-  } finally {
-    await wb.close();
-  }
-  result.ok = result.failed === undefined;
-  return result;
-}
-
-const result = await main();
-console.log("RESULT " + JSON.stringify(result));
-process.exit(result.ok ? 0 : 1);
+await runPhases(args, phases);

@@ -9,7 +9,7 @@
 // Usage: node e2e_host.mjs '{"scenario": ..., "url": ..., "folder": ..., "shots": ..., "trace": ..., "settings": ...}'
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { Workbench, log, until } from "./driver.mjs";
+import { log, runPhases, until } from "./driver.mjs";
 
 const args = JSON.parse(process.argv[2]);
 
@@ -341,34 +341,4 @@ scenarios.badpath.push(["bad-arguments", async (s, r) => {
   await s.wb.shot("bad-arguments");
 }]);
 
-async function main() {
-  const result = { phases: {} };
-  const wb = await Workbench.open(args.url, args.folder, args.shots);
-  const host = new Host(wb);
-  try {
-    for (const [name, fn] of scenarios[args.scenario]) {
-      const r = {};
-      result.phases[name] = r;
-      log("phase", name);
-      try {
-        await fn(host, r);
-      } catch (err) {
-        result.failed = name;
-        result.error = String(err?.stack ?? err);
-        await wb.shot(`failure-${name}`).catch(() => {});
-        log("workbench at failure:", JSON.stringify(await wb.state().catch((e) => String(e))));
-        break;
-      }
-      r.ok = true;
-      log("phase", name, "done", JSON.stringify(r).slice(0, 600));
-    }
-  } finally {
-    await wb.close();
-  }
-  result.ok = result.failed === undefined;
-  return result;
-}
-
-const result = await main();
-console.log("RESULT " + JSON.stringify(result));
-process.exit(result.ok ? 0 : 1);
+await runPhases(args, scenarios[args.scenario], (wb) => new Host(wb));

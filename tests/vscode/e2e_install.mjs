@@ -8,7 +8,7 @@
 // Usage: node e2e_install.mjs '{"url", "folder", "shots", "trace", "marker"}'
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { Workbench, log, until } from "./driver.mjs";
+import { runPhases, until } from "./driver.mjs";
 
 const args = JSON.parse(process.argv[2]);
 
@@ -106,33 +106,4 @@ const phases = [
   }],
 ];
 
-async function main() {
-  const result = { phases: {} };
-  const wb = await Workbench.open(args.url, args.folder, args.shots);
-  try {
-    for (const [name, fn] of phases) {
-      const r = {};
-      result.phases[name] = r;
-      log("phase", name);
-      try {
-        await fn(wb, r);
-      } catch (err) {
-        result.failed = name;
-        result.error = String(err?.stack ?? err);
-        await wb.shot(`failure-${name}`).catch(() => {});
-        log("workbench at failure:", JSON.stringify(await wb.state().catch((e) => String(e))));
-        break;
-      }
-      r.ok = true;
-      log("phase", name, "done", JSON.stringify(r).slice(0, 600));
-    }
-  } finally {
-    await wb.close();
-  }
-  result.ok = result.failed === undefined;
-  return result;
-}
-
-const result = await main();
-console.log("RESULT " + JSON.stringify(result));
-process.exit(result.ok ? 0 : 1);
+await runPhases(args, phases);

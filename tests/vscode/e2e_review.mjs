@@ -6,7 +6,7 @@
 // Usage: node e2e_review.mjs '{"url", "folder", "shots", "trace"}'
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { Workbench, log, until } from "./driver.mjs";
+import { log, runPhases, until } from "./driver.mjs";
 import { zoomed } from "./pixels.mjs";
 
 const args = JSON.parse(process.argv[2]);
@@ -49,9 +49,8 @@ class Scenario {
     await until("the turn to end", async () => (await this.chat.$eval("#send", (b) => b.textContent)) === "Send", timeout);
   }
 
-  /** The CodeLens titles shown in the visible editor, top to bottom. */
   lenses() {
-    return this.page.$$eval(".codelens-decoration a", (els) => els.map((e) => e.textContent.trim()));
+    return this.wb.lenses();
   }
 
   /** Lines with a decoration in the glyph margin (our gutter bar or removal marker). */
@@ -59,10 +58,8 @@ class Scenario {
     return this.page.$$eval(".editor-instance .cgmr", (els) => els.length);
   }
 
-  async changesRows() {
-    return this.page.$$eval('.pane-body [id^="list_id"] .monaco-list-row, .pane-body .monaco-list-row', (rows) =>
-      [...new Set(rows)].filter((r) => r.closest(".pane")?.querySelector(".pane-header")?.textContent?.includes("Changes")).map((r) => r.getAttribute("aria-label") ?? r.textContent),
-    );
+  changesRows() {
+    return this.wb.changesRows();
   }
 
   async badge() {
@@ -117,9 +114,8 @@ class Scenario {
     log("screenshot", file);
   }
 
-  async focusChanges() {
-    await this.wb.command("agentls: Focus on Changes View");
-    await until("the Changes view", () => this.page.$(".pane-header[aria-label*='Changes']"), 10000).catch(() => null);
+  focusChanges() {
+    return this.wb.focusChanges();
   }
 
   /** Click the inline action `title` of the Changes view row whose label holds `label`. */
@@ -321,34 +317,4 @@ phase("two-hundred", async (s, r) => {
   r.after = await until("an empty Changes view", async () => ((await s.changesRows()).length === 0 ? [] : null));
 });
 
-async function main() {
-  const result = { phases: {} };
-  const wb = await Workbench.open(args.url, args.folder, args.shots);
-  const s = new Scenario(wb);
-  try {
-    for (const [name, fn] of phases) {
-      const r = {};
-      result.phases[name] = r;
-      log("phase", name);
-      try {
-        await fn(s, r);
-      } catch (err) {
-        result.failed = name;
-        result.error = String(err?.stack ?? err);
-        await wb.shot(`failure-${name}`).catch(() => {});
-        log("workbench at failure:", JSON.stringify(await wb.state().catch((e) => String(e))));
-        break;
-      }
-      r.ok = true;
-      log("phase", name, "done", JSON.stringify(r).slice(0, 600));
-    }
-  } finally {
-    await wb.close();
-  }
-  result.ok = result.failed === undefined;
-  return result;
-}
-
-const result = await main();
-console.log("RESULT " + JSON.stringify(result));
-process.exit(result.ok ? 0 : 1);
+await runPhases(args, phases, (wb) => new Scenario(wb));

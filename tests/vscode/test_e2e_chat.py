@@ -9,10 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
-import subprocess
-import threading
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,10 +19,10 @@ import pytest
 from demo.config import fake_model_config
 from demo.fake_model import FakeModelServer, RecordedRequest
 from demo.fake_script import Turn
-from tests.tools import ROOT, tool, tools_env
+from tests.tools import ROOT
 from tests.vscode.build import vsix
 from tests.vscode.codeserver import code_server
-from tests.vscode.phases import phase_result
+from tests.vscode.phases import drive, model_server, phase_result
 
 HERE = Path(__file__).parent
 AGENTLS = ROOT / ".venv" / "bin" / "agentls"
@@ -52,58 +49,6 @@ class Run:
     def last_user_text(self, request: RecordedRequest) -> str:
         users = [m for m in request.messages if m.get("role") == "user"]
         return json.dumps(users[-1].get("content")) if users else ""
-
-
-@contextmanager
-def model_server() -> Iterator[tuple[FakeModelServer, asyncio.AbstractEventLoop]]:
-    """A fake model on its own loop thread, with the loop: the test sets the stalled answer's event on it."""
-    server = FakeModelServer()
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, name="fake-model-chat", daemon=True)
-    thread.start()
-    try:
-        asyncio.run_coroutine_threadsafe(server.start(), loop).result(timeout=10)
-        yield server, loop
-    finally:
-        asyncio.run_coroutine_threadsafe(server.stop(), loop).result(timeout=10)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(timeout=10)
-        loop.close()
-
-
-def drive(args: dict[str, Any], signals: Mapping[str, Callable[[], object]]) -> tuple[str, dict[str, Any]]:
-    """Run the driver; a ``SIGNAL name`` line it prints runs that action (release a stalled answer, …)."""
-    process = subprocess.Popen(
-        [tool("node"), str(HERE / "e2e_chat.mjs"), json.dumps(args)],
-        env=tools_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    lines: list[str] = []
-
-    def read() -> None:
-        assert process.stdout is not None
-        for line in process.stdout:
-            lines.append(line)
-            if line.startswith("SIGNAL "):
-                signals[line.split()[1]]()
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    try:
-        process.wait(timeout=420)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait(timeout=10)
-        reader.join(timeout=10)
-    output = "".join(lines)
-    result: dict[str, Any] = {}
-    for line in lines:
-        if line.startswith("RESULT "):
-            result = json.loads(line[len("RESULT ") :])
-    return output, result
 
 
 @pytest.fixture(scope="module")
@@ -163,7 +108,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
                 "release-story": lambda: loop.call_soon_threadsafe(story.set),
                 "release-story-2": lambda: loop.call_soon_threadsafe(story_2.set),
             }
-            output, result = drive(args, signals)
+            output, result = drive(HERE / "e2e_chat.mjs", args, signals)
             if not result.get("ok"):
                 output += "\ncode-server log:\n" + cs.log.read_text()[-3000:]
                 if trace.is_file():

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { type Hunk, byFile, hunkAt, nextHunk, place } from "../src/review/hunks.ts";
+import { type Hunk, byFile, hunkAt, linesLabel, nextHunk, place } from "../src/review/hunks.ts";
 
 function hunk(id: string, afterStart: number, after: string[], before: string[] = ["x\n"], file = "a.py"): Hunk {
   return { id, sessionID: "s", file, uri: `file:///p/${file}`, kind: "text", state: "pending", beforeStart: afterStart, before, afterStart, after };
@@ -15,6 +15,14 @@ test("lines the user typed above a hunk move it down, and the hunks after it too
   const lines = ["# mine", "# more", "a", "B", "c", "D", "e"];
   const placed = place(lines, [hunk("h2", 3, ["D\n"]), hunk("h1", 1, ["B\r\n"])]);
   assert.deepEqual(placed.map((p) => [p.hunk.id, p.start]), [["h1", 3], ["h2", 5]]);
+});
+
+test("a hunk's label follows where it is placed now, else the agent's line", () => {
+  const h = hunk("h1", 1, ["B\n", "C\n"]);
+  const [placed] = place(["# one", "# two", "a", "B", "C"], [h]);
+  assert.equal(linesLabel(h), "lines 2-3");
+  assert.equal(linesLabel(h, placed.start), "lines 4-5");
+  assert.equal(linesLabel(hunk("r", 1, [], ["b\n"]), 3), "1 removed at line 4");
 });
 
 test("a hunk whose lines the user changed is placed by the shift and marked not found", () => {

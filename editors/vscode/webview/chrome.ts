@@ -175,9 +175,11 @@ export class Chrome {
     });
     // A new dialog takes the focus — the dialog itself, not one of its buttons, so keys typed a moment
     // before it appeared (Enter in the prompt) can never answer it; Tab reaches its choices.
-    // One already being answered keeps it (a second dialog waits its turn below it).
+    // One already being answered keeps it (a second dialog waits its turn below it). Only while the
+    // chat has the keyboard, though: taking it from the palette or an editor would close the palette
+    // and send the rest of the user's typing — Escape, which stops the turn — to the dialog.
     const first = fresh[0];
-    if (first !== undefined && !hadFocus) {
+    if (first !== undefined && !hadFocus && document.hasFocus()) {
       this.focusBeforeDialog = document.activeElement instanceof HTMLElement && document.activeElement !== document.body ? document.activeElement : null;
       first.focus();
       return;

@@ -37,7 +37,7 @@ export class EditorChip {
     const tokens = chip.tokens === undefined ? "" : ` · ${chip.tokens.toLocaleString("en-US")} tok`;
     this.root.title = "The active file and line (and selection) go with the prompt as a short note";
     this.root.replaceChildren(
-      `✎ ${chip.label}${tokens} `,
+      h("span", { class: "chip-label", title: `${chip.label}${tokens}` }, `✎ ${chip.label}${tokens} `),
       button("×", () => {
         this.removed = true;
         this.draw();

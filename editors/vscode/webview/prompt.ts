@@ -247,7 +247,7 @@ export class PromptBox {
   private drawChips(): void {
     this.chips.replaceChildren(
       ...this.attachments.map((a, i) =>
-        h("span", { class: a.image ? "chip image" : a.context ? "chip context" : "chip", title: a.label }, a.image ? h("img", { class: "thumb", src: `data:${a.image.mime};base64,${a.image.data}`, alt: "" }) : null, `${chipLabel(a)} `, button("×", () => {
+        h("span", { class: a.image ? "chip image" : a.context ? "chip context" : "chip", title: a.label }, a.image ? h("img", { class: "thumb", src: `data:${a.image.mime};base64,${a.image.data}`, alt: "" }) : null, h("span", { class: "chip-label" }, `${chipLabel(a)} `), button("×", () => {
           this.attachments.splice(i, 1);
           this.drawChips();
           this.persist();

@@ -28,9 +28,14 @@ async function optional<T>(request: Promise<T>, what: string): Promise<T | undef
 export async function sessionControls(client: AgentClient, sessionID: string): Promise<{ mode?: ModeInfo; effort?: EffortInfo }> {
   const [mode, effort] = await Promise.all([
     optional(client.request<ModeInfo>("agent/session/mode", ref(sessionID)), "mode"),
-    optional(client.request<EffortInfo>("agent/session/effort", ref(sessionID)), "effort"),
+    optionalEffort(client, sessionID),
   ]);
   return { mode, effort };
+}
+
+/** The session's effort and its model's levels, undefined where the server has no answer. */
+export function optionalEffort(client: AgentClient, sessionID: string): Promise<EffortInfo | undefined> {
+  return optional(client.request<EffortInfo>("agent/session/effort", ref(sessionID)), "effort");
 }
 
 function requireSession(view: ChatView): string | undefined {

@@ -26,7 +26,7 @@ import { MESSAGE_PAGE } from "./sessionTools";
 import type { Attachment, FromWebview, ServerPhase, Snapshot, ToWebview } from "./messages";
 import { listQueue, removedByUser } from "./queue";
 import { attachmentParts } from "./slash";
-import { sessionControls } from "./pickers";
+import { optionalEffort, sessionControls } from "./pickers";
 
 export const VIEW_ID = "agentls.chat";
 
@@ -150,14 +150,18 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
 
   private onEvent(event: AgentEvent): void {
     switch (event.type) {
-      case "session.status":
+      case "session.status": {
+        const was = this.statuses.get(event.properties.sessionID)?.type ?? "idle";
         this.statuses.set(event.properties.sessionID, event.properties.status);
         if (event.properties.sessionID === this.sessionID) this.changedEmitter.fire();
+        if (was === "idle" && event.properties.status.type === "busy") this.refreshEffort(event.properties.sessionID);
         break;
+      }
       case "session.idle":
         void this.actions.turnEnded(event.properties.sessionID);
         this.statuses.set(event.properties.sessionID, { type: "idle" });
         if (event.properties.sessionID === this.sessionID) this.changedEmitter.fire();
+        this.refreshEffort(event.properties.sessionID);
         break;
       case "session.updated":
         if (event.properties.info.id === this.sessionID) {
@@ -179,6 +183,18 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
         break;
     }
     this.queue(event);
+  }
+
+  /**
+   * The effort levels are those of the session's last-used model, which a turn on another model
+   * changes without a `session.effort` event: read them again as a turn starts and ends, and hand
+   * them to the view as that event (a session shown here only).
+   */
+  private refreshEffort(sessionID: string): void {
+    if (sessionID !== this.sessionID) return;
+    void optionalEffort(this.client, sessionID).then((info) => {
+      if (info !== undefined && sessionID === this.sessionID) this.queue({ type: "session.effort", properties: { sessionID, ...info } });
+    });
   }
 
   private queue(event: AgentEvent): void {

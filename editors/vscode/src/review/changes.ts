@@ -1,7 +1,9 @@
 // The Changes view: the files with pending hunks of the current session and their hunks, per-file
 // Keep/Undo as inline actions, Keep all / Undo all in the title; a badge counts the pending hunks.
+// A hunk is labelled by the line the editor's decoration marks now (it moves as the user types above it).
 import * as path from "node:path";
 import * as vscode from "vscode";
+import type { HunkDecorations } from "./decorations";
 import { type Hunk, linesLabel } from "./hunks";
 import type { ReviewState } from "./state";
 
@@ -15,9 +17,13 @@ export class ChangesView implements vscode.TreeDataProvider<ChangeItem>, vscode.
   readonly tree: vscode.TreeView<ChangeItem>;
   private readonly disposables: vscode.Disposable[] = [];
 
-  constructor(private readonly state: ReviewState) {
+  constructor(
+    private readonly state: ReviewState,
+    private readonly decorations: HunkDecorations,
+  ) {
     this.tree = vscode.window.createTreeView(CHANGES_VIEW, { treeDataProvider: this, showCollapseAll: true });
-    this.disposables.push(this.tree, this.changed, state.onDidChange(() => this.update()));
+    // The decorations are placed again after typing: the labels follow them.
+    this.disposables.push(this.tree, this.changed, state.onDidChange(() => this.update()), decorations.onDidChangeCodeLenses(() => this.changed.fire(undefined)));
     this.update();
   }
 
@@ -46,11 +52,12 @@ export class ChangesView implements vscode.TreeDataProvider<ChangeItem>, vscode.
       return tree;
     }
     const hunk = item.hunk;
-    const tree = new vscode.TreeItem(linesLabel(hunk), vscode.TreeItemCollapsibleState.None);
+    const label = linesLabel(hunk, this.decorations.placedHunk(hunk)?.start);
+    const tree = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
     tree.id = `hunk:${hunk.id}`;
     const first = hunk.after.find((l) => l.trim()) ?? hunk.before.find((l) => l.trim()) ?? "";
     tree.description = first.trim().slice(0, 60);
-    tree.tooltip = `${hunk.file}: ${linesLabel(hunk)}`;
+    tree.tooltip = `${hunk.file}: ${label}`;
     tree.iconPath = new vscode.ThemeIcon(hunk.after.length === 0 ? "diff-removed" : hunk.before.length === 0 ? "diff-added" : "diff-modified");
     tree.contextValue = "agentlsHunk";
     tree.command = { command: "agentls.review.open", title: "Open", arguments: [hunk.id] };

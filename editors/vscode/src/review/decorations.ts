@@ -66,6 +66,12 @@ export class HunkDecorations implements vscode.CodeLensProvider, vscode.Disposab
     return placed;
   }
 
+  /** Where a pending hunk is now: placed in its open document, undefined when the file is not open. */
+  placedHunk(hunk: Hunk): Placed | undefined {
+    const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === hunk.uri);
+    return document === undefined ? undefined : this.placed(document).find((p) => p.hunk.id === hunk.id);
+  }
+
   /** Re-place after typing, once the burst of changes is over (placing is per keystroke otherwise). */
   private later(): void {
     if (this.timer) clearTimeout(this.timer);
@@ -89,7 +95,7 @@ export class HunkDecorations implements vscode.CodeLensProvider, vscode.Disposab
   private addedOption(document: vscode.TextDocument, p: Placed): vscode.DecorationOptions {
     const range = new vscode.Range(p.start, 0, Math.max(p.start, p.end - 1), 0);
     const was = p.hunk.before.map((l) => l.replace(/\r?\n$/, "")).join("\n");
-    const hover = new vscode.MarkdownString(`**agentls** changed ${linesLabel(p.hunk)}`);
+    const hover = new vscode.MarkdownString(`**agentls** changed ${linesLabel(p.hunk, p.start)}`);
     if (was) hover.appendMarkdown("; before:").appendCodeblock(was, document.languageId);
     else hover.appendMarkdown(" (new lines)");
     return { range, hoverMessage: hover };
@@ -116,7 +122,7 @@ export class HunkDecorations implements vscode.CodeLensProvider, vscode.Disposab
     const lenses: vscode.CodeLens[] = [];
     for (const p of this.placed(document)) {
       const range = new vscode.Range(p.start, 0, p.start, 0);
-      const label = linesLabel(p.hunk);
+      const label = linesLabel(p.hunk, p.start);
       lenses.push(
         new vscode.CodeLens(range, { title: "$(check) Keep", tooltip: `Keep the agent's change (${label})`, command: "agentls.review.keepHunk", arguments: [p.hunk.id] }),
         new vscode.CodeLens(range, { title: "$(discard) Undo", tooltip: `Undo the agent's change (${label}), keeping your edits`, command: "agentls.review.undoHunk", arguments: [p.hunk.id] }),

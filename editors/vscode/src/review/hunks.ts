@@ -107,10 +107,13 @@ export function byFile(hunks: readonly Hunk[]): Map<string, Hunk[]> {
   return files;
 }
 
-/** "lines 3-5" (1-based) of the agent's version, as the server labels a hunk. */
-export function linesLabel(hunk: Hunk): string {
+/**
+ * "lines 3-5" (1-based): where the hunk is now (`start`, 0-based, as placed in the open document),
+ * else where the agent's version has it, as the server labels a hunk.
+ */
+export function linesLabel(hunk: Hunk, start = hunk.afterStart): string {
   if (hunk.kind !== "text") return { created: "new file", deleted: "file deleted", binary: "binary file" }[hunk.kind];
-  const first = hunk.afterStart + 1;
+  const first = start + 1;
   if (hunk.after.length === 0) return `${hunk.before.length} removed at line ${first}`;
   const last = first + hunk.after.length - 1;
   return first === last ? `line ${first}` : `lines ${first}-${last}`;

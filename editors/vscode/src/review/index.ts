@@ -13,7 +13,7 @@ import { ReviewState } from "./state";
 export function registerReview(context: vscode.ExtensionContext, view: ChatView, diffs: DiffDocuments): vscode.Disposable[] {
   const state = new ReviewState(view.client, () => view.sessionID, view.onDidChange);
   const decorations = new HunkDecorations(state, vscode.Uri.joinPath(context.extensionUri, "media"));
-  const changes = new ChangesView(state);
+  const changes = new ChangesView(state, decorations);
   return [
     state,
     decorations,
