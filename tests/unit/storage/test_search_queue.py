@@ -140,3 +140,25 @@ async def test_a_clean_close_indexes_what_is_queued(tmp_path: Path) -> None:
             assert await cursor.fetchone() == (1,)
     finally:
         await reopened.close()
+
+
+async def test_a_close_that_cannot_index_leaves_the_next_open_to_catch_up(tmp_path: Path) -> None:
+    path = tmp_path / "agentls.db"
+    store = await Store.open(path)
+    project = await store.ensure_project(tmp_path)
+    s = f.session(project.id)
+    await store.insert_session(s)
+    u = f.user(s.id)
+    await store.upsert_message(u)
+    await store.upsert_part(_done(s.id, u.id, "cloudberry"))
+    other = await aiosqlite.connect(path, isolation_level=None)
+    await other.execute("ALTER TABLE part_search RENAME TO part_search_away")  # indexing fails
+    await store.close()  # logs the failure; the part's id dies with this store
+    await other.execute("ALTER TABLE part_search_away RENAME TO part_search")
+    await other.close()
+    reopened = await Store.open(path)
+    try:
+        assert reopened.checked  # no clean-close stamp was left
+        assert await _ids(reopened, "cloudberry") == [s.id]
+    finally:
+        await reopened.close()
