@@ -151,7 +151,7 @@ class Store(ProjectTable, SessionTable, MessageTable, ForkOps, ApprovalTable, Re
             try:
                 await self.index_pending()  # the queue would wait for the next search otherwise
             except StorageError as exc:
-                log.warning("could not index the parts queued for search (the next search will): %s", exc)
+                log.warning("could not index the parts queued for search (the next open will): %s", exc)
         async with self._lock:  # a transaction under way finishes first
             self.closed = True
         closed = False
