@@ -2,12 +2,14 @@
 
 Titles are indexed by triggers as they are written. Text parts are queued, then indexed in batches
 (see migrations 6 and 7 in ``schema.py``): the store keeps the ids of the text parts it writes in
-memory (a set: a part streamed in a hundred flushes is one id), and a trigger puts the rowid of a
-deleted text part in ``search_queue`` (a cascade from a deleted message or session deletes parts no
-code sees). ``index_pending`` indexes both in one transaction: when an answer completes with
+memory (a set: a part streamed in a hundred flushes is one id) and moves them into ``search_queue``
+when an answer completes, in the answer's own transaction (so another process's search, such as
+``agentls sessions search``, finds a completed answer); a trigger puts the rowid of a deleted text
+part in ``search_queue`` (a cascade from a deleted message or session deletes parts no code sees).
+``index_pending`` indexes both in one transaction: when an answer completes with
 ``SEARCH_BATCH`` searchable writes queued (off the streaming path: a part write only adds an id),
 before every search and at close, and inside a write only when ``SEARCH_BACKLOG_MAX`` are queued.
-The ids in memory die with a process that is killed: the next open that finds the database not
+The ids still in memory die with a process that is killed: the next open that finds the database not
 closed cleanly queues every searchable part the index lacks or holds with other text
 (``queue_unindexed``), and a close that could not index them leaves no clean-close stamp.
 
@@ -56,13 +58,7 @@ _FETCH = 256
 async def index_pending(conn: aiosqlite.Connection, part_ids: Collection[str] = ()) -> int:
     """Index the parts ``part_ids`` and those queued in ``search_queue`` (inside the caller's write
     transaction); returns how many were queued."""
-    if part_ids:
-        # A part deleted since it was written has no row any more: its delete queued its rowid.
-        await conn.execute(
-            "INSERT OR IGNORE INTO search_queue (part_rowid) "
-            "SELECT rowid FROM parts WHERE id IN (SELECT value FROM json_each(?))",
-            (json.dumps(sorted(part_ids)),),
-        )
+    await queue_parts(conn, part_ids)
     async with conn.execute("SELECT part_rowid FROM search_queue") as cursor:
         queued = [(int(r[0]),) for r in await cursor.fetchall()]
     if queued:
@@ -78,6 +74,17 @@ async def index_pending(conn: aiosqlite.Connection, part_ids: Collection[str] = 
         )
         await conn.execute("DELETE FROM search_queue")
     return len(queued)
+
+
+async def queue_parts(conn: aiosqlite.Connection, part_ids: Collection[str]) -> None:
+    """Put the parts ``part_ids`` in ``search_queue`` (inside the caller's write transaction)."""
+    if part_ids:
+        # A part deleted since it was written has no row any more: its delete queued its rowid.
+        await conn.execute(
+            "INSERT OR IGNORE INTO search_queue (part_rowid) "
+            "SELECT rowid FROM parts WHERE id IN (SELECT value FROM json_each(?))",
+            (json.dumps(sorted(part_ids)),),
+        )
 
 
 async def queue_unindexed(conn: aiosqlite.Connection) -> int:
@@ -124,6 +131,17 @@ class SearchTable(StoreBase):
         self._search_backlog += sum(searchable(p) for p in parts)
         if self._search_backlog >= self.search_backlog_max:
             await self.index_pending()
+
+    async def write_completing(self, sql: str, params: Sequence[object]) -> None:
+        """Run ``sql`` (the write of an answer that completed) in one transaction with moving the
+        ids of the parts written so far into ``search_queue``: from there another process's search
+        indexes them too, and they outlive this process. Then index the queue if a batch is due."""
+        written = frozenset(self._search_ids)
+        async with self._tx() as conn:
+            await conn.execute(sql, params)
+            await queue_parts(conn, written)
+        self._search_ids -= written
+        await self.answer_completed()
 
     @property
     def unindexed(self) -> bool:

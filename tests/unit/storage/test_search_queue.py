@@ -151,14 +151,38 @@ async def test_a_close_that_cannot_index_leaves_the_next_open_to_catch_up(tmp_pa
     u = f.user(s.id)
     await store.upsert_message(u)
     await store.upsert_part(_done(s.id, u.id, "cloudberry"))
-    other = await aiosqlite.connect(path, isolation_level=None)
-    await other.execute("ALTER TABLE part_search RENAME TO part_search_away")  # indexing fails
+    # Indexing fails (a TEMP trigger lives in this connection only: the file stays as it was).
+    await store._conn.execute(
+        "CREATE TEMP TRIGGER broken BEFORE INSERT ON main.search_queue BEGIN SELECT RAISE(ABORT, 'no'); END"
+    )
     await store.close()  # logs the failure; the part's id dies with this store
-    await other.execute("ALTER TABLE part_search_away RENAME TO part_search")
-    await other.close()
     reopened = await Store.open(path)
     try:
         assert reopened.checked  # no clean-close stamp was left
         assert await _ids(reopened, "cloudberry") == [s.id]
     finally:
         await reopened.close()
+
+
+async def test_another_process_finds_a_completed_answer(tmp_path: Path) -> None:
+    # Two stores on one file: as the server and `agentls sessions search` beside it.
+    path = tmp_path / "agentls.db"
+    server = await Store.open(path)
+    reader = await Store.open(path)
+    try:
+        project = await server.ensure_project(tmp_path)
+        s = f.session(project.id)
+        await server.insert_session(s)
+        u = f.user(s.id)
+        await server.upsert_message(u)
+        await server.upsert_part(_done(s.id, u.id, "why is the guava parser slow"))
+        answer = f.assistant(s.id, u.id, completed=False)
+        await server.upsert_message(answer)
+        await server.upsert_part(_done(s.id, answer.id, "the quince lexer backtracks"))
+        answer.time.completed = now_ms()
+        await server.upsert_message(answer)  # far less than a batch: not indexed by the server yet
+        assert await _ids(reader, "guava") == [s.id]
+        assert await _ids(reader, "quince") == [s.id]
+    finally:
+        await reader.close()
+        await server.close()
