@@ -87,6 +87,7 @@ class FakeModelServer:
         self._server: asyncio.Server | None = None
         self._handlers: set[asyncio.Task[None]] = set()
         self._arrived: asyncio.Condition | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None  # the loop it runs on, once started
         self._next_call = 1
         self._stopping = False
         self.requests: list[RecordedRequest] = []
@@ -108,6 +109,13 @@ class FakeModelServer:
         async with asyncio.timeout(timeout), self._arrived:
             await self._arrived.wait_for(lambda: len(self.requests) >= count)
 
+    def wait_for_requests_from_thread(self, count: int, timeout: float = 10.0) -> None:
+        """``wait_for_requests`` for a thread other than the server's loop (a ``threaded()``
+        server): blocks; TimeoutError after ``timeout`` seconds."""
+        assert self._loop is not None, "server not started"
+        waiting = asyncio.run_coroutine_threadsafe(self.wait_for_requests(count, timeout), self._loop)
+        waiting.result(timeout + 5)  # also if the loop stopped meanwhile
+
     # --- lifecycle ---------------------------------------------------------------------------
 
     @property
@@ -123,6 +131,7 @@ class FakeModelServer:
     async def start(self) -> None:
         """Listen on the host and a free port."""
         self._arrived = asyncio.Condition()
+        self._loop = asyncio.get_running_loop()
         self._server = await asyncio.start_server(self._connection, self._host, self._port, ssl=self._tls)
         self._port = self._server.sockets[0].getsockname()[1]
 

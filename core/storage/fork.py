@@ -15,13 +15,13 @@ from core import ids
 from core.errors import NotFoundError
 from core.message.models import AnyPart, AssistantMessage, CompactionPart, Session, SessionRevert
 from core.message.review import Hunk
-from core.storage.base import StoreBase
 from core.storage.messages import message_row, part_row
 from core.storage.review import decode_hunk, hunk_row
 from core.storage.rows import AnyMessage, decode_message, decode_part, decode_session, encode
+from core.storage.search import SearchTable
 
 
-class ForkOps(StoreBase):
+class ForkOps(SearchTable):
     """``fork``: one transaction that inserts the new session and its cloned history."""
 
     async def fork(self, session_id: str, message_id: str | None, new_session: Session) -> Session:
@@ -79,6 +79,7 @@ class ForkOps(StoreBase):
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 [hunk_row(h) for h in clone.hunks(hunks)],
             )
+        await self.queued_for_search(clone.parts)
         return new_session
 
 

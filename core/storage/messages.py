@@ -50,9 +50,10 @@ class MessageTable(SearchTable):
 
     async def upsert_message(self, info: AnyMessage) -> None:
         """Insert or replace a message (its session must exist)."""
-        await self._write(_UPSERT_MESSAGE, message_row(info))
         if isinstance(info, AssistantMessage) and (info.time.completed is not None or info.error is not None):
-            await self.answer_completed()
+            await self.write_completing(_UPSERT_MESSAGE, message_row(info))
+        else:
+            await self._write(_UPSERT_MESSAGE, message_row(info))
 
     async def upsert_part(self, part: AnyPart) -> None:
         """Insert or replace a part (its message must exist)."""

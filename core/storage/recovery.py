@@ -77,10 +77,18 @@ async def recover(conn: aiosqlite.Connection) -> RecoveryReport:
         await conn.executemany(
             "UPDATE messages SET body = ? WHERE id = ?", [(message_row(m)[4], m.id) for m in fixed_messages]
         )
-        # Their text stops where the crash cut it: ended, so search indexes it (it takes finished text).
+        # Their text stops where the crash cut it: ended, so search indexes it (it takes finished
+        # text). Queued here: no trigger queues a part written behind the store's back.
+        streamed = (
+            "WHERE message_id = ? AND type = 'text' AND json_extract(body, '$.time.start') IS NOT NULL "
+            "AND json_extract(body, '$.time.end') IS NULL"
+        )
         await conn.executemany(
-            "UPDATE parts SET body = json_set(body, '$.time.end', ?) WHERE message_id = ? AND type = 'text' "
-            "AND json_extract(body, '$.time.start') IS NOT NULL AND json_extract(body, '$.time.end') IS NULL",
+            f"INSERT OR IGNORE INTO search_queue (part_rowid) SELECT rowid FROM parts {streamed}",
+            [(m.id,) for m in fixed_messages],
+        )
+        await conn.executemany(
+            f"UPDATE parts SET body = json_set(body, '$.time.end', ?) {streamed}",
             [(now, m.id) for m in fixed_messages],
         )
         await conn.execute("COMMIT")

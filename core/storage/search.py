@@ -1,12 +1,20 @@
 """Full-text search over session titles and message text (SQLite FTS5).
 
-Titles are indexed by triggers as they are written. Parts go through ``search_queue`` (see
-migration 6 in ``schema.py``): the triggers queue the rowid of a text part that was written or
-deleted, and ``index_pending`` indexes the queue in one transaction: when an answer completes with
-``SEARCH_BATCH`` text writes queued (off the streaming path: a part write only queues), before every
-search and at close, and inside a write only when ``SEARCH_BACKLOG_MAX`` are queued. A query is
-FTS5 query syntax (words, ``"phrases"``, ``prefix*``, ``AND``/``OR``/``NOT``); a query SQLite cannot
-parse is an ``InvalidInputError`` saying so, never an empty result.
+Titles are indexed by triggers as they are written. Text parts are queued, then indexed in batches
+(see migrations 6 and 7 in ``schema.py``): the store keeps the ids of the text parts it writes in
+memory (a set: a part streamed in a hundred flushes is one id) and moves them into ``search_queue``
+when an answer completes, in the answer's own transaction (so another process's search, such as
+``agentls sessions search``, finds a completed answer); a trigger puts the rowid of a deleted text
+part in ``search_queue`` (a cascade from a deleted message or session deletes parts no code sees).
+``index_pending`` indexes both in one transaction: when an answer completes with
+``SEARCH_BATCH`` searchable writes queued (off the streaming path: a part write only adds an id),
+before every search and at close, and inside a write only when ``SEARCH_BACKLOG_MAX`` are queued.
+The ids still in memory die with a process that is killed: the next open that finds the database not
+closed cleanly queues every searchable part the index lacks or holds with other text
+(``queue_unindexed``), and a close that could not index them leaves no clean-close stamp.
+
+A query is FTS5 query syntax (words, ``"phrases"``, ``prefix*``, ``AND``/``OR``/``NOT``); a query
+SQLite cannot parse is an ``InvalidInputError`` saying so, never an empty result.
 
 Hits come newest first. Matching parts are read newest first (by rowid, the order they were
 written) until ``limit`` sessions have one, so a common word costs a few hundred index rows, not
@@ -23,7 +31,7 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 import aiosqlite
 
@@ -47,8 +55,10 @@ NARROW = 4  # a filter leaving at most 1/NARROW of the project's sessions scans 
 _FETCH = 256
 
 
-async def index_pending(conn: aiosqlite.Connection) -> int:
-    """Index the queued parts (inside the caller's write transaction); returns how many were queued."""
+async def index_pending(conn: aiosqlite.Connection, part_ids: Collection[str] = ()) -> int:
+    """Index the parts ``part_ids`` and those queued in ``search_queue`` (inside the caller's write
+    transaction); returns how many were queued."""
+    await queue_parts(conn, part_ids)
     async with conn.execute("SELECT part_rowid FROM search_queue") as cursor:
         queued = [(int(r[0]),) for r in await cursor.fetchall()]
     if queued:
@@ -66,27 +76,77 @@ async def index_pending(conn: aiosqlite.Connection) -> int:
     return len(queued)
 
 
+async def queue_parts(conn: aiosqlite.Connection, part_ids: Collection[str]) -> None:
+    """Put the parts ``part_ids`` in ``search_queue`` (inside the caller's write transaction)."""
+    if part_ids:
+        # A part deleted since it was written has no row any more: its delete queued its rowid.
+        await conn.execute(
+            "INSERT OR IGNORE INTO search_queue (part_rowid) "
+            "SELECT rowid FROM parts WHERE id IN (SELECT value FROM json_each(?))",
+            (json.dumps(sorted(part_ids)),),
+        )
+
+
+async def queue_unindexed(conn: aiosqlite.Connection) -> int:
+    """Queue every searchable part that the index lacks or holds with other text (inside the
+    caller's write transaction): after a process died with written parts not indexed yet."""
+    cursor = await conn.execute(
+        "INSERT OR IGNORE INTO search_queue (part_rowid) SELECT p.rowid FROM parts p "
+        f"WHERE {SEARCHABLE_PART.format(r='p')} AND NOT EXISTS (SELECT 1 FROM part_search f "
+        "WHERE f.rowid = p.rowid AND f.text IS json_extract(p.body, '$.text'))"
+    )
+    return int(cursor.rowcount)
+
+
 class SearchTable(StoreBase):
     """Searching the FTS5 index, and keeping the queue of parts to index short."""
 
     _search_backlog = 0
     search_backlog_max = SEARCH_BACKLOG_MAX
 
+    def __init__(self, conn: aiosqlite.Connection, path: str) -> None:
+        super().__init__(conn, path)
+        self._search_ids: set[str] = set()  # text parts written since the last indexing
+
     async def index_pending(self) -> None:
         """Index every queued part now."""
         self._search_backlog = 0
-        # Most searches find the queue empty: a read first, so they take no write lock.
-        row = await self._fetchone("SELECT EXISTS (SELECT 1 FROM search_queue)")
-        if row is not None and row[0]:
-            async with self._tx() as conn:
-                await index_pending(conn)
+        written = frozenset(self._search_ids)
+        if not written:
+            # Most searches find nothing queued: a read first, so they take no write lock.
+            row = await self._fetchone("SELECT EXISTS (SELECT 1 FROM search_queue)")
+            if row is None or not row[0]:
+                return
+        async with self._tx() as conn:
+            await index_pending(conn, written)
+        # Only once committed (a failed transaction keeps them queued); ids written meanwhile stay.
+        self._search_ids -= written
 
     async def queued_for_search(self, parts: Sequence[AnyPart]) -> None:
-        """``parts`` were written: they wait in the queue (indexing them here would slow the
-        streaming writes down), unless the queue has grown too long without an answer completing."""
+        """``parts`` were written: their text parts wait in the queue (indexing them here would slow
+        the streaming writes down), unless it has grown too long without an answer completing."""
+        # Every text part, not only those the index takes: one that no longer does (no longer
+        # ended, made synthetic) must leave the index. Indexing drops what it does not take.
+        self._search_ids.update(p.id for p in parts if isinstance(p, TextPart))
         self._search_backlog += sum(searchable(p) for p in parts)
         if self._search_backlog >= self.search_backlog_max:
             await self.index_pending()
+
+    async def write_completing(self, sql: str, params: Sequence[object]) -> None:
+        """Run ``sql`` (the write of an answer that completed) in one transaction with moving the
+        ids of the parts written so far into ``search_queue``: from there another process's search
+        indexes them too, and they outlive this process. Then index the queue if a batch is due."""
+        written = frozenset(self._search_ids)
+        async with self._tx() as conn:
+            await conn.execute(sql, params)
+            await queue_parts(conn, written)
+        self._search_ids -= written
+        await self.answer_completed()
+
+    @property
+    def unindexed(self) -> bool:
+        """Whether parts written by this store wait to be indexed (only this process knows them)."""
+        return bool(self._search_ids)
 
     async def answer_completed(self) -> None:
         """An answer ended: index the queue if a batch is due (the next search would otherwise)."""

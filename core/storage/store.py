@@ -38,6 +38,7 @@ from core.storage.project import ProjectTable
 from core.storage.recovery import RecoveryReport, check_integrity, recover
 from core.storage.review import ReviewTable
 from core.storage.schema import migrate
+from core.storage.search import queue_unindexed
 from core.storage.sessions import SessionTable
 
 try:
@@ -125,6 +126,12 @@ class Store(ProjectTable, SessionTable, MessageTable, ForkOps, ApprovalTable, Re
             if check:
                 log.info("%s was not closed cleanly by agentls: checking its integrity", db_path)
                 await check_integrity(conn)
+                # A process that died took the ids of the parts it had not indexed yet along.
+                await conn.execute("BEGIN IMMEDIATE")
+                queued = await queue_unindexed(conn)
+                await conn.execute("COMMIT")
+                if queued:
+                    log.info("%s parts written before the unclean stop wait to be indexed for search", queued)
         except BaseException as exc:
             await conn.close()
             lock.close()
@@ -144,7 +151,7 @@ class Store(ProjectTable, SessionTable, MessageTable, ForkOps, ApprovalTable, Re
             try:
                 await self.index_pending()  # the queue would wait for the next search otherwise
             except StorageError as exc:
-                log.warning("could not index the parts queued for search (the next search will): %s", exc)
+                log.warning("could not index the parts queued for search (the next open will): %s", exc)
         async with self._lock:  # a transaction under way finishes first
             self.closed = True
         closed = False
@@ -155,7 +162,8 @@ class Store(ProjectTable, SessionTable, MessageTable, ForkOps, ApprovalTable, Re
             openers, self._openers = self._openers, None
             if openers is not None:
                 try:
-                    if closed and openers.try_exclusive():  # the last one: SQLite has checkpointed
+                    # Not when parts wait to be indexed (the next open must catch them up).
+                    if closed and not self.unindexed and openers.try_exclusive():  # the last one
                         openers.write_stamp(_file_stamp(Path(self.path)) or "")
                 except OSError as exc:  # no stamp: the next open checks, nothing worse
                     log.debug("cannot write the clean-close stamp of %s: %s", self.path, exc)

@@ -39,6 +39,12 @@ async def _two_edits(plugin: Connected, model: FakeModelServer) -> tuple[str, li
     return sid, (await plugin.call("agent/review/list", {"sessionID": sid}))["hunks"]
 
 
+def _comment(**fields: Any) -> dict[str, Any]:
+    """A valid comment on hello.py's first line with ``fields`` changed (a field set to None is left out)."""
+    made = {"path": "hello.py", "startLine": 1, "endLine": 1, "body": "x", **fields}
+    return {k: v for k, v in made.items() if v is not None}
+
+
 def _user_texts(model: FakeModelServer, index: int = -1) -> list[str]:
     """The text of every user message of one model request."""
     out: list[str] = []
@@ -116,7 +122,7 @@ async def test_comments_sent_while_a_turn_runs_wait_in_the_queue(
 async def test_send_false_stores_the_review_without_a_turn(plugin: Connected, model: FakeModelServer) -> None:
     sid, _ = await _two_edits(plugin, model)
     asked = len(model.requests)
-    comment = {"path": "hello.py", "startLine": 1, "endLine": 1, "body": "Later: docstring."}
+    comment = _comment(body="Later: docstring.")
     answer = await plugin.call(
         "agent/review/comment", {"sessionID": sid, "comments": [comment], "send": False}
     )
@@ -127,61 +133,39 @@ async def test_send_false_stores_the_review_without_a_turn(plugin: Connected, mo
     assert len(model.requests) == asked
 
 
+# One bad batch per row: what the batch holds (None: no comment at all), and the error it gets.
+BAD_BATCHES: list[tuple[str, dict[str, Any] | None, int, str]] = [
+    ("empty", None, errors.INVALID_PARAMS, "at least one comment"),
+    (
+        "relative outside",
+        {"path": "../outside.py"},
+        errors.INVALID_PARAMS,
+        "comments.0.path: ../outside.py is outside the project",
+    ),
+    ("absolute outside", {"path": "/etc/passwd"}, errors.INVALID_PARAMS, "outside the project"),
+    ("not a file URI", {"path": "https://x.test/a.py"}, errors.INVALID_PARAMS, "not a path or a file:// URI"),
+    ("unknown hunk", {"hunkID": "hnk_nope"}, errors.NOT_FOUND, "no hunk hnk_nope"),
+    ("reversed range", {"startLine": 3, "endLine": 2}, errors.INVALID_PARAMS, "not a range"),
+    ("line 0", {"startLine": 0, "endLine": 2}, errors.INVALID_PARAMS, "startLine"),
+    (
+        "past the end",
+        {"startLine": 40, "endLine": 41},
+        errors.INVALID_PARAMS,
+        "line 40 is past the end of hello.py (5 lines)",
+    ),
+    ("blank body", {"body": "   "}, errors.INVALID_PARAMS, "comment is empty"),
+    ("missing file", {"path": "missing.py"}, errors.INVALID_PARAMS, "missing.py does not exist"),
+    ("no body", {"body": None}, errors.INVALID_PARAMS, "comments.0.body"),
+]
+
+
 @pytest.mark.parametrize(
-    ("comments", "code", "message"),
-    [
-        ([], errors.INVALID_PARAMS, "at least one comment"),
-        (
-            [{"path": "../outside.py", "startLine": 1, "endLine": 1, "body": "x"}],
-            errors.INVALID_PARAMS,
-            "comments.0.path: ../outside.py is outside the project",
-        ),
-        (
-            [{"path": "/etc/passwd", "startLine": 1, "endLine": 1, "body": "x"}],
-            errors.INVALID_PARAMS,
-            "outside the project",
-        ),
-        (
-            [{"path": "https://x.test/a.py", "startLine": 1, "endLine": 1, "body": "x"}],
-            errors.INVALID_PARAMS,
-            "not a path or a file:// URI",
-        ),
-        (
-            [{"path": "hello.py", "startLine": 1, "endLine": 1, "body": "x", "hunkID": "hnk_nope"}],
-            errors.NOT_FOUND,
-            "no hunk hnk_nope",
-        ),
-        (
-            [{"path": "hello.py", "startLine": 3, "endLine": 2, "body": "x"}],
-            errors.INVALID_PARAMS,
-            "not a range",
-        ),
-        (
-            [{"path": "hello.py", "startLine": 0, "endLine": 2, "body": "x"}],
-            errors.INVALID_PARAMS,
-            "startLine",
-        ),
-        (
-            [{"path": "hello.py", "startLine": 40, "endLine": 41, "body": "x"}],
-            errors.INVALID_PARAMS,
-            "line 40 is past the end of hello.py (5 lines)",
-        ),
-        (
-            [{"path": "hello.py", "startLine": 1, "endLine": 1, "body": "   "}],
-            errors.INVALID_PARAMS,
-            "comment is empty",
-        ),
-        (
-            [{"path": "missing.py", "startLine": 1, "endLine": 1, "body": "x"}],
-            errors.INVALID_PARAMS,
-            "missing.py does not exist",
-        ),
-        ([{"path": "hello.py", "startLine": 1, "endLine": 1}], errors.INVALID_PARAMS, "comments.0.body"),
-    ],
+    ("fields", "code", "message"), [pytest.param(*row[1:], id=row[0]) for row in BAD_BATCHES]
 )
 async def test_bad_batches_are_refused_and_nothing_is_sent(
-    plugin: Connected, model: FakeModelServer, comments: list[dict[str, Any]], code: int, message: str
+    plugin: Connected, model: FakeModelServer, fields: dict[str, Any] | None, code: int, message: str
 ) -> None:
+    comments = [] if fields is None else [_comment(**fields)]
     sid, _ = await _two_edits(plugin, model)
     asked, count = (
         len(model.requests),
@@ -199,10 +183,10 @@ async def test_a_hunk_of_another_file_and_an_unknown_session_are_refused(
 ) -> None:
     sid, hunks = await _two_edits(plugin, model)
     (plugin.root / "other.py").write_text("x\n")
-    wrong = {"path": "other.py", "startLine": 1, "endLine": 1, "body": "x", "hunkID": hunks[0]["id"]}
+    wrong = _comment(path="other.py", hunkID=hunks[0]["id"])
     with pytest.raises(JsonRpcException, match=re.escape("changed hello.py, not other.py")):
         await plugin.call("agent/review/comment", {"sessionID": sid, "comments": [wrong]})
-    fine = {"path": uri(plugin.root / "other.py"), "startLine": 1, "endLine": 1, "body": "x"}
+    fine = _comment(path=uri(plugin.root / "other.py"))
     with pytest.raises(JsonRpcException) as caught:
         await plugin.call("agent/review/comment", {"sessionID": "ses_nope", "comments": [fine]})
     assert caught.value.code == errors.NOT_FOUND

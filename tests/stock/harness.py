@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import select
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,17 +91,14 @@ def signal_when(model: FakeModelServer, count: int, path: Path) -> threading.Thr
     """Touch ``path`` once ``count`` model requests arrived (the editor waits on the file)."""
 
     def watch() -> None:
-        deadline = time.monotonic() + 120
-        while len(model.requests) < count and time.monotonic() < deadline:
-            _TICK.wait(0.02)  # the fake model runs in another thread: poll with a deadline
-        path.write_text("busy")
+        try:
+            model.wait_for_requests_from_thread(count, timeout=120)
+        finally:  # even after the timeout: the editor's wait fails with what it saw, not at its own
+            path.write_text("busy")
 
     thread = threading.Thread(target=watch, daemon=True)
     thread.start()
     return thread
-
-
-_TICK = threading.Event()  # never set
 
 
 def dismissed_command(project: Project) -> str:
@@ -140,12 +137,17 @@ def server_pid(project: Project) -> int:
 
 
 def gone_within(pid: int, seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if not _alive(pid):
-            return True
-        _TICK.wait(0.02)
-    return not _alive(pid)
+    """Whether process ``pid`` (not necessarily our child) exits within ``seconds``: a pidfd becomes
+    readable when it exits, so this waits on the exit itself."""
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        readable, _, _ = select.select([fd], [], [], seconds)
+    finally:
+        os.close(fd)
+    return bool(readable) or not _alive(pid)
 
 
 def _alive(pid: int) -> bool:

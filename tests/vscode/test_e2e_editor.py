@@ -8,25 +8,16 @@ requests the model received hold the answers. Screenshots go to ``tests/vscode/s
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 import pytest
 
 from demo.config import fake_model_config
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
-from tests.tools import ROOT, tool, tools_env
-from tests.vscode.build import vsix
-from tests.vscode.codeserver import code_server
-from tests.vscode.phases import phase_result
+from tests.vscode.scenario import Driven, drive
 
-HERE = Path(__file__).parent
-AGENTLS = ROOT / ".venv" / "bin" / "agentls"
 LIB = 'export function greet(name: string): string {\n  return "hello " + name;\n}\n'
 MAIN = (
     'import { greet } from "./lib";\nexport const message = greet("world");\n'
@@ -37,13 +28,8 @@ ANSWER = "greet is defined in lib.ts and used in main.ts."
 
 
 @dataclass
-class Run:
-    result: dict[str, Any]
-    output: str
+class Run(Driven):
     model: FakeModelServer
-
-    def phase(self, name: str) -> dict[str, Any]:
-        return phase_result(self.result, self.output, name)
 
     def tool_result(self, step: int) -> str:
         """The tool results the model read in its request number ``step`` (0: the prompt's)."""
@@ -53,15 +39,12 @@ class Run:
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
-    assert AGENTLS.is_file(), f"{AGENTLS} is missing: run ./scripts/setup"
-    package = vsix()
     tmp = tmp_path_factory.mktemp("vscode-editor")
     folder = tmp / "project"
     folder.mkdir()
     (folder / "lib.ts").write_text(LIB)
     (folder / "main.ts").write_text(MAIN)
     (folder / "tsconfig.json").write_text(json.dumps(TSCONFIG))
-    shots = tmp / "screenshots"
     at_use = {"filePath": "main.ts", "line": 2, "symbol": "greet"}
     with FakeModelServer.threaded() as model, FakeModelServer.threaded() as titles:
         model.script(
@@ -71,37 +54,8 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
             Turn.text(ANSWER),
         )
         titles.script(*[Turn.text("Where greet is") for _ in range(3)])
-        settings = {
-            "agentls.server.path": str(AGENTLS),
-            "agentls.config": fake_model_config(model, titles),
-        }
-        env = {
-            "AGENTLS_DATA_DIR": str(tmp / "agentls-data"),
-            "AGENTLS_CONFIG_DIR": str(tmp / "agentls-config"),
-        }
-        with code_server(tmp / "vscode", package, settings, env) as cs:
-            args = {"url": cs.url, "folder": str(folder), "shots": str(shots)}
-            done = subprocess.run(
-                [tool("node"), str(HERE / "e2e_editor.mjs"), json.dumps(args)],
-                env=tools_env(),
-                capture_output=True,
-                text=True,
-                timeout=300,
-            )
-            output = done.stdout + done.stderr
-            if done.returncode != 0:
-                output += "\ncode-server log:\n" + cs.log.read_text()[-3000:]
-        result: dict[str, Any] = {}
-        for line in done.stdout.splitlines():
-            if line.startswith("RESULT "):
-                result = json.loads(line[len("RESULT ") :])
-        target = HERE / "screenshots" / "editor"
-        shutil.rmtree(target, ignore_errors=True)
-        if shots.is_dir():
-            shutil.copytree(shots, target)
-        target.mkdir(parents=True, exist_ok=True)
-        (target / "driver.log").write_text(output)
-        yield Run(result, output, model)
+        driven = drive("e2e_editor.mjs", "editor", tmp, folder, fake_model_config(model, titles))
+        yield Run(driven.result, driven.output, model)
 
 
 def test_the_model_is_offered_the_editor_tools(run: Run) -> None:

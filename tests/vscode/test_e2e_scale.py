@@ -7,52 +7,35 @@ session exports as Markdown. Screenshots go to ``tests/vscode/screenshots/scale`
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from demo.config import fake_model_config
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
-from tests.tools import ROOT, tool, tools_env
-from tests.vscode.build import vsix
-from tests.vscode.codeserver import code_server
-from tests.vscode.phases import phase_result
+from tests.vscode.scenario import Driven, drive
 
-HERE = Path(__file__).parent
-AGENTLS = ROOT / ".venv" / "bin" / "agentls"
 CALC = "def add(a, b):\n    return a - b\n"
 TASK = {"description": "fix add", "prompt": "Fix add() in calc.py", "subagent_type": "general"}
 EDIT = {"filePath": "calc.py", "oldString": "a - b", "newString": "a + b"}
 
 
 @dataclass
-class Run:
-    result: dict[str, Any]
-    output: str
+class Run(Driven):
     folder: Path
-
-    def phase(self, name: str) -> dict[str, Any]:
-        return phase_result(self.result, self.output, name)
 
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
-    assert AGENTLS.is_file(), f"{AGENTLS} is missing: run ./scripts/setup"
-    package = vsix()
     tmp = tmp_path_factory.mktemp("vscode-scale")
     folder = tmp / "project"
     folder.mkdir()
     (folder / "calc.py").write_text(CALC)
     for name in ("a.py", "b.py", "c.py"):
         (folder / name).write_text("x = 1\n")
-    shots = tmp / "screenshots"
     with FakeModelServer.threaded() as model, FakeModelServer.threaded() as titles:
         model.script(
             Turn.text("Handing it to a sub-agent.", chunks=2).tool_call("task", TASK),
@@ -72,34 +55,8 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
         )
         titles.script(*[Turn.text("Sub-agent fix") for _ in range(10)])
         config = fake_model_config(model, titles, permission={"bash": "allow"})
-        settings = {"agentls.server.path": str(AGENTLS), "agentls.config": config}
-        env = {
-            "AGENTLS_DATA_DIR": str(tmp / "agentls-data"),
-            "AGENTLS_CONFIG_DIR": str(tmp / "agentls-config"),
-        }
-        with code_server(tmp / "vscode", package, settings, env) as cs:
-            args = {"url": cs.url, "folder": str(folder), "shots": str(shots)}
-            done = subprocess.run(
-                [tool("node"), str(HERE / "e2e_scale.mjs"), json.dumps(args)],
-                env=tools_env(),
-                capture_output=True,
-                text=True,
-                timeout=300,
-            )
-            output = done.stdout + done.stderr
-            if done.returncode != 0:
-                output += "\ncode-server log:\n" + cs.log.read_text()[-3000:]
-        result: dict[str, Any] = {}
-        for line in done.stdout.splitlines():
-            if line.startswith("RESULT "):
-                result = json.loads(line[len("RESULT ") :])
-        target = HERE / "screenshots" / "scale"
-        shutil.rmtree(target, ignore_errors=True)
-        if shots.is_dir():
-            shutil.copytree(shots, target)
-        target.mkdir(parents=True, exist_ok=True)
-        (target / "driver.log").write_text(output)
-        yield Run(result, output, folder)
+        driven = drive("e2e_scale.mjs", "scale", tmp, folder, config)
+        yield Run(driven.result, driven.output, folder)
 
 
 def test_the_childs_dialog_shows_in_the_chat_naming_the_task(run: Run) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import cast
 
 import pytest
@@ -97,7 +97,7 @@ async def test_queued_prompts_run_one_by_one_in_order_each_with_its_own_answer(b
         await turns.turn_started(1)
         second = asyncio.create_task(queue.submit(SID, say("b"), mode="queue"))
         third = asyncio.create_task(queue.submit(SID, say("c"), mode="queue"))
-        await asyncio.wait_for(_until(lambda: len(queue.list(SID)) == 2), 5)
+        await asyncio.wait_for(_queued(bus, queue, 2), 5)
         assert [q.parts for q in queue.list(SID)] == [say("b"), say("c")]
         turns.finish()
         assert (await first).info.id == "msg_a"
@@ -118,7 +118,7 @@ async def test_a_turn_that_fails_does_not_stop_the_queue(bus: Bus) -> None:
     first = asyncio.create_task(queue.submit(SID, say("a")))
     await turns.turn_started(1)
     second = asyncio.create_task(queue.submit(SID, say("b"), mode="queue"))
-    await asyncio.wait_for(_until(lambda: len(queue.list(SID)) == 1), 5)
+    await asyncio.wait_for(_queued(bus, queue, 1), 5)
     await turns.abort(SID)
     with pytest.raises(AbortedError):
         await first
@@ -133,7 +133,7 @@ async def test_stop_and_send_goes_first_and_aborts_the_running_turn(bus: Bus) ->
     first = asyncio.create_task(queue.submit(SID, say("a")))
     await turns.turn_started(1)
     later = asyncio.create_task(queue.submit(SID, say("later"), mode="queue"))
-    await asyncio.wait_for(_until(lambda: len(queue.list(SID)) == 1), 5)
+    await asyncio.wait_for(_queued(bus, queue, 1), 5)
     now = asyncio.create_task(queue.submit(SID, say("now"), mode="interrupt"))
     with pytest.raises(AbortedError):
         await first
@@ -166,7 +166,7 @@ async def test_edit_and_remove_only_while_queued(bus: Bus) -> None:
     await turns.turn_started(1)
     edited = asyncio.create_task(queue.submit(SID, say("typo"), mode="queue"))
     removed = asyncio.create_task(queue.submit(SID, say("gone"), mode="queue"))
-    await asyncio.wait_for(_until(lambda: len(queue.list(SID)) == 2), 5)
+    await asyncio.wait_for(_queued(bus, queue, 2), 5)
     keep, drop = queue.list(SID)
     with bus.subscribe(QueueUpdated, QueueRemoved) as events:
         assert queue.update(SID, keep.id, say("fixed")).parts == say("fixed")
@@ -201,12 +201,12 @@ async def test_clear_and_close_refuse_what_is_still_queued(bus: Bus) -> None:
     first = asyncio.create_task(queue.submit(SID, say("a")))
     await turns.turn_started(1)
     cleared = asyncio.create_task(queue.submit(SID, say("b"), mode="queue"))
-    await asyncio.wait_for(_until(lambda: len(queue.list(SID)) == 1), 5)
+    await asyncio.wait_for(_queued(bus, queue, 1), 5)
     queue.clear(SID)
     with pytest.raises(AbortedError, match="session was deleted"):
         await cleared
     closed = asyncio.create_task(queue.submit(SID, say("c"), mode="queue"))
-    await asyncio.wait_for(_until(lambda: len(queue.list(SID)) == 1), 5)
+    await asyncio.wait_for(_queued(bus, queue, 1), 5)
     await queue.close()
     with pytest.raises(AbortedError, match="agent closed"):
         await closed
@@ -214,10 +214,12 @@ async def test_clear_and_close_refuse_what_is_still_queued(bus: Bus) -> None:
     await first
 
 
-async def _until(condition: Callable[[], bool]) -> None:
-    """Yield to the other tasks until ``condition`` holds (callers bound it with a timeout)."""
-    while not condition():
-        await asyncio.sleep(0)
+async def _queued(bus: Bus, queue: PromptQueue, count: int) -> None:
+    """Until ``count`` prompts of the session wait in the queue: checked again at each
+    ``queue.added`` (callers bound it with a timeout)."""
+    with bus.subscribe(QueueAdded) as added:
+        while len(queue.list(SID)) != count:
+            await added.get()
 
 
 def _drain(sub: Subscription) -> list[Event]:

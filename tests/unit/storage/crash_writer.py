@@ -1,7 +1,7 @@
 """A process that dies mid-turn: run by test_recovery.py and killed with SIGKILL.
 
-Usage: crash_writer.py DB WORKTREE. Opens the store, creates a session with a user message, an
-assistant message that never completes, a running tool part and a text part, then streams
+Usage: crash_writer.py DB WORKTREE. Opens the store, creates a session with a user message (its
+text ``PROMPT``), an assistant message that never completes, a running tool part and a text part, then streams
 deltas through ``Sessions`` forever. Once the service's own flush timer has written three
 batches it prints one JSON line (the ids, and how many chunks are known to be on disk) followed by
 "ready", then keeps streaming until it is killed.
@@ -34,6 +34,8 @@ from core.message.models import (
 from core.session.sessions import Sessions
 from core.storage import Store
 from tests.ticks import next_tick
+
+PROMPT = "make the tamarind parser stream"
 
 
 def chunk(i: int) -> str:
@@ -79,6 +81,10 @@ async def main(db: Path, worktree: Path) -> None:
         mode="build",
     )
     await sessions.update_message(user)
+    # The prompt: searchable at once, and too little for a batch: this process alone knows it is
+    # not indexed yet when it dies.
+    prompt = TextPart(id=ids.ascending("prt"), sessionID=session.id, messageID=user.id, text=PROMPT)
+    await sessions.update_part(prompt)
     await sessions.update_message(assistant)
     tool = ToolPart(
         id=ids.ascending("prt"),

@@ -16,7 +16,7 @@ from core.errors import StorageError
 from core.message.models import AssistantMessage, MessageError, TextPart, ToolPart, ToolStatePending
 from core.storage import TOOL_INTERRUPTED, TURN_INTERRUPTED, Project, Store
 from tests.unit.storage import factories as f
-from tests.unit.storage.crash_writer import chunk
+from tests.unit.storage.crash_writer import PROMPT, chunk
 from tests.unit.storage.damage import store_with_parts, wreck_root_page
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -194,3 +194,7 @@ async def test_killed_writer_leaves_a_consistent_recoverable_store(tmp_path: Pat
         assert text.text == "".join(chunk(i) for i in range(n))  # a clean prefix of what was streamed
         async with store._conn.execute("PRAGMA integrity_check") as cursor:
             assert [r[0] for r in await cursor.fetchall()] == ["ok"]
+        # Search finds the prompt the dead process had queued in its memory only, and the text
+        # recovery ended.
+        assert [h.session.id for h in await store.search_sessions(PROMPT.split()[2])] == [ids["session"]]
+        assert [h.session.id for h in await store.search_sessions(f'"{chunk(0)}"')] == [ids["session"]]

@@ -30,8 +30,10 @@ def _done(session_id: str, message_id: str, text: str, **extra: object) -> TextP
     )
 
 
-async def _session_with(store: Store, project: Project, text: str, title: str = "a session") -> Session:
-    s = f.session(project.id, title=title)
+async def _session_with(
+    store: Store, project: Project, text: str, title: str = "a session", updated: int | None = None
+) -> Session:
+    s = f.session(project.id, title=title, **({} if updated is None else {"updated": updated}))
     await store.insert_session(s)
     u = f.user(s.id)
     await store.upsert_message(u)
@@ -181,18 +183,22 @@ async def test_a_long_backlog_is_indexed_by_a_write(store: Store, project: Proje
     await store.index_pending()
     for n in range(4):
         await store.upsert_part(_done(s.id, u.id, f"word{n}"))
-    async with store._conn.execute("SELECT count(*) FROM search_queue") as cursor:
-        assert await cursor.fetchone() == (4,)
+    async with store._conn.execute("SELECT count(*) FROM part_search") as cursor:
+        assert await cursor.fetchone() == (1,)
     await store.upsert_part(_done(s.id, u.id, "word4"))
-    async with store._conn.execute("SELECT count(*) FROM search_queue") as cursor:
-        assert await cursor.fetchone() == (0,)
+    async with store._conn.execute("SELECT count(*) FROM part_search") as cursor:
+        assert await cursor.fetchone() == (6,)
 
 
 async def test_a_narrow_filter_finds_the_newest_match_of_its_few_sessions(
     store: Store, project: Project
 ) -> None:
     # One plan session among many build ones: the search scans only the plan session's parts.
-    sessions = [await _session_with(store, project, f"papaya number {n}") for n in range(8)]
+    # One millisecond apart (several written within one would make ``since`` below ambiguous).
+    start = now_ms()
+    sessions = [
+        await _session_with(store, project, f"papaya number {n}", updated=start + n) for n in range(8)
+    ]
     plan = sessions[2]
     u = f.user(plan.id).model_copy(update={"agent": "plan"})
     await store.upsert_message(u)
