@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from core.api import EffortState, ModeChoice, ModeState
+from core.api_types import EffortState, ModeChoice, ModeState
 from core.errors import AgentError, ConfigError, NotFoundError
 from core.events import SessionEffortChanged
 from core.llm import effort
