@@ -10,22 +10,37 @@ it runs nothing.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
+from core.api_types import (
+    AgentSummary,
+    CommandItem,
+    CommandList,
+    CommandResult,
+    CommandSummary,
+    ConfigInfo,
+    EffortState,
+    ModeChoice,
+    ModelLimits,
+    ModeState,
+    PromptParts,
+    ProviderChoice,
+    ProviderSummary,
+    Reconfigured,
+    RevertResult,
+    unrecorded_warning,
+)
 from core.bus import Subscription
 from core.config.loader import Layer
-from core.errors import NotFoundError
 from core.events import Event, FileDiff, PermissionRequest, QuestionRequest, QueuedPrompt
 from core.message.context_items import ContextItem, ResolvedItem
 from core.message.models import MessageWithParts, Session, Todo
-from core.message.prompt_input import AgentInput, ContextInput, FileInput, PromptMode, TextInput
+from core.message.prompt_input import PromptMode
 from core.message.review import Hunk, ReviewComment, ReviewResult
 from core.message.search import SearchHit
 from core.permission.rules import Rule, Ruleset
 from core.permission.service import Reply
-from core.record import record
 
 __all__ = [
     "Agent",
@@ -53,173 +68,8 @@ __all__ = [
     "Rule",
     "Ruleset",
     "SearchHit",
+    "unrecorded_warning",
 ]
-
-PromptParts = Sequence[TextInput | FileInput | AgentInput | ContextInput]
-
-
-@record
-class AgentSummary:
-    """An agent a user can pick (hidden agents are left out)."""
-
-    name: str
-    description: str | None
-    mode: str
-    model: str | None
-    steps: int | None = None
-
-
-@record
-class ModelLimits:
-    """Context and output limits of a model, 0 when unknown (a client's context-use gauge)."""
-
-    context: int = 0
-    output: int = 0
-
-
-@record
-class ProviderSummary:
-    """A provider configured in agentls.json (a client's first-run setup lists them; no key is given out)."""
-
-    id: str
-    litellm_provider: str  # the litellm provider its requests go through (its own id when not set)
-    models: tuple[str, ...]  # the models the config lists for it
-    has_key: bool  # whether the config holds an API key for it
-
-
-@record
-class ProviderChoice:
-    """A provider a first-run setup can offer, with its chat models (no key is given out)."""
-
-    id: str
-    key_env: str | None  # the environment variable its key is read from, when agentls knows one
-    has_key: bool  # a key is there (config or environment)
-    configured: bool  # agentls.json names it
-    models: tuple[str, ...]
-
-
-@record
-class ConfigInfo:
-    """Agents and models for a client's pickers."""
-
-    agents: tuple[AgentSummary, ...]
-    models: tuple[str, ...]
-    default_agent: str
-    default_model: str | None
-    model_limits: dict[str, ModelLimits] = field(default_factory=dict)
-    providers: tuple[ProviderSummary, ...] = ()
-
-    def agent(self, name: str) -> AgentSummary:
-        """The agent called ``name`` (NotFoundError names the agents there are)."""
-        for summary in self.agents:
-            if summary.name == name:
-                return summary
-        known = ", ".join(a.name for a in self.agents)
-        raise NotFoundError(f"no agent named {name!r} (agents: {known})")
-
-    def to_wire(self) -> dict[str, Any]:
-        """The ``agent/config`` answer (docs/protocol.md), also the fields of ``config.updated``."""
-        return {
-            "agents": [
-                {"name": a.name, "description": a.description, "mode": a.mode, "model": a.model}
-                for a in self.agents
-            ],
-            "models": list(self.models),
-            "defaultAgent": self.default_agent,
-            "defaultModel": self.default_model,
-            "modelLimits": {
-                ref: {"context": limits.context, "output": limits.output}
-                for ref, limits in self.model_limits.items()
-            },
-        }
-
-
-@record
-class Reconfigured:
-    """What a reconfigure changed (top-level keys) and its warnings (unknown keys, MCP servers skipped)."""
-
-    changed: list[str]
-    warnings: list[str]
-
-
-@dataclass
-class RevertResult:
-    """What a revert or unrevert did, file by file (worktree-relative paths)."""
-
-    restored: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-    kept: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-
-
-@record
-class CommandSummary:
-    """A command a user can run as ``/name args``: built in, or the user's own (config or a file)."""
-
-    name: str
-    description: str
-    kind: str  # "builtin" or "user"
-    source: str  # "built-in", "config", or the file that defines it
-    hint: str = ""  # what its arguments are, for a client's menu
-    agent: str | None = None
-    model: str | None = None
-    subtask: bool = False
-
-    def to_wire(self) -> dict[str, Any]:
-        """One entry of the ``agent/commands`` answer (docs/protocol.md)."""
-        return {
-            "name": self.name,
-            "description": self.description,
-            "kind": self.kind,
-            "source": self.source,
-            "hint": self.hint,
-            "agent": self.agent,
-            "model": self.model,
-            "subtask": self.subtask,
-        }
-
-
-@record
-class CommandList:
-    """The commands there are, and the command files that could not be read (``file:line: why``)."""
-
-    commands: tuple[CommandSummary, ...]
-    errors: tuple[str, ...] = ()
-    warnings: tuple[str, ...] = ()
-
-
-@record
-class CommandItem:
-    """One entry a command lists (a message /rewind can go back to, a hunk /review shows, a model)."""
-
-    id: str
-    label: str
-    detail: str = ""
-
-
-@record
-class CommandResult:
-    """What running a command did: a turn's final message (prompts, /compact) or a revert (/undo, /redo,
-    /rewind); for the other built-ins, what to show (``text``), what was chosen (``value``: /model,
-    /agent, /mode, /effort), the session /new made, the entries listed (``items``) or the review result
-    (/keep, /undo of hunks)."""
-
-    name: str
-    message: MessageWithParts | None = None
-    revert: RevertResult | None = None
-    text: str | None = None
-    value: str | None = None
-    session: Session | None = None
-    items: tuple[CommandItem, ...] = ()
-    review: ReviewResult | None = None
-
-
-def unrecorded_warning(count: int) -> str:
-    """What a diff says of ``count`` steps whose file changes were not recorded (a snapshot failed)."""
-    return (
-        f"{count} step(s) changed files that were not recorded (a snapshot failed then): "
-        "this step's changes were not recorded and are missing from this diff"
-    )
 
 
 class Dialogs(Protocol):
@@ -507,32 +357,3 @@ class Agent(Protocol):
         """Each context item as the model will see it (``text``) and its token count, or its
         ``error``; a prompt then carries the text as a ``ContextInput``. NotFoundError: no such session."""
         ...
-
-
-@record
-class ModeChoice:
-    """A mode as a client's picker shows it."""
-
-    id: str
-    name: str
-    description: str
-
-
-@record
-class ModeState:
-    """A session's mode and the modes there are (``agent/session/mode``)."""
-
-    session_id: str
-    mode: str
-    modes: tuple[ModeChoice, ...]
-
-
-@record
-class EffortState:
-    """A session's effort and the levels its model offers ([] when it has no thinking control;
-    ``effort`` is "default" until one is chosen)."""
-
-    session_id: str
-    effort: str
-    levels: tuple[str, ...]
-    model: str | None = None  # the model the levels are for ("provider/model")

@@ -19,7 +19,6 @@ from core.api import (
     CommandSummary,
     ConfigInfo,
     EffortState,
-    ModeChoice,
     ModelLimits,
     ModeState,
     PromptParts,
@@ -35,8 +34,6 @@ from core.app_config import (
     follow_default,
     next_state,
 )
-from core.attach.fetch import fetch_url
-from core.attach.resolve import Sources, resolve_items
 from core.bus import Bus, Listener, Subscription
 from core.commands.catalog import Catalog, load_catalog
 from core.commands.runner import run_command
@@ -44,11 +41,10 @@ from core.commands.shell import shell_runner
 from core.config.loader import Layer, ResolvedConfig, load_config
 from core.config.paths import config_dir
 from core.config.schema import Config
-from core.context.tokens import TokenCounter
 from core.editor import EditorIntelligence
-from core.errors import AgentError, ConfigError, InvalidInputError, NotFoundError
-from core.events import ConfigUpdated, Event, FileDiff, QueuedPrompt, SessionEffortChanged
-from core.llm import catalog, effort
+from core.errors import AgentError, ConfigError, InvalidInputError
+from core.events import ConfigUpdated, Event, FileDiff, QueuedPrompt
+from core.llm import catalog
 from core.llm.model import ModelInfo
 from core.llm.transport import aclose_http_client
 from core.message.context_items import ContextItem, ResolvedItem
@@ -62,7 +58,7 @@ from core.permission import rules
 from core.permission.request import PermissionAsk
 from core.project import open_project
 from core.review.comments import review_prompt
-from core.session.mode import MODES, Controls, SessionControls, parse_mode
+from core.session.mode import Controls, SessionControls
 from core.session.prompt import parse_model_ref
 from core.session.records import Place
 from core.session.retry import RetryPolicy
@@ -605,61 +601,13 @@ class AgentApp:
 
     async def session_mode(self, session_id: str, mode: str | None = None) -> ModeState:
         """The session's mode, set first when ``mode`` is given (see ``core.api.Agent``)."""
-        if mode is not None:
-            chosen = parse_mode(mode)
-            await self.controls.set_mode(session_id, chosen)
-            if chosen == "auto":
-                await self._release_edit_dialogs(session_id)
-        controls = await self.controls.get(session_id)
-        modes = tuple(ModeChoice(m.id, m.name, m.description) for m in MODES)
-        return ModeState(session_id, controls.mode, modes)
+        return await self.wiring.controls_service.mode(session_id, mode)
 
     async def session_effort(
         self, session_id: str, effort_level: str | None = None, model: str | None = None
     ) -> EffortState:
         """The session's effort, set first when ``effort_level`` is given (see ``core.api.Agent``)."""
-        ref = model or await self._session_model(session_id)
-        if effort_level is not None:
-            resolved = self.resolve_model(ref) if ref else None
-            if effort_level == "default":
-                await self.controls.set_effort(session_id, None)
-            elif resolved is None:
-                raise ConfigError("no model is configured: set one before choosing an effort")
-            else:
-                await self.controls.set_effort(session_id, effort.check(resolved, effort_level))
-        state = await self._effort_state(session_id, ref)
-        if effort_level is not None:
-            event = SessionEffortChanged(sessionID=session_id, effort=state.effort, levels=list(state.levels))
-            self.bus.publish(event)
-        return state
-
-    async def _effort_state(self, session_id: str, ref: str | None) -> EffortState:
-        chosen = (await self.controls.get(session_id)).effort
-        try:
-            offered = effort.levels(self.resolve_model(ref)) if ref else []
-        except AgentError as exc:  # no key yet: the levels show once the model can be resolved
-            log.info("no effort levels for %s: %s", ref, exc)
-            offered = []
-        current = effort.fit(chosen, offered) if chosen else None
-        return EffortState(session_id, current or "default", tuple(offered), ref)
-
-    async def _session_model(self, session_id: str) -> str | None:
-        """The model the session's next prompt goes to: its last prompt's, else the default's."""
-        for message in reversed(await self.messages(session_id, limit=50)):
-            if isinstance(message.info, UserMessage):
-                ref = self.carry_model(message.info.model)
-                return f"{ref.providerID}/{ref.modelID}"
-        return self.agents.default().model or self.config.model
-
-    async def _release_edit_dialogs(self, session_id: str) -> None:
-        """Edit dialogs waiting in the session when it switches to auto: the edits go ahead."""
-        sessions = {session_id, *self.subtasks.children_of(session_id)}
-        for request in self.permissions.pending():
-            if request.sessionID in sessions and request.permission == "edit":
-                try:
-                    await self.permissions.reply(request.id, "once")
-                except NotFoundError:  # answered meanwhile
-                    continue
+        return await self.wiring.controls_service.effort(session_id, effort_level, model)
 
     async def review_comment(
         self, session_id: str, comments: Sequence[ReviewComment], send: bool = True
@@ -672,32 +620,5 @@ class AgentApp:
     async def resolve_context(
         self, session_id: str | None, items: Sequence[ContextItem]
     ) -> list[ResolvedItem]:
-        """Each context item as the model will see it, counted as the session's model requests are
-        (a ``url`` fetches through the webfetch tool, asking permission in the session)."""
-        history = await self.sessions.messages((await self.sessions.get(session_id)).id) if session_id else []
-        users = [m.info for m in history if isinstance(m.info, UserMessage)]
-        name = f"{users[-1].model.providerID}/{users[-1].model.modelID}" if users else self.config.model
-        try:
-            counter = self.context.counter(self.resolve_model(name)) if name else TokenCounter()
-        except AgentError:  # no usable model: count with the default encoding
-            counter = TokenCounter()
-        fetch_ctx: ToolContext | None = None
-        if session_id:
-            agent = self.agents.default()
-            ruleset = self.ruleset_for(agent, session_id)
-            fetch_ctx = self.tool_context(session_id, agent, asyncio.Event(), ruleset, "", "")
-
-            async def ask(request: PermissionAsk) -> None:  # a dialog of the session, not of a tool call
-                await self.permissions.ask(session_id, None, None, request, ruleset)
-
-            fetch_ctx = replace(fetch_ctx, ask=ask)
-
-        async def earlier(other: str) -> tuple[Session, list[MessageWithParts]]:
-            return await self.sessions.get(other), await self.sessions.messages(other)
-
-        async def fetch(url: str, timeout: float | None) -> str:
-            return await fetch_url(fetch_ctx, url, timeout)
-
-        workspace = self.snapshots.workspace
-        sources = Sources(self.directory, self.worktree, workspace, counter.count_text, earlier, fetch)
-        return await resolve_items(items, sources)
+        """Each context item as the model will see it (see ``core.session.context_resolver``)."""
+        return await self.wiring.context_items.resolve(session_id, items)

@@ -25,6 +25,8 @@ from core.policy import AgentPolicy, ModelChoice
 from core.question.service import Questions
 from core.record import record
 from core.session.context_hooks import ContextManager
+from core.session.context_resolver import ContextResolver
+from core.session.controls_service import ControlsService
 from core.session.loop import ABORT_TIMEOUT, SessionLoop
 from core.session.mode import SessionControls
 from core.session.queue import PromptQueue
@@ -60,12 +62,14 @@ class Wiring:
     questions: Questions
     dialogs: AppDialogs
     controls: SessionControls
+    controls_service: ControlsService
     policy: AgentPolicy
     tools: ToolRegistry
     context: ContextManager
     subtasks: Subtasks
     loop: SessionLoop
     queue: PromptQueue
+    context_items: ContextResolver
 
 
 BUILTIN_EXTRAS = (TodoWriteTool, TodoReadTool, QuestionTool, SkillTool, WebFetchTool)
@@ -155,6 +159,10 @@ def wire(
     subtasks = Subtasks(stores, settings, place, policy, loop)
     policy.subtasks = subtasks
     tools.register(TaskTool(subtasks))
+    controls_service = ControlsService(controls, stores, settings, models, permissions, subtasks.children_of)
+    context_items = ContextResolver(
+        stores, place, settings, models, context.counter, policy, permissions, workspace
+    )
     return Wiring(
         stores=stores,
         place=place,
@@ -165,10 +173,12 @@ def wire(
         questions=questions,
         dialogs=dialogs,
         controls=controls,
+        controls_service=controls_service,
         policy=policy,
         tools=tools,
         context=context,
         subtasks=subtasks,
         loop=loop,
         queue=PromptQueue(loop, bus),
+        context_items=context_items,
     )
