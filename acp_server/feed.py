@@ -149,7 +149,6 @@ class Feed:
         """Read the open sessions' mode and effort again every ``CONTROLS_POLL`` seconds: a mode
         changed elsewhere is published by the app (``session.mode``), an effort changed elsewhere is
         queued here; either way the client gets a ``config_option_update``."""
-        efforts: dict[str, str] = {}
         while True:
             await asyncio.sleep(CONTROLS_POLL)
             for session_id, state in list(self._sessions.items()):
@@ -160,9 +159,10 @@ class Feed:
                 except AgentError as exc:  # a deleted session, a config being fixed: try again later
                     log.debug("controls of session %s not read: %s", session_id, exc)
                     continue
-                before = efforts.get(session_id)
-                efforts[session_id] = effort.effort
-                if before is not None and before != effort.effort:
+                # Compared with what the client was shown (its options at open or at the last
+                # update), not with this loop's previous read: a change made before the first
+                # read would otherwise never be announced.
+                if state.effort_sent is not None and state.effort_sent != effort.effort:
                     changed = SessionEffortChanged(
                         sessionID=session_id, effort=effort.effort, levels=list(effort.levels)
                     )

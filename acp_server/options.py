@@ -101,6 +101,7 @@ async def control_options(app: Agent, session: AcpSession) -> list[Any]:
         )
     ]
     effort = await app.session_effort(session_id, model=current_model(app, session))
+    session.effort_sent = effort.effort
     if effort.levels:
         default = SessionConfigSelectOption(
             value="default", name="default", description="The model's own setting"

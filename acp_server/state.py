@@ -31,6 +31,9 @@ class AcpSession:
     title: str | None = None
     # The commands the client was last told of (name, description, hint): re-sent when they change.
     commands_sent: tuple[tuple[str, str, str], ...] | None = None
+    # The effort the client was last shown in the session's options: a different one read later
+    # (set by another client of the project) is announced by the feed.
+    effort_sent: str | None = None
 
     @property
     def busy(self) -> bool:
