@@ -1,8 +1,9 @@
-"""The effort picker follows the session's model, in a real VS Code (code-server + Chromium) with the
-extension, the real ``agentls serve`` and the scripted fake model: hidden after a turn on a model with no
-effort levels, shown with the levels after a turn on one that has them (an OpenAI-style reasoning
-model), hidden again after going back. Then the prompt's pickers, buttons and editor-note chip in a
-300 px side bar. Screenshots go to ``tests/vscode/screenshots/effort``.
+"""The effort picker follows the model the next prompt runs on, in a real VS Code (code-server +
+Chromium) with the extension, the real ``agentls serve`` and the scripted fake model: hidden after a
+turn on a model with no effort levels; shown with the levels of one that has them (an OpenAI-style
+reasoning model) as soon as it is picked, a level set then reaching its first request; shown after a
+turn on it; hidden again after going back. Then the prompt's pickers, buttons and editor-note chip in
+a 300 px side bar. Screenshots go to ``tests/vscode/screenshots/effort``.
 """
 
 from __future__ import annotations
@@ -79,6 +80,19 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
 def test_the_effort_picker_is_hidden_for_a_model_without_levels(run: Run) -> None:
     r = run.phase("plain")
     assert r["controls"]["modeShown"] and not r["controls"]["effortShown"], r
+
+
+def test_picking_a_model_with_levels_shows_them_before_any_turn_on_it(run: Run) -> None:
+    r = run.phase("picked")
+    assert r["controls"]["effortShown"], r
+    assert {"default", "low", "medium", "high"} <= set(r["controls"]["levels"]), r
+    assert r["effort"] == "high", r
+
+
+def test_an_effort_set_before_the_turn_reaches_the_picked_models_request(run: Run) -> None:
+    run.phase("thinking")
+    thinking = [req.body for req in run.model.requests if req.body.get("model") == "thinking"]
+    assert thinking and thinking[0].get("reasoning_effort") == "high", thinking
 
 
 def test_the_effort_picker_shows_the_levels_of_a_model_that_has_them(run: Run) -> None:
