@@ -8,47 +8,31 @@ a 300 px side bar. Screenshots go to ``tests/vscode/screenshots/effort``.
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 import pytest
 
 from demo.config import fake_model_config
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
-from tests.tools import ROOT
-from tests.vscode.build import vsix
-from tests.vscode.codeserver import code_server
-from tests.vscode.phases import drive, phase_result
+from tests.vscode.scenario import Driven, drive
 
-HERE = Path(__file__).parent
-AGENTLS = ROOT / ".venv" / "bin" / "agentls"
 LONG_FILE = "a_rather_long_module_name_for_the_editor_note.py"
 
 
 @dataclass
-class Run:
-    result: dict[str, Any]
-    output: str
+class Run(Driven):
     model: FakeModelServer
-
-    def phase(self, name: str) -> dict[str, Any]:
-        return phase_result(self.result, self.output, name)
 
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
-    assert AGENTLS.is_file(), f"{AGENTLS} is missing: run ./scripts/setup"
-    package = vsix()
     tmp = tmp_path_factory.mktemp("vscode-effort")
     folder = tmp / "project"
     folder.mkdir()
     (folder / "README.md").write_text("# A project\n")
     (folder / LONG_FILE).write_text("x = 1\n")
-    shots = tmp / "screenshots"
     with FakeModelServer.threaded() as model, FakeModelServer.threaded() as titles:
         model.script(Turn.text("PLAIN-ONE"), Turn.text("THINKING-ONE"), Turn.text("PLAIN-TWO"))
         titles.script(*[Turn.text("Effort") for _ in range(3)])
@@ -58,23 +42,8 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
         models["plain"] = {"limit": limit}
         # An OpenAI-style reasoning switch: this model has effort levels, the plain one has none.
         models["thinking"] = {"limit": limit, "options": {"agentls_thinking": "openai"}}
-        settings = {"agentls.server.path": str(AGENTLS), "agentls.config": config}
-        env = {
-            "AGENTLS_DATA_DIR": str(tmp / "agentls-data"),
-            "AGENTLS_CONFIG_DIR": str(tmp / "agentls-config"),
-        }
-        with code_server(tmp / "vscode", package, settings, env) as cs:
-            args = {"url": cs.url, "folder": str(folder), "shots": str(shots), "longFile": LONG_FILE}
-            output, result = drive(HERE / "e2e_effort.mjs", args, {})
-            if not result.get("ok"):
-                output += "\ncode-server log:\n" + cs.log.read_text()[-3000:]
-        target = HERE / "screenshots" / "effort"
-        shutil.rmtree(target, ignore_errors=True)
-        if shots.is_dir():
-            shutil.copytree(shots, target)
-        target.mkdir(parents=True, exist_ok=True)
-        (target / "driver.log").write_text(output)
-        yield Run(result, output, model)
+        driven = drive("e2e_effort.mjs", "effort", tmp, folder, config, args={"longFile": LONG_FILE})
+        yield Run(driven.result, driven.output, model)
 
 
 def test_the_effort_picker_is_hidden_for_a_model_without_levels(run: Run) -> None:
