@@ -45,6 +45,23 @@ await runPhases(args, [
     }, 10000);
     await wb.shot("effort-hidden");
   }],
+  ["picked", async (wb, r) => {
+    // No turn yet on the thinking model: picking it is enough for the picker to offer its levels,
+    // and a level set now is checked against them (not the plain model's none).
+    const chat = await wb.chat();
+    await chat.select("#model-picker", "fake/thinking");
+    r.controls = await until("the effort picker shown for the picked model", async () => {
+      const c = await controls(chat);
+      return c.effortShown ? c : null;
+    }, 10000);
+    await chat.select("#effort-picker", "high");
+    r.effort = await until("the effort set", async () => {
+      const value = await chat.$eval("#effort-picker", (el) => el.value);
+      return value === "high" ? value : null;
+    }, 10000);
+    r.notices = await chat.$$eval(".notice, .error", (els) => els.map((e) => e.textContent).filter(Boolean));
+    await wb.shot("effort-picked");
+  }],
   ["thinking", async (wb, r) => {
     const chat = await turn(wb, "fake/thinking", "Think about it", "THINKING-ONE");
     r.controls = await until("the effort picker shown", async () => {

@@ -6,46 +6,31 @@ Use Original each do what they say. Screenshots go to ``tests/vscode/screenshots
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from demo.config import fake_model_config
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
-from tests.tools import ROOT
-from tests.vscode.build import vsix
-from tests.vscode.codeserver import code_server
-from tests.vscode.phases import drive, phase_result
+from tests.vscode.scenario import Driven, drive
 
-HERE = Path(__file__).parent
-AGENTLS = ROOT / ".venv" / "bin" / "agentls"
 CALC = "a = 1\nb = 2\nc = 3\nd = 4\ne = 5\nf = 6\ng = 7\nh = 8\n"
 
 
 @dataclass
-class Run:
-    result: dict[str, Any]
-    output: str
+class Run(Driven):
     folder: Path
-
-    def phase(self, name: str) -> dict[str, Any]:
-        return phase_result(self.result, self.output, name)
 
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
-    assert AGENTLS.is_file(), f"{AGENTLS} is missing: run ./scripts/setup"
-    package = vsix()
     tmp = tmp_path_factory.mktemp("vscode-conflict")
     folder = tmp / "project"
     folder.mkdir()
     (folder / "calc.py").write_text(CALC)
-    shots = tmp / "screenshots"
     with FakeModelServer.threaded() as model, FakeModelServer.threaded() as titles:
         model.script(
             Turn.tool_call("edit", {"filePath": "calc.py", "oldString": "b = 2\n", "newString": "b = 20\n"}),
@@ -53,27 +38,10 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
             Turn.text("Changed b and h."),
         )
         titles.script(*[Turn.text("Change b and h") for _ in range(3)])
-        settings = {
-            "agentls.server.path": str(AGENTLS),
-            "agentls.config": fake_model_config(model, titles),
-            "agentls.permission": {"edit": "allow"},
-        }
-        env = {
-            "AGENTLS_DATA_DIR": str(tmp / "agentls-data"),
-            "AGENTLS_CONFIG_DIR": str(tmp / "agentls-config"),
-        }
-        with code_server(tmp / "vscode", package, settings, env) as cs:
-            args = {"url": cs.url, "folder": str(folder), "shots": str(shots)}
-            output, result = drive(HERE / "e2e_conflict.mjs", args, {})
-            if not result.get("ok"):
-                output += "\ncode-server log:\n" + cs.log.read_text()[-3000:]
-        target = HERE / "screenshots" / "conflict"
-        shutil.rmtree(target, ignore_errors=True)
-        if shots.is_dir():
-            shutil.copytree(shots, target)
-        target.mkdir(parents=True, exist_ok=True)
-        (target / "driver.log").write_text(output)
-        yield Run(result, output, folder)
+        config = fake_model_config(model, titles)
+        edits = {"agentls.permission": {"edit": "allow"}}
+        driven = drive("e2e_conflict.mjs", "conflict", tmp, folder, config, settings=edits)
+        yield Run(driven.result, driven.output, folder)
 
 
 def test_the_changes_view_labels_follow_lines_typed_above(run: Run) -> None:

@@ -1,53 +1,38 @@
-"""The effort picker follows the session's model, in a real VS Code (code-server + Chromium) with the
-extension, the real ``agentls serve`` and the scripted fake model: hidden after a turn on a model with no
-effort levels, shown with the levels after a turn on one that has them (an OpenAI-style reasoning
-model), hidden again after going back. Then the prompt's pickers, buttons and editor-note chip in a
-300 px side bar. Screenshots go to ``tests/vscode/screenshots/effort``.
+"""The effort picker follows the model the next prompt runs on, in a real VS Code (code-server +
+Chromium) with the extension, the real ``agentls serve`` and the scripted fake model: hidden after a
+turn on a model with no effort levels; shown with the levels of one that has them (an OpenAI-style
+reasoning model) as soon as it is picked, a level set then reaching its first request; shown after a
+turn on it; hidden again after going back. Then the prompt's pickers, buttons and editor-note chip in
+a 300 px side bar. Screenshots go to ``tests/vscode/screenshots/effort``.
 """
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 import pytest
 
 from demo.config import fake_model_config
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
-from tests.tools import ROOT
-from tests.vscode.build import vsix
-from tests.vscode.codeserver import code_server
-from tests.vscode.phases import drive, phase_result
+from tests.vscode.scenario import Driven, drive
 
-HERE = Path(__file__).parent
-AGENTLS = ROOT / ".venv" / "bin" / "agentls"
 LONG_FILE = "a_rather_long_module_name_for_the_editor_note.py"
 
 
 @dataclass
-class Run:
-    result: dict[str, Any]
-    output: str
+class Run(Driven):
     model: FakeModelServer
-
-    def phase(self, name: str) -> dict[str, Any]:
-        return phase_result(self.result, self.output, name)
 
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
-    assert AGENTLS.is_file(), f"{AGENTLS} is missing: run ./scripts/setup"
-    package = vsix()
     tmp = tmp_path_factory.mktemp("vscode-effort")
     folder = tmp / "project"
     folder.mkdir()
     (folder / "README.md").write_text("# A project\n")
     (folder / LONG_FILE).write_text("x = 1\n")
-    shots = tmp / "screenshots"
     with FakeModelServer.threaded() as model, FakeModelServer.threaded() as titles:
         model.script(Turn.text("PLAIN-ONE"), Turn.text("THINKING-ONE"), Turn.text("PLAIN-TWO"))
         titles.script(*[Turn.text("Effort") for _ in range(3)])
@@ -57,28 +42,26 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
         models["plain"] = {"limit": limit}
         # An OpenAI-style reasoning switch: this model has effort levels, the plain one has none.
         models["thinking"] = {"limit": limit, "options": {"agentls_thinking": "openai"}}
-        settings = {"agentls.server.path": str(AGENTLS), "agentls.config": config}
-        env = {
-            "AGENTLS_DATA_DIR": str(tmp / "agentls-data"),
-            "AGENTLS_CONFIG_DIR": str(tmp / "agentls-config"),
-        }
-        with code_server(tmp / "vscode", package, settings, env) as cs:
-            args = {"url": cs.url, "folder": str(folder), "shots": str(shots), "longFile": LONG_FILE}
-            output, result = drive(HERE / "e2e_effort.mjs", args, {})
-            if not result.get("ok"):
-                output += "\ncode-server log:\n" + cs.log.read_text()[-3000:]
-        target = HERE / "screenshots" / "effort"
-        shutil.rmtree(target, ignore_errors=True)
-        if shots.is_dir():
-            shutil.copytree(shots, target)
-        target.mkdir(parents=True, exist_ok=True)
-        (target / "driver.log").write_text(output)
-        yield Run(result, output, model)
+        driven = drive("e2e_effort.mjs", "effort", tmp, folder, config, args={"longFile": LONG_FILE})
+        yield Run(driven.result, driven.output, model)
 
 
 def test_the_effort_picker_is_hidden_for_a_model_without_levels(run: Run) -> None:
     r = run.phase("plain")
     assert r["controls"]["modeShown"] and not r["controls"]["effortShown"], r
+
+
+def test_picking_a_model_with_levels_shows_them_before_any_turn_on_it(run: Run) -> None:
+    r = run.phase("picked")
+    assert r["controls"]["effortShown"], r
+    assert {"default", "low", "medium", "high"} <= set(r["controls"]["levels"]), r
+    assert r["effort"] == "high", r
+
+
+def test_an_effort_set_before_the_turn_reaches_the_picked_models_request(run: Run) -> None:
+    run.phase("thinking")
+    thinking = [req.body for req in run.model.requests if req.body.get("model") == "thinking"]
+    assert thinking and thinking[0].get("reasoning_effort") == "high", thinking
 
 
 def test_the_effort_picker_shows_the_levels_of_a_model_that_has_them(run: Run) -> None:

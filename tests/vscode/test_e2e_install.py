@@ -41,6 +41,7 @@ class Run:
     result: dict[str, Any]
     output: str
     marker: Path
+    mcp_marker: Path
 
     def phase(self, name: str) -> dict[str, Any]:
         return phase_result(self.result, self.output, name)
@@ -86,6 +87,11 @@ def install_run(tmp_path_factory: pytest.TempPathFactory) -> Run:
     workspace_settings = {"agentls.server.path": ".venv/bin/agentls"}
     (folder / ".vscode" / "settings.json").write_text(json.dumps(workspace_settings))
     (folder / "notes.txt").write_text("hello\n")
+    # The workspace's own agentls.json would start an MCP server (a program that leaves a marker) with
+    # the server: an untrusted workspace's config is never read (the extension says `untrusted`).
+    mcp_marker = folder / "ran-workspace-mcp"
+    probe = [sys.executable, "-c", f"open({str(mcp_marker)!r}, 'w').write('ran')"]
+    (folder / "agentls.json").write_text(json.dumps({"mcp": {"probe": {"type": "local", "command": probe}}}))
     trace, shots = tmp / "trace.jsonl", tmp / "screenshots"
     with FakeModelServer.threaded() as main, FakeModelServer.threaded() as titles:
         main.script(Turn.text("Hello from the installed server."))
@@ -147,7 +153,7 @@ def install_run(tmp_path_factory: pytest.TempPathFactory) -> Run:
         shutil.copytree(shots, target)
     target.mkdir(parents=True, exist_ok=True)
     (target / "driver.log").write_text(output)
-    return Run(result, output, folder / "ran-workspace-agentls")
+    return Run(result, output, folder / "ran-workspace-agentls", mcp_marker)
 
 
 def test_the_install_is_offered_and_the_untrusted_workspaces_agentls_never_runs(install_run: Run) -> None:
@@ -173,6 +179,13 @@ def test_install_from_the_bundled_wheel_offline_then_the_server_starts(install_r
 def test_a_turn_completes_through_the_installed_server(install_run: Run) -> None:
     r = install_run.phase("turn")
     assert "Hello from the installed server." in r["answer"]
+
+
+def test_the_untrusted_workspaces_own_config_is_not_read_by_the_installed_server(install_run: Run) -> None:
+    install_run.phase("turn")
+    # The server answered a turn (so its tools, MCP servers' included, were listed) and was
+    # restarted once ("updated"), both in the untrusted workspace: its agentls.json's MCP never ran.
+    assert not install_run.mcp_marker.exists()
 
 
 def test_a_venv_of_another_extension_version_gets_this_versions_wheel(install_run: Run) -> None:

@@ -9,47 +9,33 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from demo.config import fake_model_config
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
-from tests.tools import ROOT
-from tests.vscode.build import vsix
-from tests.vscode.codeserver import code_server
-from tests.vscode.phases import drive, model_server, phase_result
+from tests.vscode.phases import model_server
+from tests.vscode.scenario import Driven, drive
 
-HERE = Path(__file__).parent
-AGENTLS = ROOT / ".venv" / "bin" / "agentls"
 WORD = "trusted-run-7731"
 
 
 @dataclass
-class Run:
-    result: dict[str, Any]
-    output: str
+class Run(Driven):
     model: FakeModelServer
     folder: Path
-
-    def phase(self, name: str) -> dict[str, Any]:
-        return phase_result(self.result, self.output, name)
 
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
-    assert AGENTLS.is_file(), f"{AGENTLS} is missing: run ./scripts/setup"
-    package = vsix()
     tmp = tmp_path_factory.mktemp("vscode-trust")
     folder = tmp / "project"
     folder.mkdir()
     (folder / "notes.txt").write_text("notes\n")
-    shots = tmp / "screenshots"
     release = asyncio.Event()
     with model_server() as (model, loop), FakeModelServer.threaded() as titles:
         model.script(
@@ -61,28 +47,11 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
             Turn.text("Printed it."),
         )
         titles.script(*[Turn.text("Print a word") for _ in range(3)])
-        settings = {
-            "agentls.server.path": str(AGENTLS),
-            "agentls.config": fake_model_config(model, titles),
-            "agentls.permission": {"bash": "ask"},
-        }
-        env = {
-            "AGENTLS_DATA_DIR": str(tmp / "agentls-data"),
-            "AGENTLS_CONFIG_DIR": str(tmp / "agentls-config"),
-        }
-        with code_server(tmp / "vscode", package, settings, env) as cs:
-            args = {"url": cs.url, "folder": str(folder), "shots": str(shots)}
-            signals = {"release-call": lambda: loop.call_soon_threadsafe(release.set)}
-            output, result = drive(HERE / "e2e_trust.mjs", args, signals)
-            if not result.get("ok"):
-                output += "\ncode-server log:\n" + cs.log.read_text()[-3000:]
-        target = HERE / "screenshots" / "trust"
-        shutil.rmtree(target, ignore_errors=True)
-        if shots.is_dir():
-            shutil.copytree(shots, target)
-        target.mkdir(parents=True, exist_ok=True)
-        (target / "driver.log").write_text(output)
-        yield Run(result, output, model, folder)
+        config = fake_model_config(model, titles)
+        signals = {"release-call": lambda: loop.call_soon_threadsafe(release.set)}
+        asks = {"agentls.permission": {"bash": "ask"}}
+        driven = drive("e2e_trust.mjs", "trust", tmp, folder, config, settings=asks, signals=signals)
+        yield Run(driven.result, driven.output, model, folder)
 
 
 def test_a_dialog_arriving_while_typing_in_the_palette_leaves_the_keys_there(run: Run) -> None:

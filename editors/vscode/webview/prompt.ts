@@ -116,6 +116,8 @@ export class PromptBox {
     this.model.addEventListener("change", () => {
       this.chosenModel = this.model.value || undefined;
       this.persist();
+      // The effort picker shows the levels of the model the next prompt runs on (docs/protocol.md).
+      this.post({ type: "modelPicked", model: this.chosenModel });
     });
     this.root.append(
       // Beside the attachments' chips, not among them: the note is no attachment (webview/context.ts).
@@ -141,6 +143,8 @@ export class PromptBox {
     this.drawChips();
     this.chosenAgent = draft?.agent;
     this.chosenModel = draft?.model;
+    // A pick kept in the draft (the view was closed and opened again) is the next prompt's model too.
+    if (this.chosenModel !== undefined) this.post({ type: "modelPicked", model: this.chosenModel });
   }
 
   private chosenAgent: string | undefined;

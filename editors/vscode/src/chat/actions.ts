@@ -117,6 +117,8 @@ export class Actions {
         return setMode(this.view, message.mode);
       case "setEffort":
         return setEffort(this.view, message.effort);
+      case "modelPicked":
+        return this.view.pickModel(message.model);
       case "copyCode":
         return copyCode(message.text);
       case "insertCode":

@@ -116,6 +116,8 @@ export type FromWebview =
   /** The mode or effort picked in the header (or by /mode, /effort); none given: ask with a quick pick. */
   | { type: "setMode"; mode?: string }
   | { type: "setEffort"; effort?: string }
+  /** The model picked for the next prompts (none: the server's default): the effort picker follows it. */
+  | { type: "modelPicked"; model?: string }
   | { type: "abort" }
   | { type: "newSession" }
   | { type: "switchSession"; sessionID: string }

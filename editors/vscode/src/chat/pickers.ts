@@ -25,17 +25,24 @@ async function optional<T>(request: Promise<T>, what: string): Promise<T | undef
 }
 
 /** The session's mode and effort for the snapshot (undefined where the server has no answer). */
-export async function sessionControls(client: AgentClient, sessionID: string): Promise<{ mode?: ModeInfo; effort?: EffortInfo }> {
+export async function sessionControls(client: AgentClient, sessionID: string, model?: string): Promise<{ mode?: ModeInfo; effort?: EffortInfo }> {
   const [mode, effort] = await Promise.all([
     optional(client.request<ModeInfo>("agent/session/mode", ref(sessionID)), "mode"),
-    optionalEffort(client, sessionID),
+    optionalEffort(client, sessionID, model),
   ]);
   return { mode, effort };
 }
 
-/** The session's effort and its model's levels, undefined where the server has no answer. */
-export function optionalEffort(client: AgentClient, sessionID: string): Promise<EffortInfo | undefined> {
-  return optional(client.request<EffortInfo>("agent/session/effort", ref(sessionID)), "effort");
+/**
+ * The session's effort and the levels of `model` (the one picked for the next prompt; none: the
+ * session's last), undefined where the server has no answer.
+ */
+export function optionalEffort(client: AgentClient, sessionID: string, model?: string): Promise<EffortInfo | undefined> {
+  return optional(client.request<EffortInfo>("agent/session/effort", withModel(ref(sessionID), model)), "effort");
+}
+
+function withModel<T extends object>(params: T, model: string | undefined): T & { model?: string } {
+  return model === undefined ? params : { ...params, model };
 }
 
 function requireSession(view: ChatView): string | undefined {
@@ -63,7 +70,7 @@ export async function setEffort(view: ChatView, effort?: string): Promise<void> 
   const sessionID = requireSession(view);
   if (sessionID === undefined) return;
   if (!effort) {
-    const current = await view.client.request<EffortInfo>("agent/session/effort", ref(sessionID));
+    const current = await view.client.request<EffortInfo>("agent/session/effort", withModel(ref(sessionID), view.pickedModel));
     if (current.levels.length === 0) {
       void vscode.window.showInformationMessage("agentls: this session's model has no effort (thinking) setting.");
       return;
@@ -74,7 +81,8 @@ export async function setEffort(view: ChatView, effort?: string): Promise<void> 
     if (picked === undefined) return;
     effort = picked.label;
   }
-  await view.client.request<EffortInfo>("agent/session/effort", { ...ref(sessionID), effort });
+  // Checked against the levels of the model the next prompt runs on, not the last one's.
+  await view.client.request<EffortInfo>("agent/session/effort", withModel({ ...ref(sessionID), effort }, view.pickedModel));
 }
 
 /**

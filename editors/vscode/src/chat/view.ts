@@ -190,9 +190,25 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
    * changes without a `session.effort` event: read them again as a turn starts and ends, and hand
    * them to the view as that event (a session shown here only).
    */
+  /**
+   * The model picked for the next prompts (the prompt's model picker, `/model`; undefined: the
+   * server's default): the effort picker shows its levels, and an effort set is checked against them.
+   */
+  get pickedModel(): string | undefined {
+    return this.nextModel;
+  }
+
+  pickModel(model: string | undefined): void {
+    this.nextModel = model;
+    const sessionID = this.sessionID;
+    if (sessionID !== undefined) this.refreshEffort(sessionID);
+  }
+
+  private nextModel: string | undefined;
+
   private refreshEffort(sessionID: string): void {
     if (sessionID !== this.sessionID) return;
-    void optionalEffort(this.client, sessionID).then((info) => {
+    void optionalEffort(this.client, sessionID, this.nextModel).then((info) => {
       if (info !== undefined && sessionID === this.sessionID) this.queue({ type: "session.effort", properties: { sessionID, ...info } });
     });
   }
@@ -289,7 +305,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
       c.request<{ todos: Todo[] }>("agent/session/todo", { sessionID }),
       c.request<{ files: FileDiff[] }>("agent/session/diff", { sessionID }),
       listQueue(c, sessionID),
-      sessionControls(c, sessionID),
+      sessionControls(c, sessionID, this.pickedModel),
     ]);
     for (const request of permissions.requests) this.permissions.set(request.id, request);
     const running = messages.messages.some((m) => m.info.role === "assistant" && m.info.time.completed === undefined && m.info.error === undefined);
