@@ -26,6 +26,13 @@ local function params(session_id, extra)
   return vim.tbl_extend('force', { sessionId = session_id, sessionID = session_id }, extra or {})
 end
 
+-- An effort request names the model picked for the chat's next prompts (:AgentlsModel), if any: its
+-- levels are the ones offered and checked, not those of the model the session's last turn ran on.
+local function effort_params(session_id, extra)
+  local picked = require('agentls.chat').model
+  return params(session_id, vim.tbl_extend('force', picked and { model = picked } or {}, extra or {}))
+end
+
 local function session_of(result, fallback)
   return result.sessionId or result.sessionID or fallback
 end
@@ -50,7 +57,7 @@ function M.fetch(session_id)
       set_mode(session_of(result, session_id), result)
     end
   end)
-  client.request('agent/session/effort', params(session_id), function(err, result)
+  client.request('agent/session/effort', effort_params(session_id), function(err, result)
     if not err and result then
       set_effort(session_of(result, session_id), result)
     end
@@ -131,13 +138,13 @@ function M.set_effort(level)
     return
   end
   if level and level ~= '' then
-    return client.request('agent/session/effort', params(session_id, { effort = level }), function(err, result)
+    return client.request('agent/session/effort', effort_params(session_id, { effort = level }), function(err, result)
       if not report(err) then
         set_effort(session_of(result, session_id), result)
       end
     end)
   end
-  client.request('agent/session/effort', params(session_id), function(err, result)
+  client.request('agent/session/effort', effort_params(session_id), function(err, result)
     if report(err) then
       return
     end

@@ -181,6 +181,9 @@ function M.pick_config(kind)
     }, function(item)
       if item then
         chat()[kind] = not item.follow and item.name or nil
+        if kind == 'model' and session_id then
+          require('agentls.mode').fetch(session_id) -- the effort levels of the model now picked
+        end
         vim.cmd('redrawstatus!')
       end
     end)
