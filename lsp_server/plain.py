@@ -29,7 +29,7 @@ from core.events import (
 from core.message.models import ToolPart
 from core.message.prompt_input import AgentInput, FileInput, TextInput
 from lsp_server.errors import jsonrpc_errors
-from lsp_server.plain_gate import NOTICE_AFTER, TypingGate, typed_ahead
+from lsp_server.plain_gate import NOTICE_AFTER, TypingGate, reask_after, typed_ahead
 from lsp_server.plain_messages import answer_text, describe_part, permission_message
 from lsp_server.protocol import dump
 
@@ -233,13 +233,13 @@ class PlainPath:
         self, params: lsp.ShowMessageRequestParams, pending: Callable[[], bool]
     ) -> str | None:
         min_read = self.server.connection.dialog_min_read
-        again = False
+        refused = 0  # answers in a row that came too soon to have been read
         while True:
             try:
                 # Said only when the typing goes on: a didChange can also be the editor reloading
                 # a buffer the agent just wrote.
                 async with asyncio.timeout(NOTICE_AFTER):
-                    await self.typing.pause(at_least=self.typing.quiet if again else 0.0)
+                    await self.typing.pause(at_least=reask_after(refused, self.typing.quiet))
             except TimeoutError:
                 # Short: a longer message could bring Neovim's hit-enter prompt, which takes keys.
                 self.server.show_message("agentls: a dialog waits until you pause typing")
@@ -253,7 +253,7 @@ class PlainPath:
                 return item.title if item is not None else None
             log.info("a dialog was answered %r before it could be read: asking again", item)
             self.server.show_message("agentls: keys typed ahead answered nothing; asking again")
-            again = True
+            refused += 1
 
 
 def command_text(args: tuple[Any, ...]) -> str:

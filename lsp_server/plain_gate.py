@@ -20,6 +20,7 @@ import time
 
 QUIET = 0.7  # seconds without a text change before a dialog is asked
 NOTICE_AFTER = 1.5  # seconds of holding a dialog back before the user is told it waits
+REASK_MAX = 5.0  # the longest wait before asking again after answers typed ahead
 
 
 class TypingGate:
@@ -54,6 +55,16 @@ class TypingGate:
                     await self._changed.wait()
             except TimeoutError:
                 pass
+
+
+def reask_after(refused: int, quiet: float = QUIET) -> float:
+    """Seconds to hold a dialog back after ``refused`` answers in a row were typed ahead: ``quiet``,
+    doubling each time, at most ``REASK_MAX``. The server cannot see typing in a buffer it does not
+    manage, so a dialog asked again every ``quiet`` seconds would pop up under the user's keys (and
+    swallow some) for as long as they type; each refusal waits longer."""
+    if refused <= 0:
+        return 0.0
+    return min(quiet * 2.0 ** (refused - 1), REASK_MAX)
 
 
 def typed_ahead(asked_at: float, answered_at: float, min_read: float) -> bool:

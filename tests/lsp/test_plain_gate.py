@@ -15,7 +15,7 @@ from lsprotocol import types as lsp
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
 from lsp_server.clients import READS_TYPEAHEAD, Connection, parse_options
-from lsp_server.plain_gate import TypingGate, typed_ahead
+from lsp_server.plain_gate import REASK_MAX, TypingGate, reask_after, typed_ahead
 from tests.lsp.conftest import Connected, agent_config
 
 
@@ -42,6 +42,21 @@ def test_a_bad_read_time_is_left_out_and_reported(bad: object) -> None:
     options = parse_options({"dialogMinRead": bad}, "initializationOptions", reports.append)
     assert options.dialogMinRead is None
     assert len(reports) == 1 and "dialogMinRead" in reports[0], reports
+
+
+@pytest.mark.parametrize(
+    ("refused", "expected"),
+    [
+        (0, 0.0),  # asked the first time: only the pause in typing
+        (1, 0.7),  # refused once: at least a pause's length
+        (2, 1.4),  # each further refusal waits twice as long,
+        (3, 2.8),
+        (4, REASK_MAX),  # up to a bound, so the dialog still comes soon after the typing stops
+        (50, REASK_MAX),
+    ],
+)
+def test_a_dialog_refused_as_typed_ahead_waits_longer_each_time(refused: int, expected: float) -> None:
+    assert reask_after(refused, 0.7) == pytest.approx(expected)
 
 
 @pytest.mark.parametrize(
