@@ -5,8 +5,8 @@ field is an error under ``mypy --strict``, which the test command runs), but at 
 plain dataclass with a field-based ``__hash__``. Why: ``frozen=True`` makes ``dataclasses``
 generate and compile two more methods per class (``__setattr__``/``__delattr__`` guards) and routes
 every field of every new instance through ``object.__setattr__``. With ~100 records imported on
-the way to `agentls run`'s first model request, compiling those guards was ~8 % of the start-up
-CPU (bench/startup.py), for a check the type checker already makes.
+the way to `agentls run`'s first model request, compiling those guards was ~8 % of the instructions
+of importing its modules (callgrind), for a check the type checker already makes.
 
 What stays as with ``frozen=True``: equality and hashing by fields (records are dict keys and set
 members), ``dataclasses.replace``, keyword-only and slotted variants, and ``eq=False`` meaning
