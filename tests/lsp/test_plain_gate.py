@@ -86,12 +86,16 @@ async def test_the_gate_waits_for_a_pause_after_the_last_change() -> None:
     assert gate.typing()
     started = time.monotonic()
     waiting = asyncio.ensure_future(gate.pause())
-    await asyncio.sleep(0)  # let it start waiting; then the user types again
-    assert not waiting.done()
-    gate.typed()
-    again = time.monotonic()
+    typed_again: list[float] = []
+
+    def type_again() -> None:  # runs after the pause's first step: it is waiting when the user types
+        assert not waiting.done()
+        gate.typed()
+        typed_again.append(time.monotonic())
+
+    asyncio.get_running_loop().call_soon(type_again)
     await asyncio.wait_for(waiting, 5)
-    assert time.monotonic() - again >= 0.2, "it waited for a pause after the second change"
+    assert time.monotonic() - typed_again[0] >= 0.2, "it waited for a pause after the second change"
     assert time.monotonic() - started >= 0.2
     assert not gate.typing()
 
