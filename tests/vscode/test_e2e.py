@@ -165,11 +165,9 @@ def keep_screenshots(shots: Path, output: str, result: dict[str, Any]) -> None:
     failures = target / "failures"
     target.mkdir(exist_ok=True)
     for old in target.iterdir():
-        if old == failures:
-            continue
-        if old.is_dir():
-            shutil.rmtree(old)
-        else:
+        # Folders are the other scenarios' screenshots (review/, trust/, …) and the failures: kept,
+        # so that after a whole run every scenario's pictures are there to be looked at.
+        if old.is_file():
             old.unlink()
     if shots.is_dir():
         shutil.copytree(shots, target, dirs_exist_ok=True)
