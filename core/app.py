@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from core import app_info
 from core.agent.agents import Agents
 from core.agent.info import AgentInfo
 from core.api import (
-    AgentSummary,
     CommandList,
     CommandResult,
     CommandSummary,
@@ -23,7 +22,6 @@ from core.api import (
     ModeState,
     PromptParts,
     ProviderChoice,
-    ProviderSummary,
     Reconfigured,
     RevertResult,
 )
@@ -42,9 +40,8 @@ from core.config.loader import Layer, ResolvedConfig, load_config
 from core.config.paths import config_dir
 from core.config.schema import Config
 from core.editor import EditorIntelligence
-from core.errors import AgentError, ConfigError, InvalidInputError
+from core.errors import ConfigError, InvalidInputError
 from core.events import ConfigUpdated, Event, FileDiff, QueuedPrompt
-from core.llm import catalog
 from core.llm.model import ModelInfo
 from core.llm.transport import aclose_http_client
 from core.message.context_items import ContextItem, ResolvedItem
@@ -490,48 +487,11 @@ class AgentApp:
 
     def config_info(self) -> ConfigInfo:
         """Agents and models for a client's pickers."""
-        models = [self.config.model] if self.config.model else []
-        for provider_id, provider in self.config.provider.items():
-            models.extend(f"{provider_id}/{model_id}" for model_id in provider.models)
-        refs = tuple(sorted(set(models)))
-        return ConfigInfo(
-            agents=tuple(
-                AgentSummary(
-                    name=a.name, description=a.description, mode=a.mode, model=a.model, steps=a.steps
-                )
-                for a in self.agents.list()
-                if not a.hidden
-            ),
-            models=refs,
-            default_agent=self.agents.default().name,
-            default_model=self.config.model,
-            model_limits={ref: self.model_limits(ref) for ref in refs},
-            providers=tuple(
-                ProviderSummary(
-                    id=provider_id,
-                    litellm_provider=provider.litellm_provider or provider_id,
-                    models=tuple(sorted(provider.models)),
-                    has_key=bool(provider.options.api_key),
-                )
-                for provider_id, provider in self.config.provider.items()
-            ),
-        )
+        return app_info.config_info(self.config, self.agents, self.resolve_model)
 
     async def providers(self) -> list[ProviderChoice]:
         """The configured providers, then those agentls can reach with a key, each with its models."""
-        # litellm's map is a few megabytes of JSON: parsed off the event loop (once per process).
-        known = catalog.chat_models(await asyncio.to_thread(catalog.model_map))
-        configured = {p.id: p for p in self.config_info().providers}
-        ids = list(configured) + [k for k in catalog.KEY_ENV if k not in configured]
-        out: list[ProviderChoice] = []
-        for provider_id in ids:
-            summary = configured.get(provider_id)
-            litellm_provider = summary.litellm_provider if summary else provider_id
-            env = catalog.KEY_ENV.get(litellm_provider)
-            has_key = bool(summary and summary.has_key) or bool(env and os.environ.get(env))
-            models = summary.models if summary and summary.models else tuple(known.get(litellm_provider, []))
-            out.append(ProviderChoice(provider_id, env, has_key, summary is not None, models))
-        return out
+        return await app_info.provider_choices(self.config_info())
 
     async def file_at_snapshot(self, snapshot: str, path: str) -> bytes | None:
         """A file's bytes in a step snapshot; None when the file did not exist then."""
@@ -539,12 +499,7 @@ class AgentApp:
 
     def model_limits(self, ref: str) -> ModelLimits:
         """Context and output limits of a model (0 when unknown), for a client's context-use gauge."""
-        try:
-            limit = self.resolve_model(ref).limit
-        except AgentError as exc:
-            log.info("no limits for %s: %s", ref, exc)
-            return ModelLimits()
-        return ModelLimits(context=limit.context, output=limit.output)
+        return app_info.model_limits(self.resolve_model, ref)
 
     def subscribe(self, *types: type[Event], session_id: str | None = None) -> Subscription:
         """A queue of the agent's events (of ``types``, or all; of one session, or all)."""
