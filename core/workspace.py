@@ -126,3 +126,33 @@ def _stat(path: Path) -> FileStat:
         size=st.st_size,
         mtime_ns=st.st_mtime_ns,
     )
+
+
+class ForwardingWorkspace:
+    """A workspace that hands every call to ``inner``: the base of wrappers that watch the agent's
+    writes (the edit journal, review's authorship log) and override ``write_bytes``/``delete``."""
+
+    def __init__(self, inner: Workspace) -> None:
+        self.inner = inner
+        self.root = inner.root
+
+    async def read_bytes(self, path: Path) -> bytes:
+        return await self.inner.read_bytes(path)
+
+    async def read_text(self, path: Path) -> str:
+        return await self.inner.read_text(path)
+
+    async def write_bytes(self, path: Path, data: bytes, ctx: EditContext) -> None:
+        await self.inner.write_bytes(path, data, ctx)
+
+    async def delete(self, path: Path, ctx: EditContext) -> None:
+        await self.inner.delete(path, ctx)
+
+    async def stat(self, path: Path) -> FileStat:
+        return await self.inner.stat(path)
+
+    def is_open(self, path: Path) -> bool:
+        return self.inner.is_open(path)
+
+    async def wait_diagnostics(self, path: Path, timeout: float = 2.0) -> list[str]:
+        return await self.inner.wait_diagnostics(path, timeout)

@@ -24,7 +24,7 @@ from core.message.models import ToolPart
 from core.record import record
 from core.review.merge import hunks_between, split_lines, undo_hunks
 from core.review.record import as_text
-from core.workspace import EditContext, FileStat, Workspace
+from core.workspace import EditContext, ForwardingWorkspace, Workspace
 
 log = logging.getLogger(__name__)
 
@@ -167,19 +167,12 @@ def agent_only(before: bytes | None, after: bytes | None, writes: Sequence[Write
     return b"".join(now)
 
 
-class AuthoredWorkspace:
+class AuthoredWorkspace(ForwardingWorkspace):
     """A workspace that logs the agent's writes and deletes (see the module docstring)."""
 
     def __init__(self, inner: Workspace, log: WriteLog) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.log = log
-        self.root = inner.root
-
-    async def read_bytes(self, path: Path) -> bytes:
-        return await self.inner.read_bytes(path)
-
-    async def read_text(self, path: Path) -> str:
-        return await self.inner.read_text(path)
 
     async def write_bytes(self, path: Path, data: bytes, ctx: EditContext) -> None:
         before = await self._current(path)
@@ -196,12 +189,3 @@ class AuthoredWorkspace:
             return await self.inner.read_bytes(path)
         except (FileNotFoundError, IsADirectoryError):
             return None
-
-    async def stat(self, path: Path) -> FileStat:
-        return await self.inner.stat(path)
-
-    def is_open(self, path: Path) -> bool:
-        return self.inner.is_open(path)
-
-    async def wait_diagnostics(self, path: Path, timeout: float = 2.0) -> list[str]:
-        return await self.inner.wait_diagnostics(path, timeout)

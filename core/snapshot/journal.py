@@ -24,7 +24,7 @@ from core.errors import NotFoundError
 from core.events import FileDiff
 from core.snapshot.backend import Content, GcReport, Patch
 from core.snapshot.textdiff import file_diff
-from core.workspace import EditContext, FileStat, Workspace
+from core.workspace import EditContext, ForwardingWorkspace, Workspace
 
 log = logging.getLogger(__name__)
 
@@ -295,19 +295,12 @@ class EditJournal:
                 blob.unlink()
 
 
-class RecordingWorkspace:
+class RecordingWorkspace(ForwardingWorkspace):
     """A workspace that journals the before- and after-content of every write and delete."""
 
     def __init__(self, inner: Workspace, journal: EditJournal) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.journal = journal
-        self.root = inner.root
-
-    async def read_bytes(self, path: Path) -> bytes:
-        return await self.inner.read_bytes(path)
-
-    async def read_text(self, path: Path) -> str:
-        return await self.inner.read_text(path)
 
     async def write_bytes(self, path: Path, data: bytes, ctx: EditContext) -> None:
         async with self.journal.lock:
@@ -320,15 +313,6 @@ class RecordingWorkspace:
             await self.journal.before_write(path)
             await self.inner.delete(path, ctx)
             await self.journal.after_write(path, None)
-
-    async def stat(self, path: Path) -> FileStat:
-        return await self.inner.stat(path)
-
-    def is_open(self, path: Path) -> bool:
-        return self.inner.is_open(path)
-
-    async def wait_diagnostics(self, path: Path, timeout: float = 2.0) -> list[str]:
-        return await self.inner.wait_diagnostics(path, timeout)
 
 
 def _is_executable(path: Path) -> bool:
