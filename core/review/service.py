@@ -7,8 +7,9 @@ overlaps the user's edits comes back as a conflict, its file untouched.
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 
 from core.bus import Bus
@@ -16,11 +17,11 @@ from core.errors import AgentError, InvalidInputError, NotFoundError
 from core.events import ReviewUpdated
 from core.message.review import Hunk, HunkConflict, ReviewResult
 from core.prompts import load
-from core.review.authorship import WriteLog, agent_only
+from core.review.authorship import StepWrites, WriteLog, agent_only
 from core.review.merge import Conflict, LineHunk, split_lines, undo_hunk, undo_hunks
 from core.review.record import as_text, step_hunks
-from core.snapshot.backend import Snapshots
-from core.snapshot.history import SessionAccess, before_point, find_point, step_patches
+from core.snapshot.backend import Content, Snapshots
+from core.snapshot.history import SessionAccess, StepPatch, before_point, find_point, step_patches
 from core.storage.messages import PartFilter
 from core.storage.review import ReviewTable
 from core.workspace import EditContext, Workspace
@@ -62,29 +63,11 @@ class ReviewService:
             return []
         wanted = [(side, f) for p in patches for f in p.files for side in (p.hash, p.after or p.hash)]
         contents = await self._snapshots.contents(wanted)
-        hunks: list[Hunk] = []
-        for patch in patches:
-            assert patch.after is not None
-            step = self._writes.writes(patch.hash, patch.after) if self._writes is not None else None
-            for path in patch.files:
-                before, after = contents[patch.hash, path], contents[patch.after, path]
-                if isinstance(before, NotFoundError) or isinstance(after, NotFoundError):
-                    log.warning("review of %s in session %s: %s", path, session_id, before or after)
-                    continue
-                if step is not None and path in step.by_file:  # the agent's lines, not the user's
-                    before = agent_only(before, after, step.by_file[path])
-                elif step is not None and not step.opaque:  # only the user changed it
-                    continue
-                hunks += step_hunks(
-                    session_id=session_id,
-                    message_id=patch.message_id,
-                    step_id=patch.part_id,
-                    path=path,
-                    before_snapshot=patch.hash,
-                    after_snapshot=patch.after,
-                    before=before,
-                    after=after,
-                )
+        logged = self._writes
+        steps = [logged.writes(p.hash, p.after) if logged is not None and p.after else None for p in patches]
+        # Diffing every file of every step (and replaying the agent's writes over it) is CPU work of
+        # up to ~100 ms for a long file: on a thread, so the server keeps answering the editor.
+        hunks = await asyncio.to_thread(_patch_hunks, session_id, patches, steps, contents)
         await self._table.add_hunks(hunks)
         if self._writes is not None:
             for patch in patches:
@@ -322,3 +305,36 @@ def _conflict(hunk: Hunk, reason: str, current: Sequence[str] = ()) -> HunkConfl
     return HunkConflict(
         hunkID=hunk.id, file=hunk.file, reason=reason, agent=hunk.after, current=list(current)
     )
+
+
+def _patch_hunks(
+    session_id: str,
+    patches: Sequence[StepPatch],
+    steps: Sequence[StepWrites | None],
+    contents: Mapping[tuple[str, str], Content],
+) -> list[Hunk]:
+    """The hunks of ``patches``: per file, the agent's own lines (``steps``: its writes in each step,
+    None when not logged) between the step's snapshots."""
+    hunks: list[Hunk] = []
+    for patch, step in zip(patches, steps, strict=True):
+        assert patch.after is not None
+        for path in patch.files:
+            before, after = contents[patch.hash, path], contents[patch.after, path]
+            if isinstance(before, NotFoundError) or isinstance(after, NotFoundError):
+                log.warning("review of %s in session %s: %s", path, session_id, before or after)
+                continue
+            if step is not None and path in step.by_file:  # the agent's lines, not the user's
+                before = agent_only(before, after, step.by_file[path])
+            elif step is not None and not step.opaque:  # only the user changed it
+                continue
+            hunks += step_hunks(
+                session_id=session_id,
+                message_id=patch.message_id,
+                step_id=patch.part_id,
+                path=path,
+                before_snapshot=patch.hash,
+                after_snapshot=patch.after,
+                before=before,
+                after=after,
+            )
+    return hunks
