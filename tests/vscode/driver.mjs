@@ -154,7 +154,15 @@ export class Workbench {
         await this.page.keyboard.press(key);
         await this.page.keyboard.up("Control");
       }
-      const input = await this.page.waitForSelector(".quick-input-widget input:focus", { visible: true, timeout: 10000 });
+      // A webview that takes the keys late (the chat's prompt after "Focus Chat" on a first open)
+      // closes the quick input again: open it again while there is time.
+      const input = await this.page.waitForSelector(".quick-input-widget input:focus", { visible: true, timeout: Math.min(5000, Math.max(1000, deadline - Date.now())) })
+        .catch((err) => {
+          if (Date.now() >= deadline) throw err;
+          log(`openQuickInput ${key}: no focused quick input; again`);
+          return null;
+        });
+      if (input === null) continue;
       await input.type(words);
       try {
         await until(`the quick input to list "${listed}"`, async () => (await this.quickRows()).some((r) => r.toLowerCase().includes(listed.toLowerCase())),
@@ -252,6 +260,14 @@ export class Workbench {
       }
       return null;
     }, timeout);
+  }
+
+  /** Run "agentls: Focus Chat" and wait for its prompt box to have the keys; the chat frame. */
+  async focusChat() {
+    await this.command("agentls: Focus Chat");
+    const chat = await this.chat();
+    await until("the focus in the chat's prompt", () => chat.evaluate(() => document.hasFocus() && document.activeElement?.id === "prompt-input").catch(() => false), 10000);
+    return chat;
   }
 
   /** Send `words` from the chat's prompt box; the chat frame. */

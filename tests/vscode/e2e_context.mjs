@@ -19,8 +19,8 @@ const phases = [
   ["terminal", async (wb, r) => {
     // The extension starts with its chat view (activation onView): commands run before that are
     // not known to it (README "Context items"), so the user has opened the chat first.
-    await wb.command("agentls: Focus Chat");
-    await wb.chat();
+    // Once its prompt has the keys: a first open hands them over late, and would take them from the palette.
+    await wb.focusChat();
     await wb.command("Terminal: Create New Terminal");
     await until("the terminal to take the keys", () => wb.page.evaluate(() => document.activeElement?.classList.contains("xterm-helper-textarea")), 30000);
     // xterm draws on a canvas: the command's output is known to be there once its copy in a file is.
