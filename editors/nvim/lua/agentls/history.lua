@@ -1,6 +1,7 @@
 -- The chat renders a session's last `last_messages` messages (a page of `agent/session/messages`);
 -- older ones come a page at a time on request: a line at the top of the transcript says how
--- (`load_older` key, `gL`), and the cursor stays on the message it was on.
+-- (`load_older` key, `gL`), and the cursor stays on the message it was on (agentls.render puts them
+-- above, a chunk of lines per turn of the loop).
 local client = require('agentls.client')
 local config = require('agentls.config')
 
@@ -75,24 +76,8 @@ function M.load_older(session_id)
       end
     end
     t.order = vim.list_extend(added, t.order) -- the page is older than all loaded, oldest first
-    -- Windows on the transcript keep their place: they move down by the lines put above.
-    local buf = require('agentls.chat').buffers[session_id]
-    local wins = buf and vim.fn.win_findbuf(buf) or {}
-    local before = buf and vim.api.nvim_buf_line_count(buf) or 0
-    local cursors = {}
-    for _, win in ipairs(wins) do
-      local cursor = vim.api.nvim_win_get_cursor(win)
-      if cursor[1] < before - 1 then -- not following the end
-        cursors[win] = cursor
-      end
-    end
-    state():emit('reset', session_id, {})
-    local shift = buf and (vim.api.nvim_buf_line_count(buf) - before) or 0
-    for win, cursor in pairs(cursors) do
-      if vim.api.nvim_win_is_valid(win) then
-        pcall(vim.api.nvim_win_set_cursor, win, { cursor[1] + shift, cursor[2] })
-      end
-    end
+    -- The views put them above what they show (windows keep their place), a chunk per turn.
+    state():emit('older', session_id, {})
   end)
 end
 

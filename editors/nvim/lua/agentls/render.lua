@@ -75,31 +75,45 @@ local TODOS_KEY = '~todos'
 
 --- The blocks the state asks for, in order: {key, make = fn() -> {lines, fold?, tool?, stream?}}.
 --- Rendering is deferred to `make` so that a change re-renders only its own block.
+--- While older blocks are still to come (`self.from`, see View:reset), only those from there on.
 function View:wanted()
   local out = {}
   local t = self.state.transcripts[self.session_id] or { order = {}, messages = {} }
   local session = self.state.sessions[self.session_id]
   local revert = session and session.revert and session.revert.messageID
+  local from = self.from
   local previous = nil
-  table.insert(out, require('agentls.history').block(self.session_id)) -- "older messages: gL"
+  if not from then
+    table.insert(out, require('agentls.history').block(self.session_id)) -- "older messages: gL"
+  end
   for _, mid in ipairs(t.order) do
     local m = t.messages[mid]
+    local shown = not from or mid > from.mid
+    local blocks = (shown or mid == from.mid) and {} or nil
     if revert and mid == revert then
-      table.insert(out, { key = mid .. REVERT_SUFFIX, make = parts.revert_marker })
+      if blocks then
+        table.insert(blocks, { key = mid .. REVERT_SUFFIX, make = parts.revert_marker })
+      end
       previous = nil -- the marker splits the turn
     end
-    local before = previous
-    table.insert(out, { key = header_key(mid), make = function()
-      return parts.header(m.info, before)
-    end })
-    for _, part in ipairs(m.parts) do
-      table.insert(out, { key = part_key(mid, part.id), make = function()
-        return subtasks.decorate(self.state, part, parts.part(State.settle(part)), parts.tool_subject)
+    if blocks then
+      local before = previous
+      table.insert(blocks, { key = header_key(mid), make = function()
+        return parts.header(m.info, before)
       end })
+      for _, part in ipairs(m.parts) do
+        table.insert(blocks, { key = part_key(mid, part.id), make = function()
+          return subtasks.decorate(self.state, part, parts.part(State.settle(part)), parts.tool_subject)
+        end })
+      end
+      table.insert(blocks, { key = footer_key(mid), make = function()
+        return parts.footer(m.info)
+      end })
+      for i = shown and 1 or from.skip + 1, #blocks do
+        blocks[i].mid, blocks[i].nth = mid, i
+        table.insert(out, blocks[i])
+      end
     end
-    table.insert(out, { key = footer_key(mid), make = function()
-      return parts.footer(m.info)
-    end })
     previous = m.info
   end
   local todos = self.state.todos[self.session_id]
@@ -208,25 +222,61 @@ function View:decorate(block, row)
   end
 end
 
---- Rebuild the whole buffer from the state.
 --- A transcript written whole with at least this many lines gets its folds in a later turn.
 M.FOLD_LATER_LINES = 500
+--- A rebuilt transcript shows its newest blocks of about this many lines at once (more than a
+--- screen), and the older ones above them about CHUNK_LINES at a time, a turn of the loop each: the
+--- work of a turn is bounded by lines, whatever the number of messages (issue 29).
+M.FIRST_LINES = 300
+M.CHUNK_LINES = 1000
 
+-- Where the blocks `wanted[1..last]` would be cut to leave about `lines` lines below the cut,
+-- rendering the blocks below it into `made` (by key): the index of the first block below the cut
+-- and the cut as `self.from` ({mid, skip}: that block is the skip+1-th of message mid); 1 and nil
+-- when everything fits.
+local function cut(wanted, last, lines, made)
+  local count = 0
+  for i = last, 1, -1 do
+    local w, below = wanted[i], wanted[i + 1]
+    if count >= lines and w.mid and below and below.mid then
+      return i + 1, { mid = below.mid, skip = below.nth - 1 }
+    end
+    made[w.key] = w.make()
+    count = count + size_of(made[w.key])
+  end
+  return 1, nil
+end
+
+-- Blocks for `wanted[first..last]`, their lines and starts from row 0.
+local function blocks_of(wanted, first, last, made)
+  local blocks, lines = {}, {}
+  for i = first, last do
+    local w = wanted[i]
+    local render = made[w.key] or w.make()
+    table.insert(blocks, { key = w.key, render = render, size = size_of(render), start = #lines })
+    vim.list_extend(lines, block_lines(render))
+  end
+  return blocks, lines
+end
+
+--- Rebuild the whole buffer from the state: its newest lines now, the older ones in later turns.
 function View:reset()
+  self.generation = (self.generation or 0) + 1
   self.pending, self.pending_order = {}, {}
   vim.api.nvim_buf_clear_namespace(self.buf, M.ns, 0, -1)
-  self.blocks, self.by_key = {}, {}
-  local lines = {}
-  for _, w in ipairs(self:wanted()) do
-    local render = w.make()
-    local block = { key = w.key, render = render, size = size_of(render), start = #lines }
-    table.insert(self.blocks, block)
-    self.by_key[w.key] = block
-    vim.list_extend(lines, block_lines(render))
+  self.from = nil
+  local wanted, made = self:wanted(), {}
+  local first
+  first, self.from = cut(wanted, #wanted, M.FIRST_LINES, made)
+  local lines
+  self.blocks, lines = blocks_of(wanted, first, #wanted, made)
+  self.by_key = {}
+  for _, block in ipairs(self.blocks) do
+    self.by_key[block.key] = block
   end
   self.starts_valid = #self.blocks
   self.total = #lines
-  -- 'foldexpr' runs for every line written: for a whole transcript (thousands of lines) that is a
+  -- 'foldexpr' runs for every line written: for a long write (thousands of lines) that is a
   -- block of its own. The windows showing a long one fold by hand for the write and by expression
   -- again in a later turn of the loop (issue 29: no block over 50 ms when a long chat opens).
   local unfolded = {}
@@ -251,6 +301,82 @@ function View:reset()
       end
     end)
   end
+  self:older_later()
+end
+
+-- The older blocks (above `self.from`) in a later turn of the loop (a timer: vim.schedule callbacks
+-- run back to back), unless the buffer was rebuilt meanwhile.
+function View:older_later()
+  if not self.from then
+    return
+  end
+  local generation = self.generation
+  vim.defer_fn(function()
+    if self.generation == generation and M.views[self.buf] == self and vim.api.nvim_buf_is_valid(self.buf) then
+      self:prepend_older()
+    end
+  end, 0)
+end
+
+--- Put about CHUNK_LINES lines of the blocks above `self.from` at the top of the buffer (windows
+--- keep their place: Neovim moves their cursor and top line with the lines put above).
+function View:prepend_older()
+  if not self.from then
+    return
+  end
+  self.from = nil
+  local all = self:wanted()
+  local last = #all -- the last block above those shown
+  for i, w in ipairs(all) do
+    if self.by_key[w.key] then
+      last = i - 1
+      break
+    end
+  end
+  local made = {}
+  local first
+  first, self.from = cut(all, last, M.CHUNK_LINES, made)
+  local added, lines = blocks_of(all, first, last, made)
+  for _, block in ipairs(added) do
+    self.by_key[block.key] = block
+  end
+  -- The layout before the write: 'foldexpr' runs during it, and reads the block starts.
+  local count = #added
+  self.blocks = vim.list_extend(added, self.blocks) -- (`added` is the whole list now)
+  self.starts_valid = count
+  self.total = self.total + #lines
+  if #lines > 0 then
+    -- (An empty buffer still has one line: the lines replace it.)
+    local replace = self.total == #lines and -1 or 0
+    self:write(function()
+      vim.api.nvim_buf_set_lines(self.buf, 0, replace, false, lines)
+    end)
+  end
+  for i = 1, count do
+    self:decorate(added[i], added[i].start)
+  end
+  self:older_later()
+end
+
+--- Messages older than those shown were added to the state (agentls.history): shown above them,
+--- the first CHUNK_LINES at once.
+function View:show_older()
+  if self.from then
+    return -- older blocks are on their way: these come with them
+  end
+  -- From the first message block shown on, as now; everything above it (the offer of older
+  -- messages) goes, and the older messages come above it.
+  for _, w in ipairs(self:wanted()) do
+    if w.mid and self.by_key[w.key] then
+      self.from = { mid = w.mid, skip = w.nth - 1 }
+      break
+    end
+  end
+  if not self.from then
+    return self:reset()
+  end
+  self:sync({})
+  self:prepend_older()
 end
 
 --- Bring the block list in line with the state: re-render `keys` (or insert them where they belong).
@@ -415,6 +541,8 @@ function View:on_change(kind, data)
     self:schedule_flush()
   elseif kind == 'reset' then
     self:reset()
+  elseif kind == 'older' then
+    self:show_older()
   elseif kind == 'part' then
     self:sync({ [part_key(data.messageID, data.partID)] = true })
   elseif kind == 'message' then
