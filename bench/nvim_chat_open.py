@@ -67,7 +67,7 @@ from core.message.models import (
 from core.storage import DB_NAME, Store
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
-from tests.nvim.harness import Nvim
+from tests.nvim.harness import PLUGIN, Nvim
 from tests.nvim.tmux import interactive
 
 PROBE = Path(__file__).resolve().parent / "nvim_chat_open.lua"
@@ -132,7 +132,7 @@ async def seed(data_dir: Path, project: Path, messages: int) -> str:
         await store.close()
 
 
-def one(messages: int, last: int, verbose: bool) -> dict[str, float]:
+def one(messages: int, last: int, verbose: bool, plugin: Path = PLUGIN) -> dict[str, float]:
     with (
         tempfile.TemporaryDirectory() as tmp,
         FakeModelServer.threaded() as model,
@@ -147,7 +147,7 @@ def one(messages: int, last: int, verbose: bool) -> dict[str, float]:
         out = home / "bench.json"
         nvim = Nvim(home, project, model, titles, {})
         options = {**nvim.options(), "last_messages": last}
-        with interactive(nvim, width=160, height=50, options=options) as screen:
+        with interactive(nvim, width=160, height=50, options=options, plugin=plugin) as screen:
             screen.keys(":lua require'agentls.client'.start()", "Enter")
             screen.wait_lua("require'agentls.client'.ready", "the server", timeout=60)
             # A server in use: its store open and warm (the first request pays for that).
@@ -175,14 +175,35 @@ def one(messages: int, last: int, verbose: bool) -> dict[str, float]:
         for at, late in ticks:
             if late >= 20:
                 print(f"    block of {late:5.1f} ms ending at +{at - start:.1f} ms")
+    # The longest slice of work the probe saw (thread CPU time: what the load cannot inflate).
+    slices = [(at, at + took, cpu) for at, took, _, cpu in data["slices"] if start <= at <= shown + SETTLE_MS]
+    cpu = max((c for _, _, c in slices), default=0.0)
+    # The worst block with no slice of work in it: the machine's (other processes on the cores).
+    idle = max(
+        (late for at, late in ticks if not any(b < at and e > at - late for b, e, _ in slices)), default=0.0
+    )
     return {
         "shown_ms": shown - start,
         "block_ms": worst,
+        "slice_cpu_ms": cpu,
+        "idle_block_ms": idle,
         "lines": float(data["lines"]),
         "open_ms": data["open_ms"],  # chat.open's synchronous part
         "loaded_ms": data["loaded_ms"],  # the turn that turned the messages into the buffer's text
         "draw_ms": data["draw_ms"],  # the first redraw of it
     }
+
+
+def report(label: str, results: list[dict[str, float]]) -> None:
+    med = {key: statistics.median(r[key] for r in results) for key in results[0]}
+    blocks = ", ".join(f"{r['block_ms']:.0f}" for r in results)
+    print(
+        f"{label}: shown in {med['shown_ms']:.0f} ms, worst block {med['block_ms']:.0f} ms, "
+        f"{med['lines']:.0f} lines (medians of {len(results)}: blocks "
+        f"{blocks}); longest slice {med['slice_cpu_ms']:.0f} ms CPU; worst block without work "
+        f"{med['idle_block_ms']:.0f} ms; open {med['open_ms']:.0f} ms, "
+        f"messages to text {med['loaded_ms']:.0f} ms, first draw {med['draw_ms']:.0f} ms"
+    )
 
 
 def main() -> int:
@@ -191,17 +212,24 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--last", type=int, action="append", help="only these last_messages (0: all)")
     parser.add_argument("--slices", action="store_true", help="print each run's slices of work over 5 ms")
+    parser.add_argument(
+        "--compare",
+        type=Path,
+        help="another copy of the plugin (e.g. main's: git archive main editors/nvim | tar -x -C DIR, "
+        "then DIR/editors/nvim), run alternately with this one",
+    )
     args = parser.parse_args()
     variants = ((100, "last 100 (default)"), (30, "last 30"), (0, "all"))
+    builds = [("this", PLUGIN)] + ([("compared", args.compare)] if args.compare else [])
     for last, label in [(n, label) for n, label in variants if not args.last or n in args.last]:
-        results = [one(args.messages, last, args.slices) for _ in range(args.runs)]
-        med = {key: statistics.median(r[key] for r in results) for key in results[0]}
-        print(
-            f"{args.messages} messages, {label}: shown in {med['shown_ms']:.0f} ms, worst block "
-            f"{med['block_ms']:.0f} ms, {med['lines']:.0f} lines (medians of {args.runs}); open "
-            f"{med['open_ms']:.0f} ms, messages to text {med['loaded_ms']:.0f} ms, first draw "
-            f"{med['draw_ms']:.0f} ms"
-        )
+        results: dict[str, list[dict[str, float]]] = {name: [] for name, _ in builds}
+        for _ in range(args.runs):
+            for name, plugin in builds:
+                results[name].append(one(args.messages, last, args.slices, plugin))
+        for name, _ in builds:
+            report(
+                f"{args.messages} messages, {label}" + (f" [{name}]" if args.compare else ""), results[name]
+            )
     return 0
 
 
