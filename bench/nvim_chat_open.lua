@@ -9,6 +9,7 @@
 local uv = vim.uv
 local SETTLE_MS = 1000
 local ticks, started, shown, reset_at, draw_ms, open_ms, loaded_ms = {}, nil, nil, nil, nil, nil, nil
+local older_at -- the first :BenchOlder
 local slices = {} ---@type {[1]: number, [2]: number, [3]: string}[]  start, duration, name
 local function now()
   return uv.hrtime() / 1e6
@@ -92,11 +93,17 @@ vim.api.nvim_create_user_command('BenchOpen', function(o)
   open_ms = now() - started
   table.insert(slices, { started, open_ms, 'chat.open', cpu() - c })
 end, { nargs = 1 })
+-- :BenchOlder: load the page before the first message shown (what `gL` does).
+vim.api.nvim_create_user_command('BenchOlder', function()
+  older_at = older_at or now()
+  require('agentls.history').load_older(require('agentls.chat').session_id)
+end, {})
 vim.api.nvim_create_user_command('BenchDump', function(o)
   probe:stop()
   local buf = require('agentls.chat').buffers[require('agentls.chat').session_id]
   vim.fn.writefile({ vim.json.encode({
     ticks = ticks, started = started, shown = shown, reset_at = reset_at, draw_ms = draw_ms, open_ms = open_ms,
-    loaded_ms = loaded_ms, lines = vim.api.nvim_buf_line_count(buf), slices = slices,
+    loaded_ms = loaded_ms, lines = vim.api.nvim_buf_line_count(buf), slices = slices, older_at = older_at,
+    dumped_at = now(),
   }) }, o.args)
 end, { nargs = 1 })

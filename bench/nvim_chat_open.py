@@ -132,7 +132,7 @@ async def seed(data_dir: Path, project: Path, messages: int) -> str:
         await store.close()
 
 
-def one(messages: int, last: int, verbose: bool, plugin: Path = PLUGIN) -> dict[str, float]:
+def one(messages: int, last: int, verbose: bool, plugin: Path = PLUGIN, older: int = 0) -> dict[str, float]:
     with (
         tempfile.TemporaryDirectory() as tmp,
         FakeModelServer.threaded() as model,
@@ -160,6 +160,14 @@ def one(messages: int, last: int, verbose: bool, plugin: Path = PLUGIN) -> dict[
             screen.wait_lua(f"require'agentls'.state.transcripts['{session}'] ~= nil", "the transcript")
             screen.wait_lua("vim.g.bench_shown == 1", "the transcript drawn")
             screen.wait_lua("vim.g.bench_settled == 1", "a second after it showed")
+            # Then `older` pages before it, one after the other (as gL does), each until it is in.
+            view = f"require'agentls.render'.views[require'agentls.chat'.buffers['{session}']]"
+            loaded = f"#require'agentls'.state.transcripts['{session}'].order"
+            for page in range(older):
+                want = min(messages, last * (page + 2))
+                screen.keys(":BenchOlder", "Enter")
+                done = f"{loaded} >= {want} and {view}.from == nil"
+                screen.wait_lua(done, f"older page {page + 1}", timeout=60)
             screen.keys(f":BenchDump {out}", "Enter")
             screen.wait(lambda _: out.exists(), "the figures")
         data: dict[str, Any] = json.loads(out.read_text())
@@ -182,7 +190,20 @@ def one(messages: int, last: int, verbose: bool, plugin: Path = PLUGIN) -> dict[
     idle = max(
         (late for at, late in ticks if not any(b < at and e > at - late for b, e, _ in slices)), default=0.0
     )
+    # Loading older pages: from the first to the dump.
+    older_block = older_cpu = 0.0
+    if data.get("older_at"):
+        begin, end = data["older_at"], data["dumped_at"]
+        older_block = max((late for at, late in data["ticks"] if begin <= at <= end), default=0.0)
+        older_cpu = max((c for at, _, _, c in data["slices"] if begin <= at <= end), default=0.0)
+        if verbose:
+            print(f"  older pages: worst block {older_block:.0f} ms; slices over 5 ms (wall, cpu):")
+            for at, took, name, c in sorted(data["slices"]):
+                if took >= 5 and begin <= at <= end:
+                    print(f"    +{at - begin:6.1f} ms {took:6.1f} {c:6.1f} ms  {name}")
     return {
+        "older_block_ms": older_block,
+        "older_cpu_ms": older_cpu,
         "shown_ms": shown - start,
         "block_ms": worst,
         "slice_cpu_ms": cpu,
@@ -204,6 +225,11 @@ def report(label: str, results: list[dict[str, float]]) -> None:
         f"{med['idle_block_ms']:.0f} ms; open {med['open_ms']:.0f} ms, "
         f"messages to text {med['loaded_ms']:.0f} ms, first draw {med['draw_ms']:.0f} ms"
     )
+    if med["older_block_ms"]:
+        print(
+            f"  then older pages: worst block {med['older_block_ms']:.0f} ms, longest slice "
+            f"{med['older_cpu_ms']:.0f} ms CPU"
+        )
 
 
 def main() -> int:
@@ -212,6 +238,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--last", type=int, action="append", help="only these last_messages (0: all)")
     parser.add_argument("--slices", action="store_true", help="print each run's slices of work over 5 ms")
+    parser.add_argument("--older", type=int, default=0, help="then load this many older pages (gL)")
     parser.add_argument(
         "--compare",
         type=Path,
@@ -225,7 +252,7 @@ def main() -> int:
         results: dict[str, list[dict[str, float]]] = {name: [] for name, _ in builds}
         for _ in range(args.runs):
             for name, plugin in builds:
-                results[name].append(one(args.messages, last, args.slices, plugin))
+                results[name].append(one(args.messages, last, args.slices, plugin, args.older if last else 0))
         for name, _ in builds:
             report(
                 f"{args.messages} messages, {label}" + (f" [{name}]" if args.compare else ""), results[name]

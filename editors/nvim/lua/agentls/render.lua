@@ -75,8 +75,9 @@ local TODOS_KEY = '~todos'
 
 --- The blocks the state asks for, in order: {key, make = fn() -> {lines, fold?, tool?, stream?}}.
 --- Rendering is deferred to `make` so that a change re-renders only its own block.
---- While older blocks are still to come (`self.from`, see View:reset), only those from there on.
-function View:wanted()
+--- While older blocks are still to come (`self.from`, see View:reset), only those from there on;
+--- with `upto`, only those of the messages up to that one.
+function View:wanted(upto)
   local out = {}
   local t = self.state.transcripts[self.session_id] or { order = {}, messages = {} }
   local session = self.state.sessions[self.session_id]
@@ -87,6 +88,9 @@ function View:wanted()
     table.insert(out, require('agentls.history').block(self.session_id)) -- "older messages: gL"
   end
   for _, mid in ipairs(t.order) do
+    if upto and mid > upto then
+      return out
+    end
     local m = t.messages[mid]
     local shown = not from or mid > from.mid
     local blocks = (shown or mid == from.mid) and {} or nil
@@ -253,7 +257,9 @@ local function blocks_of(wanted, first, last, made)
   for i = first, last do
     local w = wanted[i]
     local render = made[w.key] or w.make()
-    table.insert(blocks, { key = w.key, render = render, size = size_of(render), start = #lines })
+    local block = { key = w.key, mid = w.mid, nth = w.nth, render = render, size = size_of(render) }
+    block.start = #lines
+    table.insert(blocks, block)
     vim.list_extend(lines, block_lines(render))
   end
   return blocks, lines
@@ -324,8 +330,16 @@ function View:prepend_older()
   if not self.from then
     return
   end
+  -- The blocks of the messages up to the first one shown (those below cost nothing here).
+  local top
+  for _, block in ipairs(self.blocks) do
+    if block.mid then
+      top = block.mid
+      break
+    end
+  end
   self.from = nil
-  local all = self:wanted()
+  local all = self:wanted(top)
   local last = #all -- the last block above those shown
   for i, w in ipairs(all) do
     if self.by_key[w.key] then
@@ -364,18 +378,22 @@ function View:show_older()
   if self.from then
     return -- older blocks are on their way: these come with them
   end
-  -- From the first message block shown on, as now; everything above it (the offer of older
-  -- messages) goes, and the older messages come above it.
-  for _, w in ipairs(self:wanted()) do
-    if w.mid and self.by_key[w.key] then
-      self.from = { mid = w.mid, skip = w.nth - 1 }
-      break
-    end
+  -- From the first message block shown on; the block above it (the offer of older messages) goes.
+  local first = self.blocks[1]
+  if first and not first.mid then
+    table.remove(self.blocks, 1)
+    self.by_key[first.key] = nil
+    self.starts_valid = 0
+    self.total = self.total - first.size
+    self:write(function()
+      vim.api.nvim_buf_set_lines(self.buf, 0, first.size, false, {})
+    end)
+    first = self.blocks[1]
   end
-  if not self.from then
+  if not first or not first.mid then
     return self:reset()
   end
-  self:sync({})
+  self.from = { mid = first.mid, skip = first.nth - 1 }
   self:prepend_older()
 end
 
@@ -408,7 +426,7 @@ function View:sync(keys)
   for i, w in ipairs(wanted) do
     local block = self.by_key[w.key]
     if not block then
-      block = { key = w.key, render = { lines = {} }, size = 0 }
+      block = { key = w.key, mid = w.mid, nth = w.nth, render = { lines = {} }, size = 0 }
       table.insert(self.blocks, i, block)
       self.by_key[w.key] = block
       self.starts_valid = math.min(self.starts_valid, i - 1)
