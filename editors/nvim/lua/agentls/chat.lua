@@ -324,6 +324,7 @@ function M.load(session_id, done)
     else
       history.loaded(session_id, result.messages or {})
       state():load(session_id, result.messages or {})
+      history.more(session_id) -- (every message wanted: the older pages follow)
     end
     step()
   end)
