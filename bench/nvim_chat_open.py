@@ -6,35 +6,46 @@ The session (500 prompts, 500 answers each with reasoning, a 36-line tool output
 written to the server's store first; the server is started; then the chat shows the session
 (``chat.open({session_id})``: its messages page from the server, rendered and drawn). A 5 ms timer
 measures how late the loop lets it run. Reported, medians of ``--runs``, for the plugin's default
-(the last 100 messages) and for every message (``last_messages = 0``, what the chat did before).
+(the last 100 messages), the last 30 and every message (``last_messages = 0``).
 Goals (issue 29): shown <= 300 ms, no block > 50 ms.
 
     .venv/bin/python bench/nvim_chat_open.py [--messages 1000] [--runs 3]
 
 Also reported: the synchronous part of ``chat.open``, the turn of the loop that turns the messages
-into the buffer's text, and the first redraw. ``--last 100`` runs only the default.
+into the buffer's text, the first redraw, the longest slice of work (a callback of the loop or a
+redraw, in the main thread's CPU time: what the load cannot inflate) and the worst block during
+which none of our work ran (the machine's own: other processes on the 2 cores). ``--slices`` prints
+each run's slices over 5 ms, named by the function scheduled; ``--older N`` then loads N older pages
+(gL) and reports their blocks; ``--compare DIR`` runs another copy of the plugin alternately, e.g.
+main's: ``git archive main editors/nvim | tar -x -C /tmp/base`` then ``--compare /tmp/base/editors/nvim``.
 
-Figures before this change (2 shared cores at load average 10, medians of 3):
+Before session 11 (load 10, medians of 3): last 100 shown in 138 ms, worst block 71 ms; all 1,000
+shown in 1,350 ms, worst block 435 ms. Session 11 split the opening into smaller turns (the
+filetypes and a long write's folds a turn later): worst block 52 -> 41-50 ms at load 6-7.5, but
+50-119 ms at load 7.5-10.
 
-    last 100 (default): shown in 138 ms, worst block 71 ms (2,452 lines)
-    last 30:            shown in 122 ms, worst block 63 ms (737 lines)
-    all 1,000:          shown in 1350 ms, worst block 435 ms (24,502 lines)
+Wave 5: the slices showed the worst turn was making a buffer markdown (filetype plugins and Vim's
+markdown syntax, which sources the HTML and CSS syntax: 15-23 ms CPU, 40-50 ms wall at load 5), then
+the rebuild of a long transcript (every line and then every fold in one turn: 25 + 66 ms CPU for all
+1,000 messages; each gL rebuilt everything again), then decoding a whole session's answer at once.
+Now the filetype and the syntax take a turn each (by a timer: vim.schedule callbacks run back to
+back), a rebuild writes the newest ~300 lines and the older ones above them ~1,000 lines per turn,
+gL puts only the new page above, and every message (last_messages = 0) is fetched a page at a time.
+Before (main at 03e1fa4) and after, run alternately, medians (each run's worst block in brackets):
 
-The worst block was the first open's synchronous part: the chat's windows and Vim's markdown syntax
-loaded for the transcript and again for the prompt (20-50 ms each; it sources the HTML syntax).
-Now each buffer's markdown comes in a turn of the loop of its own, and a long transcript written
-whole gets its folds ('foldexpr' over every line) a turn later. Last 100, medians of 5, main and this
-change run alternately at load average 6-7.5 (other sessions' editor tests on the same 2 cores):
+    last 100, 5 runs, load 2.4-2.7: shown   97 ->  94 ms, worst block  32 -> 28 ms
+        (main 57, 34, 21, 25, 32; now 27, 31, 28, 33, 19); longest slice 17 -> 15 ms CPU
+    last 100, 5 runs, load 4.7-5.2: shown  104 -> 113 ms, worst block  47 -> 39 ms
+        (main 46, 47, 32, 49, 69; now 35, 39, 23, 47, 48); longest slice 18 -> 15 ms CPU
+      then 9 older pages (gL) up to 1,000: worst block 117 -> 25 ms, longest slice 93 -> 13 ms CPU
+    all 1,000, 3 runs, load 4.3-5.2: shown 381 -> 135 ms, worst block 113 -> 46 ms
+        (main 113, 118, 71; now 182, 28, 46); longest slice 63 -> 18 ms CPU
+      (now, alone at load 3.3: worst blocks 17, 16, 35 ms)
 
-    before: synchronous open 47 ms, worst block 52 ms
-    after:  synchronous open 5-6 ms, worst block 43 / 50 ms (two rounds)
-
-After, two more rounds of 5 at load 6.5-7.4: last 100 worst block 41 / 46 ms, shown in 153 / 115 ms;
-last 30 worst block 88 / 61 ms (fewer lines, yet no better: the load decides).
-
-Rounds of 3 at load 7.5-10 spread from 55 to 99 ms (before) and 50 to 119 ms (after): on this
-machine the worst block is the scheduler's as much as ours. What is left in one turn: one buffer's
-markdown syntax, and decoding + rendering the last 100 messages (~15-35 ms).
+The longest slice left is Vim's (the filetype plugins, or the markdown syntax: 12-20 ms CPU); the
+plugin's own turns take at most ~12 ms CPU. At load 7-10 (the lead's test run beside two lanes'
+editors) a 5 ms timer runs 50-150 ms late with no work of ours in the way: there the worst block is
+the scheduler's, whatever the plugin does.
 """
 
 from __future__ import annotations
