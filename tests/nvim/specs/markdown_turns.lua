@@ -3,7 +3,7 @@
 -- then its syntax, one buffer after the other; the end state is what setting the filetype gives.
 local T = dofile(os.getenv('AGENTLS_TEST_HELPERS'))
 T.setup()
-local chat = require('agentls.chat')
+local markdown = require('agentls.markdown')
 
 -- Turns of the loop, counted by a timer that starts itself again each time it runs: two pieces of
 -- work with the same count ran in the same turn.
@@ -28,10 +28,10 @@ end
 vim.o.eventignore = 'FocusGained' -- the user's own: kept
 local one, two = scratch(), scratch()
 local after = {}
-chat.markdown(one, function()
+markdown.queue(one, function()
   table.insert(after, { turn = turn, syntax = vim.b[one].current_syntax })
 end)
-chat.markdown(two)
+markdown.queue(two)
 T.wait(function()
   return vim.b[two].current_syntax == 'markdown'
 end, 'the second buffer highlighted')
@@ -67,7 +67,7 @@ end })
 local three = scratch()
 vim.b[three].spec_ts = true
 local done3 = false
-chat.markdown(three, function()
+markdown.queue(three, function()
   done3 = true
 end)
 T.wait(function()
@@ -87,8 +87,8 @@ vim.api.nvim_create_autocmd('FileType', { group = group, pattern = 'markdown', c
 end })
 local four, five = scratch(), scratch()
 vim.b[four].spec_fail = true
-chat.markdown(four)
-chat.markdown(five)
+markdown.queue(four)
+markdown.queue(five)
 T.wait(function()
   return vim.b[five].current_syntax == 'markdown'
 end, 'the buffer after the failing one highlighted')

@@ -380,7 +380,7 @@ function View:show_older()
   end
   -- From the first message block shown on; the block above it (the offer of older messages) goes.
   local first = self.blocks[1]
-  if first and not first.mid then
+  if first and not first.mid and first.key ~= TODOS_KEY then
     table.remove(self.blocks, 1)
     self.by_key[first.key] = nil
     self.starts_valid = 0
