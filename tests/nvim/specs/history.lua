@@ -30,7 +30,7 @@ for i, line in ipairs(T.lines(T.transcript())) do
   end
 end
 vim.api.nvim_win_set_cursor(chat.win, { row, 0 })
-require('agentls.render').CHUNK_LINES = 4 -- older lines come in chunks: a few turns of the loop
+require('agentls.rebuild').CHUNK_LINES = 4 -- older lines come in chunks: a few turns of the loop
 vim.api.nvim_feedkeys('gL', 'xt', false)
 T.wait(function()
   return T.text(T.transcript()):find('answer one', 1, true)

@@ -6,6 +6,7 @@ local T = dofile(os.getenv('AGENTLS_TEST_HELPERS'))
 T.setup()
 local State = require('agentls.state')
 local render = require('agentls.render')
+local rebuild = require('agentls.rebuild')
 local chat = require('agentls.chat')
 
 local function fixture(name)
@@ -323,18 +324,18 @@ do
   end
   lstate:load('ses_l', messages)
   -- Written whole, for comparison.
-  local first_lines, chunk_lines = render.FIRST_LINES, render.CHUNK_LINES
+  local first_lines, chunk_lines = rebuild.FIRST_LINES, rebuild.CHUNK_LINES
   local function written_whole()
-    local first = render.FIRST_LINES
-    render.FIRST_LINES = math.huge
+    local first = rebuild.FIRST_LINES
+    rebuild.FIRST_LINES = math.huge
     local wbuf = scratch()
     local wview = render.new(lstate, 'ses_l', wbuf, {})
-    render.FIRST_LINES = first
+    rebuild.FIRST_LINES = first
     wview:destroy()
     return T.text(wbuf)
   end
   local whole = written_whole()
-  render.FIRST_LINES, render.CHUNK_LINES = 100, 100
+  rebuild.FIRST_LINES, rebuild.CHUNK_LINES = 100, 100
   local lbuf = scratch()
   local writes = {} -- lines put in the buffer by each write
   vim.api.nvim_buf_attach(lbuf, false, { on_lines = function(_, _, _, first, last_old, last_new)
@@ -360,7 +361,7 @@ do
   T.wait(function()
     return lview.from == nil
   end, 'the older lines')
-  render.FIRST_LINES, render.CHUNK_LINES = first_lines, chunk_lines
+  rebuild.FIRST_LINES, rebuild.CHUNK_LINES = first_lines, chunk_lines
   whole = written_whole()
   T.ok(whole:find('new words', 1, true), 'the new answer: ' .. whole:sub(-200))
   T.eq(whole, T.text(lbuf), 'the same text as written whole')
@@ -385,7 +386,7 @@ end
 do
   local lstate = State.new()
   local text, reasoning = {}, {}
-  for n = 1, render.FOLD_LATER_LINES do
+  for n = 1, rebuild.FOLD_LATER_LINES do
     table.insert(text, 'line ' .. n)
     table.insert(reasoning, 'thought ' .. n)
   end
@@ -401,7 +402,7 @@ do
   vim.api.nvim_win_set_buf(0, lbuf)
   chat.style_transcript(0)
   local lview = render.new(lstate, 'ses_t', lbuf, {})
-  T.ok(#T.lines(lbuf) >= render.FOLD_LATER_LINES, 'a long transcript: ' .. #T.lines(lbuf) .. ' lines')
+  T.ok(#T.lines(lbuf) >= rebuild.FOLD_LATER_LINES, 'a long transcript: ' .. #T.lines(lbuf) .. ' lines')
   T.eq('manual', vim.wo.foldmethod, 'no folds computed during the write')
   T.wait(function()
     return vim.wo.foldmethod == 'expr' and lview.from == nil

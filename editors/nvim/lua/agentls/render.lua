@@ -5,11 +5,13 @@
 -- coalesced: they are written at most once per `coalesce_ms` (less often when the buffer is slow to
 -- draw, see agentls.pacing), in one go. Tool lines carry their
 -- state in an extmark that is updated in place. Windows whose cursor was on the last line follow
--- the stream; the others keep their cursor and scroll.
+-- the stream; the others keep their cursor and scroll. A rebuild (opening, a page of older
+-- messages) goes a chunk of lines per turn of the loop: agentls.rebuild.
 local State = require('agentls.state')
 local pacing = require('agentls.pacing')
 local parts = require('agentls.parts')
 local subtasks = require('agentls.subtasks')
+local rebuild = require('agentls.rebuild')
 
 local M = {}
 local View = {}
@@ -72,6 +74,7 @@ end
 
 local REVERT_SUFFIX = '\0'
 local TODOS_KEY = '~todos'
+M.TODOS_KEY = TODOS_KEY
 
 --- The blocks the state asks for, in order: {key, make = fn() -> {lines, fold?, tool?, stream?}}.
 --- Rendering is deferred to `make` so that a change re-renders only its own block.
@@ -158,19 +161,7 @@ function View:index_of(key)
   end
 end
 
-local function size_of(render)
-  local n = #render.lines
-  return n == 0 and 0 or n + 1 -- a blank line after each visible block
-end
-
-local function block_lines(render)
-  if #render.lines == 0 then
-    return {}
-  end
-  local lines = vim.list_slice(render.lines)
-  table.insert(lines, '')
-  return lines
-end
+local size_of, block_lines = rebuild.size_of, rebuild.block_lines
 
 -- --- writing -----------------------------------------------------------------------------
 
@@ -226,175 +217,10 @@ function View:decorate(block, row)
   end
 end
 
---- A transcript written whole with at least this many lines gets its folds in a later turn.
-M.FOLD_LATER_LINES = 500
---- A rebuilt transcript shows its newest blocks of about this many lines at once (more than a
---- screen), and the older ones above them about CHUNK_LINES at a time, a turn of the loop each: the
---- work of a turn is bounded by lines, whatever the number of messages (issue 29).
-M.FIRST_LINES = 300
-M.CHUNK_LINES = 1000
-
--- Where the blocks `wanted[1..last]` would be cut to leave about `lines` lines below the cut,
--- rendering the blocks below it into `made` (by key): the index of the first block below the cut
--- and the cut as `self.from` ({mid, skip}: that block is the skip+1-th of message mid); 1 and nil
--- when everything fits.
-local function cut(wanted, last, lines, made)
-  local count = 0
-  for i = last, 1, -1 do
-    local w, below = wanted[i], wanted[i + 1]
-    if count >= lines and w.mid and below and below.mid then
-      return i + 1, { mid = below.mid, skip = below.nth - 1 }
-    end
-    made[w.key] = w.make()
-    count = count + size_of(made[w.key])
-  end
-  return 1, nil
-end
-
--- Blocks for `wanted[first..last]`, their lines and starts from row 0.
-local function blocks_of(wanted, first, last, made)
-  local blocks, lines = {}, {}
-  for i = first, last do
-    local w = wanted[i]
-    local render = made[w.key] or w.make()
-    local block = { key = w.key, mid = w.mid, nth = w.nth, render = render, size = size_of(render) }
-    block.start = #lines
-    table.insert(blocks, block)
-    vim.list_extend(lines, block_lines(render))
-  end
-  return blocks, lines
-end
-
---- Rebuild the whole buffer from the state: its newest lines now, the older ones in later turns.
+--- Rebuild the whole buffer from the state: its newest lines now, the older ones in later turns
+--- (agentls.rebuild).
 function View:reset()
-  self.generation = (self.generation or 0) + 1
-  self.pending, self.pending_order = {}, {}
-  vim.api.nvim_buf_clear_namespace(self.buf, M.ns, 0, -1)
-  self.from = nil
-  local wanted, made = self:wanted(), {}
-  local first
-  first, self.from = cut(wanted, #wanted, M.FIRST_LINES, made)
-  local lines
-  self.blocks, lines = blocks_of(wanted, first, #wanted, made)
-  self.by_key = {}
-  for _, block in ipairs(self.blocks) do
-    self.by_key[block.key] = block
-  end
-  self.starts_valid = #self.blocks
-  self.total = #lines
-  -- 'foldexpr' runs for every line written: for a long write (thousands of lines) that is a
-  -- block of its own. The windows showing a long one fold by hand for the write and by expression
-  -- again in a later turn of the loop (issue 29: no block over 50 ms when a long chat opens).
-  local unfolded = {}
-  for _, win in ipairs(#lines >= M.FOLD_LATER_LINES and vim.fn.win_findbuf(self.buf) or {}) do
-    if vim.wo[win].foldmethod == 'expr' then
-      vim.wo[win].foldmethod = 'manual'
-      table.insert(unfolded, win)
-    end
-  end
-  self:write(function()
-    vim.api.nvim_buf_set_lines(self.buf, 0, -1, false, lines)
-  end)
-  for _, block in ipairs(self.blocks) do
-    self:decorate(block, block.start)
-  end
-  if #unfolded > 0 then
-    vim.schedule(function()
-      for _, win in ipairs(unfolded) do
-        if vim.api.nvim_win_is_valid(win) and vim.api.nvim_win_get_buf(win) == self.buf then
-          vim.wo[win].foldmethod = 'expr'
-        end
-      end
-    end)
-  end
-  self:older_later()
-end
-
--- The older blocks (above `self.from`) in a later turn of the loop (a timer: vim.schedule callbacks
--- run back to back), unless the buffer was rebuilt meanwhile.
-function View:older_later()
-  if not self.from then
-    return
-  end
-  local generation = self.generation
-  vim.defer_fn(function()
-    if self.generation == generation and M.views[self.buf] == self and vim.api.nvim_buf_is_valid(self.buf) then
-      self:prepend_older()
-    end
-  end, 0)
-end
-
---- Put about CHUNK_LINES lines of the blocks above `self.from` at the top of the buffer (windows
---- keep their place: Neovim moves their cursor and top line with the lines put above).
-function View:prepend_older()
-  if not self.from then
-    return
-  end
-  -- The blocks of the messages up to the first one shown (those below cost nothing here).
-  local top
-  for _, block in ipairs(self.blocks) do
-    if block.mid then
-      top = block.mid
-      break
-    end
-  end
-  self.from = nil
-  local all = self:wanted(top)
-  local last = #all -- the last block above those shown
-  for i, w in ipairs(all) do
-    if self.by_key[w.key] then
-      last = i - 1
-      break
-    end
-  end
-  local made = {}
-  local first
-  first, self.from = cut(all, last, M.CHUNK_LINES, made)
-  local added, lines = blocks_of(all, first, last, made)
-  for _, block in ipairs(added) do
-    self.by_key[block.key] = block
-  end
-  -- The layout before the write: 'foldexpr' runs during it, and reads the block starts.
-  local count = #added
-  self.blocks = vim.list_extend(added, self.blocks) -- (`added` is the whole list now)
-  self.starts_valid = count
-  self.total = self.total + #lines
-  if #lines > 0 then
-    -- (An empty buffer still has one line: the lines replace it.)
-    local replace = self.total == #lines and -1 or 0
-    self:write(function()
-      vim.api.nvim_buf_set_lines(self.buf, 0, replace, false, lines)
-    end)
-  end
-  for i = 1, count do
-    self:decorate(added[i], added[i].start)
-  end
-  self:older_later()
-end
-
---- Messages older than those shown were added to the state (agentls.history): shown above them,
---- the first CHUNK_LINES at once.
-function View:show_older()
-  if self.from then
-    return -- older blocks are on their way: these come with them
-  end
-  -- From the first message block shown on; the block above it (the offer of older messages) goes.
-  local first = self.blocks[1]
-  if first and not first.mid and first.key ~= TODOS_KEY then
-    table.remove(self.blocks, 1)
-    self.by_key[first.key] = nil
-    self.starts_valid = 0
-    self.total = self.total - first.size
-    self:write(function()
-      vim.api.nvim_buf_set_lines(self.buf, 0, first.size, false, {})
-    end)
-    first = self.blocks[1]
-  end
-  if not first or not first.mid then
-    return self:reset()
-  end
-  self.from = { mid = first.mid, skip = first.nth - 1 }
-  self:prepend_older()
+  rebuild.reset(self)
 end
 
 --- Bring the block list in line with the state: re-render `keys` (or insert them where they belong).
@@ -560,7 +386,7 @@ function View:on_change(kind, data)
   elseif kind == 'reset' then
     self:reset()
   elseif kind == 'older' then
-    self:show_older()
+    rebuild.show_older(self)
   elseif kind == 'part' then
     self:sync({ [part_key(data.messageID, data.partID)] = true })
   elseif kind == 'message' then
