@@ -42,6 +42,14 @@ Before (main at 03e1fa4) and after, run alternately, medians (each run's worst b
         (main 113, 118, 71; now 182, 28, 46); longest slice 63 -> 18 ms CPU
       (now, alone at load 3.3: worst blocks 17, 16, 35 ms)
 
+After moving the rebuild into agentls.rebuild (same code), at load 2.2-4.5:
+
+    last 100, 5 runs: shown 114 -> 93 ms, worst block 50 -> 17 ms (main 74, 50, 43, 36, 52;
+        now 17, 17, 24, 15, 35); longest slice 22 -> 15 ms CPU
+      then 9 older pages: worst block 94 -> 34 ms, longest slice 85 -> 14 ms CPU
+    all 1,000, 3 runs: shown 250 -> 82 ms, worst block 67 -> 25 ms (main 104, 47, 67; now 25, 43, 16);
+        longest slice 51 -> 16 ms CPU
+
 The longest slice left is Vim's (the filetype plugins, or the markdown syntax: 12-20 ms CPU); the
 plugin's own turns take at most ~12 ms CPU. At load 7-10 (the lead's test run beside two lanes'
 editors) a 5 ms timer runs 50-150 ms late with no work of ours in the way: there the worst block is
