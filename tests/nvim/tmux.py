@@ -73,14 +73,16 @@ def interactive(
     files: tuple[str, ...] = (),
     options: dict[str, Any] | None = None,
     env: dict[str, str] | None = None,
+    plugin: Path = PLUGIN,
 ) -> Iterator[Screen]:
     """Start Neovim with the plugin in tmux, in the project: ``setup(options)`` (the harness's by
-    default), with the harness's environment and ``env``."""
+    default), with the harness's environment and ``env``; ``plugin``: another copy of the plugin
+    (a benchmark's build to compare with)."""
     listen = nvim.home / "nvim.sock"
     environ = nvim.env(TERM="screen-256color", **(env or {}))
     if options is not None:
         environ["AGENTLS_TEST_CONFIG"] = json.dumps(options)
-    command = [tool("nvim"), "--clean", "--listen", str(listen), "--cmd", f"set rtp^={PLUGIN}"]
+    command = [tool("nvim"), "--clean", "--listen", str(listen), "--cmd", f"set rtp^={plugin}"]
     command += ["-u", str(INIT), *files]
     exports = [f"{k}={v}" for k, v in environ.items()]
     # `env -i`: Neovim sees the harness's environment only, not the tmux server's.

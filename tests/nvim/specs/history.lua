@@ -30,6 +30,7 @@ for i, line in ipairs(T.lines(T.transcript())) do
   end
 end
 vim.api.nvim_win_set_cursor(chat.win, { row, 0 })
+require('agentls.rebuild').CHUNK_LINES = 4 -- older lines come in chunks: a few turns of the loop
 vim.api.nvim_feedkeys('gL', 'xt', false)
 T.wait(function()
   return T.text(T.transcript()):find('answer one', 1, true)
@@ -55,4 +56,27 @@ T.wait(function()
   return vim.bo.filetype == 'markdown' and vim.api.nvim_buf_get_name(0):find('export', 1, true)
 end, 'the export buffer')
 T.eq(vim.fn.readfile('out.md'), T.lines(0), 'the same text')
+
+-- Every message (`last_messages` = 0): still asked a page at a time (a whole long session's answer
+-- is decoded in one go), the older pages following by themselves, newest first.
+local history = require('agentls.history')
+require('agentls.config').options.last_messages = 0
+history.PAGE = 2
+local pages = {}
+local unsubscribe = require('agentls').state:subscribe(function(kind, sid)
+  if sid == session and (kind == 'reset' or kind == 'older') then
+    table.insert(pages, #require('agentls').state.transcripts[session].order)
+  end
+end)
+chat.load(session)
+T.wait(function()
+  return #pages > 0 and not history.older[session] and not history.loading[session]
+    and require('agentls.render').views[T.transcript()].from == nil
+end, 'every message: ' .. T.text(T.transcript()))
+unsubscribe()
+T.eq({ 2, 4, 6, 6 }, pages, 'a page of 2 at a time (the last, empty, says there are no more)')
+text = T.text(T.transcript())
+T.ok(not text:find('older messages', 1, true), 'no offer left:\n' .. text)
+T.ok(text:find('question 1', 1, true) < text:find('answer one', 1, true)
+  and text:find('answer one', 1, true) < text:find('question 3', 1, true), 'in order:\n' .. text)
 T.finish()

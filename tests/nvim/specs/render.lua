@@ -6,6 +6,7 @@ local T = dofile(os.getenv('AGENTLS_TEST_HELPERS'))
 T.setup()
 local State = require('agentls.state')
 local render = require('agentls.render')
+local rebuild = require('agentls.rebuild')
 local chat = require('agentls.chat')
 
 local function fixture(name)
@@ -303,8 +304,8 @@ T.wait(function()
   return vim.treesitter.highlighter.active[pbuf]
 end, 'tree-sitter highlighting back', 5000)
 pview:destroy()
--- A long transcript written whole (opening a long chat): the write is one block and its folds come
--- a turn of the loop later, the same as a short one's.
+-- A long transcript (opening a long chat): its newest lines are written at once, the older ones
+-- above them a chunk of lines per turn of the loop; the text and folds end up as if written whole.
 do
   local lstate = State.new()
   local messages = {}
@@ -322,22 +323,92 @@ do
     })
   end
   lstate:load('ses_l', messages)
+  -- Written whole, for comparison.
+  local first_lines, chunk_lines = rebuild.FIRST_LINES, rebuild.CHUNK_LINES
+  local function written_whole()
+    local first = rebuild.FIRST_LINES
+    rebuild.FIRST_LINES = math.huge
+    local wbuf = scratch()
+    local wview = render.new(lstate, 'ses_l', wbuf, {})
+    rebuild.FIRST_LINES = first
+    wview:destroy()
+    return T.text(wbuf)
+  end
+  local whole = written_whole()
+  rebuild.FIRST_LINES, rebuild.CHUNK_LINES = 100, 100
   local lbuf = scratch()
+  local writes = {} -- lines put in the buffer by each write
+  vim.api.nvim_buf_attach(lbuf, false, { on_lines = function(_, _, _, first, last_old, last_new)
+    table.insert(writes, last_new - first)
+  end })
   vim.cmd('tabnew')
   vim.api.nvim_win_set_buf(0, lbuf)
   chat.style_transcript(0)
   local lview = render.new(lstate, 'ses_l', lbuf, {})
-  T.ok(#T.lines(lbuf) >= render.FOLD_LATER_LINES, 'a long transcript: ' .. #T.lines(lbuf) .. ' lines')
-  T.eq('manual', vim.wo.foldmethod, 'no folds computed during the write')
+  local shown = T.text(lbuf)
+  T.ok(#T.lines(lbuf) >= 100 and #T.lines(lbuf) < 130, 'the newest lines at once: ' .. #T.lines(lbuf))
+  T.ok(shown:find('echo 60', 1, true) and not shown:find('echo 1\n', 1, true), 'the newest messages first')
+  T.ok(vim.endswith(whole, shown), 'the end of the transcript')
+  -- A new answer streams in while the older lines are still to come.
+  local function emit(kind, properties)
+    lstate:apply({ type = kind, properties = properties })
+  end
+  emit('message.updated', { info = { id = 'msg_l061', sessionID = 'ses_l', role = 'assistant', agent = 'build' } })
+  emit('message.part.updated', { part = { id = 'prt_l061', messageID = 'msg_l061', sessionID = 'ses_l', type = 'text', text = 'new' } })
+  emit('message.part.delta', { sessionID = 'ses_l', messageID = 'msg_l061', partID = 'prt_l061', field = 'text', delta = ' words' })
+  lview:flush()
+  T.ok(lview.from ~= nil, 'older lines still to come')
   T.wait(function()
-    return vim.wo.foldmethod == 'expr'
-  end, 'the folds by expression again')
+    return lview.from == nil
+  end, 'the older lines')
+  rebuild.FIRST_LINES, rebuild.CHUNK_LINES = first_lines, chunk_lines
+  whole = written_whole()
+  T.ok(whole:find('new words', 1, true), 'the new answer: ' .. whole:sub(-200))
+  T.eq(whole, T.text(lbuf), 'the same text as written whole')
+  T.ok(#writes >= 6, 'written in chunks: ' .. vim.inspect(writes))
+  for _, n in ipairs(writes) do
+    T.ok(n <= 100 + 15, 'a chunk of about 100 lines: ' .. vim.inspect(writes))
+  end
+  T.eq(#T.lines(lbuf), vim.api.nvim_win_get_cursor(0)[1] + 1, 'the cursor still follows the end')
   local lines = T.lines(lbuf)
   for _, i in ipairs({ 1, 30, 60 }) do
     local row = vim.fn.index(lines, ('    out %d.1'):format(i)) + 1
     T.ok(row > 0 and vim.fn.foldclosed(row) > 0, ('message %d: its output folded'):format(i))
     T.eq(-1, vim.fn.foldclosed(row - 1), ('message %d: its tool line visible'):format(i))
+    local tool = vim.api.nvim_buf_get_extmarks(lbuf, render.ns, { row - 2, 0 }, { row - 2, -1 }, {})
+    T.eq(1, #tool, ('message %d: its tool line marked'):format(i))
   end
+  lview:destroy()
+  vim.cmd('tabclose')
+end
+-- A transcript whose newest block alone is long (a long answer): written whole, and its folds come
+-- a turn of the loop later.
+do
+  local lstate = State.new()
+  local text, reasoning = {}, {}
+  for n = 1, rebuild.FOLD_LATER_LINES do
+    table.insert(text, 'line ' .. n)
+    table.insert(reasoning, 'thought ' .. n)
+  end
+  lstate:load('ses_t', { {
+    info = { id = 'msg_t1', sessionID = 'ses_t', role = 'assistant', agent = 'build' },
+    parts = {
+      { id = 'prt_1', messageID = 'msg_t1', sessionID = 'ses_t', type = 'reasoning', text = table.concat(reasoning, '\n') },
+      { id = 'prt_2', messageID = 'msg_t1', sessionID = 'ses_t', type = 'text', text = table.concat(text, '\n') },
+    },
+  } })
+  local lbuf = scratch()
+  vim.cmd('tabnew')
+  vim.api.nvim_win_set_buf(0, lbuf)
+  chat.style_transcript(0)
+  local lview = render.new(lstate, 'ses_t', lbuf, {})
+  T.ok(#T.lines(lbuf) >= rebuild.FOLD_LATER_LINES, 'a long transcript: ' .. #T.lines(lbuf) .. ' lines')
+  T.eq('manual', vim.wo.foldmethod, 'no folds computed during the write')
+  T.wait(function()
+    return vim.wo.foldmethod == 'expr' and lview.from == nil
+  end, 'the folds by expression again, and the older lines')
+  local row = vim.fn.index(T.lines(lbuf), 'thought 1') + 1
+  T.ok(row > 0 and vim.fn.foldclosed(row) > 0, 'the reasoning folded')
   lview:destroy()
   vim.cmd('tabclose')
 end

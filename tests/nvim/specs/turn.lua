@@ -30,7 +30,9 @@ end
 
 local session = T.open()
 T.eq('agentls://' .. session, vim.api.nvim_buf_get_name(T.transcript()), 'transcript name')
-T.eq('markdown', vim.bo[T.transcript()].filetype, 'transcript filetype')
+T.wait(function() -- (a turn of the loop later: agentls.chat's markdown)
+  return vim.bo[T.transcript()].filetype == 'markdown' and vim.b[T.transcript()].current_syntax == 'markdown'
+end, 'the transcript markdown')
 
 T.send('say bye instead')
 T.wait(function()

@@ -90,33 +90,9 @@ end
 
 M.set_keymaps = set_keymaps
 
--- Loading Vim's markdown syntax takes 20-50 ms per buffer (it sources the HTML syntax too): done in
--- a turn of the loop of its own, one buffer after the other, so opening the chat never blocks typing
--- for the sum (issue 29: no block over 50 ms). The text shows plain for that moment.
-local ft_queue = {} ---@type {buf: integer, after: fun()|nil}[]
-
-local function next_filetype()
-  local item = table.remove(ft_queue, 1)
-  if not item then
-    return
-  end
-  if vim.api.nvim_buf_is_valid(item.buf) and vim.bo[item.buf].filetype ~= 'markdown' then
-    vim.bo[item.buf].filetype = 'markdown'
-    if item.after then
-      item.after()
-    end
-  end
-  if #ft_queue > 0 then
-    vim.schedule(next_filetype) -- queued behind whatever came meanwhile (keys, timers)
-  end
-end
-
---- Make `buf` a markdown buffer in a coming turn of the loop, then call `after`.
+--- Make `buf` a markdown buffer in coming turns of the loop, then call `after` (agentls.markdown).
 function M.markdown(buf, after)
-  table.insert(ft_queue, { buf = buf, after = after })
-  if #ft_queue == 1 then
-    vim.schedule(next_filetype)
-  end
+  require('agentls.markdown').queue(buf, after)
 end
 
 --- The transcript buffer of a session (created with its view on first use).
@@ -284,6 +260,7 @@ function M.load(session_id, done)
     else
       history.loaded(session_id, result.messages or {})
       state():load(session_id, result.messages or {})
+      history.more(session_id) -- (every message wanted: the older pages follow)
     end
     step()
   end)

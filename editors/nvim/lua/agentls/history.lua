@@ -1,6 +1,7 @@
 -- The chat renders a session's last `last_messages` messages (a page of `agent/session/messages`);
 -- older ones come a page at a time on request: a line at the top of the transcript says how
--- (`load_older` key, `gL`), and the cursor stays on the message it was on.
+-- (`load_older` key, `gL`), and the cursor stays on the message it was on (agentls.render puts them
+-- above, a chunk of lines per turn of the loop).
 local client = require('agentls.client')
 local config = require('agentls.config')
 
@@ -19,16 +20,32 @@ function M.limit()
   return (n and n > 0) and math.floor(n) or nil
 end
 
+--- Every message (`last_messages` = 0) still comes a page of PAGE at a time, newest first, each
+--- page by itself: the answer for a whole long session is megabytes, which Neovim decodes in one
+--- go, blocking everything else (issue 29).
+M.PAGE = 100
+
+--- The size of the pages asked for.
+function M.page()
+  return M.limit() or M.PAGE
+end
+
 --- The params of the first page of `session_id`.
 function M.first_page(session_id)
-  -- All: a page bigger than any session (without a limit the server answers its newest 100).
-  return { sessionID = session_id, limit = M.limit() or 1000000000 }
+  return { sessionID = session_id, limit = M.page() }
 end
 
 --- The first page came: remember whether older messages may exist (a full page).
 function M.loaded(session_id, messages)
-  local limit = M.limit()
-  M.older[session_id] = limit ~= nil and #messages >= limit
+  M.older[session_id] = #messages >= M.page()
+end
+
+--- When every message is wanted, the page before the loaded ones follows by itself (call once
+--- the page is in the state).
+function M.more(session_id)
+  if not M.limit() and M.older[session_id] then
+    M.load_older(session_id)
+  end
 end
 
 local OLDER_KEY = '\0older'
@@ -40,8 +57,9 @@ function M.block(session_id)
   end
   return { key = OLDER_KEY, make = function()
     local key = config.options.keymaps.load_older
-    local how = key and ('%s loads %d more'):format(key, M.limit() or 0) or 'require("agentls.history").load_older()'
-    local what = M.loading[session_id] and 'loading older messages…' or ('older messages: ' .. how)
+    local how = key and ('%s loads %d more'):format(key, M.page()) or 'require("agentls.history").load_older()'
+    local coming = M.loading[session_id] or not M.limit() -- (every message: they come by themselves)
+    local what = coming and 'loading older messages…' or ('older messages: ' .. how)
     return { lines = { '▲ ' .. what } }
   end }
 end
@@ -53,14 +71,14 @@ function M.load_older(session_id)
     return
   end
   M.loading[session_id] = true
-  local params = { sessionID = session_id, limit = M.limit(), before = t.order[1] }
+  local params = { sessionID = session_id, limit = M.page(), before = t.order[1] }
   client.request('agent/session/messages', params, function(err, result)
     M.loading[session_id] = false
     if err then
       return vim.notify('agentls: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
     end
     local messages = result.messages or {}
-    M.older[session_id] = #messages >= (M.limit() or math.huge)
+    M.older[session_id] = #messages >= M.page()
     t = state():transcript(session_id)
     local added = {}
     for _, msg in ipairs(messages) do
@@ -75,24 +93,9 @@ function M.load_older(session_id)
       end
     end
     t.order = vim.list_extend(added, t.order) -- the page is older than all loaded, oldest first
-    -- Windows on the transcript keep their place: they move down by the lines put above.
-    local buf = require('agentls.chat').buffers[session_id]
-    local wins = buf and vim.fn.win_findbuf(buf) or {}
-    local before = buf and vim.api.nvim_buf_line_count(buf) or 0
-    local cursors = {}
-    for _, win in ipairs(wins) do
-      local cursor = vim.api.nvim_win_get_cursor(win)
-      if cursor[1] < before - 1 then -- not following the end
-        cursors[win] = cursor
-      end
-    end
-    state():emit('reset', session_id, {})
-    local shift = buf and (vim.api.nvim_buf_line_count(buf) - before) or 0
-    for win, cursor in pairs(cursors) do
-      if vim.api.nvim_win_is_valid(win) then
-        pcall(vim.api.nvim_win_set_cursor, win, { cursor[1] + shift, cursor[2] })
-      end
-    end
+    -- The views put them above what they show (windows keep their place), a chunk per turn.
+    state():emit('older', session_id, {})
+    M.more(session_id)
   end)
 end
 

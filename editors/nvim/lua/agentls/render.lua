@@ -5,11 +5,13 @@
 -- coalesced: they are written at most once per `coalesce_ms` (less often when the buffer is slow to
 -- draw, see agentls.pacing), in one go. Tool lines carry their
 -- state in an extmark that is updated in place. Windows whose cursor was on the last line follow
--- the stream; the others keep their cursor and scroll.
+-- the stream; the others keep their cursor and scroll. A rebuild (opening, a page of older
+-- messages) goes a chunk of lines per turn of the loop: agentls.rebuild.
 local State = require('agentls.state')
 local pacing = require('agentls.pacing')
 local parts = require('agentls.parts')
 local subtasks = require('agentls.subtasks')
+local rebuild = require('agentls.rebuild')
 
 local M = {}
 local View = {}
@@ -72,34 +74,53 @@ end
 
 local REVERT_SUFFIX = '\0'
 local TODOS_KEY = '~todos'
+M.TODOS_KEY = TODOS_KEY
 
 --- The blocks the state asks for, in order: {key, make = fn() -> {lines, fold?, tool?, stream?}}.
 --- Rendering is deferred to `make` so that a change re-renders only its own block.
-function View:wanted()
+--- While older blocks are still to come (`self.from`, see View:reset), only those from there on;
+--- with `upto`, only those of the messages up to that one.
+function View:wanted(upto)
   local out = {}
   local t = self.state.transcripts[self.session_id] or { order = {}, messages = {} }
   local session = self.state.sessions[self.session_id]
   local revert = session and session.revert and session.revert.messageID
+  local from = self.from
   local previous = nil
-  table.insert(out, require('agentls.history').block(self.session_id)) -- "older messages: gL"
+  if not from then
+    table.insert(out, require('agentls.history').block(self.session_id)) -- "older messages: gL"
+  end
   for _, mid in ipairs(t.order) do
+    if upto and mid > upto then
+      return out
+    end
     local m = t.messages[mid]
+    local shown = not from or mid > from.mid
+    local blocks = (shown or mid == from.mid) and {} or nil
     if revert and mid == revert then
-      table.insert(out, { key = mid .. REVERT_SUFFIX, make = parts.revert_marker })
+      if blocks then
+        table.insert(blocks, { key = mid .. REVERT_SUFFIX, make = parts.revert_marker })
+      end
       previous = nil -- the marker splits the turn
     end
-    local before = previous
-    table.insert(out, { key = header_key(mid), make = function()
-      return parts.header(m.info, before)
-    end })
-    for _, part in ipairs(m.parts) do
-      table.insert(out, { key = part_key(mid, part.id), make = function()
-        return subtasks.decorate(self.state, part, parts.part(State.settle(part)), parts.tool_subject)
+    if blocks then
+      local before = previous
+      table.insert(blocks, { key = header_key(mid), make = function()
+        return parts.header(m.info, before)
       end })
+      for _, part in ipairs(m.parts) do
+        table.insert(blocks, { key = part_key(mid, part.id), make = function()
+          return subtasks.decorate(self.state, part, parts.part(State.settle(part)), parts.tool_subject)
+        end })
+      end
+      table.insert(blocks, { key = footer_key(mid), make = function()
+        return parts.footer(m.info)
+      end })
+      for i = shown and 1 or from.skip + 1, #blocks do
+        blocks[i].mid, blocks[i].nth = mid, i
+        table.insert(out, blocks[i])
+      end
     end
-    table.insert(out, { key = footer_key(mid), make = function()
-      return parts.footer(m.info)
-    end })
     previous = m.info
   end
   local todos = self.state.todos[self.session_id]
@@ -140,19 +161,7 @@ function View:index_of(key)
   end
 end
 
-local function size_of(render)
-  local n = #render.lines
-  return n == 0 and 0 or n + 1 -- a blank line after each visible block
-end
-
-local function block_lines(render)
-  if #render.lines == 0 then
-    return {}
-  end
-  local lines = vim.list_slice(render.lines)
-  table.insert(lines, '')
-  return lines
-end
+local size_of, block_lines = rebuild.size_of, rebuild.block_lines
 
 -- --- writing -----------------------------------------------------------------------------
 
@@ -208,49 +217,10 @@ function View:decorate(block, row)
   end
 end
 
---- Rebuild the whole buffer from the state.
---- A transcript written whole with at least this many lines gets its folds in a later turn.
-M.FOLD_LATER_LINES = 500
-
+--- Rebuild the whole buffer from the state: its newest lines now, the older ones in later turns
+--- (agentls.rebuild).
 function View:reset()
-  self.pending, self.pending_order = {}, {}
-  vim.api.nvim_buf_clear_namespace(self.buf, M.ns, 0, -1)
-  self.blocks, self.by_key = {}, {}
-  local lines = {}
-  for _, w in ipairs(self:wanted()) do
-    local render = w.make()
-    local block = { key = w.key, render = render, size = size_of(render), start = #lines }
-    table.insert(self.blocks, block)
-    self.by_key[w.key] = block
-    vim.list_extend(lines, block_lines(render))
-  end
-  self.starts_valid = #self.blocks
-  self.total = #lines
-  -- 'foldexpr' runs for every line written: for a whole transcript (thousands of lines) that is a
-  -- block of its own. The windows showing a long one fold by hand for the write and by expression
-  -- again in a later turn of the loop (issue 29: no block over 50 ms when a long chat opens).
-  local unfolded = {}
-  for _, win in ipairs(#lines >= M.FOLD_LATER_LINES and vim.fn.win_findbuf(self.buf) or {}) do
-    if vim.wo[win].foldmethod == 'expr' then
-      vim.wo[win].foldmethod = 'manual'
-      table.insert(unfolded, win)
-    end
-  end
-  self:write(function()
-    vim.api.nvim_buf_set_lines(self.buf, 0, -1, false, lines)
-  end)
-  for _, block in ipairs(self.blocks) do
-    self:decorate(block, block.start)
-  end
-  if #unfolded > 0 then
-    vim.schedule(function()
-      for _, win in ipairs(unfolded) do
-        if vim.api.nvim_win_is_valid(win) and vim.api.nvim_win_get_buf(win) == self.buf then
-          vim.wo[win].foldmethod = 'expr'
-        end
-      end
-    end)
-  end
+  rebuild.reset(self)
 end
 
 --- Bring the block list in line with the state: re-render `keys` (or insert them where they belong).
@@ -282,7 +252,7 @@ function View:sync(keys)
   for i, w in ipairs(wanted) do
     local block = self.by_key[w.key]
     if not block then
-      block = { key = w.key, render = { lines = {} }, size = 0 }
+      block = { key = w.key, mid = w.mid, nth = w.nth, render = { lines = {} }, size = 0 }
       table.insert(self.blocks, i, block)
       self.by_key[w.key] = block
       self.starts_valid = math.min(self.starts_valid, i - 1)
@@ -415,6 +385,8 @@ function View:on_change(kind, data)
     self:schedule_flush()
   elseif kind == 'reset' then
     self:reset()
+  elseif kind == 'older' then
+    rebuild.show_older(self)
   elseif kind == 'part' then
     self:sync({ [part_key(data.messageID, data.partID)] = true })
   elseif kind == 'message' then
