@@ -1,7 +1,8 @@
 """The events a model stream yields, the same whichever provider or decoder produced them.
 
-Made for every chunk of a stream, so their methods are the ones ``dataclasses`` generates (see
-``core.record``'s ``generated``)."""
+The deltas are made for every chunk of a stream, so their methods are the ones ``dataclasses``
+generates (see ``core.record``'s ``generated``); the rest, made once per part or step, share the
+records' methods."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from core.message.models import Tokens
 from core.record import record
 
 
-@record(slots=True, generated=True)
+@record(slots=True)
 class TextStart:
     id: str
 
@@ -22,12 +23,12 @@ class TextDelta:
     text: str
 
 
-@record(slots=True, generated=True)
+@record(slots=True)
 class TextEnd:
     id: str
 
 
-@record(slots=True, generated=True)
+@record(slots=True)
 class ReasoningStart:
     id: str
 
@@ -38,7 +39,7 @@ class ReasoningDelta:
     text: str
 
 
-@record(slots=True, generated=True)
+@record(slots=True)
 class ReasoningEnd:
     id: str
     # What must travel back with the reasoning on the next request, e.g.
@@ -46,7 +47,7 @@ class ReasoningEnd:
     metadata: dict[str, Any] | None = None
 
 
-@record(slots=True, generated=True)
+@record(slots=True)
 class ToolInputStart:
     id: str  # the provider's tool call id
     name: str
@@ -58,7 +59,7 @@ class ToolInputDelta:
     delta: str
 
 
-@record(slots=True, generated=True)
+@record(slots=True)
 class ToolCall:
     """A complete tool call; ``error`` (and ``input`` None) when the arguments are not a JSON object."""
 
@@ -69,7 +70,7 @@ class ToolCall:
     error: str | None = None
 
 
-@record(slots=True, generated=True)
+@record(slots=True)
 class FinishStep:
     """The end of one model step: reason is stop | tool-calls | length | content-filter | unknown."""
 
