@@ -6,14 +6,14 @@ the wire form; ``core.api`` re-exports every name, which is where front ends imp
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from core.errors import NotFoundError
 from core.message.models import MessageWithParts, Session
 from core.message.prompt_input import AgentInput, ContextInput, FileInput, TextInput
 from core.message.review import ReviewResult
-from core.record import record
+from core.record import record, struct
 
 PromptParts = Sequence[TextInput | FileInput | AgentInput | ContextInput]
 
@@ -102,7 +102,7 @@ class Reconfigured:
     warnings: list[str]
 
 
-@dataclass
+@struct
 class RevertResult:
     """What a revert or unrevert did, file by file (worktree-relative paths)."""
 

@@ -9,7 +9,7 @@ where they come in. ``Event.from_wire`` validates a wire form back (the demo's r
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, ClassVar, Literal, cast, dataclass_transform
+from typing import Any, ClassVar, Literal, dataclass_transform
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -18,6 +18,7 @@ from core.message.models import MessageError, Session, Todo
 from core.message.models import Part as _Part
 from core.message.prompt_input import PromptInput
 from core.message.review import Hunk
+from core.record import struct
 
 
 class _Payload(BaseModel):
@@ -31,9 +32,10 @@ class _Payload(BaseModel):
 class Event:
     """Base of all events: ``TYPE`` is the wire name, the fields are the ``properties``.
 
-    Each subclass becomes a keyword-only dataclass when it is defined, without a generated
-    ``__repr__`` (dataclasses compiles each generated method from source at import, and there
-    are dozens of events): the one below serves them all.
+    Each subclass becomes a keyword-only struct (``core.record``: a dataclass whose methods are
+    shared, not compiled for each of the dozens of events at every start) when it is defined;
+    ``generated=True`` in the class line keeps the methods dataclasses generates, for an event
+    made per streamed chunk.
     """
 
     TYPE: ClassVar[str] = ""
@@ -41,15 +43,14 @@ class Event:
     # What pydantic applies when ``from_wire`` validates one: unknown properties are refused.
     __pydantic_config__ = ConfigDict(extra="forbid")
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
+    def __init_subclass__(cls, generated: bool = False, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        dataclasses.dataclass(cls, kw_only=True, repr=False)
+        if generated:
+            dataclasses.dataclass(cls, kw_only=True)
+        else:
+            struct(kw_only=True)(cls)
         if cls.TYPE:
             Event.REGISTRY[cls.TYPE] = cls
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(cast(Any, self)))
-        return f"{type(self).__name__}({shown})"
 
     def to_wire(self) -> dict[str, Any]:
         """``{type, properties}`` as sent to clients (fields that are None are left out)."""
@@ -236,7 +237,7 @@ class PartRemoved(Event):
     partID: str
 
 
-class PartDelta(Event):
+class PartDelta(Event, generated=True):
     TYPE: ClassVar[str] = "message.part.delta"
     sessionID: str
     messageID: str

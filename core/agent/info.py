@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal, TypeAlias
 
 from core.permission.rules import Ruleset
+from core.record import struct
 
 Mode: TypeAlias = Literal["primary", "subagent", "all"]
 
 
-@dataclass
+@struct
 class AgentInfo:
     """One agent.
 

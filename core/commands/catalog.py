@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from core.commands.files import command_folders, read_folder
 from core.commands.model import CommandFileError, CommandInfo
 from core.config.schema import CommandConfig
+from core.record import struct
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +43,7 @@ BUILTIN = (
 )
 
 
-@dataclass
+@struct
 class Catalog:
     """The commands by name, and the files that could not be read."""
 

@@ -1,74 +1,66 @@
-"""The events a model stream yields, the same whichever provider or decoder produced them."""
+"""The events a model stream yields, the same whichever provider or decoder produced them.
+
+The deltas are made for every chunk of a stream, so their methods are the ones ``dataclasses``
+generates (see ``core.record``'s ``generated``); the rest, made once per part or step, share the
+records' methods."""
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Any, cast
+from typing import Any
 
 from core.message.models import Tokens
 from core.record import record
 
 
-class _Shown:
-    """One ``__repr__`` for every stream event, instead of one made for each class at import
-    (``repr=False`` below: dataclasses compiles each generated method from source)."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(cast(Any, self)))
-        return f"{type(self).__name__}({shown})"
-
-
-@record(slots=True, repr=False)
-class TextStart(_Shown):
+@record(slots=True)
+class TextStart:
     id: str
 
 
-@record(slots=True, repr=False)
-class TextDelta(_Shown):
+@record(slots=True, generated=True)
+class TextDelta:
     id: str
     text: str
 
 
-@record(slots=True, repr=False)
-class TextEnd(_Shown):
+@record(slots=True)
+class TextEnd:
     id: str
 
 
-@record(slots=True, repr=False)
-class ReasoningStart(_Shown):
+@record(slots=True)
+class ReasoningStart:
     id: str
 
 
-@record(slots=True, repr=False)
-class ReasoningDelta(_Shown):
+@record(slots=True, generated=True)
+class ReasoningDelta:
     id: str
     text: str
 
 
-@record(slots=True, repr=False)
-class ReasoningEnd(_Shown):
+@record(slots=True)
+class ReasoningEnd:
     id: str
     # What must travel back with the reasoning on the next request, e.g.
     # {"anthropic": {"signature": "..."}} or {"anthropic": {"redacted_data": "..."}}.
     metadata: dict[str, Any] | None = None
 
 
-@record(slots=True, repr=False)
-class ToolInputStart(_Shown):
+@record(slots=True)
+class ToolInputStart:
     id: str  # the provider's tool call id
     name: str
 
 
-@record(slots=True, repr=False)
-class ToolInputDelta(_Shown):
+@record(slots=True, generated=True)
+class ToolInputDelta:
     id: str
     delta: str
 
 
-@record(slots=True, repr=False)
-class ToolCall(_Shown):
+@record(slots=True)
+class ToolCall:
     """A complete tool call; ``error`` (and ``input`` None) when the arguments are not a JSON object."""
 
     id: str
@@ -78,8 +70,8 @@ class ToolCall(_Shown):
     error: str | None = None
 
 
-@record(slots=True, repr=False)
-class FinishStep(_Shown):
+@record(slots=True)
+class FinishStep:
     """The end of one model step: reason is stop | tool-calls | length | content-filter | unknown."""
 
     reason: str

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from core.llm.model import ModelInfo
-from core.record import record
+from core.record import record, struct
 
 
 @record(slots=True)
@@ -18,7 +18,7 @@ class ToolSpec:
     parameters: dict[str, Any]
 
 
-@dataclass(slots=True)
+@struct(slots=True)
 class LLMRequest:
     """One model call.
 

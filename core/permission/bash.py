@@ -9,7 +9,7 @@ simple command (nested ones included: ``$(…)``, ``sh -c '…'``, ``find -exec`
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from core.permission.arity import always_pattern
@@ -19,11 +19,12 @@ from core.permission.nested import expand
 from core.permission.request import PermissionAsk
 from core.permission.shell import TooDeep, split_commands
 from core.permission.words import ShellState, Unknown, is_glob, resolve_word, set_on_line
+from core.record import struct
 
 UNKNOWN_PATH = "unknown_path"
 
 
-@dataclass
+@struct
 class _Found:
     outside: list[str] = field(default_factory=list)
     unknown: dict[str, str] = field(default_factory=dict)

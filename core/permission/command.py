@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Literal
 
-from core.record import record
+from core.record import record, struct
 
 PieceKind = Literal["plain", "quoted", "expansion", "process"]
 
@@ -40,7 +40,7 @@ class Redirect:
     target: Word
 
 
-@dataclass
+@struct
 class SimpleCommand:
     """A command the shell would execute: its text as written, words and redirections."""
 

@@ -7,12 +7,13 @@ input, or arguments that ``xargs`` reads — is reported as unknown, so the chec
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from core.permission.bash_files import TEXT_ARGS
 from core.permission.command import SimpleCommand, Word
 from core.permission.shell import split_commands
 from core.permission.words import is_dynamic
+from core.record import struct
 
 SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", "busybox"})
 # Commands that run the command given as their arguments (their own options are skipped).
@@ -34,7 +35,7 @@ _XARGS_VALUED = frozenset(
 MAX_DEPTH = 4
 
 
-@dataclass
+@struct
 class Expanded:
     """Every command a line runs, nested ones included, and what about it cannot be known."""
 

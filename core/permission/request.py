@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
-from core.record import record
+from core.record import record, struct
 
 
-@dataclass
+@struct
 class Proposal:
     """The full text a tool proposes to write to a file. The user may accept an edited version of
     it (``agent/permission/reply`` with ``edited``): ``edited`` holds that text once the ask returns."""

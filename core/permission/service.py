@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from core.bus import Bus
@@ -19,6 +18,7 @@ from core.events import PermissionAsked, PermissionReplied, PermissionRequest, T
 from core.ids import ascending
 from core.permission.request import PermissionAsk, Proposal
 from core.permission.rules import Rule, Ruleset, decide
+from core.record import struct
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +44,7 @@ class ApprovalStore(Protocol):
     async def revoke_approval(self, project_id: str, approval_id: str) -> None: ...
 
 
-@dataclass
+@struct
 class _Pending:
     request: PermissionRequest
     ruleset: Ruleset

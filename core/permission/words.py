@@ -16,11 +16,11 @@ import glob
 import itertools
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from core.permission.command import Piece, Word
-from core.record import record
+from core.record import record, struct
 
 # Names whose reading the default rules guard; a glob that could match one of them is unknown.
 GUARDED_PROBES = (".env", ".env.local", ".env.production", ".envrc")
@@ -42,7 +42,7 @@ class Unknown:
     reason: str
 
 
-@dataclass
+@struct
 class ShellState:
     """Where a command line stands when one of its commands runs (``None``: not known)."""
 

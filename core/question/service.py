@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
 
 from core.bus import Bus
 from core.errors import InvalidInputError, NotFoundError, QuestionRejectedError
 from core.events import QuestionAsked, QuestionItem, QuestionRejected, QuestionReplied, QuestionRequest
 from core.ids import ascending
+from core.record import struct
 
 log = logging.getLogger(__name__)
 
 Answers = list[list[str]]
 
 
-@dataclass
+@struct
 class _Pending:
     request: QuestionRequest
     future: asyncio.Future[Answers]

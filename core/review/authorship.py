@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from core.bus import Bus
 from core.events import Event, PartUpdated
 from core.message.models import ToolPart
-from core.record import record
+from core.record import record, struct
 from core.review.merge import hunks_between, split_lines, undo_hunks
 from core.review.record import as_text
 from core.workspace import EditContext, ForwardingWorkspace, Workspace
@@ -60,7 +60,7 @@ class StepWrites:
     opaque: bool
 
 
-@dataclass
+@struct
 class WriteLog:
     """The agent's writes in order, and the steps' start and end marks into them (in memory)."""
 

@@ -4,7 +4,6 @@ without a model, a store or HTTP): stop, run the subtask the user asked for, com
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Literal
 
 from core.message.models import (
@@ -14,7 +13,7 @@ from core.message.models import (
     SubtaskPart,
     UserMessage,
 )
-from core.record import record
+from core.record import record, struct
 
 # A step that finished for one of these reasons wants another step (the model called tools, or
 # the provider did not say why it stopped).
@@ -23,7 +22,7 @@ FINISHED_REASONS_THAT_CONTINUE = ("tool-calls", "unknown")
 StepOutcome = Literal["continue", "stop", "compact"]
 
 
-@dataclass
+@struct
 class Scan:
     """The facts of a history the loop decides on (newest of each kind)."""
 

@@ -13,9 +13,9 @@ import asyncio
 import logging
 import os
 import time
-from dataclasses import dataclass
 
 from core.llm import netenv
+from core.record import struct
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +30,7 @@ def is_url(entry: str) -> bool:
     return "://" in entry
 
 
-@dataclass
+@struct
 class _Entry:
     at: float
     text: str | None  # None: the fetch failed

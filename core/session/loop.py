@@ -12,7 +12,6 @@ import functools
 import json
 import logging
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
 
 from core import ids
 from core.agent.info import AgentInfo
@@ -31,6 +30,7 @@ from core.message.models import (
     now_ms,
 )
 from core.message.prompt_input import AgentInput, ContextInput, FileInput, TextInput
+from core.record import struct
 from core.session import decide
 from core.session.loop_compaction import LoopCompaction
 from core.session.processor import Processor
@@ -48,7 +48,7 @@ ABORT_TIMEOUT = 5
 ABANDON_TIMEOUT = 10
 
 
-@dataclass
+@struct
 class _Run:
     abort: asyncio.Event
     task: asyncio.Task[MessageWithParts]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Literal
 
 from core import ids
@@ -32,6 +32,7 @@ from core.message.models import (
     UserTime,
     now_ms,
 )
+from core.record import struct
 from core.session.retry import RetryPolicy, retry_message, sleep_or_abort
 from core.session.services import StepServices
 from core.session.step import StepInput
@@ -43,7 +44,7 @@ Outcome = Literal["continue", "stop", "compact"]
 StreamFn = Callable[[LLMRequest, asyncio.Event], AsyncIterator[ev.StreamEvent]]
 
 
-@dataclass
+@struct
 class _Attempt:
     """What one attempt produced, so a failed attempt can be undone before a retry."""
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Literal, Protocol
 
 from core import ids
@@ -25,6 +25,7 @@ from core.errors import InvalidInputError, NotFoundError, UnqueuedError
 from core.events import QueueAdded, QueuedPrompt, QueueRemoved, QueueStarted, QueueUpdated
 from core.message.models import MessageWithParts, now_ms
 from core.message.prompt_input import PROMPT_MODES, AgentInput, ContextInput, FileInput, PromptMode, TextInput
+from core.record import struct
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +44,7 @@ class Turns(Protocol):
     async def abort(self, session_id: str) -> None: ...
 
 
-@dataclass
+@struct
 class _Entry:
     item: QueuedPrompt
     # Resolved with the prompt's turn when it starts; AbortedError when it is removed first.

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from core.agent.info import AgentInfo
 from core.llm.effort import request_options
 from core.llm.model import ModelInfo
 from core.llm.request import LLMRequest, ToolSpec
 from core.message.models import MessageWithParts, UserMessage
 from core.prompts import load
+from core.record import struct
 from core.session.convert import to_model_messages
 from core.session.mode import SessionControls
 from core.session.records import Place, Policy, Settings
@@ -21,7 +20,7 @@ from core.tools.base import ToolSet
 OUTPUT_TOKEN_MAX = 32_000
 
 
-@dataclass
+@struct
 class StepPlan:
     """What the loop decided for this step."""
 

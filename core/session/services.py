@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Protocol
 
 from core import ids
 from core.bus import Bus
 from core.events import AgentWarning
 from core.message.models import TextPart, UserMessage
+from core.record import struct
 from core.session.sessions import Sessions
 
 log = logging.getLogger(__name__)
@@ -24,7 +25,7 @@ class SnapshotHooks(Protocol):
     async def changed_files(self, since: str, until: str | None = None) -> list[str]: ...
 
 
-@dataclass
+@struct
 class StepServices:
     """Store, bus and the optional snapshot hooks of a step."""
 

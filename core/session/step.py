@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from core.errors import ContextOverflowError
 from core.llm.request import LLMRequest
 from core.message.models import AssistantMessage
+from core.record import struct
 from core.tools.base import Tool
 from core.tools.context import ToolContext
 
@@ -17,7 +18,7 @@ from core.tools.context import ToolContext
 ContextFactory = Callable[[str, str], ToolContext]
 
 
-@dataclass
+@struct
 class StepInput:
     """Everything one step needs besides the shared services."""
 

@@ -7,10 +7,10 @@ import glob
 import logging
 import os
 import platform
-from dataclasses import dataclass
 from pathlib import Path
 
 from core.prompts import load
+from core.record import struct
 from core.session.instruction_urls import InstructionURLs, is_url
 
 log = logging.getLogger(__name__)
@@ -46,7 +46,7 @@ def environment(model_ref: str, directory: Path, is_git: bool, today: datetime.d
     )
 
 
-@dataclass
+@struct
 class _Cached:
     mtime_ns: int
     size: int

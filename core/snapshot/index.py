@@ -9,13 +9,15 @@ from __future__ import annotations
 import json
 import logging
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
+
+from core.record import struct
 
 log = logging.getLogger(__name__)
 
 
-@dataclass
+@struct
 class SnapshotEntry:
     """One recorded snapshot."""
 

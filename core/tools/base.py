@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import importlib.resources
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cache
 from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
 from core.message.models import FilePart
+from core.record import struct
 from core.tools.context import ToolContext
 from core.tools.schema import tool_parameters_schema
 
@@ -23,7 +24,7 @@ class ToolParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-@dataclass
+@struct
 class ToolResult:
     """What a tool hands back: a short title, the text the model reads, metadata for the UI."""
 

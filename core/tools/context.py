@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -12,7 +12,7 @@ from core.editor import EditorIntelligence
 from core.message.models import Todo
 from core.permission.request import PermissionAsk
 from core.permission.rules import Ruleset
-from core.record import record
+from core.record import record, struct
 from core.workspace import EditContext, Workspace
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ def _no_update(title: str | None, metadata: dict[str, Any]) -> None:
     return None
 
 
-@dataclass(kw_only=True)
+@struct(kw_only=True)
 class ToolContext:
     """The per-call context the loop hands to a tool.
 

@@ -13,10 +13,11 @@ import logging
 import re
 import shutil
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from core.errors import ToolError
+from core.record import struct
 from core.tools.filetypes import SNIFF_BYTES
 from core.tools.ignore import glob_matcher, walk
 
@@ -26,7 +27,7 @@ PER_FILE_CAP = 100  # no answer shows more than 100 matches, so one file never n
 TOTAL_CAP = 5000  # enough to rank files by age without buffering a whole repository's matches
 
 
-@dataclass
+@struct
 class FileHits:
     """The matching lines of one file, with its modification time for ranking."""
 

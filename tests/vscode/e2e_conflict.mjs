@@ -18,11 +18,15 @@ async function chord(wb, modifier, key) {
 /** Click the first Undo CodeLens of the visible editor (the topmost pending hunk). */
 async function undoFirst(wb) {
   await wb.openFile("calc.py");
-  const undo = await until("an Undo lens", async () => {
-    for (const a of await wb.page.$$(".codelens-decoration a")) if ((await a.evaluate((e) => e.textContent.trim())).endsWith("Undo")) return a;
-    return null;
+  // Click inside the wait: the editor redraws its lenses (the decorations follow the server's
+  // review updates), and a lens found a moment before may be gone ("Node is detached").
+  await until("an Undo lens clicked", async () => {
+    for (const a of await wb.page.$$(".codelens-decoration a")) {
+      if (!(await a.evaluate((e) => e.textContent.trim()).catch(() => "")).endsWith("Undo")) continue;
+      return a.click().then(() => true, () => false);
+    }
+    return false;
   });
-  await undo.click();
   return until("the conflict dialog", () => wb.modal(), 15000);
 }
 
