@@ -41,10 +41,17 @@ await runPhases(args, [
     await until("the commands' output", () => fs.existsSync(copy) && fs.readFileSync(copy, "utf8").includes("last-2222"), 30000);
     await wb.command("Terminal: Select All");
     await wb.shot("terminal-selected");
-    // To the chat with the mouse: the palette's Escape would clear the terminal's selection, and
-    // Ctrl+Alt+A goes to the shell while the terminal has the keys.
+    // To the chat with Focus Chat's key (Ctrl+Alt+A) while the terminal has the keys: the extension
+    // keeps that key from the shell (commandsToSkipShell), which would have taken it and dropped the
+    // selection. (The palette's Escape would clear the selection too.)
+    await until("the terminal to have the keys", () => page.evaluate(() => document.activeElement?.classList.contains("xterm-helper-textarea")), 10000);
+    await page.keyboard.down("Control");
+    await page.keyboard.down("Alt");
+    await page.keyboard.press("a");
+    await page.keyboard.up("Alt");
+    await page.keyboard.up("Control");
     const chat = await wb.chat();
-    await chat.click("#prompt-input");
+    r.keyToChat = await until("the chat's prompt to have the keys after Ctrl+Alt+A", () => chat.evaluate(() => document.hasFocus() && document.activeElement?.id === "prompt-input").catch(() => false), 10000);
     await chat.type("#prompt-input", "What failed?");
     const before = (await chipsText(chat)).length;
     r.chips = await mention(wb, chat, "terminal", async () => {

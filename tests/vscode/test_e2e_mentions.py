@@ -54,6 +54,7 @@ def test_an_earlier_sessions_answer_reaches_the_model(run: Run) -> None:
 
 def test_the_terminals_selection_reaches_the_model(run: Run) -> None:
     r = run.phase("terminal-selection")
+    assert r["keyToChat"], r  # Ctrl+Alt+A from the terminal reached the chat, not the shell
     assert any(c.startswith("@terminal") and c.endswith(" tok") for c in r["chips"]), r
     sent = run.user_text(2)
     # The whole selection (both commands), not only the last command's output.
