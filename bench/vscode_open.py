@@ -23,104 +23,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.search import TOOL_OUTPUT
-from core import ids
-from core.message.models import (
-    AnyPart,
-    AssistantMessage,
-    AssistantTime,
-    ModelRef,
-    PartTime,
-    Session,
-    SessionTime,
-    TextPart,
-    ToolPart,
-    ToolStateCompleted,
-    ToolTimeDone,
-    UserMessage,
-    UserTime,
-)
-from core.storage import DB_NAME, Store
 from demo.config import fake_model_config
 from demo.fake_model import FakeModelServer
 from tests.tools import ROOT, tool, tools_env
 from tests.vscode.build import vsix
 from tests.vscode.codeserver import code_server
+from tests.vscode.longsession import write_sessions
 
 AGENTLS = ROOT / ".venv" / "bin" / "agentls"
 TITLE = "The long session"
-
-
-async def build(data: Path, folder: Path, messages: int) -> None:
-    """A short session (the one the view opens on) and a long one of ``messages`` messages."""
-    store = await Store.open(data / DB_NAME)
-    try:
-        project = await store.ensure_project(folder)
-        stamp = 1_767_225_600_000
-        for title, turns in ((TITLE, messages // 2), ("A short one", 1)):
-            session = Session(
-                id=ids.ascending("ses"),
-                projectID=project.id,
-                title=title,
-                directory=str(folder),
-                time=SessionTime(created=stamp, updated=stamp),
-            )
-            await store.insert_session(session)
-            for n in range(turns):
-                await _turn(store, session.id, n, stamp)
-    finally:
-        await store.close()
-
-
-async def _turn(store: Store, sid: str, n: int, stamp: int) -> None:
-    user = UserMessage(
-        id=ids.ascending("msg"),
-        sessionID=sid,
-        time=UserTime(created=stamp),
-        agent="build",
-        model=ModelRef(providerID="fake", modelID="m"),
-    )
-    answer = AssistantMessage(
-        id=ids.ascending("msg"),
-        sessionID=sid,
-        parentID=user.id,
-        time=AssistantTime(created=stamp, completed=stamp),
-        providerID="fake",
-        modelID="m",
-        agent="build",
-        mode="build",
-    )
-    await store.upsert_message(user)
-    await store.upsert_message(answer)
-    text = f"Answer {n}: the handler reads **its request** and answers.\n\n- one point\n- another point\n"
-    tool_part = ToolPart(
-        id=ids.ascending("prt"),
-        sessionID=sid,
-        messageID=answer.id,
-        callID=ids.ascending("tool"),
-        tool="read",
-        state=ToolStateCompleted(
-            input={"filePath": "src/app.py"},
-            output=TOOL_OUTPUT,
-            title="src/app.py",
-            metadata={},
-            time=ToolTimeDone(start=1, end=2),
-        ),
-    )
-    parts: list[AnyPart] = [
-        TextPart(
-            id=ids.ascending("prt"), sessionID=sid, messageID=user.id, text=f"Question {n}: what does it do?"
-        ),
-        TextPart(
-            id=ids.ascending("prt"),
-            sessionID=sid,
-            messageID=answer.id,
-            text=text,
-            time=PartTime(start=1, end=2),
-        ),
-        tool_part,
-    ]
-    await store.upsert_parts(parts)
 
 
 def one_run(tmp: Path, messages: int) -> dict[str, float]:
@@ -129,7 +40,7 @@ def one_run(tmp: Path, messages: int) -> dict[str, float]:
     (folder / "README.md").write_text("bench\n")
     data = tmp / "data"
     data.mkdir()
-    asyncio.run(build(data, folder, messages))
+    asyncio.run(write_sessions(data, folder, TITLE, messages))
     with FakeModelServer.threaded() as main, FakeModelServer.threaded() as titles:
         settings = {"agentls.server.path": str(AGENTLS), "agentls.config": fake_model_config(main, titles)}
         env = {"AGENTLS_DATA_DIR": str(data), "AGENTLS_CONFIG_DIR": str(tmp / "config")}

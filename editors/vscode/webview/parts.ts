@@ -22,6 +22,8 @@ interface TextView {
 
 // How long a frame may spend rendering newly stable Markdown blocks of one text (at least one block).
 const BLOCK_BUDGET_MS = 6;
+// How long a frame may spend building the messages of an older page (at least one message).
+const OLDER_BUDGET_MS = 5;
 
 const STATUS_ICON: Record<string, string> = { pending: "○", running: "◌", completed: "✓", error: "✗" };
 // What a screen reader says for each glyph (the glyph itself is hidden from it).
@@ -80,6 +82,12 @@ export class Transcript {
     }
   }
 
+  /** Messages of an older page not in the transcript yet: they go above the first one shown. */
+  above(state: ChatState): boolean {
+    const first = state.order[0];
+    return first !== undefined && this.messageEls.size > 0 && this.messageEls.get(first)?.isConnected !== true;
+  }
+
   private drawOrder(state: ChatState): void {
     const keep = new Set(state.order);
     for (const [id, el] of this.messageEls) {
@@ -88,17 +96,28 @@ export class Transcript {
         this.messageEls.delete(id);
       }
     }
+    // An older page (the messages above the first one shown) is built off the document a slice per
+    // frame, within OLDER_BUDGET_MS, and put in at once when it is whole: building a page of answers
+    // in one frame held it for 50-100 ms while the user scrolled, and putting it in slice by slice
+    // made the browser lay out every message below again at each slice. Off screen, the new
+    // messages cost little to lay out (content-visibility in chat.css); webview/virtual.ts keeps
+    // what is on screen in place when they land.
+    const shown = this.messageEls.size === 0 ? 0 : state.order.findIndex((id) => this.messageEls.get(id)?.isConnected === true);
+    let built = Math.max(shown, 0);
+    const start = performance.now();
+    while (built > 0 && (built === shown || performance.now() - start < OLDER_BUDGET_MS)) {
+      built--;
+      const id = state.order[built];
+      if (id !== undefined && !this.messageEls.has(id)) this.newMessage(state, id);
+    }
+    const from = built === 0 ? 0 : shown;
     const revertFrom = state.session?.revert?.messageID;
     let previous: Element | null = this.top;
-    for (const id of state.order) {
-      let el = this.messageEls.get(id);
-      const view = state.messages.get(id);
-      if (view === undefined) continue;
-      if (el === undefined) {
-        el = h("div", { class: `message ${view.info.role}`, "data-id": id });
-        this.messageEls.set(id, el);
-        this.drawMessage(state, view);
-      }
+    for (let i = from; i < state.order.length; i++) {
+      const id = state.order[i];
+      if (id === undefined) continue;
+      const el = this.messageEls.get(id) ?? this.newMessage(state, id);
+      if (el === undefined) continue;
       el.classList.toggle("reverted", revertFrom !== undefined && id >= revertFrom);
       const wanted: Element | null = previous === null ? this.root.firstElementChild : previous.nextElementSibling;
       if (wanted !== el) this.root.insertBefore(el, wanted);
@@ -106,6 +125,15 @@ export class Transcript {
     }
     // Dialogs stay at the end of the transcript, after the message that asked.
     if (this.root.lastElementChild !== this.dialogs) this.root.append(this.dialogs);
+  }
+
+  private newMessage(state: ChatState, id: string): HTMLElement | undefined {
+    const view = state.messages.get(id);
+    if (view === undefined) return undefined;
+    const el = h("div", { class: `message ${view.info.role}`, "data-id": id });
+    this.messageEls.set(id, el);
+    this.drawMessage(state, view);
+    return el;
   }
 
   private drawMessage(state: ChatState, view: MessageView): void {
