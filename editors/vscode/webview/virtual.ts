@@ -61,6 +61,7 @@ export class OlderLoader {
     if (!near) return;
     this.loading = true;
     this.post({ type: "loadOlder", sessionID: session.id, before: first });
+    this.showLabel();
   }
 
   /** A page arrived (it is drawn from the next frame on). */
@@ -86,13 +87,17 @@ export class OlderLoader {
       const now = anchor.el.getBoundingClientRect().top - this.scroller.getBoundingClientRect().top;
       if (now !== anchor.offset) this.scroller.scrollTop += now - anchor.offset;
     }
+    this.showLabel();
+    if (!this.pending()) requestAnimationFrame(() => this.check());
+    return anchor !== undefined;
+  }
+
+  /** Above the first message: a button while there are older ones, saying so while they come. */
+  private showLabel(): void {
     const pending = this.pending();
     const label = !this.state.moreBefore && !pending ? "" : this.loading || pending ? "Loading older messages…" : "Load older messages";
-    if (label !== this.label) {
-      this.label = label;
-      this.top.replaceChildren(...(label === "" ? [] : [button(label, () => this.check(), { class: "link older" })]));
-    }
-    if (!pending) requestAnimationFrame(() => this.check());
-    return anchor !== undefined;
+    if (label === this.label) return;
+    this.label = label;
+    this.top.replaceChildren(...(label === "" ? [] : [button(label, () => this.check(), { class: "link older" })]));
   }
 }
