@@ -5,9 +5,12 @@ message (goal: none over 50 ms; older pages load on the way).
 
     .venv/bin/python bench/vscode_open.py [--runs 3] [--messages 1000]
 
-The session is written to the data directory before the server starts: user prompts and answers,
-each answer with a text and a completed tool call holding a 36-line output. Each run starts a fresh
-code-server; medians over the runs are printed.
+The session is written to the data directory before the server starts (tests/vscode/longsession.py):
+user prompts and answers, each answer with a text and a completed tool call holding a 36-line output.
+Each run starts a fresh code-server; medians over the runs are printed, with the load average after
+each run. A frame's length is wall time, so on a busy machine it is mostly other processes' time:
+``--trace`` also records a Chromium trace of the scroll and reports the renderer main thread's own
+CPU time per frame (``maxFrameCpuMs``, ``framesCpuOver50``).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -34,7 +38,7 @@ AGENTLS = ROOT / ".venv" / "bin" / "agentls"
 TITLE = "The long session"
 
 
-def one_run(tmp: Path, messages: int) -> dict[str, float]:
+def one_run(tmp: Path, messages: int, trace: bool) -> dict[str, float]:
     folder = tmp / "project"
     folder.mkdir()
     (folder / "README.md").write_text("bench\n")
@@ -52,6 +56,7 @@ def one_run(tmp: Path, messages: int) -> dict[str, float]:
                 "title": TITLE,
                 "last": f"Answer {messages // 2 - 1}:",
                 "first": "Question 0:",
+                "trace": trace,
             }
             done = subprocess.run(
                 [tool("node"), str(Path(__file__).with_suffix(".mjs")), json.dumps(args)],
@@ -70,15 +75,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--messages", type=int, default=1000)
+    parser.add_argument("--trace", action="store_true", help="also the main thread's CPU time per frame")
     options = parser.parse_args()
     runs = []
     for i in range(options.runs):
         with tempfile.TemporaryDirectory() as tmp:
-            result = one_run(Path(tmp), options.messages)
+            result = one_run(Path(tmp), options.messages, options.trace)
+        result["load"] = os.getloadavg()[0]
         print(f"run {i + 1}: " + json.dumps({k: v for k, v in result.items() if k != "ok"}))
         runs.append(result)
     print(f"medians over {len(runs)} runs of a {options.messages}-message session:")
-    for key in ("clickToReadyMs", "maxScrollFrameMs", "longFrames", "scrollMs", "messagesInDom"):
+    keys = ("clickToReadyMs", "maxScrollFrameMs", "longFrames", "scrollMs", "messagesInDom")
+    for key in (*keys, "maxFrameCpuMs", "framesCpuOver50") if options.trace else keys:
         values = [float(r[key]) for r in runs if r.get(key) is not None]
         print(f"  {key}: {statistics.median(values):.1f}" if values else f"  {key}: -")
     print(f"  runs that reached the first message within 2 min: {sum(r['reachedTop'] for r in runs)}")
