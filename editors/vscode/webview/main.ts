@@ -103,7 +103,7 @@ function draw(): void {
   if (follow && !prepended) transcript.root.scrollTop = transcript.root.scrollHeight;
   else if (transcript.root.scrollHeight !== heightBefore && !prepended) jump.hidden = false;
   stats.maxScrollMs = Math.max(stats.maxScrollMs, performance.now() - scrollStart);
-  // The rest of an older page goes on next frame, above what this one drew.
+  // An older page still being built goes on next frame.
   if (transcript.above(state)) {
     state.dirty.transcript = true;
     schedule();

@@ -1,6 +1,6 @@
 // Long sessions: the view holds the newest page of messages and loads older pages as the user
-// scrolls up to them (agent/session/messages with `before`), drawing each from the bottom up a slice
-// per frame (webview/parts.ts) and keeping what is on screen where it was;
+// scrolls up to them (agent/session/messages with `before`), building each a slice per frame and
+// putting it in whole (webview/parts.ts), keeping what is on screen where it was;
 // off-screen messages are not laid out or painted (`content-visibility: auto` in chat.css), so a
 // thousand-message session costs the browser what is on screen.
 import type { FromWebview } from "../src/chat/messages.ts";
@@ -31,7 +31,7 @@ const AHEAD_PX = 2400;
 
 /**
  * Loads the page before the first message when the top of the transcript comes near the screen, and
- * keeps the screen still while the page is drawn above it (a slice per frame, webview/parts.ts).
+ * keeps the screen still when the page is put in above it (webview/parts.ts builds it meanwhile).
  */
 export class OlderLoader {
   private loading = false;
@@ -45,7 +45,7 @@ export class OlderLoader {
     private readonly top: HTMLElement,
     private readonly state: ChatState,
     private readonly post: (message: FromWebview) => void,
-    /** Whether messages already loaded still wait to be drawn above the first one shown. */
+    /** Whether messages already loaded still wait to be put above the first one shown. */
     private readonly pending: () => boolean,
   ) {
     this.observer = new IntersectionObserver(() => this.check(), { root: scroller, rootMargin: `${AHEAD_PX}px 0px 0px 0px` });
