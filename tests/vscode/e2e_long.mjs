@@ -11,8 +11,12 @@ const args = JSON.parse(process.argv[2]);
 function look() {
   const scroller = document.getElementById("transcript");
   const box = scroller.getBoundingClientRect();
-  const messages = [...scroller.querySelectorAll(":scope > .message")];
-  const top = messages.find((m) => m.getBoundingClientRect().bottom > box.top);
+  const messages = [...scroller.querySelectorAll(".message")];
+  // Boxes of the transcript's children, then of the page on screen (reading a box in an older page
+  // off screen would make the browser lay it out).
+  const onScreen = (el) => el.getBoundingClientRect().bottom > box.top;
+  let top = [...scroller.children].find((c) => (c.classList.contains("message") || c.classList.contains("older-page")) && onScreen(c));
+  if (top?.classList.contains("older-page")) top = [...top.children].find(onScreen);
   return {
     count: messages.length,
     topId: top?.getAttribute("data-id") ?? null,
@@ -43,7 +47,7 @@ const phases = [
     r.frames = await s.chat.evaluate(() => new Promise((resolve, reject) => {
       const look = window.__look;
       const scroller = document.getElementById("transcript");
-      const before = scroller.querySelectorAll(":scope > .message").length;
+      const before = scroller.querySelectorAll(".message").length;
       scroller.scrollTop = 40;
       const frames = [look()];
       const start = performance.now();
@@ -64,7 +68,7 @@ const phases = [
       const scroller = document.getElementById("transcript");
       const start = performance.now();
       const step = () => {
-        const first = scroller.querySelector(":scope > .message.user");
+        const first = scroller.querySelector(".message.user");
         if (scroller.scrollTop === 0 && first?.textContent.includes("Question 0:")) return resolve(true);
         if (performance.now() - start > 60000) return reject(new Error("the first message never came"));
         scroller.scrollTop -= 300;
@@ -73,15 +77,25 @@ const phases = [
       requestAnimationFrame(step);
     }));
     Object.assign(r, await s.chat.evaluate(() => {
-      const messages = [...document.querySelectorAll("#transcript > .message")];
+      const messages = [...document.querySelectorAll("#transcript .message")];
       return {
         ids: messages.map((m) => m.getAttribute("data-id")),
         questions: messages.filter((m) => m.classList.contains("user")).map((m) => m.querySelector(".user-text")?.textContent.split(":")[0]),
         answers: messages.filter((m) => m.classList.contains("assistant")).map((m) => m.querySelector(".md")?.textContent.split(":")[0]),
         label: document.getElementById("older").textContent,
+        // The space between each message and the next, inside a page and across a page's edge.
+        gaps: [...new Set(messages.slice(1).map((m, i) => Math.round(m.getBoundingClientRect().top - messages[i].getBoundingClientRect().bottom)))],
+        pages: document.querySelectorAll("#transcript > .older-page").length,
       };
     }));
     await wb.shot("long-top");
+    // A page's edge on screen, for a reader.
+    await s.chat.evaluate(() => {
+      const page = document.querySelector("#transcript > .older-page");
+      const scroller = document.getElementById("transcript");
+      scroller.scrollTop += page.getBoundingClientRect().bottom - scroller.getBoundingClientRect().top - 200;
+    });
+    await wb.shot("long-page-edge");
   }],
   ["follow", async (wb, r) => {
     const chat = s.chat;
@@ -99,7 +113,7 @@ const phases = [
       const last = [...scroller.querySelectorAll(".message.assistant")].at(-1);
       return last.getBoundingClientRect().bottom <= scroller.getBoundingClientRect().bottom + 1;
     });
-    r.count = await chat.evaluate(() => document.querySelectorAll("#transcript > .message").length);
+    r.count = await chat.evaluate(() => document.querySelectorAll("#transcript .message").length);
     await wb.shot("long-follow");
   }],
 ];

@@ -67,6 +67,8 @@ def test_scrolling_up_reaches_the_first_message_with_every_message_once_in_order
     assert r["questions"] == [f"Question {n}" for n in range(TURNS)]
     assert r["answers"] == [f"Answer {n}" for n in range(TURNS)]
     assert r["label"] == ""  # nothing older left
+    assert r["pages"] == 2  # each older page in a box of its own
+    assert r["gaps"] == [8], r["gaps"]  # the same space between messages across a page's edge
 
 
 def test_a_new_prompt_takes_the_view_to_the_bottom_and_follows_the_answer(run: Driven) -> None:

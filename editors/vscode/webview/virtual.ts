@@ -75,7 +75,12 @@ export class OlderLoader {
    */
   hold(): void {
     const box = this.scroller.getBoundingClientRect();
-    const el = [...this.scroller.querySelectorAll(":scope > .message")].find((m) => m.getBoundingClientRect().bottom > box.top);
+    // Only the boxes of the transcript's own children and of the page on screen are read: a message
+    // in an older page off screen has no layout, and reading its box would make the browser lay
+    // that whole page out.
+    const onScreen = (el: Element): boolean => el.getBoundingClientRect().bottom > box.top;
+    let el = [...this.scroller.children].find((c) => (c.classList.contains("message") || c.classList.contains("older-page")) && onScreen(c));
+    if (el?.classList.contains("older-page") === true) el = [...el.children].find(onScreen);
     this.anchor = el === undefined ? undefined : { el, offset: el.getBoundingClientRect().top - box.top };
   }
 
