@@ -4,6 +4,19 @@
 import { Workbench, until } from "../tests/vscode/driver.mjs";
 
 const args = JSON.parse(process.argv[2]);
+
+/** From a trace: the renderer main thread's frames (the thread with the most), their longest CPU time. */
+function frameCpu(trace) {
+  const frames = new Map();
+  for (const e of trace.traceEvents ?? trace) {
+    if (e.name !== "ProxyMain::BeginMainFrame" || e.ph !== "X" || e.tdur === undefined) continue;
+    const key = `${e.pid}/${e.tid}`;
+    if (!frames.has(key)) frames.set(key, []);
+    frames.get(key).push(e.tdur / 1000);
+  }
+  const cpu = [...frames.values()].sort((a, b) => b.length - a.length)[0] ?? [];
+  return { maxFrameCpuMs: Math.max(0, ...cpu), framesCpuOver50: cpu.filter((ms) => ms > 50).length };
+}
 const wb = await Workbench.open(args.url, args.folder, args.shots);
 const result = {};
 try {
@@ -30,6 +43,9 @@ try {
     requestAnimationFrame(check);
   }), args.title, args.last);
   await wb.shot("bench-open-ready");
+  // With `trace`: a Chromium trace of the scroll, for the main thread's own time per frame (the
+  // time the frame's work ran on a core, whatever else the machine was doing).
+  if (args.trace) await wb.page.tracing.start({ categories: ["benchmark"] });
   // Scroll up a step per frame until the first message is on screen (older pages load on the way).
   const scroll = await chat.evaluate((first) => new Promise((resolve, reject) => {
     const scroller = document.getElementById("transcript");
@@ -51,6 +67,7 @@ try {
     };
     requestAnimationFrame(step);
   }), args.first);
+  if (args.trace) Object.assign(result, frameCpu(JSON.parse(new TextDecoder().decode(await wb.page.tracing.stop()))));
   if (scroll.incomplete) result.scrollMs = null;
   result.maxScrollFrameMs = scroll.maxGap;
   result.longFrames = scroll.long;

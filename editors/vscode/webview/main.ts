@@ -65,7 +65,7 @@ transcript.root.addEventListener("keydown", (event) => {
 const stats = { frames: 0, events: 0, maxDrawMs: 0, totalDrawMs: 0, maxTranscriptMs: 0, maxScrollMs: 0, maxChromeMs: 0 };
 (window as unknown as { agentlsStats: typeof stats }).agentlsStats = stats;
 
-const older = new OlderLoader(transcript.root, transcript.top, state, post);
+const older = new OlderLoader(transcript.root, transcript.top, state, post, () => transcript.above(state));
 const app = document.getElementById("app") as HTMLElement;
 app.append(chrome.bar, pickers.root, chrome.sessionList, chrome.notice, firstRun.root, h("div", { id: "transcript-box" }, transcript.root, jump), chrome.panels, chrome.status, queueList.root, prompt.root);
 
@@ -75,6 +75,8 @@ let retryTimer: number | undefined;
 function draw(): void {
   scheduled = false;
   const start = performance.now();
+  // Messages go above the ones shown this frame (an older page): what is on screen stays put.
+  if (transcript.above(state)) older.hold();
   const heightBefore = transcript.root.scrollHeight;
   const d = state.dirty;
   state.dirty = emptyDirty();
@@ -101,6 +103,11 @@ function draw(): void {
   if (follow && !prepended) transcript.root.scrollTop = transcript.root.scrollHeight;
   else if (transcript.root.scrollHeight !== heightBefore && !prepended) jump.hidden = false;
   stats.maxScrollMs = Math.max(stats.maxScrollMs, performance.now() - scrollStart);
+  // An older page still being built goes on next frame.
+  if (transcript.above(state)) {
+    state.dirty.transcript = true;
+    schedule();
+  }
   // Long texts that got more stable Markdown than a frame's budget go on next frame.
   if (transcript.behind.size > 0) {
     for (const id of transcript.behind) state.dirty.parts.add(id);

@@ -22,6 +22,10 @@ interface TextView {
 
 // How long a frame may spend rendering newly stable Markdown blocks of one text (at least one block).
 const BLOCK_BUDGET_MS = 6;
+// How long a frame may spend building the messages of an older page (at least one message).
+const OLDER_BUDGET_MS = 5;
+// A message's height until it is first drawn (chat.css's contain-intrinsic-size).
+const MESSAGE_HEIGHT_PX = 120;
 
 const STATUS_ICON: Record<string, string> = { pending: "○", running: "◌", completed: "✓", error: "✗" };
 // What a screen reader says for each glyph (the glyph itself is hidden from it).
@@ -80,32 +84,76 @@ export class Transcript {
     }
   }
 
+  /** Messages of an older page not in the transcript yet: they go above the first one shown. */
+  above(state: ChatState): boolean {
+    const first = state.order[0];
+    return first !== undefined && this.messageEls.size > 0 && this.messageEls.get(first)?.isConnected !== true;
+  }
+
   private drawOrder(state: ChatState): void {
     const keep = new Set(state.order);
     for (const [id, el] of this.messageEls) {
       if (!keep.has(id)) {
+        const parent = el.parentElement;
         el.remove();
         this.messageEls.delete(id);
+        if (parent !== null && parent.classList.contains("older-page") && parent.childElementCount === 0) parent.remove();
       }
     }
-    const revertFrom = state.session?.revert?.messageID;
-    let previous: Element | null = this.top;
-    for (const id of state.order) {
-      let el = this.messageEls.get(id);
-      const view = state.messages.get(id);
-      if (view === undefined) continue;
-      if (el === undefined) {
-        el = h("div", { class: `message ${view.info.role}`, "data-id": id });
-        this.messageEls.set(id, el);
-        this.drawMessage(state, view);
+    // An older page (the messages above the first one shown) is built off the document a slice per
+    // frame, within OLDER_BUDGET_MS, and put in at once when it is whole: building a page of answers
+    // in one frame held it for 50-100 ms while the user scrolled, and putting it in slice by slice
+    // made the browser lay out every message below again at each slice. It goes in as a box of its
+    // own (.older-page): off screen, the whole box is skipped by layout, paint and the browser's
+    // per-frame walks (content-visibility in chat.css), so scrolling costs what is near the screen
+    // rather than a walk over a thousand messages. webview/virtual.ts keeps what is on screen in
+    // place when a page lands.
+    const shown = this.messageEls.size === 0 ? 0 : state.order.findIndex((id) => this.messageEls.get(id)?.isConnected === true);
+    let built = Math.max(shown, 0);
+    const start = performance.now();
+    while (built > 0 && (built === shown || performance.now() - start < OLDER_BUDGET_MS)) {
+      built--;
+      const id = state.order[built];
+      if (id !== undefined && !this.messageEls.has(id)) this.newMessage(state, id);
+    }
+    if (built === 0 && shown > 0) {
+      const page = h("div", { class: "older-page" });
+      for (const id of state.order.slice(0, shown)) {
+        const el = this.messageEls.get(id);
+        if (el !== undefined) page.append(el);
       }
+      // Its size until it is first drawn: its messages' (chat.css).
+      page.style.containIntrinsicSize = `auto ${page.childElementCount * MESSAGE_HEIGHT_PX}px`;
+      this.root.insertBefore(page, this.top.nextElementSibling);
+    }
+    const revertFrom = state.session?.revert?.messageID;
+    let previous: Element = this.top;
+    for (let i = built === 0 ? 0 : shown; i < state.order.length; i++) {
+      const id = state.order[i];
+      if (id === undefined) continue;
+      const el = this.messageEls.get(id) ?? this.newMessage(state, id);
+      if (el === undefined) continue;
       el.classList.toggle("reverted", revertFrom !== undefined && id >= revertFrom);
-      const wanted: Element | null = previous === null ? this.root.firstElementChild : previous.nextElementSibling;
+      const page = el.parentElement;
+      if (page !== null && page !== this.root && page.classList.contains("older-page")) {
+        previous = page; // an older page's messages stay in its box, in order
+        continue;
+      }
+      const wanted = previous.nextElementSibling;
       if (wanted !== el) this.root.insertBefore(el, wanted);
       previous = el;
     }
     // Dialogs stay at the end of the transcript, after the message that asked.
     if (this.root.lastElementChild !== this.dialogs) this.root.append(this.dialogs);
+  }
+
+  private newMessage(state: ChatState, id: string): HTMLElement | undefined {
+    const view = state.messages.get(id);
+    if (view === undefined) return undefined;
+    const el = h("div", { class: `message ${view.info.role}`, "data-id": id });
+    this.messageEls.set(id, el);
+    this.drawMessage(state, view);
+    return el;
   }
 
   private drawMessage(state: ChatState, view: MessageView): void {

@@ -1,5 +1,6 @@
 // Long sessions: the view holds the newest page of messages and loads older pages as the user
-// scrolls up to them (agent/session/messages with `before`), keeping what is on screen where it was;
+// scrolls up to them (agent/session/messages with `before`), building each a slice per frame and
+// putting it in whole (webview/parts.ts), keeping what is on screen where it was;
 // off-screen messages are not laid out or painted (`content-visibility: auto` in chat.css), so a
 // thousand-message session costs the browser what is on screen.
 import type { FromWebview } from "../src/chat/messages.ts";
@@ -24,11 +25,19 @@ export function prependOlder(state: ChatState, sessionID: string, messages: Mess
   return true;
 }
 
-/** Loads the page before the first message when the top of the transcript comes near the screen. */
+// How far above the screen the top of the transcript asks for the next older page: a page takes some
+// frames to come from the server and be built, and a user scrolling up fast should not wait for it.
+const AHEAD_PX = 2400;
+
+/**
+ * Loads the page before the first message when the top of the transcript comes near the screen, and
+ * keeps the screen still when the page is put in above it (webview/parts.ts builds it meanwhile).
+ */
 export class OlderLoader {
   private loading = false;
-  /** The first message on screen and its distance from the top, while a page is being put above it. */
+  /** The first message on screen and its distance from the top, while messages are put above it. */
   private anchor: { el: Element; offset: number } | undefined;
+  private label = "";
   private readonly observer: IntersectionObserver;
 
   constructor(
@@ -36,8 +45,10 @@ export class OlderLoader {
     private readonly top: HTMLElement,
     private readonly state: ChatState,
     private readonly post: (message: FromWebview) => void,
+    /** Whether messages already loaded still wait to be put above the first one shown. */
+    private readonly pending: () => boolean,
   ) {
-    this.observer = new IntersectionObserver(() => this.check(), { root: scroller, rootMargin: "800px 0px 0px 0px" });
+    this.observer = new IntersectionObserver(() => this.check(), { root: scroller, rootMargin: `${AHEAD_PX}px 0px 0px 0px` });
     this.observer.observe(top);
   }
 
@@ -45,18 +56,31 @@ export class OlderLoader {
   check(): void {
     const session = this.state.session;
     const first = this.state.order[0];
-    if (this.loading || !this.state.moreBefore || session === null || first === undefined) return;
-    const near = this.top.getBoundingClientRect().bottom >= this.scroller.getBoundingClientRect().top - 800;
+    if (this.loading || this.pending() || !this.state.moreBefore || session === null || first === undefined) return;
+    const near = this.top.getBoundingClientRect().bottom >= this.scroller.getBoundingClientRect().top - AHEAD_PX;
     if (!near) return;
     this.loading = true;
     this.post({ type: "loadOlder", sessionID: session.id, before: first });
+    this.showLabel();
   }
 
-  /** A page arrived: remember what is on screen before it is drawn above. */
+  /** A page arrived (it is drawn from the next frame on). */
   arrived(): void {
     this.loading = false;
+  }
+
+  /**
+   * Before a frame draws messages above the ones shown: remember the first message on screen. Read
+   * at the start of the frame, when the layout is still clean, so it costs no layout of its own.
+   */
+  hold(): void {
     const box = this.scroller.getBoundingClientRect();
-    const el = [...this.scroller.querySelectorAll(":scope > .message")].find((m) => m.getBoundingClientRect().bottom > box.top);
+    // Only the boxes of the transcript's own children and of the page on screen are read: a message
+    // in an older page off screen has no layout, and reading its box would make the browser lay
+    // that whole page out.
+    const onScreen = (el: Element): boolean => el.getBoundingClientRect().bottom > box.top;
+    let el = [...this.scroller.children].find((c) => (c.classList.contains("message") || c.classList.contains("older-page")) && onScreen(c));
+    if (el?.classList.contains("older-page") === true) el = [...el.children].find(onScreen);
     this.anchor = el === undefined ? undefined : { el, offset: el.getBoundingClientRect().top - box.top };
   }
 
@@ -66,10 +90,19 @@ export class OlderLoader {
     this.anchor = undefined;
     if (anchor !== undefined && anchor.el.isConnected) {
       const now = anchor.el.getBoundingClientRect().top - this.scroller.getBoundingClientRect().top;
-      this.scroller.scrollTop += now - anchor.offset;
+      if (now !== anchor.offset) this.scroller.scrollTop += now - anchor.offset;
     }
-    this.top.replaceChildren(...(this.state.moreBefore ? [button(this.loading ? "Loading older messages…" : "Load older messages", () => this.check(), { class: "link older" })] : []));
-    requestAnimationFrame(() => this.check());
+    this.showLabel();
+    if (!this.pending()) requestAnimationFrame(() => this.check());
     return anchor !== undefined;
+  }
+
+  /** Above the first message: a button while there are older ones, saying so while they come. */
+  private showLabel(): void {
+    const pending = this.pending();
+    const label = !this.state.moreBefore && !pending ? "" : this.loading || pending ? "Loading older messages…" : "Load older messages";
+    if (label === this.label) return;
+    this.label = label;
+    this.top.replaceChildren(...(label === "" ? [] : [button(label, () => this.check(), { class: "link older" })]));
   }
 }
