@@ -24,6 +24,7 @@ from core.permission.service import Permissions
 from core.policy import AgentPolicy, ModelChoice
 from core.question.service import Questions
 from core.record import record
+from core.session.compactor import Compactor
 from core.session.context_hooks import ContextManager
 from core.session.context_resolver import ContextResolver
 from core.session.controls_service import ControlsService
@@ -132,7 +133,13 @@ def wire(
     policy = AgentPolicy(settings, place, sessions, dialogs, permissions, questions, tools, controls)
     instructions = InstructionFiles(config_dir())
     requests = RequestBuilder(place, settings, policy, instructions, controls)  # compaction's
-    context = ContextManager(stores, settings, models, requests, is_busy)
+    context = ContextManager(
+        stores,
+        settings,
+        models,
+        requests,
+        lambda measures: Compactor(stores, settings, models, measures, is_busy),
+    )
 
     async def run_subtask(
         session_id: str, user: UserMessage, part: SubtaskPart, abort: asyncio.Event

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from core import ids
 from core.context.compaction import CompactionOutcome, CompactionSettings, SummaryRequest, compact
@@ -29,10 +29,19 @@ from core.session.records import Models, Settings, Stores
 from core.session.step import StepInput
 from core.session.system import family_prompt
 
-if TYPE_CHECKING:
-    from core.session.context_hooks import ContextManager
-
 log = logging.getLogger(__name__)
+
+
+class ContextMeasures(Protocol):
+    """What a compaction asks of the context manager (``core.session.context_hooks``)."""
+
+    def counter(self, model: ModelInfo) -> TokenCounter:
+        """The model's token counter."""
+        ...
+
+    async def overhead(self, session_id: str, user: UserMessage, model: ModelInfo) -> int:
+        """The fixed tokens of the session's next request."""
+        ...
 
 
 class Compactor:
@@ -43,7 +52,7 @@ class Compactor:
         stores: Stores,
         settings: Settings,
         models: Models,
-        context: ContextManager,
+        context: ContextMeasures,
         is_busy: Callable[[str], bool],
         model: ModelInfo | None = None,
         abort: asyncio.Event | None = None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from core.context import overflow
 from core.context.filter import filter_compacted
@@ -18,17 +18,36 @@ from core.message.models import AssistantMessage, MessageWithParts, UserMessage
 from core.session.records import Models, Settings, Stores
 from core.session.requests import RequestBuilder, StepPlan
 
-if TYPE_CHECKING:
-    from core.session.compactor import Compactor
-
 log = logging.getLogger(__name__)
+
+
+class Compaction(Protocol):
+    """A session's summary (``core.session.compactor.Compactor``, made by the wiring)."""
+
+    async def run(
+        self,
+        session_id: str,
+        *,
+        auto: bool,
+        model: ModelInfo,
+        abort: asyncio.Event,
+        overhead: int = 0,
+        before: int = 0,
+    ) -> ContextOverflowError | None:
+        """Summarise the session; the error that ends the turn when it could not."""
+        ...
+
+    async def run_manual(self, session_id: str) -> MessageWithParts:
+        """A compaction the user asked for; the summary message."""
+        ...
 
 
 class ContextManager:
     """Implements ``core.session.runtime.ContextHooks`` over core.context for one agent.
 
     ``requests`` builds a session's next request (for the fixed tokens of a manual compaction);
-    ``is_busy`` says whether a turn runs (a manual compaction waits for none)."""
+    ``compaction`` makes the compaction of one run from this manager (whose counters and
+    overheads it reads)."""
 
     def __init__(
         self,
@@ -36,10 +55,10 @@ class ContextManager:
         settings: Settings,
         models: Models,
         requests: RequestBuilder,
-        is_busy: Callable[[str], bool],
+        compaction: Callable[[ContextManager], Compaction],
     ) -> None:
         self._stores, self._settings, self._models = stores, settings, models
-        self._requests, self._is_busy = requests, is_busy
+        self._requests, self._compaction = requests, compaction
         self._counters: dict[str, TokenCounter] = {}
         self._seeded: set[tuple[str, str]] = set()  # (session, encoding) whose stored counts were read
 
@@ -136,10 +155,8 @@ class ContextManager:
         """A manual compaction (refused while the session is busy)."""
         return await self._compactor().run_manual(session_id)
 
-    def _compactor(self) -> Compactor:
-        from core.session.compactor import Compactor  # it needs the processor, which needs this module
-
-        return Compactor(self._stores, self._settings, self._models, self, self._is_busy)
+    def _compactor(self) -> Compaction:
+        return self._compaction(self)
 
     async def prune(self, session_id: str) -> None:
         """After a turn: clear old tool outputs (``compaction.prune``), keep the turn's token counts."""
