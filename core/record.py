@@ -20,13 +20,15 @@ What stays as with ``dataclass``: construction by position or keyword with defau
 ``default_factory``, ``kw_only`` (per class or per field, ``KW_ONLY``), ``init=False`` fields and
 ``__post_init__``; equality by the compared fields for the same class only; a record's hash of the
 hashed fields (records are dict keys and set members), a struct is not hashable; the repr of the
-shown fields; ``eq=False`` meaning identity; slots. Not enforced at run time: a record's
-immutability (the type checker's job).
+shown fields (``...`` where a struct holds itself); ``eq=False`` meaning identity; slots. Not
+enforced at run time: a record's immutability (the type checker's job). Not supported: ``InitVar``
+(its argument is refused as an unexpected keyword).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import reprlib
 from collections.abc import Callable
 from dataclasses import MISSING, dataclass, field
 from typing import Any, TypeVar, dataclass_transform, overload
@@ -105,6 +107,7 @@ def _init(self: Any, *args: Any, **kwargs: Any) -> None:
         self.__post_init__()
 
 
+@reprlib.recursive_repr()  # a struct that holds itself shows "..." there, as a dataclass does
 def _repr(self: Any) -> str:
     spec: _Spec = getattr(type(self), _SPEC)
     shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in spec.shown)
@@ -115,7 +118,9 @@ def _eq(self: Any, other: object) -> object:
     if other.__class__ is not self.__class__:
         return NotImplemented
     names: tuple[str, ...] = getattr(type(self), _SPEC).compared
-    return all(getattr(self, n) == getattr(other, n) for n in names)
+    # As tuples, as dataclasses compares them: a field that is the same object counts as equal
+    # before its __eq__ is asked (a NaN, say).
+    return tuple(getattr(self, n) for n in names) == tuple(getattr(other, n) for n in names)
 
 
 def _hash(self: Any) -> int:

@@ -232,3 +232,30 @@ def test_a_struct_is_what_a_dataclass_is() -> None:
         assert ours.__hash__ is None and reference.__hash__ is None
         with pytest.raises(TypeError):
             hash(mine)
+
+
+class Reading:
+    value: float
+
+
+def test_a_struct_that_holds_itself_and_a_nan_field_behave_as_with_dataclasses() -> None:
+    @struct
+    class Node:
+        name: str
+        parent: object = None
+
+    @dataclass
+    class Reference:
+        name: str
+        parent: object = None
+
+    mine, theirs = Node("a"), Reference("a")
+    mine.parent, theirs.parent = mine, theirs
+    assert repr(mine).endswith("Node(name='a', parent=...)")
+    assert repr(theirs).endswith("Reference(name='a', parent=...)")
+    # The same NaN object in both: equal by identity, as tuples compare (NaN != NaN otherwise).
+    nan = float("nan")
+    reference, ours = both()(Reading)
+    assert reference(nan) == reference(nan)
+    assert ours(nan) == ours(nan)
+    assert ours(nan) != ours(float("nan"))
