@@ -5,7 +5,7 @@ message (goal: none over 50 ms; older pages load on the way).
 
     .venv/bin/python bench/vscode_open.py [--runs 3] [--messages 1000]
 
-The session is written to the data directory before the server starts (tests/vscode/longsession.py):
+The session is written to the data directory before the server starts (tests/longsession.py):
 user prompts and answers, each answer with a text and a completed tool call holding a 36-line output.
 Each run starts a fresh code-server; medians over the runs are printed, with the load average after
 each run. A frame's length is wall time, so on a busy machine it is mostly other processes' time:
@@ -34,10 +34,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from demo.config import fake_model_config
 from demo.fake_model import FakeModelServer
+from tests.longsession import write_sessions
 from tests.tools import ROOT, tool, tools_env
 from tests.vscode.build import vsix
 from tests.vscode.codeserver import code_server
-from tests.vscode.longsession import write_sessions
 
 AGENTLS = ROOT / ".venv" / "bin" / "agentls"
 TITLE = "The long session"

@@ -7,105 +7,18 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from core import ids
-from core.message.models import (
-    AssistantMessage,
-    AssistantTime,
-    ModelRef,
-    PartTime,
-    Session,
-    SessionTime,
-    TextPart,
-    ToolPart,
-    ToolStateCompleted,
-    ToolTimeDone,
-    UserMessage,
-    UserTime,
-    now_ms,
-)
-from core.storage import DB_NAME, Store
+from tests.longsession import write_session
 from tests.nvim.harness import Nvim
 from tests.nvim.tmux import interactive
 
 TURNS = 75  # 150 messages: a page of the chat's 100, and half a page before it
-OUTPUT = "\n".join(f"{i:4d}  def handler_{i}(request): return respond(request, {i})" for i in range(30))
 
 
 async def seed(data_dir: Path, project: Path) -> str:
-    """A session of TURNS questions, each answered with a tool call (30 lines of output) and text."""
-    store = await Store.open(data_dir / DB_NAME)
-    try:
-        proj = await store.ensure_project(project)
-        now = now_ms()
-        session = Session(
-            id=ids.ascending("ses"),
-            projectID=proj.id,
-            title="a long session",
-            directory=str(project),
-            time=SessionTime(created=now, updated=now),
-        )
-        await store.insert_session(session)
-        parts: list[TextPart | ToolPart] = []
-        for turn in range(TURNS):
-            asked = ids.ascending("msg")
-            model = ModelRef(providerID="fake", modelID="m")
-            user = UserMessage(
-                id=asked, sessionID=session.id, time=UserTime(created=now), agent="build", model=model
-            )
-            await store.upsert_message(user)
-            done = PartTime(start=now, end=now)
-            parts.append(
-                TextPart(
-                    id=ids.ascending("prt"),
-                    sessionID=session.id,
-                    messageID=asked,
-                    text=f"question {turn}",
-                    time=done,
-                )
-            )
-            answer = ids.ascending("msg")
-            await store.upsert_message(
-                AssistantMessage(
-                    id=answer,
-                    sessionID=session.id,
-                    parentID=asked,
-                    time=AssistantTime(created=now, completed=now),
-                    providerID="fake",
-                    modelID="m",
-                    agent="build",
-                    mode="build",
-                )
-            )
-            tool = ToolStateCompleted(
-                input={"filePath": "src/app.py"},
-                output=OUTPUT,
-                title="src/app.py",
-                time=ToolTimeDone(start=now, end=now),
-            )
-            call = f"call_{turn}"
-            parts.append(
-                ToolPart(
-                    id=ids.ascending("prt"),
-                    sessionID=session.id,
-                    messageID=answer,
-                    callID=call,
-                    tool="read",
-                    state=tool,
-                )
-            )
-            parts.append(
-                TextPart(
-                    id=ids.ascending("prt"),
-                    sessionID=session.id,
-                    messageID=answer,
-                    text=f"answer {turn}",
-                    time=done,
-                )
-            )
-        await store.upsert_parts(parts)
-        return session.id
-    finally:
-        await store.close()
+    """A session of TURNS questions ("question n"), each answered with a tool call and "answer n"."""
+    return await write_session(
+        data_dir, project, "a long session", TURNS, lambda n: f"question {n}", lambda n: f"answer {n}"
+    )
 
 
 def test_a_long_session_opens_while_the_user_types_and_loads_older_pages(nvim: Nvim) -> None:

@@ -16,7 +16,7 @@ import pytest
 from demo.config import fake_model_config
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
-from tests.vscode.longsession import write_sessions
+from tests.longsession import write_sessions
 from tests.vscode.scenario import Driven, drive
 
 TITLE = "The long session"
