@@ -48,6 +48,16 @@ const phases = [
       const look = window.__look;
       const scroller = document.getElementById("transcript");
       const before = scroller.querySelectorAll(".message").length;
+      // What the live region was set to when a page went in (a screen reader reads what is added
+      // to it while it is "polite").
+      window.__liveAtPage = [];
+      new MutationObserver((records) => {
+        for (const record of records) {
+          for (const node of record.addedNodes) {
+            if (node.classList?.contains("older-page")) window.__liveAtPage.push(scroller.getAttribute("aria-live"));
+          }
+        }
+      }).observe(scroller, { childList: true });
       scroller.scrollTop = 40;
       const frames = [look()];
       const start = performance.now();
@@ -60,6 +70,8 @@ const phases = [
       };
       requestAnimationFrame(step);
     }));
+    r.liveAtPage = await s.chat.evaluate(() => window.__liveAtPage);
+    r.liveAfter = await until("the live region back on", () => s.chat.evaluate(() => (document.getElementById("transcript").getAttribute("aria-live") === "polite" ? "polite" : null)), 5000).catch(() => "off");
     await wb.shot("long-older-page");
   }],
   ["top", async (wb, r) => {
@@ -86,6 +98,7 @@ const phases = [
         // The space between each message and the next, inside a page and across a page's edge.
         gaps: [...new Set(messages.slice(1).map((m, i) => Math.round(m.getBoundingClientRect().top - messages[i].getBoundingClientRect().bottom)))],
         pages: document.querySelectorAll("#transcript > .older-page").length,
+        liveAtPage: window.__liveAtPage,
       };
     }));
     await wb.shot("long-top");

@@ -57,6 +57,10 @@ def test_an_older_page_lands_whole_while_the_screen_stays_put(run: Driven) -> No
     assert {f["topId"] for f in frames} == {frames[0]["topId"]}, frames
     offsets = [f["topOffset"] for f in frames]
     assert max(offsets) - min(offsets) < 1, offsets
+    # Older messages are not news: a screen reader is not made to read the page aloud as it lands,
+    # and the live region is back on for what comes next.
+    assert run.phase("older-page")["liveAtPage"] == ["off"]
+    assert run.phase("older-page")["liveAfter"] == "polite"
 
 
 def test_scrolling_up_reaches_the_first_message_with_every_message_once_in_order(run: Driven) -> None:
@@ -69,6 +73,7 @@ def test_scrolling_up_reaches_the_first_message_with_every_message_once_in_order
     assert r["label"] == ""  # nothing older left
     assert r["pages"] == 2  # each older page in a box of its own
     assert r["gaps"] == [8], r["gaps"]  # the same space between messages across a page's edge
+    assert r["liveAtPage"] == ["off", "off"]  # the second page landed quietly too
 
 
 def test_a_new_prompt_takes_the_view_to_the_bottom_and_follows_the_answer(run: Driven) -> None:

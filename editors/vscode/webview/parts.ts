@@ -124,6 +124,9 @@ export class Transcript {
       }
       // Its size until it is first drawn: its messages' (chat.css).
       page.style.containIntrinsicSize = `auto ${page.childElementCount * MESSAGE_HEIGHT_PX}px`;
+      // Older messages are history, not news: the live region is quiet while they go in (settle
+      // turns it back on a frame later), or a screen reader would read a whole page aloud.
+      this.root.setAttribute("aria-live", "off");
       this.root.insertBefore(page, this.top.nextElementSibling);
     }
     const revertFrom = state.session?.revert?.messageID;
