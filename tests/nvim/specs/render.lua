@@ -412,4 +412,96 @@ do
   lview:destroy()
   vim.cmd('tabclose')
 end
+
+-- A change to one message (a tool's state, a new part, a token count) is drawn looking at that
+-- message only, not at the whole transcript (issue 29: thousands of blocks walked for every event
+-- of a long chat), and the buffer is the same as drawn from scratch after each change, including the
+-- changes that still need the whole list (a part removed, a revert marker).
+do
+  local mstate = State.new()
+  local sid = 'ses_m'
+  mstate.sessions[sid] = { id = sid, title = 'many' }
+  local function emit(kind, properties)
+    mstate:apply({ type = kind, properties = properties })
+  end
+  local function mid(i)
+    return ('msg_%04d'):format(i)
+  end
+  local function message(i, extra)
+    emit('message.updated', { info = vim.tbl_extend('force', { id = mid(i), sessionID = sid,
+      role = i % 2 == 1 and 'user' or 'assistant', agent = 'build', providerID = 'fake', modelID = 'm',
+      time = { created = i } }, extra or {}) })
+  end
+  local function part(i, id, fields)
+    emit('message.part.updated', { part = vim.tbl_extend('force', { id = id, messageID = mid(i), sessionID = sid },
+      fields) })
+  end
+  local function tool(i, id, status, output)
+    part(i, id, { type = 'tool', tool = 'bash', callID = id, state = { status = status,
+      input = { command = 'echo ' .. id }, output = output, title = 'echo ' .. id } })
+  end
+  for i = 1, 60 do
+    message(i)
+    part(i, 'prt_' .. i .. 'a', { type = 'text', text = 'message ' .. i })
+    if i % 2 == 0 then
+      tool(i, 'prt_' .. i .. 'b', 'completed', 'out ' .. i)
+    end
+  end
+  local mbuf = scratch()
+  local mview = render.new(mstate, sid, mbuf, { coalesce_ms = 1e6 })
+  T.wait(function()
+    return mview.from == nil
+  end, 'the whole transcript')
+  local walks = 0
+  local wanted = mview.wanted
+  mview.wanted = function(...)
+    walks = walks + 1
+    return wanted(...)
+  end
+  local function same(what, expect_walks)
+    mview:flush()
+    local scratch_state = State.new()
+    scratch_state.sessions[sid] = mstate.sessions[sid]
+    local messages = {}
+    for _, id in ipairs(mstate.transcripts[sid].order) do
+      local m = mstate.transcripts[sid].messages[id]
+      table.insert(messages, { info = m.info, parts = m.parts })
+    end
+    scratch_state:load(sid, messages)
+    local sbuf = scratch()
+    local sview = render.new(scratch_state, sid, sbuf, {})
+    T.wait(function()
+      return sview.from == nil
+    end, 'the scratch transcript')
+    T.eq(T.text(sbuf), T.text(mbuf), what .. ': the same buffer as drawn from scratch')
+    sview:destroy()
+    T.eq(expect_walks, walks, what .. ': walks over the whole transcript')
+    walks = 0
+  end
+  tool(60, 'prt_60b', 'running', nil)
+  same('the newest tool running again', 0)
+  tool(60, 'prt_60b', 'completed', 'out 60\nmore')
+  same('the newest tool done, a longer output', 0)
+  tool(30, 'prt_30b', 'error', 'it failed')
+  same('a tool in the middle of the transcript', 0)
+  message(60, { time = { created = 60, completed = 61 }, tokens = { input = 5, output = 7 } })
+  same('the newest message updated', 0)
+  message(59, { modelID = 'm2' })
+  same('a prompt in the middle, updated', 0)
+  part(60, 'prt_60c', { type = 'text', text = 'a new part after the tool' })
+  same('a new part at the end of the newest message', 0)
+  part(40, 'prt_40a0', { type = 'text', text = 'a new part between two others' })
+  same('a new part in the middle of a message', 0)
+  message(61)
+  same('a new message', 1)
+  part(61, 'prt_61a', { type = 'text', text = 'its first part' })
+  same("the new message's first part", 0)
+  emit('message.part.removed', { sessionID = sid, messageID = mid(40), partID = 'prt_40a0' })
+  same('a part removed', 1)
+  emit('session.updated', { info = vim.tbl_extend('force', mstate.sessions[sid], { revert = { messageID = mid(59) } }) })
+  same('a revert marker', 1)
+  tool(60, 'prt_60b', 'completed', 'after the revert')
+  same('a tool under the revert marker', 0)
+  mview:destroy()
+end
 T.no_errors()

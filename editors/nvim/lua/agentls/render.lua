@@ -76,6 +76,31 @@ local REVERT_SUFFIX = '\0'
 local TODOS_KEY = '~todos'
 M.TODOS_KEY = TODOS_KEY
 
+--- The blocks of message `m`, in order: the revert marker when the revert starts at it, its header
+--- (`before`: the info of the message above it in the same turn, if any), its parts, its footer.
+function View:message_blocks(m, before, reverted_here)
+  local mid = m.info.id
+  local blocks = {}
+  if reverted_here then
+    table.insert(blocks, { key = mid .. REVERT_SUFFIX, make = parts.revert_marker })
+  end
+  table.insert(blocks, { key = header_key(mid), make = function()
+    return parts.header(m.info, before)
+  end })
+  for _, part in ipairs(m.parts) do
+    table.insert(blocks, { key = part_key(mid, part.id), make = function()
+      return subtasks.decorate(self.state, part, parts.part(State.settle(part)), parts.tool_subject)
+    end })
+  end
+  table.insert(blocks, { key = footer_key(mid), make = function()
+    return parts.footer(m.info)
+  end })
+  for i, block in ipairs(blocks) do
+    block.mid, block.nth = mid, i
+  end
+  return blocks
+end
+
 --- The blocks the state asks for, in order: {key, make = fn() -> {lines, fold?, tool?, stream?}}.
 --- Rendering is deferred to `make` so that a change re-renders only its own block.
 --- While older blocks are still to come (`self.from`, see View:reset), only those from there on;
@@ -96,28 +121,12 @@ function View:wanted(upto)
     end
     local m = t.messages[mid]
     local shown = not from or mid > from.mid
-    local blocks = (shown or mid == from.mid) and {} or nil
     if revert and mid == revert then
-      if blocks then
-        table.insert(blocks, { key = mid .. REVERT_SUFFIX, make = parts.revert_marker })
-      end
       previous = nil -- the marker splits the turn
     end
-    if blocks then
-      local before = previous
-      table.insert(blocks, { key = header_key(mid), make = function()
-        return parts.header(m.info, before)
-      end })
-      for _, part in ipairs(m.parts) do
-        table.insert(blocks, { key = part_key(mid, part.id), make = function()
-          return subtasks.decorate(self.state, part, parts.part(State.settle(part)), parts.tool_subject)
-        end })
-      end
-      table.insert(blocks, { key = footer_key(mid), make = function()
-        return parts.footer(m.info)
-      end })
+    if shown or mid == from.mid then
+      local blocks = self:message_blocks(m, previous, revert ~= nil and mid == revert)
       for i = shown and 1 or from.skip + 1, #blocks do
-        blocks[i].mid, blocks[i].nth = mid, i
         table.insert(out, blocks[i])
       end
     end
@@ -130,6 +139,87 @@ function View:wanted(upto)
     end })
   end
   return out
+end
+
+-- Where `id` is in the sorted list `order` (message ids sort in creation order), or nil.
+local function position(order, id)
+  local lo, hi = 1, #order
+  while lo <= hi do
+    local mid = math.floor((lo + hi) / 2)
+    if order[mid] == id then
+      return mid
+    elseif order[mid] < id then
+      lo = mid + 1
+    else
+      hi = mid - 1
+    end
+  end
+end
+
+--- Re-render `keys`, blocks of message `mid` (adding the message's new blocks where they belong),
+--- looking at that message only: a long chat gets such an event at every tool state, new part, step
+--- and token count, and walking its thousands of blocks for each took milliseconds (issue 29).
+--- False, having changed nothing, when the message is not shown whole or one of its blocks went or
+--- moved: View:sync then does it.
+function View:sync_message(mid, keys)
+  if self.from and mid <= self.from.mid then
+    return false
+  end
+  local t = self.state.transcripts[self.session_id]
+  local m = t and t.messages[mid]
+  local at = m and position(t.order, mid)
+  if not at then
+    return false
+  end
+  -- Its blocks in the buffer, one run, looked for from the end (where a turn changes things).
+  local blocks, last = self.blocks, nil
+  for i = #blocks, 1, -1 do
+    local block_mid = blocks[i].mid
+    if block_mid == mid then
+      last = i
+      break
+    elseif block_mid and block_mid < mid then
+      return false
+    end
+  end
+  if not last then
+    return false
+  end
+  local first = last
+  while first > 1 and blocks[first - 1].mid == mid do
+    first = first - 1
+  end
+  local session = self.state.sessions[self.session_id]
+  local reverted_here = session ~= nil and session.revert ~= nil and session.revert.messageID == mid
+  local before = (at > 1 and not reverted_here) and t.messages[t.order[at - 1]].info or nil
+  local wanted = self:message_blocks(m, before, reverted_here)
+  -- The blocks shown must all be wanted still, in the same order (new ones may come between).
+  local i = first
+  for _, w in ipairs(wanted) do
+    if i <= last and blocks[i].key == w.key then
+      i = i + 1
+    end
+  end
+  if i ~= last + 1 then
+    return false
+  end
+  local index = first
+  for j, w in ipairs(wanted) do
+    local block = blocks[index]
+    if not block or block.key ~= w.key then -- a new block: in the list first, its lines below
+      block = { key = w.key, mid = mid, render = { lines = {} }, size = 0 }
+      table.insert(blocks, index, block)
+      self.by_key[w.key] = block
+      self.starts_valid = math.min(self.starts_valid, index - 1)
+      keys[w.key] = true
+    end
+    block.nth = j
+    if keys[w.key] then
+      self:replace(index, w.make())
+    end
+    index = index + 1
+  end
+  return true
 end
 
 function View:start_of(index)
@@ -337,7 +427,10 @@ function View:flush()
     if text and block and block.render.stream and #block.render.lines > 0 then
       self:append(self:index_of(key), text)
     elseif text then
-      self:sync({ [key] = true })
+      local keys = { [key] = true }
+      if not (block and block.mid and self:sync_message(block.mid, keys)) then
+        self:sync(keys)
+      end
     end
   end
   self.pacer:wrote((vim.uv.hrtime() - start) / 1e6)
@@ -388,9 +481,15 @@ function View:on_change(kind, data)
   elseif kind == 'older' then
     rebuild.show_older(self)
   elseif kind == 'part' then
-    self:sync({ [part_key(data.messageID, data.partID)] = true })
+    local keys = { [part_key(data.messageID, data.partID)] = true }
+    if not self:sync_message(data.messageID, keys) then
+      self:sync(keys)
+    end
   elseif kind == 'message' then
-    self:sync({ [header_key(data.messageID)] = true, [footer_key(data.messageID)] = true })
+    local keys = { [header_key(data.messageID)] = true, [footer_key(data.messageID)] = true }
+    if not self:sync_message(data.messageID, keys) then
+      self:sync(keys)
+    end
   elseif kind == 'removed' or kind == 'session' then
     local keys = {}
     local session = self.state.sessions[self.session_id]
