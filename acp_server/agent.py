@@ -57,7 +57,7 @@ from core.errors import AgentError
 from core.message.models import AssistantMessage, MessageWithParts
 
 if TYPE_CHECKING:
-    from acp_server.connection import Front
+    from acp_server.front import Front
     from acp_server.projects import ClientMcp, Project
     from core.api import Agent
 

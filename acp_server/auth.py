@@ -19,7 +19,7 @@ from acp_server.errors import AUTH_REQUIRED, invalid_params, to_request_error
 from core.errors import AgentError
 
 if TYPE_CHECKING:
-    from acp_server.connection import Front
+    from acp_server.front import Front
 
 log = logging.getLogger(__name__)
 

@@ -29,7 +29,7 @@ from core.message.models import MessageWithParts
 from core.message.prompt_input import AgentInput, FileInput, TextInput
 
 if TYPE_CHECKING:
-    from acp_server.connection import Front
+    from acp_server.front import Front
     from acp_server.state import AcpSession
 
 log = logging.getLogger(__name__)

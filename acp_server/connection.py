@@ -1,195 +1,37 @@
-"""The ACP connection: the library's JSON-RPC connection and router, our transport, the client calls.
+"""The ACP connection: the library's JSON-RPC connection and router over our transport, serving
+one client with an ``AcpAgent`` and the connection's ``Front``.
 
 ``acp`` (PyPI ``agent-client-protocol``) supplies the schema types, request validation and the
 JSON-RPC connection; this module adds what it lacks here: answers to malformed input
-(``acp_server.transport``), the ``session/delete`` and ``session/set_model`` routes, and one object
-(``Front``) holding the connection's state — its sessions, its projects, the client's capabilities
-and open dialogs.
+(``acp_server.transport``) and the ``session/delete`` and ``session/set_model`` routes.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from acp.agent.router import build_agent_router
 from acp.connection import Connection
-from acp.meta import AGENT_METHODS, CLIENT_METHODS
-from acp.schema import (
-    CreateFormSessionElicitationRequest,
-    CreateTerminalRequest,
-    CreateTerminalResponse,
-    DeleteSessionRequest,
-    KillTerminalRequest,
-    PermissionOption,
-    ReadTextFileRequest,
-    ReadTextFileResponse,
-    ReleaseTerminalRequest,
-    RequestPermissionRequest,
-    RequestPermissionResponse,
-    SessionNotification,
-    TerminalOutputRequest,
-    TerminalOutputResponse,
-    ToolCallUpdate,
-    WaitForTerminalExitRequest,
-    WaitForTerminalExitResponse,
-    WriteTextFileRequest,
-    WriteTextFileResponse,
-)
-from acp.utils import notify_model, request_model, request_optional_model, serialize_params
+from acp.meta import AGENT_METHODS
+from acp.schema import DeleteSessionRequest
 
-from acp_server.dialogs import Dialogs
+from acp_server.agent import AcpAgent
+from acp_server.front import Front
 from acp_server.handshake import Answered
 from acp_server.legacy import SET_MODEL, SetSessionModelRequest
-from acp_server.projects import Project, Projects
-from acp_server.state import AcpSession
+from acp_server.terminal import lent_tools
 from acp_server.transport import StdioLines, stdio
-from acp_server.workspace import FileAccess
-from core.events import (
-    Event,
-    PermissionAsked,
-    PermissionReplied,
-    QuestionAsked,
-    QuestionRejected,
-    QuestionReplied,
-)
-
-if TYPE_CHECKING:
-    from core.tools.base import Tool
 
 log = logging.getLogger(__name__)
 
 
-class ClientCalls:
-    """The client's methods, called over the connection (set once the connection exists)."""
-
-    conn: Connection
-
-    async def session_update(self, session_id: str, update: Any) -> None:
-        await notify_model(
-            self.conn,
-            CLIENT_METHODS["session_update"],
-            SessionNotification(session_id=session_id, update=update),
-        )
-
-    async def request_permission(
-        self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption]
-    ) -> RequestPermissionResponse:
-        params = RequestPermissionRequest(session_id=session_id, tool_call=tool_call, options=options)
-        return await request_model(
-            self.conn, CLIENT_METHODS["session_request_permission"], params, RequestPermissionResponse
-        )
-
-    async def create_elicitation(self, params: CreateFormSessionElicitationRequest) -> Any:
-        """``elicitation/create``: the client's raw answer (``action``, ``content``)."""
-        return await self.conn.send_request(CLIENT_METHODS["elicitation_create"], serialize_params(params))
-
-    async def read_text_file(self, session_id: str, path: str) -> ReadTextFileResponse:
-        params = ReadTextFileRequest(session_id=session_id, path=path)
-        return await request_model(
-            self.conn, CLIENT_METHODS["fs_read_text_file"], params, ReadTextFileResponse
-        )
-
-    async def write_text_file(self, session_id: str, path: str, content: str) -> WriteTextFileResponse | None:
-        params = WriteTextFileRequest(session_id=session_id, path=path, content=content)
-        return await request_optional_model(
-            self.conn, CLIENT_METHODS["fs_write_text_file"], params, WriteTextFileResponse
-        )
-
-    async def create_terminal(self, params: CreateTerminalRequest) -> CreateTerminalResponse:
-        return await request_model(
-            self.conn, CLIENT_METHODS["terminal_create"], params, CreateTerminalResponse
-        )
-
-    async def terminal_output(self, session_id: str, terminal_id: str) -> TerminalOutputResponse:
-        params = TerminalOutputRequest(session_id=session_id, terminal_id=terminal_id)
-        return await request_model(
-            self.conn, CLIENT_METHODS["terminal_output"], params, TerminalOutputResponse
-        )
-
-    async def wait_for_terminal_exit(self, session_id: str, terminal_id: str) -> WaitForTerminalExitResponse:
-        params = WaitForTerminalExitRequest(session_id=session_id, terminal_id=terminal_id)
-        return await request_model(
-            self.conn, CLIENT_METHODS["terminal_wait_for_exit"], params, WaitForTerminalExitResponse
-        )
-
-    async def kill_terminal(self, session_id: str, terminal_id: str) -> None:
-        params = KillTerminalRequest(session_id=session_id, terminal_id=terminal_id)
-        await self.conn.send_request(CLIENT_METHODS["terminal_kill"], serialize_params(params))
-
-    async def release_terminal(self, session_id: str, terminal_id: str) -> None:
-        params = ReleaseTerminalRequest(session_id=session_id, terminal_id=terminal_id)
-        await self.conn.send_request(CLIENT_METHODS["terminal_release"], serialize_params(params))
-
-
-class Front:
-    """The state of one ACP connection."""
-
-    def __init__(self, data_dir: Path | None = None) -> None:
-        self.client = ClientCalls()
-        self.sessions: dict[str, AcpSession] = {}
-        self.access = FileAccess()
-        self.terminal = False
-        self.dialogs = Dialogs(self.client, {})
-        self.projects = Projects(
-            self.client, self.access, self.sessions, self.send, self.dialog, data_dir, self.host_tools
-        )
-        self._tasks: set[asyncio.Task[Any]] = set()
-
-    def host_tools(self) -> list[Tool[Any]]:
-        """The tools this client lends the agent: bash through its terminals when it has them."""
-        from acp_server.terminal import TerminalBash
-
-        return [TerminalBash(self)] if self.terminal else []
-
-    async def send(self, session_id: str, update: Any) -> None:
-        """One ``session/update``."""
-        await self.client.session_update(session_id, update)
-
-    def dialog(self, event: Event, session_id: str) -> None:
-        """A permission or question event of a session the client has open."""
-        state = self.sessions.get(session_id)
-        if isinstance(event, PermissionAsked) and state is not None:
-            self.dialogs.permission(state.project.app, state, event.request)
-        elif isinstance(event, QuestionAsked) and state is not None:
-            self.dialogs.question(state.project.app, state, event.request)
-        elif isinstance(event, PermissionReplied | QuestionReplied | QuestionRejected):
-            self.dialogs.closed(event.requestID)
-
-    def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
-        """Run a background task, keeping a reference and logging its failure."""
-        task = asyncio.ensure_future(coro)
-        self._tasks.add(task)
-        task.add_done_callback(self._done)
-
-    def _done(self, task: asyncio.Task[Any]) -> None:
-        self._tasks.discard(task)
-        if not task.cancelled() and (exc := task.exception()) is not None:
-            log.error("background task failed", exc_info=exc)
-
-    async def default_project(self) -> Project:
-        """For requests without a cwd: the first project opened, else the server's own directory."""
-        running = self.projects.running()
-        return running[0] if running else await self.projects.get(Path.cwd())
-
-    async def close(self) -> None:
-        """Stop every turn and agent."""
-        for task in list(self._tasks):
-            task.cancel()
-        await self.projects.close()
-
-
 async def serve(data_dir: Path | None = None, transport: StdioLines | Answered | None = None) -> None:
     """Serve one ACP client on stdin/stdout (or ``transport``) until it closes the pipe."""
-    from acp_server.agent import AcpAgent
-
     if transport is None:
         reader, writer = await stdio()
         transport = StdioLines(reader, writer)
-    front = Front(data_dir)
+    front = Front(data_dir, lend=lent_tools)
     agent = AcpAgent(front)
     # close/resume are "unstable" in this library release but stable in the protocol's schema.
     router = build_agent_router(agent, use_unstable_protocol=True)  # type: ignore[arg-type]

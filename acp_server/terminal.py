@@ -12,22 +12,27 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from acp import RequestError
 from acp.schema import CreateTerminalRequest
 
 from acp_server.workspace import current_session
-from core.tools.base import ToolResult, load_description
+from core.tools.base import Tool, ToolResult, load_description
 from core.tools.bash import DEFAULT_TIMEOUT_MS, BashParams, BashTool, command_result
 from core.tools.context import ToolContext
 
 if TYPE_CHECKING:
-    from acp_server.connection import Front
+    from acp_server.front import Front
 
 log = logging.getLogger(__name__)
 
 OUTPUT_LIMIT = 256 * 1024  # bytes the client keeps (it truncates from the start)
+
+
+def lent_tools(front: Front) -> list[Tool[Any]]:
+    """What a connection's client lends the agent: bash through its terminals, when it has them."""
+    return [TerminalBash(front)] if front.terminal else []
 
 
 class TerminalBash(BashTool):

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 
 from acp_server import handshake
 from acp_server.agent import AcpAgent
-from acp_server.connection import Front
+from acp_server.front import Front
 from acp_server.transport import StdioLines
 
 PARAMS: dict[str, dict[str, Any]] = {
