@@ -65,8 +65,8 @@ def run(args: argparse.Namespace) -> int:
 
         early = answer_early(sys.stdin.fileno(), _write_stdout)  # before pygls: see handshake
     with startup_imports():  # pygls and lsprotocol build ~600 classes: no collections meanwhile
+        from lsp_server.features import build_server
         from lsp_server.lifecycle import run_stdio
-        from lsp_server.server import build_server
 
         server = build_server()
     if args.tcp:

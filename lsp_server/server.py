@@ -26,15 +26,14 @@ from agentls.boot import startup_imports
 from core import __version__
 from core.errors import AgentError
 from core.open import open_agent
-from core.trust import distrust
-from lsp_server.clients import Connection, agent_capability, parse_options, section
+from lsp_server.clients import Connection, parse_options, section
 from lsp_server.diagnostics import DiagnosticsStore
-from lsp_server.editor import EditorClient, announced_queries
+from lsp_server.editor import EditorClient
 from lsp_server.errors import to_jsonrpc
-from lsp_server.lifecycle import Lifetime, as_int, pid_alive, watch_process
+from lsp_server.lifecycle import Lifetime
 from lsp_server.protocol import dump, parse
 from lsp_server.rpc import AgentProtocol
-from lsp_server.workspace import AGENT_DIAGNOSTICS, LspWorkspace, path_of, register_document_hooks
+from lsp_server.workspace import AGENT_DIAGNOSTICS, LspWorkspace
 
 if TYPE_CHECKING:
     from core.api import Agent, Layer
@@ -277,85 +276,6 @@ class AgentServer(LanguageServer):
 def _import_front_door() -> None:
     with startup_imports():  # the config schema builds lasting objects: no collections meanwhile
         import core.api  # noqa: F401
-
-
-def _root(params: lsp.InitializeParams) -> Path | None:
-    for uri in [f.uri for f in params.workspace_folders or []] + [params.root_uri or ""]:
-        if uri and (path := path_of(uri)) is not None:
-            return path
-    return Path(params.root_path) if params.root_path else None
-
-
-def build_server() -> AgentServer:
-    """The server with every feature module registered."""
-    from lsp_server import (
-        code_actions,
-        commands,
-        context_items,
-        dialogs,
-        events,
-        plain,
-        plain_review,
-        providers,
-        review,
-        sessions,
-    )
-    from lsp_server import control as mode_and_effort
-
-    server = AgentServer()
-
-    @server.feature(lsp.INITIALIZE)
-    def initialize(params: lsp.InitializeParams) -> None:
-        agent = agent_capability(params.capabilities)
-        connection = server.connection
-        connection.plugin = agent is not None
-        connection.saves_edits = bool(agent and agent.get("savesEdits") is True)
-        connection.editor_queries = announced_queries(agent)
-        connection.name = params.client_info.name if params.client_info else ""
-        connection.connected = True
-        server.root = server.root or _root(params)
-        options = params.initialization_options
-        if isinstance(options, dict):
-            if "config" in options:
-                server.config_data = options["config"]
-            untrusted = options.get("untrusted", False)
-            if not isinstance(untrusted, bool):  # the safe reading of a value that is not a boolean
-                server.warn_user(f"initializationOptions.untrusted must be true or false, not {untrusted!r}")
-            if untrusted is not False:  # before the agent opens: see core/trust.py
-                distrust(server.root or Path.cwd())
-            connection.initial = parse_options(options, "initializationOptions", server.warn_user)
-        # handshake.read_params made anything but a plausible pid None (and logged it).
-        pid = as_int(params.process_id)
-        if pid is not None and server.watch_parent:
-            if pid_alive(pid):
-                server.spawn(watch_process(pid, server.lifetime))
-            else:  # e.g. the editor's pid in another PID namespace (a container, flatpak)
-                log.info("initialize: processId %d is ignored: no such process is visible here", pid)
-
-    @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    def did_change_configuration(params: lsp.DidChangeConfigurationParams) -> None:
-        server.apply_settings(params.settings)
-
-    @server.feature(lsp.INITIALIZED)
-    def initialized(params: Any) -> None:
-        server.start_app()
-
-    @server.feature(lsp.SHUTDOWN)
-    async def shutdown(params: Any) -> None:
-        await server.close_app()
-
-    register_document_hooks(server, lambda: server.lsp_workspace, lambda: server.plain.typing.typed())
-    sessions.register(server)
-    context_items.register(server)
-    commands.register(server)
-    review.register(server)
-    mode_and_effort.register(server)
-    dialogs.register(server)
-    events.register(server)
-    plain.register(server)
-    code_actions.register(server, plain_review.register(server).actions)
-    providers.register(server)
-    return server
 
 
 async def _close(opening: asyncio.Future[Agent]) -> None:

@@ -12,8 +12,8 @@ import pytest
 from pytest_lsp.clients import __file__ as clients_init
 
 from lsp_server import handshake
+from lsp_server.features import build_server
 from lsp_server.rpc import dispatch
-from lsp_server.server import build_server
 from tests.lsp.editor import uri
 from tests.lsp.raw import RawServer, frame
 

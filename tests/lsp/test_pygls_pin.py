@@ -17,7 +17,7 @@ import pytest
 from pygls.protocol import language_server
 from pygls.protocol.json_rpc import JsonRPCProtocol
 
-from lsp_server.server import build_server
+from lsp_server.features import build_server
 
 PINNED_MINOR = "2.1"
 

@@ -1,0 +1,99 @@
+"""The language server put together: an ``AgentServer`` with the LSP lifecycle's handlers and every
+feature module's (lsp_server.server holds the server itself; the feature modules name it, and this
+module, which none of them imports, names them all).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types as lsp
+
+from core.trust import distrust
+from lsp_server import (
+    code_actions,
+    commands,
+    context_items,
+    dialogs,
+    events,
+    plain,
+    plain_review,
+    providers,
+    review,
+    sessions,
+)
+from lsp_server import control as mode_and_effort
+from lsp_server.clients import agent_capability, parse_options
+from lsp_server.editor import announced_queries
+from lsp_server.lifecycle import as_int, pid_alive, watch_process
+from lsp_server.server import AgentServer
+from lsp_server.workspace import path_of, register_document_hooks
+
+log = logging.getLogger(__name__)
+
+
+def _root(params: lsp.InitializeParams) -> Path | None:
+    for uri in [f.uri for f in params.workspace_folders or []] + [params.root_uri or ""]:
+        if uri and (path := path_of(uri)) is not None:
+            return path
+    return Path(params.root_path) if params.root_path else None
+
+
+def build_server() -> AgentServer:
+    """The server with every feature module registered."""
+    server = AgentServer()
+
+    @server.feature(lsp.INITIALIZE)
+    def initialize(params: lsp.InitializeParams) -> None:
+        agent = agent_capability(params.capabilities)
+        connection = server.connection
+        connection.plugin = agent is not None
+        connection.saves_edits = bool(agent and agent.get("savesEdits") is True)
+        connection.editor_queries = announced_queries(agent)
+        connection.name = params.client_info.name if params.client_info else ""
+        connection.connected = True
+        server.root = server.root or _root(params)
+        options = params.initialization_options
+        if isinstance(options, dict):
+            if "config" in options:
+                server.config_data = options["config"]
+            untrusted = options.get("untrusted", False)
+            if not isinstance(untrusted, bool):  # the safe reading of a value that is not a boolean
+                server.warn_user(f"initializationOptions.untrusted must be true or false, not {untrusted!r}")
+            if untrusted is not False:  # before the agent opens: see core/trust.py
+                distrust(server.root or Path.cwd())
+            connection.initial = parse_options(options, "initializationOptions", server.warn_user)
+        # handshake.read_params made anything but a plausible pid None (and logged it).
+        pid = as_int(params.process_id)
+        if pid is not None and server.watch_parent:
+            if pid_alive(pid):
+                server.spawn(watch_process(pid, server.lifetime))
+            else:  # e.g. the editor's pid in another PID namespace (a container, flatpak)
+                log.info("initialize: processId %d is ignored: no such process is visible here", pid)
+
+    @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    def did_change_configuration(params: lsp.DidChangeConfigurationParams) -> None:
+        server.apply_settings(params.settings)
+
+    @server.feature(lsp.INITIALIZED)
+    def initialized(params: Any) -> None:
+        server.start_app()
+
+    @server.feature(lsp.SHUTDOWN)
+    async def shutdown(params: Any) -> None:
+        await server.close_app()
+
+    register_document_hooks(server, lambda: server.lsp_workspace, lambda: server.plain.typing.typed())
+    sessions.register(server)
+    context_items.register(server)
+    commands.register(server)
+    review.register(server)
+    mode_and_effort.register(server)
+    dialogs.register(server)
+    events.register(server)
+    plain.register(server)
+    code_actions.register(server, plain_review.register(server).actions)
+    providers.register(server)
+    return server
