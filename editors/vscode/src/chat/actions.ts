@@ -13,7 +13,7 @@ import { exportSession, olderMessages, searchSessions } from "./sessionTools";
 import { removeQueued, updateQueued } from "./queue";
 import { listCommands, runCommand } from "./slash";
 import { setEffort, setMode } from "./pickers";
-import type { ChatView } from "./view";
+import type { ChatHost } from "./host";
 import { proposals } from "../review/proposal";
 
 const SAFE_LINK = /^(https?|mailto):/i;
@@ -35,7 +35,7 @@ export function selectionAttachment(editor: vscode.TextEditor): Attachment {
 
 export class Actions {
   constructor(
-    private readonly view: ChatView,
+    private readonly view: ChatHost,
     private readonly diffs: DiffDocuments,
     private readonly keys: ProviderKeys,
   ) {}

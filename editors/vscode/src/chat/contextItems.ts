@@ -9,7 +9,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import type { Session } from "../protocol";
 import type { Attachment, ResolvedContext } from "./messages";
-import type { ChatView } from "./view";
+import type { ChatHost } from "./host";
 
 /** An item as the server takes it (`kind` plus the kind's fields). */
 export type RawItem = { kind: string } & Record<string, unknown>;
@@ -46,7 +46,7 @@ export function pickedContext(item: vscode.QuickPickItem): string | undefined {
 }
 
 /** Resolve `items` on the server: each with its text and token count, or its error. */
-export async function resolveItems(view: ChatView, items: RawItem[]): Promise<ResolvedContext[]> {
+export async function resolveItems(view: ChatHost, items: RawItem[]): Promise<ResolvedContext[]> {
   const params: Record<string, unknown> = { items };
   if (view.sessionID) params.sessionID = view.sessionID;
   const answer = await view.client.request<{ items: ResolvedContext[] }>("agent/context/resolve", params);
@@ -54,7 +54,7 @@ export async function resolveItems(view: ChatView, items: RawItem[]): Promise<Re
 }
 
 /** Ask what the item of `kind` holds (a folder, a symbol …), gather it, resolve it: the chip's attachment. */
-export async function contextAttachment(view: ChatView, kind: string, terminals: TerminalOutputs): Promise<Attachment | undefined> {
+export async function contextAttachment(view: ChatHost, kind: string, terminals: TerminalOutputs): Promise<Attachment | undefined> {
   const chosen = await gather(view, kind, terminals);
   if (chosen === undefined) return undefined;
   const [resolved] = await resolveItems(view, [chosen.item]);
@@ -65,7 +65,7 @@ export async function contextAttachment(view: ChatView, kind: string, terminals:
   return { label: chosen.label, context: resolved };
 }
 
-async function gather(view: ChatView, kind: string, terminals: TerminalOutputs): Promise<{ item: RawItem; label: string } | undefined> {
+async function gather(view: ChatHost, kind: string, terminals: TerminalOutputs): Promise<{ item: RawItem; label: string } | undefined> {
   switch (kind) {
     case "folder":
       return pickFolder();
@@ -79,7 +79,7 @@ async function gather(view: ChatView, kind: string, terminals: TerminalOutputs):
       return pickSymbol();
     case "url": {
       // Fetching may ask permission, which is a dialog of a session: the chat's, made now if it has none.
-      if (view.sessionID === undefined) await view.actions.newSession();
+      if (view.sessionID === undefined) await view.newSession();
       const url = await vscode.window.showInputBox({ title: "@url", prompt: "The http(s) URL to attach (fetched like the webfetch tool)", placeHolder: "https://…" });
       return url ? { item: { kind, url: url.trim() }, label: `url:${url.trim()}` } : undefined;
     }
@@ -162,7 +162,7 @@ async function definitionRange(uri: vscode.Uri, at: vscode.Range): Promise<vscod
   return best ?? at;
 }
 
-async function pickSession(view: ChatView): Promise<{ item: RawItem; label: string } | undefined> {
+async function pickSession(view: ChatHost): Promise<{ item: RawItem; label: string } | undefined> {
   const { sessions } = await view.client.request<{ sessions: Session[] }>("agent/session/list", { limit: 50 });
   const items = sessions.filter((s) => s.id !== view.sessionID).map((s) => ({ label: s.title, description: s.id, id: s.id }));
   if (items.length === 0) {
@@ -250,7 +250,7 @@ export class EditorContext implements vscode.Disposable {
   private timer: NodeJS.Timeout | undefined;
   private editor: vscode.TextEditor | undefined = vscode.window.activeTextEditor;
 
-  constructor(private readonly view: ChatView) {
+  constructor(private readonly view: ChatHost) {
     const soon = (): void => {
       clearTimeout(this.timer);
       this.timer = setTimeout(() => void this.show(), 300);

@@ -7,7 +7,7 @@ import * as vscode from "vscode";
 import type { AgentClient } from "../client/server";
 import type { EffortInfo, ModeInfo } from "../protocol";
 import { trace } from "../trace";
-import type { ChatView } from "./view";
+import type { ChatHost } from "./host";
 
 /** The error of a request the server does not have (an older agentls): its picker stays hidden. */
 const METHOD_NOT_FOUND = -32601;
@@ -45,14 +45,14 @@ function withModel<T extends object>(params: T, model: string | undefined): T & 
   return model === undefined ? params : { ...params, model };
 }
 
-function requireSession(view: ChatView): string | undefined {
+function requireSession(view: ChatHost): string | undefined {
   const id = view.sessionID;
   if (id === undefined) void vscode.window.showInformationMessage("agentls: open or start a session first (agentls: New Session).");
   return id;
 }
 
 /** Set the mode; with none given, pick it from the session's modes (a quick pick). */
-export async function setMode(view: ChatView, mode?: string): Promise<void> {
+export async function setMode(view: ChatHost, mode?: string): Promise<void> {
   const sessionID = requireSession(view);
   if (sessionID === undefined) return;
   if (!mode) {
@@ -66,7 +66,7 @@ export async function setMode(view: ChatView, mode?: string): Promise<void> {
 }
 
 /** Set the effort; with none given, pick one of the levels the session's model supports. */
-export async function setEffort(view: ChatView, effort?: string): Promise<void> {
+export async function setEffort(view: ChatHost, effort?: string): Promise<void> {
   const sessionID = requireSession(view);
   if (sessionID === undefined) return;
   if (!effort) {
@@ -91,7 +91,7 @@ export async function setEffort(view: ChatView, effort?: string): Promise<void> 
  * registers them; its middleware hands them here, and the view's quick pick and pickers answer
  * instead of the server's plain message. Undefined for any other command.
  */
-export function pickerCommand(view: ChatView, command: string, args: unknown[]): Promise<void> | undefined {
+export function pickerCommand(view: ChatHost, command: string, args: unknown[]): Promise<void> | undefined {
   const value = typeof args[0] === "string" ? args[0] : undefined;
   const run = command === "agentls.mode" ? () => setMode(view, value) : command === "agentls.effort" ? () => setEffort(view, value) : undefined;
   if (run === undefined) return undefined;

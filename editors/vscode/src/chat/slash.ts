@@ -3,7 +3,7 @@
 import * as vscode from "vscode";
 import type { CommandList, PromptPart, Session } from "../protocol";
 import type { Attachment } from "./messages";
-import type { ChatView } from "./view";
+import type { ChatHost } from "./host";
 
 /** Attachments as prompt parts: an image by its content, any other file by URI for the server to read. */
 export function attachmentParts(attachments: Attachment[]): PromptPart[] {
@@ -16,14 +16,14 @@ export function attachmentParts(attachments: Attachment[]): PromptPart[] {
   });
 }
 
-export async function listCommands(view: ChatView): Promise<void> {
+export async function listCommands(view: ChatHost): Promise<void> {
   const list = await view.client.request<CommandList>("agent/commands", {});
   // `file:line: why`, the file named as the Explorer shows it (relative to the workspace when in it).
   const errors = list.errors.map((e) => e.replace(/^(.+?):(\d+): /, (_, file: string, line: string) => `${vscode.workspace.asRelativePath(file)}:${line}: `));
   view.post({ type: "commands", commands: list.commands, errors });
 }
 
-async function currentSession(view: ChatView): Promise<string> {
+async function currentSession(view: ChatHost): Promise<string> {
   if (view.sessionID !== undefined) return view.sessionID;
   const session = await view.client.request<Session>("agent/session/create", {});
   await view.select(session.id);
@@ -36,7 +36,7 @@ async function currentSession(view: ChatView): Promise<string> {
  * goes back into the prompt box, as a prompt does, with the reason in the view; an undo or redo
  * reloads the transcript it changed.
  */
-export async function runCommand(view: ChatView, command: string, args: string, attachments: Attachment[]): Promise<void> {
+export async function runCommand(view: ChatHost, command: string, args: string, attachments: Attachment[]): Promise<void> {
   const sessionID = await currentSession(view);
   const params: Record<string, unknown> = { sessionID, command, arguments: args };
   const parts = attachmentParts(attachments);
@@ -65,7 +65,7 @@ interface CommandResult {
  * A built-in's answer for the user: `/rewind` lists the messages to go back to (a quick pick; the pick
  * runs `/rewind ID`), the others say what they did (`text`) in a notification.
  */
-async function showAnswer(view: ChatView, command: string, args: string, result: CommandResult): Promise<void> {
+async function showAnswer(view: ChatHost, command: string, args: string, result: CommandResult): Promise<void> {
   if (command === "rewind" && !args && result.items?.length) {
     const picked = await vscode.window.showQuickPick(
       result.items.map((i) => ({ label: i.label, detail: i.detail, id: i.id })),

@@ -24,6 +24,7 @@ import { firstRunInfo, noModelMessage } from "./firstrun";
 import { childMessages, dialogsOf } from "./subtasks";
 import { MESSAGE_PAGE } from "./sessionTools";
 import type { Attachment, FromWebview, ServerPhase, Snapshot, ToWebview } from "./messages";
+import type { ChatHost } from "./host";
 import { listQueue, removedByUser } from "./queue";
 import { attachmentParts } from "./slash";
 import { optionalEffort, sessionControls } from "./pickers";
@@ -44,7 +45,7 @@ function sidebarView(surface: Surface | undefined): vscode.WebviewView | undefin
   return surface !== undefined && "show" in surface ? (surface as vscode.WebviewView) : undefined;
 }
 
-export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
+export class ChatView implements ChatHost, vscode.WebviewViewProvider, vscode.Disposable {
   private view: Surface | undefined;
   private ready = false;
   private pending: AgentEvent[] = [];
@@ -196,6 +197,10 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.Disposable {
    */
   get pickedModel(): string | undefined {
     return this.nextModel;
+  }
+
+  newSession(): Promise<void> {
+    return this.actions.newSession();
   }
 
   pickModel(model: string | undefined): void {

@@ -1,0 +1,26 @@
+// What the chat's helpers (actions, context items, pickers, slash commands) use of the chat view
+// that drives them: its server, its session, what it shows. ChatView implements it; the helpers
+// name this instead of the view, so the view can build them without a loop of imports.
+import type { AgentClient } from "../client/server";
+import type { PermissionRequest } from "../protocol";
+import type { ToWebview } from "./messages";
+
+export interface ChatHost {
+  readonly client: AgentClient;
+  /** The session the chat shows (none before the first prompt). */
+  readonly sessionID: string | undefined;
+  /** Open permission dialogs by request id (all sessions'). */
+  readonly permissions: Map<string, PermissionRequest>;
+  /** The model picked in the view for the next prompt, if any. */
+  readonly pickedModel: string | undefined;
+  post(message: ToWebview): void;
+  pickModel(model: string | undefined): void;
+  /** Everything from the server again (sessions, the session's messages, dialogs). */
+  refresh(): Promise<void>;
+  sendSessions(before?: string): Promise<void>;
+  select(sessionID: string | undefined): Promise<void>;
+  /** A new session, shown in the chat. */
+  newSession(): Promise<void>;
+  notice(message: string): void;
+  clearNotice(): void;
+}
