@@ -160,7 +160,7 @@ end
 --- looking at that message only: a long chat gets such an event at every tool state, new part, step
 --- and token count, and walking its thousands of blocks for each took milliseconds (issue 29).
 --- False, having changed nothing, when the message is not shown whole or one of its blocks went or
---- moved: View:sync then does it.
+--- moved: View:sync then looks at the whole list.
 function View:sync_message(mid, keys)
   if self.from and mid <= self.from.mid then
     return false
@@ -314,7 +314,11 @@ function View:reset()
 end
 
 --- Bring the block list in line with the state: re-render `keys` (or insert them where they belong).
-function View:sync(keys)
+--- With `mid`, the message they all belong to: only that message is looked at when that is enough.
+function View:sync(keys, mid)
+  if mid and self:sync_message(mid, keys) then
+    return
+  end
   local wanted = self:wanted()
   local wanted_keys = {}
   for _, w in ipairs(wanted) do
@@ -427,10 +431,7 @@ function View:flush()
     if text and block and block.render.stream and #block.render.lines > 0 then
       self:append(self:index_of(key), text)
     elseif text then
-      local keys = { [key] = true }
-      if not (block and block.mid and self:sync_message(block.mid, keys)) then
-        self:sync(keys)
-      end
+      self:sync({ [key] = true }, block and block.mid)
     end
   end
   self.pacer:wrote((vim.uv.hrtime() - start) / 1e6)
@@ -481,15 +482,9 @@ function View:on_change(kind, data)
   elseif kind == 'older' then
     rebuild.show_older(self)
   elseif kind == 'part' then
-    local keys = { [part_key(data.messageID, data.partID)] = true }
-    if not self:sync_message(data.messageID, keys) then
-      self:sync(keys)
-    end
+    self:sync({ [part_key(data.messageID, data.partID)] = true }, data.messageID)
   elseif kind == 'message' then
-    local keys = { [header_key(data.messageID)] = true, [footer_key(data.messageID)] = true }
-    if not self:sync_message(data.messageID, keys) then
-      self:sync(keys)
-    end
+    self:sync({ [header_key(data.messageID)] = true, [footer_key(data.messageID)] = true }, data.messageID)
   elseif kind == 'removed' or kind == 'session' then
     local keys = {}
     local session = self.state.sessions[self.session_id]
