@@ -100,8 +100,11 @@ const phases = [
     }, 20000);
     await button.click();
     await until("the workspace's agentls to run", () => fs.existsSync(args.marker), 60000);
-    r.marker = fs.readFileSync(args.marker, "utf8").trim();
     r.error = (await notification(wb.page, ".venv/bin/agentls", 30000)).message;
+    // Read once the failure is shown: a second start (two restarts at once) would have run it twice.
+    r.marker = fs.readFileSync(args.marker, "utf8").trim();
+    r.restarts = events("settingsRestart").length;
+    r.failedStarts = events("serverStartFailed").length;
     await wb.shot("trusted");
   }],
 ];

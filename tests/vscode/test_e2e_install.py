@@ -33,7 +33,7 @@ from tests.vscode.phases import phase_result
 HERE = Path(__file__).parent
 # Building the wheel and the .vsix, then a real pip install inside the editor, twice, on two busy cores.
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
-WORKSPACE_AGENTLS = '#!/bin/sh\necho "$@" > "$(dirname "$0")/../../ran-workspace-agentls"\nexit 1\n'
+WORKSPACE_AGENTLS = '#!/bin/sh\necho "$@" >> "$(dirname "$0")/../../ran-workspace-agentls"\nexit 1\n'
 
 
 @dataclass
@@ -198,6 +198,8 @@ def test_a_venv_of_another_extension_version_gets_this_versions_wheel(install_ru
 def test_once_trusted_the_workspaces_own_server_setting_is_used(install_run: Run) -> None:
     r = install_run.phase("trusted")
     # The workspace's .vscode/settings.json names its own script (a wrapper that mentions agentls):
-    # started now, as `serve`, and it exits (the untrusted phases above never ran it).
+    # started now, as `serve`, and it exits (the untrusted phases above never ran it). Granting trust
+    # also changes the effective settings: still one restart, one run of it, one failure shown.
     assert r["marker"] == "serve"
-    assert "/project/.venv/bin/agentls serve) did not start" in r["error"], r["error"]
+    assert r["failedStarts"] == 1, r
+    assert "/project/.venv/bin/agentls serve) did not start: it exited before answering." in r["error"], r["error"]

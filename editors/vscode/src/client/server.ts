@@ -24,6 +24,7 @@ import { trace } from "../trace";
 import { applyAgentEdit } from "./applyEdit";
 import { answerEditorQuery, EDITOR_QUERIES } from "./editorQuery";
 import { StderrTail } from "./tail";
+import { SerialRestart } from "./serial";
 import { checkServerPath } from "./verify";
 
 /** The server's own commands the extension runs itself (the lightbulb's fix and explain). */
@@ -60,10 +61,9 @@ export class AgentClient implements vscode.Disposable {
   private readonly readyEmitter = new vscode.EventEmitter<{ restarted: boolean }>();
   private readonly phaseEmitter = new vscode.EventEmitter<ServerPhase>();
   private started = false;
-  /** Inside `start()`, before the handshake ended: a server that exits now is not restarted. */
-  private booting = false;
   private readonly stderr: StderrTail;
   private phaseValue: ServerPhase = "stopped";
+  private readonly restarter = new SerialRestart(() => this.stop(), () => this.start());
   /** Protocol events (`agent/event`), from every session of the project. */
   readonly onEvent = this.eventEmitter.event;
   /** The server answered `initialize` (again, after a restart: rebuild the state then). */
@@ -116,6 +116,10 @@ export class AgentClient implements vscode.Disposable {
     }
     this.problem = undefined;
     const command = location.command;
+    // A server that never finished its handshake is not restarted when it exits, even if the client
+    // says so after `start()` failed (it does: that close came after the failure and restarted a
+    // broken server five times, each with a popup that hid the one naming the cause).
+    let handshaken = false;
     const serverOptions: ServerOptions = {
       command,
       args: settings.serverArgs,
@@ -134,7 +138,7 @@ export class AgentClient implements vscode.Disposable {
         untrusted: !vscode.workspace.isTrusted,
       }),
       outputChannel: this.stderr,
-      errorHandler: this.errorHandler(),
+      errorHandler: this.errorHandler(() => handshaken),
       // A failed handshake is reported once, below (the client would add a popup of its own).
       initializationFailedHandler: () => false,
       middleware: {
@@ -154,6 +158,7 @@ export class AgentClient implements vscode.Disposable {
     client.onNotification("agent/event", (params: AgentEvent) => this.eventEmitter.fire(params));
     client.onDidChangeState((change) => {
       if (change.newState === State.Running) {
+        handshaken = true;
         const restarted = this.started;
         this.started = true;
         this.setPhase("running");
@@ -167,7 +172,6 @@ export class AgentClient implements vscode.Disposable {
     this.stopping = false;
     this.setPhase(this.started ? "restarting" : "starting");
     this.stderr.reset();
-    this.booting = true;
     try {
       await client.start();
       // A server that exits during the handshake can leave start() resolved with nothing
@@ -178,20 +182,20 @@ export class AgentClient implements vscode.Disposable {
       // One message with what the server said (its arguments may be wrong), not a restart loop.
       const said = this.stderr.last();
       const shown = [command, ...settings.serverArgs].join(" ");
-      this.problem = `the server (${shown}) did not start: ${said ? `it said "${said}"` : String(err)}. See the agentls output.`;
+      // A server that exits at once makes the client's first write fail ("write EPIPE"): say what happened.
+      const why = said ? `it said "${said}"` : /EPIPE|exited during the handshake/.test(String(err)) ? "it exited before answering" : String(err);
+      this.problem = `the server (${shown}) did not start: ${why}. See the agentls output.`;
       trace("serverFailed", { problem: this.problem });
       this.setPhase("missing");
       this.onMissing(this.problem);
-    } finally {
-      this.booting = false;
     }
   }
 
-  private errorHandler(): ErrorHandler {
+  private errorHandler(handshaken: () => boolean): ErrorHandler {
     return {
       error: (): ErrorHandlerResult => ({ action: ErrorAction.Continue, handled: true }),
       closed: (): CloseHandlerResult => {
-        if (this.stopping || this.booting) return { action: CloseAction.DoNotRestart, handled: true };
+        if (this.stopping || !handshaken()) return { action: CloseAction.DoNotRestart, handled: true };
         const now = Date.now();
         this.restarts = this.restarts.filter((t) => now - t < RESTART_WINDOW_MS);
         if (this.restarts.length >= MAX_RESTARTS) {
@@ -208,10 +212,13 @@ export class AgentClient implements vscode.Disposable {
     };
   }
 
-  /** Stop and start again (a setting the server reads changed, or the user asked). */
-  async restart(): Promise<void> {
-    await this.stop();
-    await this.start();
+  /**
+   * Stop and start again (a setting the server reads changed, or the user asked). One at a time:
+   * granting workspace trust also changes the settings, and two restarts at once started two
+   * servers that shared one client's state.
+   */
+  restart(): Promise<void> {
+    return this.restarter.request();
   }
 
   async stop(): Promise<void> {
