@@ -105,6 +105,7 @@ const phases = [
     r.marker = fs.readFileSync(args.marker, "utf8").trim();
     r.restarts = events("settingsRestart").length;
     r.failedStarts = events("serverStartFailed").length;
+    r.notifications = await wb.notifications();
     await wb.shot("trusted");
   }],
 ];

@@ -247,6 +247,8 @@ def test_a_server_that_exits_at_start_is_reported_once_with_what_it_said(bad_pat
     assert len(ours) == 1 and said in ours[0], r["notifications"]
     # Not restarted (it was, five times, each with a notification).
     assert r["restarts"] == 0 and not any("restarting" in n for n in r["notifications"]), r
+    # Nor said a second time by the language client's own popup, which names no cause.
+    assert not any("couldn't create connection" in n for n in r["notifications"]), r["notifications"]
 
 
 def test_npm_ci_and_package_work_without_a_global_vsce(tmp_path: Path) -> None:

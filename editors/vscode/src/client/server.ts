@@ -48,6 +48,20 @@ class AgentCapability implements StaticFeature {
   clear(): void {}
 }
 
+/**
+ * A language client whose failed first start the extension reports itself: one message that names
+ * the server and what it said, instead of that and the client's forced "couldn't create connection
+ * to server" beside it. The client's other forced popups (a failed restart after a crash) stay.
+ */
+class AgentLanguageClient extends LanguageClient {
+  /** Inside the extension's own `start()`, which reports a failure. */
+  reportsStart = false;
+
+  override error(message: string, data?: unknown, showNotification?: boolean | "force"): void {
+    super.error(message, data, this.reportsStart && showNotification === "force" ? false : showNotification);
+  }
+}
+
 const MAX_RESTARTS = 5;
 const RESTART_WINDOW_MS = 3 * 60 * 1000;
 
@@ -150,7 +164,7 @@ export class AgentClient implements vscode.Disposable {
       // The view shows our own errors; the client's generic popups would say the same twice.
       revealOutputChannelOn: 4,
     };
-    const client = new LanguageClient("agentls", "agentls", serverOptions, clientOptions);
+    const client = new AgentLanguageClient("agentls", "agentls", serverOptions, clientOptions);
     client.registerFeature(new AgentCapability());
     // Registered before start, so it replaces the client's default handler (also after a restart).
     client.onRequest(ApplyWorkspaceEditRequest.type, (params) => applyAgentEdit(client, params));
@@ -172,6 +186,7 @@ export class AgentClient implements vscode.Disposable {
     this.stopping = false;
     this.setPhase(this.started ? "restarting" : "starting");
     this.stderr.reset();
+    client.reportsStart = true;
     try {
       await client.start();
       // A server that exits during the handshake can leave start() resolved with nothing
@@ -188,6 +203,8 @@ export class AgentClient implements vscode.Disposable {
       trace("serverFailed", { problem: this.problem });
       this.setPhase("missing");
       this.onMissing(this.problem);
+    } finally {
+      client.reportsStart = false;
     }
   }
 
