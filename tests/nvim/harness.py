@@ -54,6 +54,12 @@ class Nvim:
     titles: FakeModelServer
     extra_config: dict[str, Any]
 
+    def trust_project(self) -> None:
+        """The user has trusted the project (:AgentlsTrust → Trust): its own command files are used."""
+        store = self.home / "state" / "nvim" / "agentls" / "trust.json"
+        store.parent.mkdir(parents=True, exist_ok=True)
+        store.write_text(json.dumps({str(self.project.resolve()): "trusted"}))
+
     def options(self) -> dict[str, Any]:
         config = fake_model_config(
             self.model,

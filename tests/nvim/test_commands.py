@@ -19,6 +19,7 @@ def test_the_slash_menu_lists_commands_and_a_user_command_runs_with_its_argument
     folder = nvim.project / ".agentls" / "command"
     folder.mkdir(parents=True)
     (folder / "greet.md").write_text("---\ndescription: Greet someone\n---\nSay hello to $ARGUMENTS\n")
+    nvim.trust_project()
     nvim.model.script(Turn.text("Hello, Ada!"), Turn.text("Second answer."))
     with interactive(nvim) as screen:
         open_chat(screen)

@@ -163,6 +163,9 @@ function M.start(on_ready)
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = vim.fs.basename(root) } },
     capabilities = M.capabilities(),
+    -- A project the user has not trusted (agentls.trust): the server ignores its own config,
+    -- commands, agents and skills (docs/protocol.md).
+    init_options = { untrusted = not require('agentls.trust').trusted(root) },
     -- The config goes as settings, not initializationOptions: a later change then replaces it
     -- whole (Neovim sends them right after `initialized`, before the agent has loaded).
     settings = M.settings(),

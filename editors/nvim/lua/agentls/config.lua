@@ -21,8 +21,9 @@ local M = {}
 ---@field editor_context string|false drop or bring back the editor note (prompt buffer, normal mode)
 
 M.defaults = {
-  -- The server command; nil: `<project>/.venv/bin/agentls serve`, then `agentls serve` from $PATH,
-  -- then the venv that :AgentlsInstall made (stdpath('data')/agentls/venv).
+  -- The server command; nil: `<project>/.venv/bin/agentls serve` (once the project is trusted,
+  -- :AgentlsTrust), then `agentls serve` from $PATH, then the venv that :AgentlsInstall made
+  -- (stdpath('data')/agentls/venv).
   cmd = nil,
   -- The Python (>= 3.11) :AgentlsInstall makes its venv with; nil: python3 (or python3.1x) on $PATH.
   python = nil,
@@ -152,19 +153,26 @@ function M.root()
   return vim.fs.normalize(M.options.root_dir or vim.fn.getcwd())
 end
 
---- The server command: the configured one (if it is executable), the project's .venv, $PATH, then
---- the managed venv of :AgentlsInstall.
+--- Why no server starts when the only one is the project's own, in a project not trusted.
+M.UNTRUSTED_SERVER = "the project's .venv/bin/agentls runs once you trust the project (:AgentlsTrust)"
+
+--- The server command: the configured one (if it is executable), the project's .venv (in a trusted
+--- project), $PATH, then the managed venv of :AgentlsInstall.
 ---@return string[]|nil cmd, string|nil reason, string|nil short  (short: the reason in a few words)
 function M.server_cmd()
   local cmd = M.options.cmd
   if cmd == nil then
     local venv = M.root() .. '/.venv/bin/agentls'
-    if vim.fn.executable(venv) == 1 then
+    -- The project's own program runs only in a project the user trusted (agentls.trust).
+    local own = vim.fn.executable(venv) == 1
+    if own and require('agentls.trust').trusted(M.root()) then
       cmd = { venv, 'serve' }
     elseif vim.fn.executable('agentls') == 1 then
       cmd = { 'agentls', 'serve' }
     elseif vim.fn.executable(require('agentls.install').bin()) == 1 then
       cmd = { require('agentls.install').bin(), 'serve' }
+    elseif own then
+      return nil, M.UNTRUSTED_SERVER, 'project not trusted, see :AgentlsTrust'
     else
       return nil,
         'agentls is not installed: no .venv/bin/agentls in the project, no agentls on $PATH, and no '

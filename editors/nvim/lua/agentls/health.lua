@@ -29,11 +29,26 @@ function M.check()
     health.warn('setup(): ' .. problem, { 'Fix the option in your require("agentls").setup({...}) call' })
   end
 
+  -- Project trust (agentls.trust): what the project has of its own, and whether it is used.
+  local trust = require('agentls.trust')
+  local found, state = trust.found(config.root()), trust.state(config.root())
+  if #found == 0 then
+    health.ok('project trust: the project has no config or server of its own')
+  elseif state == 'trusted' then
+    health.ok('project trust: trusted; its own ' .. table.concat(found, ', ') .. ' are used')
+  else
+    health.info(('project trust: %s; its own %s are not used'):format(state == 'untrusted' and 'untrusted (Never)'
+      or 'not trusted yet', table.concat(found, ', ')) .. ' (:AgentlsTrust)')
+  end
+
   local cmd, reason = config.server_cmd()
   local configured = config.options.cmd
   if not cmd and configured then
     health.error(('the server command %q is not executable'):format(tostring(configured[1])),
       { 'Fix `cmd` in require("agentls").setup({...})' })
+    return
+  elseif not cmd and reason == config.UNTRUSTED_SERVER then
+    health.error(reason, { 'Run :AgentlsTrust if you trust this project, or :AgentlsInstall' })
     return
   elseif not cmd then
     health.error(reason, {

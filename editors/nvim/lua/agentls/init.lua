@@ -87,16 +87,54 @@ end
 M.setup_once = ensure_setup
 
 --- Start the server (if needed) and show what waits for an answer.
+-- Whether a session's turn runs (a restart would end it).
+local function busy()
+  for _, status in pairs(M.state.status) do
+    if status.type ~= 'idle' then
+      return true
+    end
+  end
+  return false
+end
+
+-- A changed trust answer needs a new server: now, or once no turn runs (the dialog may have waited
+-- for a pause in the user's typing while a prompt started).
+local function restart_for_trust()
+  if not busy() then
+    return M.restart()
+  end
+  vim.notify("agentls: the server restarts with the project's answer once the turn ends", vim.log.levels.INFO)
+  local unsubscribe
+  unsubscribe = M.state:subscribe(function(kind)
+    if kind == 'status' and not busy() then
+      unsubscribe()
+      vim.schedule(M.restart)
+    end
+  end)
+end
+
 local function start()
   ensure_setup()
   local client = require('agentls.client')
+  local trust = require('agentls.trust')
   local fresh = not client.get()
-  if not client.start() then
+  local started, why = client.start()
+  if not started then
+    -- The only server is the project's own: it runs once the user trusts the project.
+    if why == config.UNTRUSTED_SERVER and trust.should_ask(config.root()) then
+      trust.ask(config.root(), function()
+        M.open()
+      end)
+    end
     return false
   end
   if fresh then
     client.when_ready(function()
       require('agentls.dialogs').resume()
+      -- Started without the project's own things: may it use them? (A restart applies the answer.)
+      if trust.should_ask(config.root()) then
+        trust.ask(config.root(), restart_for_trust)
+      end
     end)
   end
   return true
@@ -151,6 +189,13 @@ local function come_back()
       chat.load(chat.session_id) -- from the store: a turn that was running shows where it stopped
     end
   end
+end
+
+--- Ask whether the project may use its own config and server (:AgentlsTrust); a changed answer
+--- restarts the server with it.
+function M.trust()
+  ensure_setup()
+  require('agentls.trust').ask(config.root(), restart_for_trust, true)
 end
 
 --- Stop the server and start it again (:AgentlsRestart), e.g. after updating agentls.
