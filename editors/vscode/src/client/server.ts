@@ -134,6 +134,8 @@ export class AgentClient implements vscode.Disposable {
     // says so after `start()` failed (it does: that close came after the failure and restarted a
     // broken server five times, each with a popup that hid the one naming the cause).
     let handshaken = false;
+    // A client replaced by a restart may report its close late: only the current one restarts.
+    let self: LanguageClient | undefined;
     const serverOptions: ServerOptions = {
       command,
       args: settings.serverArgs,
@@ -152,7 +154,7 @@ export class AgentClient implements vscode.Disposable {
         untrusted: !vscode.workspace.isTrusted,
       }),
       outputChannel: this.stderr,
-      errorHandler: this.errorHandler(() => handshaken),
+      errorHandler: this.errorHandler(() => handshaken && this.client === self),
       // A failed handshake is reported once, below (the client would add a popup of its own).
       initializationFailedHandler: () => false,
       middleware: {
@@ -165,6 +167,7 @@ export class AgentClient implements vscode.Disposable {
       revealOutputChannelOn: 4,
     };
     const client = new AgentLanguageClient("agentls", "agentls", serverOptions, clientOptions);
+    self = client;
     client.registerFeature(new AgentCapability());
     // Registered before start, so it replaces the client's default handler (also after a restart).
     client.onRequest(ApplyWorkspaceEditRequest.type, (params) => applyAgentEdit(client, params));
@@ -208,11 +211,12 @@ export class AgentClient implements vscode.Disposable {
     }
   }
 
-  private errorHandler(handshaken: () => boolean): ErrorHandler {
+  /** `restartable`: the server finished its handshake and its client is still the current one. */
+  private errorHandler(restartable: () => boolean): ErrorHandler {
     return {
       error: (): ErrorHandlerResult => ({ action: ErrorAction.Continue, handled: true }),
       closed: (): CloseHandlerResult => {
-        if (this.stopping || !handshaken()) return { action: CloseAction.DoNotRestart, handled: true };
+        if (this.stopping || !restartable()) return { action: CloseAction.DoNotRestart, handled: true };
         const now = Date.now();
         this.restarts = this.restarts.filter((t) => now - t < RESTART_WINDOW_MS);
         if (this.restarts.length >= MAX_RESTARTS) {
