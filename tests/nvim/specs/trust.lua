@@ -44,9 +44,10 @@ local root = vim.fn.getcwd()
 if os.getenv('TRUST_STEP') == 'again' then
   -- The answer "Never" of the first Neovim: nothing is asked, the project's command stays out.
   T.eq('untrusted', trust.state(root), 'the remembered answer')
+  -- The plugin decides whether to ask when the server is ready, before the chat's first request
+  -- (and at once here: no key was typed), so by the time the chat shows its session it has.
   T.open()
   T.eq(nil, commands().hello, 'the project command of an untrusted project')
-  vim.wait(300)
   T.eq(0, #asked, 'dialogs asked')
   T.finish()
   return
@@ -65,9 +66,11 @@ T.ok(asked[1].prompt:find('has its own .agentls', 1, true), 'a prompt naming wha
 T.ok(commands().compact and not commands().hello, 'built-in commands only before trust')
 
 -- "Not now": not asked again in this Neovim, and nothing restarts.
-local first = client.id
+local first, before = client.id, T.chat().session_id
 vim.cmd('AgentlsNew')
-vim.wait(300)
+T.wait(function()
+  return T.chat().session_id and T.chat().session_id ~= before
+end, 'the new session')
 T.eq(1, #asked, 'dialogs after Not now')
 T.eq(first, client.id, 'the server after Not now')
 T.eq(nil, trust.state(root), 'Not now is not stored')
