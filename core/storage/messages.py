@@ -58,14 +58,16 @@ class MessageTable(SearchTable):
     async def upsert_part(self, part: AnyPart) -> None:
         """Insert or replace a part (its message must exist)."""
         await self._write(_UPSERT_PART, part_row(part))
-        await self.queued_for_search((part,))
+        if self.note_for_search((part,)):
+            await self.index_pending()
 
     async def upsert_parts(self, parts: Sequence[AnyPart]) -> None:
         """Insert or replace many parts in one transaction."""
         if parts:
             # Rows are encoded now, before waiting for the lock: the write is a snapshot of this moment.
             await self._write_many(_UPSERT_PART, [part_row(p) for p in parts])
-            await self.queued_for_search(parts)
+            if self.note_for_search(parts):
+                await self.index_pending()
 
     async def mark_compacted(self, marks: Sequence[tuple[str, int]]) -> None:
         """Set ``state.time.compacted`` of tool parts (part id, time), in one transaction.

@@ -125,12 +125,22 @@ class SearchTable(StoreBase):
     async def queued_for_search(self, parts: Sequence[AnyPart]) -> None:
         """``parts`` were written: their text parts wait in the queue (indexing them here would slow
         the streaming writes down), unless it has grown too long without an answer completing."""
+        if self.note_for_search(parts):
+            await self.index_pending()
+
+    def note_for_search(self, parts: Sequence[AnyPart]) -> bool:
+        """Keep the ids of ``parts``' text parts for the queue; True when it has grown too long
+        without an answer completing, so that the caller indexes it now (``index_pending``).
+
+        Not a coroutine: every streaming flush of a part calls it, and almost always it only adds
+        an id."""
         # Every text part, not only those the index takes: one that no longer does (no longer
         # ended, made synthetic) must leave the index. Indexing drops what it does not take.
-        self._search_ids.update(p.id for p in parts if isinstance(p, TextPart))
-        self._search_backlog += sum(searchable(p) for p in parts)
-        if self._search_backlog >= self.search_backlog_max:
-            await self.index_pending()
+        for part in parts:
+            if isinstance(part, TextPart):
+                self._search_ids.add(part.id)
+                self._search_backlog += searchable(part)
+        return self._search_backlog >= self.search_backlog_max
 
     async def write_completing(self, sql: str, params: Sequence[object]) -> None:
         """Run ``sql`` (the write of an answer that completed) in one transaction with moving the

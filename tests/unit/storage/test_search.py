@@ -188,6 +188,13 @@ async def test_a_long_backlog_is_indexed_by_a_write(store: Store, project: Proje
     await store.upsert_part(_done(s.id, u.id, "word4"))
     async with store._conn.execute("SELECT count(*) FROM part_search") as cursor:
         assert await cursor.fetchone() == (6,)
+    # A batch of parts written at once (streaming flushes) counts the same way.
+    await store.upsert_parts([_done(s.id, u.id, f"more{n}") for n in range(4)])
+    async with store._conn.execute("SELECT count(*) FROM part_search") as cursor:
+        assert await cursor.fetchone() == (6,)
+    await store.upsert_parts([_done(s.id, u.id, "more4")])
+    async with store._conn.execute("SELECT count(*) FROM part_search") as cursor:
+        assert await cursor.fetchone() == (11,)
 
 
 async def test_a_narrow_filter_finds_the_newest_match_of_its_few_sessions(
