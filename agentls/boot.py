@@ -149,6 +149,14 @@ def run(
         return 1
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader went away (`agentls sessions list | head`): nothing left to say, and nowhere
+        # to say it; the standard output is pointed at /dev/null so the final flush cannot fail.
+        with contextlib.suppress(OSError, ValueError):  # a stdout without a file (in-process callers)
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+        return 1
 
 
 async def _await(awaitable: Any) -> Any:
