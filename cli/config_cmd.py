@@ -11,6 +11,7 @@ from typing import Any
 from agentls.boot import UsageError
 from core.config.loader import ResolvedConfig, load_config
 from core.config.merge import KeyPath, format_path
+from core.trust import distrust
 
 # Values under keys whose name contains one of these are masked unless --show-secrets is given, so the
 # output can be pasted into a bug report.
@@ -26,6 +27,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--sources", action="store_true", help="list each value with the layer that set it")
     parser.add_argument("--show-secrets", action="store_true", help="print keys and tokens unmasked")
+    parser.add_argument(
+        "--untrusted",
+        action="store_true",
+        help="resolve it as a server started for an untrusted project does: without the project's own files",
+    )
     parser.set_defaults(func=run)
 
 
@@ -61,6 +67,8 @@ def run(args: argparse.Namespace) -> int:
     directory = (args.directory or Path.cwd()).resolve()
     if not directory.is_dir():
         raise UsageError(f"{directory} is not a directory")
+    if args.untrusted:
+        distrust(directory)
     resolved = load_config(directory)
     for warning in resolved.warnings:
         print(f"agentls: warning: {warning}", file=sys.stderr)

@@ -82,3 +82,18 @@ def test_the_plugins_list_covers_every_project_path_the_server_reads(tmp_path: P
     uncovered = [p for p in server if not any(p == i or p.startswith(i + "/") for i in items)]
     assert not uncovered, f"trust.lua's M.ITEMS misses {uncovered}"
     assert ".venv/bin/agentls" in items
+
+
+def test_checkhealth_reports_the_config_the_server_uses_for_the_projects_trust(nvim: Nvim) -> None:
+    # The project's own agentls.json is broken: while the project is not trusted the server never
+    # reads it, so :checkhealth must not call the config invalid; once trusted, it must.
+    (nvim.project / "agentls.json").write_text('{"instructions": 5}')
+    untrusted = nvim.run("trust_health.lua").check()
+    text = untrusted.stdout + untrusted.stderr
+    assert "OK config is valid" in text, text
+    assert "not trusted yet; its own agentls.json are not used" in text, text
+    nvim.trust_project()
+    trusted = nvim.run("trust_health.lua").check()
+    text = trusted.stdout + trusted.stderr
+    assert "ERROR the agentls config is not valid" in text, text
+    assert "instructions: must be a list" in text, text

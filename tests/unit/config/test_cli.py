@@ -107,3 +107,34 @@ def test_missing_directory_is_a_usage_error(tmp_path: Path, project: Path) -> No
     assert result.returncode == 2
     assert "is not a directory" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_untrusted_resolves_without_the_projects_own_files(tmp_path: Path, project: Path) -> None:
+    # What a server started for an untrusted project resolves (initializationOptions.untrusted).
+    (tmp_path / "user-config" / "agentls.json").write_text('{"model": "user/m"}')
+    (project / "agentls.json").write_text('{"model": "project/m", "instructions": 5}')
+    (project / ".agentls").mkdir()
+    (project / ".agentls" / "agentls.json").write_text('{"small_model": "project/s"}')
+    assert run_cli(tmp_path, project).returncode == 1  # trusted: the project's broken file counts
+    result = run_cli(tmp_path, project, "--untrusted", "--sources")
+    assert result.returncode == 0, result.stderr
+    lines = {line.split(" = ")[0]: line for line in result.stdout.splitlines()}
+    assert lines["model"].startswith('model = "user/m"'), lines["model"]
+    assert lines["small_model"].startswith("small_model = null"), lines["small_model"]
+    assert "project" not in result.stdout
+
+
+def test_a_reader_that_stops_early_gets_no_traceback(tmp_path: Path, project: Path) -> None:
+    # `agentls config | head -1`: the pipe closes before the config is written.
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("AGENTLS_", "XDG_"))}
+    clean |= {"HOME": str(tmp_path / "home"), "AGENTLS_CONFIG_DIR": str(tmp_path / "user-config")}
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        result = subprocess.run(
+            [str(AGENTLS), "config"], cwd=project, env=clean, stdout=write, stderr=subprocess.PIPE, text=True
+        )
+    finally:
+        os.close(write)
+    assert result.returncode == 1
+    assert result.stderr == ""

@@ -71,8 +71,12 @@ function M.check()
     return
   end
 
-  -- The config the server would resolve here, with the plugin's `config` layered on top.
+  -- The config the server would resolve here, with the plugin's `config` layered on top: without the
+  -- project's own files while the project is not trusted, as the server is started then.
   local args = { 'config' }
+  if not trust.trusted(config.root()) then
+    table.insert(args, '--untrusted')
+  end
   local env = nil
   if config.options.config then
     env = { AGENTLS_CONFIG_CONTENT = vim.json.encode(config.options.config) }
