@@ -50,7 +50,8 @@ const phases = [
     r.offer = (await notification(wb.page, "Install agentls")).message;
     r.missing = events("serverMissing").length;
     r.markerAfter = fs.existsSync(args.marker);
-    r.banner = await wb.page.evaluate(() => document.querySelector(".monaco-workbench")?.innerText.includes("Restricted Mode") ?? false);
+    // The workbench draws its Restricted Mode banner on its own time (after our notice, on a fast machine).
+    r.banner = await until("the Restricted Mode banner", () => wb.page.evaluate(() => document.querySelector(".monaco-workbench")?.innerText.includes("Restricted Mode") ?? false)).catch(() => false);
     await wb.shot("install-offered");
   }],
   ["installed", async (wb, r) => {
