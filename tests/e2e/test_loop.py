@@ -225,6 +225,29 @@ async def test_the_title_request_waits_for_the_models_first_answer(
     await titled
 
 
+async def test_the_prompts_first_line_is_the_title_until_the_models_arrives(
+    make_app: AppFactory, model: FakeModelServer, title_model: FakeModelServer
+) -> None:
+    app = await make_app()
+    release = asyncio.Event()
+    model.script(Turn.text("hi").slow_first_byte(release))
+    title_model.script(Turn.text("A model title"))
+    session = await app.create_session()
+    assert session.title.startswith("New session - ")
+    prompt = "   \n  Why does `add` subtract? " + "x" * 80 + "\nsecond line"
+    turn = asyncio.create_task(app.prompt(session.id, say(prompt)))
+    await model.wait_for_requests(1)
+    # The model has not answered: the session already reads as what the user asked.
+    shown = (await app.get_session(session.id)).title
+    assert shown.startswith("Why does `add` subtract? xxx") and shown.endswith("…") and len(shown) == 50
+    titled = asyncio.create_task(
+        app.bus.wait_for(SessionUpdated, lambda e: e.info.title == "A model title", timeout=10)
+    )
+    release.set()
+    await turn
+    await titled
+
+
 async def test_a_turn_that_fails_before_any_answer_is_still_titled(
     make_app: AppFactory, model: FakeModelServer, title_model: FakeModelServer
 ) -> None:
