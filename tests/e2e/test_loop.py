@@ -302,3 +302,26 @@ async def test_switching_from_plan_to_build_adds_the_switch_reminder(
     texts = [c["text"] for c in last_user["content"]]
     assert any("now work as the build agent" in t for t in texts)
     assert not any("Plan mode is active" in t for t in texts)
+
+
+async def test_plan_mode_and_the_plan_agent_each_name_their_own_way_out(
+    make_app: AppFactory, model: FakeModelServer
+) -> None:
+    app = await make_app()
+    model.script(Turn.text("a plan"), Turn.text("another plan"))
+    by_mode = await app.create_session()
+    await app.session_mode(by_mode.id, "plan")
+    await app.prompt(by_mode.id, say("plan it"))
+    by_agent = await app.create_session()
+    await app.session_mode(by_agent.id, "ask")  # a new session starts in the project's last mode
+    await app.prompt(by_agent.id, say("plan it"), agent="plan")
+
+    def reminder(request: int) -> str:
+        last_user = [m for m in model.requests[request].messages if m["role"] == "user"][-1]
+        return next(c["text"] for c in last_user["content"] if "Plan mode is active" in c["text"])
+
+    mode, agent = reminder(0), reminder(1)
+    # Plan mode is left by changing the mode: switching to the build agent would not lift it.
+    assert "/mode ask" in mode and "the user chose read-only planning" in mode
+    assert "switch to the build agent" not in mode
+    assert "switch to the build agent" in agent and "/mode" not in agent
