@@ -123,7 +123,9 @@ class Dialogs:
         choice = outcome.option_id
         if choice == "reject_always":
             patterns = request.always or request.patterns
-            session.denied.extend(Rule(request.permission, p, "deny") for p in patterns)
+            session.denied.extend(
+                Rule(request.permission, p, "deny", origin="user session") for p in patterns
+            )
             app.dialogs.deny_in_session(session.id, list(session.denied))
             choice = "reject"
         replies: dict[str, Reply] = {"once": "once", "always": "always", "reject": "reject"}

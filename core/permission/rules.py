@@ -34,7 +34,8 @@ class Rule:
     action: Action
     floor: bool = False
     # Who set the rule, for the text a denial gives the model: "" (defaults or the config),
-    # "mode <mode>" (a session's mode), "agent <name>" (an agent's own rules) or "subagent".
+    # "mode <mode>" (a session's mode), "agent <name>" (an agent's own rules), "subagent", or
+    # "user session" (the user's "reject for this session").
     origin: str = field(default="", compare=False)
 
 

@@ -244,6 +244,12 @@ def _denied_message(permission: str, pattern: str, rule: Rule) -> str:
             "call and do not ask the user to change their configuration; find another way, or, if the "
             f"task needs it, say so: {lift}."
         )
+    if rule.origin == "user session":
+        return (
+            f'{what} is refused: the user chose "Reject for this session" for it. Do not retry this '
+            "call or ask the user to change any configuration; find another way, or stop and wait for "
+            "the user's instructions."
+        )
     if rule.origin == "subagent":
         return (
             f"{what} is denied: a subagent's session cannot do this. Do not retry this call; "

@@ -109,3 +109,20 @@ async def test_an_edit_written_on_disk_points_at_its_line_from_the_stored_diff(a
     final = run.updates("tool_call_update")[-1]
     assert final["status"] == "completed"
     assert final["locations"] == [{"path": str(path), "line": 2}]
+
+
+async def test_reject_for_this_session_is_named_when_the_next_edit_is_refused(acp: Acp) -> None:
+    edit = {"filePath": "hello.py", "oldString": "hello", "newString": "world"}
+    acp.model.script(Turn.tool_call("edit", edit), Turn.tool_call("edit", edit), Turn.text("I will not."))
+    run = await acp.run(
+        "options",
+        CONFIG="[]",
+        PROMPTS=json.dumps(["say world", "try again"]),
+        PERMISSION_CHOICE="reject_always",
+    )
+    assert run.failure is None, run.failure
+    assert run.kinds.count("permission") == 1  # the second edit is refused without asking
+    told = str(acp.model.requests[-1].messages[-1]["content"])
+    assert 'the user chose "Reject for this session"' in told
+    assert "denied by the configuration" not in told and "change the rule" not in told
+    assert (acp.project / "hello.py").read_text() == "print('hello')\n"

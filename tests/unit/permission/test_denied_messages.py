@@ -14,7 +14,7 @@ from core.bus import Bus
 from core.config.schema import Config
 from core.errors import PermissionDeniedError
 from core.permission.request import PermissionAsk
-from core.permission.rules import Ruleset
+from core.permission.rules import Rule, Ruleset
 from core.permission.service import Permissions
 from core.session.mode import Mode, mode_rules
 from core.storage import Store
@@ -94,3 +94,10 @@ async def test_a_subagent_denial_sends_it_back_to_its_parent(service: Permission
     rules = effective_ruleset(AGENTS["general"], Config(), derived)
     text = await _denial(service, PermissionAsk("task", ["explore"]), rules)
     assert "subagent" in text and "change the rule" not in text
+
+
+async def test_a_reject_for_this_session_is_the_users_not_the_configs(service: Permissions) -> None:
+    rejected = [Rule("edit", "a.py", "deny", origin="user session")]
+    rules = effective_ruleset(AGENTS["build"], Config(), rejected)
+    text = await _denial(service, PermissionAsk("edit", ["a.py"]), rules)
+    assert '"Reject for this session"' in text and "change the rule" not in text
