@@ -47,10 +47,10 @@ from acp_server.auth import authenticate
 from acp_server.auth_methods import auth_methods
 from acp_server.context_links import resolve_links
 from acp_server.errors import invalid_params, to_request_error, unknown_session
-from acp_server.feed import iso
 from acp_server.prompt_input import to_inputs
 from acp_server.state import AcpSession
 from acp_server.stop import stop_reason
+from acp_server.updates import iso
 from acp_server.workspace import current_session
 from core import __version__
 from core.errors import AgentError

@@ -23,7 +23,7 @@ from acp.schema import (
 )
 
 from acp_server import options
-from acp_server.feed import chunk
+from acp_server.updates import chunk
 from core.api import CommandList, CommandResult, RevertResult
 from core.message.models import MessageWithParts
 from core.message.prompt_input import AgentInput, FileInput, TextInput

@@ -28,6 +28,7 @@ from acp.schema import (
 )
 
 from acp_server import question_form, tool_calls
+from acp_server.edit_lines import first_changed_line
 from acp_server.workspace import AcpWorkspace, current_session
 from core.errors import AgentError, NotFoundError
 from core.events import PermissionRequest, QuestionOption, QuestionRequest
@@ -122,7 +123,9 @@ class Dialogs:
         choice = outcome.option_id
         if choice == "reject_always":
             patterns = request.always or request.patterns
-            session.denied.extend(Rule(request.permission, p, "deny") for p in patterns)
+            session.denied.extend(
+                Rule(request.permission, p, "deny", origin="user session") for p in patterns
+            )
             app.dialogs.deny_in_session(session.id, list(session.denied))
             choice = "reject"
         replies: dict[str, Reply] = {"once": "once", "always": "always", "reject": "reject"}
@@ -242,6 +245,7 @@ async def permission_tool_call(workspace: AcpWorkspace, request: PermissionReque
             except (FileNotFoundError, IsADirectoryError):
                 old = None
             content = [FileEditToolCallContent(type="diff", path=filepath, old_text=old, new_text=after)]
+            locations = [ToolCallLocation(path=filepath, line=first_changed_line(old, after))]
     if content is None and isinstance(metadata.get("command"), str):
         content = [tool_calls.text_content(f"```\n{metadata['command']}\n```")]
     return ToolCallUpdate(

@@ -5,6 +5,10 @@ slow pipe gets bigger chunks, never lost ones) and one task sends them. ``flush`
 every event published before it has been sent: a ``session/prompt`` answer must come after the
 updates of its turn. Child sessions (subagents) are not shown as such; their permission requests
 go to the client under the root session they belong to.
+
+A compaction is announced in the agent's message ("Compacting the conversation…" when its summary
+starts, then the context's tokens before and after), and the summary streams as a thought: it is
+context written for the model, not an answer.
 """
 
 from __future__ import annotations
@@ -14,23 +18,17 @@ import dataclasses
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from acp.schema import (
-    AgentMessageChunk,
-    AgentPlanUpdate,
-    AgentThoughtChunk,
     ConfigOptionUpdate,
     Cost,
-    PlanEntry,
-    SessionInfoUpdate,
-    TextContentBlock,
     UsageUpdate,
 )
 
 from acp_server import options, tool_calls
+from acp_server.updates import COMPACTING, chunk, compacted_text, plan, title_update
 from core.errors import AgentError
 from core.events import (
     AgentWarning,
@@ -43,13 +41,14 @@ from core.events import (
     QuestionAsked,
     QuestionRejected,
     QuestionReplied,
+    SessionCompacted,
     SessionCreated,
     SessionEffortChanged,
     SessionModeChanged,
     SessionUpdated,
     TodoUpdated,
 )
-from core.message.models import AssistantMessage, Session, Todo, ToolPart
+from core.message.models import AssistantMessage, Session, ToolPart
 
 if TYPE_CHECKING:
     from acp_server.state import AcpSession
@@ -88,6 +87,7 @@ class Feed:
         self._part_kinds: dict[str, str] = {}
         self._sent_text: dict[str, int] = {}
         self._announced: set[str] = set()
+        self._summaries: set[str] = set()  # compaction summaries (assistant messages) seen
         self._parents: dict[str, str] = {}
         self._costs: dict[str, dict[str, float]] = {}
         self._usage: dict[str, tuple[int, int]] = {}
@@ -198,8 +198,12 @@ class Feed:
             return  # another client's session, or a subagent's inner steps
         if isinstance(event, MessageUpdated):
             self._roles[event.info.id] = event.info.role
-            if isinstance(event.info, AssistantMessage):
+            if isinstance(event.info, AssistantMessage) and event.info.summary:
+                await self._summary(session_id, event.info)
+            elif isinstance(event.info, AssistantMessage):
                 await self._usage_update(session_id, event.info)
+        elif isinstance(event, SessionCompacted):
+            await self._send(session_id, chunk("text", compacted_text(event)))
         elif isinstance(event, PartUpdated):
             await self._part(session_id, event)
         elif isinstance(event, PartDelta):
@@ -221,9 +225,18 @@ class Feed:
         )
         await self._send(session_id, update)
 
+    async def _summary(self, session_id: str, info: AssistantMessage) -> None:
+        # Its cost counts towards the session's; its tokens are not the conversation's context.
+        self._costs.setdefault(session_id, {})[info.id] = info.cost
+        if info.id in self._summaries:
+            return
+        self._summaries.add(info.id)
+        await self._send(session_id, chunk("text", COMPACTING))
+
     async def _part(self, session_id: str, event: PartUpdated) -> None:
         part = event.part
-        self._part_kinds[part.id] = part.type
+        # A compaction's summary shows as a thought (see the module's doc).
+        self._part_kinds[part.id] = "reasoning" if part.messageID in self._summaries else part.type
         if self._roles.get(part.messageID) != "assistant":
             return  # the client wrote the user's message itself
         if part.type in ("text", "reasoning"):
@@ -232,7 +245,7 @@ class Feed:
             sent = self._sent_text.get(part.id, 0)
             if len(text) > sent:
                 self._sent_text[part.id] = len(text)
-                await self._send(session_id, chunk(part.type, text[sent:]))
+                await self._send(session_id, chunk(self._part_kinds[part.id], text[sent:]))
         elif isinstance(part, ToolPart):
             await self._tool(session_id, part)
 
@@ -247,10 +260,10 @@ class Feed:
 
     async def _tool(self, session_id: str, part: ToolPart) -> None:
         if part.callID not in self._announced:
+            if part.state.status == "pending":
+                return  # the model is still writing its input: announced with its path once known
             self._announced.add(part.callID)
             await self._send(session_id, tool_calls.start(part, self.root))
-            if part.state.status == "pending":
-                return
         written = self._workspace.writes.pop(part.callID, []) if part.state.status == "completed" else []
         terminal = self.terminals.get(part.callID)
         await self._send(session_id, tool_calls.progress(part, written, self.root, terminal))
@@ -291,33 +304,3 @@ class Feed:
     def announced(self, call_id: str) -> bool:
         """Whether the client has been told about this tool call."""
         return call_id in self._announced
-
-
-def chunk(kind: str, text: str) -> AgentMessageChunk | AgentThoughtChunk:
-    """Streamed assistant text (``text``) or reasoning (``reasoning``)."""
-    block = TextContentBlock(type="text", text=text)
-    if kind == "reasoning":
-        return AgentThoughtChunk(session_update="agent_thought_chunk", content=block)
-    return AgentMessageChunk(session_update="agent_message_chunk", content=block)
-
-
-def plan(todos: list[Todo]) -> AgentPlanUpdate:
-    """The todo list as the ACP plan (cancelled items are dropped: a plan has no such status)."""
-    entries = [
-        PlanEntry(content=t.content, priority=t.priority, status=t.status)
-        for t in todos
-        if t.status != "cancelled"
-    ]
-    return AgentPlanUpdate(session_update="plan", entries=entries)
-
-
-def title_update(info: Session) -> SessionInfoUpdate:
-    """The session's title and last activity."""
-    return SessionInfoUpdate(
-        session_update="session_info_update", title=info.title, updated_at=iso(info.time.updated)
-    )
-
-
-def iso(ms: int) -> str:
-    """An ISO 8601 timestamp from milliseconds since the epoch."""
-    return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat().replace("+00:00", "Z")

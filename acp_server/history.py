@@ -9,7 +9,7 @@ from typing import Any
 from acp.schema import TextContentBlock, UserMessageChunk
 
 from acp_server import tool_calls
-from acp_server.feed import chunk, plan, title_update
+from acp_server.updates import COMPACTED, chunk, plan, title_update
 from acp_server.workspace import Written
 from core.message.models import AssistantMessage, MessageWithParts, Session, Todo, ToolPart
 
@@ -29,13 +29,17 @@ async def replay(
     writes = writes or {}
     for message in messages:
         info = message.info
+        summary = isinstance(info, AssistantMessage) and info.summary
+        if summary:
+            await send(chunk("text", COMPACTED))
         for part in message.parts:
             if info.role == "user":
                 if part.type == "text" and not part.synthetic and part.text:
                     block = TextContentBlock(type="text", text=part.text)
                     await send(UserMessageChunk(session_update="user_message_chunk", content=block))
             elif part.type in ("text", "reasoning") and part.text:
-                await send(chunk(part.type, part.text))
+                # A compaction's summary is context for the model: a thought, as it streamed live.
+                await send(chunk("reasoning" if summary else part.type, part.text))
             elif isinstance(part, ToolPart):
                 await send(tool_calls.start(part, root))
                 if part.state.status != "pending":

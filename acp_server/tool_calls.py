@@ -1,8 +1,11 @@
 """A core tool part as ACP ``tool_call`` / ``tool_call_update``: kind, title, locations, content.
 
 Kinds let the client pick icons and group calls; locations let it follow the agent through the
-files; edits carry ``diff`` content with the full old and new text when the write went through
-this front end (else the edit's own old/new strings), and bash carries its output as it streams.
+files (to the line an edit changed, ``edit_lines``); edits carry ``diff`` content with the full old
+and new text when the write went through this front end (else the edit's own old/new strings), and
+bash carries its output as it streams. A call is titled by what it does to which file ("Edit
+src/app.py") and announced once its input is known: a call still being written by the model has no
+path to show.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from acp.schema import (
     ToolCallStart,
 )
 
+from acp_server.edit_lines import diff_line, first_changed_line
 from acp_server.workspace import Written
 from core.message.models import ToolPart
 
@@ -50,6 +54,8 @@ STATUS: dict[str, Status] = {
     "completed": "completed",
     "error": "failed",
 }
+# File tools titled "<verb> <path>", the path relative to the project when it is inside it.
+FILE_VERBS = {"read": "Read", "edit": "Edit", "write": "Write", "list": "List"}
 BASH_KINDS: dict[str, ToolKind] = {"rm": "delete", "rmdir": "delete", "unlink": "delete", "mv": "move"}
 # What a client is sent of a tool's text output: enough to read, not a whole log file per update.
 MAX_SHOWN = 20_000
@@ -67,21 +73,27 @@ def kind_of(tool: str, args: dict[str, Any]) -> ToolKind:
     return KINDS.get(tool, "other")
 
 
-def title_of(part: ToolPart) -> str:
-    """The state's title when the tool gave one, else a short description from its input."""
+def title_of(part: ToolPart, root: Path) -> str:
+    """What a file tool does to which file; else the state's title when the tool gave one, else a
+    short description from its input."""
     state = part.state
+    args = state.input
+    verb = FILE_VERBS.get(part.tool)
+    raw = args.get("filePath") or args.get("path")
+    if verb is not None and isinstance(raw, str) and raw:
+        return f"{verb} {_shown(raw, root)}"
     title = getattr(state, "title", None)
     if title:
         return str(title)
-    args = state.input
     for key in ("description", "filePath", "pattern", "path", "url", "command"):
         if isinstance(args.get(key), str) and args[key]:
             return f"{part.tool} {args[key]}"
     return part.tool
 
 
-def locations_of(part: ToolPart, root: Path) -> list[ToolCallLocation]:
-    """The files a call reads or changes (absolute paths), with the line it starts at."""
+def locations_of(part: ToolPart, root: Path, written: list[Written] | None = None) -> list[ToolCallLocation]:
+    """The files a call reads or changes (absolute paths), with the line it starts at: a read's
+    offset, an edit's or write's first changed line once it is known."""
     args = part.state.input
     raw = args.get("filePath") or args.get("path")
     if not isinstance(raw, str) or not raw:
@@ -89,7 +101,22 @@ def locations_of(part: ToolPart, root: Path) -> list[ToolCallLocation]:
     path = Path(raw) if Path(raw).is_absolute() else root / raw
     offset = args.get("offset")
     line = offset if isinstance(offset, int) and offset > 0 else None
+    if written:
+        line = first_changed_line(written[0].old_text, written[0].new_text)
+    elif part.tool in ("edit", "write") and part.state.status == "completed":
+        diff = part.state.metadata.get("diff")
+        line = diff_line(diff) if isinstance(diff, str) else None
     return [ToolCallLocation(path=str(path), line=line)]
+
+
+def _shown(raw: str, root: Path) -> str:
+    path = Path(raw)
+    if not path.is_absolute():
+        return raw
+    try:
+        return str(path.relative_to(root))
+    except ValueError:
+        return raw
 
 
 def text_content(text: str) -> ContentToolCallContent:
@@ -152,7 +179,7 @@ def start(part: ToolPart, root: Path) -> ToolCallStart:
     return ToolCallStart(
         session_update="tool_call",
         tool_call_id=part.callID,
-        title=title_of(part),
+        title=title_of(part, root),
         kind=kind_of(part.tool, part.state.input),
         status=STATUS[part.state.status],
         locations=locations_of(part, root) or None,
@@ -173,10 +200,10 @@ def progress(
     return ToolCallProgress(
         session_update="tool_call_update",
         tool_call_id=part.callID,
-        title=title_of(part),
+        title=title_of(part, root),
         kind=kind_of(part.tool, state.input),
         status=STATUS[state.status],
-        locations=locations_of(part, root) or None,
+        locations=locations_of(part, root, written) or None,
         content=content_of(part, written, root, terminal),
         raw_input=state.input or None,
         raw_output=raw_output,

@@ -183,7 +183,7 @@ async def bench_search(
         ("two common words AND", f"{vocab[0]} {vocab[1]}", SearchFilter(project_id=project_id)),
         ("phrase", f'"{vocab[2]} {vocab[3]}"', SearchFilter(project_id=project_id)),
         ("prefix", vocab[5][:3] + "*", SearchFilter(project_id=project_id)),
-        ("OR of two", f"{vocab[100]} OR {vocab[200]}", SearchFilter(project_id=project_id)),
+        ("OR of two (fts:)", f"fts:{vocab[100]} OR {vocab[200]}", SearchFilter(project_id=project_id)),
         ("common + since", vocab[0], SearchFilter(project_id=project_id, since=since)),
         ("common + agent", vocab[0], SearchFilter(project_id=project_id, agent="plan")),
     ]

@@ -25,8 +25,9 @@ def add_search(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     search = actions.add_parser(
         "search",
         help="find sessions whose title or messages match a query",
-        description='QUERY is FTS5 query syntax: words (all must match), "a phrase", prefix*, '
-        "OR, NOT, (groups). Put text with punctuation in double quotes.",
+        description="QUERY is words, all of which must match, as typed (foo-bar, AND, ( are text "
+        'to find); "a phrase" in double quotes, prefix*. A QUERY starting fts: is FTS5 query syntax: '
+        "fts:'parser OR lexer', NOT, NEAR, (groups).",
     )
     search.add_argument("query", metavar="QUERY", help="what to look for")
     search.add_argument(

@@ -209,6 +209,9 @@ class SessionDiff(Event):
 class SessionCompacted(Event):
     TYPE: ClassVar[str] = "session.compacted"
     sessionID: str
+    auto: bool = False  # started by the loop (the context was full), not asked for by the user
+    tokensBefore: int = 0  # the request's estimated size before and after (system and tools included)
+    tokensAfter: int = 0
 
 
 # --- messages and parts --------------------------------------------------------------------

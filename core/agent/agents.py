@@ -115,10 +115,11 @@ def effective_ruleset(agent: AgentInfo, config: Config, session_rules: Ruleset |
     agent they are the rules it ships with (plan's "no edits"), which ``agent.<name>.permission``
     can tighten but not lift; for an agent the user defined, its definition's rules.
     """
-    configured = agent.config_permission if agent.native else as_floor(agent.config_permission)
+    own = f"agent {agent.name}"
+    configured = agent.config_permission if agent.native else as_floor(agent.config_permission, own)
     return [
         *defaults(),
-        *as_floor(agent.permission),
+        *as_floor(agent.permission, own),
         *from_config(config.permission),
         *configured,
         *(session_rules or []),
@@ -134,7 +135,7 @@ def derive_child_rules(parent_ruleset: Ruleset, child: AgentInfo) -> Ruleset:
     """
     own = [*child.permission, *child.config_permission]
     rules: Ruleset = [
-        Rule(permission, "*", "deny", floor=True)
+        Rule(permission, "*", "deny", floor=True, origin="subagent")
         for permission in _CHILD_DENIED
         if evaluate(permission, "*", own).action != "allow"
     ]

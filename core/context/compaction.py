@@ -226,7 +226,9 @@ async def compact(
         plan.cleared_outputs,
         plan.dropped_messages,
     )
-    deps.publish(SessionCompacted(sessionID=session_id))
+    deps.publish(
+        SessionCompacted(sessionID=session_id, auto=auto, tokensBefore=before, tokensAfter=after + overhead)
+    )
     if auto:
         await _add_continue(session_id, history, deps)
     return CompactionOutcome(

@@ -5,6 +5,11 @@ request. Folded blocks are HTML ``<details>`` (GitHub, VS Code's preview and mos
 them). Code fences are made longer than any run of backticks inside, so no output can end them
 early; text that goes inside HTML tags is escaped. Times are UTC, so the text does not depend on
 the machine that wrote it.
+
+It is the conversation as the user and the agent wrote it, for people: what agentls added for the
+model — the ``<editor-context>`` note, inlined attachments, the "continue" after a compaction (all
+synthetic text parts) — is left out, and so are the session's and parent's ids (an attachment
+shows as one line naming the file). A user message left with nothing to show has no heading.
 """
 
 from __future__ import annotations
@@ -36,41 +41,42 @@ _BACKTICKS = re.compile(r"`+")
 def session_markdown(session: Session, messages: Sequence[MessageWithParts]) -> str:
     """The whole session (messages oldest first) as one Markdown document."""
     lines = [
-        f"# {_one_line(session.title) or session.id}",
+        f"# {_one_line(session.title) or 'Session'}",
         "",
-        f"- Session: `{session.id}`",
         f"- Directory: `{session.directory}`",
         f"- Created: {_stamp(session.time.created)}; updated: {_stamp(session.time.updated)}",
     ]
     if session.parentID:
-        lines.append(f"- Sub-agent session of `{session.parentID}`")
+        lines.append("- A sub-agent's session")
     for message in messages:
-        lines += ["", *_message(message)]
+        block = _message(message)
+        if block:
+            lines += ["", *block]
     return "\n".join(lines).rstrip() + "\n"
 
 
 def _message(message: MessageWithParts) -> list[str]:
     info = message.info
-    if isinstance(info, AssistantMessage):
-        head = f"## Assistant ({info.agent}, {info.providerID}/{info.modelID}) · {_stamp(info.time.created)}"
-    else:
-        head = f"## User · {_stamp(info.time.created)}"
-    lines = [head]
+    body: list[str] = []
     for part in message.parts:
         block = _part(part)
         if block:
-            lines += ["", *block]
-    if isinstance(info, AssistantMessage) and info.error is not None:
-        lines += ["", f"> **Error ({info.error.name}):** {_one_line(info.error.message)}"]
-    return lines
+            body += ["", *block]
+    if isinstance(info, AssistantMessage):
+        head = f"## Assistant ({info.agent}, {info.providerID}/{info.modelID}) · {_stamp(info.time.created)}"
+        if info.error is not None:
+            body += ["", f"> **Error ({info.error.name}):** {_one_line(info.error.message)}"]
+    elif not body:
+        return []  # only what agentls added (a "continue", an attachment's text)
+    else:
+        head = f"## User · {_stamp(info.time.created)}"
+    return [head, *body]
 
 
 def _part(part: Any) -> list[str]:
     if isinstance(part, TextPart):
-        if part.ignored:
+        if part.ignored or part.synthetic:
             return []
-        if part.synthetic:
-            return _details("Context added by agentls", [_fenced(part.text)])
         return [part.text.rstrip()]
     if isinstance(part, ReasoningPart):
         return _details("Reasoning", [part.text.rstrip()]) if part.text.strip() else []

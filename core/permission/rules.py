@@ -12,7 +12,7 @@ import functools
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import replace
+from dataclasses import field, replace
 from typing import Literal, TypeAlias, cast
 
 from core.config.schema import PermissionConfig
@@ -33,6 +33,10 @@ class Rule:
     pattern: str
     action: Action
     floor: bool = False
+    # Who set the rule, for the text a denial gives the model: "" (defaults or the config),
+    # "mode <mode>" (a session's mode), "agent <name>" (an agent's own rules), "subagent", or
+    # "user session" (the user's "reject for this session").
+    origin: str = field(default="", compare=False)
 
 
 Ruleset: TypeAlias = list[Rule]
@@ -67,9 +71,10 @@ def permission_of(tool_id: str) -> str:
     return "edit" if tool_id in EDIT_TOOLS else tool_id
 
 
-def as_floor(ruleset: Iterable[Rule]) -> Ruleset:
-    """The rules marked as an agent's own: their denials cannot be lifted by later rules."""
-    return [replace(rule, floor=True) for rule in ruleset]
+def as_floor(ruleset: Iterable[Rule], origin: str = "") -> Ruleset:
+    """The rules marked as an agent's own: their denials cannot be lifted by later rules.
+    ``origin``: who they come from (see ``Rule.origin``; kept as it was when empty)."""
+    return [replace(rule, floor=True, origin=origin or rule.origin) for rule in ruleset]
 
 
 def evaluate(permission: str, pattern: str, *rulesets: Iterable[Rule]) -> Rule:

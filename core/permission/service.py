@@ -220,8 +220,43 @@ def _check_edited(pending: _Pending, reply: Reply) -> None:
 
 
 def _denied_message(permission: str, pattern: str, rule: Rule) -> str:
+    """What the model reads when a rule denies a call: who set the rule, and how the user lifts it
+    (a mode or an agent is left from the client, never by editing the config)."""
+    what = f'Permission "{permission}" for "{pattern}"'
+    if rule.origin == "mode plan":
+        return (
+            f"{what} is refused because plan mode is on: this session is read-only planning (file edits "
+            "are denied, except plan files). Do not retry this call and do not ask the user to change "
+            "their configuration. Finish the plan and ask the user to approve it; to let you make the "
+            "changes, the user leaves plan mode: the mode picker of their editor (VS Code: the chat's "
+            'Mode picker or the "agentls: Set Mode" command; Neovim: :AgentlsMode; an ACP client such as '
+            'Zed: the session\'s "Edits" option) or the command /mode ask (or /mode auto) in the chat.'
+        )
+    if rule.origin.startswith("agent "):
+        agent = rule.origin.removeprefix("agent ")
+        lift = (
+            "the user switches to the build agent: the agent picker of their editor (Neovim: "
+            ":AgentlsAgent; an ACP client such as Zed: the session mode) or the command /agent build"
+        )
+        return (
+            f'{what} is denied by the rules of the "{agent}" agent, which answers in this session '
+            f'(rule: permission "{rule.permission}" pattern "{rule.pattern}" → deny). Do not retry this '
+            "call and do not ask the user to change their configuration; find another way, or, if the "
+            f"task needs it, say so: {lift}."
+        )
+    if rule.origin == "user session":
+        return (
+            f'{what} is refused: the user chose "Reject for this session" for it. Do not retry this '
+            "call or ask the user to change any configuration; find another way, or stop and wait for "
+            "the user's instructions."
+        )
+    if rule.origin == "subagent":
+        return (
+            f"{what} is denied: a subagent's session cannot do this. Do not retry this call; "
+            "find another way, or finish and report what is needed to the agent that started you."
+        )
     return (
-        f'Permission "{permission}" for "{pattern}" is denied by the configuration '
+        f"{what} is denied by the configuration "
         f'(rule: permission "{rule.permission}" pattern "{rule.pattern}" → deny). '
         "Do not retry this call; find another way or ask the user to change the rule."
     )

@@ -11,7 +11,7 @@ import asyncio
 import functools
 import json
 import logging
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 
 from core import ids
 from core.agent.info import AgentInfo
@@ -39,7 +39,7 @@ from core.session.records import StreamFn
 from core.session.requests import RequestBuilder, StepPlan
 from core.session.runtime import Runtime
 from core.session.step import StepInput
-from core.session.title import DEFAULT_PREFIX, generate_title
+from core.session.title import generate_title, is_placeholder, provisional_title, replaceable
 
 log = logging.getLogger(__name__)
 
@@ -269,7 +269,7 @@ class SessionLoop:
                 break
             step += 1
             if step == 1:
-                self._start_title(session_id, history, after=answering)
+                await self._start_title(session_id, history, after=answering)
             if move.subtask is not None:
                 await rt.run_subtask(session_id, user, move.subtask, abort)
                 continue
@@ -360,11 +360,27 @@ class SessionLoop:
                 return msg.info
         return None
 
-    def _start_title(self, session_id: str, history: list[MessageWithParts], after: asyncio.Event) -> None:
-        """Title the session in the background once ``after`` is set (or the turn ends without it)."""
+    async def _start_title(
+        self, session_id: str, history: list[MessageWithParts], after: asyncio.Event
+    ) -> None:
+        """Title a session still called by its placeholder: the first prompt's first line now (before
+        the first request, so every client shows it while the model works), the model's title in the
+        background once ``after`` is set (or the turn ends without it)."""
         rt = self._rt
         turn = asyncio.current_task()
         assert turn is not None, "called from the turn's task"
+        session = await rt.stores.sessions.get(session_id)
+        if session.parentID is not None or not is_placeholder(session.title):
+            return
+        first = next((m for m in history if isinstance(m.info, UserMessage)), None)
+        if first is None:
+            return
+        user = first.info
+        assert isinstance(user, UserMessage)
+        text = "\n".join(p.text for p in first.parts if p.type == "text" and not p.synthetic)
+        provisional = provisional_title(text)
+        if provisional is not None:
+            await rt.stores.sessions.update(session_id, _retitle(provisional, None))
 
         async def title() -> None:
             started = asyncio.ensure_future(after.wait())
@@ -372,21 +388,9 @@ class SessionLoop:
                 await asyncio.wait({started, turn}, return_when=asyncio.FIRST_COMPLETED)
             finally:
                 started.cancel()
-            session = await rt.stores.sessions.get(session_id)
-            if session.parentID is not None or not session.title.startswith(DEFAULT_PREFIX):
-                return
-            first = next((m for m in history if isinstance(m.info, UserMessage)), None)
-            if first is None:
-                return
-            text = "\n".join(p.text for p in first.parts if p.type == "text" and not p.synthetic)
-            assert isinstance(first.info, UserMessage)
-            new_title = await generate_title(rt.models.stream, rt.models.small(first.info), text)
-
-            def retitle(current: Session) -> None:
-                if current.title.startswith(DEFAULT_PREFIX):
-                    current.title = new_title
-
-            await rt.stores.sessions.update(session_id, retitle)
+            new_title = await generate_title(rt.models.stream, rt.models.small(user), text)
+            if new_title != provisional:
+                await rt.stores.sessions.update(session_id, _retitle(new_title, provisional))
 
         task = asyncio.create_task(title(), name=f"title {session_id}")
         self._background.add(task)
@@ -396,6 +400,16 @@ class SessionLoop:
         self._background.discard(task)
         if not task.cancelled() and task.exception() is not None:
             log.warning("title generation failed: %s", task.exception())
+
+
+def _retitle(title: str, provisional: str | None) -> Callable[[Session], None]:
+    """An edit that sets ``title`` where nobody chose one since the prompt (``replaceable``)."""
+
+    def edit(current: Session) -> None:
+        if replaceable(current.title, provisional):
+            current.title = title
+
+    return edit
 
 
 def _signalling(stream: StreamFn, answering: asyncio.Event) -> StreamFn:

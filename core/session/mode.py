@@ -71,7 +71,7 @@ def parse_mode(value: str) -> Mode:
 def mode_rules(mode: Mode, ruleset: Ruleset, plan_rules: Ruleset) -> Ruleset:
     """``ruleset`` as the mode changes it (see the module's doc). ``plan_rules``: the plan agent's."""
     if mode == "plan":
-        return [*ruleset, *as_floor(plan_rules)]
+        return [*ruleset, *as_floor(plan_rules, origin="mode plan")]
     if mode == "ask":
         return ruleset
     # auto: wherever the rules would ask about an edit, allow it; a deny stays where it was.

@@ -8,15 +8,22 @@ from core.prompts import load
 
 
 def insert_reminders(
-    history: list[MessageWithParts], agent: str, step: int, last_finished_id: str | None
+    history: list[MessageWithParts],
+    agent: str,
+    step: int,
+    last_finished_id: str | None,
+    plan_mode: bool = False,
 ) -> list[MessageWithParts]:
-    """A copy of ``history`` with this step's reminders added to its user messages."""
+    """A copy of ``history`` with this step's reminders added to its user messages; ``plan_mode``:
+    the session's mode is plan (read-only whatever the agent; left by changing the mode)."""
     out = [m.model_copy(update={"parts": list(m.parts)}) for m in history]
     users = [m for m in out if isinstance(m.info, UserMessage)]
     if not users:
         return out
     last_user = users[-1]
-    if agent == "plan":
+    if plan_mode:
+        _add(last_user, load("session/plan_mode_reminder.md"))
+    elif agent == "plan":
         _add(last_user, load("session/plan_reminder.md"))
     elif agent == "build" and _previous_agent(out, last_user) == "plan":
         _add(last_user, load("session/build_switch.md"))

@@ -55,9 +55,10 @@ class RequestBuilder:
         controls = await self._controls.get(plan.session_id)  # loaded before the rules read the mode
         ruleset = policy.ruleset_for(plan.agent, plan.session_id)
         tools = policy.tools_for(plan.agent, plan.user, ruleset) if plan.tools_enabled else {}
-        # Plan mode reads like the plan agent: the model is reminded that it may not change files.
-        reminded = "plan" if controls.mode == "plan" else plan.agent.name
-        history = insert_reminders(plan.history, reminded, plan.step, plan.last_finished_id)
+        # Plan mode is reminded like the plan agent (no changes), with its own way out (the mode).
+        history = insert_reminders(
+            plan.history, plan.agent.name, plan.step, plan.last_finished_id, plan_mode=controls.mode == "plan"
+        )
         messages = to_model_messages(history, media_in_tool_results=model.supports_media_in_tool_results)
         if not plan.tools_enabled:
             messages.append(

@@ -1,4 +1,11 @@
-"""Session titles: one line from the small model, or the first line of the prompt when that fails."""
+"""Session titles: one line from the small model, or the first line of the prompt when that fails.
+
+A new session is called ``New session - <time>`` until its first prompt. The prompt's first line is
+its title at once (``provisional_title``: a user reads what the session is about while the model
+works), and the small model's title replaces it once the answer has started — unless the user (or
+another client) renamed the session meanwhile: only the placeholder or the provisional title is
+ever replaced.
+"""
 
 from __future__ import annotations
 
@@ -19,6 +26,22 @@ MAX_TITLE = 50
 DEFAULT_PREFIX = "New session - "
 
 StreamFn = Callable[[LLMRequest, asyncio.Event], AsyncIterator[ev.StreamEvent]]
+
+
+def is_placeholder(title: str) -> bool:
+    """Whether ``title`` is the one a session gets when created without a title."""
+    return title.startswith(DEFAULT_PREFIX)
+
+
+def provisional_title(prompt_text: str) -> str | None:
+    """What a session shows until the model's title arrives: the prompt's first line (None for a
+    prompt without text, such as one image: the placeholder stays)."""
+    return fallback_title(prompt_text) if prompt_text.strip() else None
+
+
+def replaceable(title: str, provisional: str | None) -> bool:
+    """Whether the model's title may replace ``title`` (nobody chose it since the prompt)."""
+    return is_placeholder(title) or (provisional is not None and title == provisional)
 
 
 def fallback_title(prompt_text: str) -> str:

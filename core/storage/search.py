@@ -13,8 +13,9 @@ The ids still in memory die with a process that is killed: the next open that fi
 closed cleanly queues every searchable part the index lacks or holds with other text
 (``queue_unindexed``), and a close that could not index them leaves no clean-close stamp.
 
-A query is FTS5 query syntax (words, ``"phrases"``, ``prefix*``, ``AND``/``OR``/``NOT``); a query
-SQLite cannot parse is an ``InvalidInputError`` saying so, never an empty result.
+A query is what the user typed, made into an expression SQLite always parses (``search_query``);
+FTS5 syntax only after ``fts:``, and such a query SQLite cannot parse is an ``InvalidInputError``
+saying so, never an empty result.
 
 Hits come newest first. Matching parts are read newest first (by rowid, the order they were
 written) until ``limit`` sessions have one, so a common word costs a few hundred index rows, not
@@ -41,6 +42,7 @@ from core.message.search import SearchFilter, SearchHit
 from core.storage.base import StoreBase
 from core.storage.rows import decode_session
 from core.storage.schema import INDEX_PARTS, INDEX_TITLES, SEARCHABLE_PART, USER_AGENT
+from core.storage.search_query import FTS_PREFIX, match_query
 
 log = logging.getLogger(__name__)
 
@@ -166,20 +168,20 @@ class SearchTable(StoreBase):
     async def search_sessions(
         self, query: str, where: SearchFilter | None = None, limit: int = 20
     ) -> list[SearchHit]:
-        """Sessions whose title or finished text parts match ``query`` (FTS5 syntax), newest first."""
-        text = query.strip()
-        if not text:
-            raise InvalidInputError("the search query is empty: give one or more words to look for")
+        """Sessions whose title or finished text parts match ``query`` (typed words; FTS5 syntax
+        after ``fts:``), newest first."""
+        match = match_query(query)
         if not 1 <= limit <= MAX_LIMIT:
             raise InvalidInputError(f"the search limit must be between 1 and {MAX_LIMIT}, not {limit}")
         await self.index_pending()
         async with self._lock:
             self._check_open()
             try:
-                return await _search(self._conn, text, where or SearchFilter(), limit)
+                return await _search(self._conn, match.expression, where or SearchFilter(), limit)
             except sqlite3.OperationalError as exc:
-                if _is_query_error(exc):
-                    raise InvalidInputError(_query_message(text, exc)) from exc
+                # Typed words are always quoted: only a query in FTS5 syntax can be the user's error.
+                if match.raw and _is_query_error(exc):
+                    raise InvalidInputError(_query_message(match.expression, exc)) from exc
                 raise StorageError(f"search failed: {exc}") from exc
             except sqlite3.Error as exc:
                 raise StorageError(f"search failed: {exc}") from exc
@@ -347,9 +349,9 @@ def _is_query_error(exc: sqlite3.OperationalError) -> bool:
     return exc.sqlite_errorcode == sqlite3.SQLITE_ERROR
 
 
-def _query_message(query: str, exc: sqlite3.OperationalError) -> str:
+def _query_message(expression: str, exc: sqlite3.OperationalError) -> str:
     return (
-        f"the search query {query!r} is not valid FTS5 query syntax ({exc}). Words match as they "
-        'are; put text in double quotes to search for it literally, e.g. "foo-bar"; '
-        "other syntax: prefix*, AND, OR, NOT, (groups)"
+        f"the search query {FTS_PREFIX + expression!r} is not valid FTS5 query syntax ({exc}). Inside "
+        'FTS5 syntax put text with punctuation in double quotes, e.g. "foo-bar"; or leave out '
+        f"{FTS_PREFIX!r} to search for the words as typed"
     )

@@ -128,9 +128,12 @@ async function init(agent) {
   return agent.request(methods.agent.initialize, {
     protocolVersion: 1,
     clientCapabilities: {
-      fs: { readTextFile: true, writeTextFile: true },
+      // FS=none: a client that neither reads nor writes files for the agent.
+      fs: { readTextFile: process.env.FS !== "none", writeTextFile: process.env.FS !== "none" },
       terminal: Boolean(process.env.TERMINALS),
       ...(process.env.CLIENT_AUTH_TERMINAL ? { auth: { terminal: true } } : {}),
+      // CLIENT_META_TERMINAL_AUTH: the older flag of terminal login (Zed's, the ACP registry's check).
+      ...(process.env.CLIENT_META_TERMINAL_AUTH ? { _meta: { "terminal-auth": true } } : {}),
       ...(formAnswers ? { elicitation: { form: {} } } : {}),
     },
     clientInfo: { name: "agentls-test-client", version: "1.0.0" },
@@ -257,9 +260,18 @@ const scenarios = {
       }
     };
     results.before = await authenticate();
-    const terminal = results.initialize.authMethods.find((m) => m.type === "terminal");
-    const child = spawn(agentCmd[0], [...agentCmd.slice(1), ...terminal.args], {
-      cwd: project, stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, ...(terminal.env ?? {}) },
+    let command, args, env;
+    const flagged = results.initialize.authMethods.find((m) => m._meta?.["terminal-auth"]);
+    if (process.env.CLIENT_META_TERMINAL_AUTH && flagged) {
+      // Zed's convention: the method names the whole command; the client runs it as it is.
+      ({ command, args, env } = flagged._meta["terminal-auth"]);
+      results.terminalMethod = flagged;
+    } else {
+      const terminal = results.initialize.authMethods.find((m) => m.type === "terminal");
+      [command, args, env] = [agentCmd[0], [...agentCmd.slice(1), ...terminal.args], terminal.env];
+    }
+    const child = spawn(command, args, {
+      cwd: project, stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, ...(env ?? {}) },
     });
     let output = "";
     child.stderr.on("data", (d) => { output += d; });

@@ -9,6 +9,8 @@ import stat
 import sys
 from pathlib import Path
 
+import pytest
+
 from acp_server.auth_methods import TERMINAL_ARGS
 from tests.acp.conftest import Acp
 from tests.tmux import Terminal
@@ -48,6 +50,41 @@ async def test_no_key_is_auth_required_until_the_terminal_method_stores_one(acp:
         "sk-ant-from-terminal"
     )
     assert stat.S_IMODE(stored.stat().st_mode) == 0o600
+
+
+@pytest.mark.parametrize(
+    ("flags", "typed"),
+    [
+        ({"CLIENT_META_TERMINAL_AUTH": "1"}, False),
+        ({"CLIENT_META_TERMINAL_AUTH": "1", "CLIENT_AUTH_TERMINAL": "1"}, True),
+    ],
+)
+async def test_a_client_flagging_meta_terminal_auth_runs_the_command_the_method_names(
+    acp: Acp, flags: dict[str, str], typed: bool
+) -> None:
+    (acp.project / "agentls.json").write_text(json.dumps({"model": "anthropic/claude-sonnet-4-5"}))
+    run = await acp.run(
+        "authFlow", ANTHROPIC_API_KEY="", TERMINAL_INPUT="anthropic\nsk-ant-by-meta\n", **flags
+    )
+    assert run.failure is None, run.failure
+    method = run.results["terminalMethod"]
+    assert method["id"] == "agentls-auth"
+    # Only a client that declares auth.terminal gets the protocol's terminal type.
+    assert (method.get("type") == "terminal") is typed and ("args" in method) is typed
+    command = method["_meta"]["terminal-auth"]
+    assert command["command"] == sys.executable and command["args"][-1] == "--auth"
+    assert command["args"][:2] == ["-m", "acp_server"] and command["label"]
+    assert run.results["before"]["error"]["code"] == -32000
+    assert run.results["terminalExit"] == 0, run.results["terminalOutput"]
+    assert "sk-ant-by-meta" not in run.results["terminalOutput"]
+    assert run.results["after"] == {}
+    assert "answered early" not in run.stderr  # the early handshake answer and the agent's agree
+
+
+async def test_a_client_without_either_flag_is_offered_no_terminal_method(acp: Acp) -> None:
+    run = await acp.run("auth", CLIENT_AUTH_TERMINAL="")
+    assert [m["id"] for m in run.results["initialize"]["authMethods"]] == ["agentls-config"]
+    assert all("_meta" not in m for m in run.results["initialize"]["authMethods"])
 
 
 async def test_a_prompt_without_a_key_is_auth_required(acp: Acp) -> None:

@@ -46,6 +46,18 @@ async def test_ask_asks_the_client_and_a_bad_value_is_refused(acp: Acp) -> None:
     assert (acp.project / "hello.py").read_text() == "print('bye')\n"
 
 
+async def test_plan_refuses_an_edit_naming_plan_mode_and_the_edits_option(acp: Acp) -> None:
+    acp.model.script(_edit(acp), Turn.text("I may not."))
+    run = await _run(acp, [["autonomy", "plan"]], ["change it"])
+    assert "permission" not in run.kinds
+    assert (acp.project / "hello.py").read_text() == "print('hello')\n"
+    told = str(acp.model.requests[1].messages[-1]["content"])
+    assert "plan mode is on" in told and '"Edits" option' in told and "/mode ask" in told
+    assert "denied by the configuration" not in told
+    (failed,) = [u for u in run.updates("tool_call_update") if u.get("status") == "failed"]
+    assert "plan mode is on" in json.dumps(failed["content"])
+
+
 async def test_effort_is_a_thought_level_option(acp: Acp) -> None:
     config = json.loads((acp.project / "agentls.json").read_text())
     config["provider"]["fake"]["models"]["m"]["options"] = {"agentls_thinking": "openai"}

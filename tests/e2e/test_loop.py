@@ -225,6 +225,29 @@ async def test_the_title_request_waits_for_the_models_first_answer(
     await titled
 
 
+async def test_the_prompts_first_line_is_the_title_until_the_models_arrives(
+    make_app: AppFactory, model: FakeModelServer, title_model: FakeModelServer
+) -> None:
+    app = await make_app()
+    release = asyncio.Event()
+    model.script(Turn.text("hi").slow_first_byte(release))
+    title_model.script(Turn.text("A model title"))
+    session = await app.create_session()
+    assert session.title.startswith("New session - ")
+    prompt = "   \n  Why does `add` subtract? " + "x" * 80 + "\nsecond line"
+    turn = asyncio.create_task(app.prompt(session.id, say(prompt)))
+    await model.wait_for_requests(1)
+    # The model has not answered: the session already reads as what the user asked.
+    shown = (await app.get_session(session.id)).title
+    assert shown.startswith("Why does `add` subtract? xxx") and shown.endswith("…") and len(shown) == 50
+    titled = asyncio.create_task(
+        app.bus.wait_for(SessionUpdated, lambda e: e.info.title == "A model title", timeout=10)
+    )
+    release.set()
+    await turn
+    await titled
+
+
 async def test_a_turn_that_fails_before_any_answer_is_still_titled(
     make_app: AppFactory, model: FakeModelServer, title_model: FakeModelServer
 ) -> None:
@@ -279,3 +302,26 @@ async def test_switching_from_plan_to_build_adds_the_switch_reminder(
     texts = [c["text"] for c in last_user["content"]]
     assert any("now work as the build agent" in t for t in texts)
     assert not any("Plan mode is active" in t for t in texts)
+
+
+async def test_plan_mode_and_the_plan_agent_each_name_their_own_way_out(
+    make_app: AppFactory, model: FakeModelServer
+) -> None:
+    app = await make_app()
+    model.script(Turn.text("a plan"), Turn.text("another plan"))
+    by_mode = await app.create_session()
+    await app.session_mode(by_mode.id, "plan")
+    await app.prompt(by_mode.id, say("plan it"))
+    by_agent = await app.create_session()
+    await app.session_mode(by_agent.id, "ask")  # a new session starts in the project's last mode
+    await app.prompt(by_agent.id, say("plan it"), agent="plan")
+
+    def reminder(request: int) -> str:
+        last_user = [m for m in model.requests[request].messages if m["role"] == "user"][-1]
+        return next(c["text"] for c in last_user["content"] if "Plan mode is active" in c["text"])
+
+    mode, agent = reminder(0), reminder(1)
+    # Plan mode is left by changing the mode: switching to the build agent would not lift it.
+    assert "/mode ask" in mode and "the user chose read-only planning" in mode
+    assert "switch to the build agent" not in mode
+    assert "switch to the build agent" in agent and "/mode" not in agent

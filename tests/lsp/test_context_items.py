@@ -262,6 +262,10 @@ async def test_the_editor_note_is_short_and_reaches_the_request(
         "agent/session/prompt", {"sessionID": sid, "parts": [{"type": "text", "text": "and now?"}]}
     )
     assert not [t for t in user_texts(model, 1) if "<editor-context>" in t]
+    # The note was for the model: the session exported to share has the user's words, not the note.
+    exported = (await plugin.call("agent/session/export", {"sessionID": sid}))["text"]
+    assert "what does this do?" in exported and "and now?" in exported
+    assert "editor-context" not in exported and sid not in exported
 
 
 async def test_a_prompt_whose_item_cannot_be_resolved_is_refused_before_it_is_stored(

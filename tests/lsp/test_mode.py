@@ -100,7 +100,9 @@ async def test_plan_refuses_an_edit_and_tells_the_model(plugin: Connected, model
     first, second = model.requests[0], model.requests[1]
     assert "plan" in str(first.messages[-1]).lower()  # the plan reminder
     result = second.messages[-1]
-    assert result["role"] == "tool" and "denied" in str(result["content"])
+    told = str(result["content"])
+    assert result["role"] == "tool" and "plan mode is on" in told and "/mode ask" in told
+    assert "denied by the configuration" not in told
 
 
 async def test_a_deny_rule_beats_auto(plugin: Connected, model: FakeModelServer) -> None:

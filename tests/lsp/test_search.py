@@ -56,9 +56,33 @@ async def test_search_finds_what_was_said_in_a_turn(plugin: Connected, model: Fa
     assert only["hits"] == []
 
 
-async def test_a_bad_query_is_invalid_params(plugin: Connected) -> None:
+# What users typed into the clients' search boxes (VS Code's session search, Neovim's picker).
+TYPED = [
+    ("foo-bar", True),
+    ("build: foo-bar", True),
+    ('"unclosed', False),
+    ("fix AND run", True),
+    ("OR", False),
+    ("NEAR(a b)", False),
+    ("foo*", True),
+    ("*", False),
+    ("(deploy)", True),
+    ("naïve", True),
+    ("日本語", True),
+]
+
+
+async def test_typed_text_is_never_a_syntax_error(plugin: Connected, model: FakeModelServer) -> None:
+    model.script(Turn.text("Done."))
+    sid = await _turn(plugin, "build: fix the foo-bar flag and run (deploy) naive 日本語")
+    for query, found in TYPED:
+        hits = (await plugin.call("agent/session/search", {"query": query}))["hits"]
+        assert [h["session"]["id"] for h in hits] == ([sid] if found else []), query
+
+
+async def test_a_bad_fts_query_is_invalid_params(plugin: Connected) -> None:
     with pytest.raises(JsonRpcException) as caught:
-        await plugin.call("agent/session/search", {"query": '"unclosed'})
+        await plugin.call("agent/session/search", {"query": 'fts:"unclosed'})
     assert caught.value.code == errors.INVALID_PARAMS
     assert "not valid FTS5 query syntax" in caught.value.message
 

@@ -123,7 +123,11 @@ async def test_auto_compaction_summarises_keeps_tail_and_continues() -> None:
     assert sent.prompt == render_prompt(None)
     assert outcome.tail_start == history[8].info.id
     assert outcome.tokens_after < outcome.tokens_before
-    assert [type(e) for e in deps.events] == [SessionCompacted]
+    assert deps.events == [
+        SessionCompacted(
+            sessionID=SESSION, auto=True, tokensBefore=outcome.tokens_before, tokensAfter=outcome.tokens_after
+        )
+    ]
 
     view = deps.view()
     request, summary, *rest = view

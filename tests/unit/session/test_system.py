@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from core.session.system import InstructionFiles, build_system, environment, family_prompt
-from core.session.title import fallback_title
+from core.session.title import fallback_title, provisional_title, replaceable
 
 
 def test_nearest_instruction_name_wins_and_every_level_is_included(tmp_path: Path) -> None:
@@ -68,3 +70,31 @@ def test_fallback_title_is_the_first_line_trimmed() -> None:
     long = fallback_title("x" * 80)
     assert len(long) == 50 and long.endswith("…")
     assert fallback_title("   ") == "Untitled"
+
+
+@pytest.mark.parametrize(
+    ("prompt", "provisional"),
+    [
+        ("Fix the flaky test\nin test_net.py", "Fix the flaky test"),
+        ("\n\n   indented first line  \n", "indented first line"),
+        ("x" * 80, "x" * 49 + "…"),
+        ("", None),  # an image alone: the placeholder stays until the model's title
+        ("  \n\t", None),
+    ],
+)
+def test_provisional_title_is_the_prompts_first_line(prompt: str, provisional: str | None) -> None:
+    assert provisional_title(prompt) == provisional
+
+
+@pytest.mark.parametrize(
+    ("current", "provisional", "replaced"),
+    [
+        ("New session - 2026-12-07T02:46:27+00:00", None, True),
+        ("New session - 2026-12-07T02:46:27+00:00", "Fix the test", True),
+        ("Fix the test", "Fix the test", True),  # still the provisional title
+        ("Mine", "Fix the test", False),  # renamed by the user meanwhile
+        ("Fix the test", None, False),  # chosen at creation
+    ],
+)
+def test_only_a_title_nobody_chose_is_replaced(current: str, provisional: str | None, replaced: bool) -> None:
+    assert replaceable(current, provisional) is replaced

@@ -223,29 +223,82 @@ async def test_a_narrow_filter_finds_the_newest_match_of_its_few_sessions(
     assert await _ids(store, "nothinglikeit", SearchFilter(project_id=project.id, agent="plan")) == []
 
 
+TYPED = "the parser chokes on nested generics in Rust: foo-bar (v2) AND naïve café 東京"
+
+
 @pytest.mark.parametrize(
     ("query", "expected"),
     [
-        ('"nested generics"', True),  # phrase
-        ("gener*", True),  # prefix
-        ("parser AND rust", True),
-        ("parser NOT rust", False),
-        ("parser OR nothingatall", True),
-        ('"foo-bar"', False),  # quoted: valid, no match
-        ("RUST", True),  # case-insensitive
+        # what a user types into a search box: words, never syntax, and all of them must match
+        ("generics", True),
+        ("RUST", True),  # any case
+        ("cafe naive", True),  # accents ignored
+        ("foo-bar", True),  # hyphen: "no such column: bar" when it was FTS5 syntax
+        ("rust:", True),  # a colon: a column filter in FTS5 syntax
+        ("parser AND rust", True),  # AND, OR, NOT, NEAR are words to find
+        ("parser OR nothingatall", False),
+        ("NOT", False),
+        ("NEAR", False),
+        ("and", True),
+        ("(v2)", True),  # parentheses
+        ("(open", False),
+        ('"nested generics"', True),  # a phrase in balanced quotes
+        ('"generics nested"', False),
+        ('unbalanced "quote', False),  # a lone quote is a character, not an unterminated string
+        ('say "hi', False),
+        ('"', False),
+        ("gener*", True),  # a trailing star: a prefix
+        ("*", False),
+        ("**", False),
+        ("gen*rics", False),
+        ("-", False),
+        ("-- ; DROP TABLE sessions", False),
+        ("東京", True),
+        ("\\x00 \t tab", False),
     ],
 )
-async def test_query_syntax(store: Store, project: Project, query: str, expected: bool) -> None:
-    s = await _session_with(store, project, "the parser chokes on nested generics in Rust")
+async def test_typed_text_is_searched_as_words(
+    store: Store, project: Project, query: str, expected: bool
+) -> None:
+    s = await _session_with(store, project, TYPED)
     assert await _ids(store, query) == ([s.id] if expected else [])
 
 
-@pytest.mark.parametrize("query", ['unbalanced "quote', "foo-bar", "AND", "(open", "NOT x", "   "])
-async def test_bad_queries_are_clear_errors(store: Store, project: Project, query: str) -> None:
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ('fts:"nested generics"', True),
+        ("fts:gener*", True),
+        ("fts:parser AND rust", True),
+        ("fts:parser NOT rust", False),
+        ("FTS: parser OR nothingatall", True),
+        ("fts:NEAR(parser generics, 5)", True),
+        ('fts:"foo-bar"', True),
+    ],
+)
+async def test_fts_syntax_when_asked_for(store: Store, project: Project, query: str, expected: bool) -> None:
+    s = await _session_with(store, project, TYPED)
+    assert await _ids(store, query) == ([s.id] if expected else [])
+
+
+@pytest.mark.parametrize(
+    ("query", "says"),
+    [
+        ('fts:unbalanced "quote', "not valid FTS5 query syntax"),
+        ("fts:foo-bar", "not valid FTS5 query syntax"),
+        ("fts:AND", "not valid FTS5 query syntax"),
+        ("fts:(open", "not valid FTS5 query syntax"),
+        ("fts:   ", "empty after 'fts:'"),
+        ("   ", "query is empty"),
+    ],
+)
+async def test_bad_queries_are_clear_errors(store: Store, project: Project, query: str, says: str) -> None:
     await _session_with(store, project, "foo bar")
     with pytest.raises(InvalidInputError) as caught:
         await store.search_sessions(query)
-    assert "search query" in str(caught.value)
+    assert says in str(caught.value)
+    if "FTS5" in says:  # and how to search without the syntax
+        assert "leave out 'fts:'" in str(caught.value)
 
 
 async def test_limit_is_checked_and_applied(store: Store, project: Project) -> None:

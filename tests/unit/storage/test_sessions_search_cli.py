@@ -104,8 +104,20 @@ def test_search_with_no_match_says_so_and_succeeds(seeded: Seeded) -> None:
     assert "matches 'zeppelin'" in done.stderr
 
 
-@pytest.mark.parametrize("query", ['"unclosed', "foo-bar", "AND"])
-def test_bad_query_is_a_one_line_error(seeded: Seeded, query: str) -> None:
+@pytest.mark.parametrize(
+    ("query", "found"),
+    [('"unclosed', False), ("foo-bar", False), ("AND", False), ("tokenizer:", True), ("(panic", True)],
+)
+def test_typed_punctuation_and_sql_words_are_searched_as_text(
+    seeded: Seeded, query: str, found: bool
+) -> None:
+    done = _run(seeded, "sessions", "search", query)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert bool(done.stdout) == found
+
+
+@pytest.mark.parametrize("query", ['fts:"unclosed', "fts:foo-bar", "fts:AND"])
+def test_bad_fts_query_is_a_one_line_error(seeded: Seeded, query: str) -> None:
     done = _run(seeded, "sessions", "search", query)
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.startswith("agentls: the search query") and "Traceback" not in done.stderr

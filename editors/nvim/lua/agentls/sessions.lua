@@ -96,7 +96,7 @@ local function act(session)
   end)
 end
 
---- Sessions whose title or messages match `query` (FTS5 syntax), newest first; each line ends with
+--- Sessions whose title or messages match `query` (typed words; FTS5 syntax after `fts:`), newest first; each line ends with
 --- the words around the match.
 local function search(query)
   client.request('agent/session/search', { query = query, limit = 100 }, function(err, result)

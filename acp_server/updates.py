@@ -1,0 +1,61 @@
+"""The ``session/update`` payloads made from core records: message chunks, the plan, the title, and
+the lines that announce a compaction."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from acp.schema import (
+    AgentMessageChunk,
+    AgentPlanUpdate,
+    AgentThoughtChunk,
+    PlanEntry,
+    SessionInfoUpdate,
+    TextContentBlock,
+)
+
+from core.events import SessionCompacted
+from core.message.models import Session, Todo
+
+COMPACTING = "\n\nCompacting the conversation…\n\n"
+COMPACTED = "\n\nCompacted the conversation (older messages are now a summary).\n\n"
+
+
+def compacted_text(event: SessionCompacted) -> str:
+    """The line that ends a compaction: why it ran and the context's size before and after."""
+    why = "the context was nearly full; " if event.auto else ""
+    if event.tokensBefore and event.tokensAfter:
+        size = f": {event.tokensBefore:,} → {event.tokensAfter:,} tokens"
+    else:
+        size = ""
+    return f"Compacted the conversation{size} ({why}older messages are now a summary).\n\n"
+
+
+def chunk(kind: str, text: str) -> AgentMessageChunk | AgentThoughtChunk:
+    """Streamed assistant text (``text``) or reasoning (``reasoning``)."""
+    block = TextContentBlock(type="text", text=text)
+    if kind == "reasoning":
+        return AgentThoughtChunk(session_update="agent_thought_chunk", content=block)
+    return AgentMessageChunk(session_update="agent_message_chunk", content=block)
+
+
+def plan(todos: list[Todo]) -> AgentPlanUpdate:
+    """The todo list as the ACP plan (cancelled items are dropped: a plan has no such status)."""
+    entries = [
+        PlanEntry(content=t.content, priority=t.priority, status=t.status)
+        for t in todos
+        if t.status != "cancelled"
+    ]
+    return AgentPlanUpdate(session_update="plan", entries=entries)
+
+
+def title_update(info: Session) -> SessionInfoUpdate:
+    """The session's title and last activity."""
+    return SessionInfoUpdate(
+        session_update="session_info_update", title=info.title, updated_at=iso(info.time.updated)
+    )
+
+
+def iso(ms: int) -> str:
+    """An ISO 8601 timestamp from milliseconds since the epoch."""
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat().replace("+00:00", "Z")
