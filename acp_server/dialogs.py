@@ -53,6 +53,7 @@ PERMISSION_KINDS: dict[str, tool_calls.ToolKind] = {
     "bash": "execute",
     "read": "read",
     "webfetch": "fetch",
+    "local_network": "fetch",  # a fetch from this machine or its network (asked besides webfetch)
 }
 
 

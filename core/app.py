@@ -65,6 +65,7 @@ from core.storage.store import Store
 from core.tools.base import Tool
 from core.tools.context import ToolContext
 from core.tools.editor_tools import EDITOR_TOOLS
+from core.tools.paths import read_requests
 from core.tools.registry import ToolRegistry
 from core.warmup import warm_up
 from core.wiring import wire
@@ -408,6 +409,11 @@ class AgentApp:
         abort = asyncio.Event()
         self._command_aborts.setdefault(session_id, set()).add(abort)
         shell = shell_runner(ask, self.directory, self.worktree, abort)
+
+        async def check_file(path: Path) -> None:  # a template's @file asks as the read tool does
+            for request in read_requests(path, self.worktree):
+                await ask(request)
+
         try:
             return await run_command(
                 self,
@@ -418,6 +424,7 @@ class AgentApp:
                 agent=agent,
                 model=model,
                 shell=shell,
+                check_file=check_file,
                 attachments=attachments,
             )
         finally:

@@ -37,7 +37,7 @@ class Sources:
     workspace: Workspace
     count: Callable[[str], int]  # the counter model requests are counted with
     session: Callable[[str], Awaitable[tuple[Session, list[MessageWithParts]]]]  # NotFoundError
-    fetch: Callable[[str, float | None], Awaitable[str]]  # webfetch's path (url, timeout); ToolError
+    fetch: Callable[[str, float | None], Awaitable[tuple[str, str]]]  # (url, timeout) → (final URL, page)
 
 
 async def resolve_items(items: Sequence[ContextItem], sources: Sources) -> list[ResolvedItem]:
@@ -80,8 +80,9 @@ async def _content(item: ContextItem, sources: Sources) -> tuple[str, str]:
     if isinstance(item, ChangesItem):
         return "changes", await project.working_tree_changes(sources.worktree)
     if isinstance(item, UrlItem):
-        page = await sources.fetch(item.url, item.timeout)
-        return item.url, f'<url href="{item.url}">\n{page.rstrip()}\n</url>'
+        final, page = await sources.fetch(item.url, item.timeout)  # webfetch's path; ToolError
+        moved = f' redirected="{final}"' if final != item.url else ""
+        return item.url, f'<url href="{item.url}"{moved}>\n{page.rstrip()}\n</url>'
     if isinstance(item, SessionItem):
         session, messages = await sources.session(item.session)
         return project.session_label(session), project.session_text(session, messages)

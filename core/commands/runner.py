@@ -11,7 +11,7 @@ from core.api import CommandResult, PromptParts, RevertResult
 from core.commands.builtins import NAMES, BuiltinHost, hunk_arguments, run_builtin
 from core.commands.catalog import Catalog
 from core.commands.model import CommandInfo
-from core.commands.template import RunShell, expand, fill_arguments
+from core.commands.template import CheckFile, RunShell, expand, fill_arguments
 from core.errors import InvalidInputError, NotFoundError
 from core.message.models import MessageWithParts, Session, UserMessage
 from core.message.prompt_input import AgentInput, FileInput, TextInput
@@ -61,9 +61,11 @@ async def run_command(
     agent: str | None,
     model: str | None,
     shell: RunShell,
+    check_file: CheckFile,
     attachments: PromptParts = (),
 ) -> CommandResult:
-    """Run ``/name arguments`` in a session; ``agent``/``model``: the session's current choice."""
+    """Run ``/name arguments`` in a session; ``agent``/``model``: the session's current choice;
+    ``check_file`` asks for each file a user command's ``@path`` attaches, as ``read`` would."""
     command = catalog.commands.get(name.removeprefix("/"))
     if command is None:
         known = ", ".join(f"/{n}" for n in sorted(catalog.commands))
@@ -74,16 +76,16 @@ async def run_command(
         if attachments and command.name != "init":
             raise InvalidInputError(f"/{command.name} takes no attached files or mentions")
         return await _builtin(host, session_id, command, arguments, agent, model, attachments)
-    parts = [*await command_parts(host, command, arguments, shell), *attachments]
+    parts = [*await command_parts(host, command, arguments, shell, check_file), *attachments]
     answer = await host.prompt(session_id, parts, agent=command.agent or agent, model=command.model or model)
     return CommandResult(command.name, message=answer)
 
 
 async def command_parts(
-    host: CommandHost, command: CommandInfo, arguments: str, shell: RunShell
+    host: CommandHost, command: CommandInfo, arguments: str, shell: RunShell, check_file: CheckFile
 ) -> list[TextInput | FileInput | AgentInput]:
     """The prompt a user command sends: its expanded text, the files it names, a subagent's mention."""
-    expanded = await expand(command.template, arguments, host.directory, shell)
+    expanded = await expand(command.template, arguments, host.directory, shell, check_file)
     parts: list[TextInput | FileInput | AgentInput] = [TextInput(text=expanded.text)]
     parts.extend(FileInput(path=str(path)) for path in expanded.files)
     if command.subtask:

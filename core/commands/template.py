@@ -10,6 +10,8 @@ from pathlib import Path
 from core.record import record
 
 RunShell = Callable[[str], Awaitable[str]]
+CheckFile = Callable[[Path], Awaitable[None]]
+"""Returns when a template may attach the file (its permissions, as ``read`` asks them); raises if not."""
 
 _POSITIONAL = re.compile(r"\$(\d+)")
 _SHELL = re.compile(r"!`([^`\n]+)`")
@@ -60,14 +62,15 @@ def fill_arguments(template: str, raw: str) -> str:
 
 
 def file_references(text: str, directory: Path) -> list[Path]:
-    """Files named ``@path`` in ``text`` that exist (relative to ``directory``, ``~/`` or absolute)."""
+    """Files named ``@path`` in ``text`` that exist (relative to ``directory``, ``~/`` or absolute),
+    resolved as the ``read`` tool resolves its path (``..`` and symlinks followed)."""
     found: list[Path] = []
     for match in _FILE.finditer(text):
         word = match.group(1).rstrip(_TRAILING)
         if not word:
             continue
         path = Path(word).expanduser()
-        path = path if path.is_absolute() else directory / path
+        path = (path if path.is_absolute() else directory / path).resolve()
         if path.is_file() and path not in found:
             found.append(path)
     return found
@@ -85,8 +88,14 @@ async def run_shells(text: str, run: RunShell) -> str:
     return "".join(out)
 
 
-async def expand(template: str, arguments: str, directory: Path, run: RunShell) -> Expanded:
-    """The prompt a command sends: arguments filled in, files found, then shell commands run."""
+async def expand(
+    template: str, arguments: str, directory: Path, run: RunShell, check_file: CheckFile
+) -> Expanded:
+    """The prompt a command sends: arguments filled in, files found and each allowed by
+    ``check_file`` (before any shell command runs: a refusal sends and runs nothing), then shell
+    commands run."""
     text = fill_arguments(template, arguments)
     files = file_references(_SHELL.sub("", text), directory)
+    for path in files:
+        await check_file(path)
     return Expanded(text=await run_shells(text, run), files=files)

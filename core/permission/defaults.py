@@ -1,7 +1,8 @@
 """The built-in rules: reading the project runs, changing it asks.
 
 File edits (edit, write, patch) ask; bash asks, except read-only commands (``ls``, ``cat``,
-``git status`` …) which run; webfetch asks; reading, listing and searching the project run.
+``git status`` …) which run; webfetch asks, and asks again (``local_network``) before it connects to
+a loopback, private or link-local address; reading, listing and searching the project run.
 A read-only command still asks through its other requests when it touches a folder outside the
 project (``external_directory``), a secret such as ``.env`` (``read``), a word whose files cannot be
 known before it runs (``unknown_path``) or writes a file (``edit``): those are separate requests
@@ -103,6 +104,7 @@ DEFAULT_RULES: tuple[tuple[str, str, str], ...] = (
     *(("bash", pattern, "allow") for pattern in READ_ONLY_COMMANDS),
     *(("bash", pattern, "ask") for pattern in NOT_READ_ONLY),
     ("webfetch", "*", "ask"),
+    ("local_network", "*", "ask"),  # a fetch from this machine or its networks (core.tools.webaddress)
     ("doom_loop", "*", "ask"),
     ("external_directory", "*", "ask"),
     ("unknown_path", "*", "ask"),

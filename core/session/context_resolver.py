@@ -56,7 +56,7 @@ class ContextResolver:
         async def earlier(other: str) -> tuple[Session, list[MessageWithParts]]:
             return await sessions.get(other), await sessions.messages(other)
 
-        async def fetch(url: str, timeout: float | None) -> str:
+        async def fetch(url: str, timeout: float | None) -> tuple[str, str]:
             return await fetch_url(fetch_ctx, url, timeout)
 
         at = self._place

@@ -1,10 +1,11 @@
 """Instruction entries that are URLs: fetched with a timeout, cached, and warned about when they fail.
 
 A URL in ``instructions`` is fetched when a request is built, concurrently with the others and
-within ``timeout`` seconds, so a dead server costs one short wait, not the turn. A text is kept for
-``ttl`` seconds; a failure is remembered for ``retry_after`` seconds, so a broken entry is neither
-fetched nor warned about again at every step. A failed entry is left out of the system prompt with
-a warning in the log that names the URL and why, never dropped silently.
+within ``timeout`` seconds in all (connecting and every read), so a dead or dripping server costs
+one short wait, not the turn. A text is kept for ``ttl`` seconds; a failure is remembered for
+``retry_after`` seconds, so a broken entry is neither fetched nor warned about again at every step.
+A failed entry is left out of the system prompt with a warning in the log that names the URL and
+why, never dropped silently.
 """
 
 from __future__ import annotations
@@ -81,9 +82,14 @@ class InstructionURLs:
         except (OSError, ValueError) as exc:
             return None, f"cannot be fetched in this environment ({exc})"
         try:
-            async with httpx.AsyncClient(timeout=self._timeout, follow_redirects=True, **network) as client:
+            # One deadline for the whole fetch: httpx's own timeout is per read, which a server
+            # sending a byte a second never meets (and the request waits for this fetch).
+            async with (
+                asyncio.timeout(self._timeout),
+                httpx.AsyncClient(timeout=self._timeout, follow_redirects=True, **network) as client,
+            ):
                 response = await client.get(url)
-        except httpx.TimeoutException:
+        except (TimeoutError, httpx.TimeoutException):
             return None, f"did not answer within {self._timeout:g} s"
         except httpx.HTTPError as exc:
             return None, f"could not be fetched ({type(exc).__name__}: {exc})"

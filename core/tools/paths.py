@@ -27,7 +27,12 @@ def is_within(path: Path, root: Path) -> bool:
 
 def permission_pattern(ctx: ToolContext, path: Path) -> str:
     """The worktree-relative path (POSIX style) used in permission patterns; absolute when outside."""
-    root = ctx.worktree.resolve()
+    return pattern_in(ctx.worktree, path)
+
+
+def pattern_in(worktree: Path, path: Path) -> str:
+    """``permission_pattern`` for a worktree without a tool call (a command template's files)."""
+    root = worktree.resolve()
     if is_within(path, root) and path != root:
         return path.relative_to(root).as_posix()
     return path.as_posix()
@@ -43,22 +48,38 @@ def display(ctx: ToolContext, path: Path) -> str:
 
 async def check_external(ctx: ToolContext, path: Path, *, is_dir: bool = False) -> None:
     """Ask ``external_directory`` before touching anything outside the worktree."""
-    if is_within(path, ctx.worktree.resolve()):
-        return
+    request = external_request(path, ctx.worktree, ctx.output_dir, is_dir=is_dir)
+    if request is not None:
+        await ctx.ask(request)
+
+
+def external_request(
+    path: Path, worktree: Path, output_dir: Path | None, *, is_dir: bool = False
+) -> PermissionAsk | None:
+    """The ``external_directory`` request for ``path`` (resolved), or None inside the worktree."""
+    if is_within(path, worktree.resolve()):
+        return None
     # Our own saved tool outputs are meant to be read back; asking for them would only add friction.
-    if is_within(path, ctx.output_dir.resolve()):
-        return
+    if output_dir is not None and is_within(path, output_dir.resolve()):
+        return None
     parent = path if is_dir else path.parent
     glob = f"{parent.as_posix().rstrip('/')}/*"
-    await ctx.ask(
-        PermissionAsk(
-            "external_directory",
-            [glob],
-            always=[glob],
-            title=f"Access outside the project: {parent}",
-            metadata={"filepath": str(path), "parentDir": str(parent)},
-        )
+    return PermissionAsk(
+        "external_directory",
+        [glob],
+        always=[glob],
+        title=f"Access outside the project: {parent}",
+        metadata={"filepath": str(path), "parentDir": str(parent)},
     )
+
+
+def read_requests(path: Path, worktree: Path, output_dir: Path | None = None) -> list[PermissionAsk]:
+    """What reading the file ``path`` (resolved) asks, in order, as the ``read`` tool asks it:
+    ``external_directory`` outside the worktree, then ``read`` (which the rules ask for ``.env``)."""
+    rel = pattern_in(worktree, path)
+    read = PermissionAsk("read", [rel], always=[rel], title=f"Read {rel}")
+    external = external_request(path, worktree, output_dir)
+    return [read] if external is None else [external, read]
 
 
 def suggestions(path: Path, limit: int = 3) -> list[Path]:

@@ -9,7 +9,6 @@ from pydantic import Field
 from core.errors import ToolError
 from core.ids import ascending
 from core.message.models import FilePart
-from core.permission.request import PermissionAsk
 from core.tools import paths
 from core.tools.base import Tool, ToolParams, ToolResult
 from core.tools.context import ToolContext
@@ -52,9 +51,8 @@ class ReadTool(Tool[ReadParams]):
 
     async def execute(self, params: ReadParams, ctx: ToolContext) -> ToolResult:
         path = paths.resolve(ctx, params.filePath)
-        await paths.check_external(ctx, path)
-        rel = paths.permission_pattern(ctx, path)
-        await ctx.ask(PermissionAsk("read", [rel], always=[rel], title=f"Read {rel}"))
+        for request in paths.read_requests(path, ctx.worktree, ctx.output_dir):
+            await ctx.ask(request)
         st = await ctx.workspace.stat(path)
         if not st.exists:
             raise ToolError(paths.not_found_message(path))

@@ -3,25 +3,23 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeAlias, TypeVar
 from urllib.parse import urlsplit
 
 from pydantic import Field
 
 from core.errors import AbortedError, ToolError
-from core.llm import netenv
 from core.permission.request import PermissionAsk
-from core.record import record
+from core.tools import webclient
 from core.tools.base import Tool, ToolParams, ToolResult
 from core.tools.context import ToolContext
+from core.tools.webaddress import LocalAddress, Resolver, system_resolver
+from core.tools.webclient import Page, Redirected
 
 if TYPE_CHECKING:
     from bs4 import BeautifulSoup
 
-MAX_BYTES = 5 * 1024 * 1024
-MAX_REDIRECTS = 5
 DEFAULT_TIMEOUT = 30.0
 MAX_TIMEOUT = 120.0
 USER_AGENT = "agentls-webfetch/0.1 (+https://github.com/agentls)"
@@ -34,17 +32,18 @@ _ACCEPT = {
 }
 
 T = TypeVar("T")
+Format: TypeAlias = Literal["text", "markdown", "html"]
 
 
 class WebFetchParams(ToolParams):
     url: str = Field(description="The http:// or https:// URL to fetch")
-    format: Literal["text", "markdown", "html"] = Field(
+    format: Format = Field(
         default="markdown", description="How to return the page: markdown (default), text or html"
     )
     timeout: float | None = Field(
         default=None,
         gt=0,
-        description=f"Seconds to wait at most (default {DEFAULT_TIMEOUT:g}, max {MAX_TIMEOUT:g})",
+        description=f"Seconds the whole fetch may take (default {DEFAULT_TIMEOUT:g}, max {MAX_TIMEOUT:g})",
     )
 
 
@@ -53,94 +52,87 @@ class WebFetchTool(Tool[WebFetchParams]):
     Params = WebFetchParams
     read_only = True
 
+    def __init__(self, resolver: Resolver = system_resolver) -> None:
+        self._resolver = resolver  # tests resolve their own names to local test servers
+
     async def execute(self, params: WebFetchParams, ctx: ToolContext) -> ToolResult:
-        parts = urlsplit(params.url)
+        fetched = await self.fetch(params.url, params.format, params.timeout, ctx)
+        if isinstance(fetched, Redirected):
+            return ToolResult(
+                title=f"{fetched.url} → {fetched.target} (not followed)",
+                output=redirect_note(fetched),
+                metadata={"url": fetched.url, "redirect": fetched.target, "status": fetched.status},
+            )
+        media = fetched.media_type
+        return ToolResult(
+            title=f"{fetched.url} ({media or 'unknown type'})",
+            output=page_text(fetched, params.format),
+            metadata={"url": fetched.url, "contentType": media, "bytes": len(fetched.body)},
+        )
+
+    async def fetch(
+        self, url: str, fmt: Format, timeout: float | None, ctx: ToolContext, title: str | None = None
+    ) -> Page | Redirected:
+        """The page at ``url`` once ``ctx`` allowed its origin (and a local address, if it is one),
+        or the redirect to another origin it answered with; ``title`` names the dialog."""
+        parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise ToolError(f"Only http:// and https:// URLs can be fetched, not {params.url!r}.")
+            raise ToolError(f"Only http:// and https:// URLs can be fetched, not {url!r}.")
         origin = f"{parts.scheme}://{parts.netloc}"
         await ctx.ask(
             PermissionAsk(
                 "webfetch",
-                [params.url],
+                [url],
                 [f"{origin}/*"],
-                title=f"Fetch {params.url}",
-                metadata={"url": params.url, "format": params.format},
+                title=title or f"Fetch {url}",
+                metadata={"url": url, "format": fmt},
             )
         )
-        timeout = min(params.timeout or DEFAULT_TIMEOUT, MAX_TIMEOUT)
-        fetched = await _until_abort(_fetch(params.url, params.format, timeout), ctx.abort)
-        text = _decode(fetched)
-        media = fetched.media_type
-        is_html = "html" in media or (not media and text.lstrip()[:1] == "<")
-        if params.format == "markdown" and is_html:
-            text = html_to_markdown(text)
-        elif params.format == "text" and is_html:
-            text = html_to_text(text)
-        return ToolResult(
-            title=f"{fetched.url} ({media or 'unknown type'})",
-            output=text,
-            metadata={"url": fetched.url, "contentType": media, "bytes": len(fetched.body)},
-        )
+
+        async def ask_local(local: list[LocalAddress], port: int) -> None:
+            await ctx.ask(local_network_ask(url, local, port))
+
+        headers = {"User-Agent": USER_AGENT, "Accept": _ACCEPT[fmt]}
+        seconds = min(timeout or DEFAULT_TIMEOUT, MAX_TIMEOUT)
+        return await _until_abort(webclient.get(url, headers, seconds, self._resolver, ask_local), ctx.abort)
 
 
-@record
-class _Fetched:
-    body: bytes
-    media_type: str  # e.g. text/html; empty when the server did not say
-    charset: str | None
-    url: str  # after redirects
+def local_network_ask(url: str, local: list[LocalAddress], port: int) -> PermissionAsk:
+    """The ``local_network`` request for fetching ``url`` from these addresses (its own permission,
+    so that allowing ``webfetch`` for a site never reaches into the user's machine or network)."""
+    patterns = [a.pattern(port) for a in local]
+    shown = ", ".join(f"{a.address} ({a.kind})" for a in local)
+    return PermissionAsk(
+        "local_network",
+        patterns,
+        always=patterns,
+        title=f"Fetch {url} from a local network address: {shown}",
+        metadata={"url": url, "addresses": {a.address: a.kind for a in local}},
+    )
 
 
-async def _fetch(url: str, fmt: str, timeout: float) -> _Fetched:
-    import httpx  # here: redirects, charsets and cookies are httpx's job, and only a fetch needs them
-
-    headers = {"User-Agent": USER_AGENT, "Accept": _ACCEPT[fmt]}
-    try:
-        network = netenv.httpx_options(url, os.environ)  # the proxy and CAs model requests use
-    except (OSError, ValueError) as exc:
-        raise ToolError(f"Fetching {url} is not possible with this environment: {exc}") from exc
-    try:
-        async with (
-            httpx.AsyncClient(
-                follow_redirects=True,
-                max_redirects=MAX_REDIRECTS,
-                timeout=timeout,
-                headers=headers,
-                **network,
-            ) as client,
-            client.stream("GET", url) as response,
-        ):
-            if response.status_code >= 400:
-                raise ToolError(f"Fetching {url} failed with HTTP status {response.status_code}.")
-            declared = response.headers.get("content-length")
-            if declared is not None and declared.isdigit() and int(declared) > MAX_BYTES:
-                raise ToolError(_too_large(url))
-            chunks: list[bytes] = []
-            size = 0
-            async for chunk in response.aiter_bytes():
-                size += len(chunk)
-                if size > MAX_BYTES:
-                    raise ToolError(_too_large(url))
-                chunks.append(chunk)
-            media = response.headers.get("content-type", "").split(";")[0].strip().lower()
-            return _Fetched(b"".join(chunks), media, response.charset_encoding, str(response.url))
-    except httpx.TooManyRedirects as exc:
-        raise ToolError(f"Fetching {url} took more than {MAX_REDIRECTS} redirects; giving up.") from exc
-    except httpx.TimeoutException as exc:
-        raise ToolError(f"Fetching {url} timed out after {timeout:g} s.") from exc
-    except httpx.UnsupportedProtocol as exc:
-        raise ToolError(f"Fetching {url} was redirected to an unsupported URL: {exc}") from exc
-    except httpx.HTTPError as exc:
-        raise ToolError(f"Fetching {url} failed: {exc}") from exc
-    except httpx.InvalidURL as exc:
-        raise ToolError(f"{url!r} is not a valid URL ({exc}). Rewrite it.") from exc
+def redirect_note(redirect: Redirected) -> str:
+    """What the model reads when a page redirects to another origin."""
+    return (
+        f"{redirect.url} redirects (HTTP {redirect.status}) to {redirect.target}, which is on another "
+        "origin (scheme, host or port), so it was not followed. If that page is what you need, fetch "
+        f"{redirect.target} with webfetch: that asks the user for its origin."
+    )
 
 
-def _too_large(url: str) -> str:
-    return f"The response from {url} is larger than {MAX_BYTES // (1024 * 1024)} MB; fetch a smaller page."
+def page_text(page: Page, fmt: Format) -> str:
+    """The page as ``fmt`` asks: HTML converted to Markdown or to its text, other text as it came."""
+    text = _decode(page)
+    media = page.media_type
+    is_html = "html" in media or (not media and text.lstrip()[:1] == "<")
+    if fmt == "markdown" and is_html:
+        return html_to_markdown(text)
+    if fmt == "text" and is_html:
+        return html_to_text(text)
+    return text
 
 
-def _decode(fetched: _Fetched) -> str:
+def _decode(fetched: Page) -> str:
     kind = fetched.media_type
     if kind and not (
         kind.startswith("text/") or kind.endswith(("json", "xml", "javascript")) or "+xml" in kind

@@ -67,5 +67,10 @@ async def test_changes_session_folder_and_url_links_reach_the_model(acp: Acp, si
     assert "use tabs" in sent  # @session: the earlier session's answer
     assert "pkg/mod.py" in sent and "VALUE = 42" in sent  # @folder with its files
     assert "Release notes" in sent and "tabs" in sent  # @url: the page, as webfetch reads it
+    # The test site is on 127.0.0.1: the fetch asked for that address, as a fetch dialog.
+    local = [e["params"]["toolCall"] for e in run.log if e["kind"] == "permission"]
+    assert any(
+        c["kind"] == "fetch" and "local network address: 127.0.0.1 (loopback)" in c["title"] for c in local
+    ), local
     told = user_text(acp.model.requests[-1].body)
     assert "agentls:session/ses_missing, but it could not be attached" in told

@@ -59,9 +59,10 @@ async def title_model() -> AsyncIterator[FakeModelServer]:
 
 
 # These tests are about the protocol and were written when every tool ran unasked: they keep that
-# for edits, commands and fetches, and a test's own ``permission`` rules go on top. What the
-# built-in defaults ask is tested on its own (tests/lsp/test_safe_defaults.py, tests/unit/permission).
-PROTOCOL_TEST_PERMISSION = {"edit": "allow", "bash": "allow", "webfetch": "allow"}
+# for edits, commands and fetches (of test sites on 127.0.0.1, hence ``local_network``), and a
+# test's own ``permission`` rules go on top. What the built-in defaults ask is tested on its own
+# (tests/lsp/test_safe_defaults.py, tests/unit/permission).
+PROTOCOL_TEST_PERMISSION = {"edit": "allow", "bash": "allow", "webfetch": "allow", "local_network": "allow"}
 
 
 def agent_config(model: FakeModelServer, title_model: FakeModelServer, **extra: Any) -> dict[str, Any]:

@@ -102,6 +102,39 @@ async def test_a_template_shell_command_asks_like_bash_and_a_rejection_sends_not
     assert "Lines: 42" in str(model.requests[0].messages)
 
 
+async def test_template_files_outside_the_project_or_secret_ask_like_read(
+    plugin: Connected, model: FakeModelServer
+) -> None:
+    outside = plugin.root.parent / "outside.txt"
+    outside.write_text("OUTSIDE SECRET\n")
+    write(plugin.root / ".env", "TOKEN=ENV SECRET\n")
+    write(plugin.root / ".agentls" / "command" / "peek.md", "Compare @../outside.txt with @.env")
+    sid = await new_session(plugin)
+    params = {"sessionID": sid, "command": "/peek"}
+
+    running = asyncio.ensure_future(plugin.call("agent/session/command", params))
+    (asked,) = await plugin.editor.wait_for(lambda: plugin.events("permission.asked"))
+    request = asked["properties"]["request"]
+    folder = outside.parent.resolve().as_posix()
+    assert (request["permission"], request["patterns"]) == ("external_directory", [f"{folder}/*"])
+    await plugin.call("agent/permission/reply", {"requestID": request["id"], "reply": "reject"})
+    with pytest.raises(JsonRpcException) as failed:
+        await running
+    assert failed.value.code == errors.TOOL_ERROR
+    assert model.requests == []
+
+    model.script(Turn.text("Compared."))
+    running = asyncio.ensure_future(plugin.call("agent/session/command", params))
+    for n, (permission, pattern) in enumerate([("external_directory", f"{folder}/*"), ("read", ".env")], 2):
+        await plugin.editor.wait_for(lambda n=n: len(plugin.events("permission.asked")) == n)
+        request = plugin.events("permission.asked")[-1]["properties"]["request"]
+        assert (request["permission"], request["patterns"]) == (permission, [pattern])
+        await plugin.call("agent/permission/reply", {"requestID": request["id"], "reply": "once"})
+    await running
+    sent = str(model.requests[0].messages)
+    assert "OUTSIDE SECRET" in sent and "ENV SECRET" in sent
+
+
 async def test_undo_redo_and_errors(plugin: Connected, model: FakeModelServer) -> None:
     model.script(Turn.text("Answer."))
     sid = await new_session(plugin)

@@ -4,6 +4,7 @@ and the count shown is within 5 % of what the request spends on it."""
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -18,6 +19,7 @@ from core.context.encoding import DEFAULT_LOADER, encoding_name_for
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
 from tests.lsp.conftest import Connected, agent_config
+from tests.unit.tools.websites import Site, serving
 
 
 @pytest.fixture
@@ -214,9 +216,48 @@ async def test_a_url_the_rules_deny_or_that_times_out_is_an_error(
     async for allowed in connect(tmp_path / "again", project, "plugin", {"config": config}):
         sid = (await allowed.call("agent/session/create", {}))["id"]
         [item] = await resolve(allowed, {"kind": "url", "url": f"{site}/slow", "timeout": 0.5}, session=sid)
-        assert "timed out after 0.5 s" in item["error"], item
+        assert "timed out: it took more than 0.5 s" in item["error"], item
         [item] = await resolve(allowed, {"kind": "url", "url": f"{site}/notes"})
         assert "pass sessionID" in item["error"], item
+
+
+async def test_a_url_that_redirects_to_another_origin_asks_once_for_it(
+    tmp_path: Path, project: Path, model: FakeModelServer, title_model: FakeModelServer
+) -> None:
+    from tests.lsp.conftest import connect
+
+    with serving(Site("127.0.0.1")) as first, serving(Site("127.0.0.2")) as second:
+        url, target = f"{first.url}/old", f"{second.url}/moved"
+        first.redirect("/old", target)
+        second.page("/moved", b"<h1>Moved notes</h1>")
+        # The user allowed the first origin; the second is not covered.
+        permission = {"webfetch": {"*": "ask", f"{first.url}/*": "allow"}}
+        config = agent_config(model, title_model, permission=permission)
+        async for client in connect(tmp_path, project, "plugin", {"config": config}):
+            await _ask_for_the_hop_then_refuse_it(client, url, target, second)
+
+
+async def _ask_for_the_hop_then_refuse_it(client: Connected, url: str, target: str, second: Site) -> None:
+    sid = (await client.call("agent/session/create", {}))["id"]
+    item = {"kind": "url", "url": url}
+    resolving = asyncio.ensure_future(resolve(client, item, session=sid))
+    (asked,) = await client.editor.wait_for(lambda: client.events("permission.asked"))
+    request = asked["properties"]["request"]
+    assert (request["permission"], request["patterns"]) == ("webfetch", [target])
+    assert request["title"] == f"Fetch {target} (the attached {url} redirects there, HTTP 302)"
+    assert second.requests == []  # nothing reaches the target before the answer
+    await client.call("agent/permission/reply", {"requestID": request["id"], "reply": "once"})
+    [done] = await resolving
+    assert "# Moved notes" in done["text"] and f'redirected="{target}"' in done["text"], done
+    assert len(client.events("permission.asked")) == 1
+
+    resolving = asyncio.ensure_future(resolve(client, item, session=sid))
+    await client.editor.wait_for(lambda: len(client.events("permission.asked")) == 2)
+    again = client.events("permission.asked")[1]["properties"]["request"]
+    await client.call("agent/permission/reply", {"requestID": again["id"], "reply": "reject"})
+    [refused] = await resolving
+    assert f"{url} redirects to {target}, and fetching that was not allowed" in refused["error"]
+    assert [path for path, _ in second.requests] == ["/moved"]  # the first time only
 
 
 @pytest.mark.parametrize(

@@ -131,6 +131,10 @@ def test_url_and_session_chips_count_their_tokens_and_reach_the_model(nvim: Nvim
         shown = screen.wait(lambda s: "Allow once" in s and "webfetch" in s, "the fetch's permission")
         assert url in shown, shown
         screen.keys("1", "Enter")
+        # The test site is on 127.0.0.1, this machine: the fetch asks again, for that address.
+        shown = screen.wait(lambda s: "Allow once" in s and "local_network" in s, "the address's permission")
+        assert "127.0.0.1 (loopback)" in shown, shown
+        screen.keys("1", "Enter")
         chips = "require'agentls.context_items'.chips"
         screen.wait_lua(f"#{chips} == 2 and type({chips}[1].tokens) == 'number'"
                         f" and type({chips}[2].tokens) == 'number'", "both chips counted")  # fmt: skip

@@ -96,7 +96,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
         settings = {
             "agentls.server.path": str(AGENTLS),
             "agentls.config": fake_model_config(model, titles),
-            "agentls.permission": {"webfetch": "allow"},
+            "agentls.permission": {"webfetch": "allow", "local_network": "allow"},  # the site is on 127.0.0.1
         }
         env = {
             "AGENTLS_DATA_DIR": str(tmp / "agentls-data"),

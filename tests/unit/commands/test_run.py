@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
@@ -269,3 +270,101 @@ async def test_an_abort_while_a_shell_step_waits_for_permission_closes_the_dialo
         await asyncio.wait_for(running, GUARD)
     assert agent.dialogs.pending_permissions() == []
     assert main.requests == [] and await agent.messages(session.id) == []
+
+
+def answer_permissions(
+    agent: Agent, reply: Literal["once", "reject"]
+) -> tuple[list[PermissionAsked], Callable[[], None]]:
+    """Answer every permission dialog with ``reply``; the dialogs seen, and how to stop."""
+    seen: list[PermissionAsked] = []
+    replies: list[asyncio.Future[None]] = []
+
+    def answer(event: Event) -> None:
+        if isinstance(event, PermissionAsked):
+            seen.append(event)
+            replies.append(asyncio.ensure_future(agent.dialogs.reply_permission(event.request.id, reply)))
+
+    return seen, agent.listen(answer, PermissionAsked)
+
+
+@pytest.mark.parametrize(
+    ("template", "arguments", "asked"),
+    [
+        (
+            "Compare @../outside.txt",
+            "",
+            [("external_directory", "{outside}/*")],
+        ),
+        (
+            "Compare @$1",
+            "../outside.txt",
+            [("external_directory", "{outside}/*")],
+        ),
+        ("Check @.env", "", [("read", ".env")]),
+        ("Check @config/.env.local", "", [("read", "config/.env.local")]),
+    ],
+)
+async def test_a_template_file_outside_the_project_or_secret_asks_as_read_does(
+    agent: Agent,
+    project: Path,
+    models: tuple[FakeModelServer, FakeModelServer],
+    template: str,
+    arguments: str,
+    asked: list[tuple[str, str]],
+) -> None:
+    main, _ = models
+    (project.parent / "outside.txt").write_text("OUTSIDE-SECRET\n")
+    (project / "config").mkdir()
+    (project / ".env").write_text("TOKEN=ENV-SECRET\n")
+    (project / "config" / ".env.local").write_text("TOKEN=ENV-SECRET\n")
+    marker = project / "shell-ran"
+    command(project, "peek", f"{template} !`touch {marker}`")
+    session = await agent.create_session()
+    expected = [(p, pattern.format(outside=project.parent.resolve())) for p, pattern in asked]
+
+    seen, stop = answer_permissions(agent, "reject")
+    with pytest.raises(PermissionRejectedError):
+        await asyncio.wait_for(agent.run_command(session.id, "peek", arguments), GUARD)
+    stop()
+    assert [(e.request.permission, e.request.patterns[0]) for e in seen] == expected[:1]
+    assert main.requests == [] and not marker.exists()  # nothing sent, no shell run
+    assert await agent.messages(session.id) == []
+
+    main.script(Turn.text("seen"))
+    seen, stop = answer_permissions(agent, "once")
+    await asyncio.wait_for(agent.run_command(session.id, "peek", arguments), GUARD)
+    stop()
+    assert [(e.request.permission, e.request.patterns[0]) for e in seen][: len(expected)] == expected
+    assert "SECRET" in sent_text(main)
+
+
+async def test_template_files_inside_the_project_and_env_examples_do_not_ask(
+    agent: Agent, project: Path, models: tuple[FakeModelServer, FakeModelServer]
+) -> None:
+    main, _ = models
+    (project / "calc.py").write_text("CALC\n")
+    (project / ".env.example").write_text("TOKEN=EXAMPLE\n")
+    command(project, "look", "Look at @calc.py and @.env.example")
+    main.script(Turn.text("seen"))
+    session = await agent.create_session()
+    seen, stop = answer_permissions(agent, "reject")
+    await asyncio.wait_for(agent.run_command(session.id, "look"), GUARD)
+    stop()
+    assert seen == []
+    assert "CALC" in sent_text(main) and "EXAMPLE" in sent_text(main)
+
+
+async def test_a_template_file_the_config_denies_is_refused_without_a_dialog(
+    project: Path, models: tuple[FakeModelServer, FakeModelServer]
+) -> None:
+    main, _ = models
+    agent = await open_project(project, models, permission={"read": {"*.env": "deny"}})
+    try:
+        (project / ".env").write_text("TOKEN=ENV-SECRET\n")
+        command(project, "leak", "Send @.env")
+        session = await agent.create_session()
+        with pytest.raises(PermissionDeniedError, match=r'"read" for "\.env" is denied'):
+            await asyncio.wait_for(agent.run_command(session.id, "leak"), GUARD)
+        assert agent.dialogs.pending_permissions() == [] and main.requests == []
+    finally:
+        await agent.close()

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from core.commands.template import expand, file_references, fill_arguments, run_shells
+from core.errors import PermissionRejectedError
 
 
 @pytest.mark.parametrize(
@@ -61,7 +62,38 @@ async def test_expand_fills_arguments_before_running_shell_and_ignores_files_ins
         ran.append(command)
         return "@a.py printed by the command"
 
-    expanded = await expand("Log of $1: !`git log $1` (see @a.py)", "main", tmp_path, run)
+    checked: list[Path] = []
+
+    async def check(path: Path) -> None:
+        assert ran == [], "files are asked for before any shell command runs"
+        checked.append(path)
+
+    expanded = await expand("Log of $1: !`git log $1` (see @a.py)", "main", tmp_path, run, check)
     assert ran == ["git log main"]
     assert expanded.text == "Log of main: @a.py printed by the command (see @a.py)"
-    assert expanded.files == [tmp_path / "a.py"]
+    assert expanded.files == checked == [(tmp_path / "a.py").resolve()]
+
+
+async def test_a_refused_file_runs_no_shell_command(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("x\n")
+    ran: list[str] = []
+
+    async def run(command: str) -> str:
+        ran.append(command)
+        return ""
+
+    async def refuse(path: Path) -> None:
+        raise PermissionRejectedError(f"no {path.name}")
+
+    with pytest.raises(PermissionRejectedError, match=r"no a\.py"):
+        await expand("!`date` @a.py", "", tmp_path, run, refuse)
+    assert ran == []
+
+
+def test_file_references_resolve_dot_dot_and_symlinks(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (tmp_path / "outside.txt").write_text("secret\n")
+    (project / "link.txt").symlink_to(tmp_path / "outside.txt")
+    found = file_references("see @../outside.txt and @link.txt", project)
+    assert found == [(tmp_path / "outside.txt").resolve()]  # one file, named twice

@@ -26,7 +26,10 @@ class Authority:
     server: ssl.SSLContext
 
 
-def make_authority(folder: Path) -> Authority:
+def make_authority(
+    folder: Path, names: tuple[str, ...] = ("localhost",), addresses: tuple[str, ...] = ("127.0.0.1",)
+) -> Authority:
+    """A CA and a server certificate for ``names`` and ``addresses``."""
     now = datetime.datetime.now(datetime.UTC)
     ca_key = ec.generate_private_key(ec.SECP256R1())
     ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "agentls test CA")])
@@ -48,7 +51,7 @@ def make_authority(folder: Path) -> Authority:
     key = ec.generate_private_key(ec.SECP256R1())
     leaf = (
         x509.CertificateBuilder()
-        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")]))
+        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, (names or addresses)[0])]))
         .issuer_name(ca_name)
         .public_key(key.public_key())
         .serial_number(x509.random_serial_number())
@@ -56,7 +59,10 @@ def make_authority(folder: Path) -> Authority:
         .not_valid_after(now + datetime.timedelta(days=1))
         .add_extension(
             x509.SubjectAlternativeName(
-                [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
+                [
+                    *(x509.DNSName(name) for name in names),
+                    *(x509.IPAddress(ipaddress.ip_address(address)) for address in addresses),
+                ]
             ),
             critical=False,
         )

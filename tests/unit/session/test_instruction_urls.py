@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -16,6 +17,8 @@ import pytest
 
 from core.session.instruction_urls import InstructionURLs
 from core.session.system import InstructionFiles
+from tests.unit.tools.websites import Site as WebSite
+from tests.unit.tools.websites import serving
 
 
 @dataclass
@@ -101,6 +104,18 @@ async def test_a_url_that_does_not_answer_in_time_is_skipped_with_a_warning(
         got = await urls.fetch_all([slow, fast])
     assert got == [(fast, "rules from /rules.md")]
     assert any(slow in r.getMessage() and "0.3 s" in r.getMessage() for r in caplog.records)
+
+
+async def test_a_url_that_drips_is_cut_at_the_timeout_in_all(caplog: pytest.LogCaptureFixture) -> None:
+    with serving(WebSite("127.0.0.1")) as dripping:
+        dripping.drip("/rules.md", every=0.2)  # each read comes in time; the page takes 120 s
+        url = f"{dripping.url}/rules.md"
+        started = time.monotonic()
+        with caplog.at_level(logging.WARNING, logger="core.session.instruction_urls"):
+            got = await InstructionURLs(timeout=1.0).fetch_all([url])
+        elapsed = time.monotonic() - started
+    assert got == [] and 1.0 <= elapsed < 4.0, elapsed
+    assert any(url in r.getMessage() and "within 1 s" in r.getMessage() for r in caplog.records)
 
 
 async def test_an_unsupported_url_scheme_is_warned_about(caplog: pytest.LogCaptureFixture) -> None:

@@ -12,7 +12,8 @@ import pytest
 from core.errors import AbortedError, ToolError
 from core.tools.context import ToolContext
 from core.tools.runner import run_tool
-from core.tools.webfetch import MAX_BYTES, WebFetchTool
+from core.tools.webclient import MAX_BYTES
+from core.tools.webfetch import WebFetchTool
 from tests.unit.tools.conftest import Recorder
 
 PAGE = """<!doctype html><html><head><title>T</title><style>p{color:red}</style></head>
@@ -98,8 +99,10 @@ async def test_markdown_default(ctx: ToolContext, recorder: Recorder, server: st
     assert "- one" in result.output
     assert "alert" not in result.output and "color:red" not in result.output
     assert result.metadata["contentType"] == "text/html"
-    (ask,) = recorder.asks
-    assert (ask.permission, ask.patterns, ask.always) == ("webfetch", [f"{server}/page"], [f"{server}/*"])
+    web, local = recorder.asks
+    assert (web.permission, web.patterns, web.always) == ("webfetch", [f"{server}/page"], [f"{server}/*"])
+    port = server.rsplit(":", 1)[1]
+    assert (local.permission, local.patterns) == ("local_network", [f"127.0.0.1:{port}"])
 
 
 async def test_text_and_html_formats(ctx: ToolContext, server: str) -> None:

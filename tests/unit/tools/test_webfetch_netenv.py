@@ -8,10 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from core.errors import ToolError
 from core.tools.context import ToolContext
 from core.tools.runner import run_tool
 from core.tools.webfetch import WebFetchTool
 from tests.unit.llm.netfixtures import Proxy, RawServer, make_authority, read_request
+from tests.unit.tools.harness import Recorder
+from tests.unit.tools.websites import Names
 
 PAGE = b"<html><body><p>the page</p></body></html>"
 
@@ -77,3 +80,23 @@ async def test_a_socks_proxy_is_a_tool_error_naming_it(
     monkeypatch.setenv("https_proxy", "socks5://127.0.0.1:1080")
     with pytest.raises(Exception, match="SOCKS"):
         await run_tool(WebFetchTool(), {"url": "https://a.example/", "format": "text"}, ctx)
+
+
+async def test_through_a_proxy_a_local_name_still_asks_and_an_unknown_one_goes_to_the_proxy(
+    environ: None, ctx: ToolContext, recorder: Recorder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    names = Names({"docs.test": [["127.0.0.1"]]})
+    async with Proxy() as proxy:
+        monkeypatch.setenv("http_proxy", proxy.url)
+        # This machine resolves docs.test to a loopback address: asked, even though the proxy connects.
+        with pytest.raises(ToolError, match="failed"):
+            await run_tool(WebFetchTool(names), {"url": "http://docs.test:8/page"}, ctx)
+        assert recorder.kinds() == ["webfetch", "local_network"]
+        # A name only the proxy can resolve is handed to it by name (nothing to check here).
+        with pytest.raises(ToolError, match="failed"):
+            await run_tool(WebFetchTool(names), {"url": "http://intranet.test:8/page"}, ctx)
+        assert recorder.kinds() == ["webfetch", "local_network", "webfetch"]
+        assert [line for line, _ in proxy.seen] == [
+            "GET http://docs.test:8/page HTTP/1.1",
+            "GET http://intranet.test:8/page HTTP/1.1",
+        ]
