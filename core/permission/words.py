@@ -51,6 +51,7 @@ class ShellState:
     oldpwd: Path | None = None
     stack: list[Path | None] = field(default_factory=list)
     changed: frozenset[str] = frozenset()  # watched variables the line may set itself
+    real: dict[str, str] = field(default_factory=dict)  # folder → its real path, for this one check
 
 
 def set_on_line(command: str) -> frozenset[str]:
@@ -204,7 +205,21 @@ def _path(text: str, state: ShellState) -> list[Path] | Unknown:
     proc = _proc_self(os.path.normpath(text), state)
     if isinstance(proc, Unknown):
         return proc
-    return [Path(os.path.realpath(proc))]
+    return [Path(_realpath(proc, state))]
+
+
+def _realpath(path: str, state: ShellState) -> str:
+    """``os.path.realpath`` with the folder's real path remembered for this check: a line naming
+    thousands of files in one folder resolves that folder once (the name itself is still followed
+    when it is a link)."""
+    folder, name = os.path.split(path)
+    if not name or name in (".", ".."):
+        return os.path.realpath(path)
+    real = state.real.get(folder)
+    if real is None:
+        real = state.real[folder] = os.path.realpath(folder)
+    joined = os.path.join(real, name)
+    return os.path.realpath(joined) if os.path.islink(joined) else joined
 
 
 def _proc_self(path: str, state: ShellState) -> str | Unknown:
