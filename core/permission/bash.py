@@ -87,11 +87,14 @@ def bash_requests(command: str, cwd: Path, worktree: Path) -> list[PermissionAsk
 
 
 def _whole(command: str, reason: str, worktree: Path, metadata: dict[str, str]) -> list[PermissionAsk]:
-    """Not every command of the line can be listed: ask for it whole, as unknown and as a command."""
+    """Not every command of the line can be listed: ask for it whole, as unknown and as a command.
+
+    The dialogs carry the line once, as the pattern the rules match: their titles and metadata
+    show its start (a megabyte sent three times to every client would hold them up)."""
     found = _Found(unknown={command: reason})
-    title = _short(command)
-    whole = PermissionAsk("bash", [command], always=[command], title=title, metadata=dict(metadata))
-    return [*_file_requests(found, worktree, metadata), whole]
+    shown = {**metadata, "command": _short(command), "length": str(len(command))}
+    whole = PermissionAsk("bash", [command], always=[command], title=_short(command), metadata=shown)
+    return [*_file_requests(found, worktree, shown), whole]
 
 
 def _command_request(cmd: SimpleCommand, metadata: dict[str, str]) -> PermissionAsk:
