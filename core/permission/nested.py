@@ -1,7 +1,8 @@
 """Commands that a command runs for us: ``sh -c '…'``, ``eval …``, ``find -exec …``, ``xargs …``,
 a wrapper's command (``nice rm x``, ``sudo -u u rm x``: see ``core.permission.wrappers``), a program
 or script an option runs (``rg --pre prog``, ``git -c core.pager=…``: see
-``core.permission.effects``), and what ``find -delete`` does (checked as ``rm`` of the folders it
+``core.permission.effects``) or a variable names (``GIT_PAGER='…' git log``, ``export EDITOR=…``),
+and what ``find -delete`` does (checked as ``rm`` of the folders it
 searches, so a rule about ``rm`` holds for it).
 
 Their inner commands are checked like any other (asked for as bash commands, their files
@@ -30,6 +31,14 @@ _FIND_LEADING = frozenset({"-H", "-L", "-P"})
 _XARGS_VALUED = frozenset(
     {"-I", "-n", "-P", "-L", "-l", "-d", "-E", "-e", "-s", "-a", "--arg-file", "--delimiter"}
 )
+# Variables whose value programs run as a command line (git, man, less, bash and ssh read them).
+RUNNING_VARIABLES = frozenset(
+    {"PAGER", "GIT_PAGER", "MANPAGER", "EDITOR", "VISUAL", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR"}
+    | {"GIT_EXTERNAL_DIFF", "GIT_SSH_COMMAND", "GIT_SSH", "GIT_ASKPASS", "SSH_ASKPASS", "LESSOPEN"}
+    | {"LESSCLOSE", "BASH_ENV", "ENV", "PROMPT_COMMAND"}
+)
+# Builtins whose arguments are assignments (``export GIT_PAGER=…``).
+_DECLARERS = frozenset({"export", "declare", "typeset", "readonly", "local"})
 # How many commands deep the checker follows (``sudo nice timeout sh -c 'rm x'`` is 4 deep).
 MAX_DEPTH = 8
 
@@ -59,6 +68,19 @@ def expand(commands: list[SimpleCommand], depth: int = 0, into: Expanded | None 
 
 def _inner(cmd: SimpleCommand, out: Expanded) -> list[SimpleCommand]:
     words = cmd.words[len(cmd.assignments) :]
+    settings = list(cmd.assignments)
+    if words and words[0].value in _DECLARERS:
+        settings.extend(words[1:])
+    found: list[SimpleCommand] = []
+    for word in settings:
+        name, equals, value = word.value.partition("=")
+        if equals and name in RUNNING_VARIABLES and value.strip():
+            found.extend(_text_script(cmd, value, is_dynamic(word), out, f"${name}"))
+    return found + _runs(cmd, words, out)
+
+
+def _runs(cmd: SimpleCommand, words: list[Word], out: Expanded) -> list[SimpleCommand]:
+    """What the command's program runs for it."""
     if not words:
         return []
     name = words[0].value.rsplit("/", 1)[-1]

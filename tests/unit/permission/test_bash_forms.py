@@ -282,6 +282,15 @@ ROWS: list[tuple[str, Row]] = [
     ("nice cat .env", SECRET),
     ("sudo cat .env", SECRET),
     ("timeout 5 grep -r TOKEN .", SECRET),
+    # --- variables whose value a program runs ---------------------------------------------
+    ("GIT_PAGER='rm x' git log", RM),
+    ("PAGER='rm x' man ls", RM),
+    ("GIT_EXTERNAL_DIFF=rm git diff", RM_RUN),
+    ("EDITOR='rm x' git commit", RM),
+    ("export GIT_PAGER='rm x'; git log", RM),
+    ("LESSOPEN='|rm x %s' less hello.py", RM),
+    ('GIT_PAGER="$CMD" git log', HIDDEN),
+    ("GIT_PAGER=cat git log", RUNS),  # an assignment prefix is not the read-only command
     # --- chains keep every command ---------------------------------------------------------
     ("ls && rm x", RM),
     ("ls; nice rm x", RM),
