@@ -77,12 +77,44 @@ def bash_requests(command: str, cwd: Path, worktree: Path) -> list[PermissionAsk
             _check(cmd, state, root, found)
         _move(cmd, state)
     requests = _file_requests(found, root, metadata)
-    seen: set[str] = set()
-    for cmd in expanded.commands:
-        if cmd.text in seen:
+    return requests + _command_requests(expanded.commands, metadata)
+
+
+@struct
+class _Dialog:
+    """One bash dialog: a command and the commands its wrappers run (``nice rm x``, ``rm x``)."""
+
+    text: str
+    patterns: list[str] = field(default_factory=list)
+    always: list[str] = field(default_factory=list)
+    runs: list[tuple[str, str]] = field(default_factory=list)  # program, the wrapper running it
+
+
+def _command_requests(commands: list[SimpleCommand], metadata: dict[str, str]) -> list[PermissionAsk]:
+    """One request per distinct command; a command a wrapper runs joins its wrapper's request, so
+    ``timeout 60 npm test`` is one dialog whose patterns must all be allowed."""
+    dialogs: dict[str, _Dialog] = {}
+    home: dict[str, str] = {}  # command text → the text of the dialog it is asked in
+    for cmd in commands:
+        if cmd.text in home:
             continue
-        seen.add(cmd.text)
-        requests.append(_command_request(cmd, metadata))
+        host = home.get(cmd.host) if cmd.host else None
+        dialog = dialogs[host] if host is not None else dialogs.setdefault(cmd.text, _Dialog(cmd.text))
+        home[cmd.text] = dialog.text
+        for pattern, always in _patterns(cmd):
+            if pattern not in dialog.patterns:
+                dialog.patterns.append(pattern)
+            if always not in dialog.always:
+                dialog.always.append(always)
+        program = cmd.program
+        if cmd.via and program is not None:
+            dialog.runs.append((program.value.rsplit("/", 1)[-1], cmd.via))
+    requests: list[PermissionAsk] = []
+    for dialog in dialogs.values():
+        title = _short(dialog.text)
+        if dialog.runs:
+            title += " (" + ", ".join(f"runs {program} through {via}" for program, via in dialog.runs) + ")"
+        requests.append(PermissionAsk("bash", dialog.patterns, dialog.always, title, dict(metadata)))
     return requests
 
 
@@ -97,19 +129,13 @@ def _whole(command: str, reason: str, worktree: Path, metadata: dict[str, str]) 
     return [*_file_requests(found, worktree, shown), whole]
 
 
-def _command_request(cmd: SimpleCommand, metadata: dict[str, str]) -> PermissionAsk:
-    patterns = [cmd.text]
-    always = [_always(cmd)]
+def _patterns(cmd: SimpleCommand) -> list[tuple[str, str]]:
+    """The command's patterns with their "always" patterns: as written, then as named."""
+    found = [(cmd.text, _always(cmd))]
     as_named = canonical(cmd)
     if as_named is not None and as_named[0] != cmd.text:
-        patterns.append(as_named[0])
-        if as_named[1] not in always:
-            always.append(as_named[1])
-    title = _short(cmd.text)
-    program = cmd.program
-    if cmd.via and program is not None:
-        title = f"{title} (runs {program.value.rsplit('/', 1)[-1]} through {cmd.via})"
-    return PermissionAsk("bash", patterns, always=always, title=title, metadata=dict(metadata))
+        found.append(as_named)
+    return found
 
 
 def canonical(cmd: SimpleCommand) -> tuple[str, str] | None:

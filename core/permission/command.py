@@ -45,13 +45,15 @@ class SimpleCommand:
     """A command the shell would execute: its text as written, words and redirections.
 
     ``via`` names what runs it on the line's behalf when that is not the shell itself (``nice``,
-    ``sudo``, ``find -exec``, ``sh -c`` …): the dialog says so.
+    ``sudo``, ``find -exec``, ``sh -c`` …): the dialog says so. ``host``: the wrapper command
+    (``nice rm x``) that runs this one (``rm x``) and nothing else: both are asked in one dialog.
     """
 
     text: str
     words: list[Word] = field(default_factory=list)
     redirects: list[Redirect] = field(default_factory=list)
     via: str = ""
+    host: str = ""  # the text of the wrapper command whose whole job is to run this one
 
     @property
     def argv(self) -> list[str]:

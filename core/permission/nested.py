@@ -91,7 +91,11 @@ def _runs(cmd: SimpleCommand, words: list[Word], out: Expanded) -> list[SimpleCo
     if wrapped is not None:
         if wrapped.script is not None:
             return _text_script(cmd, wrapped.script, any(is_dynamic(w) for w in words), out, name)
-        return [_command(wrapped.words, name)] if wrapped.words else []
+        if not wrapped.words:
+            return []
+        inner = _command(wrapped.words, name)
+        inner.host = cmd.text
+        return [inner]
     if name in SHELLS:
         return _shell_script(cmd, words, out)
     if name == "eval":

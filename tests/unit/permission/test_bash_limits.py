@@ -25,10 +25,19 @@ def project(tmp_path: Path) -> Path:
     return root.resolve()
 
 
-def test_a_wrapped_command_is_its_own_request_and_says_what_runs_it(project: Path) -> None:
-    bash = [r for r in bash_requests("nice -n 5 rm x", project, project) if r.permission == "bash"]
-    assert [r.patterns for r in bash] == [["nice -n 5 rm x"], ["rm x"]]
-    assert bash[1].title == "rm x (runs rm through nice)" and bash[1].always == ["rm *"]
+def test_a_wrapped_command_is_asked_with_its_wrapper_and_the_dialog_says_what_runs_it(project: Path) -> None:
+    (bash,) = [r for r in bash_requests("nice -n 5 rm x", project, project) if r.permission == "bash"]
+    assert bash.patterns == ["nice -n 5 rm x", "rm x"] and bash.always == ["nice *", "rm *"]
+    assert bash.title == "nice -n 5 rm x (runs rm through nice)"
+    (bash,) = [r for r in bash_requests("sudo nice /bin/rm x", project, project) if r.permission == "bash"]
+    assert bash.patterns == ["sudo nice /bin/rm x", "nice /bin/rm x", "/bin/rm x", "rm x"]
+    assert bash.title == "sudo nice /bin/rm x (runs nice through sudo, runs rm through nice)"
+
+
+def test_commands_a_script_runs_are_asked_one_by_one(project: Path) -> None:
+    bash = [r for r in bash_requests("sh -c 'ls; rm x'", project, project) if r.permission == "bash"]
+    assert [r.patterns for r in bash] == [["sh -c 'ls; rm x'"], ["ls"], ["rm x"]]
+    assert bash[2].title == "rm x (runs rm through sh -c)"
 
 
 def test_a_program_named_by_its_path_is_also_matched_by_its_name(project: Path) -> None:
