@@ -46,6 +46,10 @@ class _Found:
     unknown: dict[str, str] = field(default_factory=dict)
     reads: dict[str, tuple[Path, str]] = field(default_factory=dict)  # pattern → path, command
     edits: dict[str, tuple[Path, str]] = field(default_factory=dict)
+    # The secrets under a folder, by folder and search filters: a line that searches it again
+    # does not list it again. ``walked``: entries listed for this line, all searches together.
+    secrets: dict[tuple[object, ...], list[Path] | None] = field(default_factory=dict)
+    walked: list[int] = field(default_factory=lambda: [0])
 
 
 def bash_requests(command: str, cwd: Path, worktree: Path) -> list[PermissionAsk]:
@@ -167,7 +171,10 @@ def _check(cmd: SimpleCommand, state: ShellState, root: Path, found: _Found) -> 
             continue  # asked for as an unknown path already: the folder is one of the words
         for folder in resolved:
             if folder.is_dir() and _inside(folder, root):
-                _secret_reads(search.secrets(folder), folder, root, cmd, found)
+                key = (folder, search.hidden, search.includes, search.excludes, search.exclude_dirs)
+                if key not in found.secrets:
+                    found.secrets[key] = search.secrets(folder, found.walked)
+                _secret_reads(found.secrets[key], folder, root, cmd, found)
     for use in path_uses(cmd):
         resolved = resolve_word(use.word, state)
         if isinstance(resolved, Unknown):

@@ -17,8 +17,9 @@ What each search reads:
 - ``diff -r``; ``find … -exec/-execdir/-ok cmd {}`` (the files it finds, by ``-name`` when
   given without negation).
 
-A folder holding more than ``MAX_ENTRIES`` entries is not listed: the search asks ``read`` for
-``<folder>/*.env`` instead, as for a secret it may read.
+A folder holding more than ``MAX_ENTRIES`` entries (or past that many listed for the line's
+searches together) is not listed: the search asks ``read`` for ``<folder>/*.env`` instead, as for
+a secret it may read.
 """
 
 from __future__ import annotations
@@ -53,10 +54,11 @@ class Search:
     excludes: tuple[str, ...] = ()
     exclude_dirs: tuple[str, ...] = ()
 
-    def secrets(self, folder: Path) -> list[Path] | None:
-        """The secret files under ``folder`` the search reads (None: too many entries to tell)."""
+    def secrets(self, folder: Path, walked: list[int] | None = None) -> list[Path] | None:
+        """The secret files under ``folder`` the search reads (None: too many entries to tell).
+        ``walked[0]``: the entries listed so far for the line, counted against ``MAX_ENTRIES``."""
         found: list[Path] = []
-        count = 0
+        counter = walked if walked is not None else [0]
         stack = [str(folder)]
         while stack:
             try:
@@ -65,8 +67,8 @@ class Search:
                 continue
             with entries:
                 for entry in entries:
-                    count += 1
-                    if count > MAX_ENTRIES:
+                    counter[0] += 1
+                    if counter[0] > MAX_ENTRIES:
                         return None
                     name = entry.name
                     if not self.hidden and name.startswith("."):

@@ -78,6 +78,21 @@ def test_a_search_of_a_folder_too_large_to_list_asks_for_its_secrets(
     assert reads == [["*.env"]]
 
 
+def test_searches_on_one_line_share_the_listing_budget(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(searches, "MAX_ENTRIES", 3)  # sub holds 1 entry, the project 3 in all
+    reads = [
+        r.patterns[0]
+        for r in bash_requests("grep -r A sub; grep -r B .", project, project)
+        if r.permission == "read"
+    ]
+    assert reads == ["sub/prod.env", "*.env"]  # the second listing went past the line's budget
+    again = "grep -r A sub; grep -r B sub; grep -r C sub"  # the same folder is listed once
+    reads = [r.patterns[0] for r in bash_requests(again, project, project) if r.permission == "read"]
+    assert reads == ["sub/prod.env"]
+
+
 def test_a_search_names_each_secret_it_reads(project: Path) -> None:
     reads = [
         r.patterns[0] for r in bash_requests("grep -rl TOKEN .", project, project) if r.permission == "read"
