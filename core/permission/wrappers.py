@@ -31,6 +31,7 @@ class Wrapper:
     opaque: tuple[tuple[str, str], ...] = ()
     joins: bool = False
     assignments: bool = False  # NAME=value words may come before the command (env)
+    shells: frozenset[str] = frozenset()  # options that, with no command, start a shell on stdin
     digits: bool = False  # -10 is an option (nice)
 
 
@@ -94,12 +95,13 @@ WRAPPERS: dict[str, Wrapper] = {
         | _f("-i", "--login", "-k", "--reset-timestamp", "-n", "--non-interactive", "-P")
         | _f("--preserve-groups", "-S", "--stdin", "-s", "--shell", "-B", "--bell", "-N", "--no-update"),
         quiet=_f("-l", "--list", "-v", "--validate", "-K", "--remove-timestamp", "-V", "--version"),
+        shells=_f("-s", "--shell", "-i", "--login"),
         opaque=(
             ("-e", "sudo -e edits files as another user"),
             ("--edit", "sudo -e edits files as another user"),
         ),
     ),
-    "doas": Wrapper(valued=_f("-u"), flags=_f("-n", "-s", "-L"), quiet=_f("-C")),
+    "doas": Wrapper(valued=_f("-u"), flags=_f("-n", "-s", "-L"), quiet=_f("-C"), shells=_f("-s")),
     "chrt": Wrapper(
         valued=_f("-T", "--sched-runtime", "-P", "--sched-period", "-D", "--sched-deadline"),
         flags=_f("-a", "--all-tasks", "-b", "--batch", "-d", "--deadline", "-e", "--ext", "-f", "--fifo")
@@ -157,6 +159,8 @@ def unwrap(name: str, args: list[Word]) -> Wrapped | Hidden | None:
     if script is not None:
         return Wrapped([], " ".join([script, *(w.value for w in rest)]).strip())
     rest = rest[spec.operands :]
+    if not rest and any(option.name in spec.shells for option in parsed.options):
+        return Hidden(f"{name} starts a shell that reads its commands from standard input")
     if name == "flock" and rest and rest[0].value in ("-c", "--command"):
         return Wrapped([], " ".join(w.value for w in rest[1:2]))
     if spec.joins and rest:

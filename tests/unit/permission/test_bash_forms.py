@@ -98,6 +98,8 @@ ROWS: list[tuple[str, Row]] = [
     ("sudo --user=bob rm x", RM),
     ("sudo -- rm x", RM),
     ("sudo -e x", HIDDEN),
+    ("echo 'rm x' | sudo -s", HIDDEN),  # a shell that reads its commands from the pipe
+    ("sudo -s rm x", RM),
     ("doas rm x", RM),
     ("doas -u bob rm x", RM),
     ("chrt -f 10 rm x", RM),

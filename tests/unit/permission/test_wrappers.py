@@ -69,6 +69,8 @@ def test_forms_that_run_nothing(line: str) -> None:
         ("sudo -Z rm x", "sudo is given -Z"),
         ("env -C /tmp rm x", "runs the command in another folder"),
         ("sudo -e x", "sudo -e edits files"),
+        ("sudo -s", "starts a shell that reads its commands from standard input"),
+        ("doas -s", "starts a shell that reads its commands from standard input"),
     ],
 )
 def test_a_wrapper_whose_command_cannot_be_told_says_why(line: str, reason: str) -> None:
