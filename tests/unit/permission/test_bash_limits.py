@@ -11,6 +11,7 @@ from core.permission import searches
 from core.permission.bash import MAX_COMMAND_CHARS, bash_requests
 from core.permission.request import PermissionAsk
 from core.permission.shell import MAX_WORDS
+from core.permission.words import MAX_GLOBS
 from core.tools.bash import BashTool
 from core.tools.runner import run_tool
 from tests.unit.tools.harness import allow_all
@@ -62,6 +63,14 @@ def test_a_line_of_too_many_words_asks_whole(project: Path) -> None:
     assert len(command) < MAX_COMMAND_CHARS
     unknown, _ = bash_requests(command, project, project)
     assert unknown.permission == "unknown_path" and f"more than {MAX_WORDS:,} words" in unknown.title
+
+
+def test_a_line_expands_a_bounded_number_of_patterns(project: Path) -> None:
+    line = "; ".join(f"ls sub/f{i}*" for i in range(MAX_GLOBS + 1))
+    (unknown,) = [r for r in bash_requests(line, project, project) if r.permission == "unknown_path"]
+    assert unknown.patterns == [f"sub/f{MAX_GLOBS}*"] and f"more than {MAX_GLOBS} patterns" in unknown.title
+    line = "; ".join(f"ls sub/f{i}*" for i in range(MAX_GLOBS))
+    assert all(r.permission == "bash" for r in bash_requests(line, project, project))
 
 
 def test_a_search_of_a_folder_too_large_to_list_asks_for_its_secrets(
