@@ -32,7 +32,7 @@ def shell_runner(ask: Ask, directory: Path, worktree: Path, abort: asyncio.Event
     root = worktree.resolve()
 
     async def run(command: str) -> str:
-        for request in bash_requests(command, directory, root):
+        for request in await asyncio.to_thread(bash_requests, command, directory, root):
             await _unless_aborted(ask(request), abort, command)
         if abort.is_set():
             raise AbortedError(f"the command was aborted before !`{command}` ran")

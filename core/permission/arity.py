@@ -90,6 +90,11 @@ ARITY: dict[str, int] = {
 WRAPPERS = frozenset({"sudo", "doas", "env", "nohup", "time", "command", "exec", "xargs", "nice"})
 
 
+# The most words a known prefix has: longer prefixes are never looked up (a command of thousands
+# of words must not cost thousands of joins).
+_LONGEST = max(len(prefix.split()) for prefix in ARITY)
+
+
 def arity(words: list[str]) -> int:
     """How many of ``words`` form the command's identifying prefix."""
     if not words:
@@ -97,7 +102,7 @@ def arity(words: list[str]) -> int:
     if words[0] in WRAPPERS and len(words) > 1 and not words[1].startswith("-"):
         return 1 + arity(words[1:])
     best = 1
-    for size in range(1, len(words) + 1):
+    for size in range(1, min(len(words), _LONGEST) + 1):
         known = ARITY.get(" ".join(words[:size]))
         if known is not None:
             best = known

@@ -3,11 +3,12 @@
 A rule that allows ``echo *`` approves a command, not what its redirections do to the project:
 ``echo x > setup.py`` is a write and answers to ``edit`` for that file, like the write tool. So do
 the files ``tee``, ``cp``/``install``/``ln`` (their target), ``mv`` (source and target),
-``dd of=``, ``sed -i``, ``touch`` and ``truncate`` write, and those ``rm``, ``unlink`` and
-``shred`` delete. Every other argument of a command that takes files is a file it may read: it is
-checked for being outside the project and for naming a secret (``cat .env``, ``source .env``,
-``< .env`` answer to ``read`` for it, so the rules that guard secrets for the read tool guard them
-in bash too).
+``dd of=``, ``sed -i``, ``touch`` and ``truncate`` write, those ``rm``, ``unlink`` and
+``shred`` delete, and those an option or operand of ``core.permission.effects``'s table
+writes (``sort -o``, ``find -fprint``, ``git diff --output``, ``uniq IN OUT`` …). Every other
+argument of a command that takes files is a file it may read: it is checked for being outside
+the project and for naming a secret (``cat .env``, ``source .env``, ``< .env`` answer to
+``read`` for it, so the rules that guard secrets for the read tool guard them in bash too).
 """
 
 from __future__ import annotations
@@ -17,12 +18,14 @@ import re
 from typing import Literal
 
 from core.permission.command import Piece, Redirect, SimpleCommand, Word
+from core.permission.effects import effects
 from core.record import record
 
 # Commands whose arguments are text, not files.
 TEXT_ARGS = frozenset({"echo", "printf", "true", "false", ":", "test", "["})
 # The files the read rules guard by default (see core.permission.rules.DEFAULTS).
 SECRET_NAMES = ("*.env", "*.env.*")
+_SECRET = re.compile("|".join(fnmatch.translate(pattern) for pattern in SECRET_NAMES))
 # Devices a redirection may use without touching any file of the project or elsewhere.
 HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero"})
 _WRITE_OPS = frozenset({">", ">>", ">|", "<>", ">&"})
@@ -36,7 +39,7 @@ _KEY_VALUE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 Access = Literal["read", "write", "run"]
 
 
-@record
+@record(slots=True, generated=True)  # made per word: a hot path
 class PathUse:
     """A word naming a file (or folder) the command reads, writes or runs."""
 
@@ -57,7 +60,7 @@ def is_harmless(target: str) -> bool:
 def is_secret(value: str) -> bool:
     """Whether a path names a file the read rules guard (``.env``, ``prod.env``, ``.env.local``)."""
     name = value.rstrip("/").rsplit("/", 1)[-1]
-    return any(fnmatch.fnmatchcase(name, pattern) for pattern in SECRET_NAMES)
+    return _SECRET.match(name) is not None
 
 
 def path_uses(cmd: SimpleCommand) -> list[PathUse]:
@@ -70,10 +73,15 @@ def path_uses(cmd: SimpleCommand) -> list[PathUse]:
     program, args = words[0], words[1:]
     if any(p.kind != "plain" and p.kind != "quoted" for p in program.pieces):
         uses.append(PathUse(program, "run"))  # which program runs is itself unknown
-    name = program.value
+    name = program.value.rsplit("/", 1)[-1]
     if name in TEXT_ARGS:
         return uses
     written = _written(name, args)
+    for output in effects(words).writes:
+        if any(output is word for word in args):
+            written.add(id(output))
+        else:  # a value glued to its option: -oout, --output=out
+            uses.append(PathUse(output, "write"))
     for word in args:
         target = _file_part(word)
         if target is not None:

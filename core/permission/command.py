@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import re
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Literal
 
-from core.record import record, struct
+from core.record import record
 
 PieceKind = Literal["plain", "quoted", "expansion", "process"]
 
 
-@record
+@record(slots=True, generated=True)  # made per word: a hot path
 class Piece:
     """A run of a word: ``plain`` text the shell still globs and tilde-expands, ``quoted`` text it
     takes as written, an ``expansion`` (``$X``, ``${X}``, ``$(…)``, backticks, ``$((…))``,
@@ -22,7 +22,7 @@ class Piece:
     quoted: bool = False  # an expansion inside double quotes (no word splitting, no globbing)
 
 
-@record
+@record(slots=True, generated=True)  # made per word: a hot path
 class Word:
     """One shell word: ``raw`` as written, ``value`` with quotes and escapes removed (expansions
     stay as written), ``pieces`` telling which parts are quoted, plain or expanded."""
@@ -32,7 +32,7 @@ class Word:
     pieces: tuple[Piece, ...] = ()
 
 
-@record
+@record(slots=True, generated=True)  # made per word: a hot path
 class Redirect:
     """A redirection: its operator (``>``, ``2>>``, ``<`` …) and its target word."""
 
@@ -40,13 +40,20 @@ class Redirect:
     target: Word
 
 
-@struct
+@dataclass(slots=True)  # made per command, in a hot loop: the methods dataclasses generates
 class SimpleCommand:
-    """A command the shell would execute: its text as written, words and redirections."""
+    """A command the shell would execute: its text as written, words and redirections.
+
+    ``via`` names what runs it on the line's behalf when that is not the shell itself (``nice``,
+    ``sudo``, ``find -exec``, ``sh -c`` …): the dialog says so. ``host``: the wrapper command
+    (``nice rm x``) that runs this one (``rm x``) and nothing else: both are asked in one dialog.
+    """
 
     text: str
     words: list[Word] = field(default_factory=list)
     redirects: list[Redirect] = field(default_factory=list)
+    via: str = ""
+    host: str = ""  # the text of the wrapper command whose whole job is to run this one
 
     @property
     def argv(self) -> list[str]:
@@ -56,6 +63,12 @@ class SimpleCommand:
         while index < len(values) and _is_assignment(values[index]):
             index += 1
         return values[index:]
+
+    @property
+    def program(self) -> Word | None:
+        """The word naming the program to run (after any ``NAME=value`` words)."""
+        lead = len(self.assignments)
+        return self.words[lead] if lead < len(self.words) else None
 
     @property
     def assignments(self) -> list[Word]:
@@ -69,6 +82,11 @@ class SimpleCommand:
 
 
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
+
+
+def plain_word(text: str) -> Word:
+    """A word the checker makes up (``rm`` for ``find -delete``), as if written unquoted."""
+    return Word(text, text, (Piece(text, "plain"),))
 
 
 def _is_assignment(value: str) -> bool:

@@ -12,22 +12,14 @@ that these rules ask for. Every rule here is the lowest layer: any config rule o
 
 from __future__ import annotations
 
-# Bash commands that only read, as rule patterns (`` *`` also matches the command alone).
+from core.permission.effects import COMMANDS
+
+# Bash commands that only read, as rule patterns (`` *`` also matches the command alone): those
+# ``core.permission.effects`` marks read-only. What one of them writes or runs through an option
+# (``sort -o f``, ``rg --pre prog``, ``find -delete``) is asked for by the checker's other requests.
 READ_ONLY_COMMANDS = (
-    "ls *",
-    "cat *",
-    "head *",
-    "tail *",
-    "wc *",
-    "pwd *",
-    "echo *",
-    "printf *",
-    "cd *",
+    *(f"{name} *" for name, row in COMMANDS.items() if row.read_only),
     "true",
-    "git status *",
-    "git diff *",
-    "git log *",
-    "git show *",
     "git branch",
     "git branch --list *",
     "git branch -l *",
@@ -38,42 +30,12 @@ READ_ONLY_COMMANDS = (
     "git branch -v",
     "git branch -vv",
     "git branch --show-current",
-    "rg *",
-    "grep *",
-    "egrep *",
-    "fgrep *",
-    "find *",
-    "tree *",
-    "file *",
-    "stat *",
-    "which *",
-    "type *",
-    "basename *",
-    "dirname *",
-    "realpath *",
-    "readlink *",
-    "du *",
-    "diff *",
-    "cmp *",
-    "sort *",
-    "cut *",
-    "nl *",
 )
 
-# Forms of those commands that write, delete or run something else: they ask again. A pattern
-# may also catch a harmless word that contains the option's letters; that only asks.
+# ``git branch``'s forms that change branches rather than files, so no file request covers them:
+# they ask again. A pattern may also catch a harmless word that contains the option's letters;
+# that only asks.
 NOT_READ_ONLY = (
-    "find *-exec*",  # -exec, -execdir
-    "find *-ok*",  # -ok, -okdir
-    "find *-delete*",
-    "find *-fprint*",
-    "find *-fls*",
-    "git diff *--output*",
-    "git log *--output*",
-    "git show *--output*",
-    "git diff *--ext-diff*",
-    "git log *--ext-diff*",
-    "git show *--ext-diff*",
     "git branch *-d*",
     "git branch *-D*",
     "git branch *-m*",
@@ -86,14 +48,6 @@ NOT_READ_ONLY = (
     "git branch *--set-upstream*",
     "git branch *--unset-upstream*",
     "git branch *--edit-description*",
-    "rg *--pre*",  # runs a preprocessor
-    "rg *--hostname-bin*",  # runs a program
-    "tree *-o*",
-    "file *-C*",
-    "file *--compile*",
-    "sort *-o*",
-    "sort *--output*",
-    "sort *--compress-program*",
 )
 
 # permission, pattern, action — in order (the last match wins).

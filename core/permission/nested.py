@@ -1,8 +1,14 @@
-"""Commands that a command runs for us: ``sh -c '…'``, ``eval …``, ``find -exec …``, ``xargs …``.
+"""Commands that a command runs for us: ``sh -c '…'``, ``eval …``, ``find -exec …``, ``xargs …``,
+a wrapper's command (``nice rm x``, ``sudo -u u rm x``: see ``core.permission.wrappers``), a program
+or script an option runs (``rg --pre prog``, ``git -c core.pager=…``: see
+``core.permission.effects``) or a variable names (``GIT_PAGER='…' git log``, ``export EDITOR=…``),
+and what ``find -delete`` does (checked as ``rm`` of the folders it
+searches, so a rule about ``rm`` holds for it).
 
 Their inner commands are checked like any other (asked for as bash commands, their files
-resolved). What cannot be read before running — a script held in a variable, read from standard
-input, or arguments that ``xargs`` reads — is reported as unknown, so the check asks.
+resolved), each marked with what runs it. What cannot be read before running — a script held in a
+variable, read from standard input, arguments that ``xargs`` reads, a wrapper called with an option
+the checker does not know — is reported as unknown, so the check asks.
 """
 
 from __future__ import annotations
@@ -10,29 +16,31 @@ from __future__ import annotations
 from dataclasses import field
 
 from core.permission.bash_files import TEXT_ARGS
-from core.permission.command import SimpleCommand, Word
+from core.permission.command import SimpleCommand, Word, plain_word
+from core.permission.effects import effects
 from core.permission.shell import split_commands
 from core.permission.words import is_dynamic
+from core.permission.wrappers import Hidden, unwrap
 from core.record import struct
 
-SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", "busybox"})
-# Commands that run the command given as their arguments (their own options are skipped).
-WRAPPERS = frozenset({"env", "command", "exec", "nohup", "nice", "time", "timeout", "sudo", "doas", "stdbuf"})
-# Options of those wrappers that take the next word as their value.
-_WRAPPER_VALUED = {
-    "env": frozenset({"-u", "--unset", "-C", "--chdir", "-S", "--split-string"}),
-    "sudo": frozenset({"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "--user", "--group"}),
-    "doas": frozenset({"-u", "-C"}),
-    "timeout": frozenset({"-s", "--signal", "-k", "--kill-after"}),
-    "nice": frozenset({"-n", "--adjustment"}),
-    "stdbuf": frozenset({"-i", "-o", "-e"}),
-}
+SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "ash", "mksh"})
 _FIND_RUNNERS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+# find's options that come before its starting points.
+_FIND_LEADING = frozenset({"-H", "-L", "-P"})
 # xargs options that take the next word as their value.
 _XARGS_VALUED = frozenset(
     {"-I", "-n", "-P", "-L", "-l", "-d", "-E", "-e", "-s", "-a", "--arg-file", "--delimiter"}
 )
-MAX_DEPTH = 4
+# Variables whose value programs run as a command line (git, man, less, bash and ssh read them).
+RUNNING_VARIABLES = frozenset(
+    {"PAGER", "GIT_PAGER", "MANPAGER", "EDITOR", "VISUAL", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR"}
+    | {"GIT_EXTERNAL_DIFF", "GIT_SSH_COMMAND", "GIT_SSH", "GIT_ASKPASS", "SSH_ASKPASS", "LESSOPEN"}
+    | {"LESSCLOSE", "BASH_ENV", "ENV", "PROMPT_COMMAND"}
+)
+# Builtins whose arguments are assignments (``export GIT_PAGER=…``).
+_DECLARERS = frozenset({"export", "declare", "typeset", "readonly", "local"})
+# How many commands deep the checker follows (``sudo nice timeout sh -c 'rm x'`` is 4 deep).
+MAX_DEPTH = 8
 
 
 @struct
@@ -59,43 +67,54 @@ def expand(commands: list[SimpleCommand], depth: int = 0, into: Expanded | None 
 
 
 def _inner(cmd: SimpleCommand, out: Expanded) -> list[SimpleCommand]:
-    words = _unwrapped(cmd.words[len(cmd.assignments) :])
+    words = cmd.words[len(cmd.assignments) :]
+    settings = list(cmd.assignments)
+    if words and words[0].value in _DECLARERS:
+        settings.extend(words[1:])
+    found: list[SimpleCommand] = []
+    for word in settings:
+        name, equals, value = word.value.partition("=")
+        if equals and name in RUNNING_VARIABLES and value.strip():
+            found.extend(_text_script(cmd, value, is_dynamic(word), out, f"${name}"))
+    return found + _runs(cmd, words, out)
+
+
+def _runs(cmd: SimpleCommand, words: list[Word], out: Expanded) -> list[SimpleCommand]:
+    """What the command's program runs for it."""
     if not words:
         return []
     name = words[0].value.rsplit("/", 1)[-1]
+    wrapped = unwrap(name, words[1:])
+    if isinstance(wrapped, Hidden):
+        out.unknown.setdefault(cmd.text, wrapped.reason)
+        return []
+    if wrapped is not None:
+        if wrapped.script is not None:
+            return _text_script(cmd, wrapped.script, any(is_dynamic(w) for w in words), out, name)
+        if not wrapped.words:
+            return []
+        inner = _command(wrapped.words, name)
+        inner.host = cmd.text
+        return [inner]
     if name in SHELLS:
         return _shell_script(cmd, words, out)
     if name == "eval":
         return _script(cmd, words[1:], out, "eval")
-    if name == "find":
-        return _find_commands(words)
     if name == "xargs":
         inner = _xargs_command(words)
         if inner.argv and inner.argv[0] not in TEXT_ARGS:
             out.unknown.setdefault(cmd.text, "xargs adds arguments read from standard input")
         return [inner] if inner.words else []
-    return []
+    found = _find_commands(words) if name == "find" else []
+    effect = effects(words)
+    found.extend(_command([program], f"{name}'s option") for program in effect.runs)
+    for text, via in effect.scripts:
+        found.extend(_text_script(cmd, text, any(is_dynamic(w) for w in words), out, via))
+    return found
 
 
-def _unwrapped(words: list[Word]) -> list[Word]:
-    """The wrapped command of ``env``/``sudo``/``timeout`` … (roughly: their options are skipped)."""
-    index = 0
-    while index < len(words) and words[index].value in WRAPPERS:
-        wrapper = words[index].value
-        index += 1
-        while index < len(words):
-            value = words[index].value
-            if value in _WRAPPER_VALUED.get(wrapper, ()):
-                index += 2
-            elif (
-                value.startswith("-")
-                or (wrapper == "env" and "=" in value)
-                or (wrapper == "timeout" and value[:1].isdigit())
-            ):
-                index += 1
-            else:
-                break
-    return words[index:]
+def _command(words: list[Word], via: str) -> SimpleCommand:
+    return SimpleCommand(" ".join(w.raw for w in words), list(words), via=via)
 
 
 def _shell_script(cmd: SimpleCommand, words: list[Word], out: Expanded) -> list[SimpleCommand]:
@@ -108,38 +127,63 @@ def _shell_script(cmd: SimpleCommand, words: list[Word], out: Expanded) -> list[
         if option in ("-o", "+o", "-O", "+O"):
             index += 1
     if runs_string:
-        return _script(cmd, words[index : index + 1], out, "sh -c")
+        shell = words[0].value.rsplit("/", 1)[-1]
+        return _script(cmd, words[index : index + 1], out, f"{shell} -c")
     if index >= len(words) or words[index].value == "-s":
         out.unknown.setdefault(cmd.text, "the shell reads its script from standard input")
     return []  # a script file: read like any other argument
 
 
 def _script(cmd: SimpleCommand, words: list[Word], out: Expanded, what: str) -> list[SimpleCommand]:
-    if any(is_dynamic(w) for w in words):
+    text = " ".join(w.value for w in words)
+    return _text_script(cmd, text, any(is_dynamic(w) for w in words), out, what)
+
+
+def _text_script(
+    cmd: SimpleCommand, text: str, dynamic: bool, out: Expanded, what: str
+) -> list[SimpleCommand]:
+    if dynamic:
         out.unknown.setdefault(cmd.text, f"the script {what} runs is only known when it runs")
         return []
-    return split_commands(" ".join(w.value for w in words))
+    commands = split_commands(text)
+    for inner in commands:
+        inner.via = inner.via or what
+    return commands
 
 
 def _find_commands(words: list[Word]) -> list[SimpleCommand]:
     found: list[SimpleCommand] = []
     index = 0
     while index < len(words):
-        if words[index].value in _FIND_RUNNERS:
+        runner = words[index].value
+        if runner in _FIND_RUNNERS:
             end = index + 1
             while end < len(words) and words[end].value not in (";", "+"):
                 end += 1
             inner = words[index + 1 : end]
             if inner:
-                found.append(SimpleCommand(" ".join(w.raw for w in inner), list(inner)))
+                found.append(_command(inner, f"find {runner}"))
             index = end
+        elif runner == "-delete":
+            found.append(_command([plain_word("rm"), *find_roots(words)], "find -delete"))
         index += 1
     return found
+
+
+def find_roots(words: list[Word]) -> list[Word]:
+    """The folders ``find`` (``words[0]``) searches: ``.`` when it names none."""
+    index = 1
+    while index < len(words) and (words[index].value in _FIND_LEADING or words[index].value.startswith("-D")):
+        index += 2 if words[index].value == "-D" else 1
+    roots: list[Word] = []
+    while index < len(words) and not words[index].value.startswith(("-", "(", "!")):
+        roots.append(words[index])
+        index += 1
+    return roots or [plain_word(".")]
 
 
 def _xargs_command(words: list[Word]) -> SimpleCommand:
     index = 1
     while index < len(words) and words[index].value.startswith("-"):
         index += 2 if words[index].value in _XARGS_VALUED else 1
-    inner = words[index:]
-    return SimpleCommand(" ".join(w.raw for w in inner), list(inner))
+    return _command(words[index:], "xargs")

@@ -14,7 +14,7 @@ import re
 from core.permission.command import Piece, Redirect, SimpleCommand, Word
 
 _METACHARS = frozenset(" \t\n;&|<>()")
-_SEPARATORS = ("&&", "||", ";;&", ";;", ";&", "|&", ";", "|", "&")
+_SEPARATOR = re.compile(r"&&|\|\||;;&|;;|;&|\|&|;|\||&")
 _REDIRECT = re.compile(r"(\d+|&)?(<<<|<<-|<<|>>|>&|<&|<>|>\||<|>)")
 # Words that open or close a compound command: they are syntax, not a program to run.
 _SKIPPED_WORDS = frozenset(
@@ -24,10 +24,19 @@ _SKIPPED_WORDS = frozenset(
 _HEADERS = frozenset({"for", "select", "case", "function"})
 # How deep subshells, groups and substitutions may nest before the line is refused as unreadable.
 MAX_NESTING = 100
+# How many words a line may have before it is refused as too long to check in good time (reading
+# and checking a word costs ~30 µs: 2,000 words stay well under 100 ms).
+MAX_WORDS = 2_000
 
 
 # What may follow ``$`` to name a parameter: a name, a digit or one of the special parameters.
 _PARAMETER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]")
+# A run of characters the reader takes as they are: read at once, so a word costs one piece, not
+# one per character (the check stays linear and cheap on long lines).
+_PLAIN_RUN = re.compile(r"[^ \t\n;&|<>()\\'\"$`]+")
+_QUOTED_RUN = re.compile(r'[^\\$`"]+')
+# Where a substitution may start in text where nothing else runs (a here-document's body).
+_SUBSTITUTION_START = re.compile(r"\\|\$\(|`")
 
 
 def _merged(pieces: list[Piece]) -> tuple[Piece, ...]:
@@ -44,13 +53,14 @@ def _merged(pieces: list[Piece]) -> tuple[Piece, ...]:
 
 
 class TooDeep(ValueError):
-    """A line nested deeper than the reader follows: its commands cannot all be listed."""
+    """A line nested deeper than the reader follows, or longer: its commands cannot all be listed."""
 
 
 def split_commands(line: str) -> list[SimpleCommand]:
     """Every simple command of a shell command line, substitutions included (inner ones first).
 
-    Raises ``TooDeep`` for a line nested more than ``MAX_NESTING`` levels.
+    Raises ``TooDeep`` for a line nested more than ``MAX_NESTING`` levels or of more than
+    ``MAX_WORDS`` words.
     """
     reader = _Reader(line)
     reader.read_list(None)
@@ -76,10 +86,11 @@ class _Builder:
 
 
 class _Reader:
-    def __init__(self, text: str, depth: int = 0) -> None:
+    def __init__(self, text: str, depth: int = 0, words: list[int] | None = None) -> None:
         self.s = text
         self.i = 0
         self.depth = depth
+        self.words = words if words is not None else [0]  # shared with the readers of its parts
         self.commands: list[SimpleCommand] = []
         self.heredocs: list[tuple[str, bool, bool]] = []  # delimiter, strip tabs, body expands
 
@@ -114,10 +125,10 @@ class _Reader:
             if terminator is not None and c == terminator:
                 self.i += 1
                 break
-            sep = next((op for op in _SEPARATORS if s.startswith(op, self.i)), None)
+            sep = _SEPARATOR.match(s, self.i) if c in ";&|" else None
             if sep is not None:
                 cmd = self._finish(cmd)
-                self.i += len(sep)
+                self.i = sep.end()
                 continue
             if c == "(":
                 if not cmd.empty and s.startswith("()", self.i):  # name() { …; }: a definition
@@ -201,19 +212,24 @@ class _Reader:
 
     def _scan_substitutions(self, text: str) -> None:
         """Read the commands of ``$( … )`` and backticks in text where nothing else runs."""
-        sub = _Reader(text, self.depth)
+        sub = _Reader(text, self.depth, self.words)
         while sub.i < len(text):
+            found = _SUBSTITUTION_START.search(text, sub.i)
+            if found is None:
+                break
+            sub.i = found.start()
             if text[sub.i] == "\\":
                 sub.i += 2
-            elif text.startswith("$(", sub.i) or text[sub.i] == "`":
-                sub._read_expansion()
             else:
-                sub.i += 1
+                sub._read_expansion()
         self.commands.extend(sub.commands)
 
     # --- words -----------------------------------------------------------------------------
 
     def _read_word(self) -> Word:
+        self.words[0] += 1
+        if self.words[0] > MAX_WORDS:
+            raise TooDeep(f"the command has more than {MAX_WORDS:,} words, more than the checker reads")
         start = self.i
         pieces: list[Piece] = []
         s = self.s
@@ -259,8 +275,9 @@ class _Reader:
         if c in "$`":
             out.append(self._read_expansion())
             return
-        self.i += 1
-        out.append(Piece(c, "plain"))
+        run = _PLAIN_RUN.match(s, self.i)
+        self.i = run.end() if run is not None else self.i + 1
+        out.append(Piece(s[start : self.i], "plain"))
 
     def _read_expansion(self) -> Piece:
         """``$…`` or a backtick substitution at ``self.i``; a lone ``$`` is plain text."""
@@ -270,7 +287,7 @@ class _Reader:
             end = self.i + 1
             while end < len(s) and s[end] != "`":
                 end += 2 if s[end] == "\\" else 1
-            inner = _Reader(s[self.i + 1 : min(end, len(s))].replace("\\`", "`"), self.depth + 1)
+            inner = _Reader(s[self.i + 1 : min(end, len(s))].replace("\\`", "`"), self.depth + 1, self.words)
             inner.read_list(None)
             self.commands.extend(inner.commands)
             self.i = min(end + 1, len(s))
@@ -308,8 +325,10 @@ class _Reader:
                     text = []
                     out.append(Piece(piece.text, piece.kind, quoted=True))
             else:
-                text.append(c)
-                self.i += 1
+                run = _QUOTED_RUN.match(s, self.i)
+                end = run.end() if run is not None else self.i + 1
+                text.append(s[self.i : end])
+                self.i = end
         self.i += 1
         out.append(Piece("".join(text), "quoted"))
 

@@ -26,6 +26,9 @@ from core.record import record, struct
 GUARDED_PROBES = (".env", ".env.local", ".env.production", ".envrc")
 # A glob matching more files than this is not worth listing: it is unknown.
 MAX_GLOB_MATCHES = 256
+# Patterns one line may expand against the disk (each lists a folder): past that they are unknown,
+# so a line of a thousand globs over a large folder cannot hold the check.
+MAX_GLOBS = 64
 _GLOB = re.compile(r"[*?\[]")
 _BRACES = re.compile(r"\{[^{}]*(,|\.\.)[^{}]*\}")
 _STATIC_VARIABLES = {"$PWD": "cwd", "${PWD}": "cwd", "$HOME": "home", "${HOME}": "home"}
@@ -51,6 +54,8 @@ class ShellState:
     oldpwd: Path | None = None
     stack: list[Path | None] = field(default_factory=list)
     changed: frozenset[str] = frozenset()  # watched variables the line may set itself
+    real: dict[str, str] = field(default_factory=dict)  # folder → its real path, for this one check
+    globs: int = 0  # patterns expanded so far on the line
 
 
 def set_on_line(command: str) -> frozenset[str]:
@@ -179,6 +184,9 @@ def _expand(text: str, pattern: str, state: ShellState) -> list[Path] | Unknown:
         return Unknown(f"the pattern {text} may match a guarded file such as .env")
     if not os.path.isabs(pattern) and state.cwd is None:
         return Unknown(f"{text} is relative to a folder that is not known")
+    state.globs += 1
+    if state.globs > MAX_GLOBS:
+        return Unknown(f"the line expands more than {MAX_GLOBS} patterns: {text} is not listed")
     root = None if os.path.isabs(pattern) else str(state.cwd)
     matches = list(itertools.islice(glob.iglob(pattern, root_dir=root), MAX_GLOB_MATCHES + 1))
     if len(matches) > MAX_GLOB_MATCHES:
@@ -204,7 +212,21 @@ def _path(text: str, state: ShellState) -> list[Path] | Unknown:
     proc = _proc_self(os.path.normpath(text), state)
     if isinstance(proc, Unknown):
         return proc
-    return [Path(os.path.realpath(proc))]
+    return [Path(_realpath(proc, state))]
+
+
+def _realpath(path: str, state: ShellState) -> str:
+    """``os.path.realpath`` with the folder's real path remembered for this check: a line naming
+    thousands of files in one folder resolves that folder once (the name itself is still followed
+    when it is a link)."""
+    folder, name = os.path.split(path)
+    if not name or name in (".", ".."):
+        return os.path.realpath(path)
+    real = state.real.get(folder)
+    if real is None:
+        real = state.real[folder] = os.path.realpath(folder)
+    joined = os.path.join(real, name)
+    return os.path.realpath(joined) if os.path.islink(joined) else joined
 
 
 def _proc_self(path: str, state: ShellState) -> str | Unknown:

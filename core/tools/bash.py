@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -54,7 +55,10 @@ class BashTool(Tool[BashParams]):
         cwd = paths.resolve(ctx, params.workdir)
         if not cwd.is_dir():
             raise ToolError(f"workdir {cwd} does not exist or is not a folder.")
-        for request in self._requests(params.command, cwd, ctx.worktree.resolve()):
+        # The check reads the whole line (up to 32 KB): off the event loop, so that other
+        # sessions and clients are answered meanwhile.
+        requests = await asyncio.to_thread(self._requests, params.command, cwd, ctx.worktree.resolve())
+        for request in requests:
             await ctx.ask(request)
         return cwd
 

@@ -80,12 +80,15 @@ ROWS: list[tuple[str, tuple[str, str, str, str]]] = [
     ("cat hello.py | grep print", ALLOW),
     ("git status && git diff", ALLOW),
     ("git log --oneline -5; git show HEAD", ALLOW),
-    ("grep -r TODO .", ALLOW),
-    ("rg TODO sub", ALLOW),
+    ("grep -r TODO .", SECRET),  # descends into .env and sub/prod.env
+    ("grep -r TODO sub/a.txt", ALLOW),
+    ("rg TODO sub", SECRET),  # sub/prod.env is not hidden
+    ("rg TODO hello.py", ALLOW),
     ("find . -name '*.py'", ALLOW),
     ("find $OUT -name x", UNKNOWN),
-    ("find . -exec cat {} \\;", RUNS),
-    ("find . -name '*.pyc' -delete", RUNS),
+    ("find . -exec cat {} \\;", SECRET),  # cat reads every file find finds, .env included
+    ("find . -name '*.py' -exec cat {} \\;", ALLOW),  # cat on what find finds: read-only
+    ("find . -name '*.pyc' -delete", EDIT),  # deletes in the project
     ("true && ls", ALLOW),
     ("echo $OUT", ALLOW),  # echo's arguments are text
     ("echo hi > /dev/null 2>&1", ALLOW),
