@@ -23,7 +23,6 @@ def test_signs_on_screen_and_the_review_menu_and_mode_picker_in_neovims_own_sele
     with interactive(nvim, width=160, height=40, files=("calc.py",)) as screen:
         screen.keys(":Agentls", "Enter")
         screen.wait_lua("require'agentls.chat'.session_id ~= nil", "the chat's session")
-        screen.keys("i")
         screen.keys("fix add", literal=True)
         screen.keys("C-s")
         # The sign, in the sign column of calc.py's window, next to the agent's line.

@@ -19,7 +19,7 @@ cmd('AgentlsNew', function()
   agentls().new_session()
 end, { desc = 'agentls: start a new session' })
 cmd('AgentlsSessions', function(o)
-  agentls().open()
+  agentls().open({ insert = false }) -- the picker comes next
   require('agentls.sessions').pick(o.args)
 end, { nargs = '*', desc = 'agentls: sessions, or those matching a query (switch, rename, delete, fork)' })
 cmd('AgentlsAbort', function()

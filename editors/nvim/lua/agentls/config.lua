@@ -38,6 +38,9 @@ M.defaults = {
   width = 0.4, -- of the editor's columns (split) or size (float), when < 1; columns when >= 1
   height = 0.8, -- float only
   prompt_height = 5,
+  -- :Agentls leaves you typing in the prompt (insert mode), so the words typed right after it are
+  -- text; false: the prompt opens in normal mode.
+  start_in_insert = true,
   -- Open the most recent session with :Agentls (false: always a new session).
   resume = true,
   -- Show a diff of a proposed edit or write before asking for permission.
@@ -87,6 +90,7 @@ local types = {
   width = { 'number' },
   height = { 'number' },
   prompt_height = { 'number' },
+  start_in_insert = { 'boolean' },
   resume = { 'boolean' },
   diff_preview = { 'boolean' },
   attach_buffers = { 'boolean' },

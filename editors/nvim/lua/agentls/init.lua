@@ -140,9 +140,18 @@ local function start()
   return true
 end
 
+--- Open the chat (:Agentls); `opts`: {session_id} to show, {insert = false} to stay in normal mode
+--- whatever `start_in_insert` says.
 function M.open(opts)
   if start() then
-    require('agentls.chat').open(opts)
+    local chat = require('agentls.chat')
+    chat.open(opts)
+    -- The windows open at once (the session shows later): keys typed right after :Agentls land in
+    -- the prompt as text instead of being motions. (Insert mode starts once the command returns.)
+    local win = vim.api.nvim_get_current_win()
+    if config.options.start_in_insert and (opts or {}).insert ~= false and win == chat.prompt_win and vim.fn.mode() == 'n' then
+      vim.cmd('startinsert!')
+    end
   end
 end
 

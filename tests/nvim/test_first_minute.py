@@ -1,0 +1,44 @@
+"""A new user's first minute in a real Neovim in tmux (issue #44): what they type right after
+`:Agentls` is text, trusting the project does not break the first chat, one `@url:` is fetched and
+asked about once with no hit-enter prompt, and an 80-column Neovim keeps the chips and the chat's
+status in sight. Keys go in with send-keys; Neovim's own vim.ui.select (inputlist) asks."""
+
+from __future__ import annotations
+
+import json
+
+from demo.fake_script import Turn
+from tests.nvim.harness import Nvim
+from tests.nvim.test_interactive import PROMPT_LINES
+from tests.nvim.tmux import Screen, interactive
+
+PROMPT = f"table.concat({PROMPT_LINES}, '|')"
+HIT_ENTER = r"Press ENTER|-- More --"
+
+
+def no_hit_enter(screen: Screen) -> None:
+    """No screen read during the run showed a hit-enter or more prompt."""
+    shown = screen.terminal.ever(HIT_ENTER)
+    assert not shown, f"a hit-enter prompt appeared:\n{shown[0]}"
+
+
+def test_words_typed_right_after_agentls_land_in_the_prompt(nvim: Nvim) -> None:
+    nvim.model.script(Turn.text("Hello to you."))
+    with interactive(nvim, width=80, height=24) as screen:
+        # One send-keys: the words arrive before the chat has drawn (and before the server answered).
+        screen.keys(":Agentls", "Enter", "hello world")
+        screen.wait_lua(f"{PROMPT} == 'hello world'", "the words in the prompt")
+        assert screen.lua("vim.api.nvim_get_mode().mode") == "i", "still typing"
+        screen.keys("C-s")
+        screen.wait(lambda s: "Hello to you." in s, "the answer")
+        no_hit_enter(screen)
+    assert "hello world" in json.dumps(nvim.model.requests[0].body)
+
+
+def test_start_in_insert_false_keeps_normal_mode(nvim: Nvim) -> None:
+    options = {**nvim.options(), "start_in_insert": False}
+    with interactive(nvim, width=80, height=24, options=options) as screen:
+        screen.keys(":Agentls", "Enter")
+        screen.wait_lua("require'agentls.chat'.session_id ~= nil", "the chat's session")
+        assert screen.lua("vim.api.nvim_get_mode().mode") == "n"
+        assert screen.lua("vim.api.nvim_get_current_win() == require'agentls.chat'.prompt_win") == "true"
