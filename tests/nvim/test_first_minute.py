@@ -42,3 +42,27 @@ def test_start_in_insert_false_keeps_normal_mode(nvim: Nvim) -> None:
         screen.wait_lua("require'agentls.chat'.session_id ~= nil", "the chat's session")
         assert screen.lua("vim.api.nvim_get_mode().mode") == "n"
         assert screen.lua("vim.api.nvim_get_current_win() == require'agentls.chat'.prompt_win") == "true"
+
+
+def test_trusting_the_project_then_chatting_works_the_first_time(nvim: Nvim) -> None:
+    # The project brings its own config: the server starts without it and the plugin asks (Neovim's
+    # own select) once the user pauses; "Trust" restarts the server while the chat is opening.
+    (nvim.project / "agentls.json").write_text("{}")
+    nvim.model.script(Turn.text("Trusted and answering."))
+    with interactive(nvim, width=100, height=30) as screen:
+        screen.keys(":Agentls", "Enter")
+        screen.wait_lua("vim.api.nvim_get_mode().mode == 'i'", "the prompt, in insert mode")
+        screen.keys("Escape")  # a pause in normal mode: the trust dialog may open
+        screen.wait(lambda s: "1: Trust this project" in s, "the trust dialog")
+        first = screen.lua("require'agentls.client'.id")
+        screen.keys("1", "Enter")
+        screen.wait_lua(f"require'agentls.client'.id ~= {first} and require'agentls.client'.ready",
+                        "the server started again, trusted")  # fmt: skip
+        screen.wait_lua("require'agentls.chat'.session_id ~= nil", "the chat's session")
+        screen.keys("i")
+        screen.keys("hello", literal=True)
+        screen.keys("C-s")
+        shown = screen.wait(lambda s: "Trusted and answering." in s, "the answer, on the first try")
+        assert not screen.terminal.ever("after shutdown"), shown
+        assert screen.lua("require'agentls.trust'.state(vim.fn.getcwd())") == "trusted"
+        no_hit_enter(screen)

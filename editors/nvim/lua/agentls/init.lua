@@ -223,7 +223,9 @@ end
 function M.on_server_exit(died)
   local chat = require('agentls.chat')
   chat.loaded = {}
-  chat.opening, chat.fetching_config = false, false -- requests of the old server get no answer
+  if not restart_requested then -- (a restart asks the new server what the old one left unanswered)
+    chat.opening, chat.fetching_config = false, false -- requests of the old server get no answer
+  end
   chat.running = {}
   M.state:disconnected()
   for sid in pairs(M.state.status) do
