@@ -9,6 +9,7 @@ import json
 
 from demo.fake_script import Turn
 from tests.nvim.harness import Nvim
+from tests.nvim.notes_site import Site
 from tests.nvim.test_interactive import PROMPT_LINES
 from tests.nvim.tmux import Screen, interactive
 
@@ -66,3 +67,29 @@ def test_trusting_the_project_then_chatting_works_the_first_time(nvim: Nvim) -> 
         assert not screen.terminal.ever("after shutdown"), shown
         assert screen.lua("require'agentls.trust'.state(vim.fn.getcwd())") == "trusted"
         no_hit_enter(screen)
+
+
+def test_one_url_is_fetched_and_asked_about_once_with_no_hit_enter_prompt(nvim: Nvim, notes: Site) -> None:
+    nvim.model.script(Turn.text("Tabs, then."))
+    url = f"{notes.url}/notes"
+    with interactive(nvim, width=80, height=24) as screen:
+        screen.keys(":Agentls", "Enter")
+        screen.wait_lua("require'agentls.chat'.session_id ~= nil", "the chat's session")
+        screen.lua("vim.api.nvim_create_autocmd('User', {pattern = 'AgentlsDialog', callback = function()"
+                   " vim.g.asked = (vim.g.asked or 0) + 1 end}) and 1")  # fmt: skip
+        # Typed with more after it (finished), edited on, and sent while its fetch waits to be allowed.
+        screen.keys(f"what is new in @url:{url} today", literal=True)
+        screen.wait(lambda s: "[@ " in s, "the URL's chip")
+        for word in (" please", " and", " thanks"):
+            screen.keys(word, literal=True)
+            screen.wait_lua(f"{PROMPT}:find('{word}', 1, true) ~= nil", "the word typed")
+        screen.keys("C-s")  # the fetch waits for its permission: the prompt waits for the fetch
+        screen.wait(lambda s: "Allow once" in s and "webfetch" in s, "the fetch's permission")
+        screen.keys("1", "Enter")
+        screen.wait(lambda s: "Tabs, then." in s, "the answer")
+        no_hit_enter(screen)
+        assert screen.lua("vim.g.asked") == "1", "one question"
+    assert notes.hits == ["/notes"], "one fetch"
+    assert len(nvim.model.requests) == 1
+    body = json.dumps(nvim.model.requests[0].body)
+    assert "Release notes" in body and "tabs" in body, body

@@ -210,6 +210,26 @@ local function open_windows(buf)
   vim.wo[M.prompt_win].wrap = true
 end
 
+--- Grow (or shrink back) the prompt window to show its text and the chips below it: from
+--- `prompt_height` up to half the chat's height.
+function M.fit_prompt()
+  local win = M.prompt_win
+  if not valid_win(win) or vim.fn.has('nvim-0.10') == 0 then
+    return
+  end
+  local want = vim.api.nvim_win_text_height(win, {}).all
+  local room = valid_win(M.win) and math.floor((vim.api.nvim_win_get_height(M.win) + vim.api.nvim_win_get_height(win)) / 2)
+    or config.options.prompt_height
+  local height = math.max(config.options.prompt_height, math.min(want, room))
+  if height == vim.api.nvim_win_get_height(win) then
+    return
+  end
+  if vim.api.nvim_win_get_config(win).relative ~= '' then
+    return -- a float keeps the size its layout gave it (the transcript's float sits above it)
+  end
+  vim.api.nvim_win_set_height(win, height)
+end
+
 --- Show `session_id` in the chat (opening the windows if needed) and load its transcript.
 function M.show(session_id)
   M.session_id, M.opening, M.failed = session_id, false, nil
@@ -438,6 +458,16 @@ function M.send(text, mode, opts)
   end
   if vim.trim(text) == '' then
     return
+  end
+  local items = require('agentls.context_items')
+  if items.resolving(text) then -- a chip's fetch is on its way (maybe asking): the prompt takes its answer
+    return items.after_resolving(function()
+      M.send(not from_buffer and text or nil, mode, opts)
+    end)
+  end
+  local failed = items.failed(text)
+  if failed then -- sent, the server would fetch (and ask) again: the prompt stays for the user to fix
+    return require('agentls.notify').say('agentls: not sent: ' .. failed, vim.log.levels.WARN)
   end
   local command, arguments = commands.parse(text)
   local parts = { { type = 'text', text = text } }
