@@ -6,6 +6,7 @@ status in sight. Keys go in with send-keys; Neovim's own vim.ui.select (inputlis
 from __future__ import annotations
 
 import json
+import re
 
 from demo.fake_script import Turn
 from tests.nvim.harness import Nvim
@@ -93,3 +94,30 @@ def test_one_url_is_fetched_and_asked_about_once_with_no_hit_enter_prompt(nvim: 
     assert len(nvim.model.requests) == 1
     body = json.dumps(nvim.model.requests[0].body)
     assert "Release notes" in body and "tabs" in body, body
+
+
+def test_chips_wrap_and_the_winbar_keeps_the_status_and_mode_at_80_columns(nvim: Nvim) -> None:
+    for name in ("alpha", "beta", "gamma", "delta", "epsilon"):
+        (nvim.project / name).mkdir()
+    (nvim.project / "hello.py").write_text("print('hello')\n")
+    nvim.model.script(Turn.text("Working on it", chunks=4).stall(after=2))
+    with interactive(nvim, width=80, height=30, files=("hello.py",)) as screen:
+        screen.keys(":Agentls", "Enter")
+        screen.wait_lua("require'agentls.chat'.session_id ~= nil", "the chat's session")
+        # Five folders and the editor note: six chips, in a 32-column prompt window.
+        folders = " ".join(f"@folder:{name}" for name in ("alpha", "beta", "gamma", "delta", "epsilon"))
+        screen.keys(f"see {folders}", literal=True)
+        screen.keys("Escape")
+        chips = "require'agentls.context_items'.chips"
+        screen.wait_lua(f"#{chips} == 6 and type({chips}[5].tokens) == 'number'", "six chips counted")
+        shown = screen.text()
+        for name in ("alpha", "beta", "gamma", "delta", "epsilon"):
+            assert re.search(rf"\[@ {name}/ · \d+ tok\]", shown), f"{name}'s chip is not on screen:\n{shown}"
+        assert re.search(r"\[✎ hello\.py:1 · \d+ tok\]", shown), shown
+        screen.keys("Enter")
+        shown = screen.wait(lambda s: "│ busy" in s, "the turn, running")
+        bar = next(line for line in shown.splitlines() if "│ busy" in line)
+        assert re.search(r"│ \S.* │ busy │ mode \w+", bar), bar
+        screen.keys("C-c")
+        screen.wait(lambda s: "│ idle │ mode " in s, "idle again, the mode still in sight")
+        no_hit_enter(screen)
