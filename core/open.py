@@ -8,15 +8,17 @@ its event loop keeps serving meanwhile.
 from __future__ import annotations
 
 import asyncio
+import importlib
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from core.api import Agent, Layer
+    from core.api import Agent, Layer, SessionReads
     from core.app import AgentApp
     from core.editor import EditorIntelligence
+    from core.project_store import OpenedStore
     from core.tools.base import Tool
     from core.workspace import Workspace
 
@@ -33,6 +35,7 @@ async def open_agent(
     tools: Sequence[Tool[Any]] = (),
     editor: EditorIntelligence | None = None,
     import_guard: ImportGuard = nullcontext,
+    opened: OpenedStore | None = None,
 ) -> Agent:
     """Open the agent of the project at ``directory``.
 
@@ -41,7 +44,9 @@ async def open_agent(
     (for long-lived hosts); ``tools``: the host's own tools, replacing built-in ones of the same id
     (ACP's terminal-backed bash); ``editor``: the editor's language servers, which the editor
     tools ask (offered while ``editor.supported()`` names their query); ``import_guard``: wraps
-    the agent's import (a fresh process pauses the garbage collector meanwhile).
+    the agent's import (a fresh process pauses the garbage collector meanwhile); ``opened``: the
+    project's store, opened already by ``core.project.open_store`` (a host that answered from it
+    while the agent loaded).
     """
     app_class = await asyncio.to_thread(_agent_class, import_guard)
     return await app_class.open(
@@ -52,7 +57,23 @@ async def open_agent(
         warm=warm,
         tools=tools,
         editor=editor,
+        opened=opened,
     )
+
+
+async def open_store(directory: Path, data_dir: Path | None = None) -> OpenedStore:
+    """The project's store, open (``core.project_store.open_store``), for ``open_agent(opened=)``
+    and ``session_reader``; its module is imported on a thread, as the agent's is."""
+    module = await asyncio.to_thread(importlib.import_module, "core.project_store")
+    opened: OpenedStore = await module.open_store(directory, data_dir)
+    return opened
+
+
+def session_reader(opened: OpenedStore) -> SessionReads:
+    """The session reads answered from the store ``open_store`` opened (no agent needed)."""
+    from core.session.reader import SessionReader  # loaded with the store
+
+    return SessionReader(opened.store, opened.project_id)
 
 
 def _agent_class(import_guard: ImportGuard) -> type[AgentApp]:
