@@ -43,3 +43,33 @@ def test_signs_on_screen_and_the_review_menu_and_mode_picker_in_neovims_own_sele
         assert "agentls mode" in picker and "2:   Auto" in picker, picker
         screen.keys("2", "Enter")
         screen.wait(lambda s: "mode auto" in s, "auto in the winbar")
+
+
+def test_a_pending_change_shows_the_lines_it_replaced_and_the_toggle_hides_them(nvim: Nvim) -> None:
+    calc = nvim.project / "calc.py"
+    calc.write_text("# calc\n" + CALC)
+    nvim.model.script(
+        Turn.tool_call("edit", {"filePath": str(calc), "oldString": "a - b", "newString": "a + b"}),
+        Turn.text("Fixed."),
+    )
+    # (calc.py's window is on the left: its lines start the screen's lines)
+    old_above_new = re.compile(r"^ *- +return a - b .*\n *~ +return a \+ b", re.M)
+    old_line = re.compile(r"^ *- +return a - b", re.M)
+    with interactive(nvim, width=160, height=40, files=("calc.py",)) as screen:
+        screen.keys(":Agentls", "Enter")
+        screen.wait_lua("require'agentls.chat'.session_id ~= nil", "the chat's session")
+        screen.keys("Escape")
+        screen.keys(":AgentlsMode auto", "Enter")  # edits land at once and wait for review
+        screen.wait(lambda s: "mode auto" in s, "auto in the winbar")
+        screen.keys("i")
+        screen.keys("fix add", literal=True)
+        screen.keys("C-s")
+        # In calc.py's window: the line the agent replaced, above its own (which carries the sign).
+        screen.wait(lambda s: old_above_new.search(s) is not None, "the old line above the new one")
+        assert "return a + b" in calc.read_text()
+        screen.keys(":AgentlsInlineDiff", "Enter")
+        screen.wait(lambda s: "inline diff of pending changes is off" in s, "the toggle said")
+        screen.wait(lambda s: old_line.search(s) is None and "return a + b" in s, "the old line gone")
+        screen.keys(":AgentlsInlineDiff on", "Enter")
+        screen.wait(lambda s: old_above_new.search(s) is not None, "the old line back")
+        assert not screen.terminal.ever(r"Press ENTER"), "no hit-enter prompt"

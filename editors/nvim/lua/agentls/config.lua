@@ -45,6 +45,9 @@ M.defaults = {
   resume = true,
   -- Show a diff of a proposed edit or write before asking for permission.
   diff_preview = true,
+  -- Show the lines a pending agent change replaced above it, in the file's buffer (:AgentlsInlineDiff
+  -- turns it off and on).
+  inline_diff = true,
   -- Attach the project's file buffers so the agent reads unsaved text.
   attach_buffers = true,
   -- Forward every language server's diagnostics of those buffers (agent/diagnostics).
@@ -93,6 +96,7 @@ local types = {
   start_in_insert = { 'boolean' },
   resume = { 'boolean' },
   diff_preview = { 'boolean' },
+  inline_diff = { 'boolean' },
   attach_buffers = { 'boolean' },
   editor_queries = { 'boolean' },
   editor_query_timeout = { 'number' },
