@@ -73,3 +73,28 @@ def test_a_pending_change_shows_the_lines_it_replaced_and_the_toggle_hides_them(
         screen.keys(":AgentlsInlineDiff on", "Enter")
         screen.wait(lambda s: old_above_new.search(s) is not None, "the old line back")
         assert not screen.terminal.ever(r"Press ENTER"), "no hit-enter prompt"
+
+
+def test_agentls_edit_changes_the_selection_in_place_for_review_without_the_chat(nvim: Nvim) -> None:
+    calc = nvim.project / "calc.py"
+    calc.write_text("def add(a, b):\n    return a - b\n\n\ndef sub(a, b):\n    return a - b\n")
+    nvim.model.script(
+        Turn.tool_call("edit", {"filePath": str(calc), "oldString": "a - b\n\n", "newString": "a + b\n\n"}),
+        Turn.text("Now it adds."),
+    )
+    with interactive(nvim, width=120, height=30, files=("calc.py",)) as screen:
+        screen.keys("1GVj")  # the first function, selected
+        screen.keys(":AgentlsEdit make it add", "Enter")  # (':<,'> comes with the selection)
+        shown = screen.wait(lambda s: "calc.py:1-2 changed: review it" in s, "the edit, ready")
+        assert re.search(r"^ *- +return a - b.*\n *~ +return a \+ b", shown, re.M), shown
+        assert screen.lua("#vim.api.nvim_list_wins()") == "1", "no chat opened"
+        assert calc.read_text().startswith("def add(a, b):\n    return a + b\n")
+        # The model got the lines and the words; the session is in auto mode, so nothing asked.
+        body = str(nvim.model.requests[0].messages)
+        assert "Change only the lines @calc.py#L1-2, in place, as follows: make it add" in body, body
+        screen.keys("2G")
+        screen.keys("\\", "u")  # <localleader>u (the default localleader is the backslash)
+        screen.wait(lambda s: re.search(r"^ *- +return a - b", s, re.M) is None, "the change undone")
+        line = "vim.api.nvim_buf_get_lines(0, 1, 2, false)[1]"
+        screen.wait_lua(f"{line} == '    return a - b'", "the old line back")
+        assert not screen.terminal.ever(r"Press ENTER"), "no hit-enter prompt"

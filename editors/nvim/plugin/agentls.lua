@@ -32,6 +32,14 @@ cmd('AgentlsAsk', function(o)
   end
   agentls().ask(vim.api.nvim_get_current_buf(), first, last, o.args)
 end, { range = true, nargs = '*', desc = 'agentls: ask about the selection (or the file)' })
+cmd('AgentlsEdit', function(o)
+  local first, last = o.line1, o.line2
+  if o.range == 0 then -- no range: the cursor's line
+    first = vim.fn.line('.')
+    last = first
+  end
+  agentls().edit(vim.api.nvim_get_current_buf(), first, last, o.args)
+end, { range = true, nargs = '*', desc = 'agentls: have the agent change the selected lines in place (to review)' })
 cmd('AgentlsFix', function(o)
   local buf = vim.api.nvim_get_current_buf()
   local first, last = nil, nil

@@ -173,6 +173,13 @@ function M.ask(buf, first, last, text)
   end
 end
 
+--- Have the agent change lines `first`..`last` of `buf` in place as `prompt` says (:AgentlsEdit).
+function M.edit(buf, first, last, prompt)
+  if start() then
+    require('agentls.inline_edit').run(buf, first, last, prompt)
+  end
+end
+
 --- Send `prompt` (e.g. the Fix prompt) in the chat.
 function M.fix(prompt)
   if start() then
