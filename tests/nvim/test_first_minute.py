@@ -121,3 +121,33 @@ def test_chips_wrap_and_the_winbar_keeps_the_status_and_mode_at_80_columns(nvim:
         screen.keys("C-c")
         screen.wait(lambda s: "│ idle │ mode " in s, "idle again, the mode still in sight")
         no_hit_enter(screen)
+
+
+def test_a_rejected_url_is_asked_about_once_and_its_prompt_is_not_sent(nvim: Nvim, notes: Site) -> None:
+    url = f"{notes.url}/notes"
+    with interactive(nvim, width=80, height=24) as screen:
+        screen.keys(":Agentls", "Enter")
+        screen.wait_lua("require'agentls.chat'.session_id ~= nil", "the chat's session")
+        screen.keys(f"read @url:{url} now", literal=True)
+        screen.keys("Escape")  # a pause in normal mode: the fetch's question opens
+        screen.wait(lambda s: "Allow once" in s and "webfetch" in s, "the fetch's permission")
+        screen.keys("3", "Enter")  # Reject
+        chips = "require'agentls.context_items'.chips"
+        screen.wait_lua(f"{chips}[1] and {chips}[1].error ~= nil", "the chip's error")
+        for word in (" please", " thanks"):  # typing on asks nothing again
+            screen.keys("A")
+            screen.keys(word, literal=True)
+            screen.keys("Escape")
+            screen.wait_lua(f"{PROMPT}:find('{word}', 1, true) ~= nil", "the word typed")
+        screen.keys("Enter")  # send: refused, the text stays
+        screen.wait(lambda s: "not sent: @url" in s, "why it was not sent")
+        assert screen.lua(PROMPT) == f"read @url:{url} now please thanks"
+        assert not nvim.model.requests, "nothing reached the model"
+        assert notes.hits == [], "the page was not fetched"
+        assert len(screen.terminal.ever("Allow once")) >= 1
+        no_hit_enter(screen)
+        # Edited, the URL is another item: asked about (and fetched) again.
+        screen.keys("0", "f", "/", "f", "/", "a")
+        screen.keys("x", literal=True)  # http://x127.0.0.1…: not the same URL any more
+        screen.keys("Escape")
+        screen.wait_lua(f"{chips}[1] and {chips}[1].error == nil", "the old error gone with its URL")

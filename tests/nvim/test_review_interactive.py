@@ -98,3 +98,22 @@ def test_agentls_edit_changes_the_selection_in_place_for_review_without_the_chat
         line = "vim.api.nvim_buf_get_lines(0, 1, 2, false)[1]"
         screen.wait_lua(f"{line} == '    return a - b'", "the old line back")
         assert not screen.terminal.ever(r"Press ENTER"), "no hit-enter prompt"
+
+
+def test_agentls_edit_says_why_nothing_changed(nvim: Nvim) -> None:
+    calc = nvim.project / "calc.py"
+    calc.write_text(CALC)
+    nvim.model.script(Turn.text("It already adds.\nNothing to do."))
+    with interactive(nvim, width=120, height=30, files=("calc.py",)) as screen:
+        screen.keys(":AgentlsEdit", "Enter")  # no words: nothing is asked of the agent
+        screen.wait(lambda s: "agentls: say what to change" in s, "the hint")
+        screen.keys(":2AgentlsEdit make it add", "Enter")
+        shown = screen.wait(lambda s: "calc.py:2-2 unchanged: It already adds." in s, "what the agent said")
+        assert "Nothing to do" not in shown, "one line"
+        assert len(nvim.model.requests) == 1
+        assert calc.read_text() == CALC
+        screen.keys(":enew", "Enter")  # a buffer that is no file of the project
+        screen.keys(":AgentlsEdit make it add", "Enter")
+        screen.wait(lambda s: "works on a file of the project" in s, "the refusal")
+        assert len(nvim.model.requests) == 1
+        assert not screen.terminal.ever(r"Press ENTER"), "no hit-enter prompt"
