@@ -54,11 +54,11 @@ After moving the rebuild into agentls.rebuild (same code), at load 2.2-4.5:
         longest slice 51 -> 16 ms CPU
 
 Session 16, cold (`--cold --last 100`, medians of 5 / 3, the machine at load 10-14 on 2 cores):
-the session reads (list, get, messages, todo) are now answered from the store as soon as it is
-open, before the agent's config, tools, MCP servers and warm-up:
+the session reads (list, get, messages, todo) are now answered from the store as soon as the
+project (store and config) is open, before the agent's imports, tools, MCP servers and warm-up:
 
-    cold:                      shown 5287 -> 3821 ms (load 13-14)
-    cold, a 2 s MCP server:    shown 8848 -> 3362 ms (load 11-12)
+    cold:                      shown 5287 -> 3705 ms (load 13-14 -> 11-12)
+    cold, a 2 s MCP server:    shown 8848 -> 2830 ms (load 11-12)
 
 Not the 600 ms goal at this load. What is left is the server's own start: Python, then pygls and
 lsprotocol (0.55 s of the 0.8 s CPU the full server's import takes, measured alone), before it

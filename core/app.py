@@ -53,8 +53,7 @@ from core.message.search import SearchFilter, SearchHit
 from core.message.title_text import clean_title
 from core.permission import rules
 from core.permission.request import PermissionAsk
-from core.project import open_project
-from core.project_store import OpenedStore
+from core.project import OpenedProject, open_project
 from core.review.comments import review_prompt
 from core.session.mode import Controls, SessionControls
 from core.session.prompt import parse_model_ref
@@ -209,16 +208,16 @@ class AgentApp:
         warm: bool = False,
         tools: Sequence[Tool[Any]] = (),
         editor: EditorIntelligence | None = None,
-        opened: OpenedStore | None = None,
+        opened: OpenedProject | None = None,
     ) -> AgentApp:
         """Load config, open the store (with crash recovery) and start MCP servers.
 
         ``warm``: also load what the first prompt needs (see ``warm_up``); for long-lived hosts.
         ``tools``: the host's own tools, replacing built-in ones with the same id.
         ``editor``: the editor's language servers; the editor tools are offered while it answers them.
-        ``opened``: the store ``core.project.open_store`` opened for ``directory`` already.
+        ``opened``: the project ``core.project.open_project`` opened already, with ``config_layers``.
         """
-        project = await open_project(directory, data_dir, config_layers, opened)
+        project = opened or await open_project(directory, data_dir, config_layers)
         app = cls(
             directory=project.directory,
             worktree=project.worktree,

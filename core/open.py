@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from core.api import Agent, Layer, SessionReads
     from core.app import AgentApp
     from core.editor import EditorIntelligence
-    from core.project_store import OpenedStore
+    from core.project import OpenedProject
     from core.tools.base import Tool
     from core.workspace import Workspace
 
@@ -35,7 +35,7 @@ async def open_agent(
     tools: Sequence[Tool[Any]] = (),
     editor: EditorIntelligence | None = None,
     import_guard: ImportGuard = nullcontext,
-    opened: OpenedStore | None = None,
+    opened: OpenedProject | None = None,
 ) -> Agent:
     """Open the agent of the project at ``directory``.
 
@@ -45,8 +45,8 @@ async def open_agent(
     (ACP's terminal-backed bash); ``editor``: the editor's language servers, which the editor
     tools ask (offered while ``editor.supported()`` names their query); ``import_guard``: wraps
     the agent's import (a fresh process pauses the garbage collector meanwhile); ``opened``: the
-    project's store, opened already by ``core.project.open_store`` (a host that answered from it
-    while the agent loaded).
+    project ``open_project`` opened with ``layers`` (a host that answered from its store while the
+    agent loaded).
     """
     app_class = await asyncio.to_thread(_agent_class, import_guard)
     return await app_class.open(
@@ -61,16 +61,19 @@ async def open_agent(
     )
 
 
-async def open_store(directory: Path, data_dir: Path | None = None) -> OpenedStore:
-    """The project's store, open (``core.project_store.open_store``), for ``open_agent(opened=)``
-    and ``session_reader``; its module is imported on a thread, as the agent's is."""
-    module = await asyncio.to_thread(importlib.import_module, "core.project_store")
-    opened: OpenedStore = await module.open_store(directory, data_dir)
+async def open_project(
+    directory: Path, layers: Sequence[Layer] = (), data_dir: Path | None = None
+) -> OpenedProject:
+    """The project at ``directory`` with its store open and its config loaded and checked (a bad
+    config raises here), for ``open_agent(opened=)`` and ``session_reader``: no agent yet. Its
+    modules are imported on a thread, as the agent's are."""
+    module = await asyncio.to_thread(importlib.import_module, "core.project")
+    opened: OpenedProject = await module.open_project(directory, data_dir, layers)
     return opened
 
 
-def session_reader(opened: OpenedStore) -> SessionReads:
-    """The session reads answered from the store ``open_store`` opened (no agent needed)."""
+def session_reader(opened: OpenedProject) -> SessionReads:
+    """The session reads answered from the store of a project ``open_project`` opened."""
     from core.session.reader import SessionReader  # loaded with the store
 
     return SessionReader(opened.store, opened.project_id)

@@ -2,19 +2,20 @@
 
 ``open_project`` does what must happen before any service can be built: git's worktree lookup
 runs while the store opens (one process, 3-10 ms of waiting, beside the store's crash recovery),
-the project is recorded (``open_store``, which a host may run first to answer from the store while
-the agent loads), then the config is loaded and checked. On any failure nothing stays open.
+then the config is loaded and checked and the project recorded. On any failure nothing stays open.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 from pathlib import Path
 
 from core.app_config import check_model_refs
 from core.config.loader import Layer, ResolvedConfig, load_config
-from core.project_store import OpenedStore, open_store
+from core.config.paths import data_dir as default_data_dir
+from core.config.paths import git_top_level
 from core.record import record
 from core.storage.store import Store
 
@@ -35,26 +36,30 @@ class OpenedProject:
 
 
 async def open_project(
-    directory: Path, data_dir: Path | None, config_layers: Sequence[Layer], opened: OpenedStore | None = None
+    directory: Path, data_dir: Path | None, config_layers: Sequence[Layer]
 ) -> OpenedProject:
-    """Resolve ``directory``, open the store (with crash recovery), load the config, record the project.
-
-    ``opened``: the store ``open_store`` opened already (closed here if the config fails)."""
-    opened = opened or await open_store(directory, data_dir)
+    """Resolve ``directory``, open the store (with crash recovery), load the config, record the project."""
+    directory = await asyncio.to_thread(directory.resolve)
+    # One git call says both where the worktree is and whether it is one; the store's folder does
+    # not depend on it: it runs while the store opens.
+    git = asyncio.create_task(asyncio.to_thread(git_top_level, directory))
     try:
-        resolved = load_config(opened.directory, opened.worktree, extra_layers=config_layers)
-        check_model_refs(resolved)
+        base = (data_dir or default_data_dir()).resolve()
+        base.mkdir(parents=True, exist_ok=True)
+        store = await Store.open(base / "agentls.db")
     except BaseException:
-        await opened.store.close()
+        git.cancel()  # its thread ends on its own; no task is left behind
+        await asyncio.wait([git])
+        raise
+    try:
+        top = await git
+        worktree = top or directory
+        resolved = load_config(directory, worktree, extra_layers=config_layers)
+        check_model_refs(resolved)
+        project = await store.ensure_project(worktree, git=top is not None)
+    except BaseException:
+        await store.close()
         raise
     for warning in resolved.warnings:
         log.warning("config: %s", warning)
-    return OpenedProject(
-        opened.directory,
-        opened.worktree,
-        opened.is_git,
-        opened.data_dir,
-        resolved,
-        opened.store,
-        opened.project_id,
-    )
+    return OpenedProject(directory, worktree, top is not None, base, resolved, store, project.id)

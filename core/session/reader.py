@@ -1,5 +1,5 @@
 """The session reads a chat needs first — the list, one session, a page of its transcript, its todos —
-straight from the store, for a host whose agent is still loading (``core.project_store``). Once the
+straight from the store, for a host whose agent is still loading (``core.open.open_project``). Once the
 agent is open, the host asks it instead (the same answers, with the turns it runs flushed first).
 """
 

@@ -47,7 +47,7 @@ def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture
 def git(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SlowGit]:
     slow = SlowGit(folder)
-    monkeypatch.setattr("core.project_store.git_top_level", slow)
+    monkeypatch.setattr("core.project.git_top_level", slow)
     yield slow
     slow.release.set()  # a test that failed early leaves no thread waiting
 
