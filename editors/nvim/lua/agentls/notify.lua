@@ -38,6 +38,16 @@ end
 
 local say = M.say
 
+--- Say `msg` right after a dialog closed (Neovim's own select is inputlist(), which leaves the
+--- message area scrolled: a message then brings a hit-enter prompt). The screen is redrawn first,
+--- on the next turn of the loop.
+function M.after_dialog(msg, level)
+  vim.schedule(function()
+    pcall(vim.cmd, 'redraw')
+    say(msg, level)
+  end)
+end
+
 local function fire(pattern, data)
   vim.api.nvim_exec_autocmds('User', { pattern = pattern, data = data, modeline = false })
 end
