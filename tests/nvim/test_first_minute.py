@@ -6,7 +6,9 @@ status in sight. Keys go in with send-keys; Neovim's own vim.ui.select (inputlis
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
 
 from demo.fake_script import Turn
 from tests.nvim.harness import Nvim
@@ -151,3 +153,81 @@ def test_a_rejected_url_is_asked_about_once_and_its_prompt_is_not_sent(nvim: Nvi
         screen.keys("x", literal=True)  # http://x127.0.0.1…: not the same URL any more
         screen.keys("Escape")
         screen.wait_lua(f"{chips}[1] and {chips}[1].error == nil", "the old error gone with its URL")
+
+
+def test_a_prompt_waiting_for_its_url_goes_once_the_server_that_died_is_back(nvim: Nvim, notes: Site) -> None:
+    nvim.model.script(Turn.text("Read it after all."))
+    url = f"{notes.url}/notes"
+    with interactive(nvim, width=120, height=30) as screen:
+        screen.keys(":Agentls", "Enter")
+        screen.wait_lua("require'agentls.chat'.session_id ~= nil", "the chat's session")
+        caps = "require'agentls.client'.get().server_capabilities"
+        pid = int(screen.lua(f"{caps}.experimental.agent.processId"))
+        first = screen.lua("require'agentls.client'.id")
+        screen.keys(f"read @url:{url} now", literal=True)
+        chip = "require'agentls.context_items'.chips[1]"
+        screen.wait_lua(f"{chip} and {chip}.tokens == '?'", "the URL's fetch, asking (not while typing)")
+        screen.keys("C-s")  # sent while the URL's fetch waits for its question: the prompt waits
+        screen.wait(lambda s: "Allow once" in s and "webfetch" in s, "the fetch's permission")
+        os.kill(pid, signal.SIGKILL)  # the server dies with the fetch unanswered
+        screen.keys("q")  # the question of a server that is gone: closed unanswered
+        # Neovim's own notice of a client that quit (with the log's path) and the plugin's of the
+        # restart: more than the command line holds, Neovim asks for Enter (its own, not ours).
+        shown = screen.wait(lambda s: "quit with exit code" in s, "Neovim's notice")
+        if "Press ENTER" in shown:
+            screen.keys("Enter")
+        screen.wait_lua(f"require'agentls.client'.id ~= {first} and require'agentls.client'.ready",
+                        "the server started again")  # fmt: skip
+        # The prompt went to the new server, which fetches the URL (asking first) with it.
+        screen.wait(lambda s: "Allow once" in s and "webfetch" in s, "the new server's question")
+        screen.keys("1", "Enter")
+        screen.wait(lambda s: "Read it after all." in s, "the answer")
+        assert screen.lua(PROMPT) == "", "the prompt went"
+    assert notes.hits == ["/notes"]
+    assert "Release notes" in json.dumps(nvim.model.requests[0].body)
+
+
+def test_a_prompt_the_dying_server_had_not_stored_comes_back_to_the_prompt(nvim: Nvim, notes: Site) -> None:
+    nvim.model.script(Turn.text("Read it the second time."))
+    url = f"{notes.url}/notes"
+    with interactive(nvim, width=120, height=30) as screen:
+        screen.keys(":Agentls", "Enter")
+        screen.wait_lua("require'agentls.chat'.session_id ~= nil", "the chat's session")
+        caps = "require'agentls.client'.get().server_capabilities"
+        pid = int(screen.lua(f"{caps}.experimental.agent.processId"))
+        # Sent at once (before the chip's own fetch starts): the server fetches it with the prompt,
+        # asking first, before it stores the prompt.
+        screen.keys(f"read @url:{url} now", "C-s")
+        screen.wait(lambda s: "Allow once" in s and "webfetch" in s, "the fetch's permission")
+        os.kill(pid, signal.SIGKILL)
+        screen.keys("q")
+        shown = screen.wait(lambda s: "quit with exit code" in s, "Neovim's notice")
+        if "Press ENTER" in shown:  # (Neovim's own notice, with the log's path, is two lines)
+            screen.keys("Enter")
+        screen.wait_lua(f"{PROMPT} == 'read @url:{url} now'", "the prompt's text back")
+        assert not screen.terminal.ever("stopped before answering"), "said once, by the restart notice"
+        screen.wait_lua("require'agentls.client'.ready", "the new server")
+        screen.keys("Enter")  # send again
+        screen.wait(lambda s: "Allow once" in s and "webfetch" in s, "the new server's question")
+        screen.keys("1", "Enter")
+        screen.wait(lambda s: "Read it the second time." in s, "the answer")
+    assert len(nvim.model.requests) == 1
+
+
+def test_a_prompt_the_dying_server_had_stored_is_not_given_back(nvim: Nvim) -> None:
+    nvim.model.script(Turn.text("Thinking about it", chunks=4).stall(after=2))
+    with interactive(nvim, width=120, height=30) as screen:
+        screen.keys(":Agentls", "Enter")
+        screen.wait_lua("require'agentls.chat'.session_id ~= nil", "the chat's session")
+        caps = "require'agentls.client'.get().server_capabilities"
+        pid = int(screen.lua(f"{caps}.experimental.agent.processId"))
+        screen.keys("explain the code", literal=True)
+        screen.keys("C-s")
+        screen.wait(lambda s: "│ busy" in s, "the turn, running")
+        os.kill(pid, signal.SIGKILL)
+        shown = screen.wait(lambda s: "quit with exit code" in s, "Neovim's notice")
+        if "Press ENTER" in shown:
+            screen.keys("Enter")
+        screen.wait_lua("require'agentls.client'.ready", "the new server")
+        shown = screen.wait(lambda s: "explain the code" in s, "the stored prompt in the transcript")
+        assert screen.lua(PROMPT) == "", "not given back: the transcript shows it"

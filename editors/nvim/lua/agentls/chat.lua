@@ -501,10 +501,14 @@ function M.send(text, mode, opts)
     if err then
       -- -32016: the user took it out of the queue (-32800 is dropped by Neovim's client itself).
       if err.code ~= -32800 and err.code ~= -32016 then
-        vim.notify('agentls: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
-        -- Give the text back, unless the user already typed something new.
+        if err.code ~= client.STOPPED then -- (the restart is said once, by agentls.on_server_exit)
+          vim.notify('agentls: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+        end
+        -- Give the text back, unless the user already typed something new (or the server that
+        -- stopped had stored it: the transcript shows it).
         local prompt = opts.prompt_buf or prompt_buffer()
-        if from_buffer and vim.trim(table.concat(vim.api.nvim_buf_get_lines(prompt, 0, -1, false))) == '' then
+        local kept = err.code == client.STOPPED and M.stored(session_id, text)
+        if from_buffer and not kept and vim.trim(table.concat(vim.api.nvim_buf_get_lines(prompt, 0, -1, false))) == '' then
           vim.api.nvim_buf_set_lines(prompt, 0, -1, false, vim.split(text, '\n', { plain = true }))
         end
       end
@@ -524,6 +528,18 @@ function M.send(text, mode, opts)
       state():set_part(part)
     end
   end)
+end
+
+--- Whether the newest user message of `session_id` holds `text` (the server stored the prompt).
+function M.stored(session_id, text)
+  local info = state():last_user(session_id)
+  local message = info and state().transcripts[session_id].messages[info.id]
+  for _, part in ipairs(message and message.parts or {}) do
+    if part.type == 'text' and part.text == text then
+      return true
+    end
+  end
+  return false
 end
 
 --- The current session's queued prompts: pick one, then edit it (vim.ui.input) or remove it.

@@ -141,14 +141,20 @@ end
 -- of the new server when the old one stopped before answering them.
 local NOT_AGAIN = { ['agent/session/prompt'] = true, ['agent/session/command'] = true }
 
-M.inflight = {} ---@type table<table, true>  requests sent and not answered: {client_id, method, again}
+M.inflight = {} ---@type table<table, true>  requests sent and not answered: {client_id, method, again, fail}
+-- The error a prompt or command gets when its server stopped before answering (it is not sent again).
+M.STOPPED = -32098
 
--- The server `client_id` was asked to stop and has: what it left unanswered goes to the next one.
-local function ask_again(client_id)
+-- The server `client_id` stopped: what it left unanswered goes to the next one when it was asked
+-- to stop (`again`); a prompt or command is never sent twice: it fails with M.STOPPED (the chat gives
+-- its text back). Other answers of a server that died are lost (the chat reloads from the store).
+local function left_unanswered(client_id, again)
   for entry in pairs(M.inflight) do
     if entry.client_id == client_id then
       M.inflight[entry] = nil
-      if not NOT_AGAIN[entry.method] then
+      if NOT_AGAIN[entry.method] then
+        entry.fail()
+      elseif again then
         entry.again()
       end
     end
@@ -211,15 +217,7 @@ function M.start(on_ready)
       local was, stopping = M.id, M.stopping
       M.id, M.ready, M.stopping = nil, false, false
       vim.schedule(function()
-        if stopping then
-          ask_again(was)
-        else -- died: its answers are lost (the chat reloads from the store)
-          for entry in pairs(M.inflight) do
-            if entry.client_id == was then
-              M.inflight[entry] = nil
-            end
-          end
-        end
+        left_unanswered(was, stopping)
         -- Not asked for, and not Neovim quitting: the server died (a crash, a kill, out of memory).
         local died = was ~= nil and not stopping and vim.v.exiting == vim.NIL and (code ~= 0 or signal ~= 0)
         require('agentls').on_server_exit(died and { code = code, signal = signal } or nil)
@@ -278,6 +276,11 @@ function M.request(method, params, cb)
   end
   entry.again = function()
     M.when_ready(send)
+  end
+  entry.fail = function()
+    if cb then
+      cb({ code = M.STOPPED, message = 'the agentls server stopped before answering' }, nil)
+    end
   end
   M.start()
   M.when_ready(send)

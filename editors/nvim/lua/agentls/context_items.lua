@@ -368,6 +368,13 @@ function M.failed(text)
   return nil
 end
 
+--- The server went away without answering (it died): nothing is being resolved any more, and a
+--- prompt that waited goes now (its items are then resolved with it, by the next server).
+function M.forget_inflight()
+  inflight = {}
+  wake()
+end
+
 --- Run `fn` once no item is being resolved: a prompt sent meanwhile takes the answer the chips get,
 --- instead of having the server fetch (and ask) a second time.
 function M.after_resolving(fn)
