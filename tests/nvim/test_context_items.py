@@ -100,10 +100,10 @@ def test_url_and_session_chips_count_their_tokens_and_reach_the_model(nvim: Nvim
         shown = screen.wait(lambda s: "Allow once" in s and "webfetch" in s, "the fetch's permission")
         assert url in shown, shown
         screen.keys("1", "Enter")
-        chips = "require'agentls.context_items'.chips"
+        chips = "require'agentls.context_chips'.chips"
         screen.wait_lua(f"#{chips} == 2 and type({chips}[1].tokens) == 'number'"
                         f" and type({chips}[2].tokens) == 'number'", "both chips counted")  # fmt: skip
-        text = screen.lua("require'agentls.context_items'.chip_text()")
+        text = screen.lua("require'agentls.context_chips'.chip_text()")
         # The earlier session by its title (the fake title model's).
         match = re.fullmatch(rf"\[@ {re.escape(url)} · (\d+) tok\] \[@ A title · (\d+) tok\]", text)
         assert match and int(match[1]) > 0 and int(match[2]) > 0, text

@@ -110,7 +110,7 @@ def test_chips_wrap_and_the_winbar_keeps_the_status_and_mode_at_80_columns(nvim:
         folders = " ".join(f"@folder:{name}" for name in ("alpha", "beta", "gamma", "delta", "epsilon"))
         screen.keys(f"see {folders}", literal=True)
         screen.keys("Escape")
-        chips = "require'agentls.context_items'.chips"
+        chips = "require'agentls.context_chips'.chips"
         screen.wait_lua(f"#{chips} == 6 and type({chips}[5].tokens) == 'number'", "six chips counted")
         shown = screen.text()
         for name in ("alpha", "beta", "gamma", "delta", "epsilon"):
@@ -134,7 +134,7 @@ def test_a_rejected_url_is_asked_about_once_and_its_prompt_is_not_sent(nvim: Nvi
         screen.keys("Escape")  # a pause in normal mode: the fetch's question opens
         screen.wait(lambda s: "Allow once" in s and "webfetch" in s, "the fetch's permission")
         screen.keys("3", "Enter")  # Reject
-        chips = "require'agentls.context_items'.chips"
+        chips = "require'agentls.context_chips'.chips"
         screen.wait_lua(f"{chips}[1] and {chips}[1].error ~= nil", "the chip's error")
         for word in (" please", " thanks"):  # typing on asks nothing again
             screen.keys("A")
@@ -165,7 +165,7 @@ def test_a_prompt_waiting_for_its_url_goes_once_the_server_that_died_is_back(nvi
         pid = int(screen.lua(f"{caps}.experimental.agent.processId"))
         first = screen.lua("require'agentls.client'.id")
         screen.keys(f"read @url:{url} now", literal=True)
-        chip = "require'agentls.context_items'.chips[1]"
+        chip = "require'agentls.context_chips'.chips[1]"
         screen.wait_lua(f"{chip} and {chip}.tokens == '?'", "the URL's fetch, asking (not while typing)")
         screen.keys("C-s")  # sent while the URL's fetch waits for its question: the prompt waits
         screen.wait(lambda s: "Allow once" in s and "webfetch" in s, "the fetch's permission")

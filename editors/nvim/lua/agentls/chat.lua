@@ -459,13 +459,13 @@ function M.send(text, mode, opts)
   if vim.trim(text) == '' then
     return
   end
-  local items = require('agentls.context_items')
-  if items.resolving(text) then -- a chip's fetch is on its way (maybe asking): the prompt takes its answer
-    return items.after_resolving(function()
+  local chips = require('agentls.context_chips')
+  if chips.resolving(text) then -- a chip's fetch is on its way (maybe asking): the prompt takes its answer
+    return chips.after_resolving(function()
       M.send(not from_buffer and text or nil, mode, opts)
     end)
   end
-  local failed = items.failed(text)
+  local failed = chips.failed(text)
   if failed then -- sent, the server would fetch (and ask) again: the prompt stays for the user to fix
     return require('agentls.notify').say('agentls: not sent: ' .. failed, vim.log.levels.WARN)
   end

@@ -232,7 +232,7 @@ function M.on_server_exit(died)
   chat.loaded = {}
   if not restart_requested then -- (a restart asks the new server what the old one left unanswered)
     chat.opening, chat.fetching_config = false, false -- requests of the old server get no answer
-    require('agentls.context_items').forget_inflight()
+    require('agentls.context_chips').forget_inflight()
   end
   chat.running = {}
   M.state:disconnected()
