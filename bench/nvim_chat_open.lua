@@ -1,6 +1,7 @@
 -- Sourced by bench/nvim_chat_open.py in an interactive Neovim (tmux): a 5 ms repeating timer
 -- measures how late the main loop lets it run. :BenchOpen SESSION shows that session in the chat and
--- notes when its transcript is rendered and drawn; :BenchDump FILE writes the figures as JSON.
+-- notes when its transcript is rendered and drawn (:BenchCold SESSION: the same from `:Agentls` with no
+-- server running); :BenchDump FILE writes the figures as JSON.
 --
 -- To say WHICH work blocks the loop, the probe also times (bench only, never the plugin):
 -- every callback run through vim.schedule (named by the file:line of the function scheduled), every
@@ -65,8 +66,8 @@ probe:start(5, 5, function()
     expected = t + 5
   end)
 end)
-vim.api.nvim_create_user_command('BenchOpen', function(o)
-  local sid = o.args
+-- Show session `sid`: `open()` opens the chat on it; noted when its transcript is rendered and drawn.
+local function bench_open(sid, open)
   local unsubscribe
   unsubscribe = require('agentls').state:subscribe(function(kind, session_id)
     if kind == 'reset' and session_id == sid and not shown then
@@ -89,9 +90,21 @@ vim.api.nvim_create_user_command('BenchOpen', function(o)
   end)
   started = now()
   local c = cpu()
-  require('agentls.chat').open({ session_id = sid })
+  open()
   open_ms = now() - started
   table.insert(slices, { started, open_ms, 'chat.open', cpu() - c })
+end
+vim.api.nvim_create_user_command('BenchOpen', function(o)
+  bench_open(o.args, function()
+    require('agentls.chat').open({ session_id = o.args })
+  end)
+end, { nargs = 1 })
+-- :BenchCold SESSION: what `:Agentls` does with no server running: start it, then show the newest
+-- session (SESSION, the only one).
+vim.api.nvim_create_user_command('BenchCold', function(o)
+  bench_open(o.args, function()
+    require('agentls').open()
+  end)
 end, { nargs = 1 })
 -- :BenchOlder: load the page before the first message shown (what `gL` does).
 vim.api.nvim_create_user_command('BenchOlder', function()

@@ -56,8 +56,7 @@ def one(deltas: int) -> dict[str, float]:
         with interactive(nvim, width=160, height=50) as screen:
             screen.keys(f":source {PROBE}", "Enter")
             screen.keys(":Agentls", "Enter")
-            screen.wait_lua("require'agentls.chat'.session_id ~= nil", "the chat")
-            screen.keys("i")
+            screen.wait_lua("require'agentls.chat'.session_id ~= nil", "the chat")  # (in insert mode)
             screen.keys("stream", literal=True)
             screen.keys("C-s", "i")
             ended = None

@@ -104,6 +104,21 @@ class Dialogs(Protocol):
         ...
 
 
+class SessionReads(Protocol):
+    """The reads a chat opens with: the agent answers them, and so does its store before the agent
+    has loaded (``core.open.session_reader``)."""
+
+    async def list_sessions(self, limit: int = 50, before: str | None = None) -> list[Session]: ...
+
+    async def get_session(self, session_id: str) -> Session: ...
+
+    async def messages(
+        self, session_id: str, limit: int | None = None, before: str | None = None
+    ) -> list[MessageWithParts]: ...
+
+    async def todos(self, session_id: str) -> list[Todo]: ...
+
+
 class Agent(Protocol):
     """One project's agent, as a front end drives it."""
 

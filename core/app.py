@@ -53,10 +53,11 @@ from core.message.search import SearchFilter, SearchHit
 from core.message.title_text import clean_title
 from core.permission import rules
 from core.permission.request import PermissionAsk
-from core.project import open_project
+from core.project import OpenedProject, open_project
 from core.review.comments import review_prompt
 from core.session.mode import Controls, SessionControls
 from core.session.prompt import parse_model_ref
+from core.session.reader import read_messages
 from core.session.records import Place
 from core.session.retry import RetryPolicy
 from core.session.services import StepServices
@@ -72,7 +73,6 @@ from core.wiring import wire
 from core.workspace import DiskWorkspace, Workspace
 
 log = logging.getLogger(__name__)
-_READ_PAGE = 500  # messages read at a time when a caller asks for a whole transcript
 
 
 class AgentApp:
@@ -209,24 +209,26 @@ class AgentApp:
         warm: bool = False,
         tools: Sequence[Tool[Any]] = (),
         editor: EditorIntelligence | None = None,
+        opened: OpenedProject | None = None,
     ) -> AgentApp:
         """Load config, open the store (with crash recovery) and start MCP servers.
 
         ``warm``: also load what the first prompt needs (see ``warm_up``); for long-lived hosts.
         ``tools``: the host's own tools, replacing built-in ones with the same id.
         ``editor``: the editor's language servers; the editor tools are offered while it answers them.
+        ``opened``: the project ``core.project.open_project`` opened already, with ``config_layers``.
         """
-        opened = await open_project(directory, data_dir, config_layers)
+        project = opened or await open_project(directory, data_dir, config_layers)
         app = cls(
-            directory=opened.directory,
-            worktree=opened.worktree,
-            is_git=opened.is_git,
-            resolved=opened.resolved,
-            data_dir=opened.data_dir,
-            store=opened.store,
-            project_id=opened.project_id,
+            directory=project.directory,
+            worktree=project.worktree,
+            is_git=project.is_git,
+            resolved=project.resolved,
+            data_dir=project.data_dir,
+            store=project.store,
+            project_id=project.project_id,
             bus=Bus(),
-            workspace=workspace or DiskWorkspace(opened.worktree),
+            workspace=workspace or DiskWorkspace(project.worktree),
             config_layers=config_layers,
         )
         if editor is not None:
@@ -315,15 +317,7 @@ class AgentApp:
         """A page of the transcript: the newest ``limit`` messages before ``before`` (all of them
         when ``limit`` is None, as ``agent/session/messages`` promises), oldest first."""
         await self.sessions.get(session_id)
-        if limit is not None:
-            return list(reversed(await self.sessions.page(session_id, limit=limit, before=before)))
-        newest_first: list[MessageWithParts] = []
-        while True:  # read in pages, so that no single read holds the store for a long session
-            page = await self.sessions.page(session_id, limit=_READ_PAGE, before=before)
-            newest_first.extend(page)
-            if len(page) < _READ_PAGE:
-                return list(reversed(newest_first))
-            before = page[-1].info.id
+        return await read_messages(self.sessions.page, session_id, limit, before)
 
     async def search_sessions(
         self,

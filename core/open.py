@@ -8,15 +8,17 @@ its event loop keeps serving meanwhile.
 from __future__ import annotations
 
 import asyncio
+import importlib
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from core.api import Agent, Layer
+    from core.api import Agent, Layer, SessionReads
     from core.app import AgentApp
     from core.editor import EditorIntelligence
+    from core.project import OpenedProject
     from core.tools.base import Tool
     from core.workspace import Workspace
 
@@ -33,6 +35,7 @@ async def open_agent(
     tools: Sequence[Tool[Any]] = (),
     editor: EditorIntelligence | None = None,
     import_guard: ImportGuard = nullcontext,
+    opened: OpenedProject | None = None,
 ) -> Agent:
     """Open the agent of the project at ``directory``.
 
@@ -41,7 +44,9 @@ async def open_agent(
     (for long-lived hosts); ``tools``: the host's own tools, replacing built-in ones of the same id
     (ACP's terminal-backed bash); ``editor``: the editor's language servers, which the editor
     tools ask (offered while ``editor.supported()`` names their query); ``import_guard``: wraps
-    the agent's import (a fresh process pauses the garbage collector meanwhile).
+    the agent's import (a fresh process pauses the garbage collector meanwhile); ``opened``: the
+    project ``open_project`` opened with ``layers`` (a host that answered from its store while the
+    agent loaded).
     """
     app_class = await asyncio.to_thread(_agent_class, import_guard)
     return await app_class.open(
@@ -52,7 +57,26 @@ async def open_agent(
         warm=warm,
         tools=tools,
         editor=editor,
+        opened=opened,
     )
+
+
+async def open_project(
+    directory: Path, layers: Sequence[Layer] = (), data_dir: Path | None = None
+) -> OpenedProject:
+    """The project at ``directory`` with its store open and its config loaded and checked (a bad
+    config raises here), for ``open_agent(opened=)`` and ``session_reader``: no agent yet. Its
+    modules are imported on a thread, as the agent's are."""
+    module = await asyncio.to_thread(importlib.import_module, "core.project")
+    opened: OpenedProject = await module.open_project(directory, data_dir, layers)
+    return opened
+
+
+def session_reader(opened: OpenedProject) -> SessionReads:
+    """The session reads answered from the store of a project ``open_project`` opened."""
+    from core.session.reader import SessionReader  # loaded with the store
+
+    return SessionReader(opened.store, opened.project_id)
 
 
 def _agent_class(import_guard: ImportGuard) -> type[AgentApp]:

@@ -1,14 +1,17 @@
 """The agentls language server: capabilities, the app's lifecycle, and the request plumbing.
 
 ``initialize`` is answered before anything heavy is imported; the agent (config, store, litellm)
-opens in the background after ``initialized``, and requests that need it wait for it. Feature
-modules register their handlers with ``AgentServer.request`` so that parsing, waiting for the app,
-error mapping and serialisation happen in one place.
+opens in the background after ``initialized``, and requests that need it wait for it. The project
+(its store and config) opens first, on its own: the reads a chat opens with
+(``AgentServer.read_request``: the session list, a transcript) are answered from its store while the
+rest of the agent loads. Feature modules register their handlers with ``AgentServer.request`` so
+that parsing, waiting for the app, error mapping and serialisation happen in one place.
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import os
 import time
@@ -25,7 +28,7 @@ from pygls.lsp.server import LanguageServer
 from agentls.boot import startup_imports
 from core import __version__
 from core.errors import AgentError
-from core.open import open_agent
+from core.open import open_agent, open_project, session_reader
 from lsp_server.clients import Connection, parse_options, section
 from lsp_server.diagnostics import DiagnosticsStore
 from lsp_server.editor import EditorClient
@@ -36,13 +39,15 @@ from lsp_server.rpc import AgentProtocol
 from lsp_server.workspace import AGENT_DIAGNOSTICS, LspWorkspace
 
 if TYPE_CHECKING:
-    from core.api import Agent, Layer
+    from core.api import Agent, Layer, SessionReads
+    from core.project import OpenedProject
     from lsp_server.plain import PlainPath
 
 log = logging.getLogger(__name__)
 
 M = TypeVar("M", bound=BaseModel)
 Handler = Callable[["Agent", M], Awaitable[Any]]
+ReadHandler = Callable[["SessionReads", M], Awaitable[Any]]
 
 PROTOCOL_VERSION = 1
 # The names of the editor's config layers, as `agentls config --sources` and errors show them.
@@ -76,6 +81,7 @@ class AgentServer(LanguageServer):
         self.app_ready: list[Callable[[Agent], None]] = []
         self.plain: PlainPath  # set by plain.register
         self._app: asyncio.Future[Agent] | None = None
+        self._project: asyncio.Future[OpenedProject] | None = None  # opened before the rest of the app
         self._closing: asyncio.Future[None] | None = None
         self._applied_config: Any = None  # the settings config the agent last loaded or rejected
         self._reconfiguring: asyncio.Task[None] | None = None
@@ -93,32 +99,59 @@ class AgentServer(LanguageServer):
     # --- the app -------------------------------------------------------------------------
 
     def start_app(self) -> None:
-        """Open the agent in the background (once per process; reconnects reuse it)."""
+        """Open the agent in the background (once per process; reconnects reuse it): its project
+        (store and config) first, which the session reads need, then the rest."""
         if self._app is not None:
             return
         root = self.root or Path.cwd()
         workspace = self.lsp_workspace = LspWorkspace(self, root, self.diagnostics)
-        self._app = asyncio.get_running_loop().create_future()
-        self.spawn(self._open_app(root, workspace, self._app))
+        loop = asyncio.get_running_loop()
+        self._project, self._app = loop.create_future(), loop.create_future()
+        self.spawn(self._open_project(root, self._project))
+        self.spawn(self._open_app(root, workspace, self._app, self._project))
 
-    async def _open_app(self, root: Path, workspace: LspWorkspace, future: asyncio.Future[Agent]) -> None:
+    async def _open_project(self, root: Path, future: asyncio.Future[OpenedProject]) -> None:
+        try:
+            # The config's schema is imported off the loop (it must not delay `initialize`).
+            await asyncio.to_thread(importlib.import_module, "core.config.loader")
+            # Taken after that import: a didChangeConfiguration sent right after `initialized`
+            # (eglot, Neovim with `settings`) is then part of the agent's first configuration
+            # (one that comes later is applied when the agent is open).
+            self._applied_config = self.settings_config
+            opened = await open_project(root, self._config_layers(self.settings_config))
+        except Exception as exc:  # the app reports it (it waits for the project)
+            future.set_exception(exc)
+            return
+        future.set_result(opened)
+
+    async def _open_app(
+        self,
+        root: Path,
+        workspace: LspWorkspace,
+        future: asyncio.Future[Agent],
+        project: asyncio.Future[OpenedProject],
+    ) -> None:
         started = time.perf_counter()
         try:
-            # Imported here: the config's schema must not delay `initialize`; open_agent imports
-            # the agent itself (litellm's routes, tokenizers, the store) on a thread too.
-            await asyncio.to_thread(_import_front_door)
-            # Taken after the slow imports: a didChangeConfiguration sent right after `initialized`
-            # (eglot, Neovim with `settings`) is part of the agent's first configuration.
-            self._applied_config = self.settings_config
-            layers = self._config_layers(self.settings_config)
+            # The project first, alone: the chat's first reads need only it (read_request), and
+            # the agent's imports below would slow it down (one GIL).
+            opened = await asyncio.shield(project)
+            # Imported here, on a thread: open_agent imports the agent itself (litellm's routes,
+            # tokenizers) on a thread too.
+            try:
+                await asyncio.to_thread(_import_front_door)
+            except BaseException:
+                await opened.store.close()  # (open_agent closes it when it fails itself)
+                raise
             # warm: the first prompt then finds the model catalog, connection pool and decoders loaded.
             app = await open_agent(
                 root,
                 workspace=workspace,
-                layers=layers,
+                layers=self._config_layers(self._applied_config),
                 warm=True,
                 editor=EditorClient(self, self.connection, workspace),
                 import_guard=startup_imports,
+                opened=opened,
             )
         except Exception as exc:  # every request will report it; the user sees it once now
             log.exception("the agent failed to start in %s", root)
@@ -134,7 +167,7 @@ class AgentServer(LanguageServer):
 
     def _config_layers(self, settings_config: Any) -> list[Layer]:
         """The editor's config layers: initialization options, then its settings (which win)."""
-        from core.api import Layer  # loaded with the agent
+        from core.config.loader import Layer  # loaded with the project (_open_project)
 
         layers = []
         if self.config_data is not None:
@@ -152,6 +185,17 @@ class AgentServer(LanguageServer):
         if self._reconfiguring is not None and not self._reconfiguring.done():
             await asyncio.wait({self._reconfiguring})
         return app
+
+    async def reader(self) -> SessionReads:
+        """What answers the session reads: the agent once it is open, its project's store before
+        that (once its config has loaded: a bad one is the error of every request)."""
+        if self._app is None or self._project is None:
+            raise JsonRpcException(message="the server is not initialized", code=SERVER_NOT_INITIALIZED)
+        if not self._app.done():
+            opened = await asyncio.shield(self._project)
+            if not self._app.done():
+                return session_reader(opened)
+        return await self.app()  # (its error, if it failed to open)
 
     async def close_app(self) -> None:
         """Close the agent (aborts turns, flushes the store); waits for one still opening.
@@ -237,6 +281,26 @@ class AgentServer(LanguageServer):
                 parsed = parse(model, params)
                 try:
                     return dump(await fn(await self.app(), parsed))
+                except AgentError as exc:
+                    log.info("%s failed: %s: %s", method, type(exc).__name__, exc)
+                    raise to_jsonrpc(exc) from exc
+
+            handler.__name__ = fn.__name__
+            self.feature(method)(handler)
+            self.agent_methods.add(method)
+            return fn
+
+        return decorator
+
+    def read_request(self, method: str, model: type[M]) -> Callable[[ReadHandler[M]], ReadHandler[M]]:
+        """Register ``fn(reader, params)`` for a session read, answered before the agent has loaded
+        (see ``reader``); validated and mapped as ``request`` does."""
+
+        def decorator(fn: ReadHandler[M]) -> ReadHandler[M]:
+            async def handler(params: Any) -> Any:
+                parsed = parse(model, params)
+                try:
+                    return dump(await fn(await self.reader(), parsed))
                 except AgentError as exc:
                     log.info("%s failed: %s: %s", method, type(exc).__name__, exc)
                     raise to_jsonrpc(exc) from exc

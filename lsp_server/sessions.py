@@ -16,7 +16,7 @@ from lsp_server.context_items import context_input, resolve_parts
 from lsp_server.workspace import path_of
 
 if TYPE_CHECKING:
-    from core.api import Agent
+    from core.api import Agent, SessionReads
     from lsp_server.server import AgentServer
 
 log = logging.getLogger(__name__)
@@ -68,8 +68,9 @@ def register(server: AgentServer) -> None:
     async def create(app: Agent, params: p.SessionCreate) -> Any:
         return await app.create_session(params.title, params.agent, params.model)
 
-    @server.request("agent/session/list", p.SessionList)
-    async def list_(app: Agent, params: p.SessionList) -> Any:
+    # The reads a chat opens with: answered from the store while the agent still loads.
+    @server.read_request("agent/session/list", p.SessionList)
+    async def list_(app: SessionReads, params: p.SessionList) -> Any:
         return {"sessions": await app.list_sessions(params.limit, params.before)}
 
     @server.request("agent/session/search", p.SessionSearch)
@@ -81,8 +82,8 @@ def register(server: AgentServer) -> None:
     async def export(app: Agent, params: p.SessionExport) -> Any:
         return {"format": params.format, "text": await app.export_markdown(params.sessionID)}
 
-    @server.request("agent/session/get", p.SessionRef)
-    async def get(app: Agent, params: p.SessionRef) -> Any:
+    @server.read_request("agent/session/get", p.SessionRef)
+    async def get(app: SessionReads, params: p.SessionRef) -> Any:
         return await app.get_session(params.sessionID)
 
     @server.request("agent/session/update", p.SessionUpdate)
@@ -98,8 +99,8 @@ def register(server: AgentServer) -> None:
     async def fork(app: Agent, params: p.SessionFork) -> Any:
         return await app.fork_session(params.sessionID, params.messageID)
 
-    @server.request("agent/session/messages", p.SessionMessages)
-    async def messages(app: Agent, params: p.SessionMessages) -> Any:
+    @server.read_request("agent/session/messages", p.SessionMessages)
+    async def messages(app: SessionReads, params: p.SessionMessages) -> Any:
         return {"messages": await app.messages(params.sessionID, params.limit, params.before)}
 
     @server.request("agent/session/prompt", p.SessionPrompt)
@@ -153,8 +154,8 @@ def register(server: AgentServer) -> None:
             "warnings": [unrecorded_warning(missed)] if missed else [],
         }
 
-    @server.request("agent/session/todo", p.SessionRef)
-    async def todo(app: Agent, params: p.SessionRef) -> Any:
+    @server.read_request("agent/session/todo", p.SessionRef)
+    async def todo(app: SessionReads, params: p.SessionRef) -> Any:
         await app.get_session(params.sessionID)
         return {"todos": await app.todos(params.sessionID)}
 

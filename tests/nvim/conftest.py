@@ -10,6 +10,7 @@ import pytest
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
 from tests.nvim.harness import AGENTLS, Nvim
+from tests.nvim.notes_site import Site, serve
 
 
 @pytest.fixture
@@ -28,3 +29,16 @@ def nvim(tmp_path: Path) -> Iterator[Nvim]:
         # config goes through a Lua table, which does not keep the order the rules need.)
         permission = {"edit": "ask", "todowrite": "allow", "read": "allow"}
         yield Nvim(home, project, model, titles, {"permission": permission})
+
+
+@pytest.fixture
+def notes() -> Iterator[Site]:
+    """A page for ``@url``, with the paths fetched from it."""
+    with serve() as site:
+        yield site
+
+
+@pytest.fixture
+def site(notes: Site) -> str:
+    """The address of the ``notes`` page."""
+    return notes.url

@@ -11,6 +11,7 @@ PROMPT = "table.concat(vim.api.nvim_buf_get_lines(require'agentls.chat'.prompt_b
 
 
 def open_chat(screen: Screen) -> None:
+    """:Agentls, until its session shows (the prompt in insert mode)."""
     screen.keys(":Agentls", "Enter")
     screen.wait_lua("require'agentls.chat'.session_id ~= nil", "the chat's session")
 
@@ -23,7 +24,6 @@ def test_the_slash_menu_lists_commands_and_a_user_command_runs_with_its_argument
     nvim.model.script(Turn.text("Hello, Ada!"), Turn.text("Second answer."))
     with interactive(nvim) as screen:
         open_chat(screen)
-        screen.keys("i")
         screen.keys("/", literal=True)
         shown = screen.wait(lambda s: "/greet" in s and "/undo" in s, "the command menu")
         assert "Greet someone" in shown and "/compact" in shown, shown

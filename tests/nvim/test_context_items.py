@@ -9,12 +9,7 @@ import json
 import re
 import subprocess
 import sys
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-
-import pytest
 
 from demo.fake_script import Turn
 from tests.nvim.harness import Nvim
@@ -22,30 +17,6 @@ from tests.nvim.test_interactive import PROMPT_LINES, open_chat
 from tests.nvim.tmux import interactive
 
 TOY_LS = Path(__file__).resolve().parent / "toy_ls.py"
-
-
-class Notes(BaseHTTPRequestHandler):
-    """A page on 127.0.0.1 for ``@url`` (no test reaches the internet)."""
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-    def do_GET(self) -> None:
-        body = b"<html><body><h1>Release notes</h1><p>Version 2 adds <b>tabs</b>.</p></body></html>"
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-
-@pytest.fixture
-def site() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Notes)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
 
 
 def commit(root: Path) -> None:
@@ -92,7 +63,6 @@ def test_the_at_menu_offers_the_items_and_the_chips_show_their_tokens_on_screen(
     with interactive(nvim, width=120, height=30) as screen:
         screen.keys(":edit hello.py", "Enter")
         open_chat(screen)
-        screen.keys("i")
         screen.keys("what changed? @cha", literal=True)
         screen.wait(lambda s: "changes" in s and "[context]" in s, "the context items in the @ menu")
         screen.keys("C-n")
@@ -112,7 +82,6 @@ def test_url_and_session_chips_count_their_tokens_and_reach_the_model(nvim: Nvim
     nvim.model.script(Turn.text("Done before: tabs are planned."), Turn.text("Seen both."))
     with interactive(nvim, width=200, height=30) as screen:
         open_chat(screen)
-        screen.keys("i")
         screen.keys("hi", literal=True)
         screen.keys("C-s")
         screen.wait(lambda s: "Done before: tabs are planned." in s, "the earlier session's answer")
@@ -135,10 +104,10 @@ def test_url_and_session_chips_count_their_tokens_and_reach_the_model(nvim: Nvim
         shown = screen.wait(lambda s: "Allow once" in s and "local_network" in s, "the address's permission")
         assert "127.0.0.1 (loopback)" in shown, shown
         screen.keys("1", "Enter")
-        chips = "require'agentls.context_items'.chips"
+        chips = "require'agentls.context_chips'.chips"
         screen.wait_lua(f"#{chips} == 2 and type({chips}[1].tokens) == 'number'"
                         f" and type({chips}[2].tokens) == 'number'", "both chips counted")  # fmt: skip
-        text = screen.lua("require'agentls.context_items'.chip_text()")
+        text = screen.lua("require'agentls.context_chips'.chip_text()")
         # The earlier session by its title (the fake title model's).
         match = re.fullmatch(rf"\[@ {re.escape(url)} · (\d+) tok\] \[@ A title · (\d+) tok\]", text)
         assert match and int(match[1]) > 0 and int(match[2]) > 0, text

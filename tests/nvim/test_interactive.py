@@ -16,8 +16,10 @@ PROMPT_LINES = "vim.api.nvim_buf_get_lines(require'agentls.chat'.prompt_buf, 0, 
 
 
 def open_chat(screen: Screen) -> None:
+    """:Agentls, until its session shows: the user is then typing in the prompt (insert mode)."""
     screen.keys(":Agentls", "Enter")
     screen.wait_lua("require'agentls.chat'.session_id ~= nil", "the chat's session")
+    assert screen.lua("vim.api.nvim_get_mode().mode") == "i", screen.text()
 
 
 RUN = "python3 -c \"open('ran.txt', 'w').close()\""
@@ -31,7 +33,6 @@ def test_keys_typed_while_a_permission_arrives_answer_nothing(nvim: Nvim) -> Non
     )
     with interactive(nvim) as screen:
         open_chat(screen)
-        screen.keys("i")
         screen.keys("run it", literal=True)
         screen.keys("C-s")  # sends, and leaves insert mode
         screen.wait(lambda s: "## You" in s, "the prompt in the transcript")
@@ -73,7 +74,6 @@ def test_the_diff_is_on_screen_while_the_edit_permission_is_asked(nvim: Nvim) ->
     )
     with interactive(nvim, height=50) as screen:
         open_chat(screen)
-        screen.keys("i")
         screen.keys("say bye", literal=True)
         screen.keys("C-s")
         # Neovim's own select asks at the bottom; above it, both sides of the diff, labelled.
@@ -117,7 +117,6 @@ def test_at_completion_replaces_only_the_typed_word_and_attaches_the_file(nvim: 
     nvim.model.script(Turn.text("Read it."))
     with interactive(nvim) as screen:
         open_chat(screen)
-        screen.keys("i")
         screen.keys("look at @util", literal=True)
         screen.wait(lambda s: "util.py" in s and "[file]" in s, "the file list, narrowed")
         assert "calc.py" not in screen.text(), "the list holds the files matching what was typed"
@@ -139,7 +138,6 @@ def test_the_winbar_keeps_the_title_at_80_columns(nvim: Nvim) -> None:
     nvim.model.script(Turn.text("Hi.").usage(input=1200, output=80))
     with interactive(nvim, width=80, height=24) as screen:
         open_chat(screen)
-        screen.keys("i")
         screen.keys("hello", literal=True)
         screen.keys("C-s")
         shown = screen.wait(lambda s: "Hi." in s and "A title" in s, "the answer and the session's title")
@@ -162,7 +160,6 @@ def test_prompts_typed_while_the_agent_works_queue_and_gq_removes_one_with_neovi
     queued = "#(require'agentls'.state.queue[require'agentls.chat'.session_id] or {})"
     with interactive(nvim) as screen:
         open_chat(screen)
-        screen.keys("i")
         screen.keys("run it", literal=True)
         screen.keys("C-s")
         screen.wait(lambda s: "Allow once" in s, "the permission dialog")
@@ -204,7 +201,7 @@ def test_searching_sessions_in_neovims_own_select(nvim: Nvim) -> None:
             if question == "okapis?":
                 screen.keys(":AgentlsNew", "Enter")
                 screen.wait_lua(f"require'agentls.chat'.session_id ~= '{first}'", "a new session")
-            screen.keys("i")
+                screen.keys("i")  # (the chat opened in insert mode; a sent prompt leaves it)
             screen.keys(question, literal=True)
             screen.keys("C-s")
             screen.wait(lambda s, a=answer: a in s, "the answer")

@@ -19,7 +19,7 @@ cmd('AgentlsNew', function()
   agentls().new_session()
 end, { desc = 'agentls: start a new session' })
 cmd('AgentlsSessions', function(o)
-  agentls().open()
+  agentls().open({ insert = false }) -- the picker comes next
   require('agentls.sessions').pick(o.args)
 end, { nargs = '*', desc = 'agentls: sessions, or those matching a query (switch, rename, delete, fork)' })
 cmd('AgentlsAbort', function()
@@ -32,6 +32,14 @@ cmd('AgentlsAsk', function(o)
   end
   agentls().ask(vim.api.nvim_get_current_buf(), first, last, o.args)
 end, { range = true, nargs = '*', desc = 'agentls: ask about the selection (or the file)' })
+cmd('AgentlsEdit', function(o)
+  local first, last = o.line1, o.line2
+  if o.range == 0 then -- no range: the cursor's line
+    first = vim.fn.line('.')
+    last = first
+  end
+  agentls().edit(vim.api.nvim_get_current_buf(), first, last, o.args)
+end, { range = true, nargs = '*', desc = 'agentls: have the agent change the selected lines in place (to review)' })
 cmd('AgentlsFix', function(o)
   local buf = vim.api.nvim_get_current_buf()
   local first, last = nil, nil
@@ -47,6 +55,13 @@ end, { range = true, desc = 'agentls: ask the agent to fix the diagnostics' })
 cmd('AgentlsQueue', function()
   require('agentls.chat').queue_menu()
 end, { desc = 'agentls: the queued prompts (edit or remove one)' })
+cmd('AgentlsInlineDiff', function(o)
+  require('agentls').setup_once()
+  local arg = vim.trim(o.args)
+  require('agentls.review_inline').toggle(arg == 'on' or (arg ~= 'off' and nil))
+end, { nargs = '?', complete = function()
+  return { 'on', 'off' }
+end, desc = "agentls: show (or hide) the lines pending agent changes replaced, above them" })
 cmd('AgentlsDialog', function()
   require('agentls.dialogs').open()
 end, { desc = 'agentls: open the permission or question dialog that waits for an answer' })

@@ -42,11 +42,12 @@ local chat = T.chat()
 vim.api.nvim_set_current_win(chat.prompt_win)
 local text = 'explain @problems @terminal @symbol:greet @changes'
 vim.api.nvim_buf_set_lines(chat.prompt_buf, 0, -1, false, { text })
-items.refresh(chat.prompt_buf)
+local chip_list = require('agentls.context_chips')
+chip_list.refresh(chat.prompt_buf)
 T.wait(function()
-  return #items.chips == 5 and not items.chip_text():find('?', 1, true)
+  return #chip_list.chips == 5 and not chip_list.chip_text():find('?', 1, true)
 end, 'the chips to be counted')
-local chips = items.chip_text()
+local chips = chip_list.chip_text()
 for _, label in ipairs({ '@ problems · %d+ tok', '@ greet · %d+ tok', '@ changes · %d+ tok', '✎ main.py:2 · %d+ tok' }) do
   T.ok(chips:find(label), label .. ' in the chips: ' .. chips)
 end

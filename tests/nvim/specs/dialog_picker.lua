@@ -1,6 +1,6 @@
 -- A plugin picker in place of vim.ui.select: the permission dialog opens in it when the user is
--- not typing; dismissing it answers nothing (the request keeps waiting, the winbar and a
--- notification say so); :AgentlsDialog opens it again, and the choice made there is the answer.
+-- not typing; dismissing it answers nothing (the request keeps waiting, the winbar says so);
+-- :AgentlsDialog opens it again, and the choice made there is the answer.
 local T = dofile(os.getenv('AGENTLS_TEST_HELPERS'))
 T.setup()
 
@@ -26,7 +26,9 @@ T.ok(asked[1].prompt:find('bash', 1, true), 'about bash: ' .. asked[1].prompt)
 T.wait(function()
   return T.winbar():find('permission: bash', 1, true)
 end, 'the waiting dialog in the winbar: ' .. T.winbar())
-T.ok(#warnings == 1 and warnings[1].msg:find(':AgentlsDialog', 1, true), 'one notification: ' .. vim.inspect(warnings))
+-- (No notification: the chat is on screen and its winbar says it; one right after a dialog closed
+-- brought a hit-enter prompt with Neovim's own select.)
+T.eq(0, #warnings, 'no notification: ' .. vim.inspect(warnings))
 T.eq('busy', require('agentls').state.status[session].type, 'the turn waits')
 T.eq('agentls: permission: bash waits (:AgentlsDialog)', require('agentls').status(), 'the statusline says it')
 T.eq(0, vim.fn.filereadable('ran.txt'), 'the command did not run')

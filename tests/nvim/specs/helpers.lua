@@ -2,6 +2,9 @@
 local T = {}
 
 T.options = vim.json.decode(os.getenv('AGENTLS_TEST_CONFIG'))
+-- The specs drive a headless Neovim through the API and feedkeys, in normal mode; the prompt that
+-- starts in insert mode after :Agentls is typed into in tmux (tests/nvim/test_first_minute.py).
+T.options.start_in_insert = false
 
 function T.setup(extra)
   require('agentls').setup(vim.tbl_extend('force', T.options, extra or {}))
@@ -51,9 +54,9 @@ function T.open()
   return T.chat().session_id
 end
 
---- The chat's winbar text.
+--- The chat's winbar text, its title whole (how a narrow window cuts it is tested in tmux).
 function T.winbar()
-  return require('agentls.winbar').text()
+  return require('agentls.winbar').text(1000)
 end
 
 --- The transcript buffer of the chat's session.

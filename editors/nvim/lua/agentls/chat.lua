@@ -210,6 +210,26 @@ local function open_windows(buf)
   vim.wo[M.prompt_win].wrap = true
 end
 
+--- Grow (or shrink back) the prompt window to show its text and the chips below it: from
+--- `prompt_height` up to half the chat's height.
+function M.fit_prompt()
+  local win = M.prompt_win
+  if not valid_win(win) or vim.fn.has('nvim-0.10') == 0 then
+    return
+  end
+  local want = vim.api.nvim_win_text_height(win, {}).all
+  local room = valid_win(M.win) and math.floor((vim.api.nvim_win_get_height(M.win) + vim.api.nvim_win_get_height(win)) / 2)
+    or config.options.prompt_height
+  local height = math.max(config.options.prompt_height, math.min(want, room))
+  if height == vim.api.nvim_win_get_height(win) then
+    return
+  end
+  if vim.api.nvim_win_get_config(win).relative ~= '' then
+    return -- a float keeps the size its layout gave it (the transcript's float sits above it)
+  end
+  vim.api.nvim_win_set_height(win, height)
+end
+
 --- Show `session_id` in the chat (opening the windows if needed) and load its transcript.
 function M.show(session_id)
   M.session_id, M.opening, M.failed = session_id, false, nil
@@ -439,6 +459,16 @@ function M.send(text, mode, opts)
   if vim.trim(text) == '' then
     return
   end
+  local chips = require('agentls.context_chips')
+  if chips.resolving(text) then -- a chip's fetch is on its way (maybe asking): the prompt takes its answer
+    return chips.after_resolving(function()
+      M.send(not from_buffer and text or nil, mode, opts)
+    end)
+  end
+  local failed = chips.failed(text)
+  if failed then -- sent, the server would fetch (and ask) again: the prompt stays for the user to fix
+    return require('agentls.notify').say('agentls: not sent: ' .. failed, vim.log.levels.WARN)
+  end
   local command, arguments = commands.parse(text)
   local parts = { { type = 'text', text = text } }
   vim.list_extend(parts, files.parts(text))
@@ -471,10 +501,14 @@ function M.send(text, mode, opts)
     if err then
       -- -32016: the user took it out of the queue (-32800 is dropped by Neovim's client itself).
       if err.code ~= -32800 and err.code ~= -32016 then
-        vim.notify('agentls: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
-        -- Give the text back, unless the user already typed something new.
+        if err.code ~= client.STOPPED then -- (the restart is said once, by agentls.on_server_exit)
+          vim.notify('agentls: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+        end
+        -- Give the text back, unless the user already typed something new (or the server that
+        -- stopped had stored it: the transcript shows it).
         local prompt = opts.prompt_buf or prompt_buffer()
-        if from_buffer and vim.trim(table.concat(vim.api.nvim_buf_get_lines(prompt, 0, -1, false))) == '' then
+        local kept = err.code == client.STOPPED and M.stored(session_id, text)
+        if from_buffer and not kept and vim.trim(table.concat(vim.api.nvim_buf_get_lines(prompt, 0, -1, false))) == '' then
           vim.api.nvim_buf_set_lines(prompt, 0, -1, false, vim.split(text, '\n', { plain = true }))
         end
       end
@@ -494,6 +528,18 @@ function M.send(text, mode, opts)
       state():set_part(part)
     end
   end)
+end
+
+--- Whether the newest user message of `session_id` holds `text` (the server stored the prompt).
+function M.stored(session_id, text)
+  local info = state():last_user(session_id)
+  local message = info and state().transcripts[session_id].messages[info.id]
+  for _, part in ipairs(message and message.parts or {}) do
+    if part.type == 'text' and part.text == text then
+      return true
+    end
+  end
+  return false
 end
 
 --- The current session's queued prompts: pick one, then edit it (vim.ui.input) or remove it.

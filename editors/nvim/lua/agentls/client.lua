@@ -137,6 +137,30 @@ local function say_once(reason, short)
   end
 end
 
+-- Requests a restart must not send twice: a prompt would run again. The others are asked again
+-- of the new server when the old one stopped before answering them.
+local NOT_AGAIN = { ['agent/session/prompt'] = true, ['agent/session/command'] = true }
+
+M.inflight = {} ---@type table<table, true>  requests sent and not answered: {client_id, method, again, fail}
+-- The error a prompt or command gets when its server stopped before answering (it is not sent again).
+M.STOPPED = -32098
+
+-- The server `client_id` stopped: what it left unanswered goes to the next one when it was asked
+-- to stop (`again`); a prompt or command is never sent twice: it fails with M.STOPPED (the chat gives
+-- its text back). Other answers of a server that died are lost (the chat reloads from the store).
+local function left_unanswered(client_id, again)
+  for entry in pairs(M.inflight) do
+    if entry.client_id == client_id then
+      M.inflight[entry] = nil
+      if NOT_AGAIN[entry.method] then
+        entry.fail()
+      elseif again then
+        entry.again()
+      end
+    end
+  end
+end
+
 --- Start the server (once); `on_ready` runs when it is initialised.
 ---@param on_ready fun()|nil
 ---@return boolean started, string|nil error
@@ -152,7 +176,8 @@ function M.start(on_ready)
     say_once(reason, short)
     return false, reason
   end
-  M.ready, M.queue = false, {}
+  -- (M.queue keeps what waits for a server: requests made while the last one stopped.)
+  M.ready = false
   if on_ready then
     table.insert(M.queue, on_ready)
   end
@@ -192,6 +217,7 @@ function M.start(on_ready)
       local was, stopping = M.id, M.stopping
       M.id, M.ready, M.stopping = nil, false, false
       vim.schedule(function()
+        left_unanswered(was, stopping)
         -- Not asked for, and not Neovim quitting: the server died (a crash, a kill, out of memory).
         local died = was ~= nil and not stopping and vim.v.exiting == vim.NIL and (code ~= 0 or signal ~= 0)
         require('agentls').on_server_exit(died and { code = code, signal = signal } or nil)
@@ -220,11 +246,13 @@ function M.when_ready(fn)
 end
 
 --- Send a request; `cb(err, result)` runs on the main loop. Returns a function that cancels it.
+--- A request made while the server restarts waits for the new one; one the old server had not
+--- answered when it was asked to stop is sent again to the new one (not a prompt).
 function M.request(method, params, cb)
   local request_id, client_ref
   local cancelled = false
-  M.start()
-  M.when_ready(function(client)
+  local entry = { method = method }
+  local function send(client)
     if cancelled then
       return
     end
@@ -234,18 +262,31 @@ function M.request(method, params, cb)
       params = vim.empty_dict()
     end
     local ok, id = call(client, 'request', method, params, function(err, result)
+      M.inflight[entry] = nil
       if cb then
         cb(err, result)
       end
     end)
     if ok then
-      request_id = id
+      request_id, entry.client_id = id, client.id
+      M.inflight[entry] = true
     elseif cb then
       cb({ code = -32099, message = 'the agentls server is not running' }, nil)
     end
-  end)
+  end
+  entry.again = function()
+    M.when_ready(send)
+  end
+  entry.fail = function()
+    if cb then
+      cb({ code = M.STOPPED, message = 'the agentls server stopped before answering' }, nil)
+    end
+  end
+  M.start()
+  M.when_ready(send)
   return function()
     cancelled = true
+    M.inflight[entry] = nil
     if client_ref and request_id then
       call(client_ref, 'cancel_request', request_id)
     end
@@ -259,12 +300,13 @@ function M.notify(method, params)
   end
 end
 
---- Stop the server (asked twice: without waiting for it to shut down).
+--- Stop the server (asked twice: without waiting for it to shut down). Requests made meanwhile
+--- wait for the next server (one that has shut down refuses them).
 function M.stop()
   local client = M.get()
   if client then
     local force = M.stopping
-    M.stopping = true
+    M.stopping, M.ready = true, false
     call(client, 'stop', force)
   end
 end

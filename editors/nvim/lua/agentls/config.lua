@@ -38,10 +38,16 @@ M.defaults = {
   width = 0.4, -- of the editor's columns (split) or size (float), when < 1; columns when >= 1
   height = 0.8, -- float only
   prompt_height = 5,
+  -- :Agentls leaves you typing in the prompt (insert mode), so the words typed right after it are
+  -- text; false: the prompt opens in normal mode.
+  start_in_insert = true,
   -- Open the most recent session with :Agentls (false: always a new session).
   resume = true,
   -- Show a diff of a proposed edit or write before asking for permission.
   diff_preview = true,
+  -- Show the lines a pending agent change replaced above it, in the file's buffer (:AgentlsInlineDiff
+  -- turns it off and on).
+  inline_diff = true,
   -- Attach the project's file buffers so the agent reads unsaved text.
   attach_buffers = true,
   -- Forward every language server's diagnostics of those buffers (agent/diagnostics).
@@ -87,8 +93,10 @@ local types = {
   width = { 'number' },
   height = { 'number' },
   prompt_height = { 'number' },
+  start_in_insert = { 'boolean' },
   resume = { 'boolean' },
   diff_preview = { 'boolean' },
+  inline_diff = { 'boolean' },
   attach_buffers = { 'boolean' },
   editor_queries = { 'boolean' },
   editor_query_timeout = { 'number' },

@@ -3,8 +3,8 @@
 -- `@session:ID`, and the automatic editor note (the file, cursor line and selection of the last file
 -- window). What only Neovim knows is gathered here — diagnostics from vim.diagnostic, a terminal
 -- buffer's last output, a workspace symbol's definition through the attached language servers —
--- and the server formats and counts every item. Chips below the prompt text show each item's tokens;
--- the text the chips counted is what the prompt sends.
+-- and the server formats and counts every item. Chips below the prompt text show each item's tokens
+-- (agentls.context_chips); the text the chips counted is what the prompt sends.
 local config = require('agentls.config')
 
 local M = {}
@@ -25,9 +25,6 @@ local HAS_011 = vim.fn.has('nvim-0.11') == 1
 M.editor_off = false -- the editor chip removed for the prompt being written
 M.last = nil -- { path, line, selection? } of the last file window
 M.resolved = {} -- JSON of a raw item → its resolved answer (what the chips showed)
-M.chips = {} -- the chips shown: { label, tokens, error? }
-
-local ns = vim.api.nvim_create_namespace('agentls_context_items')
 
 --- Completion entries for the text typed after a word-start `@`.
 function M.completions(base)
@@ -250,98 +247,10 @@ function M.parts(text)
   return parts
 end
 
--- --- chips ----------------------------------------------------------------------------------
-
---- The chips' text: `label · N tok` per item (`label · error`).
-function M.chip_text()
-  local out = {}
-  for _, chip in ipairs(M.chips) do
-    local size = chip.error and ('⚠ ' .. chip.error) or (chip.tokens .. ' tok')
-    table.insert(out, ('[%s %s · %s]'):format(chip.kind == 'editor' and '✎' or '@', chip.label, size))
-  end
-  return table.concat(out, ' ')
-end
-
-local function draw(buf)
-  if not vim.api.nvim_buf_is_valid(buf) then
-    return
-  end
-  vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
-  if #M.chips == 0 then
-    return
-  end
-  local key = config.options.keymaps.editor_context
-  local hint = M.editor_item() and key and ('(%s drops ✎)'):format(key) or ''
-  -- Below the last line: virtual lines above the first one show only when the window is scrolled.
-  vim.api.nvim_buf_set_extmark(buf, ns, vim.api.nvim_buf_line_count(buf) - 1, 0, {
-    virt_lines = { { { M.chip_text(), 'Comment' } }, hint ~= '' and { { hint, 'NonText' } } or nil },
-  })
-end
-
--- Whether the `@url:` reference to `url` in `text` is finished: something follows it, or the user
--- is no longer typing in insert mode. A URL still being typed is not fetched (nor each of its
--- prefixes); a finished one is fetched once, the way the webfetch tool would, and counted.
-local function url_finished(text, url)
-  local ref = '@url:' .. url
-  local at = 1
-  while true do
-    local first, last = text:find(ref, at, true)
-    if not first then
-      return false
-    end
-    if last < #text or vim.fn.mode():sub(1, 1) ~= 'i' then
-      return true
-    end
-    at = last + 1
-  end
-end
-
---- Resolve the prompt's items (only those not resolved yet) and redraw the chips of `buf`.
-function M.refresh(buf)
-  local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
-  local items = M.items(text)
-  local todo, typing = {}, {}
-  for _, item in ipairs(items) do
-    if item.kind == 'url' and not url_finished(text, item.url) then
-      typing[item.url] = true
-    elseif not M.resolved[vim.json.encode(item)] then
-      table.insert(todo, item)
-    end
-  end
-  local function show()
-    M.chips = {}
-    for _, item in ipairs(items) do
-      local done = M.resolved[vim.json.encode(item)]
-      local label = item.path or item.url or item.name or item.session or item.kind
-      -- `…`: a URL still being typed; `?`: being counted.
-      local pending = { kind = item.kind, label = label, tokens = typing[item.url] and '…' or '?' }
-      table.insert(M.chips, done or pending)
-    end
-    draw(buf)
-  end
-  if #todo == 0 then
-    return show()
-  end
-  local chat = require('agentls.chat')
-  require('agentls.client').request(
-    'agent/context/resolve',
-    { sessionID = chat.session_id, items = todo },
-    vim.schedule_wrap(function(err, result)
-      if err then
-        return vim.notify('agentls: ' .. (err.message or vim.inspect(err)), vim.log.levels.WARN)
-      end
-      for n, item in ipairs(result.items or {}) do
-        M.resolved[vim.json.encode(todo[n])] = item
-      end
-      show()
-    end)
-  )
-end
-
 --- Remove (or bring back) the editor chip for the prompt being written.
 function M.toggle_editor(buf)
   M.editor_off = not M.editor_off
-  M.refresh(buf)
+  require('agentls.context_chips').refresh(buf)
 end
 
 -- The file window the user was in before the chat opened: the most recently used project file shown.
@@ -365,6 +274,7 @@ end
 
 --- Follow the file windows (for the editor note) and keep the chips of the prompt buffer `buf`.
 function M.attach(buf)
+  require('agentls.context_chips').setup()
   seed()
   local group = vim.api.nvim_create_augroup('agentls_context_items', { clear = true })
   vim.api.nvim_create_autocmd({ 'BufEnter', 'CursorMoved', 'ModeChanged' }, {
@@ -397,6 +307,14 @@ function M.attach(buf)
       M.toggle_editor(buf)
     end, { buffer = buf, desc = 'agentls: drop (or bring back) the editor note for this prompt' })
   end
+  vim.api.nvim_create_autocmd('WinResized', { -- the chips wrap at the prompt window's width
+    group = group,
+    callback = function()
+      if vim.tbl_contains(vim.v.event.windows or {}, vim.fn.bufwinid(buf)) then
+        require('agentls.context_chips').draw(buf)
+      end
+    end,
+  })
   local timer = vim.uv.new_timer()
   -- InsertLeave: a URL typed last is finished once the user leaves insert mode.
   vim.api.nvim_create_autocmd({ 'TextChanged', 'TextChangedI', 'BufEnter', 'InsertLeave' }, {
@@ -405,7 +323,7 @@ function M.attach(buf)
     callback = function()
       timer:stop()
       timer:start(300, 0, vim.schedule_wrap(function()
-        M.refresh(buf)
+        require('agentls.context_chips').refresh(buf)
       end))
     end,
   })

@@ -268,6 +268,9 @@ end
 function announce(dialog, again)
   dialog.waiting = true
   redraw_bars()
+  if again and require('agentls.notify').chat_visible(M.owner(dialog.request)) then
+    return -- the user just closed it, and the chat's winbar says it waits
+  end
   local key = config.options.keymaps.dialog
   local how = ':AgentlsDialog' .. (key and (' (' .. key .. ' in the chat)') or '')
   local msg = ('agentls: %s %s: %s'):format(M.waiting(), again and 'still waits' or 'waits for you', how)
@@ -282,6 +285,9 @@ function announce(dialog, again)
   if vim.fn.strdisplaywidth(msg) > room then
     msg = vim.fn.strdisplaywidth(shorter) <= room and shorter
       or ('agentls: a dialog waits: %s'):format(':AgentlsDialog'):sub(1, room)
+  end
+  if again then -- just closed: right after the dialog, a message would bring a hit-enter prompt
+    return require('agentls.notify').after_dialog(msg, vim.log.levels.WARN)
   end
   vim.notify(msg, vim.log.levels.WARN)
 end

@@ -140,9 +140,18 @@ local function start()
   return true
 end
 
+--- Open the chat (:Agentls); `opts`: {session_id} to show, {insert = false} to stay in normal mode
+--- whatever `start_in_insert` says.
 function M.open(opts)
   if start() then
-    require('agentls.chat').open(opts)
+    local chat = require('agentls.chat')
+    chat.open(opts)
+    -- The windows open at once (the session shows later): keys typed right after :Agentls land in
+    -- the prompt as text instead of being motions. (Insert mode starts once the command returns.)
+    local win = vim.api.nvim_get_current_win()
+    if config.options.start_in_insert and (opts or {}).insert ~= false and win == chat.prompt_win and vim.fn.mode() == 'n' then
+      vim.cmd('startinsert!')
+    end
   end
 end
 
@@ -161,6 +170,13 @@ end
 function M.ask(buf, first, last, text)
   if start() then
     require('agentls.chat').ask(buf, first, last, text)
+  end
+end
+
+--- Have the agent change lines `first`..`last` of `buf` in place as `prompt` says (:AgentlsEdit).
+function M.edit(buf, first, last, prompt)
+  if start() then
+    require('agentls.inline_edit').run(buf, first, last, prompt)
   end
 end
 
@@ -214,7 +230,10 @@ end
 function M.on_server_exit(died)
   local chat = require('agentls.chat')
   chat.loaded = {}
-  chat.opening, chat.fetching_config = false, false -- requests of the old server get no answer
+  if not restart_requested then -- (a restart asks the new server what the old one left unanswered)
+    chat.opening, chat.fetching_config = false, false -- requests of the old server get no answer
+    require('agentls.context_chips').forget_inflight()
+  end
   chat.running = {}
   M.state:disconnected()
   for sid in pairs(M.state.status) do

@@ -26,13 +26,26 @@ local function title_of(session_id)
   return session and session.title or session_id
 end
 
--- One line that fits the command line (a longer one would bring a hit-enter prompt).
-local function say(msg, level)
+--- Say `msg` in one line that fits the command line (a longer one would bring a hit-enter prompt,
+--- which takes the next key the user types).
+function M.say(msg, level)
   local room = math.max(20, vim.v.echospace - 1)
   if vim.fn.strdisplaywidth(msg) > room then
     msg = vim.fn.strcharpart(msg, 0, room - 1) .. '…'
   end
   vim.notify(msg, level)
+end
+
+local say = M.say
+
+--- Say `msg` right after a dialog closed (Neovim's own select is inputlist(), which leaves the
+--- message area scrolled: a message then brings a hit-enter prompt). The screen is redrawn first,
+--- on the next turn of the loop.
+function M.after_dialog(msg, level)
+  vim.schedule(function()
+    pcall(vim.cmd, 'redraw')
+    say(msg, level)
+  end)
 end
 
 local function fire(pattern, data)

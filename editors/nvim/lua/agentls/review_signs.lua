@@ -157,6 +157,7 @@ function M.refresh(buf)
     M.marks[buf] = nil
     unmap(buf)
   end
+  require('agentls.review_inline').draw(buf) -- the lines each hunk replaced, above it
 end
 
 local scheduled = {}
@@ -320,6 +321,7 @@ function M.setup(group)
   vim.api.nvim_set_hl(0, 'AgentlsReviewAdd', { link = 'Added', default = true })
   vim.api.nvim_set_hl(0, 'AgentlsReviewChange', { link = 'Changed', default = true })
   vim.api.nvim_set_hl(0, 'AgentlsReviewDelete', { link = 'Removed', default = true })
+  require('agentls.review_inline').setup()
   vim.api.nvim_create_autocmd('BufReadPost', {
     group = group,
     callback = function(ev)

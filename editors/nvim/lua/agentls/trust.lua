@@ -144,7 +144,8 @@ function M.ask(root, on_change, now)
         M.set(root, 'trusted')
       elseif choice == M.NEVER then
         M.set(root, 'untrusted')
-        vim.notify('agentls: the project stays untrusted; :AgentlsTrust asks again', vim.log.levels.INFO)
+        require('agentls.notify').after_dialog('agentls: the project stays untrusted; :AgentlsTrust asks again',
+          vim.log.levels.INFO)
       else
         not_now[id] = true
       end
