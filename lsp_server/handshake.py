@@ -23,6 +23,7 @@ import os
 from typing import Any, Protocol
 
 from core import __version__
+from lsp_server.editor_process import EditorProcess
 
 log = logging.getLogger(__name__)
 
@@ -254,9 +255,11 @@ def read_first_frame(fd: int) -> tuple[bytes | None, bytes, int]:
     return data[start : start + length], data, start + length
 
 
-def answer_early(fd: int, write: Any) -> Early:
+def answer_early(fd: int, write: Any, editor: EditorProcess | None = None) -> Early:
     """Read the first frame from ``fd``; answer it with ``write(bytes)`` when it is a plain
-    ``initialize``. Never raises for what the client sent: the full server deals with that."""
+    ``initialize``, pinning the ``processId`` it names in ``editor`` at once (the full server's
+    handler runs only after pygls is imported). Never raises for what the client sent: the full
+    server deals with that."""
     body, data, end = read_first_frame(fd)
     if body is None:
         return Early(pending=data)
@@ -266,7 +269,10 @@ def answer_early(fd: int, write: Any) -> Early:
         return Early(pending=data)
     if not answerable(message):
         return Early(pending=data)
-    answer = result(read_params(message["params"])[0])
+    params = read_params(message["params"])[0]
+    if editor is not None and params["processId"] is not None:
+        editor.pin(params["processId"])
+    answer = result(params)
     write(frame({"id": message["id"], "jsonrpc": "2.0", "result": answer}))
     return Early(pending=data[end:], body=body, msg_id=message["id"], answer=answer)
 

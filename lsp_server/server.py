@@ -29,6 +29,7 @@ from core.open import open_agent
 from lsp_server.clients import Connection, parse_options, section
 from lsp_server.diagnostics import DiagnosticsStore
 from lsp_server.editor import EditorClient
+from lsp_server.editor_process import EditorProcess
 from lsp_server.errors import to_jsonrpc
 from lsp_server.lifecycle import Lifetime
 from lsp_server.protocol import dump, parse
@@ -68,6 +69,8 @@ class AgentServer(LanguageServer):
         self.connection = Connection()
         self.lifetime = Lifetime()
         self.watch_parent = True  # stdio: the editor's processId; TCP clients come and go
+        # serve_cmd replaces it with the one made at process start, before anything was read.
+        self.editor_process = EditorProcess()
         self.settings_config: Any = None  # workspace/didChangeConfiguration: agentls.config
         self.diagnostics = DiagnosticsStore()
         self.lsp_workspace: LspWorkspace | None = None
