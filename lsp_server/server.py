@@ -34,6 +34,7 @@ from lsp_server.errors import to_jsonrpc
 from lsp_server.lifecycle import Lifetime
 from lsp_server.protocol import dump, parse
 from lsp_server.rpc import AgentProtocol
+from lsp_server.trust_dialog import settle_trust
 from lsp_server.workspace import AGENT_DIAGNOSTICS, LspWorkspace
 
 if TYPE_CHECKING:
@@ -112,6 +113,8 @@ class AgentServer(LanguageServer):
             await asyncio.to_thread(_import_front_door)
             # Taken after the slow imports: a didChangeConfiguration sent right after `initialized`
             # (eglot, Neovim with `settings`) is part of the agent's first configuration.
+            # Before the project's config is read: a stock client's user is asked about trust first.
+            await settle_trust(self, root)
             self._applied_config = self.settings_config
             layers = self._config_layers(self.settings_config)
             # warm: the first prompt then finds the model catalog, connection pool and decoders loaded.

@@ -33,12 +33,16 @@ class TrustQuestion:
     items: list[str]  # relative to the worktree
     data_dir: Path
 
-    def text(self) -> str:
-        """The question, as every front end shows it."""
-        return (
-            f"Trust the project {_home(self.worktree)}? It has its own {', '.join(self.items)}. "
-            "Trusted, agentls uses them: their MCP servers, commands and skills can run programs, and "
-            "their rules can allow more. Not trusted, only your own config is used."
+    def text(self, sep: str = " ") -> str:
+        """The question, as every front end shows it (``sep`` between its sentences: a dialog that
+        does not wrap lines takes a newline)."""
+        return sep.join(
+            [
+                f"Trust the project {_home(self.worktree)}?",
+                f"It has its own {', '.join(self.items)}.",
+                "Trusted, agentls uses them: their MCP servers, commands and skills can run programs,",
+                "and their rules can allow more. Not trusted, only your own config is used.",
+            ]
         )
 
     def untrusted_note(self) -> str:
@@ -73,7 +77,7 @@ def answer(question: TrustQuestion, trusted: bool) -> str | None:
     try:
         store.add(question.data_dir, question.worktree)
     except (TrustStoreError, OSError) as exc:
-        return f"agentls trusts {question.worktree} for now, but could not remember it: {exc}"
+        return f"{question.worktree} is trusted for now, but the trust could not be remembered: {exc}"
     return None
 
 

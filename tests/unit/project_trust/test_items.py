@@ -84,6 +84,6 @@ def test_trust_is_remembered_and_a_store_that_cannot_be_written_still_trusts_for
     question = question_for(worktree, tmp_path / "bad")
     assert question is not None  # an unreadable store trusts nothing
     warning = answer(question, trusted=True)
-    assert warning is not None and "could not remember it" in warning and "not valid JSON" in warning
+    assert warning is not None and "could not be remembered" in warning and "not valid JSON" in warning
     assert (tmp_path / "bad" / "trust.json").read_text() == "not json"  # the user's file is kept
     assert is_trusted(worktree)
