@@ -24,6 +24,7 @@ from typing import Any, Protocol
 
 from core import __version__
 from lsp_server.editor_process import EditorProcess
+from lsp_server.framing import FramingError, Headers
 
 log = logging.getLogger(__name__)
 
@@ -235,19 +236,23 @@ class Early:
 def read_first_frame(fd: int) -> tuple[bytes | None, bytes, int]:
     """The first frame's body from ``fd`` (None if the stream does not start with a sane one), every
     byte read (so that nothing is lost for the full server's reader) and where the frame ends."""
-    data = b""
-    while (end := data.find(b"\r\n\r\n")) < 0:
-        if len(data) > _MAX_HEADER or not (chunk := os.read(fd, 65536)):
-            return None, data, 0
-        data += chunk
-    length = None
-    for line in data[:end].split(b"\r\n"):
-        name, _, value = line.partition(b":")
-        if name.strip().lower() == b"content-length" and value.strip().isdigit():
-            length = int(value.strip())
+    data, start, headers = b"", 0, Headers()
+    while True:  # header lines by the rule the full server's reader applies (framing.Headers)
+        if (newline := data.find(b"\n", start)) < 0:
+            if len(data) > _MAX_HEADER or not (chunk := os.read(fd, 65536)):
+                return None, data, 0
+            data += chunk
+            continue
+        try:
+            ended = headers.feed(data[start : newline + 1])
+        except FramingError:
+            return None, data, 0  # the full server reads the same bytes and stops with the reason
+        start = newline + 1
+        if ended:
+            break
+    length = headers.length
     if length is None or length > _MAX_BODY:
         return None, data, 0
-    start = end + 4
     while len(data) < start + length:
         if not (chunk := os.read(fd, max(65536, start + length - len(data)))):
             return None, data, 0

@@ -14,7 +14,6 @@ import asyncio
 import contextlib
 import logging
 import os
-import re
 import sys
 import threading
 from collections.abc import Callable, Coroutine
@@ -25,6 +24,7 @@ from pygls.io_ import StdoutWriter
 
 from core.stop_signals import on_stop_signals
 from lsp_server.editor_process import PARENT_POLL_S, Pinned
+from lsp_server.framing import FramingError, Headers
 from lsp_server.handshake import AnsweredWriter, Early
 from lsp_server.rpc import dispatch
 
@@ -35,12 +35,6 @@ log = logging.getLogger(__name__)
 
 # Closing the agent normally takes milliseconds; a wedged close must not keep the process alive.
 CLOSE_BUDGET_S = 5.0
-MAX_FRAME = 256 * 1024 * 1024
-_HEADER_NAME = re.compile(rb"[A-Za-z][A-Za-z0-9-]*")
-
-
-class FramingError(Exception):
-    """The byte stream is not ``Content-Length``-framed JSON-RPC: nothing after it can be trusted."""
 
 
 @dataclass
@@ -63,10 +57,10 @@ class Lifetime:
 async def read_frame(reader: asyncio.StreamReader, first_line: bytes | None = None) -> bytes | None:
     """The body of the next message; None at a clean end of stream; FramingError for anything else.
 
-    ``first_line``: the frame's first header line, when the caller already read it. Header names
-    are case-insensitive; a repeated ``Content-Length`` must repeat the same number.
+    ``first_line``: the frame's first header line, when the caller already read it. The header
+    rule is ``framing.Headers``, the early initialize read's too.
     """
-    length: int | None = None
+    headers = Headers()
     started = False
     while True:
         if first_line is not None:
@@ -81,20 +75,10 @@ async def read_frame(reader: asyncio.StreamReader, first_line: bytes | None = No
                 raise FramingError("the stream ended inside a message header")
             return None
         started = True
-        if line in (b"\r\n", b"\n"):
-            if length is None:
-                raise FramingError("a message without a Content-Length header")
+        if headers.feed(line):
             break
-        name, colon, value = line.partition(b":")
-        if not colon or not _HEADER_NAME.fullmatch(name.strip()):
-            raise FramingError(f"not a header line: {line[:80]!r}")
-        if name.strip().lower() == b"content-length":
-            text = value.strip()
-            if not text.isdigit() or int(text) > MAX_FRAME:
-                raise FramingError(f"bad Content-Length: {text[:40]!r}")
-            if length is not None and length != int(text):
-                raise FramingError(f"two different Content-Length headers: {length} and {int(text)}")
-            length = int(text)
+    length = headers.length
+    assert length is not None  # feed() ends the block only once it is known
     try:
         return await reader.readexactly(length)
     except asyncio.IncompleteReadError as exc:

@@ -111,10 +111,10 @@ class AgentServer(LanguageServer):
             # Imported here: the config's schema must not delay `initialize`; open_agent imports
             # the agent itself (litellm's routes, tokenizers, the store) on a thread too.
             await asyncio.to_thread(_import_front_door)
-            # Taken after the slow imports: a didChangeConfiguration sent right after `initialized`
-            # (eglot, Neovim with `settings`) is part of the agent's first configuration.
             # Before the project's config is read: a stock client's user is asked about trust first.
             await settle_trust(self, root)
+            # Taken after the slow imports: a didChangeConfiguration sent right after `initialized`
+            # (eglot, Neovim with `settings`) is part of the agent's first configuration.
             self._applied_config = self.settings_config
             layers = self._config_layers(self.settings_config)
             # warm: the first prompt then finds the model catalog, connection pool and decoders loaded.
