@@ -155,3 +155,13 @@ async def test_the_trust_command_lists_revokes_and_names_a_bad_store(tmp_path: P
     code, _, err = await agentls("trust", "list", cwd=tmp_path, env=env)
     assert code == 1 and "trust.json: not valid JSON" in err and "Traceback" not in err
     assert (tmp_path / "data" / "trust.json").read_text() == "{oops"
+
+
+async def test_review_without_a_terminal_does_not_start_the_project_s_mcp_server(
+    tmp_path: Path, project: Path
+) -> None:
+    marker = hostile(project)
+    code, _, err = await agentls("review", "ses_none", cwd=project, env=clean_env(tmp_path))
+    assert "is not trusted" in err and f"agentls trust add {project}" in err, err
+    assert not marker.exists()
+    assert "Traceback" not in err and code in (0, 1)
