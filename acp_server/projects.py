@@ -88,6 +88,8 @@ class Projects:
         self._dialog = dialog
         self._data_dir = data_dir
         self._open: dict[tuple[str, str], asyncio.Future[Project]] = {}
+        # Projects the user trusted in this connection (even where the answer could not be stored).
+        self.trusted: set[Path] = set()
 
     async def get(self, cwd: Path, servers: Sequence[ClientMcp] = ()) -> Project:
         """The agent for ``cwd`` with these MCP servers (opened once, then shared)."""
@@ -141,6 +143,8 @@ class Projects:
         layers = [Layer(name="ACP session mcpServers", data=layer)] if layer else []
         # A project not trusted yet opens without its own files; the first prompt asks about it.
         question = await asyncio.to_thread(question_for, cwd, self._data_dir)
+        if question is not None and question.worktree in self.trusted:
+            question = None
         if question is not None:
             distrust(question.worktree)
         workspace = AcpWorkspace(cwd, self._client, self._access)

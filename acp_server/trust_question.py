@@ -56,6 +56,7 @@ async def settle(front: Front, state: AcpSession) -> None:
             log.info("project %s: not trusted this time; its own files stay unused", question.worktree)
             return
         forget(question.worktree)  # it was held back while the question waited
+        front.projects.trusted.add(question.worktree)
         fresh = await front.projects.reopen(project)
         log.info("project %s trusted: its agent reopened with its own files", question.worktree)
         for other in front.sessions.values():

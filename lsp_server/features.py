@@ -27,6 +27,7 @@ from lsp_server import (
 from lsp_server import control as mode_and_effort
 from lsp_server.clients import agent_capability, parse_options
 from lsp_server.editor import announced_queries
+from lsp_server.editor_process import EditorProcess
 from lsp_server.lifecycle import as_int, watch_process
 from lsp_server.server import AgentServer
 from lsp_server.workspace import path_of, register_document_hooks
@@ -70,6 +71,7 @@ def build_server() -> AgentServer:
         pid = as_int(params.process_id)
         if pid is not None and server.watch_parent:
             # Pinned when the frame was read (the early path) or at start (our parent): see editor_process.
+            server.editor_process = server.editor_process or EditorProcess()
             editor = server.editor_process.pin(pid)
             if editor is not None:
                 server.spawn(watch_process(editor, server.lifetime))

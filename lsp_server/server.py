@@ -70,8 +70,9 @@ class AgentServer(LanguageServer):
         self.connection = Connection()
         self.lifetime = Lifetime()
         self.watch_parent = True  # stdio: the editor's processId; TCP clients come and go
-        # serve_cmd replaces it with the one made at process start, before anything was read.
-        self.editor_process = EditorProcess()
+        # serve_cmd sets the one made at process start, before anything was read; else initialize
+        # makes one.
+        self.editor_process: EditorProcess | None = None
         self.settings_config: Any = None  # workspace/didChangeConfiguration: agentls.config
         self.diagnostics = DiagnosticsStore()
         self.lsp_workspace: LspWorkspace | None = None

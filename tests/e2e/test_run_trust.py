@@ -62,6 +62,14 @@ class Terminal:
 
     def finish(self) -> tuple[int, str]:
         out, _ = self.proc.communicate(timeout=120)
+        while select.select([self.master], [], [], 0)[0]:  # what it wrote after the last wait
+            try:
+                chunk = os.read(self.master, 65536)
+            except OSError:  # EIO: the terminal has no writer left
+                break
+            if not chunk:
+                break
+            self.screen += chunk.decode(errors="replace")
         os.close(self.master)
         return self.proc.returncode, out.decode()
 
@@ -165,3 +173,20 @@ async def test_review_without_a_terminal_does_not_start_the_project_s_mcp_server
     assert "is not trusted" in err and f"agentls trust add {project}" in err, err
     assert not marker.exists()
     assert "Traceback" not in err and code in (0, 1)
+
+
+async def test_run_on_a_terminal_trusts_for_now_when_the_answer_cannot_be_remembered(
+    tmp_path: Path, project: Path, model: FakeModelServer, title_model: FakeModelServer
+) -> None:
+    marker = hostile(project)
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "trust.json").write_text("{not json")
+    model.script(Turn.text("Trusted for now."))
+    term = Terminal(["run", "hi"], project, model_env(tmp_path, model, title_model))
+    await asyncio.to_thread(term.wait_for, "trust it? [t]rust / [n]ot now:")
+    term.type("t")
+    code, out = await asyncio.to_thread(term.finish)
+    assert code == 0 and "Trusted for now." in out, term.screen
+    assert "could not be remembered" in term.screen and "not valid JSON" in term.screen
+    assert marker.exists()
+    assert (tmp_path / "data" / "trust.json").read_text() == "{not json"

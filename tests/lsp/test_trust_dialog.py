@@ -88,3 +88,20 @@ async def test_a_client_that_says_untrusted_is_not_asked(
         config = await server.call("agent/config", {})
         assert "fake/from-the-repo" not in config["models"] and server.editor.dialogs == []
     assert not marker.exists()
+
+
+async def test_a_trust_that_cannot_be_remembered_holds_for_now_and_says_why(
+    tmp_path: Path, project: Path, model: FakeModelServer, title_model: FakeModelServer
+) -> None:
+    marker = _hostile(project)
+    store = tmp_path / "data" / "trust.json"
+    store.parent.mkdir(parents=True)
+    store.write_text("{not json")
+    options: dict[str, Any] = {"config": agent_config(model, title_model)}
+    async for server in connect(tmp_path, project, STOCK, options, _answer("Trust this project")):
+        config = await server.call("agent/config", {})
+        assert "fake/from-the-repo" in config["models"]
+        shown = [m.message for m in server.client.messages if m.type == lsp.MessageType.Warning]
+        assert any("could not be remembered" in m and "not valid JSON" in m for m in shown), shown
+    assert marker.exists()
+    assert store.read_text() == "{not json"  # the user's file is left for them to fix
