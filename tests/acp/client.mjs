@@ -54,6 +54,8 @@ const app = client({ name: "agentls-test-client" })
     record({ kind: "permission", params });
     // MARKER: a file the project's MCP server writes when started; noted while the dialog is open.
     if (process.env.MARKER) record({ kind: "marker-while-asked", exists: existsSync(process.env.MARKER) });
+    // PERMISSION_FAIL: the client cannot show the dialog and answers with an error.
+    if (process.env.PERMISSION_FAIL) throw new Error("this client shows no such dialog");
     if (process.env.PERMISSION_HOLD) {
       // Leave the dialog open until the turn is cancelled; then answer as the protocol says.
       await waitFor((e) => e.kind === "cancel-sent", "the cancel");

@@ -57,3 +57,14 @@ async def test_a_trusted_project_is_not_asked_about(acp: Acp) -> None:
     assert run.failure is None, run.stderr[-3000:]
     assert [e for e in run.log if e["kind"] == "permission"] == []
     assert run.text() == "Answered." and marker.exists()
+
+
+async def test_a_client_that_cannot_ask_leaves_the_project_untrusted_and_the_turn_runs(acp: Acp) -> None:
+    marker = untrusted_project(acp)
+    acp.model.script(Turn.text("Answered with your own config."))
+    run = await acp.run("turn", PERMISSION_FAIL="1")
+    assert run.failure is None, run.stderr[-3000:]
+    assert [e["kind"] for e in run.log].count("permission") == 1
+    assert run.text() == "Answered with your own config."
+    assert not marker.exists() and not trust_store.is_trusted(acp.data, acp.project)
+    assert "could not ask whether to trust" in run.stderr
