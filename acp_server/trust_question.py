@@ -14,13 +14,9 @@ import logging
 from typing import TYPE_CHECKING
 
 from acp import RequestError
-from acp.schema import (
-    AllowedOutcome,
-    PermissionOption,
-    ToolCallUpdate,
-)
+from acp.schema import AllowedOutcome, ConfigOptionUpdate, PermissionOption, ToolCallUpdate
 
-from acp_server import commands
+from acp_server import commands, options
 from acp_server.tool_calls import text_content
 from core.project_trust import NOT_NOW, TRUST, TrustQuestion, answer
 from core.trust import forget
@@ -64,6 +60,14 @@ async def settle(front: Front, state: AcpSession) -> None:
                 other.project = fresh
                 other.commands_sent = None
                 front.spawn(commands.announce(front, other))  # its own commands are there now
+                front.spawn(_announce_options(front, other))  # and its own models and agents
+
+
+async def _announce_options(front: Front, state: AcpSession) -> None:
+    changed = await options.all_options(state.project.app, state)
+    await front.send(
+        state.id, ConfigOptionUpdate(session_update="config_option_update", config_options=changed)
+    )
 
 
 async def _ask(front: Front, session_id: str, question: TrustQuestion) -> bool:

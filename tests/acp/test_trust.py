@@ -23,7 +23,10 @@ def untrusted_project(acp: Acp) -> Path:
     user = acp.data / "config"
     user.mkdir(parents=True, exist_ok=True)
     (user / "agentls.json").write_text((acp.project / "agentls.json").read_text())
-    own = {"mcp": {"repo-tool": {"type": "local", "command": [sys.executable, "-c", script]}}}
+    own = {
+        "mcp": {"repo-tool": {"type": "local", "command": [sys.executable, "-c", script]}},
+        "provider": {"fake": {"models": {"from-the-repo": {}}}},
+    }
     (acp.project / "agentls.json").write_text(json.dumps(own))
     trust_store.revoke(acp.data, acp.project)
     return marker
@@ -47,6 +50,12 @@ async def test_the_first_prompt_asks_before_the_project_s_files_are_used(acp: Ac
     assert run.results["prompt"]["stopReason"] == "end_turn"
     assert marker.exists() is (pick == "Trust this project")
     assert trust_store.is_trusted(acp.data, acp.project) is (pick == "Trust this project")
+    # The session's options as session/new gave them (the user's config), then as the trusted
+    # project's config gives them (its own model among them).
+    first = json.dumps(run.results["session"]["configOptions"])
+    later = [json.dumps(u["configOptions"]) for u in run.updates("config_option_update")]
+    assert "fake/from-the-repo" not in first
+    assert any("fake/from-the-repo" in u for u in later) is (pick == "Trust this project")
 
 
 async def test_a_trusted_project_is_not_asked_about(acp: Acp) -> None:
