@@ -238,6 +238,8 @@ def read_first_frame(fd: int) -> tuple[bytes | None, bytes, int]:
     byte read (so that nothing is lost for the full server's reader) and where the frame ends."""
     data, start, headers = b"", 0, Headers()
     while True:  # header lines by the rule the full server's reader applies (framing.Headers)
+        if start > _MAX_HEADER:  # header lines without end: the full server's reader takes over
+            return None, data, 0
         if (newline := data.find(b"\n", start)) < 0:
             if len(data) > _MAX_HEADER or not (chunk := os.read(fd, 65536)):
                 return None, data, 0
