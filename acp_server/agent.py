@@ -42,7 +42,7 @@ from acp.schema import (
     SetSessionModeResponse,
 )
 
-from acp_server import commands, history, options, replay_diffs
+from acp_server import commands, history, options, replay_diffs, trust_question
 from acp_server.auth import authenticate
 from acp_server.auth_methods import auth_methods
 from acp_server.context_links import resolve_links
@@ -294,6 +294,7 @@ class AcpAgent:
         state = self._state(session_id)
         inputs = to_inputs(prompt, state.cwd)
         current_session.set(session_id)  # file requests of this turn name this session (tasks inherit it)
+        await trust_question.settle(self.front, state)  # may reopen the project's agent
         app = state.project.app
         busy = state.busy  # before this prompt joins the session's turns
 

@@ -11,7 +11,7 @@ import asyncio
 import json
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +20,8 @@ from acp.schema import HttpMcpServer, McpServerStdio, SseMcpServer
 from acp_server.feed import Feed, Send, Spawn
 from acp_server.workspace import AcpWorkspace, FileAccess, FileClient
 from core.open import open_agent
+from core.project_trust import TrustQuestion, question_for
+from core.trust import distrust
 
 if TYPE_CHECKING:
     from acp_server.state import AcpSession
@@ -39,6 +41,10 @@ class Project:
     app: Agent
     workspace: AcpWorkspace
     feed: Feed
+    # The trust question asked at the first prompt (acp_server.trust_question); until it is
+    # answered the agent runs without the project's own files.
+    pending_trust: TrustQuestion | None = None
+    asking: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 def mcp_layer(servers: Sequence[ClientMcp]) -> dict[str, Any]:
@@ -82,6 +88,8 @@ class Projects:
         self._dialog = dialog
         self._data_dir = data_dir
         self._open: dict[tuple[str, str], asyncio.Future[Project]] = {}
+        # Projects the user trusted in this connection (even where the answer could not be stored).
+        self.trusted: set[Path] = set()
 
     async def get(self, cwd: Path, servers: Sequence[ClientMcp] = ()) -> Project:
         """The agent for ``cwd`` with these MCP servers (opened once, then shared)."""
@@ -104,6 +112,22 @@ class Projects:
         """The agents opened so far."""
         return [f.result() for f in self._open.values() if f.done() and f.exception() is None]
 
+    async def reopen(self, project: Project) -> Project:
+        """Close ``project``'s agent and open it anew (its config changed: the project was trusted)."""
+        await project.feed.close()
+        await project.app.close()
+        future = asyncio.get_running_loop().create_future()
+        self._open[project.key] = future
+        try:
+            fresh = await self._start(project.key, Path(project.key[0]), json.loads(project.key[1]))
+        except BaseException as exc:
+            del self._open[project.key]
+            future.set_exception(exc)
+            future.exception()
+            raise
+        future.set_result(fresh)
+        return fresh
+
     async def close(self) -> None:
         """Stop every agent (running turns are aborted, the store flushed)."""
         for project in self.running():
@@ -117,13 +141,19 @@ class Projects:
         from core.api import Layer
 
         layers = [Layer(name="ACP session mcpServers", data=layer)] if layer else []
+        # A project not trusted yet opens without its own files; the first prompt asks about it.
+        question = await asyncio.to_thread(question_for, cwd, self._data_dir)
+        if question is not None and question.worktree in self.trusted:
+            question = None
+        if question is not None:
+            distrust(question.worktree)
         workspace = AcpWorkspace(cwd, self._client, self._access)
         app = await open_agent(
             cwd, workspace=workspace, layers=layers, data_dir=self._data_dir, tools=self._host_tools()
         )
         feed = Feed(app, workspace, self._sessions, self._send, self._dialog)
         log.info("agent ready in %s", cwd)
-        return Project(key, app, workspace, feed)
+        return Project(key, app, workspace, feed, pending_trust=question)
 
 
 def _import_front_door() -> None:

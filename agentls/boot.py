@@ -23,6 +23,7 @@ CORE_COMMANDS: dict[str, str] = {
     "compact": "cli.compact_cmd",
     "config": "cli.config_cmd",
     "permissions": "cli.permissions_cmd",
+    "trust": "cli.trust_cmd",
     "snapshots": "cli.snapshot_cmd",
     "diff": "cli.snapshot_cmd",
     "review": "cli.review_cmd",

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
+from cli.trust_prompt import settle_trust
 from core.app import AgentApp
 from core.message.models import TextPart
 
@@ -19,6 +21,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 async def compact(args: argparse.Namespace) -> int:
     """Run the compaction and print the summary."""
+    await settle_trust(Path(args.directory), trust_flag=False, terminal=sys.stdin.isatty())
     app = await AgentApp.open(Path(args.directory))
     try:
         summary = await app.compact(args.session)

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from agentls.boot import UsageError
+from cli.trust_prompt import settle_trust
 from core.api import Agent
 from core.errors import InvalidInputError
 from core.message.review import Hunk, ReviewResult
@@ -45,6 +46,7 @@ def _choice(args: argparse.Namespace) -> tuple[list[str] | None, str | None]:
 async def review(args: argparse.Namespace) -> int:
     """List, keep or undo; exit status 1 when an undo conflicted."""
     hunk_ids, file = _choice(args)
+    await settle_trust(Path(args.directory), trust_flag=False, terminal=sys.stdin.isatty())
     app = await open_agent(Path(args.directory))
     try:
         if args.keep is not None or args.undo is not None:

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from agentls.boot import startup_imports
 from cli.render import Transcript
+from cli.terminal_input import read_line
+from cli.trust_prompt import settle_trust
 from core.events import PermissionAsked
 from core.message.models import AssistantMessage
 from core.message.prompt_input import TextInput
@@ -36,6 +38,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     decide.add_argument("--yes", action="store_true", help="allow every permission request (no TTY needed)")
     decide.add_argument("--deny", action="store_true", help="reject every permission request")
     parser.add_argument("-C", dest="directory", default=".", help="the project folder")
+    parser.add_argument(
+        "--trust",
+        action="store_true",
+        help="use the project's own config, commands and MCP servers for this run without asking "
+        "(agentls trust add remembers it)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -45,6 +53,7 @@ async def run(args: argparse.Namespace) -> int:
     # and named (see _answer), so a script never hangs on a question it cannot answer.
     args.no_terminal = not (args.yes or args.deny or sys.stdin.isatty())
     args.refused = []
+    await settle_trust(Path(args.directory), trust_flag=args.trust, terminal=sys.stdin.isatty())
     app = await open_agent(Path(args.directory), import_guard=startup_imports)
     work = asyncio.current_task()
     assert work is not None, "run inside a task"
@@ -130,7 +139,7 @@ async def _answer(app: Agent, event: PermissionAsked, args: Any) -> None:
         args.refused.append(request)
         print(_no_terminal(request.permission, request.patterns), file=sys.stderr)
     else:
-        text = await _read_line("  allow? [y]es / [a]lways / [n]o: ")
+        text = await read_line("  allow? [y]es / [a]lways / [n]o: ")
         reply = REPLIES.get(text.strip().lower(), "reject")
     await app.dialogs.reply_permission(request.id, reply)
 
@@ -142,23 +151,3 @@ def _no_terminal(permission: str, patterns: list[str]) -> str:
         "ask on, so it was refused. Pass --yes to allow every request, or allow it in agentls.json: "
         f'"permission": {{"{permission}": "allow"}} (or "permission": "allow" for everything).'
     )
-
-
-async def _read_line(prompt: str) -> str:
-    """A line typed on the terminal, waited for on the event loop: a thread blocked in ``input()``
-    could not be stopped, and held the process at exit after SIGTERM until someone pressed Enter."""
-    print(prompt, end="", flush=True)
-    loop = asyncio.get_running_loop()
-    fd = sys.stdin.fileno()
-    typed: asyncio.Future[None] = loop.create_future()
-    loop.add_reader(fd, _settle, typed)
-    try:
-        await typed  # a terminal in line mode is readable once Enter is pressed
-    finally:
-        loop.remove_reader(fd)
-    return sys.stdin.readline()
-
-
-def _settle(future: asyncio.Future[None]) -> None:
-    if not future.done():
-        future.set_result(None)

@@ -41,6 +41,11 @@ def is_trusted(path: Path) -> bool:
     return not any(resolved == u or resolved.is_relative_to(u) for u in _untrusted)
 
 
+def forget(folder: Path) -> None:
+    """Trust ``folder`` again in this process: the user trusted it after it was held back."""
+    _untrusted.discard(folder.resolve())
+
+
 def trust_all() -> None:
     """Forget every untrusted folder (tests start each server anew; in-process ones call this)."""
     _untrusted.clear()

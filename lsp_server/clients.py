@@ -60,6 +60,7 @@ class Connection:
     saves_edits: bool = False  # experimental.agent.savesEdits: it saves what an agent edit touched
     name: str = ""
     editor_queries: frozenset[EditorQuery] = frozenset()  # experimental.agent.editorQueries it answers
+    trust_decided: bool = False  # it gave initializationOptions.untrusted: it asked the user itself
     initial: ClientOptions = field(default_factory=ClientOptions)
     settings: ClientOptions = field(default_factory=ClientOptions)
 

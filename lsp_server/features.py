@@ -27,7 +27,8 @@ from lsp_server import (
 from lsp_server import control as mode_and_effort
 from lsp_server.clients import agent_capability, parse_options
 from lsp_server.editor import announced_queries
-from lsp_server.lifecycle import as_int, pid_alive, watch_process
+from lsp_server.editor_process import EditorProcess
+from lsp_server.lifecycle import as_int, watch_process
 from lsp_server.server import AgentServer
 from lsp_server.workspace import path_of, register_document_hooks
 
@@ -59,6 +60,7 @@ def build_server() -> AgentServer:
         if isinstance(options, dict):
             if "config" in options:
                 server.config_data = options["config"]
+            connection.trust_decided = "untrusted" in options  # else the server asks (trust_dialog)
             untrusted = options.get("untrusted", False)
             if not isinstance(untrusted, bool):  # the safe reading of a value that is not a boolean
                 server.warn_user(f"initializationOptions.untrusted must be true or false, not {untrusted!r}")
@@ -68,8 +70,11 @@ def build_server() -> AgentServer:
         # handshake.read_params made anything but a plausible pid None (and logged it).
         pid = as_int(params.process_id)
         if pid is not None and server.watch_parent:
-            if pid_alive(pid):
-                server.spawn(watch_process(pid, server.lifetime))
+            # Pinned when the frame was read (the early path) or at start (our parent): see editor_process.
+            server.editor_process = server.editor_process or EditorProcess()
+            editor = server.editor_process.pin(pid)
+            if editor is not None:
+                server.spawn(watch_process(editor, server.lifetime))
             else:  # e.g. the editor's pid in another PID namespace (a container, flatpak)
                 log.info("initialize: processId %d is ignored: no such process is visible here", pid)
 

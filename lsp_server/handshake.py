@@ -23,6 +23,8 @@ import os
 from typing import Any, Protocol
 
 from core import __version__
+from lsp_server.editor_process import EditorProcess
+from lsp_server.framing import FramingError, Headers
 
 log = logging.getLogger(__name__)
 
@@ -234,19 +236,25 @@ class Early:
 def read_first_frame(fd: int) -> tuple[bytes | None, bytes, int]:
     """The first frame's body from ``fd`` (None if the stream does not start with a sane one), every
     byte read (so that nothing is lost for the full server's reader) and where the frame ends."""
-    data = b""
-    while (end := data.find(b"\r\n\r\n")) < 0:
-        if len(data) > _MAX_HEADER or not (chunk := os.read(fd, 65536)):
+    data, start, headers = b"", 0, Headers()
+    while True:  # header lines by the rule the full server's reader applies (framing.Headers)
+        if start > _MAX_HEADER:  # header lines without end: the full server's reader takes over
             return None, data, 0
-        data += chunk
-    length = None
-    for line in data[:end].split(b"\r\n"):
-        name, _, value = line.partition(b":")
-        if name.strip().lower() == b"content-length" and value.strip().isdigit():
-            length = int(value.strip())
+        if (newline := data.find(b"\n", start)) < 0:
+            if len(data) > _MAX_HEADER or not (chunk := os.read(fd, 65536)):
+                return None, data, 0
+            data += chunk
+            continue
+        try:
+            ended = headers.feed(data[start : newline + 1])
+        except FramingError:
+            return None, data, 0  # the full server reads the same bytes and stops with the reason
+        start = newline + 1
+        if ended:
+            break
+    length = headers.length
     if length is None or length > _MAX_BODY:
         return None, data, 0
-    start = end + 4
     while len(data) < start + length:
         if not (chunk := os.read(fd, max(65536, start + length - len(data)))):
             return None, data, 0
@@ -254,9 +262,11 @@ def read_first_frame(fd: int) -> tuple[bytes | None, bytes, int]:
     return data[start : start + length], data, start + length
 
 
-def answer_early(fd: int, write: Any) -> Early:
+def answer_early(fd: int, write: Any, editor: EditorProcess | None = None) -> Early:
     """Read the first frame from ``fd``; answer it with ``write(bytes)`` when it is a plain
-    ``initialize``. Never raises for what the client sent: the full server deals with that."""
+    ``initialize``, pinning the ``processId`` it names in ``editor`` at once (the full server's
+    handler runs only after pygls is imported). Never raises for what the client sent: the full
+    server deals with that."""
     body, data, end = read_first_frame(fd)
     if body is None:
         return Early(pending=data)
@@ -266,7 +276,10 @@ def answer_early(fd: int, write: Any) -> Early:
         return Early(pending=data)
     if not answerable(message):
         return Early(pending=data)
-    answer = result(read_params(message["params"])[0])
+    params = read_params(message["params"])[0]
+    if editor is not None and params["processId"] is not None:
+        editor.pin(params["processId"])
+    answer = result(params)
     write(frame({"id": message["id"], "jsonrpc": "2.0", "result": answer}))
     return Early(pending=data[end:], body=body, msg_id=message["id"], answer=answer)
 

@@ -11,18 +11,20 @@ process groups killed, deltas flushed, the store closed — and the process ends
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
-import re
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from pygls.io_ import StdoutWriter
 
 from core.stop_signals import on_stop_signals
+from lsp_server.editor_process import PARENT_POLL_S, Pinned
+from lsp_server.framing import FramingError, Headers
 from lsp_server.handshake import AnsweredWriter, Early
 from lsp_server.rpc import dispatch
 
@@ -31,16 +33,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# How often the editor's process is checked: the server must be gone within ~2 s of the editor.
-PARENT_POLL_S = 0.5
 # Closing the agent normally takes milliseconds; a wedged close must not keep the process alive.
 CLOSE_BUDGET_S = 5.0
-MAX_FRAME = 256 * 1024 * 1024
-_HEADER_NAME = re.compile(rb"[A-Za-z][A-Za-z0-9-]*")
-
-
-class FramingError(Exception):
-    """The byte stream is not ``Content-Length``-framed JSON-RPC: nothing after it can be trusted."""
 
 
 @dataclass
@@ -63,10 +57,10 @@ class Lifetime:
 async def read_frame(reader: asyncio.StreamReader, first_line: bytes | None = None) -> bytes | None:
     """The body of the next message; None at a clean end of stream; FramingError for anything else.
 
-    ``first_line``: the frame's first header line, when the caller already read it. Header names
-    are case-insensitive; a repeated ``Content-Length`` must repeat the same number.
+    ``first_line``: the frame's first header line, when the caller already read it. The header
+    rule is ``framing.Headers``, the early initialize read's too.
     """
-    length: int | None = None
+    headers = Headers()
     started = False
     while True:
         if first_line is not None:
@@ -81,20 +75,10 @@ async def read_frame(reader: asyncio.StreamReader, first_line: bytes | None = No
                 raise FramingError("the stream ended inside a message header")
             return None
         started = True
-        if line in (b"\r\n", b"\n"):
-            if length is None:
-                raise FramingError("a message without a Content-Length header")
+        if headers.feed(line):
             break
-        name, colon, value = line.partition(b":")
-        if not colon or not _HEADER_NAME.fullmatch(name.strip()):
-            raise FramingError(f"not a header line: {line[:80]!r}")
-        if name.strip().lower() == b"content-length":
-            text = value.strip()
-            if not text.isdigit() or int(text) > MAX_FRAME:
-                raise FramingError(f"bad Content-Length: {text[:40]!r}")
-            if length is not None and length != int(text):
-                raise FramingError(f"two different Content-Length headers: {length} and {int(text)}")
-            length = int(text)
+    length = headers.length
+    assert length is not None  # feed() ends the block only once it is known
     try:
         return await reader.readexactly(length)
     except asyncio.IncompleteReadError as exc:
@@ -151,27 +135,32 @@ def _pump_ended(lifetime: Lifetime) -> Callable[[asyncio.Task[None]], None]:
     return done
 
 
-def pid_alive(pid: int) -> bool:
-    """Whether a process with this id exists (a zombie counts as gone only once reaped)."""
-    try:
-        os.kill(pid, 0)
-    except (ProcessLookupError, OverflowError):  # OverflowError: past what a pid_t holds
-        return False
-    except PermissionError:
-        return True  # it exists, it just belongs to someone else
-    return True
-
-
-async def watch_process(pid: int, lifetime: Lifetime, interval: float = PARENT_POLL_S) -> None:
-    """Stop the server when the editor process ``pid`` (initialize ``processId``) is gone."""
-    while not lifetime.stopped.is_set():
-        if not pid_alive(pid):
-            lifetime.stop(f"the editor process {pid} is gone")
-            return
+async def watch_process(editor: Pinned, lifetime: Lifetime, interval: float = PARENT_POLL_S) -> None:
+    """Stop the server when the editor process (initialize ``processId``) is gone: at once when its
+    pidfd becomes readable, else by polling every ``interval`` seconds (see editor_process)."""
+    if editor.fd is not None:
+        exited = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        loop.add_reader(editor.fd, exited.set)
         try:
-            await asyncio.wait_for(lifetime.stopped.wait(), interval)
-        except TimeoutError:
-            continue
+            await _first(exited.wait(), lifetime.stopped.wait())
+        finally:
+            loop.remove_reader(editor.fd)
+    else:
+        while not editor.gone() and not lifetime.stopped.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(lifetime.stopped.wait(), interval)
+    if not lifetime.stopped.is_set():
+        lifetime.stop(f"the editor process {editor.pid} is gone")
+
+
+async def _first(*waits: Coroutine[Any, Any, Any]) -> None:
+    tasks = [asyncio.ensure_future(w) for w in waits]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            task.cancel()
 
 
 def install_signals(lifetime: Lifetime) -> Callable[[], None]:

@@ -174,7 +174,7 @@ class PlainPath:
             return any(r.id == request.id for r in app.dialogs.pending_permissions())
 
         actions = [ALLOW_ONCE, ALWAYS_ALLOW, REJECT]
-        choice = await self._choose(message, actions, lsp.MessageType.Warning, pending)
+        choice = await self.choose(message, actions, lsp.MessageType.Warning, pending)
         reply = PERMISSION_REPLIES.get(choice or REJECT, "reject")
         try:
             await app.dialogs.reply_permission(request.id, reply)
@@ -186,7 +186,7 @@ class PlainPath:
         for item in request.questions:
             prefix = f"{item.header}: " if item.header else ""
             labels = [option.label for option in item.options]
-            choice = await self._choose(
+            choice = await self.choose(
                 f"{prefix}{item.question}",
                 [*labels, DISMISS],
                 lsp.MessageType.Info,
@@ -204,7 +204,7 @@ class PlainPath:
         except NotFoundError:
             log.info("question %s was answered elsewhere", request.id)
 
-    async def _choose(
+    async def choose(
         self, message: str, actions: list[str], kind: lsp.MessageType, pending: Callable[[], bool]
     ) -> str | None:
         """The title the user picked; None when they dismissed it, or it got no answer in time.

@@ -6,7 +6,7 @@ import argparse
 import logging
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from agentls.boot import exit_now, startup_imports
 from agentls.logs import configure_logging
@@ -47,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
     # litellm must not fetch its cost map at import (no network, and it would print to stdout).
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     early = None
+    hand_over: Callable[[], None] = _nothing
     if args.tcp:
         from core.errors import ConfigError
         from lsp_server.tcp import check_host, load_token
@@ -61,9 +62,14 @@ def run(args: argparse.Namespace) -> int:
             print(f"agentls serve: {exc}", file=sys.stderr)
             return 2
     else:
+        from lsp_server.editor_process import PARENT_POLL_S, EditorProcess
         from lsp_server.handshake import answer_early
 
-        early = answer_early(sys.stdin.fileno(), _write_stdout)  # before pygls: see handshake
+        editor = EditorProcess()  # our parent, pinned before anything is read: see editor_process
+        log.info("reading the client's first message (parent pid %d)", editor.parent)
+        early = answer_early(sys.stdin.fileno(), _write_stdout, editor)  # before pygls: see handshake
+        if editor.pinned is not None:
+            hand_over = editor.pinned.watch_start_up(_editor_gone(editor.pinned.pid), PARENT_POLL_S)
     with startup_imports():  # pygls and lsprotocol build ~600 classes: no collections meanwhile
         from lsp_server.features import build_server
         from lsp_server.lifecycle import run_stdio
@@ -77,9 +83,23 @@ def run(args: argparse.Namespace) -> int:
         server.watch_parent = False
         code = asyncio.run(serve_tcp(server, bind, int(port), token))
     else:
+        server.editor_process = editor
+        hand_over()  # the server's own watch (lifecycle.watch_process) takes it from here
         code = run_stdio(server, early)
     exit_now(code)
     return code
+
+
+def _nothing() -> None:
+    pass
+
+
+def _editor_gone(pid: int) -> Callable[[], None]:
+    def stop() -> None:  # nothing is open yet (no agent, no store, no child): nothing to close
+        log.info("stopping: the editor process %d is gone (while the server started)", pid)
+        exit_now(0)
+
+    return stop
 
 
 def _write_stdout(data: bytes) -> None:

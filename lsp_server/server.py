@@ -32,10 +32,12 @@ from core.open import open_agent, open_project, session_reader
 from lsp_server.clients import Connection, parse_options, section
 from lsp_server.diagnostics import DiagnosticsStore
 from lsp_server.editor import EditorClient
+from lsp_server.editor_process import EditorProcess
 from lsp_server.errors import to_jsonrpc
 from lsp_server.lifecycle import Lifetime
 from lsp_server.protocol import dump, parse
 from lsp_server.rpc import AgentProtocol
+from lsp_server.trust_dialog import settle_trust
 from lsp_server.workspace import AGENT_DIAGNOSTICS, LspWorkspace
 
 if TYPE_CHECKING:
@@ -73,6 +75,9 @@ class AgentServer(LanguageServer):
         self.connection = Connection()
         self.lifetime = Lifetime()
         self.watch_parent = True  # stdio: the editor's processId; TCP clients come and go
+        # serve_cmd sets the one made at process start, before anything was read; else initialize
+        # makes one.
+        self.editor_process: EditorProcess | None = None
         self.settings_config: Any = None  # workspace/didChangeConfiguration: agentls.config
         self.diagnostics = DiagnosticsStore()
         self.lsp_workspace: LspWorkspace | None = None
@@ -114,7 +119,10 @@ class AgentServer(LanguageServer):
         try:
             # The config's schema is imported off the loop (it must not delay `initialize`).
             await asyncio.to_thread(importlib.import_module, "core.config.loader")
-            # Taken after that import: a didChangeConfiguration sent right after `initialized`
+            # Before the project's config is read: a stock client's user is asked about trust first
+            # (the chat's first reads wait for the project, so for the answer too).
+            await settle_trust(self, root)
+            # Taken after that import and the answer: a didChangeConfiguration sent right after `initialized`
             # (eglot, Neovim with `settings`) is then part of the agent's first configuration
             # (one that comes later is applied when the agent is open).
             self._applied_config = self.settings_config

@@ -26,8 +26,9 @@ from typing import TYPE_CHECKING, Any
 
 from core.config.paths import data_dir
 from core.errors import ConfigError
+from lsp_server.framing import FramingError
 from lsp_server.handshake import frame, valid_id
-from lsp_server.lifecycle import FramingError, close_server, install_signals, read_frame
+from lsp_server.lifecycle import close_server, install_signals, read_frame
 from lsp_server.rpc import dispatch
 
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@
 // PROJECT. Every message the client receives is logged in order; the scenario's results and the log
 // are printed as one JSON document on stdout for the pytest side to check.
 import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { Readable, Writable } from "node:stream";
 // FORM_ANSWERS: the client declares elicitation forms (an unstable part of the SDK) and answers
@@ -52,6 +52,10 @@ const app = client({ name: "agentls-test-client" })
   })
   .onRequest(methods.client.session.requestPermission, async ({ params }) => {
     record({ kind: "permission", params });
+    // MARKER: a file the project's MCP server writes when started; noted while the dialog is open.
+    if (process.env.MARKER) record({ kind: "marker-while-asked", exists: existsSync(process.env.MARKER) });
+    // PERMISSION_FAIL: the client cannot show the dialog and answers with an error.
+    if (process.env.PERMISSION_FAIL) throw new Error("this client shows no such dialog");
     if (process.env.PERMISSION_HOLD) {
       // Leave the dialog open until the turn is cancelled; then answer as the protocol says.
       await waitFor((e) => e.kind === "cancel-sent", "the cancel");

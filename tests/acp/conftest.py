@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from core.project_trust import store as trust_store
 from demo.config import fake_model_config
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
@@ -138,4 +139,7 @@ def acp(tmp_path: Path, model: FakeModelServer, title_model: FakeModelServer, no
         permission={"edit": "ask", "bash": "ask"},
     )
     (project / "agentls.json").write_text(json.dumps(config))
+    # The user trusted this project before (agentls trust add): its agentls.json holds the model.
+    # tests/acp/test_trust.py is about a project not trusted yet.
+    trust_store.add(tmp_path / "data", project)
     return Acp(project=project, data=tmp_path / "data", model=model, workdir=node_workdir)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -79,8 +79,11 @@ def options() -> dict[str, Any] | None:
     return None
 
 
-async def connect(tmp_path: Path, project: Path, profile: str, options: Any) -> AsyncIterator[Connected]:
-    client, editor, result = await start(SERVER, project, tmp_path / "data", profile, options, EVENTS)
+async def connect(
+    tmp_path: Path, project: Path, profile: str, options: Any, prepare: Callable[[Editor], None] | None = None
+) -> AsyncIterator[Connected]:
+    data = tmp_path / "data"
+    client, editor, result = await start(SERVER, project, data, profile, options, EVENTS, prepare)
     editor.saves = profile == PLUGIN  # a plugin saves what an agent edit touched (savesEdits)
     yield Connected(client, editor, result, project, profile)
     await client.shutdown_session()

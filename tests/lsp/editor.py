@@ -233,9 +233,13 @@ async def start(
     profile: str,
     options: dict[str, Any] | None = None,
     notifications: tuple[str, ...] = (),
+    prepare: Callable[[Editor], None] | None = None,
 ) -> tuple[LanguageClient, Editor, lsp.InitializeResult]:
-    """Start a server over stdio and initialize it with ``root`` as the workspace folder."""
+    """Start a server over stdio and initialize it with ``root`` as the workspace folder;
+    ``prepare`` readies the editor first (dialog answers for what the server asks at once)."""
     client, editor = make_client(notifications)
+    if prepare is not None:
+        prepare(editor)
     await client.start_io(*command, env=server_env(data_dir), cwd=str(REPO))
     return client, editor, await initialize(client, root, profile, options)
 
@@ -244,6 +248,8 @@ async def initialize(
     client: LanguageClient, root: Path, profile: str, options: dict[str, Any] | None = None
 ) -> lsp.InitializeResult:
     """``initialize`` + ``initialized`` with ``root`` as the only workspace folder."""
+    if profile == PLUGIN and "untrusted" not in (options or {}):
+        options = {**(options or {}), "untrusted": False}  # as both plugins do: they ask about trust
     return await client.initialize_session(
         lsp.InitializeParams(
             capabilities=capabilities(profile),

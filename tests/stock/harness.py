@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from core.project_trust import store as trust_store
 from demo.config import fake_model_config
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
@@ -41,10 +42,14 @@ class Project:
     log: Path  # the server's log file
 
 
-def make_project(tmp_path: Path) -> Project:
+def make_project(tmp_path: Path, trusted: bool = True) -> Project:
+    """A project with its own agentls.json; ``trusted``: the user trusted it before (agentls trust add),
+    so that the server does not ask first (tests/stock/test_neovim_trust.py is about that question)."""
     root = tmp_path / "project"
     root.mkdir()
     (root / "agentls.json").write_text("{}\n")
+    if trusted:
+        trust_store.add(tmp_path / "data", root)
     hello, unsaved = root / "hello.py", root / "unsaved.py"
     hello.write_text(HELLO)
     unsaved.write_text(UNSAVED_ON_DISK)
