@@ -52,7 +52,8 @@ class RawServer:
         self._next_id = 0
         self._write_lock = threading.Lock()
         threading.Thread(target=self._read, daemon=True).start()
-        threading.Thread(target=self._read_log, daemon=True).start()
+        self._log_reader = threading.Thread(target=self._read_log, daemon=True)
+        self._log_reader.start()
 
     def _read(self) -> None:
         out: IO[bytes] = self.proc.stdout  # type: ignore[assignment]
@@ -129,10 +130,15 @@ class RawServer:
         return result
 
     def wait_exit(self, timeout: float) -> int | None:
+        """The exit status, once the process has exited and its last stderr lines are in ``log``
+        (the reader thread may still hold them when ``wait`` returns); None if it did not exit."""
+        deadline = time.monotonic() + timeout
         try:
-            return self.proc.wait(timeout=timeout)
+            code = self.proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             return None
+        self._log_reader.join(max(0.0, deadline - time.monotonic()) + 5.0)
+        return code
 
     def close(self) -> None:
         if self.proc.poll() is None:
