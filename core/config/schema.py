@@ -160,6 +160,8 @@ class McpLocal(ConfigSection):
     command: list[str] = Field(min_length=1)
     environment: dict[str, str] = {}
     enabled: bool = True
+    # False: the server runs outside the sandbox (it is confined like a command otherwise, network on).
+    sandbox: bool = True
 
 
 class McpRemote(ConfigSection):
@@ -194,6 +196,44 @@ class RetryConfig(ConfigSection):
     initial_delay: float = Field(default=1.0, ge=0)
 
 
+SandboxMode: TypeAlias = Literal["read-only", "workspace-write", "full"]
+
+
+class SandboxNetwork(ConfigSection):
+    """The network a sandboxed command gets: none (the default), or all of it with ``["*"]``."""
+
+    allow: list[str] = []
+
+    @field_validator("allow")
+    @classmethod
+    def _all_or_nothing(cls, value: list[str]) -> list[str]:
+        # Per-host filtering needs a proxy the sandbox does not have yet: a list of hosts would
+        # promise a filter that is not there, so it is refused rather than read as "all".
+        if value and value != ["*"]:
+            raise ValueError(
+                'only ["*"] (all network) or [] (none) is supported: commands cannot be limited to '
+                "some hosts yet"
+            )
+        return value
+
+
+class SandboxEnv(ConfigSection):
+    """Environment variables the sandbox passes although their names look like secrets."""
+
+    model_config = ConfigDict(extra="allow", defer_build=True, populate_by_name=True)
+
+    pass_: list[str] = Field(default=[], alias="pass")
+
+
+class SandboxConfig(ConfigSection):
+    """The OS sandbox every command the agent runs is confined in (``core/sandbox``)."""
+
+    mode: SandboxMode = "workspace-write"
+    writable: list[str] = []  # extra writable folders: absolute, ~/..., or relative to the project
+    network: SandboxNetwork = Field(default_factory=SandboxNetwork)
+    env: SandboxEnv = Field(default_factory=SandboxEnv)
+
+
 class Config(ConfigSection):
     """The resolved agentls config."""
 
@@ -209,4 +249,5 @@ class Config(ConfigSection):
     snapshot: SnapshotConfig = Field(default_factory=SnapshotConfig)
     mcp: dict[str, McpServer] = {}
     retry: RetryConfig = Field(default_factory=RetryConfig)
+    sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
     command: dict[str, CommandConfig] = {}

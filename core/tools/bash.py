@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from pydantic import Field
@@ -21,6 +22,7 @@ log = logging.getLogger(__name__)
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
 LIVE_CHARS = 30_000
+BLOCKED_OUTPUT_CHARS = 300  # of a command the sandbox stopped, what the model reads after the notes
 
 BashRequests = Callable[[str, Path, Path], list[PermissionAsk]]
 
@@ -54,8 +56,9 @@ class BashTool(Tool[BashParams]):
         cwd = paths.resolve(ctx, params.workdir)
         if not cwd.is_dir():
             raise ToolError(f"workdir {cwd} does not exist or is not a folder.")
+        mark = _unsandboxed_mark(ctx)
         for request in self._requests(params.command, cwd, ctx.worktree.resolve()):
-            await ctx.ask(request)
+            await ctx.ask(mark(request))
         return cwd
 
     async def execute(self, params: BashParams, ctx: ToolContext) -> ToolResult:
@@ -74,11 +77,13 @@ class BashTool(Tool[BashParams]):
             abort=ctx.abort,
             on_output=live,
             live_chars=LIVE_CHARS,
+            sandbox=ctx.sandbox,
+            session_id=ctx.session_id,
         )
         output = result.output
         if result.dropped_bytes:
             output = f"[... {result.dropped_bytes} earlier characters were not kept ...]\n{output}"
-        return command_result(
+        done = command_result(
             description,
             output,
             result.output,
@@ -87,6 +92,30 @@ class BashTool(Tool[BashParams]):
             timeout_ms,
             killed="it and every process it started were killed",
         )
+        if not result.blocked:
+            return done
+        notes = "\n".join(b.note for b in result.blocked)
+        done.metadata["sandboxBlocked"] = [b.what for b in result.blocked]
+        if result.exit_code:
+            # The command failed because of the sandbox: an error, so the model asks rather than retries.
+            # The notes come first: a tool error is cut to its first kilobyte or so.
+            tail = done.output[-BLOCKED_OUTPUT_CHARS:]
+            raise ToolError(f"{notes}\n\nThe command's output (its end):\n{tail}")
+        done.output = f"{done.output}\n\n{notes}"
+        return done
+
+
+def _unsandboxed_mark(ctx: ToolContext) -> Callable[[PermissionAsk], PermissionAsk]:
+    """What marks a command's permission requests when it will run without an OS sandbox (full
+    mode, or no sandbox possible here): the dialog says so. Unchanged when it runs confined."""
+    if ctx.sandbox is None or ctx.sandbox.protection().active:
+        return lambda request: request
+
+    def mark(request: PermissionAsk) -> PermissionAsk:
+        title = f"{request.title or ' '.join(request.patterns)} (runs without a sandbox)"
+        return replace(request, title=title, metadata={**request.metadata, "sandbox": "none"})
+
+    return mark
 
 
 def command_result(

@@ -11,11 +11,15 @@ import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from core.llm.secrets import child_environment
 from core.record import record
 from core.tools.reaper import reaper
+
+if TYPE_CHECKING:
+    from core.sandbox.blocked import Blocked
+    from core.sandbox.sandbox import Sandbox
 
 KILL_GRACE_S = 0.3  # between SIGTERM and SIGKILL: short, because an abort must land within a second
 DRAIN_S = 0.2  # after the shell exits, background children may hold the pipe open; don't wait on them
@@ -32,6 +36,7 @@ class ProcessResult:
     exit_code: int | None
     stop: Stop
     dropped_bytes: int
+    blocked: tuple[Blocked, ...] = ()  # what the sandbox refused, as the output tells it
 
 
 class _Tail:
@@ -105,8 +110,12 @@ async def run_command(
     on_output: Callable[[str], None] | None = None,
     throttle_s: float = 0.1,
     live_chars: int = 30_000,
+    sandbox: Sandbox | None = None,
+    session_id: str | None = None,
 ) -> ProcessResult:
-    """Run ``command`` until it exits, times out or ``abort`` is set; report output as it comes."""
+    """Run ``command`` until it exits, times out or ``abort`` is set; report output as it comes.
+
+    With a ``sandbox`` the shell runs confined by it (``session_id``: whose warning a fallback is)."""
     tail = _Tail()
     last_report = 0.0
 
@@ -120,12 +129,16 @@ async def run_command(
 
     # stdin is closed: a pager would hang. Provider keys agentls holds are not the command's business.
     env = {**child_environment(os.environ), "PAGER": "cat", "GIT_PAGER": "cat"}
+    argv = [*shell(), command]
+    confined = None
+    if sandbox is not None:
+        confined = sandbox.confine(argv, cwd, env, session_id=session_id)
+        argv, env = confined.argv, confined.env
     loop = asyncio.get_running_loop()
     reaper().start()
     transport, protocol = await loop.subprocess_exec(
         lambda: _Protocol(on_data),
-        *shell(),
-        command,
+        *argv,
         cwd=cwd,
         env=env,
         stdin=subprocess.DEVNULL,
@@ -154,7 +167,9 @@ async def run_command(
     tail.feed(b"", final=True)
     if on_output is not None:
         on_output(tail.last(live_chars))
-    return ProcessResult(tail.text(), transport.get_returncode(), stop, tail.dropped)
+    output = tail.text()
+    blocked = tuple(confined.blocked(output)) if confined is not None and stop == "exited" else ()
+    return ProcessResult(output, transport.get_returncode(), stop, tail.dropped, blocked)
 
 
 async def kill_group(pgid: int, exited: asyncio.Future[None]) -> None:

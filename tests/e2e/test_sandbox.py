@@ -1,0 +1,208 @@
+"""The OS sandbox as a user meets it: ``agentls run`` (a real subprocess) with the fake model scripting
+bash calls that write outside the project, reach a local server and delete a folder in the home.
+
+Confined (``workspace-write``, the default) each is refused by the OS and the model reads a tool error
+naming the block; in ``full`` mode the same calls do what they did before the sandbox. The confined
+run is repeated as an ordinary user (how users run it: unprivileged user namespaces), and needs
+root only to become that user.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
+
+from .conftest import fake_config
+from .test_cli import agentls, clean_env
+
+REPO = Path(__file__).resolve().parents[2]
+SBX_USER = "agentls-sbx"
+
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+
+
+class Listener:
+    """A loopback TCP server that counts the connections it accepted (and answers HTTP 200)."""
+
+    def __init__(self) -> None:
+        self.connections = 0
+        self.port = 0
+        self._server: asyncio.Server | None = None
+
+    async def __aenter__(self) -> Listener:
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        self.port = self._server.sockets[0].getsockname()[1]
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self._server is not None
+        self._server.close()
+        await self._server.wait_closed()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        await reader.readline()
+        writer.write(b"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        await writer.drain()
+        writer.close()
+
+
+@pytest.fixture
+async def listener() -> AsyncIterator[Listener]:
+    async with Listener() as server:
+        yield server
+
+
+def script_three_calls(model: FakeModelServer, outside: Path, port: int) -> None:
+    write = f"python3 -c \"open('{outside}/x-outside','w').write('x')\""
+    fetch = f"python3 -c \"import urllib.request as u; print(u.urlopen('http://127.0.0.1:{port}').read())\""
+    model.script(
+        Turn.tool_call("bash", {"command": write}),
+        Turn.tool_call("bash", {"command": fetch}),
+        Turn.tool_call("bash", {"command": "rm -rf ~/some-dir"}),
+        Turn.text("done"),
+    )
+
+
+def tool_results(model: FakeModelServer) -> list[str]:
+    """What the model read back of each tool call, in order (from its last request)."""
+    last = model.requests[-1].messages
+    return [str(m.get("content")) for m in last if m.get("role") == "tool"]
+
+
+def lay_out(root: Path) -> tuple[Path, Path, Path]:
+    project, outside, home = root / "project", root / "outside", root / "home"
+    for folder in (project, outside, home / "some-dir"):
+        folder.mkdir(parents=True)
+    (home / "some-dir" / "keep.txt").write_text("keep")
+    return project, outside, home
+
+
+def run_env(root: Path, model: FakeModelServer, title: FakeModelServer, **extra: Any) -> dict[str, str]:
+    env = clean_env(root)
+    env["AGENTLS_CONFIG_CONTENT"] = json.dumps(fake_config(model, title, **extra))
+    return env
+
+
+def assert_confined(results: list[str], outside: Path, home: Path, listener: Listener) -> None:
+    assert len(results) == 3, results
+    write, fetch, remove = results
+    assert not (outside / "x-outside").exists()
+    assert f"The sandbox (workspace-write) blocked writing to {outside}/x-outside" in write
+    assert '"sandbox": {"writable": [...]}' in write and "full mode" in write
+    assert listener.connections == 0
+    assert "The sandbox (workspace-write) blocked network access" in fetch
+    assert '"network": {"allow": ["*"]}' in fetch
+    assert (home / "some-dir" / "keep.txt").read_text() == "keep"
+    assert f"blocked writing to {home}/some-dir" in remove
+
+
+async def test_workspace_write_refuses_writes_outside_the_network_and_the_home(
+    tmp_path: Path, model: FakeModelServer, title_model: FakeModelServer, listener: Listener
+) -> None:
+    project, outside, home = lay_out(tmp_path)
+    script_three_calls(model, outside, listener.port)
+    code, out, err = await agentls("run", "--yes", "try it", cwd=project, env=run_env(tmp_path, model, title_model))
+    assert code == 0, err
+    assert_confined(tool_results(model), outside, home, listener)
+
+
+async def test_full_mode_runs_the_same_commands_as_before(
+    tmp_path: Path, model: FakeModelServer, title_model: FakeModelServer, listener: Listener
+) -> None:
+    project, outside, home = lay_out(tmp_path)
+    script_three_calls(model, outside, listener.port)
+    env = run_env(tmp_path, model, title_model, sandbox={"mode": "full"})
+    code, _, err = await agentls("run", "--yes", "try it", cwd=project, env=env)
+    assert code == 0, err
+    write, fetch, remove = tool_results(model)
+    assert (outside / "x-outside").read_text() == "x"
+    assert listener.connections == 1 and "b'ok'" in fetch
+    assert not (home / "some-dir").exists()
+    assert "sandbox" not in write + fetch + remove
+
+
+async def test_a_project_file_is_written_and_git_stays_read_only(
+    tmp_path: Path, model: FakeModelServer, title_model: FakeModelServer
+) -> None:
+    project, _, _ = lay_out(tmp_path)
+    (project / ".git").mkdir()
+    (project / ".env").write_text("TOKEN=1\n")
+    model.script(
+        Turn.tool_call("bash", {"command": "echo built > out.txt && echo $TMPDIR > tmpdir.txt"}),
+        Turn.tool_call("bash", {"command": "touch .git/config; echo x >> .env"}),
+        Turn.text("done"),
+    )
+    code, _, err = await agentls("run", "--yes", "go", cwd=project, env=run_env(tmp_path, model, title_model))
+    assert code == 0, err
+    assert (project / "out.txt").read_text() == "built\n"
+    assert "agentls-tmp-" in (project / "tmpdir.txt").read_text()
+    assert not (project / ".git" / "config").exists() and (project / ".env").read_text() == "TOKEN=1\n"
+    _, guarded = tool_results(model)
+    assert f"blocked writing to {project}/.git/config" in guarded and ".env" in guarded
+
+
+# --- as an ordinary user ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def ordinary_user() -> Iterator[pwd.struct_passwd]:
+    """An unprivileged account (created when missing): needs root to create it and to become it."""
+    if os.geteuid() != 0:
+        pytest.skip("becoming another user needs root; as an ordinary user the tests above already are")
+    try:
+        yield pwd.getpwnam(SBX_USER)
+    except KeyError:
+        subprocess.run(["useradd", "--create-home", SBX_USER], check=True)
+        yield pwd.getpwnam(SBX_USER)
+
+
+async def test_workspace_write_confines_an_ordinary_user_too(
+    ordinary_user: pwd.struct_passwd,
+    model: FakeModelServer,
+    title_model: FakeModelServer,
+    listener: Listener,
+) -> None:
+    # pytest's tmp_path is root's alone: the user's files live in a folder of its own.
+    root = Path(tempfile.mkdtemp(prefix="agentls-sbx-e2e-"))
+    try:
+        project, outside, home = lay_out(root)
+        subprocess.run(["chown", "-R", f"{ordinary_user.pw_uid}:{ordinary_user.pw_gid}", str(root)], check=True)
+        root.chmod(0o755)
+        script_three_calls(model, outside, listener.port)
+        env = run_env(root, model, title_model)
+        # The venv's interpreter lives under /root; the system one of the same version reads its packages.
+        site = next((REPO / ".venv" / "lib").glob("python3*/site-packages"))
+        env["PYTHONPATH"] = f"{REPO}:{site}"
+        env["PATH"] = "/usr/local/bin:/usr/bin:/bin"
+        env["AGENTLS_CACHE_DIR"] = str(root / "cache")  # the test run's own is root's
+        command = ["runuser", "-u", ordinary_user.pw_name, "--", "/usr/bin/env", *_env_args(env)]
+        proc = await asyncio.create_subprocess_exec(
+            *command, "/usr/bin/python3", "-m", "lsp_server.cli", "run", "--yes", "try it",
+            cwd=project, stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        out, err = await asyncio.wait_for(proc.communicate(), timeout=120)
+        assert proc.returncode == 0, err.decode()
+        assert_confined(tool_results(model), outside, home, listener)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _env_args(env: dict[str, str]) -> list[str]:
+    return ["-i", *(f"{k}={v}" for k, v in env.items() if "=" not in k)]
+
