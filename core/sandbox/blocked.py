@@ -15,7 +15,7 @@ _READ_ONLY = "Read-only file system"
 _PATHS = (
     re.compile(r"'([^'\n]+)'"),
     re.compile(r'"([^"\n]+)"'),
-    re.compile(r"([^\s:'\"]+): " + _READ_ONLY),
+    re.compile(r"((?:/|\.|~)[^\s:'\"]*): " + _READ_ONLY),
 )
 _NETWORK = (
     "Network is unreachable",
@@ -52,7 +52,7 @@ def find_blocked(policy: SandboxPolicy, output: str, cwd: Path) -> list[Blocked]
 
 
 def _written_paths(output: str, cwd: Path) -> list[str] | None:
-    lines = [line for line in output.splitlines() if _READ_ONLY in line]
+    lines = [line for line in output.splitlines() if _READ_ONLY in line or "EROFS" in line]
     if not lines:
         return None
     paths: list[str] = []

@@ -8,6 +8,7 @@ request). The rule works on the words of a name (split on ``_``), upper-cased:
 - a word that names a secret anywhere: ``KEY``, ``APIKEY``, ``TOKEN``, ``SECRET``, ``PASSWORD``,
   ``PASSWD``, ``PASSPHRASE``, ``CREDENTIAL(S)``, ``AUTH`` (``GH_TOKEN``, ``OPENAI_API_KEY``,
   ``SSH_AUTH_SOCK``, ``DB_PASSWORD``, ``GOOGLE_APPLICATION_CREDENTIALS``);
+- a word that ends in one of them: ``PGPASSWORD``, ``BOTTOKEN``;
 - a whole family of cloud credentials by prefix: ``AWS_``, ``AZURE_``, ``GCP_``… (``AWS_PROFILE`` is
   enough to pick a key file that is readable in the sandbox).
 
@@ -38,6 +39,7 @@ SECRET_WORDS = frozenset(
 )
 SECRET_PREFIXES = ("AWS_", "AZURE_", "GCP_", "GOOGLE_CLOUD_", "ALIBABA_CLOUD_", "DIGITALOCEAN_")
 # Names with a secret word that hold none and that builds need.
+SECRET_ENDINGS = ("PASSWORD", "PASSWD", "TOKEN", "SECRET", "APIKEY")
 HARMLESS = frozenset({"KEYTIMEOUT", "SSH_ASKPASS", "GPG_TTY"})
 
 
@@ -48,7 +50,7 @@ def holds_secret(name: str) -> bool:
         return False
     if upper.startswith(SECRET_PREFIXES):
         return True
-    return any(word in SECRET_WORDS for word in upper.split("_"))
+    return any(word in SECRET_WORDS or word.endswith(SECRET_ENDINGS) for word in upper.split("_"))
 
 
 def sandbox_environment(base: Mapping[str, str], passed: Iterable[str], tmpdir: str) -> dict[str, str]:

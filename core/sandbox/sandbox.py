@@ -74,15 +74,22 @@ class Confined:
 class Sandbox:
     """Confines the commands of one project by one ``sandbox`` config."""
 
-    def __init__(self, config: SandboxConfig, project: Sequence[Path], notice: Notice) -> None:
+    def __init__(
+        self,
+        config: SandboxConfig,
+        project: Sequence[Path],
+        notice: Notice,
+        backend: Callable[[], Backend] = detect,
+    ) -> None:
         self.config, self._project, self.notice = config, tuple(project), notice
+        self._backend = backend  # tests hand in a machine without a sandbox
 
     def protection(self) -> Protection:
         """The mode and the backend.
 
         The first check (~20 ms, once per process) runs on the caller's thread on purpose: a tool
         that awaited it elsewhere would ask its permissions after an abort it then misses."""
-        backend = detect() if self.config.mode != "full" else Backend(None, "")
+        backend = self._backend() if self.config.mode != "full" else Backend(None, "")
         return Protection(self.config.mode, backend)
 
     def confine(

@@ -15,7 +15,6 @@ import os
 import pwd
 import shutil
 import subprocess
-import sys
 import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from core.record import record
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
 
@@ -116,7 +116,8 @@ async def test_workspace_write_refuses_writes_outside_the_network_and_the_home(
 ) -> None:
     project, outside, home = lay_out(tmp_path)
     script_three_calls(model, outside, listener.port)
-    code, out, err = await agentls("run", "--yes", "try it", cwd=project, env=run_env(tmp_path, model, title_model))
+    env = run_env(tmp_path, model, title_model)
+    code, _, err = await agentls("run", "--yes", "try it", cwd=project, env=env)
     assert code == 0, err
     assert_confined(tool_results(model), outside, home, listener)
 
@@ -147,7 +148,8 @@ async def test_a_project_file_is_written_and_git_stays_read_only(
         Turn.tool_call("bash", {"command": "touch .git/config; echo x >> .env"}),
         Turn.text("done"),
     )
-    code, _, err = await agentls("run", "--yes", "go", cwd=project, env=run_env(tmp_path, model, title_model))
+    env = run_env(tmp_path, model, title_model)
+    code, _, err = await agentls("run", "--yes", "go", cwd=project, env=env)
     assert code == 0, err
     assert (project / "out.txt").read_text() == "built\n"
     assert "agentls-tmp-" in (project / "tmpdir.txt").read_text()
@@ -159,50 +161,54 @@ async def test_a_project_file_is_written_and_git_stays_read_only(
 # --- as an ordinary user ---------------------------------------------------------------------
 
 
+@record
+class UserTree:
+    """An unprivileged account and a folder of its own (pytest's tmp_path is root's alone)."""
+
+    user: pwd.struct_passwd
+    root: Path
+
+
 @pytest.fixture
-def ordinary_user() -> Iterator[pwd.struct_passwd]:
+def ordinary_user() -> Iterator[UserTree]:
     """An unprivileged account (created when missing): needs root to create it and to become it."""
     if os.geteuid() != 0:
         pytest.skip("becoming another user needs root; as an ordinary user the tests above already are")
     try:
-        yield pwd.getpwnam(SBX_USER)
+        user = pwd.getpwnam(SBX_USER)
     except KeyError:
         subprocess.run(["useradd", "--create-home", SBX_USER], check=True)
-        yield pwd.getpwnam(SBX_USER)
+        user = pwd.getpwnam(SBX_USER)
+    root = Path(tempfile.mkdtemp(prefix="agentls-sbx-e2e-"))
+    lay_out(root)
+    subprocess.run(["chown", "-R", f"{user.pw_uid}:{user.pw_gid}", str(root)], check=True)
+    root.chmod(0o755)
+    yield UserTree(user, root)
+    shutil.rmtree(root, ignore_errors=True)
 
 
 async def test_workspace_write_confines_an_ordinary_user_too(
-    ordinary_user: pwd.struct_passwd,
+    ordinary_user: UserTree,
     model: FakeModelServer,
     title_model: FakeModelServer,
     listener: Listener,
 ) -> None:
-    # pytest's tmp_path is root's alone: the user's files live in a folder of its own.
-    root = Path(tempfile.mkdtemp(prefix="agentls-sbx-e2e-"))
-    try:
-        project, outside, home = lay_out(root)
-        subprocess.run(["chown", "-R", f"{ordinary_user.pw_uid}:{ordinary_user.pw_gid}", str(root)], check=True)
-        root.chmod(0o755)
-        script_three_calls(model, outside, listener.port)
-        env = run_env(root, model, title_model)
-        # The venv's interpreter lives under /root; the system one of the same version reads its packages.
-        site = next((REPO / ".venv" / "lib").glob("python3*/site-packages"))
-        env["PYTHONPATH"] = f"{REPO}:{site}"
-        env["PATH"] = "/usr/local/bin:/usr/bin:/bin"
-        env["AGENTLS_CACHE_DIR"] = str(root / "cache")  # the test run's own is root's
-        command = ["runuser", "-u", ordinary_user.pw_name, "--", "/usr/bin/env", *_env_args(env)]
-        proc = await asyncio.create_subprocess_exec(
-            *command, "/usr/bin/python3", "-m", "lsp_server.cli", "run", "--yes", "try it",
-            cwd=project, stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        )  # fmt: skip
-        out, err = await asyncio.wait_for(proc.communicate(), timeout=120)
-        assert proc.returncode == 0, err.decode()
-        assert_confined(tool_results(model), outside, home, listener)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
-
-
-def _env_args(env: dict[str, str]) -> list[str]:
-    return ["-i", *(f"{k}={v}" for k, v in env.items() if "=" not in k)]
-
+    root = ordinary_user.root
+    project, outside, home = root / "project", root / "outside", root / "home"
+    script_three_calls(model, outside, listener.port)
+    env = run_env(root, model, title_model)
+    # The venv's interpreter lives under /root; the system one of the same version reads its packages.
+    site = next((REPO / ".venv" / "lib").glob("python3*/site-packages"))
+    env["PYTHONPATH"] = f"{REPO}:{site}"
+    env["PATH"] = "/usr/local/bin:/usr/bin:/bin"
+    env["AGENTLS_CACHE_DIR"] = str(root / "cache")  # the test run's own is root's
+    command = ["runuser", "-u", ordinary_user.user.pw_name, "--", "/usr/bin/env", "-i"]
+    command += [f"{k}={v}" for k, v in env.items()]
+    proc = await asyncio.create_subprocess_exec(
+        *command, "/usr/bin/python3", "-m", "lsp_server.cli", "run", "--yes", "try it",
+        cwd=project, stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    _, err = await asyncio.wait_for(proc.communicate(), timeout=120)
+    assert proc.returncode == 0, err.decode()
+    assert_confined(tool_results(model), outside, home, listener)
