@@ -185,7 +185,7 @@ def sandbox_notice(bus: Bus) -> Notice:
     """Tell every client, once, that commands run without an OS sandbox (``agent.warning``)."""
 
     def publish(message: str, session_id: str | None) -> None:
-        log.warning("sandbox: %s", message)
+        log.info("sandbox: %s", message)  # the event is what the user reads
         bus.publish(AgentWarning(kind="sandbox", message=message, sessionID=session_id))
 
     return once(publish)

@@ -220,7 +220,7 @@ class SandboxNetwork(ConfigSection):
 class SandboxEnv(ConfigSection):
     """Environment variables the sandbox passes although their names look like secrets."""
 
-    model_config = ConfigDict(extra="allow", defer_build=True, populate_by_name=True)
+    model_config = ConfigDict(extra="allow", defer_build=True, populate_by_name=True, serialize_by_alias=True)
 
     pass_: list[str] = Field(default=[], alias="pass")
 

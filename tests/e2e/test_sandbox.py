@@ -212,3 +212,58 @@ async def test_workspace_write_confines_an_ordinary_user_too(
     _, err = await asyncio.wait_for(proc.communicate(), timeout=120)
     assert proc.returncode == 0, err.decode()
     assert_confined(tool_results(model), outside, home, listener)
+
+
+# --- where no sandbox can be set up ----------------------------------------------------------
+
+
+def path_without_bwrap(root: Path) -> str:
+    """A PATH with python3 and the shell's tools but no bwrap (links to the real programs)."""
+    bin_dir = root / "bin"
+    bin_dir.mkdir()
+    for name in ("python3", "sh", "bash", "cat", "echo", "true", "rm", "ls", "git"):
+        found = shutil.which(name)
+        if found:
+            (bin_dir / name).symlink_to(found)
+    return str(bin_dir)
+
+
+async def test_without_bubblewrap_run_says_so_once_and_runs_on_the_rules_alone(
+    tmp_path: Path, model: FakeModelServer, title_model: FakeModelServer
+) -> None:
+    project, outside, _ = lay_out(tmp_path)
+    model.script(
+        Turn.tool_call("bash", {"command": f"echo x > {outside}/written"}),
+        Turn.tool_call("bash", {"command": "echo again"}),
+        Turn.text("done"),
+    )
+    env = run_env(tmp_path, model, title_model)
+    env["PATH"] = path_without_bwrap(tmp_path)
+    code, _, err = await agentls("run", "--yes", "go", cwd=project, env=env)
+    assert code == 0, err
+    assert err.count("agentls: warning: commands run without an OS sandbox") == 1, err
+    assert "bubblewrap (bwrap) is not installed" in err and "agentls doctor" in err
+    assert (outside / "written").exists()  # rules alone: --yes allowed it, nothing else stops it
+
+
+async def test_doctor_names_the_protection_and_why(tmp_path: Path) -> None:
+    project, _, _ = lay_out(tmp_path)
+    env = clean_env(tmp_path)
+    env["GH_TOKEN"] = "secret-value"
+    code, out, err = await agentls("doctor", cwd=project, env=env)
+    assert code == 0, err
+    assert "commands: workspace-write sandbox by bubblewrap" in out
+    assert f"writable: {project}" in out or f", {project}" in out
+    assert 'network: off (allow it: "network": {"allow": ["*"]})' in out
+    assert "GH_TOKEN" in out and "secret-value" not in out
+
+    env["PATH"] = path_without_bwrap(tmp_path)
+    code, out, _ = await agentls("doctor", cwd=project, env=env)
+    assert code == 1
+    assert "commands: rules alone: no OS sandbox can be set up here" in out
+    assert "(bubblewrap (bwrap) is not installed)" in out
+    assert "apt install bubblewrap" in out
+
+    env["AGENTLS_CONFIG_CONTENT"] = json.dumps({"sandbox": {"mode": "full"}})
+    code, out, _ = await agentls("doctor", cwd=project, env=env)
+    assert code == 0 and 'full mode: commands run without a sandbox (sandbox.mode is "full")' in out
