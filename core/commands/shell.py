@@ -12,6 +12,7 @@ from core.commands.template import RunShell
 from core.errors import AbortedError, InvalidInputError
 from core.permission.bash import bash_requests
 from core.permission.request import PermissionAsk
+from core.tools.bash import unsandboxed_mark
 from core.tools.process import run_command
 
 if TYPE_CHECKING:
@@ -46,8 +47,9 @@ def shell_runner(
     root = worktree.resolve()
 
     async def run(command: str) -> str:
+        mark = unsandboxed_mark(sandbox)
         for request in bash_requests(command, directory, root):
-            await _unless_aborted(ask(request), abort, command)
+            await _unless_aborted(ask(mark(request)), abort, command)
         if abort.is_set():
             raise AbortedError(f"the command was aborted before !`{command}` ran")
         log.info("command template runs: %s", command)

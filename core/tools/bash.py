@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import Field
 
@@ -16,6 +17,10 @@ from core.tools import paths
 from core.tools.base import Tool, ToolParams, ToolResult
 from core.tools.context import ToolContext
 from core.tools.process import run_command
+
+if TYPE_CHECKING:
+    from core.sandbox.blocked import Blocked
+    from core.sandbox.sandbox import Sandbox
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +61,7 @@ class BashTool(Tool[BashParams]):
         cwd = paths.resolve(ctx, params.workdir)
         if not cwd.is_dir():
             raise ToolError(f"workdir {cwd} does not exist or is not a folder.")
-        mark = _unsandboxed_mark(ctx)
+        mark = unsandboxed_mark(ctx.sandbox)
         for request in self._requests(params.command, cwd, ctx.worktree.resolve()):
             await ctx.ask(mark(request))
         return cwd
@@ -92,23 +97,28 @@ class BashTool(Tool[BashParams]):
             timeout_ms,
             killed="it and every process it started were killed",
         )
-        if not result.blocked:
-            return done
-        notes = "\n".join(b.note for b in result.blocked)
-        done.metadata["sandboxBlocked"] = [b.what for b in result.blocked]
-        if result.exit_code:
-            # The command failed because of the sandbox: an error, so the model asks rather than retries.
-            # The notes come first: a tool error is cut to its first kilobyte or so.
-            tail = done.output[-BLOCKED_OUTPUT_CHARS:]
-            raise ToolError(f"{notes}\n\nThe command's output (its end):\n{tail}")
-        done.output = f"{done.output}\n\n{notes}"
+        return with_blocked(done, result.blocked, result.exit_code)
+
+
+def with_blocked(done: ToolResult, blocked: Sequence[Blocked], exit_code: int | None) -> ToolResult:
+    """``done`` with what the sandbox blocked: a tool error when the command failed (so that the
+    model asks the user rather than trying another way), else notes after the output."""
+    if not blocked:
         return done
+    notes = "\n".join(b.note for b in blocked)
+    done.metadata["sandboxBlocked"] = [b.what for b in blocked]
+    if exit_code:
+        # The notes come first: a tool error is cut to its first kilobyte or so.
+        tail = done.output[-BLOCKED_OUTPUT_CHARS:]
+        raise ToolError(f"{notes}\n\nThe command's output (its end):\n{tail}")
+    done.output = f"{done.output}\n\n{notes}"
+    return done
 
 
-def _unsandboxed_mark(ctx: ToolContext) -> Callable[[PermissionAsk], PermissionAsk]:
+def unsandboxed_mark(sandbox: Sandbox | None) -> Callable[[PermissionAsk], PermissionAsk]:
     """What marks a command's permission requests when it will run without an OS sandbox (full
     mode, or no sandbox possible here): the dialog says so. Unchanged when it runs confined."""
-    if ctx.sandbox is None or ctx.sandbox.protection().active:
+    if sandbox is None or sandbox.protection().active:
         return lambda request: request
 
     def mark(request: PermissionAsk) -> PermissionAsk:

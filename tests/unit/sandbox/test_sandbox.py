@@ -3,11 +3,13 @@ to the rules alone (said once), and the bash tool's dialog says when a command r
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 from pathlib import Path
 
 import pytest
 
+from core.commands.shell import shell_runner
 from core.config.schema import SandboxConfig
 from core.sandbox.detect import Backend
 from core.sandbox.sandbox import Sandbox, once
@@ -76,3 +78,27 @@ async def test_the_bash_dialog_says_when_a_command_runs_unsandboxed(
     (ask,) = recorder.asks
     assert ("(runs without a sandbox)" in ask.title) is marked
     assert (ask.metadata.get("sandbox") == "none") is marked
+
+
+async def test_a_command_template_line_asks_marked_when_unsandboxed(tmp_path: Path) -> None:
+    recorder = Recorder()
+    sandbox = Sandbox(SandboxConfig(mode="full"), [tmp_path], Notices(), backend=no_backend)
+    run = shell_runner(recorder.ask, tmp_path, tmp_path, asyncio.Event(), sandbox=sandbox)
+    assert await run("echo hi") == "hi"
+    (ask,) = recorder.asks
+    assert ask.title.endswith("(runs without a sandbox)")
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed here")
+async def test_a_command_template_line_runs_confined(tmp_path: Path) -> None:
+    project, outside = tmp_path / "project", tmp_path / "outside"
+    project.mkdir()
+    outside.mkdir()
+    recorder = Recorder()
+    sandbox = Sandbox(SandboxConfig(), [project], Notices())
+    run = shell_runner(recorder.ask, project, project, asyncio.Event(), sandbox=sandbox)
+    text = await run(f"echo in > here.txt; echo out > {outside}/there.txt")
+    assert (project / "here.txt").exists() and not (outside / "there.txt").exists()
+    assert f"(The sandbox (workspace-write) blocked writing to {outside}/there.txt" in text
+    assert "(exit code 1)" in text
+    assert "runs without a sandbox" not in recorder.asks[0].title
