@@ -28,8 +28,9 @@ class Probe:
     path: str | None
 
 
-def bwrap_argv(bwrap: str, policy: SandboxPolicy, cwd: str) -> list[str]:
-    """The ``bwrap`` arguments that confine a command by ``policy``, up to and including ``--``."""
+def bwrap_argv(bwrap: str, policy: SandboxPolicy, cwd: str | None) -> list[str]:
+    """The ``bwrap`` arguments that confine a command by ``policy``, up to and including ``--``
+    (``cwd`` None: no ``--chdir``, for a zygote that changes folder per command)."""
     argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--die-with-parent"]
     if not policy.network:
         argv.append("--unshare-net")
@@ -37,8 +38,9 @@ def bwrap_argv(bwrap: str, policy: SandboxPolicy, cwd: str) -> list[str]:
         argv += ["--bind", str(path), str(path)]
     for path in policy.read_only:
         argv += ["--ro-bind", str(path), str(path)]
-    argv += ["--chdir", cwd, "--"]
-    return argv
+    if cwd is not None:
+        argv += ["--chdir", cwd]
+    return [*argv, "--"]
 
 
 def probe() -> Probe:

@@ -65,6 +65,9 @@ class Confined:
     env: dict[str, str]
     policy: SandboxPolicy | None
     cwd: Path
+    # The sandbox alone (bwrap's arguments without --chdir), for a zygote that starts commands in
+    # it (``zygotes.py``); empty where there is none.
+    zygote_prefix: tuple[str, ...] = ()
 
     def blocked(self, output: str) -> list[Blocked]:
         """What the sandbox refused, as ``output`` tells it."""
@@ -123,12 +126,14 @@ class Sandbox:
                 tmpdir=policy.tmpdir,
             )
         backend = protection.backend
+        zygote_prefix: tuple[str, ...] = ()
         if backend.name == "bubblewrap" and backend.path is not None:
             prefix = bubblewrap.bwrap_argv(backend.path, policy, str(cwd))
+            zygote_prefix = tuple(bubblewrap.bwrap_argv(backend.path, policy, None))
         else:
             prefix = seatbelt.seatbelt_argv(policy)
         sandbox_env = sandbox_environment(env, policy.env_pass, str(policy.tmpdir))
-        return Confined([*prefix, *argv], sandbox_env, policy, cwd)
+        return Confined([*prefix, *argv], sandbox_env, policy, cwd, zygote_prefix)
 
 
 def once(notice: Notice) -> Notice:

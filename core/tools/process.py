@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextlib
+import logging
 import os
 import signal
-import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -15,11 +15,15 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from core.llm.secrets import child_environment
 from core.record import record
+from core.sandbox.zygotes import ZygoteError, zygote_for
 from core.tools.reaper import reaper
+from core.tools.spawn import Spawned, spawn_child, spawn_in_zygote
 
 if TYPE_CHECKING:
     from core.sandbox.blocked import Blocked
-    from core.sandbox.sandbox import Sandbox
+    from core.sandbox.sandbox import Confined, Sandbox
+
+log = logging.getLogger(__name__)
 
 KILL_GRACE_S = 0.3  # between SIGTERM and SIGKILL: short, because an abort must land within a second
 DRAIN_S = 0.2  # after the shell exits, background children may hold the pipe open; don't wait on them
@@ -75,32 +79,6 @@ def shell() -> list[str]:
     return ["/bin/sh", "-c"]
 
 
-class _Protocol(asyncio.SubprocessProtocol):
-    """Collects output and signals exit and end of output separately.
-
-    ``asyncio.subprocess.Process.wait()`` only returns once every pipe is closed, so a background
-    child that keeps stdout open would hold the call until the timeout. ``process_exited`` fires
-    when the shell itself exits, which is what ends a command.
-    """
-
-    def __init__(self, on_data: Callable[[bytes], None]) -> None:
-        loop = asyncio.get_running_loop()
-        self.on_data = on_data
-        self.exited: asyncio.Future[None] = loop.create_future()
-        self.eof: asyncio.Future[None] = loop.create_future()
-
-    def pipe_data_received(self, fd: int, data: bytes) -> None:
-        self.on_data(data)
-
-    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
-        if fd == 1 and not self.eof.done():
-            self.eof.set_result(None)
-
-    def process_exited(self) -> None:
-        if not self.exited.done():
-            self.exited.set_result(None)
-
-
 async def run_command(
     command: str,
     *,
@@ -130,49 +108,57 @@ async def run_command(
     # stdin is closed: a pager would hang. Provider keys agentls holds are not the command's business.
     env = {**child_environment(os.environ), "PAGER": "cat", "GIT_PAGER": "cat"}
     argv = [*shell(), command]
-    confined = None
-    if sandbox is not None:
-        confined = sandbox.confine(argv, cwd, env, session_id=session_id)
-        argv, env = confined.argv, confined.env
-    loop = asyncio.get_running_loop()
+    confined = sandbox.confine(argv, cwd, env, session_id=session_id) if sandbox is not None else None
     reaper().start()
-    transport, protocol = await loop.subprocess_exec(
-        lambda: _Protocol(on_data),
-        *argv,
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    pid = transport.get_pid()
+    spawned = await _spawn(confined, argv, cwd, env, on_data)
+    pid = spawned.pid
     reaper().watch(pid)  # the group is killed even if agentls is killed with -9
     aborted = asyncio.create_task(abort.wait())
     stop: Stop = "exited"
     try:
-        waiters: set[asyncio.Future[Any]] = {protocol.exited, aborted}
+        waiters: set[asyncio.Future[Any]] = {spawned.exited, aborted}
         done, _ = await asyncio.wait(waiters, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)
-        if protocol.exited not in done:
+        if spawned.exited not in done:
             stop = "aborted" if aborted in done else "timeout"
-            await kill_group(pid, protocol.exited)
+            await kill_group(pid, spawned.exited)
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(protocol.eof), DRAIN_S)
+            await asyncio.wait_for(asyncio.shield(spawned.eof), DRAIN_S)
     finally:
         aborted.cancel()
-        if not protocol.exited.done():
-            await kill_group(pid, protocol.exited)
+        if not spawned.exited.done():
+            await kill_group(pid, spawned.exited)
         reaper().forget(pid)
-        transport.close()
+        spawned.close()
     tail.feed(b"", final=True)
     if on_output is not None:
         on_output(tail.last(live_chars))
     output = tail.text()
     blocked = tuple(confined.blocked(output)) if confined is not None and stop == "exited" else ()
-    return ProcessResult(output, transport.get_returncode(), stop, tail.dropped, blocked)
+    return ProcessResult(output, spawned.returncode(), stop, tail.dropped, blocked)
 
 
-async def kill_group(pgid: int, exited: asyncio.Future[None]) -> None:
+async def _spawn(
+    confined: Confined | None,
+    argv: list[str],
+    cwd: Path,
+    env: dict[str, str],
+    on_data: Callable[[bytes], None],
+) -> Spawned:
+    """Start the command: unconfined, forked by its sandbox's zygote, or in a sandbox of its own
+    (when the zygote cannot start or died)."""
+    if confined is None:
+        return await spawn_child(argv, cwd, env, on_data)
+    if confined.zygote_prefix:
+        zygote = zygote_for(confined.zygote_prefix, confined.env)
+        if zygote is not None:
+            try:
+                return await spawn_in_zygote(zygote, argv, cwd, confined.env, on_data)
+            except (ZygoteError, TimeoutError) as exc:
+                log.warning("the sandbox's zygote failed (%s): the command starts its own sandbox", exc)
+    return await spawn_child(confined.argv, cwd, confined.env, on_data)
+
+
+async def kill_group(pgid: int, exited: asyncio.Future[Any]) -> None:
     """SIGTERM the process group, then SIGKILL whatever is left of it after a short grace."""
     if not _signal_group(pgid, signal.SIGTERM):
         return

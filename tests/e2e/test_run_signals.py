@@ -1,7 +1,7 @@
 """`agentls run` stopped by a signal while a bash tool runs: nothing of the tool's process group
 outlives it (SIGTERM: the turn is aborted and the group killed; SIGKILL: the reaper kills it).
 
-Run unsandboxed (``full``) and in the default sandbox, where bubblewrap leads the group."""
+Run unsandboxed (``full``) and in the default sandbox (where the sandbox's zygote starts the shell)."""
 
 from __future__ import annotations
 
@@ -78,13 +78,13 @@ async def running(
     project: Path,
     model: FakeModelServer,
     title_model: FakeModelServer,
-) -> AsyncIterator[tuple[asyncio.subprocess.Process, int, Log, int]]:
+) -> AsyncIterator[tuple[asyncio.subprocess.Process, int, Log]]:
     """`agentls run` inside a bash tool whose shell has a background and a foreground `sleep`;
-    yields the process, the tool's process group and how many processes it has."""
+    yields the process and the tool's process group."""
     fifo = tmp_path / "started"
     os.mkfifo(fifo)
-    # The group's id, not the shell's: in the sandbox bubblewrap leads the group (field 5 of stat,
-    # read by builtins: a process that ends at once must not be in the group when the test looks).
+    # The group's id as the kernel has it (field 5 of stat, read by builtins: a process that ends at
+    # once must not be in the group when the test looks).
     command = f"sleep 300 & sleep 301 & read -r _ _ _ _ g _ < /proc/$$/stat; echo $g > {fifo}; wait"
     model.script(Turn.tool_call("bash", {"command": command, "description": "wait a while"}), Turn.text("x"))
     env = clean_env(tmp_path)
@@ -108,7 +108,7 @@ async def running(
     log = Log(proc.stderr)
     await asyncio.wait_for(log.wait_for(f"the reaper watches process group {pgid}"), 30)
     try:
-        yield proc, pgid, log, 3 if request.param == "full" else 4
+        yield proc, pgid, log
     finally:
         log.task.cancel()
         with contextlib.suppress(ProcessLookupError):
@@ -153,11 +153,11 @@ async def _group_gone(pgid: int, members: list[int]) -> list[int]:
 
 
 async def test_sigterm_of_run_during_a_bash_tool_leaves_no_process_of_its_group(
-    running: tuple[asyncio.subprocess.Process, int, Log, int],
+    running: tuple[asyncio.subprocess.Process, int, Log],
 ) -> None:
-    proc, pgid, log, size = running
+    proc, pgid, log = running
     members = group_members(pgid)
-    assert len(members) == size, members  # the shell and its two sleeps (and bwrap)
+    assert len(members) == 3, members  # the shell and its two sleeps
     proc.send_signal(signal.SIGTERM)
     code = await asyncio.wait_for(proc.wait(), 30)
     err = await asyncio.wait_for(log.text(), 30)
@@ -167,11 +167,11 @@ async def test_sigterm_of_run_during_a_bash_tool_leaves_no_process_of_its_group(
 
 
 async def test_sigkill_of_run_during_a_bash_tool_leaves_no_process_of_its_group(
-    running: tuple[asyncio.subprocess.Process, int, Log, int],
+    running: tuple[asyncio.subprocess.Process, int, Log],
 ) -> None:
-    proc, pgid, _, size = running
+    proc, pgid, _ = running
     members = group_members(pgid)
-    assert len(members) == size, members  # the shell and its two sleeps (and bwrap)
+    assert len(members) == 3, members  # the shell and its two sleeps
     proc.kill()
     await asyncio.wait_for(proc.wait(), 30)
     assert await _group_gone(pgid, members) == []
