@@ -21,6 +21,7 @@ from core.config.schema import Config, McpLocal
 from core.sandbox.env import holds_secret
 from core.sandbox.policy import SandboxPolicy, build_policy
 from core.sandbox.sandbox import Protection, Sandbox, private_tmp
+from core.sandbox.settings import sandbox_settings
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -40,18 +41,22 @@ def run(args: argparse.Namespace) -> int:
     if not directory.is_dir():
         raise UsageError(f"{directory} is not a directory")
     worktree = worktree_of(directory)
-    config = load_config(directory, worktree).config
-    sandbox = Sandbox(config.sandbox, (worktree,), lambda message, session: None)
+    resolved = load_config(directory, worktree)
+    config = resolved.config
+    sandbox_config, confined_mcp, ignored = sandbox_settings(resolved)
+    for warning in ignored:
+        print(f"agentls: warning: {warning}", file=sys.stderr)
+    sandbox = Sandbox(sandbox_config, (worktree,), lambda message, session: None, confined_mcp=confined_mcp)
     protection = sandbox.protection()
     print(f"agentls doctor: {worktree}")
     print(f"commands: {protection.describe()}")
     if protection.active:
-        policy = build_policy(config.sandbox, (worktree,), private_tmp())
+        policy = build_policy(sandbox_config, (worktree,), private_tmp())
         print(_policy_lines(policy))
     elif protection.mode != "full":
         print(f"  {_fallback_hint(protection)}")
-    print(_environment_line(config, protection))
-    mcp = _mcp_lines(config, protection)
+    print(_environment_line(sandbox_config.env.pass_, protection))
+    mcp = _mcp_lines(config, protection, confined_mcp)
     if mcp:
         print("MCP servers:\n" + mcp)
     return 0 if protection.active or protection.mode == "full" else 1
@@ -85,23 +90,21 @@ def _fallback_hint(protection: Protection) -> str:
     return "commands run under the permission rules alone."
 
 
-def _environment_line(config: Config, protection: Protection) -> str:
+def _environment_line(passed: list[str], protection: Protection) -> str:
     if not protection.active:
         return "environment: commands get agentls's own (minus the provider keys agentls resolved)"
-    dropped = sorted(
-        name for name in os.environ if holds_secret(name) and name not in config.sandbox.env.pass_
-    )
+    dropped = sorted(name for name in os.environ if holds_secret(name) and name not in passed)
     if not dropped:
         return "environment: no variable of yours looks like a secret"
     return f"environment: kept from commands (set sandbox.env.pass to keep one): {', '.join(dropped)}"
 
 
-def _mcp_lines(config: Config, protection: Protection) -> str:
+def _mcp_lines(config: Config, protection: Protection, confined: frozenset[str]) -> str:
     lines = []
     for name, server in config.mcp.items():
         if not isinstance(server, McpLocal) or not server.enabled:
             continue
-        if server.sandbox and protection.active:
+        if (server.sandbox or name in confined) and protection.active:
             how = "sandboxed, network on"
         elif not server.sandbox:
             how = 'unsandboxed ("sandbox": false)'

@@ -28,6 +28,7 @@ from core.events import AgentWarning
 from core.llm import catalog
 from core.record import record
 from core.sandbox.sandbox import Notice, Sandbox, once
+from core.sandbox.settings import sandbox_settings
 from core.session.prompt import parse_model_ref
 from core.session.retry import RetryPolicy
 from core.session.services import StepServices
@@ -177,7 +178,11 @@ def build_state(
     mcp = previous.mcp if previous is not None else McpServers()
     # The fallback notice is said once per app, not once per config: it is carried over.
     notice = previous.sandbox.notice if previous is not None else sandbox_notice(parts.bus)
-    sandbox = Sandbox(config.sandbox, (parts.worktree,), notice)
+    sandbox_config, confined_mcp, ignored = sandbox_settings(resolved)
+    for warning in ignored:
+        log.warning("sandbox: %s", warning)
+        parts.bus.publish(AgentWarning(kind="sandbox", message=warning))
+    sandbox = Sandbox(sandbox_config, (parts.worktree,), notice, confined_mcp=confined_mcp)
     return ConfigState(parts.owner, resolved, agents, retry, snapshots, services, mcp, sandbox)
 
 

@@ -83,8 +83,10 @@ class Sandbox:
         project: Sequence[Path],
         notice: Notice,
         backend: Callable[[], Backend] = detect,
+        confined_mcp: frozenset[str] = frozenset(),
     ) -> None:
         self.config, self._project, self.notice = config, tuple(project), notice
+        self.confined_mcp = confined_mcp  # MCP servers confined whatever their "sandbox" says
         self._backend = backend  # tests hand in a machine without a sandbox
 
     def protection(self) -> Protection:

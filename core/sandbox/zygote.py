@@ -59,6 +59,8 @@ def serve(control: socket.socket) -> None:
                 message, fds, _, _ = socket.recv_fds(control, MAX_MESSAGE, 1)
                 if not message:
                     return
+                for fd in fds:  # only the command it belongs to gets it, as its stdout and stderr
+                    os.set_inheritable(fd, False)
                 request = json.loads(message)
                 try:
                     pid = _start(request, fds[0])

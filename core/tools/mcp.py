@@ -194,7 +194,7 @@ class McpManager:
         API clients) unless its config says ``"sandbox": false``. The SDK passes a server only a
         few safe variables of agentls's environment, and its configured ``environment``."""
         argv, env = list(cfg.command), dict(cfg.environment)
-        if self._sandbox is not None and cfg.sandbox:
+        if self._sandbox is not None and (cfg.sandbox or name in self._sandbox.confined_mcp):
             cwd = self._cwd or Path.cwd()
             confined = self._sandbox.confine(argv, cwd, env, network=True)
             argv = confined.argv

@@ -267,3 +267,17 @@ async def test_doctor_names_the_protection_and_why(tmp_path: Path) -> None:
     env["AGENTLS_CONFIG_CONTENT"] = json.dumps({"sandbox": {"mode": "full"}})
     code, out, _ = await agentls("doctor", cwd=project, env=env)
     assert code == 0 and 'full mode: commands run without a sandbox (sandbox.mode is "full")' in out
+
+
+async def test_a_projects_own_config_cannot_switch_the_sandbox_off(
+    tmp_path: Path, model: FakeModelServer, title_model: FakeModelServer
+) -> None:
+    project, outside, _ = lay_out(tmp_path)
+    loose = {"sandbox": {"mode": "full", "writable": [str(outside)]}}
+    (project / "agentls.json").write_text(json.dumps(loose))
+    model.script(Turn.tool_call("bash", {"command": f"echo x > {outside}/written"}), Turn.text("done"))
+    env = run_env(tmp_path, model, title_model)
+    code, _, err = await agentls("run", "--yes", "go", cwd=project, env=env)
+    assert code == 0, err
+    assert not (outside / "written").exists()
+    assert f"blocked writing to {outside}/written" in tool_results(model)[0]
