@@ -11,6 +11,7 @@ from __future__ import annotations
 import atexit
 import shutil
 import tempfile
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -87,6 +88,9 @@ class Sandbox:
     ) -> None:
         self.config, self._project, self.notice = config, tuple(project), notice
         self.confined_mcp = confined_mcp  # MCP servers confined whatever their "sandbox" says
+        if config.mode != "full" and backend is detect:
+            # The check runs bwrap once (~20 ms): done now on a thread, the first command finds it made.
+            threading.Thread(target=detect, name="sandbox-check", daemon=True).start()
         self._backend = backend  # tests hand in a machine without a sandbox
 
     def protection(self) -> Protection:
