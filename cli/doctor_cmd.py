@@ -67,6 +67,9 @@ def _policy_lines(policy: SandboxPolicy) -> str:
     lines = [f"  writable: {', '.join(writable)}"]
     if policy.read_only:
         lines.append(f"  read-only inside them: {', '.join(str(p) for p in policy.read_only)}")
+    if policy.hidden:
+        hidden = ", ".join(str(p) for p in policy.hidden)
+        lines.append(f"  hidden (shown empty; sandbox.readable shows one): {hidden}")
     network = (
         'on (sandbox.network.allow is ["*"])'
         if policy.network

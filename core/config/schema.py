@@ -230,6 +230,7 @@ class SandboxConfig(ConfigSection):
 
     mode: SandboxMode = "workspace-write"
     writable: list[str] = []  # extra writable folders: absolute, ~/..., or relative to the project
+    readable: list[str] = []  # hidden credential folders and files to show anyway (e.g. "~/.npmrc")
     network: SandboxNetwork = Field(default_factory=SandboxNetwork)
     env: SandboxEnv = Field(default_factory=SandboxEnv)
 

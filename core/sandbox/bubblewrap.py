@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from pathlib import Path
 
 from core.record import record
 from core.sandbox.policy import SandboxPolicy
@@ -38,9 +39,21 @@ def bwrap_argv(bwrap: str, policy: SandboxPolicy, cwd: str | None) -> list[str]:
         argv += ["--bind", str(path), str(path)]
     for path in policy.read_only:
         argv += ["--ro-bind", str(path), str(path)]
+    for path in policy.hidden:  # an empty read-only folder, or an empty file
+        if path.is_dir():
+            argv += ["--tmpfs", str(path), "--remount-ro", str(path)]
+        else:
+            # Not /dev/null: a bound device file cannot be read under --ro-bind's nodev.
+            argv += ["--ro-bind", str(empty_file(policy)), str(path)]
     if cwd is not None:
         argv += ["--chdir", cwd]
     return [*argv, "--"]
+
+
+def empty_file(policy: SandboxPolicy) -> Path:
+    """The empty file that stands for a hidden one: beside the private temp dir, not inside it
+    (a command could write into it there)."""
+    return policy.tmpdir.with_name(policy.tmpdir.name + ".empty")
 
 
 def probe() -> Probe:

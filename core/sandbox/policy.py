@@ -10,6 +10,10 @@ agentls was opened in), a private temp dir (``TMPDIR``), the package managers' c
 folders (a command that could write the approvals store or the config would give itself every
 permission). A ``sandbox.writable`` entry naming one of them (``.git``) lifts that. ``read-only``
 keeps only the private temp dir writable. ``full``: no sandbox.
+
+In both confined modes the folders and files where credentials live (``HIDDEN_HOME``: ``~/.ssh``,
+``~/.aws``, ``~/.netrc``, …) and agentls's own config (provider keys) and data (sessions) are
+hidden: commands see an empty folder or an empty file there. ``sandbox.readable`` shows one again.
 """
 
 from __future__ import annotations
@@ -34,6 +38,25 @@ CACHE_DIRS = (
     ".gradle/caches",
 )
 PROTECTED_NAMES = (".git", ".agentls")
+# Where credentials live in a home folder: hidden from commands (an empty folder, an empty file),
+# with agentls's own config (provider keys) and data (sessions). ``sandbox.readable`` shows one again.
+HIDDEN_HOME = (
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".config/gcloud",
+    ".kube",
+    ".docker",
+    ".config/gh",
+    ".config/hub",
+    ".netrc",
+    ".git-credentials",
+    ".npmrc",
+    ".pypirc",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+)
 
 
 @record
@@ -43,6 +66,7 @@ class SandboxPolicy:
     mode: SandboxMode
     writable: tuple[Path, ...]  # roots, shortest first (a backend binds parents before children)
     read_only: tuple[Path, ...]  # carve-outs inside ``writable``
+    hidden: tuple[Path, ...]  # shown empty: credential folders and files
     network: bool
     env_pass: tuple[str, ...]
     tmpdir: Path
@@ -73,10 +97,19 @@ def build_policy(config: SandboxConfig, project: Iterable[Path], tmpdir: Path) -
         for path in _existing_unique(guarded)
         if path not in lifted and any(_inside(path, root) for root in writable)
     ]
+    shown = lifted | {_expand(entry, roots[0], home) for entry in config.readable}
+    secret = [home / name for name in HIDDEN_HOME] + [config_dir(), data_dir()]
+    hidden = [
+        path
+        for path in _existing_unique(secret)
+        # Never what holds the project (agentls opened in ~/.ssh is asked for it).
+        if path not in shown and not any(_inside(root, path) for root in roots)
+    ]
     return SandboxPolicy(
         mode=config.mode,
         writable=tuple(writable),
-        read_only=tuple(read_only),
+        read_only=tuple(p for p in read_only if p not in hidden),
+        hidden=tuple(hidden),
         network=config.network.allow == ["*"],
         env_pass=tuple(config.env.pass_),
         tmpdir=tmpdir.resolve(),

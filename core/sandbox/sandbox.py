@@ -13,6 +13,7 @@ import shutil
 import tempfile
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from core.config.schema import SandboxConfig
@@ -34,6 +35,9 @@ def private_tmp() -> Path:
     if _tmp is None or not _tmp.is_dir():
         _tmp = Path(tempfile.mkdtemp(prefix="agentls-tmp-"))
         atexit.register(shutil.rmtree, _tmp, True)
+        empty = _tmp.with_name(_tmp.name + ".empty")  # what a hidden file shows (bubblewrap.empty_file)
+        empty.touch(mode=0o444)
+        atexit.register(empty.unlink, True)
     return _tmp
 
 
@@ -123,14 +127,7 @@ class Sandbox:
             return Confined(list(argv), dict(env), None, cwd)
         policy = build_policy(self.config, self._project, private_tmp())
         if network is not None:
-            policy = SandboxPolicy(
-                mode=policy.mode,
-                writable=policy.writable,
-                read_only=policy.read_only,
-                network=network,
-                env_pass=policy.env_pass,
-                tmpdir=policy.tmpdir,
-            )
+            policy = replace(policy, network=network)
         backend = protection.backend
         zygote_prefix: tuple[str, ...] = ()
         if backend.name == "bubblewrap" and backend.path is not None:

@@ -37,6 +37,9 @@ def seatbelt_profile(policy: SandboxPolicy) -> str:
             target = f"(require-all {target} " + " ".join(f"(require-not {i})" for i in inner) + ")"
         lines.append(f"(allow file-write* {target})")
     lines.append("(allow file-write* " + " ".join(_DEVICES) + ")")
+    for path in policy.hidden:
+        kind = "subpath" if path.is_dir() else "literal"
+        lines.append(f"(deny file-read* file-write* ({kind} {quote(str(path))}))")
     if not policy.network:
         lines += [
             "(deny network-outbound (remote ip))",

@@ -42,13 +42,17 @@ def sandbox_settings(resolved: ResolvedConfig) -> tuple[SandboxConfig, frozenset
     if (where := from_project("writable")) is not None and writable:
         warnings.append(_ignored(f'"writable": {json.dumps(writable)}', where))
         writable = []
+    readable = config.readable
+    if (where := from_project("readable")) is not None and readable:
+        warnings.append(_ignored(f'"readable": {json.dumps(readable)}', where))
+        readable = []
     if (where := from_project("network", "allow")) is not None and network.allow:
         warnings.append(_ignored('"network": {"allow": ["*"]}', where))
         network = SandboxNetwork()
     if (where := from_project("env", "pass")) is not None and env.pass_:
         warnings.append(_ignored(f'"env": {{"pass": {json.dumps(env.pass_)}}}', where))
         env = SandboxEnv()
-    effective = SandboxConfig(mode=mode, writable=writable, network=network, env=env)
+    effective = SandboxConfig(mode=mode, writable=writable, readable=readable, network=network, env=env)
     confined_mcp: set[str] = set()
     for name, server in resolved.config.mcp.items():
         source = resolved.source_of(("mcp", name, "sandbox"))

@@ -281,3 +281,24 @@ async def test_a_projects_own_config_cannot_switch_the_sandbox_off(
     assert code == 0, err
     assert not (outside / "written").exists()
     assert f"blocked writing to {outside}/written" in tool_results(model)[0]
+
+
+async def test_credentials_in_the_home_and_agentls_config_read_empty(
+    tmp_path: Path, model: FakeModelServer, title_model: FakeModelServer
+) -> None:
+    project, _, home = lay_out(tmp_path)
+    (home / ".ssh").mkdir()
+    (home / ".ssh" / "id_ed25519").write_text("PRIVATE-KEY-TEXT")
+    (home / ".netrc").write_text("machine x password NETRC-PASSWORD")
+    (tmp_path / "config").mkdir()
+    user_config = {"provider": {"p": {"options": {"api_key": "CONFIG-KEY"}}}}
+    (tmp_path / "config" / "agentls.json").write_text(json.dumps(user_config))
+    command = f"cat ~/.ssh/id_ed25519 ~/.netrc {tmp_path}/config/agentls.json; ls -A ~/.ssh; echo listed"
+    model.script(Turn.tool_call("bash", {"command": command}), Turn.text("done"))
+    env = run_env(tmp_path, model, title_model)
+    code, _, err = await agentls("run", "--yes", "go", cwd=project, env=env)
+    assert code == 0, err
+    (shown,) = tool_results(model)
+    assert "listed" in shown
+    for secret in ("PRIVATE-KEY-TEXT", "NETRC-PASSWORD", "CONFIG-KEY"):
+        assert secret not in shown

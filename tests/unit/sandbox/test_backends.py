@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ def policy(tmp_path: Path, network: bool = False) -> SandboxPolicy:
         mode="workspace-write",
         writable=(project, tmp),
         read_only=(project / ".git",),
+        hidden=(),
         network=network,
         env_pass=(),
         tmpdir=tmp,
@@ -38,6 +40,37 @@ def test_bwrap_binds_root_read_only_then_writable_roots_then_carve_outs(tmp_path
     assert joined.index(f"--bind {project} {project}") < joined.index(f"--ro-bind {project}/.git")
     assert argv[-3:] == ["--chdir", str(project), "--"]
     assert "--unshare-net" not in bwrap_argv("bwrap", policy(tmp_path / "n", network=True), "/")
+
+
+def test_bwrap_hides_a_folder_as_empty_and_a_file_as_dev_null(tmp_path: Path) -> None:
+    secret_dir, secret_file = tmp_path / ".ssh", tmp_path / ".netrc"
+    secret_dir.mkdir()
+    secret_file.write_text("password")
+    p = replace(policy(tmp_path), hidden=(secret_dir, secret_file))
+    joined = " ".join(bwrap_argv("bwrap", p, "/"))
+    assert f"--tmpfs {secret_dir} --remount-ro {secret_dir}" in joined
+    assert f"--ro-bind {p.tmpdir}.empty {secret_file}" in joined
+    profile = seatbelt_profile(p)
+    assert f'(deny file-read* file-write* (subpath "{secret_dir}"))' in profile
+    assert f'(deny file-read* file-write* (literal "{secret_file}"))' in profile
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed here")
+def test_a_hidden_file_reads_empty_in_a_real_sandbox(tmp_path: Path) -> None:
+    secret_dir, secret_file = tmp_path / ".ssh", tmp_path / ".netrc"
+    secret_dir.mkdir()
+    (secret_dir / "id_ed25519").write_text("PRIVATE KEY")
+    secret_file.write_text("password")
+    p = replace(policy(tmp_path), hidden=(secret_dir, secret_file))
+    (tmp_path / "tmp.empty").touch()  # what private_tmp() makes beside the temp dir
+    argv = [
+        *bwrap_argv(shutil.which("bwrap") or "bwrap", p, "/"),
+        "sh",
+        "-c",
+        f"ls -A {secret_dir}; cat {secret_file}",
+    ]
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and done.stdout == "", done.stderr
 
 
 def test_probe_names_a_missing_bwrap(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -92,7 +125,13 @@ def test_seatbelt_quotes_what_would_end_a_string() -> None:
     assert quote('/a "b"\\c') == '"/a \\"b\\"\\\\c"'
     odd = Path('/x/"); (allow network*) ("')
     p = SandboxPolicy(
-        mode="workspace-write", writable=(odd,), read_only=(), network=False, env_pass=(), tmpdir=odd
+        mode="workspace-write",
+        writable=(odd,),
+        read_only=(),
+        hidden=(),
+        network=False,
+        env_pass=(),
+        tmpdir=odd,
     )
     assert f"(allow file-write* (subpath {quote(str(odd))}))" in seatbelt_profile(p)
     assert '"/x/\\"); (allow network*) (\\""' in seatbelt_profile(p)

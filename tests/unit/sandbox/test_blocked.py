@@ -18,6 +18,7 @@ def policy(network: bool = False, mode: str = "workspace-write") -> SandboxPolic
         mode=mode,  # type: ignore[arg-type]
         writable=(CWD,),
         read_only=(),
+        hidden=(),
         network=network,
         env_pass=(),
         tmpdir=Path("/tmp/agentls-tmp-x"),

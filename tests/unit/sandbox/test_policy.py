@@ -55,7 +55,27 @@ def test_agentls_own_folders_stay_read_only_inside_a_writable_root(
     policy = build_policy(SandboxConfig(writable=["~"]), [project], tmp_path)
     assert home in policy.writable
     assert home / ".cache" / "agentls" in policy.read_only
-    assert home / ".config" / "agentls" in policy.read_only
+    assert home / ".config" / "agentls" in policy.hidden  # it holds provider keys: not even readable
+
+
+def test_credential_folders_and_files_are_hidden(home: Path, project: Path, tmp_path: Path) -> None:
+    for folder in (".ssh", ".aws", ".config/gh"):
+        (home / folder).mkdir(parents=True)
+    (home / ".netrc").write_text("machine x password y")
+    (home / ".local" / "share" / "agentls").mkdir(parents=True)
+    policy = build_policy(SandboxConfig(), [project], tmp_path)
+    assert set(policy.hidden) == {
+        home / ".ssh",
+        home / ".aws",
+        home / ".config" / "gh",
+        home / ".netrc",
+        home / ".local" / "share" / "agentls",
+    }
+    shown = build_policy(SandboxConfig(readable=["~/.netrc"], writable=["~/.aws"]), [project], tmp_path)
+    assert home / ".netrc" not in shown.hidden and home / ".aws" not in shown.hidden
+    inside = build_policy(SandboxConfig(), [home / ".ssh"], tmp_path)  # agentls opened in ~/.ssh
+    assert home / ".ssh" not in inside.hidden
+    assert build_policy(SandboxConfig(mode="read-only"), [project], tmp_path).hidden == policy.hidden
 
 
 def test_a_writable_entry_lifts_a_carve_out_and_adds_folders(

@@ -15,6 +15,7 @@ EDITOR = "AGENTLS_CONFIG_CONTENT"
 LOOSE: dict[str, Any] = {
     "mode": "full",
     "writable": ["/"],
+    "readable": ["~/.ssh"],
     "network": {"allow": ["*"]},
     "env": {"pass": ["GITHUB_TOKEN"]},
 }
@@ -38,6 +39,7 @@ def test_the_user_may_loosen_it(layer: str) -> None:
         ("mode", "full", '"mode": "full"'),
         ("writable", ["/", "~"], '"writable": ["/", "~"]'),
         ("writable", [".git"], '"writable": [".git"]'),
+        ("readable", ["~/.aws"], '"readable": ["~/.aws"]'),
         ("network", {"allow": ["*"]}, '"network": {"allow": ["*"]}'),
         ("env", {"pass": ["AWS_*"]}, '"env": {"pass": ["AWS_*"]}'),
     ],
