@@ -12,8 +12,8 @@ permission). A ``sandbox.writable`` entry naming one of them (``.git``) lifts th
 keeps only the private temp dir writable. ``full``: no sandbox.
 
 In both confined modes the folders and files where credentials live (``HIDDEN_HOME``: ``~/.ssh``,
-``~/.aws``, ``~/.netrc``, …) and agentls's own config (provider keys) and data (sessions) are
-hidden: commands see an empty folder or an empty file there. ``sandbox.readable`` shows one again.
+``~/.aws``, ``~/.netrc``, …) and agentls's own config (provider keys) are hidden: commands see an
+empty folder or an empty file there. ``sandbox.readable`` shows one again.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ CACHE_DIRS = (
 )
 PROTECTED_NAMES = (".git", ".agentls")
 # Where credentials live in a home folder: hidden from commands (an empty folder, an empty file),
-# with agentls's own config (provider keys) and data (sessions). ``sandbox.readable`` shows one again.
+# with agentls's own config (provider keys). ``sandbox.readable`` shows one again.
 HIDDEN_HOME = (
     ".ssh",
     ".gnupg",
@@ -98,7 +98,8 @@ def build_policy(config: SandboxConfig, project: Iterable[Path], tmpdir: Path) -
         if path not in lifted and any(_inside(path, root) for root in writable)
     ]
     shown = lifted | {_expand(entry, roots[0], home) for entry in config.readable}
-    secret = [home / name for name in HIDDEN_HOME] + [config_dir(), data_dir()]
+    # The data folder stays readable: the model is told to search the full outputs kept there.
+    secret = [home / name for name in HIDDEN_HOME] + [config_dir()]
     hidden = [
         path
         for path in _existing_unique(secret)

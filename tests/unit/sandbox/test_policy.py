@@ -69,8 +69,8 @@ def test_credential_folders_and_files_are_hidden(home: Path, project: Path, tmp_
         home / ".aws",
         home / ".config" / "gh",
         home / ".netrc",
-        home / ".local" / "share" / "agentls",
     }
+    assert home / ".local" / "share" / "agentls" not in policy.hidden  # full outputs are read there
     shown = build_policy(SandboxConfig(readable=["~/.netrc"], writable=["~/.aws"]), [project], tmp_path)
     assert home / ".netrc" not in shown.hidden and home / ".aws" not in shown.hidden
     inside = build_policy(SandboxConfig(), [home / ".ssh"], tmp_path)  # agentls opened in ~/.ssh
