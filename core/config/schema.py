@@ -6,6 +6,7 @@ reports them as warnings with their key path.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal, TypeAlias
 from urllib.parse import urlsplit
 
@@ -199,21 +200,24 @@ class RetryConfig(ConfigSection):
 SandboxMode: TypeAlias = Literal["read-only", "workspace-write", "full"]
 
 
+_HOST = re.compile(r"^(\*\.)?[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$|^[0-9a-fA-F:.]+$")
+
+
 class SandboxNetwork(ConfigSection):
-    """The network a sandboxed command gets: none (the default), or all of it with ``["*"]``."""
+    """The network a sandboxed command gets: none (``[]``, the default: every host asks through the
+    sandbox's proxy), all of it (``["*"]``), or these hosts without asking (``["pypi.org",
+    "*.npmjs.org"]``)."""
 
     allow: list[str] = []
 
     @field_validator("allow")
     @classmethod
-    def _all_or_nothing(cls, value: list[str]) -> list[str]:
-        # Per-host filtering needs a proxy the sandbox does not have yet: a list of hosts would
-        # promise a filter that is not there, so it is refused rather than read as "all".
-        if value and value != ["*"]:
-            raise ValueError(
-                'only ["*"] (all network) or [] (none) is supported: commands cannot be limited to '
-                "some hosts yet"
-            )
+    def _hosts(cls, value: list[str]) -> list[str]:
+        if "*" in value and value != ["*"]:
+            raise ValueError('"*" allows every host: give it alone, or list the hosts')
+        bad = [entry for entry in value if entry != "*" and not _HOST.match(entry)]
+        if bad:
+            raise ValueError(f"not a host name or *.domain pattern: {', '.join(bad)}")
         return value
 
 

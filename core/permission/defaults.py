@@ -103,6 +103,7 @@ DEFAULT_RULES: tuple[tuple[str, str, str], ...] = (
     *(("bash", pattern, "allow") for pattern in READ_ONLY_COMMANDS),
     *(("bash", pattern, "ask") for pattern in NOT_READ_ONLY),
     ("webfetch", "*", "ask"),
+    ("network", "*", "ask"),  # a host a sandboxed command connects to (core/sandbox/proxy.py)
     ("doom_loop", "*", "ask"),
     ("external_directory", "*", "ask"),
     ("unknown_path", "*", "ask"),

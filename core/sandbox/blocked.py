@@ -9,6 +9,7 @@ from pathlib import Path
 
 from core.record import record
 from core.sandbox.policy import SandboxPolicy
+from core.sandbox.proxy import REFUSED
 
 _READ_ONLY = "Read-only file system"
 # Where tools put the path in an EROFS message: 'quoted' (rm, touch, Python), or "path: Read-only…" (shells).
@@ -17,6 +18,7 @@ _PATHS = (
     re.compile(r'"([^"\n]+)"'),
     re.compile(r"((?:/|\.|~)[^\s:'\"]*): " + _READ_ONLY),
 )
+_REFUSED_HOST = re.compile(REFUSED + r": ([^\s:]+) is not on")
 _NETWORK = (
     "Network is unreachable",
     "Connection refused",
@@ -46,7 +48,11 @@ def find_blocked(policy: SandboxPolicy, output: str, cwd: Path) -> list[Blocked]
     if written is not None:
         where = ", ".join(written) if written else "a path outside the writable folders"
         found.append(Blocked(f"writing to {where}", _write_note(policy, where)))
-    if not policy.network and any(marker in output for marker in _NETWORK):
+    refused = sorted(set(_REFUSED_HOST.findall(output)))
+    if refused:
+        hosts = ", ".join(refused)
+        found.append(Blocked(f"network access to {hosts}", _host_note(policy, hosts)))
+    elif not policy.network and any(marker in output for marker in _NETWORK):
         found.append(Blocked("network access", _network_note(policy)))
     return found
 
@@ -83,9 +89,19 @@ def _write_note(policy: SandboxPolicy, where: str) -> str:
     )
 
 
+def _host_note(policy: SandboxPolicy, hosts: str) -> str:
+    return (
+        f"The sandbox ({policy.mode}) blocked network access to {hosts}: the host is not on the "
+        "allow-list and the user did not allow it. Do not try to reach it another way: ask the user "
+        'to allow it when asked, or to add it to "sandbox": {"network": {"allow": [...]}} in their '
+        "agentls config."
+    )
+
+
 def _network_note(policy: SandboxPolicy) -> str:
     return (
         f"The sandbox ({policy.mode}) blocked network access: commands run without a network "
-        "(even 127.0.0.1 is the sandbox's own). If the command needs it, ask the user to allow it "
+        "(even 127.0.0.1 is the sandbox's own); HTTP and HTTPS go through the proxy in $HTTPS_PROXY, "
+        "which asks the user for each new host. If the command needs more, ask the user to allow it "
         '("sandbox": {"network": {"allow": ["*"]}} in agentls.json) or to run in full mode.'
     )

@@ -70,6 +70,7 @@ class SandboxPolicy:
     network: bool
     env_pass: tuple[str, ...]
     tmpdir: Path
+    hosts: tuple[str, ...] = ()  # without network: reached through the proxy without asking
 
     @property
     def confined(self) -> bool:
@@ -112,6 +113,7 @@ def build_policy(config: SandboxConfig, project: Iterable[Path], tmpdir: Path) -
         read_only=tuple(p for p in read_only if p not in hidden),
         hidden=tuple(hidden),
         network=config.network.allow == ["*"],
+        hosts=tuple(h for h in config.network.allow if h != "*"),
         env_pass=tuple(config.env.pass_),
         tmpdir=tmpdir.resolve(),
     )

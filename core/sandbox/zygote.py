@@ -21,6 +21,7 @@ import selectors
 import signal
 import socket
 import sys
+import threading
 
 MAX_MESSAGE = 1 << 20
 
@@ -43,8 +44,44 @@ def _returncode(status: int) -> int:
     return -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
 
 
-def serve(control: socket.socket) -> None:
-    """Answer requests until the socket's end of file."""
+def _copy(source: socket.socket, sink: socket.socket) -> None:
+    try:
+        while data := source.recv(65536):
+            sink.sendall(data)
+        sink.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass
+    finally:
+        source.close()
+
+
+def _relay(listener: socket.socket, proxy_path: str) -> None:
+    """Pass each connection to 127.0.0.1:PORT inside the sandbox on to agentls's proxy socket
+    (threads: a slow download must not hold up the zygote's requests)."""
+    while True:
+        inside, _ = listener.accept()
+        outside = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            outside.connect(proxy_path)
+        except OSError:
+            inside.close()
+            outside.close()
+            continue
+        for source, sink in ((inside, outside), (outside, inside)):
+            threading.Thread(target=_copy, args=(source.dup(), sink.dup()), daemon=True).start()
+        inside.close()
+        outside.close()
+
+
+def serve(control: socket.socket, proxy_path: str | None = None) -> None:
+    """Answer requests until the socket's end of file (relaying to ``proxy_path`` if given: the
+    port is the first message)."""
+    if proxy_path is not None:
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(64)
+        control.send(json.dumps({"relay": listener.getsockname()[1]}).encode())
+        threading.Thread(target=_relay, args=(listener, proxy_path), daemon=True).start()
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_w, False)
     signal.set_wakeup_fd(wake_w)
@@ -84,4 +121,4 @@ def serve(control: socket.socket) -> None:
 if __name__ == "__main__":
     sock = socket.socket(fileno=int(sys.argv[1]))
     sock.set_inheritable(False)
-    serve(sock)
+    serve(sock, sys.argv[2] if len(sys.argv) > 2 else None)

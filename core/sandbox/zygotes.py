@@ -21,6 +21,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from core.sandbox.proxy import HostProxy
+
 log = logging.getLogger(__name__)
 
 SCRIPT = Path(__file__).with_name("zygote.py")
@@ -35,15 +37,20 @@ class ZygoteError(OSError):
 class Zygote:
     """One running zygote: starts commands in its sandbox and reports their exits."""
 
-    def __init__(self, prefix: Sequence[str], env: dict[str, str]) -> None:
+    def __init__(self, prefix: Sequence[str], env: dict[str, str], proxy: Path | None = None) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._sock = ours
         self._ids = itertools.count(1)
+        self.loop = asyncio.get_running_loop()
         self._answers: dict[int, asyncio.Future[int]] = {}
         self._exits: dict[int, asyncio.Future[int]] = {}  # by pid
         self._pending_exits: dict[int, asyncio.Future[int]] = {}  # by request, until its pid is known
-        self.loop = asyncio.get_running_loop()
         argv = [*prefix, sys.executable, "-I", "-S", str(SCRIPT), str(theirs.fileno())]
+        if proxy is not None:
+            argv.append(str(proxy))
+        self.relay: asyncio.Future[int] = self.loop.create_future()  # its port inside the sandbox
+        if proxy is None:
+            self.relay.cancel()
         try:
             self._process = subprocess.Popen(
                 argv,
@@ -70,6 +77,10 @@ class Zygote:
             self._lost()
             return
         data = json.loads(message)
+        if "relay" in data:
+            if not self.relay.done():
+                self.relay.set_result(int(data["relay"]))
+            return
         if "exit" in data:
             future = self._exits.pop(int(data["exit"]), None)
             if future is not None and not future.done():
@@ -105,6 +116,7 @@ class Zygote:
         self.alive = False
         with contextlib.suppress(RuntimeError):  # its loop is closed already
             self.loop.remove_reader(self._sock.fileno())
+        self.relay.cancel()
         for future in self._answers.values():
             if not future.done():
                 future.set_exception(ZygoteError("the sandbox's zygote died"))
@@ -151,12 +163,24 @@ class Zygote:
 
 
 _zygotes: dict[tuple[str, ...], Zygote] = {}
+_proxies: dict[asyncio.AbstractEventLoop, HostProxy] = {}
 
 
-def zygote_for(prefix: Sequence[str], env: dict[str, str]) -> Zygote | None:
+async def proxy_for(tmpdir: Path) -> HostProxy:
+    """The process's host proxy (one per event loop), listening beside the private temp dir."""
+    loop = asyncio.get_running_loop()
+    proxy = _proxies.get(loop)
+    if proxy is None:
+        proxy = HostProxy(tmpdir.with_name(f"{tmpdir.name}.proxy{len(_proxies)}"))
+        _proxies[loop] = proxy
+    await proxy.start()
+    return proxy
+
+
+def zygote_for(prefix: Sequence[str], env: dict[str, str], proxy: Path | None = None) -> Zygote | None:
     """The running zygote for a sandbox (``prefix``: its bwrap arguments up to ``--``), started when
     there is none; None when it cannot start (the caller runs a bubblewrap of its own)."""
-    key = tuple(prefix)
+    key = (*prefix, str(proxy))
     found = _zygotes.get(key)
     if found is not None and found.alive and found.loop is asyncio.get_running_loop():
         return found
@@ -166,7 +190,7 @@ def zygote_for(prefix: Sequence[str], env: dict[str, str]) -> Zygote | None:
     while len(_zygotes) >= MAX_ZYGOTES and idle:
         _zygotes.pop(idle.pop(0)).close()
     try:
-        started = Zygote(prefix, env)
+        started = Zygote(prefix, env, proxy)
     except OSError as exc:
         log.warning("the sandbox's zygote could not start (%s): each command starts its own sandbox", exc)
         return None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import Field
 
-from core.errors import ToolError
+from core.errors import PermissionDeniedError, PermissionRejectedError, ToolError
 from core.permission.bash import bash_requests
 from core.permission.request import PermissionAsk
 from core.tools import paths
@@ -84,6 +85,7 @@ class BashTool(Tool[BashParams]):
             live_chars=LIVE_CHARS,
             sandbox=ctx.sandbox,
             session_id=ctx.session_id,
+            ask_host=functools.partial(ask_for_host, ctx),
         )
         output = result.output
         if result.dropped_bytes:
@@ -113,6 +115,24 @@ def with_blocked(done: ToolResult, blocked: Sequence[Blocked], exit_code: int | 
         raise ToolError(f"{notes}\n\nThe command's output (its end):\n{tail}")
     done.output = f"{done.output}\n\n{notes}"
     return done
+
+
+async def ask_for_host(ctx: ToolContext, host: str) -> bool:
+    """Whether a running command may connect to ``host`` (not on the sandbox's allow-list): the
+    ``network`` permission for that host, asked like any other (an "always" remembers it). A "no"
+    refuses the connection; the command goes on and the turn is not stopped."""
+    request = PermissionAsk(
+        permission="network",
+        patterns=[host],
+        always=[host],
+        title=f"let the command connect to {host}",
+        metadata={"host": host},
+    )
+    try:
+        await ctx.ask(request)
+    except (PermissionDeniedError, PermissionRejectedError):
+        return False
+    return True
 
 
 def unsandboxed_mark(sandbox: Sandbox | None) -> Callable[[PermissionAsk], PermissionAsk]:

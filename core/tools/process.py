@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextlib
+import functools
 import logging
 import os
 import signal
@@ -15,12 +16,13 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from core.llm.secrets import child_environment
 from core.record import record
-from core.sandbox.zygotes import ZygoteError, zygote_for
+from core.sandbox.zygotes import START_TIMEOUT_S, ZygoteError, proxy_for, zygote_for
 from core.tools.reaper import reaper
 from core.tools.spawn import Spawned, spawn_child, spawn_in_zygote
 
 if TYPE_CHECKING:
     from core.sandbox.blocked import Blocked
+    from core.sandbox.proxy import AskHost
     from core.sandbox.sandbox import Confined, Sandbox
 
 log = logging.getLogger(__name__)
@@ -90,10 +92,13 @@ async def run_command(
     live_chars: int = 30_000,
     sandbox: Sandbox | None = None,
     session_id: str | None = None,
+    ask_host: AskHost | None = None,
 ) -> ProcessResult:
     """Run ``command`` until it exits, times out or ``abort`` is set; report output as it comes.
 
-    With a ``sandbox`` the shell runs confined by it (``session_id``: whose warning a fallback is)."""
+    With a ``sandbox`` the shell runs confined by it (``session_id``: whose warning a fallback is);
+    a host it connects to through the sandbox's proxy that is not on the allow-list is put to
+    ``ask_host`` (None: refused)."""
     tail = _Tail()
     last_report = 0.0
 
@@ -110,7 +115,7 @@ async def run_command(
     argv = [*shell(), command]
     confined = sandbox.confine(argv, cwd, env, session_id=session_id) if sandbox is not None else None
     reaper().start()
-    spawned = await _spawn(confined, argv, cwd, env, on_data)
+    spawned, done_with = await _spawn(confined, argv, cwd, env, on_data, ask_host)
     pid = spawned.pid
     reaper().watch(pid)  # the group is killed even if agentls is killed with -9
     aborted = asyncio.create_task(abort.wait())
@@ -129,6 +134,7 @@ async def run_command(
             await kill_group(pid, spawned.exited)
         reaper().forget(pid)
         spawned.close()
+        done_with()
     tail.feed(b"", final=True)
     if on_output is not None:
         on_output(tail.last(live_chars))
@@ -137,25 +143,57 @@ async def run_command(
     return ProcessResult(output, spawned.returncode(), stop, tail.dropped, blocked)
 
 
+def _nothing() -> None:
+    return None
+
+
 async def _spawn(
     confined: Confined | None,
     argv: list[str],
     cwd: Path,
     env: dict[str, str],
     on_data: Callable[[bytes], None],
-) -> Spawned:
-    """Start the command: unconfined, forked by its sandbox's zygote, or in a sandbox of its own
-    (when the zygote cannot start or died)."""
+    ask_host: AskHost | None,
+) -> tuple[Spawned, Callable[[], None]]:
+    """Start the command: unconfined, by its sandbox's zygote (through the host proxy when the
+    sandbox has no network), or in a sandbox of its own (when the zygote cannot start or died).
+    Also what to call once it ended."""
     if confined is None:
-        return await spawn_child(argv, cwd, env, on_data)
-    if confined.zygote_prefix:
-        zygote = zygote_for(confined.zygote_prefix, confined.env)
+        return await spawn_child(argv, cwd, env, on_data), _nothing
+    policy = confined.policy
+    if confined.zygote_prefix and policy is not None:
+        proxy = None if policy.network else await proxy_for(policy.tmpdir)
+        zygote = zygote_for(confined.zygote_prefix, confined.env, proxy.path if proxy else None)
         if zygote is not None:
             try:
-                return await spawn_in_zygote(zygote, argv, cwd, confined.env, on_data)
-            except (ZygoteError, TimeoutError) as exc:
+                env = confined.env
+                done_with = _nothing
+                if proxy is not None:
+                    port = await asyncio.wait_for(asyncio.shield(zygote.relay), START_TIMEOUT_S)
+                    token = proxy.register(policy.hosts, ask_host)
+                    env = {**env, **proxy_environment(token, port)}
+                    done_with = functools.partial(proxy.forget, token)
+                return await spawn_in_zygote(zygote, argv, cwd, env, on_data), done_with
+            except (ZygoteError, TimeoutError, asyncio.CancelledError) as exc:
+                if isinstance(exc, asyncio.CancelledError) and not zygote.relay.cancelled():
+                    raise
                 log.warning("the sandbox's zygote failed (%s): the command starts its own sandbox", exc)
-    return await spawn_child(confined.argv, cwd, confined.env, on_data)
+    return await spawn_child(confined.argv, cwd, confined.env, on_data), _nothing
+
+
+def proxy_environment(token: str, port: int) -> dict[str, str]:
+    """The variables that send a command's HTTP(S) through the sandbox's proxy (the token names the
+    command to the proxy); the sandbox's own loopback is reached directly."""
+    url = f"http://agentls:{token}@127.0.0.1:{port}"
+    local = "localhost,127.0.0.1,::1"
+    return {
+        "HTTP_PROXY": url,
+        "HTTPS_PROXY": url,
+        "http_proxy": url,
+        "https_proxy": url,
+        "NO_PROXY": local,
+        "no_proxy": local,
+    }
 
 
 async def kill_group(pgid: int, exited: asyncio.Future[Any]) -> None:

@@ -38,13 +38,14 @@ pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewra
 class Listener:
     """A loopback TCP server that counts the connections it accepted (and answers HTTP 200)."""
 
-    def __init__(self) -> None:
+    def __init__(self, host: str = "127.0.0.1") -> None:
         self.connections = 0
         self.port = 0
+        self.host = host
         self._server: asyncio.Server | None = None
 
     async def __aenter__(self) -> Listener:
-        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        self._server = await asyncio.start_server(self._serve, self.host, 0)
         self.port = self._server.sockets[0].getsockname()[1]
         return self
 
@@ -302,3 +303,49 @@ async def test_credentials_in_the_home_and_agentls_config_read_empty(
     assert "listed" in shown
     for secret in ("PRIVATE-KEY-TEXT", "NETRC-PASSWORD", "CONFIG-KEY"):
         assert secret not in shown
+
+
+# --- hosts through the sandbox's proxy -------------------------------------------------------
+
+
+@pytest.fixture
+async def elsewhere() -> AsyncIterator[Listener]:
+    """A server on 127.0.0.2: not the sandbox's loopback name, so commands reach it by the proxy."""
+    async with Listener("127.0.0.2") as server:
+        yield server
+
+
+def fetch_command(server: Listener) -> str:
+    return f"python3 -c \"import urllib.request as u; print(u.urlopen('http://{server.host}:{server.port}').read())\""
+
+
+@pytest.mark.parametrize(
+    ("allow", "yes", "reached"),
+    [
+        (["127.0.0.2"], False, True),  # on the allow-list: no question
+        ([], True, True),  # asked, and --yes allows it
+        ([], False, False),  # asked, and refused (no terminal to ask on)
+    ],
+)
+async def test_a_host_is_reached_through_the_proxy_when_allowed_or_approved(
+    tmp_path: Path,
+    model: FakeModelServer,
+    title_model: FakeModelServer,
+    elsewhere: Listener,
+    allow: list[str],
+    yes: bool,
+    reached: bool,
+) -> None:
+    project, _, _ = lay_out(tmp_path)
+    model.script(Turn.tool_call("bash", {"command": fetch_command(elsewhere)}), Turn.text("done"))
+    # bash itself is allowed: what is asked (or not) is the host.
+    sandbox, permission = {"network": {"allow": allow}}, {"bash": "allow"}
+    env = run_env(tmp_path, model, title_model, sandbox=sandbox, permission=permission)
+    code, _, err = await agentls("run", *(["--yes"] if yes else []), "go", cwd=project, env=env)
+    (shown,) = tool_results(model)
+    assert (elsewhere.connections == 1) is reached, (shown, err)
+    if reached:
+        assert code == 0, err
+        assert "b'ok'" in shown
+    else:
+        assert "The sandbox (workspace-write) blocked network access to 127.0.0.2" in shown

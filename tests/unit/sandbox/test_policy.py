@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -117,8 +118,9 @@ def test_network_is_all_or_nothing(network: dict[str, list[str]], enabled: bool,
     "bad",
     [
         {"mode": "danger"},
-        {"network": {"allow": ["example.com"]}},
+        {"network": {"allow": ["https://example.com"]}},
         {"network": {"allow": ["*", "example.com"]}},
+        {"network": {"allow": ["exa mple.com"]}},
         {"writable": "src"},
         {"env": {"pass": "GITHUB_TOKEN"}},
     ],
@@ -129,9 +131,21 @@ def test_a_bad_sandbox_config_is_refused_with_its_reason(bad: dict[str, object])
     assert "sandbox" in str(raised.value)
 
 
-def test_the_hosts_refusal_says_why() -> None:
-    with pytest.raises(ValidationError, match="cannot be limited to some hosts yet"):
-        Config.model_validate({"sandbox": {"network": {"allow": ["example.com"]}}})
+def test_a_bad_host_is_named() -> None:
+    with pytest.raises(
+        ValidationError, match=re.escape("not a host name or *.domain pattern: https://x.org")
+    ):
+        Config.model_validate({"sandbox": {"network": {"allow": ["pypi.org", "https://x.org"]}}})
+    with pytest.raises(ValidationError, match=re.escape('"*" allows every host: give it alone')):
+        Config.model_validate({"sandbox": {"network": {"allow": ["*", "pypi.org"]}}})
+
+
+def test_hosts_go_to_the_proxy(tmp_path: Path) -> None:
+    config = Config.model_validate(
+        {"sandbox": {"network": {"allow": ["pypi.org", "*.npmjs.org", "10.0.0.1"]}}}
+    )
+    policy = build_policy(config.sandbox, [tmp_path], tmp_path)
+    assert not policy.network and policy.hosts == ("pypi.org", "*.npmjs.org", "10.0.0.1")
 
 
 def test_env_pass_is_read_from_its_json_name() -> None:
