@@ -70,11 +70,11 @@ def _policy_lines(policy: SandboxPolicy) -> str:
     if policy.hidden:
         hidden = ", ".join(str(p) for p in policy.hidden)
         lines.append(f"  hidden (shown empty; sandbox.readable shows one): {hidden}")
-    network = (
-        'on (sandbox.network.allow is ["*"])'
-        if policy.network
-        else 'off (allow it: "network": {"allow": ["*"]})'
-    )
+    if policy.network:
+        network = 'on (sandbox.network.allow is ["*"])'
+    else:
+        listed = ", ".join(policy.hosts) or "none"
+        network = f"off; HTTP(S) through the proxy: hosts on the allow-list pass ({listed}), others ask"
     lines.append(f"  network: {network}")
     return "\n".join(lines)
 

@@ -1,7 +1,8 @@
 """The built-in rules: reading the project runs, changing it asks.
 
 File edits (edit, write, patch) ask; bash asks, except read-only commands (``ls``, ``cat``,
-``git status`` …) which run; webfetch asks; reading, listing and searching the project run.
+``git status`` …) which run; webfetch asks, and so does a host a sandboxed command connects to
+(``network``); reading, listing and searching the project run.
 A read-only command still asks through its other requests when it touches a folder outside the
 project (``external_directory``), a secret such as ``.env`` (``read``), a word whose files cannot be
 known before it runs (``unknown_path``) or writes a file (``edit``): those are separate requests

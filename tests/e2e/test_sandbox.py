@@ -255,7 +255,7 @@ async def test_doctor_names_the_protection_and_why(tmp_path: Path) -> None:
     assert code == 0, err
     assert "commands: workspace-write sandbox by bubblewrap" in out
     assert f"writable: {project}" in out or f", {project}" in out
-    assert 'network: off (allow it: "network": {"allow": ["*"]})' in out
+    assert "network: off; HTTP(S) through the proxy: hosts on the allow-list pass (none), others ask" in out
     assert "GH_TOKEN" in out and "secret-value" not in out
 
     env["PATH"] = path_without_bwrap(tmp_path)
