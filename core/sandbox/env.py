@@ -40,7 +40,9 @@ SECRET_WORDS = frozenset(
 SECRET_PREFIXES = ("AWS_", "AZURE_", "GCP_", "GOOGLE_CLOUD_", "ALIBABA_CLOUD_", "DIGITALOCEAN_")
 # Names with a secret word that hold none and that builds need.
 SECRET_ENDINGS = ("PASSWORD", "PASSWD", "TOKEN", "SECRET", "APIKEY")
-HARMLESS = frozenset({"KEYTIMEOUT", "SSH_ASKPASS", "GPG_TTY"})
+HARMLESS = frozenset(
+    {"KEYTIMEOUT", "SSH_ASKPASS", "GPG_TTY", "TIKTOKEN_CACHE_DIR", "CUSTOM_TIKTOKEN_CACHE_DIR"}
+)
 
 
 def holds_secret(name: str) -> bool:
