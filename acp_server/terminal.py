@@ -15,11 +15,11 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from acp import RequestError
-from acp.schema import CreateTerminalRequest
+from acp.schema import CreateTerminalRequest, EnvVariable
 
 from acp_server.workspace import current_session
 from core.tools.base import Tool, ToolResult, load_description
-from core.tools.bash import DEFAULT_TIMEOUT_MS, BashParams, BashTool, command_result
+from core.tools.bash import DEFAULT_TIMEOUT_MS, BashParams, BashTool, command_result, with_blocked
 from core.tools.context import ToolContext
 
 if TYPE_CHECKING:
@@ -56,12 +56,22 @@ class TerminalBash(BashTool):
         description = params.description or params.command
         timeout_ms = params.timeout or DEFAULT_TIMEOUT_MS
         client = self._front.client
+        # The terminal runs the command confined like the agent's own bash (the client's terminal
+        # keeps its own environment: only the sandbox's temp dir variables are added to it).
+        argv, env, confined = ["/bin/sh", "-c", params.command], None, None
+        if ctx.sandbox is not None:
+            confined = ctx.sandbox.confine(argv, cwd, {}, session_id=ctx.session_id)
+            argv = confined.argv
+            if confined.policy is not None:
+                tmp = str(confined.policy.tmpdir)
+                env = [EnvVariable(name=name, value=tmp) for name in ("TMPDIR", "TMP", "TEMP")]
         try:
             created = await client.create_terminal(
                 CreateTerminalRequest(
                     session_id=state.id,
-                    command="/bin/sh",
-                    args=["-c", params.command],
+                    command=argv[0],
+                    args=argv[1:],
+                    env=env,
                     cwd=str(cwd),
                     output_byte_limit=OUTPUT_LIMIT,
                 )
@@ -77,9 +87,10 @@ class TerminalBash(BashTool):
         finally:
             with contextlib.suppress(RequestError, ConnectionError):
                 await client.release_terminal(state.id, terminal)
-        return command_result(
-            description, output, output, exit_code, stop, timeout_ms, killed="it was killed"
-        )
+        killed = "it was killed"
+        done = command_result(description, output, output, exit_code, stop, timeout_ms, killed=killed)
+        blocked = confined.blocked(output) if confined is not None and stop == "exit" else []
+        return with_blocked(done, blocked, exit_code)
 
     async def _wait(
         self, session_id: str, terminal: str, timeout: float, abort: asyncio.Event

@@ -22,6 +22,7 @@ CORE_COMMANDS: dict[str, str] = {
     "sessions": "cli.sessions_cmd",
     "compact": "cli.compact_cmd",
     "config": "cli.config_cmd",
+    "doctor": "cli.doctor_cmd",
     "permissions": "cli.permissions_cmd",
     "trust": "cli.trust_cmd",
     "snapshots": "cli.snapshot_cmd",

@@ -7,6 +7,7 @@ import sys
 from typing import Any, TextIO
 
 from core.events import (
+    AgentWarning,
     Event,
     MessageUpdated,
     PartDelta,
@@ -86,6 +87,10 @@ class Transcript:
         elif isinstance(event, SessionError):
             self._newline()
             self._write(self._style(f"✗ {event.error.name}: {event.error.message}\n", RED))
+        elif isinstance(event, AgentWarning):
+            # Beside the transcript, as the CLI's other warnings: stdout stays the agent's answer.
+            self._newline()
+            print(f"agentls: warning: {event.message}", file=sys.stderr, flush=True)
 
     def _part(self, part: Any) -> None:
         if isinstance(part, TextPart | ReasoningPart):

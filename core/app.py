@@ -255,7 +255,7 @@ class AgentApp:
     async def _start_mcp(self) -> None:
         settings = self.wiring.settings
         state = settings.current
-        mcp, _, warnings = await state.mcp.reconcile(state.config.mcp, self.worktree)
+        mcp, _, warnings = await state.mcp.reconcile(state.config.mcp, self.worktree, state.sandbox)
         for warning in warnings:
             log.warning("mcp: %s", warning)
         settings.current = replace(state, mcp=mcp)
@@ -402,7 +402,10 @@ class AgentApp:
 
         abort = asyncio.Event()
         self._command_aborts.setdefault(session_id, set()).add(abort)
-        shell = shell_runner(ask, self.directory, self.worktree, abort)
+        sandbox = self.config_state.sandbox
+        shell = shell_runner(
+            ask, self.directory, self.worktree, abort, sandbox=sandbox, session_id=session_id
+        )
 
         async def check_file(path: Path) -> None:  # a template's @file asks as the read tool does
             for request in read_requests(path, self.worktree):

@@ -24,8 +24,11 @@ from core.config.loader import ResolvedConfig
 from core.config.merge import format_path
 from core.config.schema import Config, McpServer
 from core.errors import ConfigError, InvalidInputError
+from core.events import AgentWarning
 from core.llm import catalog
 from core.record import record
+from core.sandbox.sandbox import Notice, Sandbox, once
+from core.sandbox.settings import sandbox_settings
 from core.session.prompt import parse_model_ref
 from core.session.retry import RetryPolicy
 from core.session.services import StepServices
@@ -63,30 +66,35 @@ class McpServers:
         return [e.manager for e in self.entries.values() if e.manager is not None]
 
     async def reconcile(
-        self, wanted: Mapping[str, McpServer], cwd: Path
+        self, wanted: Mapping[str, McpServer], cwd: Path, sandbox: Sandbox | None = None
     ) -> tuple[McpServers, list[McpManager], list[str]]:
         """The servers for ``wanted``: unchanged ones kept running, added or changed ones started.
 
         Returns the new set, the managers it no longer uses (the caller stops them when no turn
         needs them) and the warnings of servers that failed to start. A server whose config did not
         change is not retried, even if it failed: only a change of its config starts it again.
+        Local servers start confined by ``sandbox`` (unless their config says ``"sandbox": false``).
         """
         kept = {n: e for n, e in self.entries.items() if n in wanted and e.config == wanted[n]}
         to_start = {n: cfg for n, cfg in wanted.items() if n not in kept}
-        started, warnings = await _start(to_start, cwd)
+        started, warnings = await _start(to_start, cwd, sandbox)
         entries = {**kept, **started}
         retired = [e.manager for n, e in self.entries.items() if n not in kept and e.manager is not None]
         return McpServers({n: entries[n] for n in wanted}), retired, warnings
 
 
-async def _start(servers: Mapping[str, McpServer], cwd: Path) -> tuple[dict[str, McpEntry], list[str]]:
+async def _start(
+    servers: Mapping[str, McpServer], cwd: Path, sandbox: Sandbox | None
+) -> tuple[dict[str, McpEntry], list[str]]:
     enabled = {name: cfg for name, cfg in servers.items() if cfg.enabled}
     entries = {name: McpEntry(cfg, None) for name, cfg in servers.items() if not cfg.enabled}
     if not enabled:
         return entries, []
     # The MCP SDK costs more to import than the rest of the agent: only when a server is on.
     module = await asyncio.to_thread(importlib.import_module, "core.tools.mcp")
-    managers = {name: module.McpManager({name: cfg}, cwd=cwd) for name, cfg in enabled.items()}
+    managers = {
+        name: module.McpManager({name: cfg}, cwd=cwd, sandbox=sandbox) for name, cfg in enabled.items()
+    }
     try:
         await asyncio.gather(*(m.start() for m in managers.values()))
     except BaseException:  # cancelled (the app is closing): leave no server behind
@@ -114,6 +122,7 @@ class ConfigState:
     snapshots: SnapshotService
     step_services: StepServices
     mcp: McpServers
+    sandbox: Sandbox
 
     @property
     def config(self) -> Config:
@@ -167,7 +176,24 @@ def build_state(
             review_note=snapshots.review.tell,
         )
     mcp = previous.mcp if previous is not None else McpServers()
-    return ConfigState(parts.owner, resolved, agents, retry, snapshots, services, mcp)
+    # The fallback notice is said once per app, not once per config: it is carried over.
+    notice = previous.sandbox.notice if previous is not None else sandbox_notice(parts.bus)
+    sandbox_config, confined_mcp, ignored = sandbox_settings(resolved)
+    for warning in ignored:
+        log.warning("sandbox: %s", warning)
+        parts.bus.publish(AgentWarning(kind="sandbox", message=warning))
+    sandbox = Sandbox(sandbox_config, (parts.worktree,), notice, confined_mcp=confined_mcp)
+    return ConfigState(parts.owner, resolved, agents, retry, snapshots, services, mcp, sandbox)
+
+
+def sandbox_notice(bus: Bus) -> Notice:
+    """Tell every client, once, that commands run without an OS sandbox (``agent.warning``)."""
+
+    def publish(message: str, session_id: str | None) -> None:
+        log.info("sandbox: %s", message)  # the event is what the user reads
+        bus.publish(AgentWarning(kind="sandbox", message=message, sessionID=session_id))
+
+    return once(publish)
 
 
 async def next_state(
@@ -177,7 +203,7 @@ async def next_state(
     uses, and the MCP warnings. ConfigError when ``resolved`` cannot replace a working config."""
     check_model_refs(resolved)
     state = build_state(parts, resolved, previous=old)
-    mcp, retired, warnings = await old.mcp.reconcile(resolved.config.mcp, parts.worktree)
+    mcp, retired, warnings = await old.mcp.reconcile(resolved.config.mcp, parts.worktree, state.sandbox)
     return replace(state, mcp=mcp), retired, warnings
 
 

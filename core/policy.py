@@ -144,6 +144,7 @@ class AgentPolicy:
             questions=self._questions,
             subtasks=self.subtasks,
             editor=self.editor,
+            sandbox=state.sandbox,
         )
 
     def cancel_dialogs(self, session_id: str) -> None:

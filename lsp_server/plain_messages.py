@@ -63,6 +63,8 @@ def _command_message(request: PermissionRequest, command: str) -> str:
     if command.strip() != part.strip():
         # One simple command of a longer line asks on its own: show the whole line it belongs to.
         lines.append(f"(part of: {clean(command)[:MAX_COMMAND]})")
+    if request.metadata.get("sandbox") == "none":
+        lines.append("(runs without a sandbox)")
     return "\n".join(lines)
 
 

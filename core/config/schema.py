@@ -6,6 +6,7 @@ reports them as warnings with their key path.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal, TypeAlias
 from urllib.parse import urlsplit
 
@@ -160,6 +161,8 @@ class McpLocal(ConfigSection):
     command: list[str] = Field(min_length=1)
     environment: dict[str, str] = {}
     enabled: bool = True
+    # False: the server runs outside the sandbox (it is confined like a command otherwise, network on).
+    sandbox: bool = True
 
 
 class McpRemote(ConfigSection):
@@ -194,6 +197,48 @@ class RetryConfig(ConfigSection):
     initial_delay: float = Field(default=1.0, ge=0)
 
 
+SandboxMode: TypeAlias = Literal["read-only", "workspace-write", "full"]
+
+
+_HOST = re.compile(r"^(\*\.)?[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$|^[0-9a-fA-F:.]+$")
+
+
+class SandboxNetwork(ConfigSection):
+    """The network a sandboxed command gets: none (``[]``, the default: every host asks through the
+    sandbox's proxy), all of it (``["*"]``), or these hosts without asking (``["pypi.org",
+    "*.npmjs.org"]``)."""
+
+    allow: list[str] = []
+
+    @field_validator("allow")
+    @classmethod
+    def _hosts(cls, value: list[str]) -> list[str]:
+        if "*" in value and value != ["*"]:
+            raise ValueError('"*" allows every host: give it alone, or list the hosts')
+        bad = [entry for entry in value if entry != "*" and not _HOST.match(entry)]
+        if bad:
+            raise ValueError(f"not a host name or *.domain pattern: {', '.join(bad)}")
+        return value
+
+
+class SandboxEnv(ConfigSection):
+    """Environment variables the sandbox passes although their names look like secrets."""
+
+    model_config = ConfigDict(extra="allow", defer_build=True, populate_by_name=True, serialize_by_alias=True)
+
+    pass_: list[str] = Field(default=[], alias="pass")
+
+
+class SandboxConfig(ConfigSection):
+    """The OS sandbox every command the agent runs is confined in (``core/sandbox``)."""
+
+    mode: SandboxMode = "workspace-write"
+    writable: list[str] = []  # extra writable folders: absolute, ~/..., or relative to the project
+    readable: list[str] = []  # hidden credential folders and files to show anyway (e.g. "~/.npmrc")
+    network: SandboxNetwork = Field(default_factory=SandboxNetwork)
+    env: SandboxEnv = Field(default_factory=SandboxEnv)
+
+
 class Config(ConfigSection):
     """The resolved agentls config."""
 
@@ -209,4 +254,5 @@ class Config(ConfigSection):
     snapshot: SnapshotConfig = Field(default_factory=SnapshotConfig)
     mcp: dict[str, McpServer] = {}
     retry: RetryConfig = Field(default_factory=RetryConfig)
+    sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
     command: dict[str, CommandConfig] = {}

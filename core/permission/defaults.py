@@ -2,7 +2,8 @@
 
 File edits (edit, write, patch) ask; bash asks, except read-only commands (``ls``, ``cat``,
 ``git status`` …) which run; webfetch asks, and asks again (``local_network``) before it connects to
-a loopback, private or link-local address; reading, listing and searching the project run.
+a loopback, private or link-local address, and so does a host a sandboxed command connects to
+(``network``); reading, listing and searching the project run.
 A read-only command still asks through its other requests when it touches a folder outside the
 project (``external_directory``), a secret such as ``.env`` (``read``), a word whose files cannot be
 known before it runs (``unknown_path``) or writes a file (``edit``): those are separate requests
@@ -59,6 +60,7 @@ DEFAULT_RULES: tuple[tuple[str, str, str], ...] = (
     *(("bash", pattern, "ask") for pattern in NOT_READ_ONLY),
     ("webfetch", "*", "ask"),
     ("local_network", "*", "ask"),  # a fetch from this machine or its networks (core.tools.webaddress)
+    ("network", "*", "ask"),  # a host a sandboxed command connects to (core/sandbox/proxy.py)
     ("doom_loop", "*", "ask"),
     ("external_directory", "*", "ask"),
     ("unknown_path", "*", "ask"),

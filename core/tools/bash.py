@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import Field
 
-from core.errors import ToolError
+from core.errors import PermissionDeniedError, PermissionRejectedError, ToolError
 from core.permission.bash import bash_requests
 from core.permission.request import PermissionAsk
 from core.tools import paths
@@ -17,11 +20,16 @@ from core.tools.base import Tool, ToolParams, ToolResult
 from core.tools.context import ToolContext
 from core.tools.process import run_command
 
+if TYPE_CHECKING:
+    from core.sandbox.blocked import Blocked
+    from core.sandbox.sandbox import Sandbox
+
 log = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
 LIVE_CHARS = 30_000
+BLOCKED_OUTPUT_CHARS = 300  # of a command the sandbox stopped, what the model reads after the notes
 
 BashRequests = Callable[[str, Path, Path], list[PermissionAsk]]
 
@@ -58,8 +66,9 @@ class BashTool(Tool[BashParams]):
         # The check reads the whole line (up to 32 KB): off the event loop, so that other
         # sessions and clients are answered meanwhile.
         requests = await asyncio.to_thread(self._requests, params.command, cwd, ctx.worktree.resolve())
+        mark = unsandboxed_mark(ctx.sandbox)
         for request in requests:
-            await ctx.ask(request)
+            await ctx.ask(mark(request))
         return cwd
 
     async def execute(self, params: BashParams, ctx: ToolContext) -> ToolResult:
@@ -78,11 +87,14 @@ class BashTool(Tool[BashParams]):
             abort=ctx.abort,
             on_output=live,
             live_chars=LIVE_CHARS,
+            sandbox=ctx.sandbox,
+            session_id=ctx.session_id,
+            ask_host=functools.partial(ask_for_host, ctx),
         )
         output = result.output
         if result.dropped_bytes:
             output = f"[... {result.dropped_bytes} earlier characters were not kept ...]\n{output}"
-        return command_result(
+        done = command_result(
             description,
             output,
             result.output,
@@ -91,6 +103,53 @@ class BashTool(Tool[BashParams]):
             timeout_ms,
             killed="it and every process it started were killed",
         )
+        return with_blocked(done, result.blocked, result.exit_code)
+
+
+def with_blocked(done: ToolResult, blocked: Sequence[Blocked], exit_code: int | None) -> ToolResult:
+    """``done`` with what the sandbox blocked: a tool error when the command failed (so that the
+    model asks the user rather than trying another way), else notes after the output."""
+    if not blocked:
+        return done
+    notes = "\n".join(b.note for b in blocked)
+    done.metadata["sandboxBlocked"] = [b.what for b in blocked]
+    if exit_code:
+        # The notes come first: a tool error is cut to its first kilobyte or so.
+        tail = done.output[-BLOCKED_OUTPUT_CHARS:]
+        raise ToolError(f"{notes}\n\nThe command's output (its end):\n{tail}")
+    done.output = f"{done.output}\n\n{notes}"
+    return done
+
+
+async def ask_for_host(ctx: ToolContext, host: str) -> bool:
+    """Whether a running command may connect to ``host`` (not on the sandbox's allow-list): the
+    ``network`` permission for that host, asked like any other (an "always" remembers it). A "no"
+    refuses the connection; the command goes on and the turn is not stopped."""
+    request = PermissionAsk(
+        permission="network",
+        patterns=[host],
+        always=[host],
+        title=f"let the command connect to {host}",
+        metadata={"host": host},
+    )
+    try:
+        await ctx.ask(request)
+    except (PermissionDeniedError, PermissionRejectedError):
+        return False
+    return True
+
+
+def unsandboxed_mark(sandbox: Sandbox | None) -> Callable[[PermissionAsk], PermissionAsk]:
+    """What marks a command's permission requests when it will run without an OS sandbox (full
+    mode, or no sandbox possible here): the dialog says so. Unchanged when it runs confined."""
+    if sandbox is None or sandbox.protection().active:
+        return lambda request: request
+
+    def mark(request: PermissionAsk) -> PermissionAsk:
+        title = f"{request.title or ' '.join(request.patterns)} (runs without a sandbox)"
+        return replace(request, title=title, metadata={**request.metadata, "sandbox": "none"})
+
+    return mark
 
 
 def command_result(

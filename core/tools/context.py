@@ -17,6 +17,7 @@ from core.workspace import EditContext, Workspace
 
 if TYPE_CHECKING:
     from core.question.service import Questions
+    from core.sandbox.sandbox import Sandbox
 
 DEFAULT_MAX_LINES = 2000
 DEFAULT_MAX_BYTES = 51200
@@ -84,6 +85,7 @@ class ToolContext:
     questions: Questions | None = None
     subtasks: SubtaskRunner | None = None
     editor: EditorIntelligence | None = None  # the editor's language servers, where a host has them
+    sandbox: Sandbox | None = None  # what confines the commands a tool runs (None: nothing, as in full mode)
 
     @property
     def output_dir(self) -> Path:

@@ -27,6 +27,7 @@ from core.config.schema import McpLocal, McpRemote
 from core.errors import AbortedError, ToolError
 from core.permission.request import PermissionAsk
 from core.record import record
+from core.sandbox.sandbox import Sandbox
 from core.tools.base import Tool, ToolResult
 from core.tools.context import ToolContext
 
@@ -117,9 +118,11 @@ class McpManager:
         *,
         cwd: Path | None = None,
         connect_timeout: float = CONNECT_TIMEOUT,
+        sandbox: Sandbox | None = None,
     ) -> None:
         self._servers = dict(servers)
         self._cwd = cwd
+        self._sandbox = sandbox
         self._timeout = connect_timeout
         self._closing = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
@@ -168,9 +171,7 @@ class McpManager:
         """Hold the server's connection open until ``close()``; this task owns the SDK's scopes."""
         try:
             if isinstance(cfg, McpLocal):
-                params = StdioServerParameters(
-                    command=cfg.command[0], args=cfg.command[1:], env=cfg.environment or None, cwd=self._cwd
-                )
+                params = self._stdio_params(name, cfg)
                 async with Client(stdio_client(params, errlog=sys.stderr)) as client:
                     await self._ready(name, client, ready)
             elif cfg.transport == "sse":
@@ -187,6 +188,20 @@ class McpManager:
                 ready.set_exception(exc)
             else:
                 log.warning("MCP server %s stopped: %s", name, _describe(exc))
+
+    def _stdio_params(self, name: str, cfg: McpLocal) -> StdioServerParameters:
+        """How a local server is started: confined like a command (network on: servers are mostly
+        API clients) unless its config says ``"sandbox": false``. The SDK passes a server only a
+        few safe variables of agentls's environment, and its configured ``environment``."""
+        argv, env = list(cfg.command), dict(cfg.environment)
+        if self._sandbox is not None and (cfg.sandbox or name in self._sandbox.confined_mcp):
+            cwd = self._cwd or Path.cwd()
+            confined = self._sandbox.confine(argv, cwd, env, network=True)
+            argv = confined.argv
+            if confined.policy is not None:
+                env = {**env, "TMPDIR": str(confined.policy.tmpdir)}
+            log.info("MCP server %s starts %s", name, "sandboxed" if confined.policy else "unsandboxed")
+        return StdioServerParameters(command=argv[0], args=argv[1:], env=env or None, cwd=self._cwd)
 
     async def _ready(self, name: str, client: Client, ready: asyncio.Future[list[McpTool]]) -> None:
         listed: list[_Listed] = []

@@ -5,17 +5,27 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextlib
+import functools
+import logging
 import os
 import signal
-import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from core.llm.secrets import child_environment
 from core.record import record
+from core.sandbox.zygotes import START_TIMEOUT_S, ZygoteError, proxy_for, zygote_for
 from core.tools.reaper import reaper
+from core.tools.spawn import Spawned, spawn_child, spawn_in_zygote
+
+if TYPE_CHECKING:
+    from core.sandbox.blocked import Blocked
+    from core.sandbox.proxy import AskHost
+    from core.sandbox.sandbox import Confined, Sandbox
+
+log = logging.getLogger(__name__)
 
 KILL_GRACE_S = 0.3  # between SIGTERM and SIGKILL: short, because an abort must land within a second
 DRAIN_S = 0.2  # after the shell exits, background children may hold the pipe open; don't wait on them
@@ -32,6 +42,7 @@ class ProcessResult:
     exit_code: int | None
     stop: Stop
     dropped_bytes: int
+    blocked: tuple[Blocked, ...] = ()  # what the sandbox refused, as the output tells it
 
 
 class _Tail:
@@ -70,32 +81,6 @@ def shell() -> list[str]:
     return ["/bin/sh", "-c"]
 
 
-class _Protocol(asyncio.SubprocessProtocol):
-    """Collects output and signals exit and end of output separately.
-
-    ``asyncio.subprocess.Process.wait()`` only returns once every pipe is closed, so a background
-    child that keeps stdout open would hold the call until the timeout. ``process_exited`` fires
-    when the shell itself exits, which is what ends a command.
-    """
-
-    def __init__(self, on_data: Callable[[bytes], None]) -> None:
-        loop = asyncio.get_running_loop()
-        self.on_data = on_data
-        self.exited: asyncio.Future[None] = loop.create_future()
-        self.eof: asyncio.Future[None] = loop.create_future()
-
-    def pipe_data_received(self, fd: int, data: bytes) -> None:
-        self.on_data(data)
-
-    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
-        if fd == 1 and not self.eof.done():
-            self.eof.set_result(None)
-
-    def process_exited(self) -> None:
-        if not self.exited.done():
-            self.exited.set_result(None)
-
-
 async def run_command(
     command: str,
     *,
@@ -105,8 +90,15 @@ async def run_command(
     on_output: Callable[[str], None] | None = None,
     throttle_s: float = 0.1,
     live_chars: int = 30_000,
+    sandbox: Sandbox | None = None,
+    session_id: str | None = None,
+    ask_host: AskHost | None = None,
 ) -> ProcessResult:
-    """Run ``command`` until it exits, times out or ``abort`` is set; report output as it comes."""
+    """Run ``command`` until it exits, times out or ``abort`` is set; report output as it comes.
+
+    With a ``sandbox`` the shell runs confined by it (``session_id``: whose warning a fallback is);
+    a host it connects to through the sandbox's proxy that is not on the allow-list is put to
+    ``ask_host`` (None: refused)."""
     tail = _Tail()
     last_report = 0.0
 
@@ -120,44 +112,91 @@ async def run_command(
 
     # stdin is closed: a pager would hang. Provider keys agentls holds are not the command's business.
     env = {**child_environment(os.environ), "PAGER": "cat", "GIT_PAGER": "cat"}
-    loop = asyncio.get_running_loop()
+    argv = [*shell(), command]
+    confined = sandbox.confine(argv, cwd, env, session_id=session_id) if sandbox is not None else None
     reaper().start()
-    transport, protocol = await loop.subprocess_exec(
-        lambda: _Protocol(on_data),
-        *shell(),
-        command,
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    pid = transport.get_pid()
+    spawned, done_with = await _spawn(confined, argv, cwd, env, on_data, ask_host)
+    pid = spawned.pid
     reaper().watch(pid)  # the group is killed even if agentls is killed with -9
     aborted = asyncio.create_task(abort.wait())
     stop: Stop = "exited"
     try:
-        waiters: set[asyncio.Future[Any]] = {protocol.exited, aborted}
+        waiters: set[asyncio.Future[Any]] = {spawned.exited, aborted}
         done, _ = await asyncio.wait(waiters, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)
-        if protocol.exited not in done:
+        if spawned.exited not in done:
             stop = "aborted" if aborted in done else "timeout"
-            await kill_group(pid, protocol.exited)
+            await kill_group(pid, spawned.exited)
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(protocol.eof), DRAIN_S)
+            await asyncio.wait_for(asyncio.shield(spawned.eof), DRAIN_S)
     finally:
         aborted.cancel()
-        if not protocol.exited.done():
-            await kill_group(pid, protocol.exited)
+        if not spawned.exited.done():
+            await kill_group(pid, spawned.exited)
         reaper().forget(pid)
-        transport.close()
+        spawned.close()
+        done_with()
     tail.feed(b"", final=True)
     if on_output is not None:
         on_output(tail.last(live_chars))
-    return ProcessResult(tail.text(), transport.get_returncode(), stop, tail.dropped)
+    output = tail.text()
+    blocked = tuple(confined.blocked(output)) if confined is not None and stop == "exited" else ()
+    return ProcessResult(output, spawned.returncode(), stop, tail.dropped, blocked)
 
 
-async def kill_group(pgid: int, exited: asyncio.Future[None]) -> None:
+def _nothing() -> None:
+    return None
+
+
+async def _spawn(
+    confined: Confined | None,
+    argv: list[str],
+    cwd: Path,
+    env: dict[str, str],
+    on_data: Callable[[bytes], None],
+    ask_host: AskHost | None,
+) -> tuple[Spawned, Callable[[], None]]:
+    """Start the command: unconfined, by its sandbox's zygote (through the host proxy when the
+    sandbox has no network), or in a sandbox of its own (when the zygote cannot start or died).
+    Also what to call once it ended."""
+    if confined is None:
+        return await spawn_child(argv, cwd, env, on_data), _nothing
+    policy = confined.policy
+    if confined.zygote_prefix and policy is not None:
+        proxy = None if policy.network else await proxy_for(policy.tmpdir)
+        zygote = zygote_for(confined.zygote_prefix, confined.env, proxy.path if proxy else None)
+        if zygote is not None:
+            try:
+                env = confined.env
+                done_with = _nothing
+                if proxy is not None:
+                    port = await asyncio.wait_for(asyncio.shield(zygote.relay), START_TIMEOUT_S)
+                    token = proxy.register(policy.hosts, ask_host)
+                    env = {**env, **proxy_environment(token, port)}
+                    done_with = functools.partial(proxy.forget, token)
+                return await spawn_in_zygote(zygote, argv, cwd, env, on_data), done_with
+            except (ZygoteError, TimeoutError, asyncio.CancelledError) as exc:
+                if isinstance(exc, asyncio.CancelledError) and not zygote.relay.cancelled():
+                    raise
+                log.warning("the sandbox's zygote failed (%s): the command starts its own sandbox", exc)
+    return await spawn_child(confined.argv, cwd, confined.env, on_data), _nothing
+
+
+def proxy_environment(token: str, port: int) -> dict[str, str]:
+    """The variables that send a command's HTTP(S) through the sandbox's proxy (the token names the
+    command to the proxy); the sandbox's own loopback is reached directly."""
+    url = f"http://agentls:{token}@127.0.0.1:{port}"
+    local = "localhost,127.0.0.1,::1"
+    return {
+        "HTTP_PROXY": url,
+        "HTTPS_PROXY": url,
+        "http_proxy": url,
+        "https_proxy": url,
+        "NO_PROXY": local,
+        "no_proxy": local,
+    }
+
+
+async def kill_group(pgid: int, exited: asyncio.Future[Any]) -> None:
     """SIGTERM the process group, then SIGKILL whatever is left of it after a short grace."""
     if not _signal_group(pgid, signal.SIGTERM):
         return

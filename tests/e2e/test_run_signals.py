@@ -1,5 +1,7 @@
 """`agentls run` stopped by a signal while a bash tool runs: nothing of the tool's process group
-outlives it (SIGTERM: the turn is aborted and the group killed; SIGKILL: the reaper kills it)."""
+outlives it (SIGTERM: the turn is aborted and the group killed; SIGKILL: the reaper kills it).
+
+Run unsandboxed (``full``) and in the default sandbox (where the sandbox's zygote starts the shell)."""
 
 from __future__ import annotations
 
@@ -69,18 +71,25 @@ async def read_fifo(path: Path) -> str:
         os.close(fd)
 
 
-@pytest.fixture
+@pytest.fixture(params=["full", "workspace-write"])
 async def running(
-    tmp_path: Path, project: Path, model: FakeModelServer, title_model: FakeModelServer
+    request: pytest.FixtureRequest,
+    tmp_path: Path,
+    project: Path,
+    model: FakeModelServer,
+    title_model: FakeModelServer,
 ) -> AsyncIterator[tuple[asyncio.subprocess.Process, int, Log]]:
     """`agentls run` inside a bash tool whose shell has a background and a foreground `sleep`;
     yields the process and the tool's process group."""
     fifo = tmp_path / "started"
     os.mkfifo(fifo)
-    command = f'sleep 300 & sleep 301 & echo "$$" > {fifo}; wait'
+    # The group's id as the kernel has it (field 5 of stat, read by builtins: a process that ends at
+    # once must not be in the group when the test looks).
+    command = f"sleep 300 & sleep 301 & read -r _ _ _ _ g _ < /proc/$$/stat; echo $g > {fifo}; wait"
     model.script(Turn.tool_call("bash", {"command": command, "description": "wait a while"}), Turn.text("x"))
     env = clean_env(tmp_path)
-    env["AGENTLS_CONFIG_CONTENT"] = json.dumps(fake_config(model, title_model))
+    sandbox = {"mode": request.param}
+    env["AGENTLS_CONFIG_CONTENT"] = json.dumps(fake_config(model, title_model, sandbox=sandbox))
     proc = await asyncio.create_subprocess_exec(
         *AGENTLS,
         "--log-level",
@@ -162,7 +171,7 @@ async def test_sigkill_of_run_during_a_bash_tool_leaves_no_process_of_its_group(
 ) -> None:
     proc, pgid, _ = running
     members = group_members(pgid)
-    assert len(members) == 3, members
+    assert len(members) == 3, members  # the shell and its two sleeps
     proc.kill()
     await asyncio.wait_for(proc.wait(), 30)
     assert await _group_gone(pgid, members) == []

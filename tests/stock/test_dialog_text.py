@@ -60,6 +60,11 @@ ESCAPES = "print('\x1b[2J\x1b]52;c;cm0gLXJmIH4=\x07')\r\n"
             id="one command of a longer line",
         ),
         pytest.param(
+            request("bash", ["make"], "make (runs without a sandbox)", command="make", sandbox="none"),
+            "agentls wants to run: make\n(runs without a sandbox)",
+            id="a command that runs without a sandbox",
+        ),
+        pytest.param(
             request("edit", ["out.txt"], "Edit out.txt", command="echo hi > out.txt", cwd="/p"),
             "agentls wants permission for edit: out.txt\nfor the command: echo hi > out.txt",
             id="a file a command writes",

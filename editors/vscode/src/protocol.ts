@@ -258,7 +258,7 @@ export type AgentEvent =
   | { type: "question.replied"; properties: { sessionID: string; requestID: string; answers: string[][] } }
   | { type: "question.rejected"; properties: { sessionID: string; requestID: string } }
   | { type: "todo.updated"; properties: { sessionID: string; todos: Todo[] } }
-  | { type: "agent.warning"; properties: { kind: "snapshot" | "small-model" | "abort"; message: string; sessionID?: string } }
+  | { type: "agent.warning"; properties: { kind: "snapshot" | "small-model" | "abort" | "review" | "sandbox"; message: string; sessionID?: string } }
   | {
       type: "file.edited";
       properties: { file: string; sessionID?: string; messageID?: string; callID?: string; diff?: string };
