@@ -19,7 +19,7 @@ from core.app_config import LiveSettings
 from core.bus import Bus
 from core.dialogs import AppDialogs
 from core.editor import EditorIntelligence
-from core.errors import NotFoundError
+from core.errors import NotFoundError, PermissionRejectedError
 from core.events import AgentWarning, TaskOrigin
 from core.llm.model import ModelInfo, resolve_model, resolve_small_model
 from core.message.models import ModelRef, UserMessage
@@ -121,6 +121,11 @@ class AgentPolicy:
         permissions, subtasks = self._permissions, self.subtasks
 
         async def ask(request: PermissionAsk) -> None:
+            if abort.is_set():
+                # The abort has already rejected the session's dialogs (cancel_dialogs): a dialog
+                # asked after it (a tool that awaited its own work first, such as the bash check
+                # on its thread) would wait for an answer no one gives, and the turn would hang.
+                raise PermissionRejectedError("The session was aborted before the user answered.")
             # A sub-agent's dialog names the task call it runs for (clients show it in the parent).
             task = subtasks.origin_of(session_id) if subtasks is not None else None
             await permissions.ask(session_id, message_id, call_id, request, ruleset, task)
