@@ -69,6 +69,9 @@ class ReviewService:
         # up to ~100 ms for a long file: on a thread, so the server keeps answering the editor.
         hunks = await asyncio.to_thread(_patch_hunks, session_id, patches, steps, contents)
         await self._table.add_hunks(hunks)
+        # Steps without hunks too: later the write log no longer knows them, and their whole change
+        # would look like the agent's.
+        await self._table.examined([(session_id, p.message_id, p.part_id) for p in patches])
         if self._writes is not None:
             for patch in patches:
                 self._writes.forget(patch.hash, patch.after)

@@ -167,6 +167,22 @@ async def test_writes_the_user_approved_in_their_dialog_are_not_reviewed_again(e
     assert await env.service.review.hunks(env.agent.session.id) == []
 
 
+async def test_a_step_that_left_no_hunk_is_not_reviewed_again_at_the_next_step(env: Env) -> None:
+    approved = _edited(MAIN, {3: b"three\n"})
+
+    async def allowed() -> None:
+        await env.agent_writes("main.py", approved, APPROVED)
+        env.user_writes("other.py", _edited(MAIN, {5: b"user's five\n"}))
+
+    async def auto() -> None:
+        await env.agent_writes("main.py", _edited(approved, {9: b"nine\n"}))
+
+    await env.step(allowed)
+    await env.step(auto)  # the log forgot the first step by now: it must not be looked at again
+    pending = await env.service.review.pending(env.agent.session.id)
+    assert [(h.file, h.after) for h in pending] == [("main.py", ["nine\n"])]
+
+
 async def test_only_the_unapproved_writes_of_a_file_wait_for_review(env: Env) -> None:
     approved = _edited(MAIN, {3: b"three\n"})
     both = _edited(approved, {12: b"twelve, auto-accepted\n"})

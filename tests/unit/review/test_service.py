@@ -189,6 +189,16 @@ async def test_hunks_survive_a_restart_and_a_fork_copies_them(env: Env) -> None:
     copied = await store.hunks(fork.id)
     assert [(h.state, h.sessionID) for h in copied] == [("kept", fork.id), ("pending", fork.id)]
     assert {h.id for h in copied}.isdisjoint({first.id, hunk.id})
+    # The fork's copy of the step counts as examined, like its source's.
+    assert await store.reviewed_steps(fork.id) == {h.stepID for h in copied}
+
+
+async def test_a_step_noted_as_examined_counts_as_reviewed_without_hunks(env: Env) -> None:
+    await env.step({"src/main.py": _edited(MAIN, {2: b"two\n"})})
+    sid = env.agent.session.id
+    (hunk,) = await env.review.pending(sid)
+    await env.store.examined([(sid, hunk.messageID, "prt_nohunks")])  # as a step with no hunk is noted
+    assert await env.store.reviewed_steps(sid) == {hunk.stepID, "prt_nohunks"}
 
 
 async def test_a_reverted_turn_has_nothing_to_review(env: Env) -> None:
