@@ -23,7 +23,17 @@ export class Chrome {
   /** The menu's search box stays (it keeps the focus and the typed text); the rows below it change. */
   readonly search: SessionSearch;
   private readonly sessionRows = h("div", { class: "session-rows" });
-  readonly status = h("div", { id: "status" });
+  /** One line of fixed height, always there: the turn's state and usage, the buttons a prompt sent
+   * while a turn runs uses (placed in it by main.ts), and the changes waiting for review. Nothing in
+   * it appears or goes away by changing its height, so the transcript never jumps during a turn. */
+  readonly status = h("div", { id: "status", role: "group", "aria-label": "Status" });
+  private readonly statusText = h("span", { id: "status-text", role: "status" });
+  private readonly review = button("", () => this.post({ type: "reviewChanges" }), {
+    id: "review-changes",
+    class: "link",
+    hidden: true,
+    title: "Go to the first agent change waiting for Keep or Undo in the editor (the Changes list is in the panel: agentls Review)",
+  });
   readonly notice = h("div", { id: "notice", hidden: true });
   readonly panels = h("div", { id: "panels" });
   private listOpen = false;
@@ -38,6 +48,12 @@ export class Chrome {
   ) {
     this.search = new SessionSearch(post, redraw);
     this.sessionList.append(this.search.root, this.sessionRows);
+    this.status.append(this.statusText, this.review);
+  }
+
+  /** Put `el` (the prompt's busy actions) in the status line, before the review button. */
+  holdInStatus(el: HTMLElement): void {
+    this.status.insertBefore(el, this.review);
   }
 
   toggleList(open?: boolean): void {
@@ -115,7 +131,11 @@ export class Chrome {
     if (u.percent !== undefined) bits.push(`${u.percent}% of context`);
     if (u.cost > 0) bits.push(`$${u.cost.toFixed(4)}`);
     this.status.className = `status-${st.type}`;
-    this.status.textContent = bits.join(" · ");
+    this.statusText.textContent = bits.join(" · ");
+    const pending = state.reviewPending;
+    this.review.hidden = pending === 0;
+    this.review.textContent = `Review ${pending} change${pending === 1 ? "" : "s"}`;
+    this.review.setAttribute("aria-label", `${pending} agent change${pending === 1 ? "" : "s"} to review: go to the first`);
     const phase = state.server.phase;
     const phaseText =
       phase === "restarting" ? "The agentls server stopped; restarting it…" : phase === "missing" ? (state.server.message ? "" : "The agentls server was not found (see the notification).") : phase === "stopped" ? "The agentls server is not running." : "";

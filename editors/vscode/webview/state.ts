@@ -55,6 +55,7 @@ export interface ChatState {
   /** Errors of turns that failed with no assistant message to carry them, by the message they follow. */
   turnErrors: Map<string, string>;
   warnings: string[]; // agent.warning messages of this session (or of none), newest last
+  reviewPending: number; // the session's agent changes waiting for Keep/Undo (the host's count)
   subtasks: Subtasks; // child sessions of its task cards (webview/subtasks.ts)
   moreBefore: boolean; // older messages are on the server (webview/virtual.ts loads them)
   queue: QueuedPrompt[]; // prompts waiting for the running turn to end, next first
@@ -87,6 +88,7 @@ export function initialState(): ChatState {
     error: null,
     turnErrors: new Map(),
     warnings: [],
+    reviewPending: 0,
     subtasks: new Map(),
     moreBefore: false,
     queue: [],

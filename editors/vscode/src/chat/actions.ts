@@ -78,6 +78,10 @@ export class Actions {
         return this.view.refresh();
       case "openChange":
         return this.openChange(message.file);
+      case "reviewChanges":
+        // Review happens in the editor: the next pending hunk, with its Keep / Undo lenses.
+        await vscode.commands.executeCommand("agentls.review.next");
+        return;
       case "openToolDiff":
         return this.openPatch(message.file, message.patch);
       case "pickFiles":

@@ -56,6 +56,8 @@ export class ChatView implements ChatHost, vscode.WebviewViewProvider, vscode.Di
   readonly statuses = new Map<string, SessionStatus>();
   readonly permissions = new Map<string, PermissionRequest>();
   private sessionValue: Session | undefined;
+  /** The current session's agent changes waiting for review (src/review keeps the count). */
+  private reviewPending = 0;
   /** Focus Chat ran before the view was ready: focus the prompt once it is. */
   private focusWhenReady = false;
   private readonly changedEmitter = new vscode.EventEmitter<void>();
@@ -129,6 +131,12 @@ export class ChatView implements ChatHost, vscode.WebviewViewProvider, vscode.Di
     });
     const sidebar = sidebarView(view);
     if (sidebar !== undefined) this.resolvedEmitter.fire(sidebar);
+  }
+
+  /** How many agent changes wait for review: the status line's "Review N changes". */
+  setReviewPending(count: number): void {
+    this.reviewPending = count;
+    this.post({ type: "review", pending: count });
   }
 
   post(message: ToWebview): void {
@@ -435,6 +443,7 @@ export class ChatView implements ChatHost, vscode.WebviewViewProvider, vscode.Di
       if (message.type === "ready") {
         this.ready = true;
         this.post({ type: "server", phase: this.client.phase as ServerPhase, message: this.client.problem });
+        this.post({ type: "review", pending: this.reviewPending });
         if (this.focusWhenReady) this.post({ type: "focusPrompt" });
         this.focusWhenReady = false;
         await this.refresh();
