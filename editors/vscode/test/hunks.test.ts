@@ -25,6 +25,16 @@ test("a hunk's label follows where it is placed now, else the agent's line", () 
   assert.equal(linesLabel(hunk("r", 1, [], ["b\n"]), 3), "1 removed at line 4");
 });
 
+test("the first hunk, its lines changed by the user, moves with lines typed above it (the next hunk's shift)", () => {
+  // The user typed three lines at the top, then changed the agent's B: it stays on the user's line.
+  const lines = ["# one", "# two", "# three", "a", "B, mine", "c", "D", "e"];
+  const placed = place(lines, [hunk("h1", 1, ["B\n"]), hunk("h2", 3, ["D\n"])]);
+  assert.deepEqual(placed.map((p) => [p.hunk.id, p.start, p.found]), [["h1", 4, false], ["h2", 6, true]]);
+  // A removal before every found hunk moves with them too.
+  const removed = place(["# one", "a", "c", "D"], [hunk("r", 1, [], ["b\n"]), hunk("h2", 2, ["D\n"])]);
+  assert.deepEqual(removed.map((p) => [p.hunk.id, p.start]), [["r", 2], ["h2", 3]]);
+});
+
 test("a hunk whose lines the user changed is placed by the shift and marked not found", () => {
   const placed = place(["# mine", "a", "B", "c", "D, mine", "e"], [hunk("h1", 1, ["B\n"]), hunk("h2", 3, ["D\n"])]);
   assert.deepEqual(placed.map((p) => [p.start, p.found]), [[2, true], [4, false]]);
