@@ -41,6 +41,11 @@ await runPhases(args, [
   ["after-turn", async (wb, r) => {
     r.chipsBefore = await chipsText(chat);
     await observeShifts(chat);
+    await chat.evaluate(() => {
+      const t = document.getElementById("transcript");
+      window.__scrolls = [];
+      t.addEventListener("scroll", () => window.__scrolls.push([Math.round(performance.now()), t.scrollTop, t.scrollHeight, t.clientHeight]));
+    });
     await chat.click("#prompt-input");
     await chat.type("#prompt-input", "Change b, d and h in calc.py");
     await wb.page.keyboard.press("Enter");
@@ -56,6 +61,11 @@ await runPhases(args, [
     r.shift = shifts.filter((s) => !s.input).reduce((sum, s) => sum + s.value, 0);
     r.shiftAll = shifts.reduce((sum, s) => sum + s.value, 0);
     r.transcript = await chat.$eval("#transcript-box", (el) => el.getBoundingClientRect().height);
+    // The view follows the answer: its end is on screen when the turn is over.
+    r.scroll = await chat.evaluate(() => {
+      const t = document.getElementById("transcript");
+      return { fromBottom: t.scrollHeight - t.scrollTop - t.clientHeight, jumpShown: !document.getElementById("jump-latest").hidden, events: window.__scrolls.slice(-12) };
+    });
     r.sidebar = await wb.page.$eval(".part.sidebar", (el) => el.getBoundingClientRect().height);
     r.sidebarPanes = (await wb.page.$$eval(".part.sidebar .pane-header", (hs) => hs.map((h) => h.textContent ?? ""))).join(" | ");
     await wb.shot("after-turn");

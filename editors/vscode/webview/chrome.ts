@@ -17,6 +17,15 @@ function ago(ms: number): string {
   return new Date(ms).toLocaleDateString();
 }
 
+/** The first clause of an authentication error ("no API key for anthropic/claude-…"), capitalised. */
+export function authHeadline(message: string): string {
+  const refused = /^(\S+) returned HTTP (\d+)/.exec(message);
+  if (refused) return `${refused[1]} refused the API key (HTTP ${refused[2]})`;
+  const head = message.split(/[:\n]/)[0].trim().replace(/\.$/, "");
+  const short = head.length > 100 ? `${head.slice(0, 99)}…` : head;
+  return short ? short[0].toUpperCase() + short.slice(1) : "The model's provider refused the API key";
+}
+
 export class Chrome {
   readonly bar = h("div", { id: "bar" });
   readonly sessionList = h("div", { id: "sessions", hidden: true });
@@ -139,6 +148,21 @@ export class Chrome {
     const phase = state.server.phase;
     const phaseText =
       phase === "restarting" ? "The agentls server stopped; restarting it…" : phase === "missing" ? (state.server.message ? "" : "The agentls server was not found (see the notification).") : phase === "stopped" ? "The agentls server is not running." : "";
+    if (state.errorKind === "auth" && state.error !== null) {
+      // One short line and the way out, not the provider's paragraph (its whole text is the tooltip),
+      // and not again for the small model's titles: the same missing key.
+      const warnings = state.warnings.filter((w) => !/api key/i.test(w)).map((w) => `Warning: ${w}`);
+      // The host's "the turn failed" repeats the error: only what it adds (the prompt is back).
+      const back = state.server.message?.includes("back in the box") ? "Your prompt is back in the box." : state.server.message;
+      const said = [phaseText, back].filter(Boolean).join(" ");
+      this.notice.hidden = false;
+      this.notice.replaceChildren(
+        h("span", { class: "notice-text", title: state.error }, `${said ? `${said} ` : ""}${authHeadline(state.error)}. `),
+        button("Set API Key", () => this.post({ type: "setApiKey" }), { id: "set-api-key", class: "link", title: "Enter or replace a provider's API key (agentls: Set API Key…)" }),
+        ...(warnings.length > 0 ? [h("span", {}, ` ${warnings.join(" ")}`)] : []),
+      );
+      return;
+    }
     const warnings = state.warnings.map((w) => `Warning: ${w}`);
     const text = [phaseText, state.server.message, state.error, ...warnings].filter(Boolean).join(" ");
     this.notice.hidden = text === "";

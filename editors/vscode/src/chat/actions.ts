@@ -102,6 +102,9 @@ export class Actions {
       case "openFile":
         await vscode.window.showTextDocument(this.fileUri(message.file));
         return;
+      case "setApiKey":
+        await vscode.commands.executeCommand("agentls.setApiKey");
+        return;
       case "setup":
         if (await applySetup(this.keys, message.provider, message.model, message.apiKey)) await this.view.client.restart();
         this.view.clearNotice();

@@ -135,6 +135,7 @@ export type FromWebview =
   | { type: "unrevert" }
   | { type: "openChange"; file: string }
   | { type: "reviewChanges" }
+  | { type: "setApiKey" }
   | { type: "openToolDiff"; file: string; patch: string }
   | { type: "pickFiles"; mention?: boolean }
   | { type: "pickImages" }
