@@ -145,6 +145,9 @@ window.addEventListener("message", (event: MessageEvent<ToWebview>) => {
       for (const e of message.events) applyEvent(state, e);
       break;
     case "snapshot":
+      // Another session (or this one again) opens at its latest message, whatever the last one did.
+      follow = true;
+      jump.hidden = true;
       transcript.reset();
       loadSnapshot(state, message.snapshot);
       break;
