@@ -274,7 +274,7 @@ class ReviewService:
         hunks = [h for h in await self._table.hunks(session_id, "undone") if not h.told]
         if not hunks:
             return None
-        items = "\n".join(f"- {h.file}: {h.lines_label()}" for h in hunks)
+        items = "\n".join(_undone_item(h) for h in hunks)
         note = load("review/undone.md").replace("{items}", items)
         if await deliver(note):
             await self._table.update_hunks([h.model_copy(update={"told": True}) for h in hunks])
@@ -284,6 +284,30 @@ class ReviewService:
         if not changed:
             return
         self._bus.publish(ReviewUpdated(sessionID=session_id, changed=changed, pending=pending))
+
+
+_SHOWN_LINES = 4  # of each side of an undone hunk, in the note to the model
+_SHOWN_CHARS = 160
+
+
+def _undone_item(hunk: Hunk) -> str:
+    """One undone hunk for the model: where, and what it wrote against what is there again (the
+    line number alone is stale once the file moves, and says nothing of the change)."""
+    head = f"- {hunk.file}, {hunk.lines_label()}"
+    if hunk.kind != "text":
+        return head
+
+    def quoted(lines: Sequence[str]) -> str:
+        shown = [line.rstrip("\r\n")[:_SHOWN_CHARS] for line in lines[:_SHOWN_LINES]]
+        more = len(lines) - len(shown)
+        tail = [f"    … {more} more lines"] if more else []
+        return "\n".join([*(f"    {line}" for line in shown), *tail])
+
+    if not hunk.before:
+        return f"{head}: the lines you added are gone:\n{quoted(hunk.after)}"
+    if not hunk.after:
+        return f"{head}: the lines you removed are back:\n{quoted(hunk.before)}"
+    return f"{head}: you wrote\n{quoted(hunk.after)}\n  and it is back to\n{quoted(hunk.before)}"
 
 
 def _steps(hunks: list[Hunk]) -> list[list[Hunk]]:

@@ -166,7 +166,9 @@ async def test_the_model_is_told_once_what_was_undone(env: Env) -> None:
     await env.review.tell(env.agent.session.id, deliver)
     assert await env.review.tell(env.agent.session.id, deliver) is None
     assert len(delivered) == 2 and delivered[0] == delivered[1]
-    assert "- src/main.py: lines 10-11" in delivered[0]
+    # Where, and what the agent wrote against what is there again.
+    assert "- src/main.py, lines 10-11: you wrote\n    ten\n    eleven\n  and it is back to\n" in delivered[0]
+    assert "    line 10\n    line 11" in delivered[0]
 
 
 async def test_hunks_survive_a_restart_and_a_fork_copies_them(env: Env) -> None:
