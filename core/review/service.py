@@ -116,12 +116,14 @@ class ReviewService:
         """Undo hunks (by id, by file, or all pending ones), newest first; a hunk whose lines the
         user changed since is reported as a conflict and its file left as it is."""
         chosen, pending = await self._choose(session_id, hunk_ids, file)
+        live = await self._live(session_id, None)
         by_file: dict[str, list[Hunk]] = {}
         for hunk in sorted(chosen, key=lambda h: h.id, reverse=True):  # later steps sit on earlier
             by_file.setdefault(hunk.file, []).append(hunk)
         result = ReviewResult()
         for path, hunks in by_file.items():
             undone, conflicts = await self._undo_file(session_id, path, hunks)
+            conflicts = _blame_later_steps(conflicts, [h for h in live if h.file == path])
             await self._table.update_hunks(undone)  # file by file: a later failure keeps these
             result.changed += undone
             result.conflicts += conflicts
@@ -326,6 +328,31 @@ def _steps(hunks: list[Hunk]) -> list[list[Hunk]]:
         else:
             runs.append([hunk])
     return runs
+
+
+def _blame_later_steps(conflicts: list[HunkConflict], hunks: Sequence[Hunk]) -> list[HunkConflict]:
+    """``conflicts`` whose lines a later step of the agent changed (a later hunk of the file, not
+    undone, replaced lines this hunk wrote) say so: the merge sees only that the lines differ, and
+    told the user they had changed them."""
+    by_id = {h.id: h for h in hunks}
+    out: list[HunkConflict] = []
+    for conflict in conflicts:
+        hunk = by_id.get(conflict.hunkID)
+        wrote = {line for line in hunk.after if line.strip()} if hunk is not None else set()
+        later = [
+            h
+            for h in hunks
+            if hunk is not None and h.id > hunk.id and h.state != "undone" and wrote & set(h.before)
+        ]
+        if later:
+            step = later[0]
+            reason = (
+                f"the agent changed these lines again in a later step ({step.lines_label()}, "
+                f"{step.state}); undo that change first"
+            )
+            conflict = conflict.model_copy(update={"reason": reason})
+        out.append(conflict)
+    return out
 
 
 def _conflict(hunk: Hunk, reason: str, current: Sequence[str] = ()) -> HunkConflict:

@@ -111,6 +111,21 @@ async def test_undo_one_hunk_keeps_the_users_edits_and_the_other_hunks(env: Env)
     assert [h.lines_label() for h in left] == ["line 15"]
 
 
+async def test_undoing_a_change_the_agent_changed_again_later_does_not_blame_the_user(env: Env) -> None:
+    first = _edited(MAIN, {3: b"three\n"})
+    await env.step({"src/main.py": first})
+    await env.step({"src/main.py": _edited(first, {3: b"THREE\n"})})  # the agent again, same line
+    older, newer = await env.review.pending(env.agent.session.id)
+    result = await env.review.undo(env.agent.session.id, [older.id])
+    (conflict,) = result.conflicts
+    assert conflict.reason.startswith("the agent changed these lines again in a later step (line 3")
+    assert "you" not in conflict.reason
+    # Undoing the later change first, then the older one, goes through.
+    await env.review.undo(env.agent.session.id, [newer.id])
+    assert not (await env.review.undo(env.agent.session.id, [older.id])).conflicts
+    assert (env.root / "src" / "main.py").read_bytes() == MAIN
+
+
 async def test_an_undo_over_the_users_edit_is_a_conflict_and_writes_nothing(env: Env) -> None:
     await env.step({"src/main.py": _edited(MAIN, {3: b"three\n"})})
     main = env.root / "src" / "main.py"
