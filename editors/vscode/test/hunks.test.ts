@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { type Hunk, byFile, hunkAt, linesLabel, nextHunk, place } from "../src/review/hunks.ts";
+import { type Hunk, byFile, hunkAt, lensLines, linesLabel, nextHunk, place } from "../src/review/hunks.ts";
 
 function hunk(id: string, afterStart: number, after: string[], before: string[] = ["x\n"], file = "a.py"): Hunk {
   return { id, sessionID: "s", file, uri: `file:///p/${file}`, kind: "text", state: "pending", beforeStart: afterStart, before, afterStart, after };
@@ -70,4 +70,10 @@ test("placing 200 hunks in a 5,000-line file is quick", () => {
   const ms = performance.now() - started;
   assert.ok(placed.every((p, k) => p.found && p.start === k * 25 + 1));
   assert.ok(ms < 1000, `${ms} ms`); // a sanity bound; the 50 ms goal is measured in the real editor (e2e)
+});
+
+test("hunks that start on one line share one CodeLens line; others keep their own", () => {
+  // The agent removed line b and changed the line after it: both are marked where "C" stands now.
+  const placed = place(["a", "C", "d", "E"], [hunk("removed", 1, [], ["b\n"]), hunk("changed", 1, ["C\n"]), hunk("later", 3, ["E\n"])]);
+  assert.deepEqual(lensLines(placed).map((line) => line.map((p) => [p.hunk.id, p.start])), [[["removed", 1], ["changed", 1]], [["later", 3]]]);
 });

@@ -96,6 +96,14 @@ export function place(lines: readonly string[], hunks: readonly Hunk[], window =
   });
 }
 
+/** The placed hunks by the line their CodeLens goes on, top first: hunks that start on one line
+ * (a removal just above a change) share one Keep | Undo pair instead of two on a line. */
+export function lensLines(placed: readonly Placed[]): Placed[][] {
+  const lines = new Map<number, Placed[]>();
+  for (const p of [...placed].sort((a, b) => a.start - b.start)) lines.set(p.start, [...(lines.get(p.start) ?? []), p]);
+  return [...lines.values()];
+}
+
 /** The placed hunk at 0-based `line` (a removal marks the line where the lines were). */
 export function hunkAt(placed: readonly Placed[], line: number): Placed | undefined {
   return placed.find((p) => (p.end > p.start ? line >= p.start && line < p.end : line === p.start));
