@@ -152,12 +152,14 @@ export class Chrome {
       // One short line and the way out, not the provider's paragraph (its whole text is the tooltip),
       // and not again for the small model's titles: the same missing key.
       const warnings = state.warnings.filter((w) => !/api key/i.test(w)).map((w) => `Warning: ${w}`);
-      // The host's "the turn failed" repeats the error: only what it adds (the prompt is back).
-      const back = state.server.message?.includes("back in the box") ? "Your prompt is back in the box." : state.server.message;
-      const said = [phaseText, back].filter(Boolean).join(" ");
+      // The host's "the turn failed…" repeats the error: only what it adds (the prompt is back).
+      const back = state.server.message?.includes("back in the box") === true;
+      const headline = authHeadline(state.error);
+      const line = back ? `The turn failed: ${headline[0].toLowerCase()}${headline.slice(1)}; your prompt is back in the box. ` : `${headline}. `;
+      const said = [phaseText, back ? "" : state.server.message].filter(Boolean).join(" ");
       this.notice.hidden = false;
       this.notice.replaceChildren(
-        h("span", { class: "notice-text", title: state.error }, `${said ? `${said} ` : ""}${authHeadline(state.error)}. `),
+        h("span", { class: "notice-text", title: state.error }, `${said ? `${said} ` : ""}${line}`),
         button("Set API Key", () => this.post({ type: "setApiKey" }), { id: "set-api-key", class: "link", title: "Enter or replace a provider's API key (agentls: Set API Key…)" }),
         ...(warnings.length > 0 ? [h("span", {}, ` ${warnings.join(" ")}`)] : []),
       );
