@@ -35,6 +35,8 @@ class EditContext:
     session_id: str | None = None
     message_id: str | None = None
     call_id: str | None = None
+    # The user approved this very change in its permission dialog: review does not ask again.
+    approved: bool = False
 
 
 @runtime_checkable

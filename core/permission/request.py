@@ -11,10 +11,12 @@ from core.record import record, struct
 @struct
 class Proposal:
     """The full text a tool proposes to write to a file. The user may accept an edited version of
-    it (``agent/permission/reply`` with ``edited``): ``edited`` holds that text once the ask returns."""
+    it (``agent/permission/reply`` with ``edited``): ``edited`` holds that text once the ask returns,
+    and ``approved`` is True when the user accepted it in its dialog (not a rule, not another reply)."""
 
     text: str
     edited: str | None = None
+    approved: bool = False
 
     @property
     def final(self) -> str:

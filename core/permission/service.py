@@ -145,6 +145,8 @@ class Permissions:
             _check_edited(pending, reply)
             assert pending.proposal is not None
             pending.proposal.edited = edited
+        if reply != "reject" and pending.proposal is not None:
+            pending.proposal.approved = True  # this change was seen and accepted: review won't ask again
         if reply == "once":
             self._resolve(pending, "once")
         elif reply == "always":

@@ -8,7 +8,8 @@ starts and ends. Review then keeps only the agent's lines (``agent_only``), and 
 the agent's tools never wrote in the step — unless a tool ran that may change files behind the
 workspace's back (a shell command, a sub-agent, an MCP tool), when any changed file may be its.
 Without a log for a step (a server restarted in between, or the log's memory cap was reached) the
-step's review is as the snapshots have it.
+step's review is as the snapshots have it. A write the user approved in its permission dialog
+(``EditContext.approved``) counts as the user's own: it was reviewed before it landed.
 """
 
 from __future__ import annotations
@@ -39,12 +40,14 @@ _LOG_BYTES = 64 * 1024 * 1024  # the contents the log keeps at most (the oldest 
 
 @record
 class Write:
-    """One write of the agent: the file before and after it (None: absent / deleted)."""
+    """One write of the agent: the file before and after it (None: absent / deleted); ``approved``:
+    the user accepted this change in its permission dialog."""
 
     seq: int
     path: str
     before: bytes | None
     after: bytes | None
+    approved: bool = False
 
     @property
     def size(self) -> int:
@@ -85,9 +88,9 @@ class WriteLog:
             return resolved.relative_to(self.worktree).as_posix()
         return resolved.as_posix()
 
-    def wrote(self, path: Path, before: bytes | None, after: bytes | None) -> None:
-        """Log one write of the agent."""
-        entry = Write(self._seq, self.key(path), before, after)
+    def wrote(self, path: Path, before: bytes | None, after: bytes | None, approved: bool = False) -> None:
+        """Log one write of the agent (``approved``: the user accepted it in its dialog)."""
+        entry = Write(self._seq, self.key(path), before, after, approved)
         self._seq += 1
         self._writes.append(entry)
         self._bytes += entry.size
@@ -151,13 +154,17 @@ class WriteLog:
 
 
 def agent_only(before: bytes | None, after: bytes | None, writes: Sequence[Write]) -> bytes | None:
-    """The file as it would be after the step had the agent not written (the user's edits kept):
-    ``after`` with each of ``writes`` undone, newest first. ``before`` when that cannot be told
-    apart (a file created or deleted, not text, or the user's typing over the agent's own lines)."""
+    """The file as it would be after the step had the agent not written (the user's edits and the
+    writes the user approved kept): ``after`` with each unapproved write undone, newest first.
+    ``before`` when that cannot be told apart (a file created or deleted, not text, or the user's
+    typing over the agent's own lines)."""
+    unapproved = [w for w in writes if not w.approved]
+    if not unapproved:
+        return after
     if after is None or as_text(after) is None:
         return before
     now = split_lines(after)
-    for write in reversed(writes):
+    for write in reversed(unapproved):
         if write.before is None or write.after is None or as_text(write.before) is None:
             return before
         agent = split_lines(write.after)
@@ -177,12 +184,12 @@ class AuthoredWorkspace(ForwardingWorkspace):
     async def write_bytes(self, path: Path, data: bytes, ctx: EditContext) -> None:
         before = await self._current(path)
         await self.inner.write_bytes(path, data, ctx)
-        self.log.wrote(path, before, data)
+        self.log.wrote(path, before, data, ctx.approved)
 
     async def delete(self, path: Path, ctx: EditContext) -> None:
         before = await self._current(path)
         await self.inner.delete(path, ctx)
-        self.log.wrote(path, before, None)
+        self.log.wrote(path, before, None, ctx.approved)
 
     async def _current(self, path: Path) -> bytes | None:
         try:

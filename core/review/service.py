@@ -69,6 +69,9 @@ class ReviewService:
         # up to ~100 ms for a long file: on a thread, so the server keeps answering the editor.
         hunks = await asyncio.to_thread(_patch_hunks, session_id, patches, steps, contents)
         await self._table.add_hunks(hunks)
+        # Steps without hunks too: later the write log no longer knows them, and their whole change
+        # would look like the agent's.
+        await self._table.examined([(session_id, p.message_id, p.part_id) for p in patches])
         if self._writes is not None:
             for patch in patches:
                 self._writes.forget(patch.hash, patch.after)
@@ -113,12 +116,14 @@ class ReviewService:
         """Undo hunks (by id, by file, or all pending ones), newest first; a hunk whose lines the
         user changed since is reported as a conflict and its file left as it is."""
         chosen, pending = await self._choose(session_id, hunk_ids, file)
+        live = await self._live(session_id, None)
         by_file: dict[str, list[Hunk]] = {}
         for hunk in sorted(chosen, key=lambda h: h.id, reverse=True):  # later steps sit on earlier
             by_file.setdefault(hunk.file, []).append(hunk)
         result = ReviewResult()
         for path, hunks in by_file.items():
             undone, conflicts = await self._undo_file(session_id, path, hunks)
+            conflicts = _blame_later_steps(conflicts, [h for h in live if h.file == path])
             await self._table.update_hunks(undone)  # file by file: a later failure keeps these
             result.changed += undone
             result.conflicts += conflicts
@@ -271,7 +276,7 @@ class ReviewService:
         hunks = [h for h in await self._table.hunks(session_id, "undone") if not h.told]
         if not hunks:
             return None
-        items = "\n".join(f"- {h.file}: {h.lines_label()}" for h in hunks)
+        items = "\n".join(_undone_item(h) for h in hunks)
         note = load("review/undone.md").replace("{items}", items)
         if await deliver(note):
             await self._table.update_hunks([h.model_copy(update={"told": True}) for h in hunks])
@@ -281,6 +286,30 @@ class ReviewService:
         if not changed:
             return
         self._bus.publish(ReviewUpdated(sessionID=session_id, changed=changed, pending=pending))
+
+
+_SHOWN_LINES = 4  # of each side of an undone hunk, in the note to the model
+_SHOWN_CHARS = 160
+
+
+def _undone_item(hunk: Hunk) -> str:
+    """One undone hunk for the model: where, and what it wrote against what is there again (the
+    line number alone is stale once the file moves, and says nothing of the change)."""
+    head = f"- {hunk.file}, {hunk.lines_label()}"
+    if hunk.kind != "text":
+        return head
+
+    def quoted(lines: Sequence[str]) -> str:
+        shown = [line.rstrip("\r\n")[:_SHOWN_CHARS] for line in lines[:_SHOWN_LINES]]
+        more = len(lines) - len(shown)
+        tail = [f"    … {more} more lines"] if more else []
+        return "\n".join([*(f"    {line}" for line in shown), *tail])
+
+    if not hunk.before:
+        return f"{head}: the lines you added are gone:\n{quoted(hunk.after)}"
+    if not hunk.after:
+        return f"{head}: the lines you removed are back:\n{quoted(hunk.before)}"
+    return f"{head}: you wrote\n{quoted(hunk.after)}\n  and it is back to\n{quoted(hunk.before)}"
 
 
 def _steps(hunks: list[Hunk]) -> list[list[Hunk]]:
@@ -299,6 +328,31 @@ def _steps(hunks: list[Hunk]) -> list[list[Hunk]]:
         else:
             runs.append([hunk])
     return runs
+
+
+def _blame_later_steps(conflicts: list[HunkConflict], hunks: Sequence[Hunk]) -> list[HunkConflict]:
+    """``conflicts`` whose lines a later step of the agent changed (a later hunk of the file, not
+    undone, replaced lines this hunk wrote) say so: the merge sees only that the lines differ, and
+    told the user they had changed them."""
+    by_id = {h.id: h for h in hunks}
+    out: list[HunkConflict] = []
+    for conflict in conflicts:
+        hunk = by_id.get(conflict.hunkID)
+        wrote = {line for line in hunk.after if line.strip()} if hunk is not None else set()
+        later = [
+            h
+            for h in hunks
+            if hunk is not None and h.id > hunk.id and h.state != "undone" and wrote & set(h.before)
+        ]
+        if later:
+            step = later[0]
+            reason = (
+                f"the agent changed these lines again in a later step ({step.lines_label()}, "
+                f"{step.state}); undo that change first"
+            )
+            conflict = conflict.model_copy(update={"reason": reason})
+        out.append(conflict)
+    return out
 
 
 def _conflict(hunk: Hunk, reason: str, current: Sequence[str] = ()) -> HunkConflict:

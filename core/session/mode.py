@@ -10,7 +10,9 @@ The mode is about file edits only; every other tool keeps its own rules:
 
 A session's choice is stored with it (``Session.mode`` / ``Session.effort``); the project remembers
 the mode chosen last (a small file in the data folder), which a session that never chose one
-takes when this server first uses it. A subagent's child session follows its parent's controls.
+takes when this server first uses it — except ``auto``: edits without a dialog are chosen per
+session, so after an Auto-accept session the next one starts in ``ask`` (seen: a new chat wrote a
+file without asking). A subagent's child session follows its parent's controls.
 """
 
 from __future__ import annotations
@@ -101,7 +103,7 @@ class SessionControls:
         while session_id in self._parent and session_id not in seen:
             seen.add(session_id)
             session_id = self._parent[session_id]
-        return self._own.get(session_id) or Controls(self.project_mode(), None)
+        return self._own.get(session_id) or Controls(self.new_session_mode(), None)
 
     async def get(self, session_id: str) -> Controls:
         """A session's controls as stored now (NotFoundError for an unknown session); a mode another
@@ -112,9 +114,9 @@ class SessionControls:
         if session.parentID is not None:
             self._parent[session_id] = session.parentID
             return await self.get(session.parentID)
-        # Never chosen: the project's mode, until the session chooses its own.
+        # Never chosen: the project's mode (never Auto-accept), until the session chooses its own.
         chosen = session.mode in get_args(Mode)
-        mode = cast(Mode, session.mode) if chosen else self.project_mode()
+        mode = cast(Mode, session.mode) if chosen else self.new_session_mode()
         controls = Controls(mode, session.effort)
         known = self._own.get(session_id)
         self._own[session_id] = controls
@@ -155,6 +157,11 @@ class SessionControls:
         if self._project_mode is None:
             self._project_mode = self._read_project_mode()
         return self._project_mode
+
+    def new_session_mode(self) -> Mode:
+        """The mode of a session that never chose one: the project's, but ``ask`` for ``auto``."""
+        mode = self.project_mode()
+        return DEFAULT_MODE if mode == "auto" else mode
 
     async def _root(self, session_id: str) -> str:
         await self.get(session_id)

@@ -51,6 +51,10 @@ class ForkOps(SearchTable):
                 (session_id, cut),
             ) as cursor:
                 hunks = [decode_hunk(r[0], r[1]) for r in await cursor.fetchall()]
+            async with conn.execute(
+                "SELECT step_id, message_id FROM review_steps WHERE session_id = ?", (session_id,)
+            ) as cursor:
+                examined = [(str(r[0]), str(r[1])) for r in await cursor.fetchall()]
 
             clone = _Clone(messages, parts, new_session.id)
             new_session = new_session.model_copy(update={"revert": clone.revert(source.revert)})
@@ -78,6 +82,10 @@ class ForkOps(SearchTable):
                 "INSERT INTO review_hunks (id, session_id, message_id, step_id, state, body) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 [hunk_row(h) for h in clone.hunks(hunks)],
+            )
+            await conn.executemany(
+                "INSERT INTO review_steps (step_id, session_id, message_id) VALUES (?, ?, ?)",
+                clone.examined(examined),
             )
         await self.queued_for_search(clone.parts)
         return new_session
@@ -131,6 +139,14 @@ class _Clone:
             }
             out.append(hunk.model_copy(update=update))
         return out
+
+    def examined(self, steps: list[tuple[str, str]]) -> list[tuple[str, str, str]]:
+        """The rows of the copied steps review has examined (step, session, message)."""
+        return [
+            (self._part_ids[step], self._session_id, self._message_ids[message])
+            for step, message in steps
+            if step in self._part_ids and message in self._message_ids
+        ]
 
     def revert(self, revert: SessionRevert | None) -> SessionRevert | None:
         """The source's revert anchored in the clone; None when the fork holds nothing it reverts."""

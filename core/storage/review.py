@@ -52,9 +52,20 @@ class ReviewTable(StoreBase):
         rows = await self._fetchall(sql + " ORDER BY id", params)
         return [decode_hunk(r[0], r[1]) for r in rows]
 
+    async def examined(self, steps: Sequence[tuple[str, str, str]]) -> None:
+        """Note steps (session id, message id, patch part id) as reviewed, whether or not they
+        left hunks: review never looks at them again."""
+        await self._write_many(
+            "INSERT INTO review_steps (session_id, message_id, step_id) VALUES (?, ?, ?) "
+            "ON CONFLICT (step_id) DO NOTHING",
+            list(steps),
+        )
+
     async def reviewed_steps(self, session_id: str) -> set[str]:
-        """The patch parts whose hunks are stored."""
+        """The patch parts review has examined (their hunks are stored, or they had none)."""
         rows = await self._fetchall(
-            "SELECT DISTINCT step_id FROM review_hunks WHERE session_id = ?", (session_id,)
+            "SELECT step_id FROM review_steps WHERE session_id = ? "
+            "UNION SELECT step_id FROM review_hunks WHERE session_id = ?",
+            (session_id, session_id),
         )
         return {str(r[0]) for r in rows}

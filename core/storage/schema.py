@@ -228,6 +228,24 @@ _SEARCH_QUEUED_BY_STORE = Migration(
     ("DROP TRIGGER parts_search_insert", "DROP TRIGGER parts_search_update"),
 )
 
+_REVIEW_STEPS = Migration(
+    8,
+    "the steps review has examined, with hunks or without, so that none is examined twice",
+    # A step that left no hunk (the user's own typing, an edit the user approved in its dialog) was
+    # looked at again at the next step, when the agent's write log no longer knew it: then its whole
+    # change became hunks. Steps recorded before this migration were examined when they ran.
+    (
+        """CREATE TABLE review_steps (
+            step_id TEXT PRIMARY KEY,
+            session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            message_id TEXT NOT NULL REFERENCES messages(id) ON DELETE CASCADE
+        )""",
+        "CREATE INDEX review_steps_by_session ON review_steps(session_id)",
+        "INSERT INTO review_steps (step_id, session_id, message_id) "
+        "SELECT id, session_id, message_id FROM parts WHERE type = 'patch'",
+    ),
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     _INITIAL,
     _APPROVALS,
@@ -236,6 +254,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     _REVIEW_HUNKS,
     _SEARCH,
     _SEARCH_QUEUED_BY_STORE,
+    _REVIEW_STEPS,
 )
 LATEST = MIGRATIONS[-1].version
 

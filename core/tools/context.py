@@ -92,8 +92,13 @@ class ToolContext:
         """Where full outputs of truncated tool calls are kept."""
         return self.data_dir / "tool-output"
 
-    def edit_context(self, label: str) -> EditContext:
-        """The ``EditContext`` for a write made by this call (the editor's undo label)."""
+    def edit_context(self, label: str, approved: bool = False) -> EditContext:
+        """The ``EditContext`` for a write made by this call (the editor's undo label; ``approved``:
+        the user accepted this change in its permission dialog)."""
         return EditContext(
-            label=label, session_id=self.session_id, message_id=self.message_id, call_id=self.call_id
+            label=label,
+            session_id=self.session_id,
+            message_id=self.message_id,
+            call_id=self.call_id,
+            approved=approved,
         )

@@ -94,7 +94,8 @@ class EditTool(Tool[EditParams]):
         now, final = await settle(ctx, path, rel, before, proposal.final)
         if (now, final) != (before, after):
             diff = file_diff(rel, now, final)
-        await ctx.workspace.write_bytes(path, final.encode("utf-8"), ctx.edit_context(f"agent: edit {rel}"))
+        edit = ctx.edit_context(f"agent: edit {rel}", proposal.approved)
+        await ctx.workspace.write_bytes(path, final.encode("utf-8"), edit)
         shown = paths.display(ctx, path)
         if strategy == "create":
             output = f"Created {shown}."

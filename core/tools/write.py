@@ -50,7 +50,7 @@ class WriteTool(Tool[WriteParams]):
         if (now, content) != (before, params.content):
             diff = file_diff(rel, now, content)
         await ctx.workspace.write_bytes(
-            path, content.encode("utf-8"), ctx.edit_context(f"agent: write {rel}")
+            path, content.encode("utf-8"), ctx.edit_context(f"agent: write {rel}", proposal.approved)
         )
         shown = paths.display(ctx, path)
         verb = "Overwrote" if st.exists else "Created"

@@ -61,7 +61,7 @@ async def test_undo_one_hunk_keeps_the_users_unsaved_typing(
     model.script(Turn.text("Noted."))
     await plugin.call("agent/session/prompt", {"sessionID": sid, "parts": [{"type": "text", "text": "next"}]})
     sent = str(model.requests[-1].messages)
-    assert "the user undid these changes of yours" in sent and "hello.py: line 2" in sent
+    assert "the user undid these changes of yours" in sent and "hello.py, line 2: you wrote" in sent
 
 
 async def test_an_undo_over_the_users_edit_is_a_conflict(plugin: Connected, model: FakeModelServer) -> None:

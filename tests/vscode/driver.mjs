@@ -291,16 +291,37 @@ export class Workbench {
     return this.page.$$eval(".codelens-decoration a", (els) => els.map((e) => e.textContent.trim()));
   }
 
-  /** The rows of the agentls Changes view (files and hunks), as their labels. */
+  /** The rows of the agentls Changes view (files and hunks), as their labels (the view is in the panel). */
   changesRows() {
-    return this.page.$$eval(".pane-body .monaco-list-row", (rows) =>
+    return this.page.$$eval(".part.panel .pane-body .monaco-list-row", (rows) =>
       [...new Set(rows)].filter((r) => r.closest(".pane")?.querySelector(".pane-header")?.textContent?.includes("Changes")).map((r) => r.getAttribute("aria-label") ?? r.textContent),
     );
   }
 
   async focusChanges() {
-    await this.command("agentls: Focus on Changes View");
-    await until("the Changes view", () => this.page.$(".pane-header[aria-label*='Changes']"), 10000).catch(() => null);
+    await this.command("agentls Review: Focus on Changes View");
+    await until("the Changes view", () => this.page.$(".part.panel .pane-header[aria-label*='Changes']"), 10000).catch(() => null);
+  }
+
+  /** The Changes view's title action `title` (in the panel's title bar, shown while the pointer is on it). */
+  changesAction(title) {
+    return until(`the ${title} action of the Changes view`, async () => {
+      // A container of one view shows the view's actions in the panel's title bar, else in its header.
+      for (const area of await this.page.$$(".part.panel .composite.title, .part.panel .pane-header")) {
+        await area.hover().catch(() => {});
+        const action = await area.$(`.action-label[aria-label^="${title}"]`);
+        if (action) return action;
+      }
+      return null;
+    }, 10000);
+  }
+
+  /** The number on the agentls Review panel's tab (the pending hunks), or null. */
+  reviewBadge() {
+    return this.page.$$eval(".part.panel .composite-bar .action-item, .part.panel .panel-switcher-container .action-item", (items) => {
+      const item = items.find((i) => `${i.getAttribute("aria-label") ?? ""} ${i.querySelector("a")?.getAttribute("aria-label") ?? ""}`.toLowerCase().includes("agentls"));
+      return item?.querySelector(".badge-content")?.textContent || null;
+    });
   }
 
   /** The workbench's modal dialog (message, detail, buttons), or null when none is shown. */

@@ -152,13 +152,12 @@ const phases = [
     await typeInPrompt(chat, "a");
     r.filtered = await until("the menu filtered", async () => {
       const m = await menu();
-      return m.items.slice(0, 2).join() === "agent,audit" ? m : null;
+      return m.items.slice(0, 2).join() === "audit,agent" ? m : null;
     });
     await wb.page.keyboard.press("ArrowDown");
     r.afterDown = await menu();
     await wb.page.keyboard.press("ArrowUp");
     r.afterUp = await menu();
-    await wb.page.keyboard.press("ArrowDown");
     await wb.shot("slash-filtered");
     await shotSidebar(wb, "slash-filtered");
     await wb.page.keyboard.press("Enter");

@@ -15,17 +15,31 @@ async function chord(wb, modifier, key) {
   await keys(wb).up(modifier);
 }
 
-/** Click the first Undo CodeLens of the visible editor (the topmost pending hunk). */
+/** The Undo CodeLenses of the visible editor, top of the screen first: [{top, link}]. */
+async function undoLenses(wb) {
+  const lenses = [];
+  for (const link of await wb.page.$$(".codelens-decoration a")) {
+    const seen = await link.evaluate((e) => ({ text: e.textContent.trim(), top: e.getBoundingClientRect().top })).catch(() => null);
+    if (seen?.text.endsWith("Undo")) lenses.push({ top: seen.top, link });
+  }
+  return lenses.sort((a, b) => a.top - b.top);
+}
+
+/** Click the topmost Undo CodeLens of the visible editor (the first pending hunk). */
 async function undoFirst(wb) {
   await wb.openFile("calc.py");
-  // Click inside the wait: the editor redraws its lenses (the decorations follow the server's
-  // review updates), and a lens found a moment before may be gone ("Node is detached").
+  // The topmost on screen, not the first in the page: the lenses' elements are in the order they
+  // were drawn, and after typing they are drawn again (the marks follow it), one by one — on a busy
+  // machine h's lens came first and h was undone instead of b. Click once they hold still (the same
+  // places twice in a row), inside the wait: a lens found a moment before may be gone.
+  let last = null;
   await until("an Undo lens clicked", async () => {
-    for (const a of await wb.page.$$(".codelens-decoration a")) {
-      if (!(await a.evaluate((e) => e.textContent.trim()).catch(() => "")).endsWith("Undo")) continue;
-      return a.click().then(() => true, () => false);
-    }
-    return false;
+    const lenses = await undoLenses(wb);
+    const places = JSON.stringify(lenses.map((l) => l.top));
+    const still = places === last;
+    last = places;
+    if (!still || lenses.length === 0) return false;
+    return lenses[0].link.click().then(() => true, () => false);
   });
   return until("the conflict dialog", () => wb.modal(), 15000);
 }

@@ -1,12 +1,13 @@
-// Reviewing the agent's changes in a real VS Code (run by test_e2e_review.py): the agent edits calc.py
-// twice (Ask mode: a dialog each), the user types at the top of the file while the second dialog
-// waits; the hunks show in the editor (gutter, line background, CodeLens Keep | Undo) in the light,
+// Reviewing the agent's changes in a real VS Code (run by test_e2e_review.py): in Ask mode the agent
+// edits calc.py and the user edits the proposal and allows it: kept, nothing left to review. Then the
+// user switches the session to Auto-accept; the agent edits calc.py twice more, the user types at the
+// top of the file between the turns and at its end after them; the hunks show in the editor (gutter, line background, CodeLens Keep | Undo) in the light,
 // dark and high-contrast themes, and in the Changes view with a badge; Undo by CodeLens keeps the
 // user's line; Keep from the Changes view; 200 hunks listed and kept from the view's title.
 // Usage: node e2e_review.mjs '{"url", "folder", "shots", "trace"}'
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { log, runPhases, until } from "./driver.mjs";
+import { log, quickInput, runPhases, until, waitAnswer } from "./driver.mjs";
 import { zoomed } from "./pixels.mjs";
 
 const args = JSON.parse(process.argv[2]);
@@ -62,13 +63,8 @@ class Scenario {
     return this.wb.changesRows();
   }
 
-  async badge() {
-    return this.page.$$eval(".activitybar .action-item", (items) => {
-      const label = (i) => `${i.getAttribute("aria-label") ?? ""} ${i.querySelector("a")?.getAttribute("aria-label") ?? ""} ${i.getAttribute("title") ?? ""}`.toLowerCase();
-      const item = items.find((i) => label(i).includes("agentls"));
-      const text = item?.querySelector(".badge-content")?.textContent ?? null;
-      return text ? text : null;
-    });
+  badge() {
+    return this.wb.reviewBadge();
   }
 
   async setTheme(name) {
@@ -156,6 +152,19 @@ phase("agent-edits", async (s, r) => {
   await s.allow(first);
   await s.waitIdle();
   r.diffTabs = await until("the proposal's tab closed", async () => ((await page.$$(".tab[aria-label*='proposed']")).length === 0 ? [] : null), 10000).catch(() => "still open");
+  // The user allowed what they read: the session's list of pending changes is empty.
+  r.approvedReviewShown = await s.chat.$eval("#review-changes", (b) => !b.hidden);
+  // From now on the agent edits without asking (the palette's Set Mode, then the quick pick).
+  await wb.command("agentls: Set Mode (Ask, Auto-accept, Plan)");
+  await quickInput(wb, "Auto-accept", { placeholder: "Ask before edits" });
+  await until("Auto-accept in the chat's mode picker", () => s.chat.$eval("#mode-picker", (el) => el.value === "auto"), 10000);
+  await s.prompt("Change c in calc.py");
+  // The answer, not only Send: right after Enter the button still says Send, before the turn starts.
+  await waitAnswer(s.chat, "Changed c.");
+  await wb.openFile("calc.py");
+  // Only c's change waits (one Keep | Undo pair): b's, allowed in its dialog, is not asked about again.
+  r.afterAuto = await until("Keep | Undo above c's change", async () => ((await s.lenses()).length === 2 ? s.lenses() : null), 20000);
+  r.afterAutoText = await wb.editorText();
   // Between the agent's edits the user types a line at the top of calc.py and saves it.
   await wb.openFile("calc.py");
   await wb.focusEditor();
@@ -169,8 +178,7 @@ phase("agent-edits", async (s, r) => {
   await keys.up("Control");
   await until("calc.py saved with the typed line", () => fs.readFileSync(path.join(args.folder, "calc.py"), "utf8").startsWith("# mine"));
   await s.prompt("Now change h");
-  await s.allow(await s.dialog());
-  await s.waitIdle();
+  await waitAnswer(s.chat, "Changed h.");
   // And after them a line at the end, left unsaved.
   await wb.openFile("calc.py");
   await wb.focusEditor();
@@ -181,7 +189,7 @@ phase("agent-edits", async (s, r) => {
   await keys.press("Enter");
   r.text = await until("both agent edits and both typed lines", async () => {
     const t = await wb.editorText();
-    return t.includes("b = 200") && t.includes("h = 80") && t.includes("# unsaved") ? t : null;
+    return t.includes("b = 200") && t.includes("c = 30") && t.includes("h = 80") && t.includes("# unsaved") ? t : null;
   });
   r.text = r.text.replace(/\n*$/, "\n");
   r.dirty = await wb.dirtyTabs();
@@ -219,9 +227,9 @@ phase("undo-by-codelens", async (s, r) => {
     return null;
   });
   await undo.click();
-  r.text = await until("b back to 2, both typed lines and h = 80 still there", async () => {
+  r.text = await until("c back to 3, both typed lines, b = 200 and h = 80 still there", async () => {
     const t = await wb.editorText();
-    return t.includes("b = 2\n") && !t.includes("b = 200") && t.startsWith("# mine") && t.includes("h = 80") && t.includes("# unsaved") ? t : null;
+    return t.includes("c = 3\n") && !t.includes("c = 30") && t.includes("b = 200") && t.startsWith("# mine") && t.includes("h = 80") && t.includes("# unsaved") ? t : null;
   });
   r.text = r.text.replace(/\n*$/, "\n");
   r.lenses = await until("one hunk left", async () => ((await s.lenses()).length === 2 ? s.lenses() : null));
@@ -266,9 +274,7 @@ phase("comment", async (s, r) => {
   });
   await wb.shot("review-comment-draft");
   await s.focusChanges();
-  const header = await until("the Changes header", () => page.$(".pane-header[aria-label*='Changes']"));
-  await header.hover();
-  const submit = await until("the Submit Review title action", () => header.$('.actions .action-label[aria-label^="Submit Review"]'));
+  const submit = await wb.changesAction("Submit Review");
   await submit.click();
   await until("the review submitted", () => traceEvents().find((e) => e.event === "reviewSubmitted"));
   s.chat = await wb.chat();
@@ -291,10 +297,10 @@ phase("keep-from-changes-view", async (s, r) => {
 phase("two-hundred", async (s, r) => {
   const { wb } = s;
   await s.prompt("Rewrite big.py");
-  await s.allow(await s.dialog());
-  await s.waitIdle();
+  await waitAnswer(s.chat, "Rewritten.");
   await s.focusChanges();
-  r.rows = await until("big.py with 200 changes", async () => (await s.changesRows()).find((x) => x.includes("big.py")) ?? null);
+  // The file's row ("big.py … 200 changes"), not one of its hunks' ("big.py: line 226").
+  r.rows = await until("big.py with 200 changes", async () => (await s.changesRows()).find((x) => x.includes("big.py") && x.includes("200 changes")) ?? null);
   await wb.openFile("big.py");
   await until("the CodeLens in big.py", async () => (await s.lenses()).length >= 2);
   // The review list read afresh (a server restart lists it again), then every figure the extension traced.
@@ -307,10 +313,7 @@ phase("two-hundred", async (s, r) => {
   r.decoratedMs = events.filter((e) => e.event === "reviewDecorated" && e.hunks >= 200).map((e) => e.ms);
   await wb.shot("two-hundred-hunks");
   await s.focusChanges();
-  // The Changes pane's title actions show while the pointer is over its header.
-  const header = await until("the Changes header", () => s.page.$(".pane-header[aria-label*='Changes']"));
-  await header.hover();
-  const keepAll = await until("the Keep All title action", () => header.$('.actions .action-label[aria-label^="Keep All Agent Changes"]'));
+  const keepAll = await wb.changesAction("Keep All Agent Changes");
   const before = traceEvents().length;
   await keepAll.click();
   r.kept = await until("every hunk kept", () => traceEvents().slice(before).find((e) => e.event === "reviewKept")?.changed.length, 30000);

@@ -205,8 +205,8 @@ def test_the_slash_menu_lists_built_ins_and_the_users_commands_with_hints(run: R
         "effort",
         "export",
     } <= set(opened["items"]), opened["items"]
-    assert opened["items"][-1] == "audit", opened["items"]  # the user's own after the built-ins
-    audit = opened["texts"][-1]
+    assert opened["items"][0] == "audit", opened["items"]  # the project's own before the built-ins
+    audit = opened["texts"][0]
     assert "/audit" in audit and "<file>" in audit and "Review a file for bugs" in audit, audit
     assert opened["expanded"] == "true" and opened["descendant"] == opened["activeId"] == "slash-0"
     # The broken command file is named with its line; the others loaded.
@@ -215,12 +215,12 @@ def test_the_slash_menu_lists_built_ins_and_the_users_commands_with_hints(run: R
 
 def test_the_slash_menu_filters_and_takes_arrows_enter_tab_escape_and_the_mouse(run: Run) -> None:
     r = run.phase("slash")
-    # Names that start with "a" first (built-ins, then the user's), then those that only contain it.
-    assert r["filtered"]["items"][:2] == ["agent", "audit"], r["filtered"]
-    assert r["filtered"]["active"] == "agent"
-    assert r["afterDown"]["active"] == "audit" and r["afterDown"]["activeSelected"] == "true"
+    # Names that start with "a" first (the project's, then built-ins), then those that only contain it.
+    assert r["filtered"]["items"][:2] == ["audit", "agent"], r["filtered"]
+    assert r["filtered"]["active"] == "audit"
+    assert r["afterDown"]["active"] == "agent" and r["afterDown"]["activeSelected"] == "true"
     assert r["afterDown"]["descendant"] == r["afterDown"]["activeId"] == "slash-1"
-    assert r["afterUp"]["active"] == "agent"
+    assert r["afterUp"]["active"] == "audit"
     assert r["afterEnter"] == {**r["afterEnter"], "open": False, "value": "/audit "}  # its <file> comes next
     assert r["afterEscape"]["open"] is False and r["afterEscape"]["value"] == "/comp"
     assert r["afterTab"]["open"] is False and r["afterTab"]["value"] == "/compact "

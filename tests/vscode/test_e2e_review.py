@@ -1,8 +1,9 @@
 """Reviewing the agent's changes in a real VS Code (code-server + Chromium), the extension, the real
-``agentls serve`` and the scripted fake model: hunks in the editor (gutter, background, CodeLens) and
-in the Changes view with its badge, Undo by CodeLens that keeps what the user typed between the
-agent's edits (a saved line between two turns, an unsaved one after them), Keep from the Changes
-view, next-hunk navigation, and 200 hunks listed (timed) and kept from the view's title.
+``agentls serve`` and the scripted fake model: an edit allowed in its dialog (Ask mode) is kept and not
+reviewed again; after a switch to Auto-accept, hunks in the editor (gutter, background, CodeLens) and
+in the Changes view (in the panel) with its badge, Undo by CodeLens that keeps what the user typed
+between the agent's edits (a saved line between two turns, an unsaved one after them), Keep from the
+Changes view, next-hunk navigation, and 200 hunks listed (timed) and kept from the view's title.
 Screenshots go to ``tests/vscode/screenshots/review`` (light, dark and high contrast, zoomed).
 """
 
@@ -48,6 +49,8 @@ def turns() -> list[Turn]:
     return [
         Turn.tool_call("edit", {"filePath": "calc.py", "oldString": "b = 2\n", "newString": "b = 20\n"}),
         Turn.text("Changed b."),
+        Turn.tool_call("edit", {"filePath": "calc.py", "oldString": "c = 3\n", "newString": "c = 30\n"}),
+        Turn.text("Changed c."),
         Turn.tool_call("edit", {"filePath": "calc.py", "oldString": "h = 8\n", "newString": "h = 80\n"}),
         Turn.text("Changed h."),
         Turn.text("80 is the limit."),
@@ -68,7 +71,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
     shots, trace, log = tmp / "screenshots", tmp / "trace.jsonl", tmp / "server.log"
     with FakeModelServer.threaded() as model, FakeModelServer.threaded() as titles:
         model.script(*turns())
-        titles.script(*[Turn.text("Review") for _ in range(5)])
+        titles.script(*[Turn.text("Review") for _ in range(6)])
         settings = {
             "agentls.server.path": str(AGENTLS),
             "agentls.config": fake_model_config(model, titles, snapshot=True),  # as users have it
@@ -115,9 +118,17 @@ def test_the_proposal_edited_in_the_diff_editor_is_what_gets_written(run: Run) -
     assert r["diffTabs"] == []
 
 
+def test_an_edit_allowed_in_its_dialog_is_not_reviewed_again(run: Run) -> None:
+    r = run.phase("agent-edits")
+    assert r["approvedReviewShown"] is False, r  # no "Review N changes" after the allowed edit
+    # After Auto-accept's edit of c, one Keep | Undo pair: c's; b = 200, allowed, has none.
+    assert [t.split(" ")[-1] for t in r["afterAuto"]] == ["Keep", "Undo"], r
+    assert "b = 200" in r["afterAutoText"] and "c = 30" in r["afterAutoText"], r
+
+
 def test_the_users_line_typed_between_agent_edits_is_kept(run: Run) -> None:
     r = run.phase("agent-edits")
-    assert r["text"].startswith("# mine\na = 1\nb = 200\n"), r["text"]
+    assert r["text"].startswith("# mine\na = 1\nb = 200\nc = 30\n"), r["text"]
     assert r["text"].endswith("h = 80\ni = 9\nj = 10\n# unsaved\n"), r["text"]
 
 
@@ -132,7 +143,7 @@ def test_pending_hunks_are_marked_in_the_editor_and_the_changes_view(run: Run) -
 def test_undo_by_codelens_keeps_the_users_typing(run: Run) -> None:
     r = run.phase("undo-by-codelens")
     rest = CALC[12:].replace("h = 8\n", "h = 80\n")
-    assert r["text"] == "# mine\na = 1\nb = 2\n" + rest + "# unsaved\n", r["text"]
+    assert r["text"] == "# mine\na = 1\nb = 200\n" + rest + "# unsaved\n", r["text"]
 
 
 def test_next_change_moves_the_cursor_to_the_pending_hunk(run: Run) -> None:
@@ -142,7 +153,7 @@ def test_next_change_moves_the_cursor_to_the_pending_hunk(run: Run) -> None:
 def test_review_comments_reach_the_agent_as_one_prompt(run: Run) -> None:
     r = run.phase("comment")
     assert any("Why 80?" in t for t in r["thread"]), r["thread"]
-    users = [m for m in run.model.requests[4].messages if m.get("role") == "user"]
+    users = [m for m in run.model.requests[6].messages if m.get("role") == "user"]
     review = str(users[-1].get("content"))
     assert "left one comment" in review and "Why 80? Use a named constant." in review, review
     assert "calc.py, line 9 (on your change to line 9" in review, review

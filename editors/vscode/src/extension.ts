@@ -12,6 +12,7 @@ import { affectsConfig, affectsProcess } from "./settings";
 import { runCodeAction } from "./chat/codeActions";
 import { ServerInstaller } from "./install/offer";
 import { ProviderKeys } from "./keys";
+import { setApiKey } from "./chat/apiKey";
 import { statusItem } from "./status";
 import { trace } from "./trace";
 import { registerReview } from "./review";
@@ -53,6 +54,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     statusItem(view),
     ...registerCommands(view),
     ...registerReview(context, view, diffs),
+    vscode.commands.registerCommand("agentls.setApiKey", (provider?: string) => setApiKey(agent, keys, typeof provider === "string" ? provider : undefined)),
     panels,
     ...panelCommands(view, panels),
     new Notifier(view, () => [view, ...panels.views], (sessionID) => showSession(view, panels, sessionID)),

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { type Hunk, byFile, hunkAt, linesLabel, nextHunk, place } from "../src/review/hunks.ts";
+import { type Hunk, byFile, hunkAt, lensLines, linesLabel, nextHunk, place } from "../src/review/hunks.ts";
 
 function hunk(id: string, afterStart: number, after: string[], before: string[] = ["x\n"], file = "a.py"): Hunk {
   return { id, sessionID: "s", file, uri: `file:///p/${file}`, kind: "text", state: "pending", beforeStart: afterStart, before, afterStart, after };
@@ -23,6 +23,16 @@ test("a hunk's label follows where it is placed now, else the agent's line", () 
   assert.equal(linesLabel(h), "lines 2-3");
   assert.equal(linesLabel(h, placed.start), "lines 4-5");
   assert.equal(linesLabel(hunk("r", 1, [], ["b\n"]), 3), "1 removed at line 4");
+});
+
+test("the first hunk, its lines changed by the user, moves with lines typed above it (the next hunk's shift)", () => {
+  // The user typed three lines at the top, then changed the agent's B: it stays on the user's line.
+  const lines = ["# one", "# two", "# three", "a", "B, mine", "c", "D", "e"];
+  const placed = place(lines, [hunk("h1", 1, ["B\n"]), hunk("h2", 3, ["D\n"])]);
+  assert.deepEqual(placed.map((p) => [p.hunk.id, p.start, p.found]), [["h1", 4, false], ["h2", 6, true]]);
+  // A removal before every found hunk moves with them too.
+  const removed = place(["# one", "a", "c", "D"], [hunk("r", 1, [], ["b\n"]), hunk("h2", 2, ["D\n"])]);
+  assert.deepEqual(removed.map((p) => [p.hunk.id, p.start]), [["r", 2], ["h2", 3]]);
 });
 
 test("a hunk whose lines the user changed is placed by the shift and marked not found", () => {
@@ -60,4 +70,10 @@ test("placing 200 hunks in a 5,000-line file is quick", () => {
   const ms = performance.now() - started;
   assert.ok(placed.every((p, k) => p.found && p.start === k * 25 + 1));
   assert.ok(ms < 1000, `${ms} ms`); // a sanity bound; the 50 ms goal is measured in the real editor (e2e)
+});
+
+test("hunks that start on one line share one CodeLens line; others keep their own", () => {
+  // The agent removed line b and changed the line after it: both are marked where "C" stands now.
+  const placed = place(["a", "C", "d", "E"], [hunk("removed", 1, [], ["b\n"]), hunk("changed", 1, ["C\n"]), hunk("later", 3, ["E\n"])]);
+  assert.deepEqual(lensLines(placed).map((line) => line.map((p) => [p.hunk.id, p.start])), [[["removed", 1], ["changed", 1]], [["later", 3]]]);
 });

@@ -10,9 +10,9 @@ const server: SlashCommand[] = [
   { name: "review", description: "Review a file", kind: "user", hint: "<file>" },
 ];
 
-test("built-ins (the view's own winning a shared name) come sorted, then the user's commands", () => {
+test("the project's own commands come first, then the built-ins (the view's own winning a shared name) sorted", () => {
   const names = mergeCommands(server).map((c) => `${c.kind}:${c.name}`);
-  assert.deepEqual(names, ["client:agent", "builtin:compact", "client:effort", "client:export", "client:mode", "client:model", "client:new", "builtin:undo", "user:review"]);
+  assert.deepEqual(names, ["user:review", "client:agent", "builtin:compact", "client:effort", "client:export", "client:mode", "client:model", "client:new", "builtin:undo"]);
 });
 
 test("names that start with what is typed come first, then names or descriptions that contain it", () => {

@@ -17,13 +17,32 @@ function ago(ms: number): string {
   return new Date(ms).toLocaleDateString();
 }
 
+/** The first clause of an authentication error ("no API key for anthropic/claude-…"), capitalised. */
+export function authHeadline(message: string): string {
+  const refused = /^(\S+) returned HTTP (\d+)/.exec(message);
+  if (refused) return `${refused[1]} refused the API key (HTTP ${refused[2]})`;
+  const head = message.split(/[:\n]/)[0].trim().replace(/\.$/, "");
+  const short = head.length > 100 ? `${head.slice(0, 99)}…` : head;
+  return short ? short[0].toUpperCase() + short.slice(1) : "The model's provider refused the API key";
+}
+
 export class Chrome {
   readonly bar = h("div", { id: "bar" });
   readonly sessionList = h("div", { id: "sessions", hidden: true });
   /** The menu's search box stays (it keeps the focus and the typed text); the rows below it change. */
   readonly search: SessionSearch;
   private readonly sessionRows = h("div", { class: "session-rows" });
-  readonly status = h("div", { id: "status" });
+  /** One line of fixed height, always there: the turn's state and usage, the buttons a prompt sent
+   * while a turn runs uses (placed in it by main.ts), and the changes waiting for review. Nothing in
+   * it appears or goes away by changing its height, so the transcript never jumps during a turn. */
+  readonly status = h("div", { id: "status", role: "group", "aria-label": "Status" });
+  private readonly statusText = h("span", { id: "status-text", role: "status" });
+  private readonly review = button("", () => this.post({ type: "reviewChanges" }), {
+    id: "review-changes",
+    class: "link",
+    hidden: true,
+    title: "Go to the first agent change waiting for Keep or Undo in the editor (the Changes list is in the panel: agentls Review)",
+  });
   readonly notice = h("div", { id: "notice", hidden: true });
   readonly panels = h("div", { id: "panels" });
   private listOpen = false;
@@ -38,6 +57,12 @@ export class Chrome {
   ) {
     this.search = new SessionSearch(post, redraw);
     this.sessionList.append(this.search.root, this.sessionRows);
+    this.status.append(this.statusText, this.review);
+  }
+
+  /** Put `el` (the prompt's busy actions) in the status line, before the review button. */
+  holdInStatus(el: HTMLElement): void {
+    this.status.insertBefore(el, this.review);
   }
 
   toggleList(open?: boolean): void {
@@ -115,10 +140,31 @@ export class Chrome {
     if (u.percent !== undefined) bits.push(`${u.percent}% of context`);
     if (u.cost > 0) bits.push(`$${u.cost.toFixed(4)}`);
     this.status.className = `status-${st.type}`;
-    this.status.textContent = bits.join(" · ");
+    this.statusText.textContent = bits.join(" · ");
+    const pending = state.reviewPending;
+    this.review.hidden = pending === 0;
+    this.review.textContent = `Review ${pending} change${pending === 1 ? "" : "s"}`;
+    this.review.setAttribute("aria-label", `${pending} agent change${pending === 1 ? "" : "s"} to review: go to the first`);
     const phase = state.server.phase;
     const phaseText =
       phase === "restarting" ? "The agentls server stopped; restarting it…" : phase === "missing" ? (state.server.message ? "" : "The agentls server was not found (see the notification).") : phase === "stopped" ? "The agentls server is not running." : "";
+    if (state.errorKind === "auth" && state.error !== null) {
+      // One short line and the way out, not the provider's paragraph (its whole text is the tooltip),
+      // and not again for the small model's titles: the same missing key.
+      const warnings = state.warnings.filter((w) => !/api key/i.test(w)).map((w) => `Warning: ${w}`);
+      // The host's "the turn failed…" repeats the error: only what it adds (the prompt is back).
+      const back = state.server.message?.includes("back in the box") === true;
+      const headline = authHeadline(state.error);
+      const line = back ? `The turn failed: ${headline[0].toLowerCase()}${headline.slice(1)}; your prompt is back in the box. ` : `${headline}. `;
+      const said = [phaseText, back ? "" : state.server.message].filter(Boolean).join(" ");
+      this.notice.hidden = false;
+      this.notice.replaceChildren(
+        h("span", { class: "notice-text", title: state.error }, `${said ? `${said} ` : ""}${line}`),
+        button("Set API Key", () => this.post({ type: "setApiKey" }), { id: "set-api-key", class: "link", title: "Enter or replace a provider's API key (agentls: Set API Key…)" }),
+        ...(warnings.length > 0 ? [h("span", {}, ` ${warnings.join(" ")}`)] : []),
+      );
+      return;
+    }
     const warnings = state.warnings.map((w) => `Warning: ${w}`);
     const text = [phaseText, state.server.message, state.error, ...warnings].filter(Boolean).join(" ");
     this.notice.hidden = text === "";

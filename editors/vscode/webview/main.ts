@@ -67,6 +67,7 @@ const stats = { frames: 0, events: 0, maxDrawMs: 0, totalDrawMs: 0, maxTranscrip
 
 const older = new OlderLoader(transcript.root, transcript.top, state, post, () => transcript.above(state));
 const app = document.getElementById("app") as HTMLElement;
+chrome.holdInStatus(prompt.busyActions);
 app.append(chrome.bar, pickers.root, chrome.sessionList, chrome.notice, firstRun.root, h("div", { id: "transcript-box" }, transcript.root, jump), chrome.panels, chrome.status, queueList.root, prompt.root);
 
 let scheduled = false;
@@ -144,6 +145,9 @@ window.addEventListener("message", (event: MessageEvent<ToWebview>) => {
       for (const e of message.events) applyEvent(state, e);
       break;
     case "snapshot":
+      // Another session (or this one again) opens at its latest message, whatever the last one did.
+      follow = true;
+      jump.hidden = true;
       transcript.reset();
       loadSnapshot(state, message.snapshot);
       break;
@@ -183,6 +187,10 @@ window.addEventListener("message", (event: MessageEvent<ToWebview>) => {
       break;
     case "commands":
       slash.setCommands(message.commands, message.errors);
+      break;
+    case "review":
+      state.reviewPending = message.pending;
+      state.dirty.header = true;
       break;
   }
   schedule();

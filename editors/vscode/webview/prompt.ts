@@ -28,7 +28,7 @@ export class PromptBox {
   private readonly model = h("select", { id: "model-picker", title: "Model", "aria-label": "Model" });
   private readonly send: HTMLButtonElement;
   /** Shown while a turn runs: what a prompt sent now does. */
-  private readonly busyActions: HTMLElement;
+  readonly busyActions: HTMLElement;
   private attachments: Attachment[] = [];
   private busy = false;
   /** The editor note's chip (webview/context.ts). */
@@ -51,7 +51,7 @@ export class PromptBox {
     };
     this.busyActions = h(
       "div",
-      { class: "prompt-row busy-actions", hidden: true, role: "group", "aria-label": "Send while the agent works" },
+      { class: "busy-actions", hidden: true, role: "group", "aria-label": "Send while the agent works" },
       button("Queue", sendAs("queue"), { id: "send-queue", class: "secondary", title: "Run this message as its own turn after the current one (Enter)", "aria-keyshortcuts": "Enter" }),
       button("Steer", sendAs("steer"), { id: "send-steer", class: "secondary", title: "Send this message into the running turn: the agent reads it at its next step (Ctrl+Enter)", "aria-keyshortcuts": "Control+Enter" }),
       button("Stop and send", sendAs("interrupt"), { id: "send-interrupt", class: "secondary", title: "Stop the running turn and send this message now" }),
@@ -124,7 +124,6 @@ export class PromptBox {
       this.editorChip.root,
       this.chips,
       this.input,
-      this.busyActions,
       h(
         "div",
         { class: "prompt-row" },

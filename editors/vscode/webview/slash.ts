@@ -16,6 +16,8 @@ export class SlashMenu {
   private errors: string[] = [];
   private shown: SlashCommand[] = [];
   private active = 0;
+  /** The user moved the highlight (arrows): a refreshed list keeps it on that command; else the top. */
+  private moved = false;
 
   constructor(
     private readonly input: HTMLTextAreaElement,
@@ -68,10 +70,13 @@ export class SlashMenu {
       // Files are read again at each request: a command file saved a moment ago is in the list.
       this.post({ type: "listCommands" });
       this.active = 0;
+      this.moved = false;
     }
     const before = this.shown[this.active]?.name;
     this.shown = filterCommands(this.commands, typed);
-    const keep = this.shown.findIndex((c) => c.name === before);
+    // The project's commands arrive with the server's list, above the built-ins: until the user
+    // moves it, the highlight stays on the top row rather than following the command it was on.
+    const keep = this.moved ? this.shown.findIndex((c) => c.name === before) : -1;
     this.active = keep >= 0 ? keep : 0;
     this.draw();
   }
@@ -128,10 +133,12 @@ export class SlashMenu {
     if (event.key === "ArrowDown" && n > 0) {
       stop();
       this.active = (this.active + 1) % n;
+      this.moved = true;
       this.draw();
     } else if (event.key === "ArrowUp" && n > 0) {
       stop();
       this.active = (this.active - 1 + n) % n;
+      this.moved = true;
       this.draw();
     } else if ((event.key === "Enter" && !event.shiftKey) || event.key === "Tab") {
       if (n === 0) return; // no match: Enter sends the text as a prompt

@@ -23,12 +23,16 @@ export const CLIENT_COMMANDS: SlashCommand[] = [
   { name: "export", description: "Open the session as Markdown in an editor", kind: "client", hint: "" },
 ];
 
-/** The menu's list: the view's own built-ins win over a server command of the same name. */
+/**
+ * The menu's list: the project's and the user's own commands first (they are what this project
+ * added, and the menu shows its first rows: below thirteen built-ins they were out of sight), then
+ * the built-ins sorted; the view's own built-ins win over a server command of the same name.
+ */
 export function mergeCommands(server: SlashCommand[]): SlashCommand[] {
   const own = new Set(CLIENT_COMMANDS.map((c) => c.name));
   const builtins = server.filter((c) => c.kind === "builtin" && !own.has(c.name));
   const users = server.filter((c) => c.kind === "user" && !own.has(c.name));
-  return [...CLIENT_COMMANDS, ...builtins].sort((a, b) => a.name.localeCompare(b.name)).concat(users);
+  return users.concat([...CLIENT_COMMANDS, ...builtins].sort((a, b) => a.name.localeCompare(b.name)));
 }
 
 /** The commands whose name starts with `typed` first, then those that contain it (name or description). */

@@ -52,9 +52,11 @@ export interface ChatState {
   config: AgentConfig | null;
   server: { phase: ServerPhase; message?: string };
   error: string | null;
+  errorKind: string | null; // the error's name: "auth" offers "Set API Key"
   /** Errors of turns that failed with no assistant message to carry them, by the message they follow. */
   turnErrors: Map<string, string>;
   warnings: string[]; // agent.warning messages of this session (or of none), newest last
+  reviewPending: number; // the session's agent changes waiting for Keep/Undo (the host's count)
   subtasks: Subtasks; // child sessions of its task cards (webview/subtasks.ts)
   moreBefore: boolean; // older messages are on the server (webview/virtual.ts loads them)
   queue: QueuedPrompt[]; // prompts waiting for the running turn to end, next first
@@ -85,8 +87,10 @@ export function initialState(): ChatState {
     config: null,
     server: { phase: "starting" },
     error: null,
+    errorKind: null,
     turnErrors: new Map(),
     warnings: [],
+    reviewPending: 0,
     subtasks: new Map(),
     moreBefore: false,
     queue: [],
@@ -121,6 +125,7 @@ export function loadSnapshot(state: ChatState, snapshot: Snapshot | null): void 
   state.changes = snapshot?.changes ?? [];
   state.status = snapshot?.busy ? { type: "busy" } : { type: "idle" };
   state.error = null;
+  state.errorKind = null;
   state.turnErrors = new Map();
   state.warnings = [];
   state.queue = snapshot?.queue ?? [];
@@ -295,7 +300,10 @@ export function applyEvent(state: ChatState, event: AgentEvent): void {
   switch (event.type) {
     case "session.status":
       state.status = event.properties.status;
-      if (event.properties.status.type === "busy") state.error = null;
+      if (event.properties.status.type === "busy") {
+        state.error = null;
+        state.errorKind = null;
+      }
       state.dirty.header = true;
       return;
     case "session.idle":
@@ -305,6 +313,7 @@ export function applyEvent(state: ChatState, event: AgentEvent): void {
     case "session.error":
       if (event.properties.error.name !== "aborted" && event.properties.error.name !== "AbortedError") {
         state.error = event.properties.error.message;
+        state.errorKind = event.properties.error.name;
         keepTurnError(state, event.properties.error.message);
       }
       state.dirty.header = true;

@@ -11,9 +11,9 @@ import pytest
 from core.bus import Bus
 from core.errors import NotFoundError, PermissionDeniedError, PermissionRejectedError
 from core.events import PermissionAsked, PermissionReplied
-from core.permission.request import PermissionAsk
+from core.permission.request import PermissionAsk, Proposal
 from core.permission.rules import Rule, defaults, from_config
-from core.permission.service import Permissions
+from core.permission.service import Permissions, Reply
 from core.storage import Store
 
 ASK_ALL = [Rule("*", "*", "ask")]
@@ -218,3 +218,40 @@ async def test_cancelled_call_closes_its_dialog(service: Permissions) -> None:
 async def test_reply_to_unknown_request(service: Permissions) -> None:
     with pytest.raises(NotFoundError):
         await service.reply("per_missing", "once")
+
+
+@pytest.mark.parametrize(
+    ("reply", "edited", "approved"),
+    [("once", None, True), ("always", None, True), ("once", "x = 2\n", True), ("reject", None, False)],
+)
+async def test_a_proposal_the_user_answers_in_its_dialog_is_marked_approved(
+    service: Permissions, reply: Reply, edited: str | None, approved: bool
+) -> None:
+    proposal = Proposal("x = 1\n")
+    ask = PermissionAsk("edit", ["a.py"], ["a.py"], proposal=proposal)
+    task, event = await asked(service, bus_of(service), ask)
+    await service.reply(event.request.id, reply, edited=edited)
+    if reply == "reject":
+        with pytest.raises(PermissionRejectedError):
+            await task
+    else:
+        await task
+    assert proposal.approved is approved
+
+
+async def test_a_proposal_no_one_was_asked_about_is_not_approved(service: Permissions) -> None:
+    proposal = Proposal("x = 1\n")
+    allowed = from_config({"edit": {"*": "allow"}})  # as Auto-accept or an "always" rule allows it
+    await service.ask("ses_1", None, None, PermissionAsk("edit", ["a.py"], proposal=proposal), allowed)
+    assert proposal.approved is False
+
+
+async def test_a_second_dialog_an_always_reply_answers_is_not_approved_by_it(service: Permissions) -> None:
+    first, second = Proposal("1\n"), Proposal("2\n")
+    bus = bus_of(service)
+    task1, event1 = await asked(service, bus, PermissionAsk("edit", ["a.py"], ["*"], proposal=first))
+    task2, _ = await asked(service, bus, PermissionAsk("edit", ["a.py"], ["*"], proposal=second))
+    await service.reply(event1.request.id, "always")
+    await task1
+    await task2
+    assert (first.approved, second.approved) == (True, False)  # the user saw only the first diff

@@ -32,6 +32,7 @@ from tests.unit.snapshot.harness import Agent
 
 MAIN = b"".join(f"line {n}\n".encode() for n in range(1, 21))
 CTX = EditContext("agent: edit", session_id=None)
+APPROVED = EditContext("agent: edit", session_id=None, approved=True)
 
 
 def _edited(text: bytes, changes: dict[int, bytes]) -> bytes:
@@ -78,8 +79,11 @@ class Env:
             await self.agent.store.upsert_part(part)
         await self.service.review.record(self.agent.session.id)
 
-    async def agent_writes(self, rel: str, data: bytes) -> None:
-        await self.service.workspace.write_bytes(self.root / rel, data, CTX)
+    async def agent_writes(self, rel: str, data: bytes, ctx: EditContext = CTX) -> None:
+        await self.service.workspace.write_bytes(self.root / rel, data, ctx)
+
+    async def agent_deletes(self, rel: str, ctx: EditContext = CTX) -> None:
+        await self.service.workspace.delete(self.root / rel, ctx)
 
     def user_writes(self, rel: str, data: bytes) -> None:
         (self.root / rel).write_bytes(data)
@@ -152,6 +156,56 @@ async def test_several_writes_to_one_file_with_the_user_typing_between_them(env:
     assert (env.root / "main.py").read_bytes() == _edited(MAIN, {10: b"user's ten\n", 19: b"nineteen\n"})
 
 
+async def test_writes_the_user_approved_in_their_dialog_are_not_reviewed_again(env: Env) -> None:
+    async def during() -> None:
+        await env.agent_writes("main.py", _edited(MAIN, {3: b"three\n"}), APPROVED)
+        await env.agent_writes("new.py", b"created\n", APPROVED)
+        await env.agent_deletes("other.py", APPROVED)
+
+    await env.step(during)
+    assert await env.service.review.pending(env.agent.session.id) == []
+    assert await env.service.review.hunks(env.agent.session.id) == []
+
+
+async def test_a_step_that_left_no_hunk_is_not_reviewed_again_at_the_next_step(env: Env) -> None:
+    approved = _edited(MAIN, {3: b"three\n"})
+
+    async def allowed() -> None:
+        await env.agent_writes("main.py", approved, APPROVED)
+        env.user_writes("other.py", _edited(MAIN, {5: b"user's five\n"}))
+
+    async def auto() -> None:
+        await env.agent_writes("main.py", _edited(approved, {9: b"nine\n"}))
+
+    await env.step(allowed)
+    await env.step(auto)  # the log forgot the first step by now: it must not be looked at again
+    pending = await env.service.review.pending(env.agent.session.id)
+    assert [(h.file, h.after) for h in pending] == [("main.py", ["nine\n"])]
+
+
+async def test_only_the_unapproved_writes_of_a_file_wait_for_review(env: Env) -> None:
+    approved = _edited(MAIN, {3: b"three\n"})
+    both = _edited(approved, {12: b"twelve, auto-accepted\n"})
+    again = _edited(both, {4: b"four, approved\n"})
+
+    async def during() -> None:
+        await env.agent_writes("main.py", approved, APPROVED)
+        await env.agent_writes("main.py", both)  # written with no dialog (Auto-accept, an "always" rule)
+        await env.agent_writes("main.py", again, APPROVED)
+        await env.agent_writes("other.py", _edited(MAIN, {7: b"seven\n"}))
+
+    await env.step(during)
+    sid = env.agent.session.id
+    pending = await env.service.review.pending(sid)
+    assert [(h.file, h.before, h.after) for h in pending] == [
+        ("main.py", ["line 12\n"], ["twelve, auto-accepted\n"]),
+        ("other.py", ["line 7\n"], ["seven\n"]),
+    ]
+    await env.service.review.undo(sid)  # undoing the unreviewed lines keeps the approved ones
+    assert (env.root / "main.py").read_bytes() == _edited(MAIN, {3: b"three\n", 4: b"four, approved\n"})
+    assert (env.root / "other.py").read_bytes() == MAIN
+
+
 async def test_a_step_that_ran_a_shell_command_keeps_every_changed_file(env: Env) -> None:
     if env.backend == "journal":
         pytest.skip("the edit journal sees only the workspace's writes, never a shell command's")
@@ -184,6 +238,16 @@ def test_typing_over_the_agents_own_lines_falls_back_to_the_whole_change() -> No
     after = _edited(MAIN, {3: b"three, retyped by the user\n"})
     assert agent_only(MAIN, after, [Write(0, "main.py", MAIN, agent)]) == MAIN
     assert agent_only(None, agent, [Write(0, "main.py", None, agent)]) is None  # a created file
+
+
+def test_approved_writes_stay_in_the_base_review_compares_against() -> None:
+    approved = _edited(MAIN, {3: b"three\n"})
+    after = _edited(approved, {9: b"nine\n"})
+    writes = [Write(0, "main.py", MAIN, approved, approved=True), Write(1, "main.py", approved, after)]
+    assert agent_only(MAIN, after, writes) == approved
+    assert agent_only(None, approved, [Write(0, "main.py", None, approved, approved=True)]) == approved
+    # An unapproved write that cannot be told apart still falls back to the whole change.
+    assert agent_only(MAIN, after, [writes[0], Write(1, "main.py", None, after)]) == MAIN
 
 
 def test_the_log_forgets_recorded_steps_and_steps_without_changes(tmp_path: Path) -> None:

@@ -111,6 +111,21 @@ async def test_undo_one_hunk_keeps_the_users_edits_and_the_other_hunks(env: Env)
     assert [h.lines_label() for h in left] == ["line 15"]
 
 
+async def test_undoing_a_change_the_agent_changed_again_later_does_not_blame_the_user(env: Env) -> None:
+    first = _edited(MAIN, {3: b"three\n"})
+    await env.step({"src/main.py": first})
+    await env.step({"src/main.py": _edited(first, {3: b"THREE\n"})})  # the agent again, same line
+    older, newer = await env.review.pending(env.agent.session.id)
+    result = await env.review.undo(env.agent.session.id, [older.id])
+    (conflict,) = result.conflicts
+    assert conflict.reason.startswith("the agent changed these lines again in a later step (line 3")
+    assert "you" not in conflict.reason
+    # Undoing the later change first, then the older one, goes through.
+    await env.review.undo(env.agent.session.id, [newer.id])
+    assert not (await env.review.undo(env.agent.session.id, [older.id])).conflicts
+    assert (env.root / "src" / "main.py").read_bytes() == MAIN
+
+
 async def test_an_undo_over_the_users_edit_is_a_conflict_and_writes_nothing(env: Env) -> None:
     await env.step({"src/main.py": _edited(MAIN, {3: b"three\n"})})
     main = env.root / "src" / "main.py"
@@ -166,7 +181,9 @@ async def test_the_model_is_told_once_what_was_undone(env: Env) -> None:
     await env.review.tell(env.agent.session.id, deliver)
     assert await env.review.tell(env.agent.session.id, deliver) is None
     assert len(delivered) == 2 and delivered[0] == delivered[1]
-    assert "- src/main.py: lines 10-11" in delivered[0]
+    # Where, and what the agent wrote against what is there again.
+    assert "- src/main.py, lines 10-11: you wrote\n    ten\n    eleven\n  and it is back to\n" in delivered[0]
+    assert "    line 10\n    line 11" in delivered[0]
 
 
 async def test_hunks_survive_a_restart_and_a_fork_copies_them(env: Env) -> None:
@@ -189,6 +206,16 @@ async def test_hunks_survive_a_restart_and_a_fork_copies_them(env: Env) -> None:
     copied = await store.hunks(fork.id)
     assert [(h.state, h.sessionID) for h in copied] == [("kept", fork.id), ("pending", fork.id)]
     assert {h.id for h in copied}.isdisjoint({first.id, hunk.id})
+    # The fork's copy of the step counts as examined, like its source's.
+    assert await store.reviewed_steps(fork.id) == {h.stepID for h in copied}
+
+
+async def test_a_step_noted_as_examined_counts_as_reviewed_without_hunks(env: Env) -> None:
+    await env.step({"src/main.py": _edited(MAIN, {2: b"two\n"})})
+    sid = env.agent.session.id
+    (hunk,) = await env.review.pending(sid)
+    await env.store.examined([(sid, hunk.messageID, "prt_nohunks")])  # as a step with no hunk is noted
+    assert await env.store.reviewed_steps(sid) == {hunk.stepID, "prt_nohunks"}
 
 
 async def test_a_reverted_turn_has_nothing_to_review(env: Env) -> None:

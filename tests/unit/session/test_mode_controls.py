@@ -58,8 +58,13 @@ async def test_a_choice_is_the_sessions_and_the_projects(
     # Another process (a restart) reads both back.
     again = controls(sessions, tmp_path / "data", project)
     assert (await again.get(a.id)).mode == "plan" and (await again.get(b.id)).mode == "auto"
+    # Auto-accept is chosen per session: a new one after it starts in Ask, and shows it at once.
     c = await sessions.create(project.id, str(tmp_path))
-    assert (await again.get(c.id)).mode == "auto"
+    assert again.now(c.id).mode == "ask"
+    assert (await again.get(c.id)).mode == "ask"
+    await again.set_mode(a.id, "plan")
+    d = await sessions.create(project.id, str(tmp_path))
+    assert (await again.get(d.id)).mode == "plan"  # plan (read-only) still carries over
 
 
 async def test_a_child_session_follows_its_parent(

@@ -78,6 +78,10 @@ export class Actions {
         return this.view.refresh();
       case "openChange":
         return this.openChange(message.file);
+      case "reviewChanges":
+        // Review happens in the editor: the next pending hunk, with its Keep / Undo lenses.
+        await vscode.commands.executeCommand("agentls.review.next");
+        return;
       case "openToolDiff":
         return this.openPatch(message.file, message.patch);
       case "pickFiles":
@@ -97,6 +101,9 @@ export class Actions {
         return;
       case "openFile":
         await vscode.window.showTextDocument(this.fileUri(message.file));
+        return;
+      case "setApiKey":
+        await vscode.commands.executeCommand("agentls.setApiKey");
         return;
       case "setup":
         if (await applySetup(this.keys, message.provider, message.model, message.apiKey)) await this.view.client.restart();

@@ -100,7 +100,9 @@ export type ToWebview =
   | { type: "searchResults"; query: string; hits: SearchHit[]; error?: string }
   | { type: "olderMessages"; sessionID: string; messages: MessageWithParts[]; more: boolean }
   /** The `/` menu's commands (`agent/commands`), and the command files that could not be read. */
-  | { type: "commands"; commands: CommandInfo[]; errors: string[] };
+  | { type: "commands"; commands: CommandInfo[]; errors: string[] }
+  /** The current session's agent changes waiting for review (shown in the status line). */
+  | { type: "review"; pending: number };
 
 export type FromWebview =
   | { type: "ready" }
@@ -132,6 +134,8 @@ export type FromWebview =
   | { type: "revert"; messageID: string }
   | { type: "unrevert" }
   | { type: "openChange"; file: string }
+  | { type: "reviewChanges" }
+  | { type: "setApiKey" }
   | { type: "openToolDiff"; file: string; patch: string }
   | { type: "pickFiles"; mention?: boolean }
   | { type: "pickImages" }

@@ -56,6 +56,8 @@ export class ChatView implements ChatHost, vscode.WebviewViewProvider, vscode.Di
   readonly statuses = new Map<string, SessionStatus>();
   readonly permissions = new Map<string, PermissionRequest>();
   private sessionValue: Session | undefined;
+  /** The current session's agent changes waiting for review (src/review keeps the count). */
+  private reviewPending = 0;
   /** Focus Chat ran before the view was ready: focus the prompt once it is. */
   private focusWhenReady = false;
   private readonly changedEmitter = new vscode.EventEmitter<void>();
@@ -129,6 +131,12 @@ export class ChatView implements ChatHost, vscode.WebviewViewProvider, vscode.Di
     });
     const sidebar = sidebarView(view);
     if (sidebar !== undefined) this.resolvedEmitter.fire(sidebar);
+  }
+
+  /** How many agent changes wait for review: the status line's "Review N changes". */
+  setReviewPending(count: number): void {
+    this.reviewPending = count;
+    this.post({ type: "review", pending: count });
   }
 
   post(message: ToWebview): void {
@@ -292,6 +300,7 @@ export class ChatView implements ChatHost, vscode.WebviewViewProvider, vscode.Di
       this.sessionValue = snapshot?.session;
       this.changedEmitter.fire();
       this.post({ type: "snapshot", snapshot });
+      if (id !== undefined && snapshot !== null) void this.sendChanges(id);
     } finally {
       // The events that arrived meanwhile go on top: replacements (messages, parts) are idempotent,
       // and a part's text is whole again at its next update.
@@ -302,13 +311,12 @@ export class ChatView implements ChatHost, vscode.WebviewViewProvider, vscode.Di
 
   private async snapshot(sessionID: string): Promise<Snapshot> {
     const c = this.client;
-    const [session, messages, permissions, questions, todos, changes, queue, controls] = await Promise.all([
+    const [session, messages, permissions, questions, todos, queue, controls] = await Promise.all([
       c.request<Session>("agent/session/get", { sessionID }),
       c.request<{ messages: MessageWithParts[] }>("agent/session/messages", { sessionID, limit: MESSAGE_PAGE }),
       c.request<{ requests: PermissionRequest[] }>("agent/permission/list", {}),
       c.request<{ requests: QuestionRequest[] }>("agent/question/list", {}),
       c.request<{ todos: Todo[] }>("agent/session/todo", { sessionID }),
-      c.request<{ files: FileDiff[] }>("agent/session/diff", { sessionID }),
       listQueue(c, sessionID),
       sessionControls(c, sessionID, this.pickedModel),
     ]);
@@ -323,11 +331,21 @@ export class ChatView implements ChatHost, vscode.WebviewViewProvider, vscode.Di
       permissions: dialogsOf(permissions.requests, sessionID, children),
       questions: questions.requests.filter((r) => r.sessionID === sessionID),
       todos: todos.todos,
-      changes: changes.files,
+      changes: [], // sendChanges: the session's diff reads snapshots, and must not hold up its messages
       busy: this.statuses.get(sessionID)?.type === "busy" || running,
       queue,
       ...controls,
     };
+  }
+
+  /** The session's changed files, after its messages are shown (as the `session.diff` event says them). */
+  private async sendChanges(sessionID: string): Promise<void> {
+    try {
+      const { files } = await this.client.request<{ files: FileDiff[] }>("agent/session/diff", { sessionID });
+      if (this.sessionID === sessionID) this.post({ type: "events", events: [{ type: "session.diff", properties: { sessionID, diff: files } }] });
+    } catch (err) {
+      trace("sessionDiffFailed", { sessionID, error: String(err) });
+    }
   }
 
   private async remember(sessionID: string | undefined): Promise<void> {
@@ -435,6 +453,7 @@ export class ChatView implements ChatHost, vscode.WebviewViewProvider, vscode.Di
       if (message.type === "ready") {
         this.ready = true;
         this.post({ type: "server", phase: this.client.phase as ServerPhase, message: this.client.problem });
+        this.post({ type: "review", pending: this.reviewPending });
         if (this.focusWhenReady) this.post({ type: "focusPrompt" });
         this.focusWhenReady = false;
         await this.refresh();

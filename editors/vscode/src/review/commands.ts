@@ -8,7 +8,7 @@ import type { HunkDecorations } from "./decorations";
 import { hunkAt, nextHunk, type Placed } from "./hunks";
 import type { ReviewState } from "./state";
 
-type HunkArg = string | ChangeItem | undefined;
+type HunkArg = string | string[] | ChangeItem | undefined;
 
 export function registerReviewCommands(state: ReviewState, decorations: HunkDecorations, diffs: DiffDocuments): vscode.Disposable[] {
   const atCursor = (): Placed | undefined => {
@@ -16,13 +16,16 @@ export function registerReviewCommands(state: ReviewState, decorations: HunkDeco
     if (editor === undefined) return undefined;
     return hunkAt(decorations.placed(editor.document), editor.selection.active.line);
   };
-  const hunkID = (arg: HunkArg): string | undefined => {
-    if (typeof arg === "string") return arg;
-    if (arg?.kind === "hunk") return arg.hunk.id;
-    return atCursor()?.hunk.id;
+  // One hunk, or the hunks of one CodeLens line (decorations.ts), or the one at the cursor.
+  const hunkIDs = (arg: HunkArg): string[] | undefined => {
+    if (typeof arg === "string") return [arg];
+    if (Array.isArray(arg)) return arg;
+    if (arg?.kind === "hunk") return [arg.hunk.id];
+    const at = atCursor()?.hunk.id;
+    return at === undefined ? undefined : [at];
   };
   const fileUri = (arg: HunkArg): string | undefined => {
-    if (typeof arg === "object" && arg.kind === "file") return arg.uri;
+    if (typeof arg === "object" && !Array.isArray(arg) && arg.kind === "file") return arg.uri;
     const editor = vscode.window.activeTextEditor;
     return editor?.document.uri.scheme === "file" ? editor.document.uri.toString() : undefined;
   };
@@ -53,14 +56,14 @@ export function registerReviewCommands(state: ReviewState, decorations: HunkDeco
 
   return [
     vscode.commands.registerCommand("agentls.review.keepHunk", async (arg?: HunkArg) => {
-      const id = hunkID(arg);
-      if (id === undefined) return none("no agent change at the cursor");
-      await state.keep({ hunkIDs: [id] });
+      const ids = hunkIDs(arg);
+      if (ids === undefined) return none("no agent change at the cursor");
+      await state.keep({ hunkIDs: ids });
     }),
     vscode.commands.registerCommand("agentls.review.undoHunk", async (arg?: HunkArg) => {
-      const id = hunkID(arg);
-      if (id === undefined) return none("no agent change at the cursor");
-      await undo({ hunkIDs: [id] });
+      const ids = hunkIDs(arg);
+      if (ids === undefined) return none("no agent change at the cursor");
+      await undo({ hunkIDs: ids });
     }),
     vscode.commands.registerCommand("agentls.review.keepFile", async (arg?: HunkArg) => {
       const uri = fileUri(arg);

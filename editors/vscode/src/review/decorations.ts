@@ -3,7 +3,7 @@
 // CodeLens "Keep | Undo" above each hunk. Placement follows the user's typing (hunks.ts `place`).
 import * as vscode from "vscode";
 import { trace } from "../trace";
-import { type Hunk, type Placed, linesLabel, place } from "./hunks";
+import { type Hunk, type Placed, lensLines, linesLabel, place } from "./hunks";
 import type { ReviewState } from "./state";
 
 export class HunkDecorations implements vscode.CodeLensProvider, vscode.Disposable {
@@ -120,12 +120,15 @@ export class HunkDecorations implements vscode.CodeLensProvider, vscode.Disposab
 
   provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
     const lenses: vscode.CodeLens[] = [];
-    for (const p of this.placed(document)) {
-      const range = new vscode.Range(p.start, 0, p.start, 0);
-      const label = linesLabel(p.hunk, p.start);
+    for (const group of lensLines(this.placed(document))) {
+      const range = new vscode.Range(group[0].start, 0, group[0].start, 0);
+      const label = group.map((p) => linesLabel(p.hunk, p.start)).join(", ");
+      const changes = group.length === 1 ? "change" : `${group.length} changes`;
+      const ids = group.map((p) => p.hunk.id);
+      const arg = ids.length === 1 ? ids[0] : ids;
       lenses.push(
-        new vscode.CodeLens(range, { title: "$(check) Keep", tooltip: `Keep the agent's change (${label})`, command: "agentls.review.keepHunk", arguments: [p.hunk.id] }),
-        new vscode.CodeLens(range, { title: "$(discard) Undo", tooltip: `Undo the agent's change (${label}), keeping your edits`, command: "agentls.review.undoHunk", arguments: [p.hunk.id] }),
+        new vscode.CodeLens(range, { title: "$(check) Keep", tooltip: `Keep the agent's ${changes} (${label})`, command: "agentls.review.keepHunk", arguments: [arg] }),
+        new vscode.CodeLens(range, { title: "$(discard) Undo", tooltip: `Undo the agent's ${changes} (${label}), keeping your edits`, command: "agentls.review.undoHunk", arguments: [arg] }),
       );
     }
     return lenses;

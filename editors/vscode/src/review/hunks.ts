@@ -51,36 +51,57 @@ function matches(lines: readonly string[], after: readonly string[], at: number)
 /**
  * Place the pending hunks of one file in its current `lines`, oldest first. A text hunk is found by
  * its lines, searched outward from where the agent left them shifted by how far the hunk before it
- * moved; one not found (or a hunk that only removed lines) is placed by that shift alone.
+ * moved. One not found (the user changed its lines), or a hunk that only removed lines, is placed
+ * by the shift of the nearest hunk found before it — else after it: lines typed above the first
+ * hunk move it too, though its own lines are no longer the agent's.
  */
 export function place(lines: readonly string[], hunks: readonly Hunk[], window = 4000): Placed[] {
   const sorted = [...hunks].sort((a, b) => a.afterStart - b.afterStart);
-  const out: Placed[] = [];
+  const found: (number | undefined)[] = [];
   let shift = 0;
   for (const hunk of sorted) {
-    if (hunk.kind !== "text") {
-      out.push({ hunk, start: 0, end: Math.min(1, lines.length), found: true });
+    if (hunk.kind !== "text" || hunk.after.length === 0) {
+      found.push(undefined);
       continue;
     }
     const guess = hunk.afterStart + shift;
     let at = -1;
-    if (hunk.after.length > 0) {
-      for (let d = 0; d <= window && at < 0; d++) {
-        if (matches(lines, hunk.after, guess + d)) at = guess + d;
-        else if (d > 0 && matches(lines, hunk.after, guess - d)) at = guess - d;
-        if (guess + d >= lines.length && guess - d < 0) break;
-      }
+    for (let d = 0; d <= window && at < 0; d++) {
+      if (matches(lines, hunk.after, guess + d)) at = guess + d;
+      else if (d > 0 && matches(lines, hunk.after, guess - d)) at = guess - d;
+      if (guess + d >= lines.length && guess - d < 0) break;
     }
-    if (at >= 0) {
-      shift = at - hunk.afterStart;
-      out.push({ hunk, start: at, end: at + hunk.after.length, found: true });
-    } else {
-      const start = Math.max(0, Math.min(guess, lines.length));
-      const end = Math.min(lines.length, start + hunk.after.length);
-      out.push({ hunk, start, end, found: hunk.after.length === 0 });
-    }
+    found.push(at >= 0 ? at : undefined);
+    if (at >= 0) shift = at - hunk.afterStart;
   }
-  return out;
+  // The shift each unfound hunk goes by: the last found hunk's before it, else the next one's after.
+  const shifts: number[] = new Array<number>(sorted.length).fill(0);
+  let known: number | undefined;
+  for (let i = sorted.length - 1; i >= 0; i--) {
+    const at = found[i];
+    if (at !== undefined) known = at - sorted[i].afterStart;
+    shifts[i] = known ?? 0;
+  }
+  known = undefined;
+  return sorted.map((hunk, i) => {
+    if (hunk.kind !== "text") return { hunk, start: 0, end: Math.min(1, lines.length), found: true };
+    const at = found[i];
+    if (at !== undefined) {
+      known = at - hunk.afterStart;
+      return { hunk, start: at, end: at + hunk.after.length, found: true };
+    }
+    const start = Math.max(0, Math.min(hunk.afterStart + (known ?? shifts[i]), lines.length));
+    const end = Math.min(lines.length, start + hunk.after.length);
+    return { hunk, start, end, found: hunk.after.length === 0 };
+  });
+}
+
+/** The placed hunks by the line their CodeLens goes on, top first: hunks that start on one line
+ * (a removal just above a change) share one Keep | Undo pair instead of two on a line. */
+export function lensLines(placed: readonly Placed[]): Placed[][] {
+  const lines = new Map<number, Placed[]>();
+  for (const p of [...placed].sort((a, b) => a.start - b.start)) lines.set(p.start, [...(lines.get(p.start) ?? []), p]);
+  return [...lines.values()];
 }
 
 /** The placed hunk at 0-based `line` (a removal marks the line where the lines were). */

@@ -1,5 +1,6 @@
 // The review of the agent's changes in VS Code (issue 25): pending hunks marked in the editor with
-// CodeLens Keep/Undo, the Changes view with its badge, navigation and keep/undo commands.
+// CodeLens Keep/Undo, the Changes view with its badge (in the panel, so that it never takes the
+// chat's height in the side bar), a count in the chat's status line, navigation and keep/undo commands.
 import * as vscode from "vscode";
 import type { ChatView } from "../chat/view";
 import type { DiffDocuments } from "../diff/provider";
@@ -19,6 +20,8 @@ export function registerReview(context: vscode.ExtensionContext, view: ChatView,
     decorations,
     changes,
     new ReviewComments(state, decorations, () => view.reveal()),
+    // The chat shows the count in its status line; the changes themselves are reviewed in the editor.
+    state.onDidChange(() => view.setReviewPending(state.count)),
     vscode.languages.registerCodeLensProvider({ scheme: "file" }, decorations),
     ...registerReviewCommands(state, decorations, diffs),
     ...registerProposals(async (requestID, edited) => {
