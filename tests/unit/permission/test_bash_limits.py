@@ -28,7 +28,7 @@ def project(tmp_path: Path) -> Path:
 
 def test_a_wrapped_command_is_asked_with_its_wrapper_and_the_dialog_says_what_runs_it(project: Path) -> None:
     (bash,) = [r for r in bash_requests("nice -n 5 rm x", project, project) if r.permission == "bash"]
-    assert bash.patterns == ["nice -n 5 rm x", "rm x"] and bash.always == ["nice *", "rm *"]
+    assert bash.patterns == ["nice -n 5 rm x", "rm x"] and bash.always == ["nice -n 5 rm *", "rm *"]
     assert bash.title == "nice -n 5 rm x (runs rm through nice)"
     (bash,) = [r for r in bash_requests("sudo nice /bin/rm x", project, project) if r.permission == "bash"]
     assert bash.patterns == ["sudo nice /bin/rm x", "nice /bin/rm x", "/bin/rm x", "rm x"]
