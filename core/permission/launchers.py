@@ -127,7 +127,7 @@ def _perf(name: str, args: list[Word]) -> Launched:
 
 
 def _one_word_options(
-    writers: tuple[str, ...], quiet: frozenset[str]
+    writers: tuple[str, ...], quiet: frozenset[str], *, bare_shell: bool = False
 ) -> Callable[[str, list[Word]], Launched]:
     """Tools whose options are each one word (``--tool=memcheck``): the first other word is the command."""
 
@@ -143,6 +143,8 @@ def _one_word_options(
             index += 1
         if index < len(args) and args[index].value == "--":
             index += 1
+        if index == len(args) and bare_shell:
+            return Hidden(f"{name} {_SHELL}")
         return Wrapped(args[index:], unknown=unknown if index < len(args) else None)
 
     return launch
@@ -189,7 +191,7 @@ LAUNCHERS: dict[str, Callable[[str, list[Word]], Launched]] = {
     "perf": _perf,
     "valgrind": _one_word_options(("--log-file", "--xml-file"), _f("--help", "-h", "--version")),
     "firejail": _one_word_options(
-        ("--output", "--output-stderr"), _f("--help", "--version", "--list", "--tree")
+        ("--output", "--output-stderr"), _f("--help", "--version", "--list", "--tree"), bare_shell=True
     ),
     "parallel": _parallel,
 }

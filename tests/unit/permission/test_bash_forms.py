@@ -351,6 +351,10 @@ ROWS: list[tuple[str, Row]] = [
     ("xargs -a list.txt rm", XARGS_RM),
     ("firejail --private rm x", RM),
     ("firejail --output=log rm x", RM_ASKS),
+    ("firejail --private", HIDDEN),  # the user's shell, reading standard input
+    ("script --bogus -c 'rm x'", HIDDEN),
+    ("su --bogus -c 'rm x'", HIDDEN),
+    ("runuser -u bob rm x", RM),
     ("proot -0 rm x", RM),
     ("proot -r /srv rm x", RM_ASKS),
     ("fakeroot rm x", RM),
