@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple, Protocol
@@ -51,19 +52,24 @@ class ModelLike(Protocol):
 
 
 class _BoundedCache:
-    """A dict that forgets its oldest half when full (counts are cheap to recompute)."""
+    """A dict that forgets its oldest half when full (counts are cheap to recompute).
+
+    Filled from the event loop and from the thread a long history is counted in: single reads and
+    writes are atomic, the forgetting is locked (two threads must not delete the same keys)."""
 
     def __init__(self, capacity: int) -> None:
         self._data: dict[Any, int] = {}
         self._capacity = capacity
+        self._lock = threading.Lock()
 
     def get(self, key: Any) -> int | None:
         return self._data.get(key)
 
     def put(self, key: Any, value: int) -> None:
         if len(self._data) >= self._capacity:
-            for old in list(self._data)[: self._capacity // 2]:
-                del self._data[old]
+            with self._lock:
+                for old in list(self._data)[: self._capacity // 2]:
+                    self._data.pop(old, None)
         self._data[key] = value
 
     def __len__(self) -> int:

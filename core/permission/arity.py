@@ -2,10 +2,18 @@
 
 An "always" approval of a bash command covers that prefix plus ` *`, so approving ``git checkout
 main`` approves other checkouts but not ``git push``. The longest known prefix decides; an unknown
-command counts one word. Wrappers (``sudo``, ``env`` …) add their own word to the wrapped command's.
+command counts one word. A wrapper (``sudo -u bob``, ``timeout 5`` …: the table of
+``core.permission.wrappers``) adds its words as written to the prefix of the command it runs, so
+approving ``timeout 5 npm test`` approves ``timeout 5 npm test *``, not every ``timeout``.
 """
 
 from __future__ import annotations
+
+import re
+
+from core.permission.command import plain_word
+from core.permission.wrapped import Wrapped
+from core.permission.wrappers import unwrap
 
 # prefix -> number of words that identify the action. Longest matching prefix wins.
 ARITY: dict[str, int] = {
@@ -86,27 +94,38 @@ ARITY: dict[str, int] = {
     "brew": 2,
 }
 
-# Commands that run another command given as their arguments.
-WRAPPERS = frozenset({"sudo", "doas", "env", "nohup", "time", "command", "exec", "xargs", "nice"})
-
-
 # The most words a known prefix has: longer prefixes are never looked up (a command of thousands
 # of words must not cost thousands of joins).
 _LONGEST = max(len(prefix.split()) for prefix in ARITY)
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
 def arity(words: list[str]) -> int:
     """How many of ``words`` form the command's identifying prefix."""
     if not words:
         return 0
-    if words[0] in WRAPPERS and len(words) > 1 and not words[1].startswith("-"):
-        return 1 + arity(words[1:])
+    inner = _wrapped(words)
+    if inner:  # the wrapper as written (``timeout 5``, ``sudo -u bob``), then the command's prefix
+        lead = next((i for i, word in enumerate(inner) if not _ASSIGNMENT.match(word)), len(inner))
+        return len(words) - len(inner) + lead + arity(inner[lead:])  # env A=1 make: A=1 stays
     best = 1
     for size in range(1, min(len(words), _LONGEST) + 1):
         known = ARITY.get(" ".join(words[:size]))
         if known is not None:
             best = known
     return min(best, len(words))
+
+
+def _wrapped(words: list[str]) -> list[str]:
+    """The command a wrapper (the table in ``core.permission.wrappers``) runs; xargs, which adds
+    arguments of its own, keeps its command word too. Empty when it is no wrapper."""
+    name, args = words[0].rsplit("/", 1)[-1], words[1:]
+    if name == "xargs":
+        return args if args and not args[0].startswith("-") else []
+    wrapped = unwrap(name, [plain_word(word) for word in args])
+    if not isinstance(wrapped, Wrapped) or wrapped.script is not None or not wrapped.words:
+        return []
+    return [word.raw for word in wrapped.words]
 
 
 def always_pattern(words: list[str]) -> str:

@@ -19,7 +19,7 @@ read at all and asks as a whole.
 from __future__ import annotations
 
 import os
-from dataclasses import field
+from dataclasses import field, replace
 from pathlib import Path
 
 from core.permission.arity import always_pattern
@@ -126,11 +126,13 @@ def _whole(command: str, reason: str, worktree: Path, metadata: dict[str, str]) 
     """Not every command of the line can be listed: ask for it whole, as unknown and as a command.
 
     The dialogs carry the line once, as the pattern the rules match: their titles and metadata
-    show its start (a megabyte sent three times to every client would hold them up)."""
+    show its start, and they name no "always" patterns of their own (a reply "always" approves
+    the pattern, this very line), since a megabyte sent three times to every client would hold
+    them up."""
     found = _Found(unknown={command: reason})
     shown = {**metadata, "command": _short(command), "length": str(len(command))}
-    whole = PermissionAsk("bash", [command], always=[command], title=_short(command), metadata=shown)
-    return [*_file_requests(found, worktree, shown), whole]
+    whole = PermissionAsk("bash", [command], title=_short(command), metadata=shown)
+    return [replace(ask, always=[]) for ask in _file_requests(found, worktree, shown)] + [whole]
 
 
 def _patterns(cmd: SimpleCommand) -> list[tuple[str, str]]:
@@ -246,7 +248,7 @@ def _file_requests(found: _Found, root: Path, metadata: dict[str, str]) -> list[
                 patterns=words,
                 always=words,
                 title=f"What this command touches or runs cannot be known before it runs ({reasons})",
-                metadata={**metadata, "reasons": dict(found.unknown)},
+                metadata={**metadata, "reasons": {_short(word): why for word, why in found.unknown.items()}},
             )
         )
     for pattern, (path, text) in found.reads.items():

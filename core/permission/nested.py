@@ -20,7 +20,8 @@ from core.permission.command import SimpleCommand, Word, plain_word
 from core.permission.effects import effects
 from core.permission.shell import split_commands
 from core.permission.words import is_dynamic
-from core.permission.wrappers import Hidden, unwrap
+from core.permission.wrapped import Hidden
+from core.permission.wrappers import unwrap
 from core.record import struct
 
 SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "ash", "mksh"})
@@ -30,13 +31,35 @@ _FIND_LEADING = frozenset({"-H", "-L", "-P"})
 # xargs options that take the next word as their value.
 _XARGS_VALUED = frozenset(
     {"-I", "-n", "-P", "-L", "-l", "-d", "-E", "-e", "-s", "-a", "--arg-file", "--delimiter"}
+    | {"--max-args", "--max-lines", "--max-procs", "--max-chars", "--process-slot-var"}
 )
 # Variables whose value programs run as a command line (git, man, less, bash and ssh read them).
 RUNNING_VARIABLES = frozenset(
     {"PAGER", "GIT_PAGER", "MANPAGER", "EDITOR", "VISUAL", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR"}
     | {"GIT_EXTERNAL_DIFF", "GIT_SSH_COMMAND", "GIT_SSH", "GIT_ASKPASS", "SSH_ASKPASS", "LESSOPEN"}
-    | {"LESSCLOSE", "BASH_ENV", "ENV", "PROMPT_COMMAND"}
+    | {"LESSCLOSE", "BASH_ENV", "ENV", "PROMPT_COMMAND", "GIT_PROXY_COMMAND", "RSYNC_RSH", "BROWSER"}
 )
+# Variables that make a program load or run code they name (a library, a startup file, a module,
+# a folder its programs are found in): with one of them set, even a read-only command may run
+# anything, so the line asks.
+_LIBRARY = "makes the program load the library it names"
+_CODE = "makes the interpreter load or run the code it names"
+_GIT = "makes git read a configuration, or run programs, the checker does not see"
+LOADING_VARIABLES: dict[str, str] = {
+    **dict.fromkeys(("LD_PRELOAD", "LD_AUDIT", "LD_LIBRARY_PATH", "DYLD_INSERT_LIBRARIES"), _LIBRARY),
+    **dict.fromkeys(("DYLD_LIBRARY_PATH", "GCONV_PATH"), _LIBRARY),
+    **dict.fromkeys(("PYTHONSTARTUP", "PYTHONPATH", "PYTHONHOME", "PYTHONUSERBASE", "PYTHONINSPECT"), _CODE),
+    **dict.fromkeys(
+        ("PERL5OPT", "PERL5LIB", "PERLLIB", "RUBYOPT", "RUBYLIB", "NODE_OPTIONS", "NODE_PATH"), _CODE
+    ),
+    **dict.fromkeys(("JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "ZDOTDIR"), _CODE),
+    **dict.fromkeys(
+        ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT"), _GIT
+    ),
+    **dict.fromkeys(("GIT_EXEC_PATH", "GIT_DIR", "GIT_TEMPLATE_DIR"), _GIT),
+    "TAR_OPTIONS": "gives tar options, which may run programs",
+    "PATH": "chooses which programs the command's names run",
+}
 # Builtins whose arguments are assignments (``export GIT_PAGER=…``).
 _DECLARERS = frozenset({"export", "declare", "typeset", "readonly", "local"})
 # How many commands deep the checker follows (``sudo nice timeout sh -c 'rm x'`` is 4 deep).
@@ -76,6 +99,8 @@ def _inner(cmd: SimpleCommand, out: Expanded) -> list[SimpleCommand]:
         name, equals, value = word.value.partition("=")
         if equals and name in RUNNING_VARIABLES and value.strip():
             found.extend(_text_script(cmd, value, is_dynamic(word), out, f"${name}"))
+        elif equals and name in LOADING_VARIABLES:
+            out.unknown.setdefault(cmd.text, f"{name} {LOADING_VARIABLES[name]}")
     return found + _runs(cmd, words, out)
 
 
@@ -89,6 +114,8 @@ def _runs(cmd: SimpleCommand, words: list[Word], out: Expanded) -> list[SimpleCo
         out.unknown.setdefault(cmd.text, wrapped.reason)
         return []
     if wrapped is not None:
+        if wrapped.unknown is not None:
+            out.unknown.setdefault(cmd.text, wrapped.unknown)
         if wrapped.script is not None:
             return _text_script(cmd, wrapped.script, any(is_dynamic(w) for w in words), out, name)
         if not wrapped.words:

@@ -108,8 +108,17 @@ class ContextManager:
             return False  # fits even counted as bytes: no need to tokenise it (or load the encoding)
         if history:
             await self._seed(counter, history[0].info.sessionID)
-        estimate = self.fixed_tokens(request, model) + counter.count_messages(history)
+        # Off the event loop: a history too long to fit as bytes may hold a part of megabytes (a
+        # 1 MB tool call tokenises in ~100 ms) or load the encoding (~0.3 s), and the server must
+        # keep answering meanwhile. The encoder lets go of the GIL; the counter's caches are safe
+        # to fill from a thread.
+        estimate = await asyncio.to_thread(self._estimate, counter, request, model, history)
         return overflow.preflight(estimate, model.limit, reserved)
+
+    def _estimate(
+        self, counter: TokenCounter, request: LLMRequest, model: ModelInfo, history: list[MessageWithParts]
+    ) -> int:
+        return self.fixed_tokens(request, model) + counter.count_messages(history)
 
     async def _seed(self, counter: TokenCounter, session_id: str) -> None:
         key = (session_id, counter.tag)

@@ -43,6 +43,14 @@ def external(command: str, cwd: Path, root: Path) -> list[str]:
         ("docker ps", "docker ps *"),
         ("git", "git *"),
         ("sudo apt-get install x", "sudo apt-get install *"),
+        ("timeout 5 npm test", "timeout 5 npm test *"),
+        ("sudo -u bob git push origin", "sudo -u bob git push *"),
+        ("nice -n 5 env A=1 make all", "nice -n 5 env A=1 make all *"),
+        ("strace -f rm x", "strace -f rm *"),
+        ("/usr/bin/timeout 5 ls -la", "/usr/bin/timeout 5 ls *"),
+        ("xargs rm -f", "xargs rm *"),
+        ("timeout 5", "timeout *"),  # no command: the wrapper alone
+        ("sh -c ls", "sh *"),  # a script, not a wrapped command: checked on its own
         ("python -m pytest -q", "python -m pytest *"),
         ("unknowncmd a b", "unknowncmd *"),
     ],

@@ -28,7 +28,7 @@ def project(tmp_path: Path) -> Path:
 
 def test_a_wrapped_command_is_asked_with_its_wrapper_and_the_dialog_says_what_runs_it(project: Path) -> None:
     (bash,) = [r for r in bash_requests("nice -n 5 rm x", project, project) if r.permission == "bash"]
-    assert bash.patterns == ["nice -n 5 rm x", "rm x"] and bash.always == ["nice *", "rm *"]
+    assert bash.patterns == ["nice -n 5 rm x", "rm x"] and bash.always == ["nice -n 5 rm *", "rm *"]
     assert bash.title == "nice -n 5 rm x (runs rm through nice)"
     (bash,) = [r for r in bash_requests("sudo nice /bin/rm x", project, project) if r.permission == "bash"]
     assert bash.patterns == ["sudo nice /bin/rm x", "nice /bin/rm x", "/bin/rm x", "rm x"]
@@ -56,6 +56,11 @@ def test_a_line_over_the_size_limit_asks_whole_and_says_why(project: Path) -> No
     assert unknown.patterns == [command] and whole.patterns == [command]
     assert f"{len(command):,} characters long" in unknown.title and len(unknown.title) < 600
     assert whole.metadata["length"] == str(len(command)) and len(whole.metadata["command"]) <= 200
+    # The line travels once, as the pattern: no "always" copy ("always" approves the pattern) and
+    # no copy as the key of metadata.reasons.
+    assert unknown.always == [] and whole.always == []
+    assert all(len(word) <= 200 for word in unknown.metadata["reasons"])
+    assert len(repr([unknown.metadata, whole.metadata])) < 2_000
 
 
 def test_a_line_of_too_many_words_asks_whole(project: Path) -> None:

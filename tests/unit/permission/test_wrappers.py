@@ -22,7 +22,7 @@ def words(result: Wrapped | Hidden | None) -> list[str]:
 @pytest.mark.parametrize(
     ("line", "expected"),
     [
-        ("env -i A=1 B=2 rm x", ["rm", "x"]),
+        ("env -i A=1 B=2 rm x", ["A=1", "B=2", "rm", "x"]),  # set for it: checked with it
         ("env - rm x", ["rm", "x"]),
         ("env -u HOME rm x", ["rm", "x"]),
         ("nice -n 5 rm x", ["rm", "x"]),
