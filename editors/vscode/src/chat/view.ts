@@ -303,7 +303,7 @@ export class ChatView implements ChatHost, vscode.WebviewViewProvider, vscode.Di
       if (id !== undefined && snapshot !== null) void this.sendChanges(id);
       // An empty chat gets its session now, as "New" does, so its mode shows and can be chosen
       // before the first prompt (docs: a new session starts in the project's mode, else Ask).
-      if (id === undefined) void this.sessionForEmptyChat().catch((err: unknown) => trace("emptyChatSession", { error: String(err) }));
+      if (id === undefined) void this.currentSession().catch((err: unknown) => trace("emptyChatSession", { error: String(err) }));
     } finally {
       // The events that arrived meanwhile go on top: replacements (messages, parts) are idempotent,
       // and a part's text is whole again at its next update.
@@ -360,7 +360,7 @@ export class ChatView implements ChatHost, vscode.WebviewViewProvider, vscode.Di
   private creating: Promise<string> | undefined;
 
   /** The current session, created first when the chat has none. */
-  private sessionForEmptyChat(): Promise<string> {
+  currentSession(): Promise<string> {
     const id = this.sessionID;
     if (id !== undefined) return Promise.resolve(id);
     this.creating ??= this.createSession().finally(() => (this.creating = undefined));
@@ -428,7 +428,7 @@ export class ChatView implements ChatHost, vscode.WebviewViewProvider, vscode.Di
       if (!config.defaultModel && !agentModel) throw new NoModel();
     }
     let sessionID = this.sessionID;
-    if (sessionID === undefined) sessionID = await this.sessionForEmptyChat();
+    if (sessionID === undefined) sessionID = await this.currentSession();
     else if (newIfBusy && this.status.type !== "idle") sessionID = await this.createSession();
     const parts: PromptPart[] = [];
     if (text.trim()) parts.push({ type: "text", text });
