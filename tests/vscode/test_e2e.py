@@ -321,10 +321,12 @@ def test_at_file_and_selection_attachments_reach_the_model(run: Run) -> None:
     assert r["chips"] == ["calc.py:1-2", "notes.md", "styles.css"], r["chips"]
     # The sent message keeps the selection's lines on its chip (the server stores them for a range only).
     assert r["userChips"].splitlines() == ["calc.py:1-2", "notes.md", "styles.css"], r["userChips"]
-    # `@` + the picked files' names in the text, where the user typed it.
-    assert r["promptText"] == "What do @notes.md @styles.css and these lines say?", r["promptText"]
+    # The chips are the mentions: the typed `@` goes, the text keeps only what the user wrote.
+    assert r["promptText"] == "What do and these lines say?", r["promptText"]
     request = run.request_with("FRIDAY-42")
     user = json.dumps([m for m in request.messages if m.get("role") == "user"][-1])
+    # Each item reaches the model once: its file part, not also a mention in the text.
+    assert user.count("notes.md") == 1 and user.count("styles.css") == 1, user
     assert "FRIDAY-42" in user  # notes.md, read whole
     assert "colr: red" in user  # styles.css, picked in the same quick pick
     assert 'lines=\\"1-2\\"' in user and "def plus(a, b):" in user, user  # the selection, with its range
@@ -333,7 +335,7 @@ def test_at_file_and_selection_attachments_reach_the_model(run: Run) -> None:
 def test_images_picked_at_mentioned_and_pasted_reach_the_model(run: Run) -> None:
     r = run.phase("image")
     assert [c["label"] for c in r["chips"]] == ["logo.png", "diagram.png", "pasted-1.png"], r["chips"]
-    assert r["promptText"] == "What do @diagram.png and these show?", r["promptText"]
+    assert r["promptText"] == "What do and these show?", r["promptText"]
     request = run.request_with("and these show?")
     user = [m for m in request.messages if m.get("role") == "user"][-1]
     images = [c["image_url"]["url"] for c in user["content"] if c.get("type") == "image_url"]
@@ -391,7 +393,10 @@ def test_rename_fork_delete_sessions(run: Run) -> None:
     assert "Calc work (fork)" in r["forkTitle"]
     assert sorted(r["afterFork"]) == ["Calc work", "Calc work (fork)"], r["afterFork"]
     assert r["forkTranscript"] > 0
-    assert r["afterDelete"] == ["Calc work"], r["afterDelete"]
+    # The chat left empty makes its session (its mode shows before a prompt): at most that one more.
+    others = [t for t in r["afterDelete"] if t != "Calc work"]
+    assert "Calc work" in r["afterDelete"] and len(others) <= 1, r["afterDelete"]
+    assert all(t.startswith("New session") for t in others), r["afterDelete"]
     assert "New session" in r["titleAfterDelete"]
 
 

@@ -232,9 +232,13 @@ export class PromptBox {
     const at = this.mentionAt;
     this.mentionAt = undefined;
     if (mention && at !== undefined && this.input.value[at - 1] === "@" && attachments.length > 0) {
-      const name = attachments.map((a) => a.label).join(" @");
-      this.input.value = `${this.input.value.slice(0, at)}${name} ${this.input.value.slice(at)}`;
-      this.input.setSelectionRange(at + name.length + 1, at + name.length + 1);
+      // The chip is the mention: the typed `@` goes, so what the model gets holds each item once
+      // (its chip's part), not also its name in the text.
+      const before = this.input.value.slice(0, at - 1);
+      const after = this.input.value.slice(at);
+      const joined = before.endsWith(" ") && after.startsWith(" ") ? after.slice(1) : after;
+      this.input.value = before + joined;
+      this.input.setSelectionRange(before.length, before.length);
     }
     for (const a of attachments) {
       const same = (b: Attachment): boolean =>

@@ -7,8 +7,10 @@ import type { ToWebview } from "./messages";
 
 export interface ChatHost {
   readonly client: AgentClient;
-  /** The session the chat shows (none before the first prompt). */
+  /** The session the chat shows (none while an empty chat is still creating its own). */
   readonly sessionID: string | undefined;
+  /** The session the chat shows, or the one its empty chat creates (one, however many ask). */
+  currentSession(): Promise<string>;
   /** Open permission dialogs by request id (all sessions'). */
   readonly permissions: Map<string, PermissionRequest>;
   /** The model picked in the view for the next prompt, if any. */

@@ -1,7 +1,7 @@
 // The `/` menu's requests: the commands to list (`agent/commands`), running one in the current session
 // (`agent/session/command`), and the client-side `/export` (the session as Markdown in an editor).
 import * as vscode from "vscode";
-import type { CommandList, PromptPart, Session } from "../protocol";
+import type { CommandList, PromptPart } from "../protocol";
 import type { Attachment } from "./messages";
 import type { ChatHost } from "./host";
 
@@ -23,21 +23,13 @@ export async function listCommands(view: ChatHost): Promise<void> {
   view.post({ type: "commands", commands: list.commands, errors });
 }
 
-async function currentSession(view: ChatHost): Promise<string> {
-  if (view.sessionID !== undefined) return view.sessionID;
-  const session = await view.client.request<Session>("agent/session/create", {});
-  await view.select(session.id);
-  await view.sendSessions();
-  return session.id;
-}
-
 /**
  * Run `/command arguments` in the current session (a new one if none is open). A command that fails
  * goes back into the prompt box, as a prompt does, with the reason in the view; an undo or redo
  * reloads the transcript it changed.
  */
 export async function runCommand(view: ChatHost, command: string, args: string, attachments: Attachment[]): Promise<void> {
-  const sessionID = await currentSession(view);
+  const sessionID = await view.currentSession();
   const params: Record<string, unknown> = { sessionID, command, arguments: args };
   const parts = attachmentParts(attachments);
   if (parts.length > 0) params.parts = parts;

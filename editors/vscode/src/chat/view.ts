@@ -301,6 +301,9 @@ export class ChatView implements ChatHost, vscode.WebviewViewProvider, vscode.Di
       this.changedEmitter.fire();
       this.post({ type: "snapshot", snapshot });
       if (id !== undefined && snapshot !== null) void this.sendChanges(id);
+      // An empty chat gets its session now, as "New" does, so its mode shows and can be chosen
+      // before the first prompt (docs: a new session starts in the project's mode, else Ask).
+      if (id === undefined) void this.currentSession().catch((err: unknown) => trace("emptyChatSession", { error: String(err) }));
     } finally {
       // The events that arrived meanwhile go on top: replacements (messages, parts) are idempotent,
       // and a part's text is whole again at its next update.
@@ -351,6 +354,24 @@ export class ChatView implements ChatHost, vscode.WebviewViewProvider, vscode.Di
   private async remember(sessionID: string | undefined): Promise<void> {
     if (this.own) this.own.sessionID = sessionID;
     else await this.context.workspaceState.update(CURRENT_KEY, sessionID);
+  }
+
+  /** The session an empty chat is creating (shared: a prompt sent meanwhile goes to it, not to a second one). */
+  private creating: Promise<string> | undefined;
+
+  /** The current session, created first when the chat has none. */
+  currentSession(): Promise<string> {
+    const id = this.sessionID;
+    if (id !== undefined) return Promise.resolve(id);
+    this.creating ??= this.createSession().finally(() => (this.creating = undefined));
+    return this.creating;
+  }
+
+  private async createSession(): Promise<string> {
+    const session = await this.client.request<Session>("agent/session/create", {});
+    await this.select(session.id);
+    await this.sendSessions();
+    return session.id;
   }
 
   async select(sessionID: string | undefined): Promise<void> {
@@ -407,12 +428,8 @@ export class ChatView implements ChatHost, vscode.WebviewViewProvider, vscode.Di
       if (!config.defaultModel && !agentModel) throw new NoModel();
     }
     let sessionID = this.sessionID;
-    if (sessionID === undefined || (newIfBusy && this.status.type !== "idle")) {
-      const session = await this.client.request<Session>("agent/session/create", {});
-      await this.select(session.id);
-      await this.sendSessions();
-      sessionID = session.id;
-    }
+    if (sessionID === undefined) sessionID = await this.currentSession();
+    else if (newIfBusy && this.status.type !== "idle") sessionID = await this.createSession();
     const parts: PromptPart[] = [];
     if (text.trim()) parts.push({ type: "text", text });
     const note = editorContext ? this.editorContext.item() : undefined;
