@@ -143,6 +143,10 @@ class ToolCalls:
                 async with self._lock:
                     result = await run_tool(tool, args, ctx)
         except PermissionRejectedError as exc:
+            if step.abort.is_set():
+                # Rejected by the abort (its dialog closed, or asked after it): not the user's answer.
+                await self._error(part, args, "Tool execution was aborted", started)
+                return
             if exc.feedback:
                 text = f"The user rejected this call and said: {exc.feedback}"
             else:
