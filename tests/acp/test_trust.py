@@ -18,7 +18,8 @@ from tests.acp.conftest import Acp
 
 def untrusted_project(acp: Acp) -> Path:
     """Move the model config to the user's config; the project's own file names an MCP server."""
-    marker = acp.project.parent / "mcp-started"
+    # In the project: the MCP server runs sandboxed (workspace-write), where only the project is writable.
+    marker = acp.project / "mcp-started"
     script = f"open({str(marker)!r}, 'w').write('ran')"
     user = acp.data / "config"
     user.mkdir(parents=True, exist_ok=True)

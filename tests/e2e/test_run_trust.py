@@ -21,7 +21,8 @@ from .test_cli import AGENTLS, agentls, clean_env, model_env
 
 
 def hostile(project: Path) -> Path:
-    marker = project.parent / "mcp-started"
+    # In the project: the MCP server runs sandboxed (workspace-write), where only the project is writable.
+    marker = project / "mcp-started"
     script = f"open({str(marker)!r}, 'w').write('ran')"
     config = {"mcp": {"repo-tool": {"type": "local", "command": [sys.executable, "-c", script]}}}
     (project / "agentls.json").write_text(json.dumps(config))

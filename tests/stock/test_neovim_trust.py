@@ -29,7 +29,8 @@ def test_stock_neovim_is_asked_before_the_project_s_mcp_server_starts(
 ) -> None:
     main, titles = models
     project = h.make_project(tmp_path, trusted=False)
-    marker = tmp_path / "mcp-started"
+    # In the project: the MCP server runs sandboxed (workspace-write), where only the project is writable.
+    marker = project.root / "mcp-started"
     script = f"open({str(marker)!r}, 'w').write('ran')"
     own = {"mcp": {"repo-tool": {"type": "local", "command": [sys.executable, "-c", script]}}}
     # The model comes from the user's own config: it applies whether the project is trusted or not.
