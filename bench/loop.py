@@ -1,5 +1,6 @@
 """Loop benchmark: CPU per delta end to end, the gap between a tool result and the next request,
-time from process start to the first model request, peak RSS.
+time from process start to the first model request, peak RSS; for the reads20 task the bytes of the
+first request and the uncached bytes per task (``bench/cache_prefix.py``).
 
 Run: .venv/bin/python bench/loop.py   (offline; uses the bundled fake model server)
 """
@@ -19,6 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.cache_prefix import figures, report
 from core.app import AgentApp
 from core.config.loader import Layer
 from core.events import PartDelta
@@ -87,6 +89,7 @@ async def tool_gaps(app: AgentApp, srv: FakeModelServer, root: Path) -> None:
     print(
         f"{STEPS} tool steps: median gap tool result → next assistant step {statistics.median(gaps):.1f} ms"
     )
+    print(report(f"reads{STEPS}", figures([r.body for r in srv.requests[-(STEPS + 1) :]])))
 
 
 def first_request(srv: FakeModelServer, titles: FakeModelServer, root: Path) -> None:

@@ -21,12 +21,14 @@ FAMILY_PROMPTS = {
     "openai-reasoning": "system/openai_reasoning.md",
     "gemini": "system/gemini.md",
 }
+# Rules every family gets, whatever its prompt's tone; appended so the whole stays one stable prefix.
+GUIDANCE = "system/guidance.md"
 INSTRUCTION_NAMES = ("AGENTS.md", "CLAUDE.md", "CONTEXT.md")
 
 
 def family_prompt(family: str) -> str:
-    """The prompt written for a model family (``default`` for unknown families)."""
-    return load(FAMILY_PROMPTS.get(family, "system/default.md"))
+    """The prompt written for a model family (``default`` for unknown families), then the guidance."""
+    return f"{load(FAMILY_PROMPTS.get(family, 'system/default.md'))}\n\n{load(GUIDANCE)}"
 
 
 def environment(model_ref: str, directory: Path, is_git: bool, today: datetime.date | None = None) -> str:

@@ -28,15 +28,16 @@ async def test_first_request_after_a_restart_reuses_the_stored_part_counts(
     make_app: AppFactory, model: FakeModelServer, project: Path
 ) -> None:
     (project / "big.py").write_text("".join(f"value_{i} = compute({i}, 'x')\n" for i in range(1_500)))
-    # Usable: 26,000 tokens. The read output (~42 kB, ~18k tokens) is too big for the pre-flight's
-    # byte bound, so the history has to be counted exactly at every step.
-    first = await make_app(context=30_000)
+    # Usable: 28,000 tokens, room for the system prompt and tool specs (~6k) and the read output
+    # (~42 kB, ~18k tokens) without compacting; that output is too big for the pre-flight's byte
+    # bound, so the history has to be counted exactly at every step.
+    first = await make_app(context=32_000)
     session = await first.create_session()
     model.script(Turn.tool_call("read", {"filePath": "big.py"}), Turn.text("read it"))
     await first.prompt(session.id, [TextInput(text="read big.py")])
     await first.close()
 
-    second = await make_app(context=30_000)
+    second = await make_app(context=32_000)
     counter = second.context.counter(second.resolve_model("fake/m"))
     assert counter.exact, "the offline cl100k encoding must load for this test"
     assert counter._encoder is not None
