@@ -283,32 +283,24 @@ class AgentServer(LanguageServer):
 
     def request(self, method: str, model: type[M]) -> Callable[[Handler[M]], Handler[M]]:
         """Register ``fn(app, params)`` for a custom request: validated, app awaited, errors mapped."""
-
-        def decorator(fn: Handler[M]) -> Handler[M]:
-            async def handler(params: Any) -> Any:
-                parsed = parse(model, params)
-                try:
-                    return dump(await fn(await self.app(), parsed))
-                except AgentError as exc:
-                    log.info("%s failed: %s: %s", method, type(exc).__name__, exc)
-                    raise to_jsonrpc(exc) from exc
-
-            handler.__name__ = fn.__name__
-            self.feature(method)(handler)
-            self.agent_methods.add(method)
-            return fn
-
-        return decorator
+        return self._register(method, model, self.app)
 
     def read_request(self, method: str, model: type[M]) -> Callable[[ReadHandler[M]], ReadHandler[M]]:
         """Register ``fn(reader, params)`` for a session read, answered before the agent has loaded
         (see ``reader``); validated and mapped as ``request`` does."""
+        return self._register(method, model, self.reader)
 
-        def decorator(fn: ReadHandler[M]) -> ReadHandler[M]:
+    def _register(
+        self, method: str, model: type[M], receiver: Callable[[], Awaitable[Any]]
+    ) -> Callable[[Callable[[Any, M], Awaitable[Any]]], Any]:
+        """The handler of ``method``: params validated, ``fn(await receiver(), params)`` answered,
+        the core's errors mapped to JSON-RPC."""
+
+        def decorator(fn: Callable[[Any, M], Awaitable[Any]]) -> Any:
             async def handler(params: Any) -> Any:
                 parsed = parse(model, params)
                 try:
-                    return dump(await fn(await self.reader(), parsed))
+                    return dump(await fn(await receiver(), parsed))
                 except AgentError as exc:
                     log.info("%s failed: %s: %s", method, type(exc).__name__, exc)
                     raise to_jsonrpc(exc) from exc
