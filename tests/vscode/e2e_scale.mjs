@@ -101,8 +101,14 @@ const phases = [
     await chat.click(".session-title");
     await chat.waitForSelector("#session-search", { visible: true });
     const hits = () => chat.$$eval(".search-hit", (els) => els.map((e) => ({ title: e.querySelector(".session-link").textContent, snippet: e.querySelector(".snippet").textContent, marks: [...e.querySelectorAll("mark")].map((m) => m.textContent) })));
-    // Text with punctuation must be quoted: the server's reason shows in the menu.
+    // A hyphenated word is searched as typed: it finds the session, no syntax error.
     await chat.type("#session-search", "sub-agent");
+    await until("the hits for sub-agent", async () => (await hits()).length > 0);
+    r.typedHits = await hits();
+    r.typedError = await chat.$(".search-error").then((e) => e !== null);
+    // FTS5 syntax only after fts:, where a bad query shows the server's reason in the menu.
+    await chat.$eval("#session-search", (el) => { el.value = ""; });
+    await chat.type("#session-search", 'fts:"unclosed');
     await until("the query's error", () => chat.$(".search-error"));
     r.error = await chat.$eval(".search-error", (e) => e.textContent);
     await chat.$eval("#session-search", (el) => { el.value = ""; });

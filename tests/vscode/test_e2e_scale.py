@@ -90,6 +90,7 @@ def test_open_as_session_shows_the_child(run: Run) -> None:
 
 def test_the_session_search_box_finds_a_session_by_its_text(run: Run) -> None:
     r = run.phase("search")
+    assert r["typedHits"] and not r["typedError"], r  # "sub-agent" as typed: found, no error
     assert "not valid FTS5 query syntax" in r["error"], r["error"]
     # The parent's answer matches; the sub-agent's own "Fixed add()." is in its parent's card.
     assert len(r["hits"]) == 1, r["hits"]

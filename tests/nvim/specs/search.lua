@@ -50,7 +50,8 @@ T.eq(2, #lines, 'two sessions match: ' .. vim.inspect(lines))
 T.ok(lines[1]:find('Okapis have stripes too', 1, true), 'the newest first, with its snippet: ' .. lines[1])
 T.ok(lines[2]:find('Zebras have stripes', 1, true), 'then the older: ' .. lines[2])
 
-vim.cmd('AgentlsSessions "unclosed')
+-- Typed text is searched as typed; FTS5 syntax only after fts:, where a bad query says why.
+vim.cmd('AgentlsSessions fts:"unclosed')
 T.wait(function()
   return #notices > 0
 end, 'a notice for the bad query')
