@@ -17,8 +17,7 @@ from typing import Any
 
 import pytest
 
-from core.permission.bash import bash_requests
-from core.permission.rules import decide, defaults, from_config
+from tests.unit.permission.test_bash_table import decision  # one way to read a command's outcome
 
 CONFIGS: dict[str, Any] = {
     "D": None,
@@ -405,16 +404,6 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     ):
         (root / name).write_text("x")
     return root.resolve()
-
-
-def decision(command: str, project: Path, config: Any) -> str:
-    ruleset = [*defaults(), *from_config(config)]
-    actions = {
-        decide(request.permission, pattern, ruleset, []).action
-        for request in bash_requests(command, project, project)
-        for pattern in request.patterns
-    }
-    return "deny" if "deny" in actions else "ask" if "ask" in actions else "allow"
 
 
 def test_the_table_covers_at_least_150_forms() -> None:
