@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -39,8 +38,6 @@ def run(args: argparse.Namespace) -> int:
         from agentls.auth import run as auth
 
         return auth(argparse.Namespace(provider=None, env=None))
-    # litellm must not fetch its cost map at import (no network, and it would print to stdout).
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     asyncio.run(serve(args.data_dir))
     return 0
 

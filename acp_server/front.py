@@ -49,7 +49,7 @@ from core.events import (
 )
 
 if TYPE_CHECKING:
-    from core.tools.base import Tool
+    from core.host_tools import Tool
 
 log = logging.getLogger(__name__)
 

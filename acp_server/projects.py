@@ -26,7 +26,7 @@ from core.trust import distrust
 if TYPE_CHECKING:
     from acp_server.state import AcpSession
     from core.api import Agent
-    from core.tools.base import Tool
+    from core.host_tools import Tool
 
 log = logging.getLogger(__name__)
 

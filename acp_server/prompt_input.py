@@ -33,6 +33,7 @@ from acp.schema import (
 
 from acp_server.context_links import ContextLink, context_link
 from acp_server.errors import invalid_params
+from core.host_tools import number_line, split_lines
 from core.message.prompt_input import (
     IMAGE_MIMES,
     MAX_INLINE_BYTES,
@@ -43,7 +44,6 @@ from core.message.prompt_input import (
     Range,
     TextInput,
 )
-from core.tools.read import number_line, split_lines
 
 log = logging.getLogger(__name__)
 

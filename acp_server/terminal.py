@@ -18,9 +18,17 @@ from acp import RequestError
 from acp.schema import CreateTerminalRequest, EnvVariable
 
 from acp_server.workspace import current_session
-from core.tools.base import Tool, ToolResult, load_description
-from core.tools.bash import DEFAULT_TIMEOUT_MS, BashParams, BashTool, command_result, with_blocked
-from core.tools.context import ToolContext
+from core.host_tools import (
+    DEFAULT_TIMEOUT_MS,
+    BashParams,
+    BashTool,
+    Tool,
+    ToolContext,
+    ToolResult,
+    command_result,
+    load_description,
+    with_blocked,
+)
 
 if TYPE_CHECKING:
     from acp_server.front import Front

@@ -21,10 +21,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.cache_prefix import figures, report
-from core.app import AgentApp
+from core.api import Agent
 from core.config.loader import Layer
 from core.events import PartDelta
 from core.message.prompt_input import TextInput
+from core.open import open_agent
 from demo.config import fake_model_config
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
@@ -33,7 +34,7 @@ DELTAS = 20_000
 STEPS = 20
 
 
-async def deltas(app: AgentApp, srv: FakeModelServer) -> None:
+async def deltas(app: Agent, srv: FakeModelServer) -> None:
     srv.script(Turn.text("x" * DELTAS, chunks=DELTAS))
     session = await app.create_session()
     seen = 0
@@ -42,7 +43,7 @@ async def deltas(app: AgentApp, srv: FakeModelServer) -> None:
         nonlocal seen
         seen += 1
 
-    remove = app.bus.listen(count, PartDelta)
+    remove = app.listen(count, PartDelta)
     cpu, wall = time.process_time(), time.perf_counter()
     await app.prompt(session.id, [TextInput(text="stream")])
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
@@ -70,14 +71,14 @@ async def server_only(srv: FakeModelServer) -> float:
     return (time.process_time() - cpu) / DELTAS * 1e6
 
 
-async def tool_gaps(app: AgentApp, srv: FakeModelServer, root: Path) -> None:
+async def tool_gaps(app: Agent, srv: FakeModelServer, root: Path) -> None:
     (root / "a.txt").write_text("".join(f"line {i}\n" for i in range(STEPS)))
     # Different offsets: identical calls in a row would (rightly) trip the doom-loop guard.
     reads = [Turn.tool_call("read", {"filePath": "a.txt", "offset": i}, fragments=1) for i in range(STEPS)]
     srv.script(*reads, Turn.text("done"))
     session = await app.create_session()
     await app.prompt(session.id, [TextInput(text="read it many times")])
-    history = await app.sessions.messages(session.id)
+    history = await app.messages(session.id)
     ends = [
         p.state.time.end
         for m in history
@@ -116,9 +117,9 @@ async def main() -> None:
         root = Path(tmp) / "project"
         root.mkdir()
         async with FakeModelServer() as srv, FakeModelServer() as titles:
-            app = await AgentApp.open(
+            app = await open_agent(
                 root,
-                config_layers=[
+                layers=[
                     Layer("bench", fake_model_config(srv, titles, context=1_000_000, output=32_000), None)
                 ],
                 data_dir=Path(tmp) / "data",

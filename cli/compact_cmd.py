@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 from cli.trust_prompt import settle_trust
-from core.app import AgentApp
 from core.message.models import TextPart
+from core.open import open_agent
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 async def compact(args: argparse.Namespace) -> int:
     """Run the compaction and print the summary."""
     await settle_trust(Path(args.directory), trust_flag=False, terminal=sys.stdin.isatty())
-    app = await AgentApp.open(Path(args.directory))
+    app = await open_agent(Path(args.directory))
     try:
         summary = await app.compact(args.session)
     finally:

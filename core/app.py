@@ -1,4 +1,6 @@
-"""AgentApp: the running agent for one project — what the LSP server, the CLI and tests drive."""
+"""AgentApp: the running agent for one project, exactly ``core.api.Agent`` (a test checks that its
+public names are the protocol's). ``open_app`` builds it over what ``core.wiring`` wires; front ends
+reach it through ``core.open.open_agent``, tests through ``tests/harness.py``."""
 
 from __future__ import annotations
 
@@ -10,8 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from core import app_info
-from core.agent.agents import Agents
-from core.agent.info import AgentInfo
 from core.api import (
     CommandList,
     CommandResult,
@@ -36,144 +36,88 @@ from core.bus import Bus, Listener, Subscription
 from core.commands.catalog import Catalog, load_catalog
 from core.commands.runner import run_command
 from core.commands.shell import shell_runner
-from core.config.loader import Layer, ResolvedConfig, load_config
+from core.config.loader import Layer, load_config
 from core.config.paths import config_dir
 from core.config.schema import Config
+from core.dialogs import AppDialogs
 from core.editor import EditorIntelligence
 from core.errors import ConfigError, InvalidInputError
 from core.events import ConfigUpdated, Event, FileDiff, QueuedPrompt
-from core.llm.model import ModelInfo
 from core.llm.transport import aclose_http_client
 from core.message.context_items import ContextItem, ResolvedItem
 from core.message.markdown import session_markdown
-from core.message.models import MessageWithParts, ModelRef, Session, Todo, UserMessage
+from core.message.models import MessageWithParts, Session, Todo
 from core.message.prompt_input import PromptMode, TextInput
 from core.message.review import Hunk, ReviewComment, ReviewResult
 from core.message.search import SearchFilter, SearchHit
 from core.message.title_text import clean_title
-from core.permission import rules
 from core.permission.request import PermissionAsk
 from core.project import OpenedProject, open_project
+from core.record import record
 from core.review.comments import review_prompt
-from core.session.mode import Controls, SessionControls
 from core.session.prompt import parse_model_ref
 from core.session.reader import read_messages
 from core.session.records import Place
-from core.session.retry import RetryPolicy
-from core.session.services import StepServices
+from core.session.sessions import Sessions
 from core.session.snapshots import SnapshotService
-from core.storage.store import Store
 from core.tools.base import Tool
-from core.tools.context import ToolContext
 from core.tools.editor_tools import EDITOR_TOOLS
 from core.tools.paths import read_requests
-from core.tools.registry import ToolRegistry
 from core.warmup import warm_up
-from core.wiring import wire
+from core.wiring import Wiring, wire
 from core.workspace import DiskWorkspace, Workspace
 
 log = logging.getLogger(__name__)
 
 
 class AgentApp:
-    """One project's agent: config, store, sessions, tools, permissions and the session loop."""
+    """One project's agent: implements ``core.api.Agent`` and has no other public member; the
+    services it delegates to are the wiring's (``core.wiring``), private here."""
 
-    def __init__(
-        self,
-        *,
-        directory: Path,
-        worktree: Path,
-        is_git: bool,
-        resolved: ResolvedConfig,
-        data_dir: Path,
-        store: Store,
-        project_id: str,
-        bus: Bus,
-        workspace: Workspace,
-        config_layers: Sequence[Layer] = (),
-    ) -> None:
-        self.directory = directory
-        self.worktree = worktree
-        self.is_git = is_git
-        self.data_dir = data_dir
-        self.store = store
-        self.project_id = project_id
-        self.bus = bus
-        self.workspace = workspace
-        # The composition root builds every service from typed records; the app only delegates.
-        self.wiring = wire(
-            place=Place(directory=directory, worktree=worktree, is_git=is_git, data_dir=data_dir),
-            store=store,
-            project_id=project_id,
-            bus=bus,
-            workspace=workspace,
-            resolved=resolved,
-        )
-        w = self.wiring
-        self.sessions = w.stores.sessions
-        self.permissions = w.permissions
-        self.questions = w.questions
-        self.dialogs = w.dialogs
-        self.stream = w.models.stream
+    def __init__(self, wiring: Wiring, config_layers: Sequence[Layer] = ()) -> None:
+        # The composition root built every service from typed records; the app only delegates.
+        self._wiring = wiring
         self._layers = tuple(config_layers)
         self._reconfiguring = asyncio.Lock()
         self._mcp_retired = Retired()
         self._command_aborts: dict[str, set[asyncio.Event]] = {}  # commands expanding, by session
-        self.context = w.context
-        self.subtasks = w.subtasks
-        self.tools: ToolRegistry = w.tools
-        self.loop = w.loop
-        self.queue = w.queue
 
     @property
-    def editor(self) -> EditorIntelligence | None:
-        """The editor's language servers (the editor tools are offered while it answers them)."""
-        return self.wiring.policy.editor
-
-    @editor.setter
-    def editor(self, editor: EditorIntelligence | None) -> None:
-        self.wiring.policy.editor = editor
-
-    # --- config: everything below reads the state of the running turn, else the current one --
+    def directory(self) -> Path:
+        """The project folder the agent was opened in."""
+        return self._wiring.place.directory
 
     @property
-    def config_state(self) -> ConfigState:
-        """The config state in effect here: the one this turn pinned, else the current one."""
-        return self.wiring.settings.state
+    def worktree(self) -> Path:
+        """The project's root (the git worktree, else the folder)."""
+        return self._wiring.place.worktree
 
     @property
-    def resolved(self) -> ResolvedConfig:
-        """The resolved config with the layer of every key."""
-        return self.config_state.resolved
+    def dialogs(self) -> AppDialogs:
+        """Pending permission requests and questions."""
+        return self._wiring.dialogs
+
+    # --- config: what the running turn pinned, else the current state --------------------
 
     @property
-    def config(self) -> Config:
-        """The validated config."""
-        return self.config_state.config
+    def _sessions(self) -> Sessions:
+        return self._wiring.stores.sessions
 
     @property
-    def agents(self) -> Agents:
-        """The project's agents."""
-        return self.config_state.agents
+    def _project_id(self) -> str:
+        return self._wiring.stores.project_id
 
     @property
-    def retry(self) -> RetryPolicy:
-        """How failed model requests are retried."""
-        return self.config_state.retry
+    def _state(self) -> ConfigState:
+        return self._wiring.settings.state
 
     @property
-    def snapshots(self) -> SnapshotService:
-        """Step snapshots, revert and diffs."""
-        return self.config_state.snapshots
+    def _config(self) -> Config:
+        return self._state.config
 
     @property
-    def step_services(self) -> StepServices:
-        """What a model step uses (store, bus, snapshot hooks)."""
-        return self.config_state.step_services
-
-    def pin_config(self) -> None:
-        """Keep the config in effect now for the rest of the calling task and the tasks it starts."""
-        self.wiring.settings.pin()
+    def _snapshots(self) -> SnapshotService:
+        return self._state.snapshots
 
     async def reconfigure(self, layers: Sequence[Layer] | None = None) -> Reconfigured:
         """Resolve the config again — the files, and ``layers`` as the host's layers (None: the
@@ -182,92 +126,31 @@ class AgentApp:
         Raises ConfigError, keeping the config in effect, when the new one is invalid.
         """
         layers = self._layers if layers is None else tuple(layers)
+        w = self._wiring
         async with self._reconfiguring:
             resolved = await asyncio.to_thread(load_config, self.directory, self.worktree, layers)
-            settings = self.wiring.settings
+            settings = w.settings
             old = settings.current
             settings.current, retired, mcp_warnings = await next_state(settings.parts, old, resolved)
             self._layers = layers
-            await self._mcp_retired.retire(retired, after=self.loop.running())
-            follow_default(self.wiring.choice.moved_defaults, old.config.model, resolved.config.model)
+            await self._mcp_retired.retire(retired, after=w.loop.running())
+            follow_default(w.choice.moved_defaults, old.config.model, resolved.config.model)
         changed = changed_keys(old.config, resolved.config)
         warnings = [*resolved.warnings, *mcp_warnings]
         for warning in warnings:
             log.warning("config: %s", warning)
         log.info("config reloaded; changed: %s", ", ".join(changed) or "nothing")
-        self.bus.publish(ConfigUpdated(changed=changed, **self.config_info().to_wire()))
+        w.stores.bus.publish(ConfigUpdated(changed=changed, **self.config_info().to_wire()))
         return Reconfigured(changed=changed, warnings=warnings)
-
-    @classmethod
-    async def open(
-        cls,
-        directory: Path,
-        *,
-        workspace: Workspace | None = None,
-        config_layers: Sequence[Layer] = (),
-        data_dir: Path | None = None,
-        warm: bool = False,
-        tools: Sequence[Tool[Any]] = (),
-        editor: EditorIntelligence | None = None,
-        opened: OpenedProject | None = None,
-    ) -> AgentApp:
-        """Load config, open the store (with crash recovery) and start MCP servers.
-
-        ``warm``: also load what the first prompt needs (see ``warm_up``); for long-lived hosts.
-        ``tools``: the host's own tools, replacing built-in ones with the same id.
-        ``editor``: the editor's language servers; the editor tools are offered while it answers them.
-        ``opened``: the project ``core.project.open_project`` opened already, with ``config_layers``.
-        """
-        project = opened or await open_project(directory, data_dir, config_layers)
-        app = cls(
-            directory=project.directory,
-            worktree=project.worktree,
-            is_git=project.is_git,
-            resolved=project.resolved,
-            data_dir=project.data_dir,
-            store=project.store,
-            project_id=project.project_id,
-            bus=Bus(),
-            workspace=workspace or DiskWorkspace(project.worktree),
-            config_layers=config_layers,
-        )
-        if editor is not None:
-            app.editor = editor
-            for editor_tool in EDITOR_TOOLS:
-                app.tools.register(editor_tool())
-        for tool in tools:
-            app.tools.register(tool, replace=True)
-        try:
-            await app.permissions.reload()
-            await app._start_mcp()
-            if warm:
-                await app.warm_up()
-        except BaseException:
-            await app.close()  # the store and any MCP server already started
-            raise
-        return app
-
-    async def warm_up(self) -> None:
-        """Load now what the first prompt would (see ``core.warmup``): for a host that opens the
-        app in the background, so that its first prompt reaches the model at once."""
-        await warm_up(self.config, self.tools.all())
-
-    async def _start_mcp(self) -> None:
-        settings = self.wiring.settings
-        state = settings.current
-        mcp, _, warnings = await state.mcp.reconcile(state.config.mcp, self.worktree, state.sandbox)
-        for warning in warnings:
-            log.warning("mcp: %s", warning)
-        settings.current = replace(state, mcp=mcp)
 
     async def close(self, grace: float = 0.0) -> None:
         """Stop running turns, flush the store, stop MCP servers; ``grace``: seconds that
         background work (a session title) may take to finish first."""
-        await self.queue.close()
-        await self.loop.close(grace)
-        await self._mcp_retired.close(self.wiring.settings.current.mcp.managers())
-        await self.sessions.close()
-        await self.store.close()
+        await self._wiring.queue.close()
+        await self._wiring.loop.close(grace)
+        await self._mcp_retired.close(self._wiring.settings.current.mcp.managers())
+        await self._sessions.close()
+        await self._wiring.stores.store.close()
         await aclose_http_client()
 
     # --- sessions ------------------------------------------------------------------------
@@ -277,18 +160,18 @@ class AgentApp:
     ) -> Session:
         """A new root session in this project."""
         if agent is not None:
-            self.agents.get(agent)  # NotFoundError names the agents there are
+            self._state.agents.get(agent)  # NotFoundError names the agents there are
         if model is not None:
             parse_model_ref(model)
-        return await self.sessions.create(self.project_id, str(self.directory), title=title)
+        return await self._sessions.create(self._project_id, str(self.directory), title=title)
 
     async def list_sessions(self, limit: int = 50, before: str | None = None) -> list[Session]:
         """This project's sessions, newest first."""
-        return await self.sessions.list(self.project_id, limit=limit, before=before)
+        return await self._sessions.list(self._project_id, limit=limit, before=before)
 
     async def get_session(self, session_id: str) -> Session:
         """One session (NotFoundError when it does not exist)."""
-        return await self.sessions.get(session_id)
+        return await self._sessions.get(session_id)
 
     async def rename_session(self, session_id: str, title: str) -> Session:
         """Give a session the user's title (the agent no longer replaces it)."""
@@ -299,25 +182,25 @@ class AgentApp:
         def rename(session: Session) -> None:
             session.title = title
 
-        return await self.sessions.update(session_id, rename)
+        return await self._sessions.update(session_id, rename)
 
     async def delete_session(self, session_id: str) -> None:
         """Delete a session with its messages and child sessions."""
-        self.queue.clear(session_id)
-        await self.loop.abort(session_id)
-        await self.sessions.delete(session_id)
+        self._wiring.queue.clear(session_id)
+        await self._wiring.loop.abort(session_id)
+        await self._sessions.delete(session_id)
 
     async def fork_session(self, session_id: str, message_id: str | None = None) -> Session:
         """A copy of the session up to (not including) ``message_id``."""
-        return await self.sessions.fork(session_id, message_id)
+        return await self._sessions.fork(session_id, message_id)
 
     async def messages(
         self, session_id: str, limit: int | None = None, before: str | None = None
     ) -> list[MessageWithParts]:
         """A page of the transcript: the newest ``limit`` messages before ``before`` (all of them
         when ``limit`` is None, as ``agent/session/messages`` promises), oldest first."""
-        await self.sessions.get(session_id)
-        return await read_messages(self.sessions.page, session_id, limit, before)
+        await self._sessions.get(session_id)
+        return await read_messages(self._sessions.page, session_id, limit, before)
 
     async def search_sessions(
         self,
@@ -328,13 +211,13 @@ class AgentApp:
         limit: int = 20,
     ) -> list[SearchHit]:
         """This project's sessions whose title or text matches ``query``, newest first."""
-        where = SearchFilter(project_id=self.project_id, since=since, until=until, agent=agent)
-        return await self.store.search_sessions(query, where, limit=limit)
+        where = SearchFilter(project_id=self._project_id, since=since, until=until, agent=agent)
+        return await self._wiring.stores.store.search_sessions(query, where, limit=limit)
 
     async def export_markdown(self, session_id: str) -> str:
         """The whole session as Markdown, tool calls folded."""
-        session = await self.sessions.get(session_id)
-        return session_markdown(session, await self.sessions.messages(session_id))
+        session = await self._sessions.get(session_id)
+        return session_markdown(session, await self._sessions.messages(session_id))
 
     async def prompt(
         self,
@@ -348,26 +231,26 @@ class AgentApp:
         """Send a prompt and wait for the final assistant message of its turn (``mode``: what it
         does while a turn runs, see ``core.session.queue``)."""
         if no_reply:
-            return await self.loop.prompt(session_id, parts, agent=agent, model=model, no_reply=True)
-        return await self.queue.submit(session_id, parts, agent=agent, model=model, mode=mode)
+            return await self._wiring.loop.prompt(session_id, parts, agent=agent, model=model, no_reply=True)
+        return await self._wiring.queue.submit(session_id, parts, agent=agent, model=model, mode=mode)
 
     def queued(self, session_id: str) -> list[QueuedPrompt]:
         """The session's queued prompts, next first."""
-        return self.queue.list(session_id)
+        return self._wiring.queue.list(session_id)
 
     def update_queued(self, session_id: str, queue_id: str, parts: PromptParts) -> QueuedPrompt:
         """Edit a queued prompt before it starts."""
-        return self.queue.update(session_id, queue_id, parts)
+        return self._wiring.queue.update(session_id, queue_id, parts)
 
     def remove_queued(self, session_id: str, queue_id: str) -> None:
         """Take a prompt out of the queue (its caller gets AbortedError)."""
-        self.queue.remove(session_id, queue_id)
+        self._wiring.queue.remove(session_id, queue_id)
 
     async def abort(self, session_id: str) -> None:
         """Abort the running turn of a session, and its commands' shell steps (no-op when idle)."""
         for command in self._command_aborts.get(session_id, ()):
             command.set()
-        await self.loop.abort(session_id)
+        await self._wiring.loop.abort(session_id)
 
     async def commands(self) -> CommandList:
         """The built-in and user commands (files are read again at each call)."""
@@ -394,15 +277,15 @@ class AgentApp:
         catalog = await self._command_catalog()
         found = catalog.commands.get(name.removeprefix("/"))
         chosen = (found.agent if found else None) or agent  # the agent that answers judges its shell
-        info = self.agents.get(chosen) if chosen else self.agents.default()
-        ruleset = self.ruleset_for(info, session_id)
+        info = self._state.agents.get(chosen) if chosen else self._state.agents.default()
+        ruleset = self._wiring.policy.ruleset_for(info, session_id)
 
         async def ask(request: PermissionAsk) -> None:
-            await self.permissions.ask(session_id, None, None, request, ruleset)
+            await self._wiring.permissions.ask(session_id, None, None, request, ruleset)
 
         abort = asyncio.Event()
         self._command_aborts.setdefault(session_id, set()).add(abort)
-        sandbox = self.config_state.sandbox
+        sandbox = self._state.sandbox
         shell = shell_runner(
             ask, self.directory, self.worktree, abort, sandbox=sandbox, session_id=session_id
         )
@@ -422,6 +305,7 @@ class AgentApp:
                 model=model,
                 shell=shell,
                 check_file=check_file,
+                subagents={a.name for a in self._state.agents.subagents()},
                 attachments=attachments,
             )
         finally:
@@ -432,66 +316,58 @@ class AgentApp:
 
     async def _command_catalog(self) -> Catalog:
         home = Path.home()
-        return await asyncio.to_thread(load_catalog, self.config.command, self.worktree, config_dir(), home)
-
-    def subagent_names(self) -> set[str]:
-        """The agents a prompt can hand work to (``@name``, a subtask command)."""
-        return {a.name for a in self.agents.subagents()}
-
-    def is_busy(self, session_id: str) -> bool:
-        """Whether a turn is running."""
-        return self.loop.is_busy(session_id)
+        return await asyncio.to_thread(load_catalog, self._config.command, self.worktree, config_dir(), home)
 
     async def compact(self, session_id: str) -> MessageWithParts:
         """Summarise the session now (a manual compaction)."""
-        return await self.context.compact_now(session_id)
+        return await self._wiring.context.compact_now(session_id)
 
     async def revert(self, session_id: str, message_id: str, part_id: str | None = None) -> RevertResult:
         """Undo the agent's file changes from ``message_id`` on (refused while busy)."""
-        return await self.snapshots.revert(session_id, message_id, part_id)
+        return await self._snapshots.revert(session_id, message_id, part_id)
 
     async def unrevert(self, session_id: str) -> RevertResult:
         """Undo the last revert."""
-        return await self.snapshots.unrevert(session_id)
+        return await self._snapshots.unrevert(session_id)
 
     async def diff(self, session_id: str, message_id: str | None = None) -> list[FileDiff]:
         """What the agent changed in the session (or since a message)."""
-        return await self.snapshots.diff(session_id, message_id)
+        return await self._snapshots.diff(session_id, message_id)
 
     async def review(self, session_id: str) -> list[Hunk]:
         """The agent's changes in the session still to review (pending hunks), oldest first."""
-        return await self.snapshots.review.pending(session_id)
+        return await self._snapshots.review.pending(session_id)
 
     async def keep(
         self, session_id: str, hunk_ids: Sequence[str] | None = None, file: str | None = None
     ) -> ReviewResult:
         """Keep pending hunks: by id, every one of ``file``, or all (neither given)."""
-        return await self.snapshots.review.keep(session_id, hunk_ids, file)
+        return await self._snapshots.review.keep(session_id, hunk_ids, file)
 
     async def undo(
         self, session_id: str, hunk_ids: Sequence[str] | None = None, file: str | None = None
     ) -> ReviewResult:
         """Undo pending hunks, keeping the user's edits (conflicts change nothing)."""
-        return await self.snapshots.review.undo(session_id, hunk_ids, file)
+        return await self._snapshots.review.undo(session_id, hunk_ids, file)
 
     async def todos(self, session_id: str) -> list[Todo]:
         """The session's todo list."""
-        return await self.sessions.get_todos(session_id)
+        return await self._sessions.get_todos(session_id)
 
     def check_model(self, ref: str | None = None) -> str:
         """``ref`` (default: the configured model) if it can be used; nothing is sent to the provider."""
-        ref = ref or self.config.model
+        ref = ref or self._config.model
         if not ref:
             raise ConfigError(
                 'no model is configured: set "model" in agentls.json (e.g. "anthropic/claude-sonnet-4-5") '
                 "and give its provider a key with `agentls auth PROVIDER`"
             )
-        self.resolve_model(ref)  # ConfigError (bad ref) or ProviderError kind "auth" (no key)
+        self._wiring.choice.resolve(ref)  # ConfigError (bad ref) or ProviderError kind "auth" (no key)
         return ref
 
     def config_info(self) -> ConfigInfo:
         """Agents and models for a client's pickers."""
-        return app_info.config_info(self.config, self.agents, self.resolve_model)
+        return app_info.config_info(self._config, self._state.agents, self._wiring.choice.resolve)
 
     async def providers(self) -> list[ProviderChoice]:
         """The configured providers, then those agentls can reach with a key, each with its models."""
@@ -499,85 +375,116 @@ class AgentApp:
 
     async def file_at_snapshot(self, snapshot: str, path: str) -> bytes | None:
         """A file's bytes in a step snapshot; None when the file did not exist then."""
-        return await self.snapshots.backend.file_at(snapshot, path)
+        return await self._snapshots.backend.file_at(snapshot, path)
 
     def model_limits(self, ref: str) -> ModelLimits:
         """Context and output limits of a model (0 when unknown), for a client's context-use gauge."""
-        return app_info.model_limits(self.resolve_model, ref)
+        return app_info.model_limits(self._wiring.choice.resolve, ref)
 
     def subscribe(self, *types: type[Event], session_id: str | None = None) -> Subscription:
         """A queue of the agent's events (of ``types``, or all; of one session, or all)."""
-        return self.bus.subscribe(*types, session_id=session_id)
+        return self._wiring.stores.bus.subscribe(*types, session_id=session_id)
 
     def listen(self, callback: Listener, *types: type[Event]) -> Callable[[], None]:
         """Call ``callback`` synchronously for each event; returns the function that stops it."""
-        return self.bus.listen(callback, *types)
-
-    # --- models and rules, for the app's own methods and its hosts ------------------------
-
-    def carry_model(self, ref: ModelRef) -> ModelRef:
-        """The model a session whose last prompt used ``ref`` goes on with (``ModelChoice.carry``)."""
-        return self.wiring.choice.carry(ref)
-
-    def resolve_model(self, ref: str) -> ModelInfo:
-        """ModelInfo for ``provider/model``."""
-        return self.wiring.choice.resolve(ref)
-
-    def small_model(self, user: UserMessage) -> ModelInfo | None:
-        """The model for titles and summaries (None, with a warning event, when there is none)."""
-        return self.wiring.choice.small(user)
-
-    def ruleset_for(self, agent: AgentInfo, session_id: str) -> rules.Ruleset:
-        """The rules a call in this session is judged by (approvals are added by the service)."""
-        return self.wiring.policy.ruleset_for(agent, session_id)
-
-    def tool_context(
-        self,
-        session_id: str,
-        agent: AgentInfo,
-        abort: asyncio.Event,
-        ruleset: rules.Ruleset,
-        message_id: str,
-        call_id: str,
-    ) -> ToolContext:
-        """The context for one tool call, its ``ask`` bound once to the call's ids and ``ruleset``."""
-        return self.wiring.policy.tool_context(session_id, agent, abort, ruleset, message_id, call_id)
+        return self._wiring.stores.bus.listen(callback, *types)
 
     async def unrecorded_steps(self, session_id: str, message_id: str | None = None) -> int:
         """How many steps that ``diff`` covers changed files it cannot show (a snapshot failed then)."""
-        return await self.snapshots.unrecorded(session_id, message_id)
+        return await self._snapshots.unrecorded(session_id, message_id)
 
     # --- mode and effort (core/session/mode.py, core/llm/effort.py) -------------------------
 
-    @property
-    def controls(self) -> SessionControls:
-        """Each session's mode and effort."""
-        return self.wiring.controls
-
-    async def session_controls(self, session_id: str) -> Controls:
-        """The session's mode and effort, loaded (a step reads them before its rules)."""
-        return await self.controls.get(session_id)
-
     async def session_mode(self, session_id: str, mode: str | None = None) -> ModeState:
         """The session's mode, set first when ``mode`` is given (see ``core.api.Agent``)."""
-        return await self.wiring.controls_service.mode(session_id, mode)
+        return await self._wiring.controls_service.mode(session_id, mode)
 
     async def session_effort(
-        self, session_id: str, effort_level: str | None = None, model: str | None = None
+        self, session_id: str, effort: str | None = None, model: str | None = None
     ) -> EffortState:
-        """The session's effort, set first when ``effort_level`` is given (see ``core.api.Agent``)."""
-        return await self.wiring.controls_service.effort(session_id, effort_level, model)
+        """The session's effort, set first when ``effort`` is given (see ``core.api.Agent``)."""
+        return await self._wiring.controls_service.effort(session_id, effort, model)
 
     async def review_comment(
         self, session_id: str, comments: Sequence[ReviewComment], send: bool = True
     ) -> MessageWithParts:
         """Send review comments to the agent as one prompt (see ``core.review.comments``)."""
-        hunks = await self.snapshots.review.hunks(session_id)
-        text = await review_prompt(comments, hunks, self.snapshots.workspace, self.worktree)
+        hunks = await self._snapshots.review.hunks(session_id)
+        text = await review_prompt(comments, hunks, self._snapshots.workspace, self.worktree)
         return await self.prompt(session_id, [TextInput(text=text)], no_reply=not send, mode="queue")
 
     async def resolve_context(
         self, session_id: str | None, items: Sequence[ContextItem]
     ) -> list[ResolvedItem]:
         """Each context item as the model will see it (see ``core.session.context_resolver``)."""
-        return await self.wiring.context_items.resolve(session_id, items)
+        return await self._wiring.context_items.resolve(session_id, items)
+
+
+@record(eq=False, repr=False)  # never compared or printed
+class OpenedAgent:
+    """An agent and the services it was built on (``open_agent`` hands out the agent only; the
+    test harness keeps both)."""
+
+    agent: AgentApp
+    wiring: Wiring
+
+
+async def open_app(
+    directory: Path,
+    *,
+    workspace: Workspace | None = None,
+    config_layers: Sequence[Layer] = (),
+    data_dir: Path | None = None,
+    warm: bool = False,
+    tools: Sequence[Tool[Any]] = (),
+    editor: EditorIntelligence | None = None,
+    opened: OpenedProject | None = None,
+) -> OpenedAgent:
+    """Load config, open the store (with crash recovery) and start MCP servers.
+
+    ``warm``: also load what the first prompt needs (see ``warm_up``); for long-lived hosts.
+    ``tools``: the host's own tools, replacing built-in ones with the same id.
+    ``editor``: the editor's language servers; the editor tools are offered while it answers them.
+    ``opened``: the project ``core.project.open_project`` opened already, with ``config_layers``.
+    """
+    project = opened or await open_project(directory, data_dir, config_layers)
+    wiring = wire(
+        place=Place(
+            directory=project.directory,
+            worktree=project.worktree,
+            is_git=project.is_git,
+            data_dir=project.data_dir,
+        ),
+        store=project.store,
+        project_id=project.project_id,
+        bus=Bus(),
+        workspace=workspace or DiskWorkspace(project.worktree),
+        resolved=project.resolved,
+    )
+    app = AgentApp(wiring, config_layers)
+    if editor is not None:
+        wiring.policy.editor = editor
+        for editor_tool in EDITOR_TOOLS:
+            wiring.tools.register(editor_tool())
+    for tool in tools:
+        wiring.tools.register(tool, replace=True)
+    try:
+        await wiring.permissions.reload()
+        await _start_mcp(wiring)
+        if warm:
+            # What the first prompt would load (see ``core.warmup``): for a host that opens the
+            # agent in the background, so that its first prompt reaches the model at once.
+            await warm_up(wiring.settings.current.config, wiring.tools.all())
+    except BaseException:
+        await app.close()  # the store and any MCP server already started
+        raise
+    return OpenedAgent(agent=app, wiring=wiring)
+
+
+async def _start_mcp(wiring: Wiring) -> None:
+    settings = wiring.settings
+    state = settings.current
+    mcp, _, warnings = await state.mcp.reconcile(state.config.mcp, wiring.place.worktree, state.sandbox)
+    for warning in warnings:
+        log.warning("mcp: %s", warning)
+    settings.current = replace(state, mcp=mcp)

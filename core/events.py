@@ -1,7 +1,8 @@
 """The typed events the core publishes (see ``core.bus``); every one travels to editors as-is.
 
-Events are plain keyword-only dataclasses: the core builds them itself, so nothing needs
-validating, and they are created for every streamed delta. What they carry from the session
+Events are keyword-only records (``core.record``: frozen, as a published event is seen by every
+subscriber): the core builds them itself, so nothing needs validating, and they are created for
+every streamed delta. What they carry from the session
 (``Session``, messages, parts) and the dialogs' payloads below stay pydantic models, validated
 where they come in. ``Event.from_wire`` validates a wire form back (the demo's replay).
 """
@@ -18,7 +19,7 @@ from core.message.models import MessageError, Session, Todo
 from core.message.models import Part as _Part
 from core.message.prompt_input import PromptInput
 from core.message.review import Hunk
-from core.record import struct
+from core.record import record
 
 
 class _Payload(BaseModel):
@@ -28,12 +29,12 @@ class _Payload(BaseModel):
     model_config = ConfigDict(defer_build=True)
 
 
-@dataclass_transform(kw_only_default=True)
+@dataclass_transform(kw_only_default=True, frozen_default=True)
 class Event:
     """Base of all events: ``TYPE`` is the wire name, the fields are the ``properties``.
 
-    Each subclass becomes a keyword-only struct (``core.record``: a dataclass whose methods are
-    shared, not compiled for each of the dozens of events at every start) when it is defined;
+    Each subclass becomes a keyword-only record (``core.record``: a frozen dataclass whose methods
+    are shared, not compiled for each of the dozens of events at every start) when it is defined;
     ``generated=True`` in the class line keeps the methods dataclasses generates, for an event
     made per streamed chunk.
     """
@@ -46,9 +47,9 @@ class Event:
     def __init_subclass__(cls, generated: bool = False, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if generated:
-            dataclasses.dataclass(cls, kw_only=True)
+            dataclasses.dataclass(cls, kw_only=True, frozen=True)
         else:
-            struct(kw_only=True)(cls)
+            record(kw_only=True)(cls)
         if cls.TYPE:
             Event.REGISTRY[cls.TYPE] = cls
 

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from core.api import Agent, Layer, SessionReads
-    from core.app import AgentApp
+    from core.app import OpenedAgent
     from core.editor import EditorIntelligence
     from core.project import OpenedProject
     from core.tools.base import Tool
@@ -48,8 +48,8 @@ async def open_agent(
     project ``open_project`` opened with ``layers`` (a host that answered from its store while the
     agent loaded).
     """
-    app_class = await asyncio.to_thread(_agent_class, import_guard)
-    return await app_class.open(
+    open_app = await asyncio.to_thread(_opener, import_guard)
+    opened_agent = await open_app(
         directory,
         workspace=workspace,
         config_layers=layers,
@@ -59,6 +59,7 @@ async def open_agent(
         editor=editor,
         opened=opened,
     )
+    return opened_agent.agent
 
 
 async def open_project(
@@ -79,10 +80,10 @@ def session_reader(opened: OpenedProject) -> SessionReads:
     return SessionReader(opened.store, opened.project_id)
 
 
-def _agent_class(import_guard: ImportGuard) -> type[AgentApp]:
+def _opener(import_guard: ImportGuard) -> Callable[..., Awaitable[OpenedAgent]]:
     with import_guard():
-        from core.app import AgentApp
+        from core.app import open_app
         from core.wiring import prepare_schemas
 
         prepare_schemas()  # needed before the first request anyway; here, off the event loop
-    return AgentApp
+    return open_app

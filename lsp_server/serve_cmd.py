@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import sys
 from collections.abc import Callable, Sequence
 
@@ -44,8 +43,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Serve until the client exits (stdio) or the process is stopped (TCP)."""
     configure_logging(args.log_file, args.log_level, chatty=("pygls",))  # pygls logs every message at INFO
-    # litellm must not fetch its cost map at import (no network, and it would print to stdout).
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     early = None
     hand_over: Callable[[], None] = _nothing
     if args.tcp:

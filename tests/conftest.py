@@ -1,10 +1,13 @@
-"""Fixtures for every test: no test writes to the caches of the user running them."""
+"""Fixtures for every test: no test writes to the caches of the user running them; the fake model
+servers (a main model, and a small one for titles) that the agent's suites talk to over HTTP."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
+
+from demo.fake_model import FakeModelServer
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -14,3 +17,17 @@ def isolated_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("AGENTLS_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
         yield
+
+
+@pytest.fixture
+async def model() -> AsyncIterator[FakeModelServer]:
+    """The main model: a test scripts its turns."""
+    async with FakeModelServer() as srv:
+        yield srv
+
+
+@pytest.fixture
+async def title_model() -> AsyncIterator[FakeModelServer]:
+    """The small model, which titles sessions: a suite that wants titles answered scripts them."""
+    async with FakeModelServer() as srv:
+        yield srv

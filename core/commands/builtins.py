@@ -27,7 +27,7 @@ _LABEL = 80
 
 
 class BuiltinHost(Protocol):
-    """What these commands need of the agent (``core.app.AgentApp``)."""
+    """What these commands need of the agent (``core.api.Agent``)."""
 
     @property
     def directory(self) -> Path: ...
@@ -51,7 +51,7 @@ class BuiltinHost(Protocol):
     async def session_mode(self, session_id: str, mode: str | None = None) -> ModeState: ...
 
     async def session_effort(
-        self, session_id: str, effort_level: str | None = None, model: str | None = None
+        self, session_id: str, effort: str | None = None, model: str | None = None
     ) -> EffortState: ...
 
     async def export_markdown(self, session_id: str) -> str: ...

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection
 from pathlib import Path
 from typing import Protocol
 
@@ -22,7 +23,7 @@ DEFAULT_SUBAGENT = "general"
 
 
 class CommandHost(BuiltinHost, Protocol):
-    """What running a command needs of the agent (``core.app.AgentApp``)."""
+    """What running a command needs of the agent (``core.api.Agent``)."""
 
     @property
     def directory(self) -> Path: ...
@@ -48,8 +49,6 @@ class CommandHost(BuiltinHost, Protocol):
         no_reply: bool = False,
     ) -> MessageWithParts: ...
 
-    def subagent_names(self) -> set[str]: ...
-
 
 async def run_command(
     host: CommandHost,
@@ -62,10 +61,12 @@ async def run_command(
     model: str | None,
     shell: RunShell,
     check_file: CheckFile,
+    subagents: Collection[str],
     attachments: PromptParts = (),
 ) -> CommandResult:
     """Run ``/name arguments`` in a session; ``agent``/``model``: the session's current choice;
-    ``check_file`` asks for each file a user command's ``@path`` attaches, as ``read`` would."""
+    ``check_file`` asks for each file a user command's ``@path`` attaches, as ``read`` would;
+    ``subagents``: the agents a subtask command may run as."""
     command = catalog.commands.get(name.removeprefix("/"))
     if command is None:
         known = ", ".join(f"/{n}" for n in sorted(catalog.commands))
@@ -76,13 +77,18 @@ async def run_command(
         if attachments and command.name != "init":
             raise InvalidInputError(f"/{command.name} takes no attached files or mentions")
         return await _builtin(host, session_id, command, arguments, agent, model, attachments)
-    parts = [*await command_parts(host, command, arguments, shell, check_file), *attachments]
+    parts = [*await command_parts(host, command, arguments, shell, check_file, subagents), *attachments]
     answer = await host.prompt(session_id, parts, agent=command.agent or agent, model=command.model or model)
     return CommandResult(command.name, message=answer)
 
 
 async def command_parts(
-    host: CommandHost, command: CommandInfo, arguments: str, shell: RunShell, check_file: CheckFile
+    host: CommandHost,
+    command: CommandInfo,
+    arguments: str,
+    shell: RunShell,
+    check_file: CheckFile,
+    subagents: Collection[str],
 ) -> list[TextInput | FileInput | AgentInput]:
     """The prompt a user command sends: its expanded text, the files it names, a subagent's mention."""
     expanded = await expand(command.template, arguments, host.directory, shell, check_file)
@@ -90,10 +96,10 @@ async def command_parts(
     parts.extend(FileInput(path=str(path)) for path in expanded.files)
     if command.subtask:
         subagent = command.agent or DEFAULT_SUBAGENT
-        if subagent not in host.subagent_names():
+        if subagent not in subagents:
             raise InvalidInputError(
                 f"command /{command.name} runs as a subtask, but {subagent!r} is not a subagent "
-                f"(subagents: {', '.join(sorted(host.subagent_names()))})"
+                f"(subagents: {', '.join(sorted(subagents))})"
             )
         parts.append(AgentInput(name=subagent))
     return parts

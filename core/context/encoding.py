@@ -18,6 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
+from core.llm.own_env import set_own
+
 log = logging.getLogger(__name__)
 
 O200K = "o200k_base"
@@ -54,12 +56,13 @@ def tokenizer_dir() -> Path | None:
 
 
 def configure_offline() -> Path | None:
-    """Point tiktoken (and litellm, which would overwrite it) at the bundled files."""
+    """Point tiktoken (and litellm, which would overwrite it) at the bundled files: for this process
+    only, as tiktoken reads nothing else (tool commands get the user's values, ``core.llm.own_env``)."""
     directory = tokenizer_dir()
     if directory is None:
         return None
-    os.environ["TIKTOKEN_CACHE_DIR"] = str(directory)
-    os.environ["CUSTOM_TIKTOKEN_CACHE_DIR"] = str(directory)
+    set_own("TIKTOKEN_CACHE_DIR", str(directory))
+    set_own("CUSTOM_TIKTOKEN_CACHE_DIR", str(directory))
     return directory
 
 

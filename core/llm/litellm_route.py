@@ -10,12 +10,11 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
-import os
 from collections.abc import AsyncIterator
 from types import ModuleType
 from typing import Any
 
-from core.llm import anthropic_request, errors, openai_request, transport
+from core.llm import anthropic_request, errors, openai_request, own_env, transport
 from core.llm.chat_decoder import ChatChunkDecoder
 from core.llm.events import StreamEvent
 from core.llm.request import LLMRequest
@@ -46,8 +45,11 @@ async def load_litellm() -> ModuleType:
     async with _lock:
         if _module is None:
             # Offline-safe: without this litellm downloads its cost map at import time.
-            os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-            os.environ.setdefault("REPEATED_STREAMING_CHUNK_LIMIT", str(REPEATED_CHUNK_LIMIT))
+            # For this process only (``core.llm.own_env``), as is the tiktoken folder litellm's
+            # import sets.
+            own_env.set_own("LITELLM_LOCAL_MODEL_COST_MAP", "True", keep_user=True)
+            own_env.set_own("REPEATED_STREAMING_CHUNK_LIMIT", str(REPEATED_CHUNK_LIMIT), keep_user=True)
+            own_env.remember("TIKTOKEN_CACHE_DIR")
             _module = _configure(await asyncio.to_thread(importlib.import_module, "litellm"))
     return _module
 

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from core.llm.own_env import for_children
 from core.llm.secrets import child_environment
 from core.record import record
 from core.sandbox.zygotes import START_TIMEOUT_S, ZygoteError, proxy_for, zygote_for
@@ -110,8 +111,9 @@ async def run_command(
             last_report = now
             on_output(tail.last(live_chars))
 
-    # stdin is closed: a pager would hang. Provider keys agentls holds are not the command's business.
-    env = {**child_environment(os.environ), "PAGER": "cat", "GIT_PAGER": "cat"}
+    # stdin is closed: a pager would hang. Provider keys agentls holds, and the variables it set for
+    # its own libraries (tiktoken's folder), are not the command's business.
+    env = {**for_children(child_environment(os.environ)), "PAGER": "cat", "GIT_PAGER": "cat"}
     argv = [*shell(), command]
     confined = sandbox.confine(argv, cwd, env, session_id=session_id) if sandbox is not None else None
     reaper().start()

@@ -12,7 +12,6 @@ import json
 import os
 import shutil
 import sys
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -97,16 +96,10 @@ class Acp:
 
 
 @pytest.fixture
-async def model() -> AsyncIterator[FakeModelServer]:
-    async with FakeModelServer() as srv:
-        yield srv
-
-
-@pytest.fixture
-async def title_model() -> AsyncIterator[FakeModelServer]:
-    async with FakeModelServer() as srv:
-        srv.script(*[Turn.text("A title") for _ in range(20)])
-        yield srv
+def title_model(title_model: FakeModelServer) -> FakeModelServer:
+    """The shared small model (tests/conftest.py), answering twenty titles."""
+    title_model.script(*[Turn.text("A title") for _ in range(20)])
+    return title_model
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
-"""End-to-end fixtures: a real AgentApp on a temp project, talking to the fake model servers over HTTP.
+"""End-to-end fixtures: a real agent on a temp project (``tests/harness.py``), talking to the fake
+model servers of ``tests/conftest.py`` over HTTP.
 
 Titles go to a second fake server (the small model), so that a title request never takes a turn
 scripted for the main model, whatever order the two requests arrive in.
@@ -6,17 +7,17 @@ scripted for the main model, whatever order the two requests arrive in.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from core.app import AgentApp
+from core.api import Agent
 from core.bus import Subscription
-from core.config.loader import Layer
 from demo.config import fake_model_config
 from demo.fake_model import FakeModelServer
+from tests.harness import Harness, open_test_agent
 
 
 @pytest.fixture(autouse=True)
@@ -37,18 +38,6 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-@pytest.fixture
-async def model() -> AsyncIterator[FakeModelServer]:
-    async with FakeModelServer() as srv:
-        yield srv
-
-
-@pytest.fixture
-async def title_model() -> AsyncIterator[FakeModelServer]:
-    async with FakeModelServer() as srv:
-        yield srv
-
-
 def fake_config(
     model: FakeModelServer, title_model: FakeModelServer, *, route: str = "openai", **extra: Any
 ) -> dict[str, Any]:
@@ -57,25 +46,37 @@ def fake_config(
     return fake_model_config(model, title_model, route=route, **{"retry": retry, **extra})
 
 
-AppFactory = Callable[..., Any]
+HarnessFactory = Callable[..., Awaitable[Harness]]
+AppFactory = Callable[..., Awaitable[Agent]]
 
 
 @pytest.fixture
-async def make_app(
+async def make_harness(
     project: Path, tmp_path: Path, model: FakeModelServer, title_model: FakeModelServer
-) -> AsyncIterator[AppFactory]:
-    """Open AgentApps on the project with the fake config (plus overrides); closed at the end."""
-    apps: list[AgentApp] = []
+) -> AsyncIterator[HarnessFactory]:
+    """Open agents on the project with the fake config (plus overrides), with what they were built
+    on; closed at the end."""
+    opened: list[Harness] = []
 
-    async def make(route: str = "openai", **overrides: Any) -> AgentApp:
-        layer = Layer("test", fake_config(model, title_model, route=route, **overrides), None)
-        app = await AgentApp.open(project, config_layers=[layer], data_dir=tmp_path / "data")
-        apps.append(app)
-        return app
+    async def make(route: str = "openai", **overrides: Any) -> Harness:
+        config = fake_config(model, title_model, route=route, **overrides)
+        harness = await open_test_agent(project, config=config, data_dir=tmp_path / "data")
+        opened.append(harness)
+        return harness
 
     yield make
-    for app in apps:
-        await app.close()
+    for harness in opened:
+        await harness.close()
+
+
+@pytest.fixture
+def make_app(make_harness: HarnessFactory) -> AppFactory:
+    """Open agents as ``make_harness`` does, for a test that drives the agent only."""
+
+    async def make(route: str = "openai", **overrides: Any) -> Agent:
+        return (await make_harness(route, **overrides)).agent
+
+    return make
 
 
 def text_of(message: Any) -> str:

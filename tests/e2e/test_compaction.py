@@ -9,7 +9,7 @@ from core.message.prompt_input import TextInput
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
 
-from .conftest import AppFactory, fake_config
+from .conftest import AppFactory, HarnessFactory, fake_config
 
 
 def texts(messages: list[dict[str, Any]]) -> list[str]:
@@ -58,7 +58,7 @@ async def test_crossing_the_limit_compacts_once_and_continues_from_summary_and_t
     ]
     assert "continuing after summary" in "".join(p.text for p in answer.parts if p.type == "text")
 
-    history = await app.sessions.messages(session.id)
+    history = await app.messages(session.id)
     summaries = [m for m in history if isinstance(m.info, AssistantMessage) and m.info.summary]
     assert len(summaries) == 1 and summaries[0].info.error is None
     assert any(isinstance(p, CompactionPart) and p.tailStart for m in history for p in m.parts)
@@ -100,7 +100,7 @@ async def test_overflow_error_with_auto_off_stops_with_advice(
     assert len(model.requests) == 1  # no compaction request
     assert isinstance(answer.info, AssistantMessage) and answer.info.error is not None
     assert answer.info.error.name == "context-overflow"
-    history = await app.sessions.messages(session.id)
+    history = await app.messages(session.id)
     assert not any(isinstance(p, CompactionPart) for m in history for p in m.parts)
 
 
@@ -117,7 +117,7 @@ async def test_summary_that_does_not_fit_stops_after_one_request(
     await app.prompt(session.id, [TextInput(text="first")])
     await app.prompt(session.id, [TextInput(text="second")])
     assert len(model.requests) == 3  # one compaction request, never a second
-    history = await app.sessions.messages(session.id)
+    history = await app.messages(session.id)
     summaries = [m.info for m in history if isinstance(m.info, AssistantMessage) and m.info.summary]
     assert len(summaries) == 1 and summaries[0].error is not None
     assert "compaction" in summaries[0].error.message
@@ -138,7 +138,7 @@ async def test_manual_compaction_summarises_without_continuing(
     summary = await app.compact(session.id)
     assert isinstance(summary.info, AssistantMessage) and summary.info.summary
     assert len(model.requests) == 3 and model.requests[2].tools == []
-    history = await app.sessions.messages(session.id)
+    history = await app.messages(session.id)
     assert not any(p.type == "text" and p.synthetic for m in history for p in m.parts)  # no "continue"
     parts = [p for m in history for p in m.parts if isinstance(p, CompactionPart)]
     assert len(parts) == 1 and parts[0].auto is False
@@ -179,7 +179,7 @@ async def test_preflight_compacts_before_sending_a_request_that_cannot_fit(
 
 
 async def test_provider_overflow_error_closes_its_message_with_the_error(
-    make_app: AppFactory, model: FakeModelServer
+    make_app: AppFactory, make_harness: HarnessFactory, model: FakeModelServer
 ) -> None:
     app = await make_app()
     session = await app.create_session()
@@ -201,14 +201,14 @@ async def test_provider_overflow_error_closes_its_message_with_the_error(
         ]
         return info
 
-    live = refused(await app.sessions.messages(session.id))
+    live = refused(await app.messages(session.id))
     assert live.time.completed is not None
     assert live.error is not None and live.error.name == "context-overflow"
     await app.close()
 
-    reopened = await make_app()
+    reopened = await make_harness()
     assert reopened.store.recovery is not None and live.id not in reopened.store.recovery.messages
-    after = refused(await reopened.sessions.messages(session.id))
+    after = refused(await reopened.agent.messages(session.id))
     assert after.error == live.error and after.time.completed == live.time.completed
 
 
@@ -228,6 +228,6 @@ async def test_model_configured_for_the_compaction_agent_writes_the_summary(
     await app.prompt(session.id, [TextInput(text="first")])
     await app.prompt(session.id, [TextInput(text="second")])
     assert [r.body["model"] for r in model.requests] == ["m", "m", "summarizer", "m"]
-    history = await app.sessions.messages(session.id)
+    history = await app.messages(session.id)
     [summary] = [m.info for m in history if isinstance(m.info, AssistantMessage) and m.info.summary]
     assert summary.modelID == "summarizer" and summary.error is None

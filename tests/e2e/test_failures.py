@@ -13,8 +13,9 @@ from core.message.models import AssistantMessage, RetryPart, ToolPart
 from core.message.prompt_input import TextInput
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
+from tests.harness import wait_for
 
-from .conftest import AppFactory, text_of
+from .conftest import AppFactory, HarnessFactory, text_of
 
 
 def say(text: str) -> list[TextInput]:
@@ -38,7 +39,7 @@ async def test_retryable_failures_are_retried_with_a_retry_part(
     app = await make_app()
     model.script(fault, Turn.text("recovered"))
     session = await app.create_session()
-    sub = app.bus.subscribe(SessionStatus)
+    sub = app.subscribe(SessionStatus)
     answer = await app.prompt(session.id, say("hi"))
     assert text_of(answer) == "recovered"  # the cut-off attempt's text is gone
     retries = [p for p in answer.parts if isinstance(p, RetryPart)]
@@ -74,9 +75,10 @@ async def test_retries_stop_after_max_attempts_with_a_typed_error(
 
 @pytest.mark.parametrize(("status", "kind"), [(400, "api"), (401, "auth")])
 async def test_non_retryable_errors_stop_the_turn(
-    make_app: AppFactory, model: FakeModelServer, status: int, kind: str
+    make_harness: HarnessFactory, model: FakeModelServer, status: int, kind: str
 ) -> None:
-    app = await make_app()
+    harness = await make_harness()
+    app = harness.agent
     model.script(Turn.fault(status, body={"error": {"message": "nope"}}))
     session = await app.create_session()
     answer = await app.prompt(session.id, say("hi"))
@@ -84,11 +86,14 @@ async def test_non_retryable_errors_stop_the_turn(
     assert isinstance(info, AssistantMessage) and info.error is not None
     assert info.error.name == kind and not info.error.retryable
     assert len(model.requests) == 1
-    assert not app.is_busy(session.id)
+    assert not harness.is_busy(session.id)
 
 
-async def test_abort_mid_stream_stops_within_a_second(make_app: AppFactory, model: FakeModelServer) -> None:
-    app = await make_app()
+async def test_abort_mid_stream_stops_within_a_second(
+    make_harness: HarnessFactory, model: FakeModelServer
+) -> None:
+    harness = await make_harness()
+    app = harness.agent
     model.script(Turn.text("a long answer that never finishes", chunks=10).stall(after=3))
     session = await app.create_session()
     turn = asyncio.create_task(app.prompt(session.id, say("hi")))
@@ -99,7 +104,7 @@ async def test_abort_mid_stream_stops_within_a_second(make_app: AppFactory, mode
     assert time.monotonic() - started < 1.0
     info = answer.info
     assert isinstance(info, AssistantMessage) and info.error is not None and info.error.name == "aborted"
-    assert not app.is_busy(session.id)
+    assert not harness.is_busy(session.id)
 
 
 async def test_abort_mid_bash_kills_the_command(
@@ -111,7 +116,8 @@ async def test_abort_mid_bash_kills_the_command(
     session = await app.create_session()
     turn = asyncio.create_task(app.prompt(session.id, say("run it")))
     running = asyncio.create_task(
-        app.bus.wait_for(
+        wait_for(
+            app,
             PartUpdated,
             lambda e: e.part.type == "tool" and e.part.state.status == "running",
             timeout=10,
@@ -134,14 +140,14 @@ async def test_doom_loop_asks_and_a_rejection_stops_the_turn(
     model.script(*[Turn.tool_call("read", same) for _ in range(3)], Turn.text("never sent"))
     session = await app.create_session()
     asked = asyncio.create_task(
-        app.bus.wait_for(PermissionAsked, lambda e: e.request.permission == "doom_loop", timeout=10)
+        wait_for(app, PermissionAsked, lambda e: e.request.permission == "doom_loop", timeout=10)
     )
     turn = asyncio.create_task(app.prompt(session.id, say("loop")))
     event = await asked
-    await app.permissions.reply(event.request.id, "reject")
+    await app.dialogs.reply_permission(event.request.id, "reject")
     await asyncio.wait_for(turn, timeout=10)
     assert len(model.requests) == 3
-    history = await app.sessions.messages(session.id)
+    history = await app.messages(session.id)
     tools = [p for m in history for p in m.parts if isinstance(p, ToolPart)]
     assert [t.state.status for t in tools] == ["completed", "completed", "error"]
     assert tools[-1].state.metadata == {"rejected": True}  # the user said no: not a failure to show
@@ -154,16 +160,16 @@ async def test_rejection_with_a_message_continues_with_the_correction(
     app = await make_app(permission={"bash": "ask", "edit": "allow"})
     model.script(Turn.tool_call("bash", {"command": "rm -rf build"}), Turn.text("ok, I will not"))
     session = await app.create_session()
-    asked = asyncio.create_task(app.bus.wait_for(PermissionAsked, timeout=10))
+    asked = asyncio.create_task(wait_for(app, PermissionAsked, timeout=10))
     turn = asyncio.create_task(app.prompt(session.id, say("clean")))
     event = await asked
     assert event.request.patterns == ["rm -rf build"]
-    await app.permissions.reply(event.request.id, "reject", message="keep the build folder")
+    await app.dialogs.reply_permission(event.request.id, "reject", message="keep the build folder")
     answer = await asyncio.wait_for(turn, timeout=10)
     assert text_of(answer) == "ok, I will not"
     result = model.requests[1].messages[-1]["content"]
     assert "keep the build folder" in result
-    history = await app.sessions.messages(session.id)
+    history = await app.messages(session.id)
     rejected = next(p for m in history for p in m.parts if isinstance(p, ToolPart)).state
     assert rejected.status == "error" and rejected.metadata == {"rejected": True}
 
@@ -177,7 +183,7 @@ async def test_doom_loop_deny_stops_the_turn_like_a_rejection(
     session = await app.create_session()
     await asyncio.wait_for(app.prompt(session.id, say("loop")), timeout=10)
     assert len(model.requests) == 3  # the model is not asked again after the denied repetition
-    history = await app.sessions.messages(session.id)
+    history = await app.messages(session.id)
     tools = [p for m in history for p in m.parts if isinstance(p, ToolPart)]
     assert [t.state.status for t in tools] == ["completed", "completed", "error"]
     error = tools[-1].state

@@ -25,7 +25,7 @@ async def test_fork_of_a_compacted_reverted_session_sends_the_same_next_request(
     )
     for text in ("first", "second", "third", "fourth"):
         await app.prompt(session.id, [TextInput(text=text)])
-    history = await app.sessions.messages(session.id)
+    history = await app.messages(session.id)
     assert any(isinstance(p, CompactionPart) and p.tailStart for m in history for p in m.parts)
     fourth = next(
         m for m in history if isinstance(m.info, UserMessage) and getattr(m.parts[0], "text", "") == "fourth"
@@ -34,7 +34,7 @@ async def test_fork_of_a_compacted_reverted_session_sends_the_same_next_request(
 
     fork = await app.fork_session(session.id)
     assert fork.revert is not None and fork.revert.messageID != fourth.info.id  # remapped to the clone
-    clones = await app.sessions.messages(fork.id)
+    clones = await app.messages(fork.id)
     clone_ids = {m.info.id for m in clones}
     assert fork.revert.messageID in clone_ids
     tail_starts = [p.tailStart for m in clones for p in m.parts if isinstance(p, CompactionPart)]

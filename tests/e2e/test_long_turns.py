@@ -12,7 +12,7 @@ from core.message.prompt_input import TextInput
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
 
-from .conftest import AppFactory, text_of
+from .conftest import AppFactory, HarnessFactory, text_of
 
 
 def texts(messages: list[dict[str, Any]]) -> str:
@@ -40,15 +40,16 @@ async def test_a_second_overflow_in_one_turn_compacts_again_and_the_turn_finishe
     assert "SUMMARY TWO" in final and "SUMMARY ONE" not in final
     assert text_of(answer) == "all done"
     assert isinstance(answer.info, AssistantMessage) and answer.info.error is None
-    history = await app.sessions.messages(session.id)
+    history = await app.messages(session.id)
     summaries = [m.info for m in history if isinstance(m.info, AssistantMessage) and m.info.summary]
     assert len(summaries) == 2 and all(s.error is None for s in summaries)
 
 
 async def test_overflow_right_after_a_compaction_ends_the_turn_with_a_typed_error(
-    make_app: AppFactory, model: FakeModelServer
+    make_harness: HarnessFactory, model: FakeModelServer
 ) -> None:
-    app = await make_app()
+    harness = await make_harness()
+    app = harness.agent
     session = await app.create_session()
     model.script(
         Turn.tool_call("read", {"filePath": "calc.py"}).usage(input=97_000, output=100),
@@ -65,7 +66,7 @@ async def test_overflow_right_after_a_compaction_ends_the_turn_with_a_typed_erro
     assert info.error.name == "context-overflow"
     assert "compaction" in info.error.message and "new session" in info.error.message
     assert info.time.completed is not None
-    assert not app.is_busy(session.id)
+    assert not harness.is_busy(session.id)
 
 
 async def test_a_prompt_bigger_than_the_window_gets_a_clear_error_not_a_summary(
@@ -80,17 +81,18 @@ async def test_a_prompt_bigger_than_the_window_gets_a_clear_error_not_a_summary(
     assert info.error.name == "context-overflow"
     expected = "this prompt alone exceeds the model's context window of 8,000 tokens"
     assert expected in info.error.message.lower()
-    history = await app.sessions.messages(session.id)
+    history = await app.messages(session.id)
     assert not any(isinstance(m.info, AssistantMessage) and m.info.summary for m in history)
 
 
 async def test_compaction_leaves_room_for_the_system_prompt_and_tool_schemas(
-    make_app: AppFactory, model: FakeModelServer, project: Path
+    make_harness: HarnessFactory, model: FakeModelServer, project: Path
 ) -> None:
     # Usable: 8,000 - 500 = 7,500. The system prompt and the tools take about 4,300 tokens, so a
     # 3,500-token turn kept verbatim would fit beside the summary only if they were not counted.
     (project / "AGENTS.md").write_text("Keep answers short.\n")
-    app = await make_app(context=8_000, output=500, compaction={"tail_turns": 2})
+    harness = await make_harness(context=8_000, output=500, compaction={"tail_turns": 2})
+    app = harness.agent
     session = await app.create_session()
     model.script(
         Turn.text("lorem " * 1_500).usage(input=100, output=10),
@@ -105,7 +107,7 @@ async def test_compaction_leaves_room_for_the_system_prompt_and_tool_schemas(
     assert text_of(answer) == "third answer"
     last = model.requests[3]
     assert "ipsum ipsum" not in texts(last.messages)  # summarised, not kept: it could not fit
-    counter = TokenCounter.for_model(app.resolve_model("fake/m"))
+    counter = TokenCounter.for_model(harness.wiring.choice.resolve("fake/m"))
     system = [str(m["content"]) for m in last.messages if m["role"] == "system"]
     rest = [m for m in last.messages if m["role"] != "system"]
     assert counter.estimate_request(system, rest, last.tools) <= 7_500

@@ -1,4 +1,4 @@
-"""The session loop end to end: real AgentApp, real SQLite, real HTTP to the fake model server."""
+"""The session loop end to end: a real agent, real SQLite, real HTTP to the fake model server."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ from core.message.models import AssistantMessage, ToolPart
 from core.message.prompt_input import FileInput, TextInput
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
+from tests.harness import wait_for
 
-from .conftest import AppFactory, drain, text_of
+from .conftest import AppFactory, HarnessFactory, drain, text_of
 
 
 def say(text: str) -> list[TextInput]:
@@ -22,12 +23,13 @@ def say(text: str) -> list[TextInput]:
 
 
 async def test_text_answer_streams_deltas_and_records_usage(
-    make_app: AppFactory, model: FakeModelServer
+    make_harness: HarnessFactory, model: FakeModelServer
 ) -> None:
-    app = await make_app()
+    harness = await make_harness()
+    app = harness.agent
     model.script(Turn.text("Hello from the model", chunks=4).usage(input=12, output=5))
     session = await app.create_session()
-    sub = app.bus.subscribe()
+    sub = app.subscribe()
     answer = await app.prompt(session.id, say("hi"))
     assert text_of(answer) == "Hello from the model"
     info = answer.info
@@ -38,7 +40,7 @@ async def test_text_answer_streams_deltas_and_records_usage(
     assert "".join(deltas) == "Hello from the model" and len(deltas) == 4
     statuses = [e.status.type for e in events if isinstance(e, SessionStatus)]
     assert statuses[0] == "busy" and statuses[-1] == "idle"
-    assert not app.is_busy(session.id)
+    assert not harness.is_busy(session.id)
 
 
 async def test_multi_step_tool_loop_edits_a_file(
@@ -54,7 +56,7 @@ async def test_multi_step_tool_loop_edits_a_file(
         Turn.text("Fixed: add now adds."),
     )
     session = await app.create_session()
-    edits = app.bus.subscribe(FileEdited)
+    edits = app.subscribe(FileEdited)
     answer = await app.prompt(session.id, say("fix add in calc.py"))
     assert text_of(answer) == "Fixed: add now adds."
     assert (project / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
@@ -68,7 +70,7 @@ async def test_multi_step_tool_loop_edits_a_file(
     assert "return a - b" in second[-1]["content"]
     fourth = model.requests[3].messages
     assert fourth[-1]["role"] == "tool" and "5" in fourth[-1]["content"]
-    history = await app.sessions.messages(session.id)
+    history = await app.messages(session.id)
     tools = [p for m in history for p in m.parts if isinstance(p, ToolPart)]
     assert [t.tool for t in tools] == ["read", "edit", "bash"]
     assert all(t.state.status == "completed" for t in tools)
@@ -132,7 +134,7 @@ async def test_reasoning_is_stored_and_thinking_sent_back_on_anthropic(
     )
     session = await app.create_session()
     await app.prompt(session.id, say("think"))
-    history = await app.sessions.messages(session.id)
+    history = await app.messages(session.id)
     reasoning = [p for m in history for p in m.parts if p.type == "reasoning"]
     assert reasoning[0].text == "Let me think"
     assert reasoning[0].metadata == {"anthropic": {"signature": "sig-1"}}
@@ -166,11 +168,9 @@ async def test_second_prompt_on_a_busy_session_waits_for_the_same_result(
     session = await app.create_session()
     first = asyncio.create_task(app.prompt(session.id, say("one")))
     await model.wait_for_requests(1)
-    first_user = (await app.sessions.messages(session.id))[0].info.id
+    first_user = (await app.messages(session.id))[0].info.id
     stored = asyncio.create_task(
-        app.bus.wait_for(
-            MessageUpdated, lambda e: e.info.role == "user" and e.info.id > first_user, timeout=10
-        )
+        wait_for(app, MessageUpdated, lambda e: e.info.role == "user" and e.info.id > first_user, timeout=10)
     )
     second = asyncio.create_task(app.prompt(session.id, say("two")))
     await stored  # the second message is in the store before the first answer arrives
@@ -189,14 +189,14 @@ async def test_title_comes_from_the_small_model_and_falls_back_to_the_prompt(
     title_model.script(Turn.text("Greeting the model\nignored second line"))
     model.script(Turn.text("hi"), Turn.text("hi again"))
     titled = asyncio.create_task(
-        app.bus.wait_for(SessionUpdated, lambda e: e.info.title == "Greeting the model", timeout=10)
+        wait_for(app, SessionUpdated, lambda e: e.info.title == "Greeting the model", timeout=10)
     )
     session = await app.create_session()
     await app.prompt(session.id, say("hello there"))
     await titled
     # No title turn left: the server answers 500 and the first line of the prompt is used.
     fallback = asyncio.create_task(
-        app.bus.wait_for(SessionUpdated, lambda e: e.info.title == "Second session prompt", timeout=10)
+        wait_for(app, SessionUpdated, lambda e: e.info.title == "Second session prompt", timeout=10)
     )
     other = await app.create_session()
     await app.prompt(other.id, say("Second session prompt\nwith details"))
@@ -218,7 +218,7 @@ async def test_the_title_request_waits_for_the_models_first_answer(
     with pytest.raises(TimeoutError):  # held back while the main request waits for its answer
         await title_model.wait_for_requests(1, timeout=0.5)
     titled = asyncio.create_task(
-        app.bus.wait_for(SessionUpdated, lambda e: e.info.title == "A title", timeout=10)
+        wait_for(app, SessionUpdated, lambda e: e.info.title == "A title", timeout=10)
     )
     release.set()
     assert text_of(await turn) == "hi"
@@ -241,7 +241,7 @@ async def test_the_prompts_first_line_is_the_title_until_the_models_arrives(
     shown = (await app.get_session(session.id)).title
     assert shown.startswith("Why does `add` subtract? xxx") and shown.endswith("…") and len(shown) == 50
     titled = asyncio.create_task(
-        app.bus.wait_for(SessionUpdated, lambda e: e.info.title == "A model title", timeout=10)
+        wait_for(app, SessionUpdated, lambda e: e.info.title == "A model title", timeout=10)
     )
     release.set()
     await turn
@@ -255,7 +255,7 @@ async def test_a_turn_that_fails_before_any_answer_is_still_titled(
     model.script(Turn.fault(401, {"error": {"message": "bad key"}}))
     title_model.script(Turn.text("Failed turn title"))
     titled = asyncio.create_task(
-        app.bus.wait_for(SessionUpdated, lambda e: e.info.title == "Failed turn title", timeout=10)
+        wait_for(app, SessionUpdated, lambda e: e.info.title == "Failed turn title", timeout=10)
     )
     session = await app.create_session()
     answer = await app.prompt(session.id, say("hello there"))

@@ -9,6 +9,7 @@ from core.events import PermissionAsked
 from core.message.prompt_input import TextInput
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
+from tests.harness import wait_for
 
 from .conftest import AppFactory, drain, text_of
 
@@ -21,15 +22,15 @@ async def test_an_always_given_in_build_does_not_let_plan_edit(
     edit = {"filePath": "hello.py", "oldString": "hi", "newString": "hello"}
     model.script(Turn.tool_call("edit", edit), Turn.text("edited"))
     session = await app.create_session()
-    asked = asyncio.create_task(app.bus.wait_for(PermissionAsked, timeout=10))
+    asked = asyncio.create_task(wait_for(app, PermissionAsked, timeout=10))
     turn = asyncio.create_task(app.prompt(session.id, [TextInput(text="greet better")]))
     request = (await asked).request
     assert (request.permission, request.patterns) == ("edit", ["hello.py"])
-    await app.permissions.reply(request.id, "always")  # "Always allow hello.py"
+    await app.dialogs.reply_permission(request.id, "always")  # "Always allow hello.py"
     await asyncio.wait_for(turn, timeout=10)
     assert "hello" in (project / "hello.py").read_text()
 
-    sub = app.bus.subscribe(PermissionAsked)
+    sub = app.subscribe(PermissionAsked)
     again = {"filePath": "hello.py", "oldString": "hello", "newString": "HELLO"}
     model.script(Turn.tool_call("edit", again), Turn.text("I can only plan."))
     answer = await asyncio.wait_for(

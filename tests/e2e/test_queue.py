@@ -1,4 +1,4 @@
-"""The prompt queue through a real AgentApp and the fake model over HTTP: each queued prompt runs as
+"""The prompt queue through a real agent and the fake model over HTTP: each queued prompt runs as
 its own turn when the running one ends, however it ends, and gets its own answer."""
 
 from __future__ import annotations
@@ -7,12 +7,14 @@ import asyncio
 
 import pytest
 
+from core.api import Agent
 from core.errors import AbortedError, UnqueuedError
 from core.events import PartDelta, PermissionAsked, QueueAdded, QueueRemoved, QueueStarted
 from core.message.models import AssistantMessage, MessageWithParts
 from core.message.prompt_input import TextInput
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
+from tests.harness import wait_for
 
 from .conftest import AppFactory, text_of
 
@@ -26,12 +28,9 @@ def answered(message: MessageWithParts, text: str) -> bool:
     return isinstance(info, AssistantMessage) and info.error is None and text_of(message) == text
 
 
-async def queue_behind(app: object, session_id: str, text: str) -> asyncio.Task[MessageWithParts]:
+async def queue_behind(app: Agent, session_id: str, text: str) -> asyncio.Task[MessageWithParts]:
     """Send ``text`` as a queued prompt and return once it is in the queue."""
-    from core.app import AgentApp
-
-    assert isinstance(app, AgentApp)
-    added = asyncio.create_task(app.bus.wait_for(QueueAdded, lambda e: e.item.parts == say(text), timeout=10))
+    added = asyncio.create_task(wait_for(app, QueueAdded, lambda e: e.item.parts == say(text), timeout=10))
     task = asyncio.create_task(app.prompt(session_id, say(text), mode="queue"))
     await added
     return task
@@ -48,7 +47,7 @@ async def test_two_prompts_queued_during_a_long_answer_get_their_own_answers_in_
         Turn.text("answer two"),
     )
     session = await app.create_session()
-    streaming = asyncio.create_task(app.bus.wait_for(PartDelta, timeout=10))
+    streaming = asyncio.create_task(wait_for(app, PartDelta, timeout=10))
     first = asyncio.create_task(app.prompt(session.id, say("go")))
     await streaming
     one = await queue_behind(app, session.id, "then one")
@@ -75,11 +74,11 @@ async def test_a_prompt_queued_behind_a_rejected_permission_gets_its_own_answer(
         Turn.tool_call("bash", {"command": "echo hi", "description": "say hi"}), Turn.text("queued answer")
     )
     session = await app.create_session()
-    asked = asyncio.create_task(app.bus.wait_for(PermissionAsked, timeout=10))
+    asked = asyncio.create_task(wait_for(app, PermissionAsked, timeout=10))
     first = asyncio.create_task(app.prompt(session.id, say("run it")))
     event = await asked
     queued = await queue_behind(app, session.id, "then this")
-    await app.permissions.reply(event.request.id, "reject")
+    await app.dialogs.reply_permission(event.request.id, "reject")
 
     one, two = await asyncio.wait_for(asyncio.gather(first, queued), 30)
     assert isinstance(one.info, AssistantMessage) and one.info.id != two.info.id
@@ -117,7 +116,7 @@ async def test_a_prompt_queued_behind_an_aborted_turn_gets_its_own_answer(
         Turn.text("a long answer that never ends", chunks=8).stall(after=2), Turn.text("queued answer")
     )
     session = await app.create_session()
-    streaming = asyncio.create_task(app.bus.wait_for(PartDelta, timeout=10))
+    streaming = asyncio.create_task(wait_for(app, PartDelta, timeout=10))
     first = asyncio.create_task(app.prompt(session.id, say("go")))
     await streaming
     queued = await queue_behind(app, session.id, "then this")
@@ -139,7 +138,7 @@ async def test_stop_and_send_aborts_the_turn_and_runs_before_the_queue(
         Turn.text("queued answer"),
     )
     session = await app.create_session()
-    streaming = asyncio.create_task(app.bus.wait_for(PartDelta, timeout=10))
+    streaming = asyncio.create_task(wait_for(app, PartDelta, timeout=10))
     first = asyncio.create_task(app.prompt(session.id, say("go")))
     await streaming
     queued = await queue_behind(app, session.id, "later")
@@ -160,7 +159,7 @@ async def test_a_queued_prompt_can_be_edited_and_removed_before_it_runs(
     release = asyncio.Event()
     model.script(Turn.text("first", chunks=4).stall(after=2, until=release), Turn.text("edited answer"))
     session = await app.create_session()
-    streaming = asyncio.create_task(app.bus.wait_for(PartDelta, timeout=10))
+    streaming = asyncio.create_task(wait_for(app, PartDelta, timeout=10))
     first = asyncio.create_task(app.prompt(session.id, say("go")))
     await streaming
     keep = await queue_behind(app, session.id, "typo")
@@ -173,7 +172,7 @@ async def test_a_queued_prompt_can_be_edited_and_removed_before_it_runs(
     assert isinstance(event, QueueRemoved) and (event.id, event.reason) == (dropped_id, "removed")
     with pytest.raises(AbortedError):
         await asyncio.wait_for(drop, 10)
-    started = asyncio.create_task(app.bus.wait_for(QueueStarted, timeout=10))
+    started = asyncio.create_task(wait_for(app, QueueStarted, timeout=10))
     release.set()
 
     assert (await started).id == kept_id
@@ -191,7 +190,7 @@ async def test_a_queued_prompt_whose_caller_goes_away_leaves_the_queue(
     release = asyncio.Event()
     model.script(Turn.text("first", chunks=4).stall(after=2, until=release))
     session = await app.create_session()
-    streaming = asyncio.create_task(app.bus.wait_for(PartDelta, timeout=10))
+    streaming = asyncio.create_task(wait_for(app, PartDelta, timeout=10))
     first = asyncio.create_task(app.prompt(session.id, say("go")))
     await streaming
     queued = await queue_behind(app, session.id, "forget me")
@@ -213,7 +212,7 @@ async def test_prompts_still_queued_when_their_session_is_deleted_are_refused(
     app = await make_app()
     model.script(Turn.text("a long answer that never ends", chunks=8).stall(after=2))
     session = await app.create_session()
-    streaming = asyncio.create_task(app.bus.wait_for(PartDelta, timeout=10))
+    streaming = asyncio.create_task(wait_for(app, PartDelta, timeout=10))
     first = asyncio.create_task(app.prompt(session.id, say("go")))
     await streaming
     queued = await queue_behind(app, session.id, "never runs")

@@ -13,6 +13,7 @@ from core.message.models import AssistantMessage, UserMessage
 from core.message.prompt_input import TextInput
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
+from tests.harness import wait_for
 
 from .conftest import AppFactory, text_of
 
@@ -28,11 +29,11 @@ async def test_a_prompt_sent_as_a_rejection_ends_the_turn_gets_its_own_turn(
     app = await make_app(permission={"bash": "ask"})
     model.script(Turn.tool_call("bash", {"command": "echo hi", "description": "say hi"}), Turn.text("second"))
     session = await app.create_session()
-    asked = asyncio.create_task(app.bus.wait_for(PermissionAsked, timeout=10))
+    asked = asyncio.create_task(wait_for(app, PermissionAsked, timeout=10))
     first = asyncio.create_task(app.prompt(session.id, say("run it")))
     event = await asked
     # The rejection and the next prompt in the same tick: the prompt joins the ending turn.
-    rejected = asyncio.create_task(app.permissions.reply(event.request.id, "reject"))
+    rejected = asyncio.create_task(app.dialogs.reply_permission(event.request.id, "reject"))
     second = asyncio.create_task(app.prompt(session.id, say("then this")))
     one, two, _ = await asyncio.wait_for(asyncio.gather(first, second, rejected), 30)
 
@@ -48,11 +49,11 @@ async def test_a_prompt_that_joined_a_turn_aborted_before_seeing_it_is_told_so(
     app = await make_app()
     model.script(Turn.text("a long answer that never ends", chunks=8).stall(after=2))
     session = await app.create_session()
-    streaming = asyncio.create_task(app.bus.wait_for(PartDelta, timeout=10))
+    streaming = asyncio.create_task(wait_for(app, PartDelta, timeout=10))
     first = asyncio.create_task(app.prompt(session.id, say("go")))
     await streaming
     stored = asyncio.create_task(
-        app.bus.wait_for(MessageUpdated, lambda e: isinstance(e.info, UserMessage), timeout=10)
+        wait_for(app, MessageUpdated, lambda e: isinstance(e.info, UserMessage), timeout=10)
     )
     second = asyncio.create_task(app.prompt(session.id, say("and this")))
     await stored  # the second prompt's message is in; its caller waits on the running turn

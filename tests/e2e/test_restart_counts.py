@@ -9,7 +9,7 @@ from core.message.prompt_input import TextInput
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
 
-from .conftest import AppFactory, text_of
+from .conftest import AppFactory, HarnessFactory, text_of
 
 
 class MeasuringEncoder:
@@ -25,7 +25,7 @@ class MeasuringEncoder:
 
 
 async def test_first_request_after_a_restart_reuses_the_stored_part_counts(
-    make_app: AppFactory, model: FakeModelServer, project: Path
+    make_app: AppFactory, make_harness: HarnessFactory, model: FakeModelServer, project: Path
 ) -> None:
     (project / "big.py").write_text("".join(f"value_{i} = compute({i}, 'x')\n" for i in range(1_500)))
     # Usable: 28,000 tokens, room for the system prompt and tool specs (~6k) and the read output
@@ -37,8 +37,10 @@ async def test_first_request_after_a_restart_reuses_the_stored_part_counts(
     await first.prompt(session.id, [TextInput(text="read big.py")])
     await first.close()
 
-    second = await make_app(context=32_000)
-    counter = second.context.counter(second.resolve_model("fake/m"))
+    harness = await make_harness(context=32_000)
+
+    second = harness.agent
+    counter = harness.wiring.context.counter(harness.wiring.choice.resolve("fake/m"))
     assert counter.exact, "the offline cl100k encoding must load for this test"
     assert counter._encoder is not None
     measuring = MeasuringEncoder(counter._encoder)

@@ -46,16 +46,10 @@ def project(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-async def model() -> AsyncIterator[FakeModelServer]:
-    async with FakeModelServer() as srv:
-        yield srv
-
-
-@pytest.fixture
-async def title_model() -> AsyncIterator[FakeModelServer]:
-    async with FakeModelServer() as srv:
-        srv.script(*[Turn.text("A title") for _ in range(10)])
-        yield srv
+def title_model(title_model: FakeModelServer) -> FakeModelServer:
+    """The shared small model (tests/conftest.py), answering ten titles."""
+    title_model.script(*[Turn.text("A title") for _ in range(10)])
+    return title_model
 
 
 # These tests are about the protocol and were written when every tool ran unasked: they keep that

@@ -1,5 +1,5 @@
-"""``AgentApp.open``: git's worktree lookup runs while the store opens, and an open that fails on
-either side leaves nothing running and nothing open."""
+"""``open_app`` (through the test harness): git's worktree lookup runs while the store opens, and an
+open that fails on either side leaves nothing running and nothing open."""
 
 from __future__ import annotations
 
@@ -11,11 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from core.app import AgentApp
+from core.api import Agent
 from core.config.loader import Layer
 from core.errors import ConfigError, StorageError
 from core.llm import transport
+from core.open import open_agent
+from core.permission.service import Permissions
 from core.storage.store import Store
+from tests.harness import Harness, open_test_agent
 
 WAIT = 10.0  # seconds: only reached when the two do not overlap, and then the test fails
 
@@ -52,9 +55,9 @@ def git(folder: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SlowGit]:
     slow.release.set()  # a test that failed early leaves no thread waiting
 
 
-async def open_in(directory: Path, tmp_path: Path, **config: object) -> AgentApp:
-    layer = Layer("test", {"model": "fake/m", "snapshot": False, "provider": {"fake": {}}, **config}, None)
-    return await AgentApp.open(directory, config_layers=[layer], data_dir=tmp_path / "data")
+async def open_in(directory: Path, tmp_path: Path, **config: object) -> Harness:
+    settings = {"model": "fake/m", "snapshot": False, "provider": {"fake": {}}, **config}
+    return await open_test_agent(directory, config=settings, data_dir=tmp_path / "data")
 
 
 async def test_git_answers_while_the_store_opens(
@@ -70,7 +73,9 @@ async def test_git_answers_while_the_store_opens(
     app = await open_in(folder / "src", tmp_path)
     try:
         assert not git.timed_out
-        assert app.is_git and app.worktree == folder  # what git said, once the store was open
+        assert (
+            app.wiring.place.is_git and app.agent.worktree == folder
+        )  # what git said, once the store was open
     finally:
         await app.close()
 
@@ -119,11 +124,11 @@ async def test_a_failure_after_the_app_is_made_closes_it(
 ) -> None:
     git.release.set()
 
-    async def mcp_breaks(self: AgentApp) -> None:
-        raise RuntimeError("mcp reconcile broke")
+    async def reload_breaks(self: Permissions) -> None:
+        raise RuntimeError("the approvals could not be read")
 
-    monkeypatch.setattr(AgentApp, "_start_mcp", mcp_breaks)
-    with pytest.raises(RuntimeError, match="mcp reconcile broke"):
+    monkeypatch.setattr(Permissions, "reload", reload_breaks)  # the first step once the app is made
+    with pytest.raises(RuntimeError, match="approvals could not be read"):
         await open_in(folder, tmp_path)
     assert [store.closed for store in opened_stores] == [True]
 
@@ -143,10 +148,10 @@ def tls_made(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     transport._tls = None
 
 
-async def warm_open(directory: Path, tmp_path: Path, api_base: str) -> AgentApp:
+async def warm_open(directory: Path, tmp_path: Path, api_base: str) -> Agent:
     provider = {"litellm_provider": "openai", "options": {"api_base": api_base}, "models": {"m": {}}}
     layer = Layer("test", {"model": "fake/m", "snapshot": False, "provider": {"fake": provider}}, None)
-    return await AgentApp.open(directory, config_layers=[layer], data_dir=tmp_path / "data", warm=True)
+    return await open_agent(directory, layers=[layer], data_dir=tmp_path / "data", warm=True)
 
 
 async def test_the_warm_up_loads_the_ca_bundle_for_an_https_model_only(

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from core.app import AgentApp
-from core.config.loader import Layer
+from tests.harness import Harness, open_test_agent
 
 
 @pytest.fixture
@@ -28,9 +27,10 @@ def git_calls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return log
 
 
-async def open_in(folder: Path) -> AgentApp:
-    layer = Layer("test", {"model": "fake/m", "snapshot": False, "provider": {"fake": {}}}, None)
-    return await AgentApp.open(folder, config_layers=[layer])
+async def open_in(folder: Path) -> Harness:
+    return await open_test_agent(
+        folder, config={"model": "fake/m", "snapshot": False, "provider": {"fake": {}}}
+    )
 
 
 def calls(log: Path) -> list[str]:
@@ -42,7 +42,7 @@ async def test_a_plain_folder_costs_one_git_call(tmp_path: Path, git_calls: Path
     folder.mkdir()
     app = await open_in(folder)
     try:
-        assert not app.is_git and app.worktree == folder.resolve()
+        assert not app.wiring.place.is_git and app.agent.worktree == folder.resolve()
         assert calls(git_calls) == ["rev-parse --show-toplevel"]
     finally:
         await app.close()
@@ -65,7 +65,7 @@ def repo(tmp_path: Path, git_calls: Path) -> Path:
 async def test_a_repository_costs_two(repo: Path, git_calls: Path) -> None:
     app = await open_in(repo / "src")
     try:
-        assert app.is_git and app.worktree == repo
+        assert app.wiring.place.is_git and app.agent.worktree == repo
         assert app.project_id.startswith("prj_") and len(app.project_id) == 44  # prj_ + the root commit
         assert calls(git_calls) == ["rev-parse --show-toplevel", "rev-list --max-parents=0 HEAD"]
     finally:

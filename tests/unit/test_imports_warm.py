@@ -1,4 +1,4 @@
-"""``AgentApp.open(warm=True)``: what a long-lived host loads ahead of the first prompt.
+"""An agent opened with ``warm=True``: what a long-lived host loads ahead of the first prompt.
 
 Run in a fresh process each, since the test process has long imported everything.
 """
@@ -17,16 +17,17 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = """
 import asyncio, json, sys
 from pathlib import Path
-from core.app import AgentApp
 from core.config.loader import Layer
 from core.llm import catalog, transport
 from core.tools import schema
+from tests.harness import open_test_agent
 
 async def main(root: str, warm: bool) -> None:
     config = {"model": sys.argv[3], "snapshot": False}
-    app = await AgentApp.open(
-        Path(root), config_layers=[Layer("test", config, None)], data_dir=Path(root) / "data", warm=warm
+    opened = await open_test_agent(
+        Path(root), layers=[Layer("test", config, None)], data_dir=Path(root) / "data", warm=warm
     )
+    app = opened.agent
     try:
         print(json.dumps({
             "decoders": "core.llm.lean" in sys.modules,
@@ -35,7 +36,7 @@ async def main(root: str, warm: bool) -> None:
             "catalog parsed": catalog.model_map.cache_info().currsize,
             "pool": asyncio.get_running_loop() in transport._clients,
             "schemas": schema._schema_text.cache_info().currsize,
-            "tools": len({tool.Params for tool in app.tools.all()}),
+            "tools": len({tool.Params for tool in opened.wiring.tools.all()}),
         }))
     finally:
         await app.close()

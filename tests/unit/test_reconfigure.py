@@ -1,6 +1,6 @@
-"""``AgentApp.reconfigure``: a new config layer applies from the next turn on, an invalid one changes nothing.
+"""``Agent.reconfigure``: a new config layer applies from the next turn on, an invalid one changes nothing.
 
-Each test opens a real AgentApp on a temp project against two fake model servers (``a`` and ``b``),
+Each test opens a real agent on a temp project against two fake model servers (``a`` and ``b``),
 as the LSP server does: the editor's initialization options as one layer, its settings as another.
 """
 
@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from cli.config_cmd import render_sources
-from core.app import AgentApp
+from core.api import Agent
 from core.config.loader import Layer
 from core.errors import ConfigError
 from core.events import ConfigUpdated, PermissionAsked
@@ -26,6 +26,7 @@ from core.message.prompt_input import TextInput
 from demo.config import fake_model_config
 from demo.fake_model import FakeModelServer, RecordedRequest
 from demo.fake_script import Turn
+from tests.harness import Harness, open_test_agent, running_agent, wait_for
 
 GUARD = 30.0
 SETTINGS = "workspace/configuration"
@@ -75,23 +76,26 @@ def on_b(b: FakeModelServer, **extra: Any) -> dict[str, Any]:
 
 
 @pytest.fixture
-async def app(tmp_path: Path, base: dict[str, Any]) -> AsyncIterator[AgentApp]:
+async def harness(tmp_path: Path, base: dict[str, Any]) -> AsyncIterator[Harness]:
     project = tmp_path / "project"
     project.mkdir()
     (project / "hello.py").write_text("print('hello')\n")
-    opened = await AgentApp.open(
-        project, config_layers=[Layer("initializationOptions.config", base)], data_dir=tmp_path / "data"
-    )
-    yield opened
-    await opened.close()
+    layers = [Layer("initializationOptions.config", base)]
+    async with running_agent(project, layers=layers, data_dir=tmp_path / "data") as opened:
+        yield opened
 
 
-async def reconfigure(app: AgentApp, base: dict[str, Any], settings: Any) -> Any:
+@pytest.fixture
+def app(harness: Harness) -> Agent:
+    return harness.agent
+
+
+async def reconfigure(app: Agent, base: dict[str, Any], settings: Any) -> Any:
     """What the LSP server does on didChangeConfiguration: the settings as the top layer."""
     return await app.reconfigure([Layer("initializationOptions.config", base), Layer(SETTINGS, settings)])
 
 
-async def ask(app: AgentApp, session_id: str, text: str = "go", **kwargs: Any) -> str:
+async def ask(app: Agent, session_id: str, text: str = "go", **kwargs: Any) -> str:
     turn = app.prompt(session_id, [TextInput(type="text", text=text)], **kwargs)
     answer = await asyncio.wait_for(turn, GUARD)
     return "".join(p.text for p in answer.parts if p.type == "text")
@@ -106,13 +110,13 @@ def system_text(request: RecordedRequest) -> str:
 
 
 async def test_a_new_default_model_takes_the_next_prompt(
-    app: AgentApp, base: dict[str, Any], a: FakeModelServer, b: FakeModelServer
+    app: Agent, base: dict[str, Any], a: FakeModelServer, b: FakeModelServer
 ) -> None:
     a.script(Turn.text("from a"))
     b.script(Turn.text("from b"), Turn.text("from b again"))
     session = await app.create_session()
     assert await ask(app, session.id) == "from a"
-    updates = app.bus.subscribe(ConfigUpdated)
+    updates = app.subscribe(ConfigUpdated)
 
     result = await reconfigure(app, base, on_b(b))
 
@@ -131,18 +135,18 @@ async def test_a_new_default_model_takes_the_next_prompt(
 
 
 async def test_the_settings_layer_is_named_in_the_sources(
-    app: AgentApp, base: dict[str, Any], b: FakeModelServer
+    harness: Harness, app: Agent, base: dict[str, Any], b: FakeModelServer
 ) -> None:
     await reconfigure(app, base, on_b(b))
-    assert app.resolved.source_of(("model",)) == SETTINGS
-    assert app.resolved.source_of(("small_model",)) == "initializationOptions.config"
-    rendered = render_sources(app.resolved, app.config.model_dump(mode="json"))
+    assert harness.state.resolved.source_of(("model",)) == SETTINGS
+    assert harness.state.resolved.source_of(("small_model",)) == "initializationOptions.config"
+    rendered = render_sources(harness.state.resolved, harness.config.model_dump(mode="json"))
     (line,) = [row for row in rendered.splitlines() if row.startswith('model = "other/m2"')]
     assert line.endswith(f"({SETTINGS})")
 
 
 async def test_a_session_on_a_model_it_picked_keeps_it(
-    app: AgentApp, base: dict[str, Any], a: FakeModelServer, b: FakeModelServer
+    app: Agent, base: dict[str, Any], a: FakeModelServer, b: FakeModelServer
 ) -> None:
     a.script(Turn.text("alt once"), Turn.text("alt twice"))
     session = await app.create_session()
@@ -153,7 +157,7 @@ async def test_a_session_on_a_model_it_picked_keeps_it(
 
 
 async def test_a_session_on_a_model_the_settings_took_out_goes_on_with_the_default(
-    app: AgentApp, base: dict[str, Any], a: FakeModelServer
+    app: Agent, base: dict[str, Any], a: FakeModelServer
 ) -> None:
     a.script(Turn.text("alt once"), Turn.text("default now"))
     session = await app.create_session()
@@ -166,7 +170,7 @@ async def test_a_session_on_a_model_the_settings_took_out_goes_on_with_the_defau
 
 
 async def test_a_permission_change_hides_a_tool_from_the_next_request(
-    app: AgentApp, base: dict[str, Any], a: FakeModelServer
+    app: Agent, base: dict[str, Any], a: FakeModelServer
 ) -> None:
     a.script(Turn.text("one"), Turn.text("two"))
     session = await app.create_session()
@@ -179,12 +183,12 @@ async def test_a_permission_change_hides_a_tool_from_the_next_request(
 
 
 async def test_an_added_agent_can_be_used_at_once(
-    app: AgentApp, base: dict[str, Any], a: FakeModelServer
+    harness: Harness, app: Agent, base: dict[str, Any], a: FakeModelServer
 ) -> None:
     a.script(Turn.text("reviewed"))
     agent = {"description": "Reviews code", "mode": "primary", "prompt": "You are a strict reviewer."}
     await reconfigure(app, base, {"agent": {"reviewer": agent}})
-    assert app.agents.get("reviewer").description == "Reviews code"
+    assert harness.state.agents.get("reviewer").description == "Reviews code"
     assert "reviewer" in [a["name"] for a in app.config_info().to_wire()["agents"]]
     session = await app.create_session(agent="reviewer")
     assert await ask(app, session.id, agent="reviewer") == "reviewed"
@@ -206,30 +210,30 @@ async def test_an_added_agent_can_be_used_at_once(
     ],
 )
 async def test_an_invalid_config_keeps_the_one_in_effect(
-    app: AgentApp, base: dict[str, Any], a: FakeModelServer, settings: Any, named: str
+    harness: Harness, app: Agent, base: dict[str, Any], a: FakeModelServer, settings: Any, named: str
 ) -> None:
     a.script(Turn.text("still a"))
-    before = app.config_state
-    updates = app.bus.subscribe(ConfigUpdated)
+    before = harness.state
+    updates = app.subscribe(ConfigUpdated)
     with pytest.raises(ConfigError) as raised:
         await reconfigure(app, base, settings)
     assert SETTINGS in str(raised.value) and named in str(raised.value)
-    assert app.config_state is before and updates.get_nowait() is None
+    assert harness.state is before and updates.get_nowait() is None
     assert await ask(app, (await app.create_session()).id) == "still a"
 
 
 async def test_reconfigure_without_layers_rereads_the_files_and_keeps_the_host_layers(
-    app: AgentApp, base: dict[str, Any], b: FakeModelServer
+    harness: Harness, app: Agent, base: dict[str, Any], b: FakeModelServer
 ) -> None:
     await reconfigure(app, base, {"permission": {"bash": "deny"}})
     (app.worktree / "agentls.json").write_text(json.dumps({"instructions": ["RULES.md"]}))
     result = await app.reconfigure()
     assert result.changed == ["instructions"]
-    assert app.config.permission == {"bash": "deny"}  # the settings layer is still there
+    assert harness.config.permission == {"bash": "deny"}  # the settings layer is still there
     (app.worktree / "agentls.json").write_text('{"tool_output": {"max_lines": 0}}')
     with pytest.raises(ConfigError, match=r"agentls\.json: tool_output\.max_lines"):
         await app.reconfigure()
-    assert app.config.instructions == ["RULES.md"]
+    assert harness.config.instructions == ["RULES.md"]
 
 
 async def test_a_running_turn_keeps_its_config_and_the_next_turn_takes_the_new_one(
@@ -239,12 +243,13 @@ async def test_a_running_turn_keeps_its_config_and_the_next_turn_takes_the_new_o
     project.mkdir()
     (project / "hello.py").write_text("print('hello')\n")
     first = {**base, "permission": {"read": "ask"}}
-    app = await AgentApp.open(project, config_layers=[Layer("init", first)], data_dir=tmp_path / "d2")
+    harness = await open_test_agent(project, layers=[Layer("init", first)], data_dir=tmp_path / "d2")
+    app = harness.agent
     try:
         a.script(Turn.tool_call("read", {"filePath": "hello.py"}), Turn.text("old config"))
         b.script(Turn.text("new config"))
         session = await app.create_session()
-        asked = asyncio.create_task(app.bus.wait_for(PermissionAsked, timeout=GUARD))
+        asked = asyncio.create_task(wait_for(app, PermissionAsked, timeout=GUARD))
         turn = asyncio.create_task(ask(app, session.id))
         request = (await asked).request
         # Mid-turn: the same provider now points at b, and reading is denied.
@@ -252,11 +257,11 @@ async def test_a_running_turn_keeps_its_config_and_the_next_turn_takes_the_new_o
         moved["provider"]["fake"]["options"]["api_base"] = b.openai_base
         moved["permission"] = {"read": "deny"}
         await app.reconfigure([Layer("init", first), Layer(SETTINGS, moved)])
-        assert app.config.provider["fake"].options.api_base == b.openai_base
-        await app.permissions.reply(request.id, "once")
+        assert harness.config.provider["fake"].options.api_base == b.openai_base
+        await app.dialogs.reply_permission(request.id, "once")
         assert await asyncio.wait_for(turn, GUARD) == "old config"
         assert len(a.requests) == 2 and b.requests == []
-        read = [p for m in await app.sessions.messages(session.id) for p in m.parts if p.type == "tool"]
+        read = [p for m in await app.messages(session.id) for p in m.parts if p.type == "tool"]
         assert read[0].state.status == "completed"
         # The next turn: b, and no read tool offered any more.
         assert await ask(app, session.id) == "new config"
@@ -266,7 +271,7 @@ async def test_a_running_turn_keeps_its_config_and_the_next_turn_takes_the_new_o
 
 
 async def test_mcp_servers_added_and_removed_by_settings(
-    app: AgentApp, base: dict[str, Any], a: FakeModelServer
+    harness: Harness, app: Agent, base: dict[str, Any], a: FakeModelServer
 ) -> None:
     echo = {"type": "local", "command": [sys.executable, str(ECHO_SERVER)]}
     a.script(Turn.text("with echo"), Turn.text("without echo"))
@@ -275,8 +280,8 @@ async def test_mcp_servers_added_and_removed_by_settings(
     assert result.changed == ["mcp"] and result.warnings == []
     await ask(app, session.id)
     assert "echo_echo" in tool_names(a.requests[0])
-    (manager,) = app.config_state.mcp.managers()
+    (manager,) = harness.state.mcp.managers()
     await reconfigure(app, base, {})
     await ask(app, session.id)
     assert not any(name.startswith("echo_") for name in tool_names(a.requests[1]))
-    assert app.config_state.mcp.managers() == [] and manager.tools() == []  # stopped: no turn was running
+    assert harness.state.mcp.managers() == [] and manager.tools() == []  # stopped: no turn was running

@@ -1,9 +1,12 @@
-"""``@record`` behaves as ``@dataclass(frozen=True)`` does, bar the run-time immutability: each case
-builds the same class both ways and compares what a caller sees."""
+"""``@record`` behaves as ``@dataclass(frozen=True)`` does, frozen at run time too: each case builds
+the same class both ways and compares what a caller sees (fields, repr, equality, hash, signature,
+``__dataclass_params__``, assignment)."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import inspect
 import pickle
 from collections.abc import Callable
 from dataclasses import KW_ONLY, dataclass, field
@@ -12,6 +15,7 @@ from typing import Any, ClassVar, cast
 import pytest
 from pydantic import BaseModel
 
+from core.events import Event, PartDelta
 from core.record import record, struct
 
 
@@ -103,6 +107,15 @@ def test_a_record_is_what_a_frozen_dataclass_is(
         assert type(dataclasses.replace(mine, a=7)) is ours
         assert dataclasses.asdict(mine) == dataclasses.asdict(theirs)
         made.append(mine)
+    assert str(inspect.signature(ours)) == str(inspect.signature(reference))
+    for option in ("init", "repr", "eq", "order", "unsafe_hash", "frozen"):
+        assert getattr(ours.__dataclass_params__, option) == getattr(reference.__dataclass_params__, option)
+    for target in (made[0], reference(*calls[0][0], **calls[0][1])):
+        with pytest.raises(dataclasses.FrozenInstanceError, match="cannot assign to field 'a'"):
+            target.a = 9
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            del target.a
+    assert _state(copy.copy(made[0])) == _state(made[0])
     if options.get("slots"):
         assert not hasattr(made[0], "__dict__")
     if body is Plain:  # a factory's value is fresh for every instance
@@ -136,6 +149,64 @@ def test_eq_false_means_identity() -> None:
     one = Handle(1)
     assert one != Handle(1) and one == one
     assert len({one, Handle(1)}) == 2
+
+
+def test_a_record_in_a_dict_stays_findable() -> None:
+    made = Point(1, 2)
+    held, members = {made: "here"}, {made}
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.x = 5  # the assignment that once changed its hash and lost it
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        object.__getattribute__(made, "__setattr__")("y", 5)
+    assert held[made] == "here" and made in members and held[Point(1, 2)] == "here"
+
+
+def test_a_record_and_a_struct_do_not_inherit_from_each_other() -> None:
+    @struct
+    class Loose:
+        a: int
+
+    @record
+    class Fixed:
+        a: int
+
+    with pytest.raises(TypeError, match="not frozen"):
+        record(type("FromStruct", (Loose,), {"__annotations__": {"b": "int"}, "b": 0}))
+    with pytest.raises(TypeError, match="non-frozen"):
+        struct(type("FromRecord", (Fixed,), {"__annotations__": {"b": "int"}, "b": 0}))
+    assert Loose.__dataclass_params__.frozen is False and Fixed.__dataclass_params__.frozen is True
+
+    @record(kw_only=True)
+    class Child(Fixed):
+        b: int = 0
+
+    assert str(inspect.signature(Child)) == "(a: 'int', *, b: 'int' = 0) -> None"
+    assert Child.__dataclass_params__.kw_only is True
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Child(1).b = 2
+
+
+def test_a_record_with_slots_pickles_and_copies() -> None:
+    made = Slotted(1, "x")
+    assert pickle.loads(pickle.dumps(made)) == made
+    assert copy.deepcopy(made) == made and copy.copy(made) == made
+
+
+@record(slots=True)
+class Slotted:
+    a: int
+    b: str = "b"
+
+
+def test_an_event_is_a_frozen_record() -> None:
+    event = PartDelta(sessionID="ses_1", messageID="msg_1", partID="prt_1", field="text", delta="hi")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        event.delta = "changed"  # type: ignore[misc]  # what mypy refuses, refused at run time too
+    assert "delta: 'str'" in str(inspect.signature(PartDelta))
+    kinds = Event.REGISTRY.values()
+    assert [k.TYPE for k in kinds if not k.__dataclass_params__.frozen] == []  # type: ignore[attr-defined]
+    shared = [k for k in kinds if k.__init__.__code__.co_filename == _SHARED_FILE]
+    assert shared and all(str(inspect.signature(k)).startswith("(*,") for k in shared)
 
 
 def test_post_init_runs_after_the_fields_are_set() -> None:

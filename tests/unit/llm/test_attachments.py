@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from core.app import AgentApp
 from core.config.loader import Layer
 from core.config.schema import Config
 from core.errors import InvalidInputError
@@ -17,6 +16,7 @@ from core.llm.model import resolve_model
 from core.llm.request import LLMRequest
 from core.message.models import MessageAdapter, MessageWithParts, PartAdapter
 from core.message.prompt_input import AgentInput, FileInput, TextInput
+from core.open import open_agent
 from core.session.convert import to_model_messages
 from demo import FakeModelServer, Turn
 from demo.config import fake_model_config
@@ -127,7 +127,7 @@ async def test_a_pdf_attached_to_a_prompt_reaches_claude_as_a_document(tmp_path:
         config = fake_model_config(main, titles, route="anthropic")
         config["provider"]["fake"]["models"]["m"]["modalities"] = {"input": ["text", "image", "pdf"]}
         main.script(Turn.text("It is a tiny PDF."))
-        app = await AgentApp.open(project, config_layers=[Layer("t", config, None)], data_dir=tmp_path / "d")
+        app = await open_agent(project, layers=[Layer("t", config, None)], data_dir=tmp_path / "d")
         try:
             session = await app.create_session()
             await asyncio.wait_for(app.prompt(session.id, prompt), 30)
@@ -150,7 +150,7 @@ async def _prompt_once(tmp_path: Path, prompt: list[TextInput | FileInput | Agen
         config = fake_model_config(main, titles)
         config["provider"]["fake"]["models"]["m"]["modalities"] = {"input": ["text", "image", "pdf"]}
         main.script(Turn.text("A single pixel."))
-        app = await AgentApp.open(project, config_layers=[Layer("t", config, None)], data_dir=tmp_path / "d")
+        app = await open_agent(project, layers=[Layer("t", config, None)], data_dir=tmp_path / "d")
         try:
             session = await app.create_session()
             await asyncio.wait_for(app.prompt(session.id, prompt), 30)

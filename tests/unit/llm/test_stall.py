@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from core.app import AgentApp
 from core.config.loader import Layer
 from core.config.schema import Config
 from core.errors import ProviderError
@@ -16,6 +15,7 @@ from core.llm.model import DEFAULT_CHUNK_TIMEOUT, DEFAULT_FIRST_BYTE_TIMEOUT, re
 from core.llm.stream import stream
 from core.message.models import RetryPart
 from core.message.prompt_input import TextInput
+from core.open import open_agent
 from demo import FakeModelServer, Turn
 from demo.config import fake_model_config
 from tests.unit.llm.conftest import ROUTE_IDS, ROUTES, collect, model_for, request_for
@@ -84,9 +84,7 @@ async def test_the_loop_retries_a_stalled_step(tmp_path: Path) -> None:
         config = fake_model_config(main, titles, retry={"initial_delay": 0.01, "max_attempts": 2})
         config["provider"]["fake"]["options"]["chunk_timeout"] = 0.3
         main.script(Turn.text("cut off here", chunks=4).stall(after=2), Turn.text("recovered"))
-        app = await AgentApp.open(
-            project, config_layers=[Layer("test", config, None)], data_dir=tmp_path / "d"
-        )
+        app = await open_agent(project, layers=[Layer("test", config, None)], data_dir=tmp_path / "d")
         try:
             session = await app.create_session()
             answer = await asyncio.wait_for(

@@ -10,8 +10,6 @@ from pathlib import Path
 import pytest
 
 from core import ids
-from core.app import AgentApp
-from core.config.loader import Layer
 from core.config.schema import Config
 from core.message.models import AssistantMessage, StepStartPart
 from core.snapshot.factory import open_snapshots
@@ -20,6 +18,7 @@ from core.snapshot.store import SnapshotStore
 from core.storage.store import Store
 from core.workspace import DiskWorkspace
 from demo.config import fake_model_config
+from tests.harness import running_agent
 
 from .harness import Agent, StoreSessions, tree, writes
 
@@ -112,12 +111,9 @@ async def test_an_aborted_step_followed_by_a_new_turn_is_reverted_up_to_that_tur
 async def test_max_blob_bytes_is_a_config_key_that_reaches_the_store(project: Path, tmp_path: Path) -> None:
     assert Config.model_validate({}).snapshot.max_blob_bytes == 1_000_000
     config = fake_model_config(_NoServer(), _NoServer(), snapshot={"max_blob_bytes": 4096})
-    app = await AgentApp.open(project, config_layers=[Layer("test", config, None)], data_dir=tmp_path / "d")
-    try:
-        backend = app.snapshots.backend
+    async with running_agent(project, config=config, data_dir=tmp_path / "d") as harness:
+        backend = harness.state.snapshots.backend
         assert isinstance(backend, SnapshotStore) and backend.max_blob_bytes == 4096
-    finally:
-        await app.close()
 
 
 class _NoServer:

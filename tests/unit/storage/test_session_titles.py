@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from core.app import AgentApp
 from core.config.schema import Config
 from core.errors import InvalidInputError
 from core.events import SessionCreated
@@ -17,6 +16,7 @@ from core.llm import events as ev
 from core.llm.model import resolve_model
 from core.llm.request import LLMRequest
 from core.message.title_text import clean_title
+from core.open import open_agent
 from core.session.title import generate_title
 from core.storage import Project, Store
 from tests.unit.storage import factories as f
@@ -93,7 +93,7 @@ async def test_a_user_rename_is_cleaned_and_control_only_titles_are_refused(
     monkeypatch.setenv("AGENTLS_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     (tmp_path / "project").mkdir()
-    app = await AgentApp.open(tmp_path / "project", data_dir=tmp_path / "data")
+    app = await open_agent(tmp_path / "project", data_dir=tmp_path / "data")
     try:
         session = await app.create_session()
         renamed = await app.rename_session(session.id, f"  {ESC}[2Jmine\u202e  ")
@@ -111,9 +111,9 @@ async def test_a_title_given_at_creation_is_cleaned_in_what_clients_get(
     monkeypatch.setenv("AGENTLS_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     (tmp_path / "project").mkdir()
-    app = await AgentApp.open(tmp_path / "project", data_dir=tmp_path / "data")
+    app = await open_agent(tmp_path / "project", data_dir=tmp_path / "data")
     try:
-        with app.bus.subscribe(SessionCreated) as sub:
+        with app.subscribe(SessionCreated) as sub:
             session = await app.create_session(f"{ESC}]0;x\x07named")
             event = sub.get_nowait()
         assert session.title == "]0;xnamed"

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.app import AgentApp
 from core.config.loader import Layer
 from core.message.models import MessageWithParts, ToolPart
 from core.message.prompt_input import TextInput
+from core.open import open_agent
 from demo import FakeModelServer, Turn
 from demo.config import fake_model_config
 from demo.fake_model import RecordedRequest
@@ -44,12 +44,12 @@ async def run_turn(
             tweak(config)
         main.script(*turns)
         layer = Layer("test", config, None)
-        app = await AgentApp.open(project, config_layers=[layer], data_dir=data_dir)
+        app = await open_agent(project, layers=[layer], data_dir=data_dir)
         try:
             session = await app.create_session()
             text = [TextInput(type="text", text=prompt)]
             answer = await asyncio.wait_for(app.prompt(session.id, text), GUARD)
-            history = await app.sessions.messages(session.id)
+            history = await app.messages(session.id)
         finally:
             await app.close()
         return TurnResult(answer, history, list(main.requests))
