@@ -232,9 +232,13 @@ class ReviewComments(Params):
     send: bool = True
 
 
+# What a user answers a permission dialog: this call, this and the same calls from now on, no.
+PermissionAnswer = Literal["once", "always", "reject"]
+
+
 class PermissionReply(Params):
     requestID: str = Field(min_length=1)
-    reply: Literal["once", "always", "reject"]
+    reply: PermissionAnswer
     message: str | None = None
     edited: str | None = None  # the user's version of an edit's proposed file text
 

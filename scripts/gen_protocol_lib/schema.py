@@ -20,7 +20,7 @@ from core.message.context_items import ContextItem
 from core.message.models import Message, Part, ToolState
 from core.message.prompt_input import PromptInput, PromptMode
 from lsp_server import methods
-from lsp_server.protocol import PromptPart
+from lsp_server.protocol import PermissionAnswer, PromptPart
 
 Schema = dict[str, Any]
 
@@ -35,6 +35,7 @@ NAMED: dict[str, tuple[Any, Any]] = {
     "ContextItem": (ContextItem, "validation"),
     "PromptInput": (PromptInput, "serialization"),
     "PromptMode": (PromptMode, "serialization"),
+    "PermissionAnswer": (PermissionAnswer, "validation"),
 }
 # Keys that describe a schema without changing what it accepts.
 _NOTES = ("title", "description", "default", "examples")

@@ -467,6 +467,8 @@ export interface PatchPart {
   files: string[];
 }
 
+export type PermissionAnswer = "once" | "always" | "reject";
+
 export interface PermissionAsked {
   request: PermissionRequest;
 }
@@ -478,12 +480,12 @@ export interface PermissionListResult {
 export interface PermissionReplied {
   sessionID: string;
   requestID: string;
-  reply: "once" | "always" | "reject";
+  reply: PermissionAnswer;
 }
 
 export interface PermissionReply {
   requestID: string;
-  reply: "once" | "always" | "reject";
+  reply: PermissionAnswer;
   message?: string;
   edited?: string;
 }

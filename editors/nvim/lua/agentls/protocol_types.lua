@@ -407,6 +407,8 @@
 ---@field hash string
 ---@field files string[]
 
+---@alias agentls.PermissionAnswer "once"|"always"|"reject"
+
 ---@class agentls.PermissionAsked
 ---@field request agentls.PermissionRequest
 
@@ -416,11 +418,11 @@
 ---@class agentls.PermissionReplied
 ---@field sessionID string
 ---@field requestID string
----@field reply "once"|"always"|"reject"
+---@field reply agentls.PermissionAnswer
 
 ---@class agentls.PermissionReply
 ---@field requestID string
----@field reply "once"|"always"|"reject"
+---@field reply agentls.PermissionAnswer
 ---@field message? string
 ---@field edited? string
 
