@@ -13,6 +13,7 @@ import dataclasses
 from typing import Any, ClassVar, Literal, dataclass_transform
 
 from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import TypedDict
 
 from core.message.models import Message as _Message
 from core.message.models import MessageError, Session, Todo
@@ -391,6 +392,22 @@ class AgentWarning(Event):
     sessionID: str | None = None
 
 
+class AgentInfo(TypedDict):
+    """An agent a user can pick; ``model``: the model its prompts use (null: the default model)."""
+
+    name: str
+    description: str | None
+    mode: str
+    model: str | None
+
+
+class ModelLimitsInfo(TypedDict):
+    """A model's context and output limits in tokens (0: unknown)."""
+
+    context: int
+    output: int
+
+
 class ConfigUpdated(Event):
     """The config was reloaded (an editor's new settings): what a client's pickers show changed.
 
@@ -399,8 +416,8 @@ class ConfigUpdated(Event):
 
     TYPE: ClassVar[str] = "config.updated"
     changed: list[str]
-    agents: list[dict[str, Any]]
+    agents: list[AgentInfo]
     models: list[str]
     defaultAgent: str
     defaultModel: str | None = None
-    modelLimits: dict[str, dict[str, int]]
+    modelLimits: dict[str, ModelLimitsInfo]

@@ -16,10 +16,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-Parts = list[p.TextPart | p.FilePart | p.AgentPart | p.ContextPart]
+Parts = list[p.TextPromptPart | p.FilePromptPart | p.AgentPromptPart | p.ContextPromptPart]
 
 
-def context_input(index: int, part: p.ContextPart) -> ContextInput:
+def context_input(index: int, part: p.ContextPromptPart) -> ContextInput:
     """A resolved context part as the core's input (``resolve_parts`` resolved the others)."""
     if part.text is None or part.kind is None:
         raise JsonRpcInvalidParams(message=f"invalid params: parts.{index}: the context item is not resolved")
@@ -30,7 +30,7 @@ async def resolve_parts(app: Agent, session_id: str, parts: Parts) -> Parts:
     """The parts with each unresolved context ``item`` replaced by its text; an item that cannot be
     resolved refuses the prompt (-32602 naming the part), before anything is stored."""
     pending = [
-        (i, part.item) for i, part in enumerate(parts) if isinstance(part, p.ContextPart) and part.item
+        (i, part.item) for i, part in enumerate(parts) if isinstance(part, p.ContextPromptPart) and part.item
     ]
     if not pending:
         return parts
@@ -39,7 +39,7 @@ async def resolve_parts(app: Agent, session_id: str, parts: Parts) -> Parts:
     for (index, _), item in zip(pending, resolved, strict=True):
         if item.error is not None:
             raise JsonRpcInvalidParams(message=f"invalid params: parts.{index}.item: {item.error}")
-        out[index] = p.ContextPart(type="context", kind=item.kind, label=item.label, text=item.text)
+        out[index] = p.ContextPromptPart(type="context", kind=item.kind, label=item.label, text=item.text)
     return out
 
 

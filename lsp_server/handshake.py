@@ -1,5 +1,6 @@
 """``initialize`` answered before pygls and lsprotocol are imported (issue #14), by the same rules
-the full server answers it with (issue 24).
+the full server answers it with (issue 24). The methods it lists are ``lsp_server.wire_methods``,
+which ``scripts/gen_protocol`` writes from the table the full server registers its handlers by.
 
 Importing pygls builds lsprotocol's ~550 attrs classes, which takes most of a second on a busy
 machine; an editor waits for the ``initialize`` answer before it does anything else. So ``agentls
@@ -23,6 +24,7 @@ import os
 from typing import Any, Protocol
 
 from core import __version__
+from lsp_server import wire_methods
 from lsp_server.editor_process import EditorProcess
 from lsp_server.framing import FramingError, Headers
 
@@ -50,45 +52,8 @@ CAPABILITIES: dict[str, Any] = {
     "workspace": {"workspaceFolders": {"supported": True, "changeNotifications": True}, "fileOperations": {}},
     "experimental": {
         "agent": {
-            "version": 1,
-            "methods": [
-                "agent/commands",
-                "agent/config",
-                "agent/context/resolve",
-                "agent/diagnostics",
-                "agent/permission/list",
-                "agent/permission/reply",
-                "agent/providers",
-                "agent/question/list",
-                "agent/question/reject",
-                "agent/question/reply",
-                "agent/review/comment",
-                "agent/review/keep",
-                "agent/review/list",
-                "agent/review/undo",
-                "agent/session/abort",
-                "agent/session/command",
-                "agent/session/compact",
-                "agent/session/create",
-                "agent/session/delete",
-                "agent/session/diff",
-                "agent/session/effort",
-                "agent/session/export",
-                "agent/session/fork",
-                "agent/session/get",
-                "agent/session/list",
-                "agent/session/messages",
-                "agent/session/mode",
-                "agent/session/prompt",
-                "agent/session/queue/list",
-                "agent/session/queue/remove",
-                "agent/session/queue/update",
-                "agent/session/revert",
-                "agent/session/search",
-                "agent/session/todo",
-                "agent/session/unrevert",
-                "agent/session/update",
-            ],
+            "version": wire_methods.VERSION,
+            "methods": list(wire_methods.METHODS),
             "events": True,
         }
     },

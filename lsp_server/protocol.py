@@ -23,8 +23,16 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 from pygls.exceptions import JsonRpcInvalidParams
 
+from core.editor import EditorQuery as EditorQueryName
 from core.message.context_items import MAX_ITEMS, ContextItem
-from core.message.prompt_input import IMAGE_MIMES, MAX_INLINE_BYTES, MAX_MEDIA_BYTES, Range
+from core.message.prompt_input import (
+    IMAGE_MIMES,
+    MAX_INLINE_BYTES,
+    MAX_MEDIA_BYTES,
+    Position,
+    PromptMode,
+    Range,
+)
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -79,12 +87,12 @@ class SessionMessages(SessionRef):
     before: str | None = None
 
 
-class TextPart(Params):
+class TextPromptPart(Params):
     type: Literal["text"]
     text: str
 
 
-class FilePart(Params):
+class FilePromptPart(Params):
     """A file the server reads (``uri``), or an image whose content the client sends (``data``)."""
 
     type: Literal["file"]
@@ -125,7 +133,7 @@ class FilePart(Params):
         return data
 
     @model_validator(mode="after")
-    def _uri_or_data(self) -> FilePart:
+    def _uri_or_data(self) -> FilePromptPart:
         if self.uri is None and self.data is None:
             raise PydanticCustomError(
                 "file_source", "a file part needs uri (a file the server reads) or data (an image)"
@@ -137,12 +145,12 @@ class FilePart(Params):
         return self
 
 
-class AgentPart(Params):
+class AgentPromptPart(Params):
     type: Literal["agent"]
     name: str = Field(min_length=1)
 
 
-class ContextPart(Params):
+class ContextPromptPart(Params):
     """A context item: resolved (``kind``, ``label``, ``text`` from agent/context/resolve, sent verbatim)
     or ``item`` alone, which the server resolves when the prompt arrives (the editor note)."""
 
@@ -153,7 +161,7 @@ class ContextPart(Params):
     item: ContextItem | None = None
 
     @model_validator(mode="after")
-    def _text_or_item(self) -> ContextPart:
+    def _text_or_item(self) -> ContextPromptPart:
         if (self.text is None) == (self.item is None):
             raise PydanticCustomError(
                 "context_source", "a context part has text (resolved, with kind) or item, exactly one"
@@ -163,7 +171,9 @@ class ContextPart(Params):
         return self
 
 
-PromptPart = Annotated[TextPart | FilePart | AgentPart | ContextPart, Field(discriminator="type")]
+PromptPart = Annotated[
+    TextPromptPart | FilePromptPart | AgentPromptPart | ContextPromptPart, Field(discriminator="type")
+]
 
 
 class SessionPrompt(SessionRef):
@@ -172,7 +182,7 @@ class SessionPrompt(SessionRef):
     model: str | None = None
     # While a turn runs: join it ("steer"), wait for it and run as its own turn ("queue"), or abort
     # it and run next ("interrupt"). Idle: all three start a turn.
-    mode: Literal["steer", "queue", "interrupt"] = "steer"
+    mode: PromptMode = "steer"
 
 
 class ContextResolve(Params):
@@ -188,12 +198,12 @@ class QueueUpdate(QueueRef):
     parts: list[PromptPart] = Field(min_length=1)
 
 
-class SessionRevert(SessionRef):
+class SessionRevertParams(SessionRef):
     messageID: str = Field(min_length=1)
     partID: str | None = None
 
 
-class SessionDiff(SessionRef):
+class SessionDiffParams(SessionRef):
     messageID: str | None = None
 
 
@@ -222,9 +232,13 @@ class ReviewComments(Params):
     send: bool = True
 
 
+# What a user answers a permission dialog: this call, this and the same calls from now on, no.
+PermissionAnswer = Literal["once", "always", "reject"]
+
+
 class PermissionReply(Params):
     requestID: str = Field(min_length=1)
-    reply: Literal["once", "always", "reject"]
+    reply: PermissionAnswer
     message: str | None = None
     edited: str | None = None  # the user's version of an edit's proposed file text
 
@@ -261,6 +275,15 @@ class CodeTarget(Params):
     uri: str = Field(min_length=1)
     range: Range
     diagnostic: Diagnostic | None = None
+
+
+class EditorQuery(Params):
+    """``agent/editorQuery`` (server → client): what the agent asks the editor's language servers."""
+
+    query: EditorQueryName
+    uri: str | None = None  # every query but workspaceSymbols
+    position: Position | None = None  # definition, references, hover
+    text: str | None = None  # workspaceSymbols: the name, or part of it
 
 
 def describe(error: ValidationError) -> str:

@@ -29,6 +29,7 @@ from agentls.boot import startup_imports
 from core import __version__
 from core.errors import AgentError
 from core.open import open_agent, open_project, session_reader
+from lsp_server import methods
 from lsp_server.clients import Connection, parse_options, section
 from lsp_server.diagnostics import DiagnosticsStore
 from lsp_server.editor import EditorClient
@@ -51,7 +52,6 @@ M = TypeVar("M", bound=BaseModel)
 Handler = Callable[["Agent", M], Awaitable[Any]]
 ReadHandler = Callable[["SessionReads", M], Awaitable[Any]]
 
-PROTOCOL_VERSION = 1
 # The names of the editor's config layers, as `agentls config --sources` and errors show them.
 INIT_LAYER = "initializationOptions.config"
 SETTINGS_LAYER = "workspace/configuration"
@@ -95,7 +95,7 @@ class AgentServer(LanguageServer):
     def agent_capability(self) -> dict[str, Any]:
         """``experimental.agent`` of the initialize answer."""
         return {
-            "version": PROTOCOL_VERSION,
+            "version": methods.PROTOCOL_VERSION,
             "methods": sorted(self.agent_methods),
             "events": True,
             "processId": os.getpid(),
@@ -295,6 +295,16 @@ class AgentServer(LanguageServer):
     ) -> Callable[[Callable[[Any, M], Awaitable[Any]]], Any]:
         """The handler of ``method``: params validated, ``fn(await receiver(), params)`` answered,
         the core's errors mapped to JSON-RPC."""
+
+        # The table of methods is the one list: a handler for another method, or with other
+        # params than the table's, is a bug the server's start-up shows at once.
+        entry = methods.BY_NAME.get(method)
+        if entry is None or entry.kind != "request" or entry.direction != "client→server":
+            raise ValueError(f"{method} is not a client request of lsp_server/methods.py")
+        if entry.params is not model:
+            raise ValueError(
+                f"{method} takes {entry.params.__name__} (lsp_server/methods.py), not {model.__name__}"
+            )
 
         def decorator(fn: Callable[[Any, M], Awaitable[Any]]) -> Any:
             async def handler(params: Any) -> Any:

@@ -23,16 +23,16 @@ log = logging.getLogger(__name__)
 
 
 def prompt_inputs(
-    parts: list[p.TextPart | p.FilePart | p.AgentPart | p.ContextPart],
+    parts: list[p.TextPromptPart | p.FilePromptPart | p.AgentPromptPart | p.ContextPromptPart],
 ) -> list[TextInput | FileInput | AgentInput | ContextInput]:
     """The core's prompt input: file URIs become paths (only file:// URIs can be read)."""
     out: list[TextInput | FileInput | AgentInput | ContextInput] = []
     for index, part in enumerate(parts):
-        if isinstance(part, p.ContextPart):
+        if isinstance(part, p.ContextPromptPart):
             out.append(context_input(index, part))
-        elif isinstance(part, p.TextPart):
+        elif isinstance(part, p.TextPromptPart):
             out.append(TextInput(type="text", text=part.text))
-        elif isinstance(part, p.AgentPart):
+        elif isinstance(part, p.AgentPromptPart):
             out.append(AgentInput(type="agent", name=part.name))
         elif part.data is not None:
             # An image the client sends itself (pasted, dropped): the name only labels it.
@@ -133,16 +133,16 @@ def register(server: AgentServer) -> None:
     async def compact(app: Agent, params: p.SessionRef) -> Any:
         return await app.compact(params.sessionID)
 
-    @server.request("agent/session/revert", p.SessionRevert)
-    async def revert(app: Agent, params: p.SessionRevert) -> Any:
+    @server.request("agent/session/revert", p.SessionRevertParams)
+    async def revert(app: Agent, params: p.SessionRevertParams) -> Any:
         return await app.revert(params.sessionID, params.messageID, params.partID)
 
     @server.request("agent/session/unrevert", p.SessionRef)
     async def unrevert(app: Agent, params: p.SessionRef) -> Any:
         return await app.unrevert(params.sessionID)
 
-    @server.request("agent/session/diff", p.SessionDiff)
-    async def diff(app: Agent, params: p.SessionDiff) -> Any:
+    @server.request("agent/session/diff", p.SessionDiffParams)
+    async def diff(app: Agent, params: p.SessionDiffParams) -> Any:
         files = await app.diff(params.sessionID, params.messageID)
         missed = await app.unrecorded_steps(params.sessionID, params.messageID)
         return {

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.tools import tool, tools_env
 from tests.vscode.build import EXTENSION, npm_ci
 from tests.vscode.record_fixtures import FIXTURES, record_all
@@ -36,10 +38,13 @@ def node_tests(fixtures: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_typescript_is_strict_clean() -> None:
+# The extension host (no DOM), the webview (DOM, no Node) and the tests, each with its own tsconfig;
+# all three include shared/protocol.ts, generated from the server's protocol source.
+@pytest.mark.parametrize("project", [".", "webview", "test"])
+def test_typescript_is_strict_clean(project: str) -> None:
     npm_ci()
     done = subprocess.run(
-        [tool("node"), "node_modules/typescript/bin/tsc", "--noEmit", "-p", "."],
+        [tool("node"), "node_modules/typescript/bin/tsc", "--noEmit", "-p", project],
         cwd=EXTENSION,
         env=tools_env(),
         capture_output=True,

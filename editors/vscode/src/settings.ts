@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { keyVariable } from "./keys";
-import type { JsonObject } from "./protocol";
+import type { JsonObject } from "../shared/protocol";
 import { trace } from "./trace";
 
 export const SECTION = "agentls";

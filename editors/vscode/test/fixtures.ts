@@ -2,7 +2,7 @@
 // has just recorded fresh ones from the real server).
 import * as fs from "node:fs";
 import * as path from "node:path";
-import type { AgentEvent, MessageWithParts, Session } from "../src/protocol.ts";
+import type { AgentEvent, MessageWithParts, Session } from "../shared/protocol.ts";
 import { applyEvent, type ChatState, initialState, loadSnapshot } from "../webview/state.ts";
 
 export interface Fixture {

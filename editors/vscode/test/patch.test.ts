@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { countChanges, reversePatch } from "../src/diff/patch.ts";
-import type { ToolPart } from "../src/protocol.ts";
+import type { ToolPart } from "../shared/protocol.ts";
 import { fixture } from "./fixtures.ts";
 
 test("the edit's recorded patch turns the file after it back into the file before it", () => {

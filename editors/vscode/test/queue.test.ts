@@ -1,7 +1,7 @@
 // The queued prompts the view shows, from `queue.*` events (webview/queueState.ts).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { AgentEvent, QueuedPrompt } from "../src/protocol.ts";
+import type { AgentEvent, QueuedPrompt } from "../shared/protocol.ts";
 import { applyQueueEvent, queuedExtras, queuedText } from "../webview/queueState.ts";
 import { applyEvent, initialState, loadSnapshot } from "../webview/state.ts";
 

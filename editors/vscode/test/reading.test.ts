@@ -2,7 +2,7 @@
 // reads, what the user said to a tool call, and a turn's error that stays in the transcript.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { ToolPart } from "../src/protocol.ts";
+import type { ToolPart } from "../shared/protocol.ts";
 import { turnEnding, userReply } from "../webview/derive.ts";
 import { heldBackTail, renderMarkdown } from "../webview/markdown.ts";
 import { applyEvent, messagesOf } from "../webview/state.ts";
@@ -102,7 +102,7 @@ describe("a turn's error stays in the transcript", () => {
     assert.ok(user);
     applyEvent(state, user);
     const userID = state.order[0];
-    applyEvent(state, { type: "session.error", properties: { sessionID: f.session.id, error: { name: "unknown", message: "no model is configured" } } });
+    applyEvent(state, { type: "session.error", properties: { sessionID: f.session.id, error: { name: "unknown", message: "no model is configured", retryable: false } } });
     assert.equal(state.turnErrors.get(userID), "no model is configured");
     assert.ok(state.dirty.messages.has(userID));
     // The next turn clears the notice; the transcript keeps the error.
@@ -116,8 +116,8 @@ describe("a turn's error stays in the transcript", () => {
     const state = play(freshState(f), f.events);
     const last = messagesOf(state).at(-1);
     assert.ok(last && last.info.role === "assistant");
-    applyEvent(state, { type: "message.updated", properties: { info: { ...last.info, error: { name: "api", message: "boom" } } } });
-    applyEvent(state, { type: "session.error", properties: { sessionID: f.session.id, error: { name: "api", message: "boom" } } });
+    applyEvent(state, { type: "message.updated", properties: { info: { ...last.info, error: { name: "api", message: "boom", retryable: false } } } });
+    applyEvent(state, { type: "session.error", properties: { sessionID: f.session.id, error: { name: "api", message: "boom", retryable: false } } });
     assert.equal(state.turnErrors.size, 0);
   });
 
@@ -137,7 +137,7 @@ describe("a turn that ends", () => {
     const texts = last.parts.filter((p) => p.type === "text").map((p) => p.id);
     assert.ok(texts.length > 0);
     state.dirty.parts.clear();
-    applyEvent(state, { type: "message.updated", properties: { info: { ...last.info, error: { name: "aborted", message: "interrupted: agentls stopped during this turn" } } } });
+    applyEvent(state, { type: "message.updated", properties: { info: { ...last.info, error: { name: "aborted", message: "interrupted: agentls stopped during this turn", retryable: false } } } });
     for (const id of texts) assert.ok(state.dirty.parts.has(id), id);
   });
 });

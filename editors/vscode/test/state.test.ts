@@ -1,7 +1,7 @@
 // The view's reducer on event streams recorded from a real `agentls serve` (tests/vscode/record_fixtures.py).
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { AgentEvent, ToolPart } from "../src/protocol.ts";
+import type { AgentEvent, ToolPart } from "../shared/protocol.ts";
 import { lineRange, toolSummary, usage } from "../webview/derive.ts";
 import { applyEvent, emptyDirty, loadSnapshot, messagesOf, setSessions } from "../webview/state.ts";
 import { fixture, freshState, play, SCENARIOS } from "./fixtures.ts";
@@ -180,7 +180,7 @@ describe("config.updated", () => {
     state.dirty = emptyDirty();
     const event: AgentEvent = {
       type: "config.updated",
-      properties: { changed: ["model"], agents: [{ name: "build", mode: "primary" }], models: ["fake/m", "other/n"], defaultAgent: "build", defaultModel: "other/n", modelLimits: {} },
+      properties: { changed: ["model"], agents: [{ name: "build", description: null, mode: "primary", model: null }], models: ["fake/m", "other/n"], defaultAgent: "build", defaultModel: "other/n", modelLimits: {} },
     };
     applyEvent(state, event);
     assert.equal(state.config?.defaultModel, "other/n");

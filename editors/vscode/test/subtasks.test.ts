@@ -2,7 +2,7 @@
 // (tests/vscode/record_fixtures.py, scenario "subagent": a task whose child edits calc.py, asking first).
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { Part } from "../src/protocol.ts";
+import type { Part } from "../shared/protocol.ts";
 import { loadSnapshot, messagesOf } from "../webview/state.ts";
 import { childSession, stepsOf } from "../webview/subtasks.ts";
 import { fixture, freshState, play } from "./fixtures.ts";

@@ -1,5 +1,5 @@
 // Everything around the transcript: session bar and list, status line, todos, changes, dialogs.
-import type { PermissionRequest, QuestionRequest } from "../src/protocol.ts";
+import type { PermissionRequest, QuestionRequest } from "../shared/protocol.ts";
 import { button, h, type Post } from "./dom.ts";
 import { usage } from "./derive.ts";
 import type { ChatState } from "./state.ts";

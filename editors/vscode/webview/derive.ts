@@ -1,5 +1,5 @@
 // What the view shows that is computed from the state: usage figures and tool-card summaries.
-import type { JsonObject, ToolPart } from "../src/protocol.ts";
+import type { JsonObject, ToolPart } from "../shared/protocol.ts";
 import { countChanges } from "../src/diff/patch.ts";
 import type { ChatState } from "./state.ts";
 

@@ -2,7 +2,7 @@
 // server knows, the API key (kept by VS Code's SecretStorage, never in settings.json), and one
 // sentence on what the agent may do without asking.
 import type { FirstRunInfo, ProviderInfo } from "../src/chat/messages.ts";
-import type { AgentConfig } from "../src/protocol.ts";
+import type { AgentConfig } from "../shared/protocol.ts";
 import { button, h, type Post } from "./dom.ts";
 
 export const PERMISSIONS_SENTENCE =

@@ -1,6 +1,6 @@
 // The transcript: one element per message and per part, redrawn only when the reducer marks them.
 // Streaming text is rendered incrementally: the stable Markdown prefix once, the tail each frame.
-import type { MessageInfo, Part, ToolPart } from "../src/protocol.ts";
+import type { MessageInfo, Part, ToolPart } from "../shared/protocol.ts";
 import { button, h, type Post, setMarkdown } from "./dom.ts";
 import { addCodeActions } from "./codeblocks.ts";
 import { lineRange, toolSummary, turnEnding, userReply } from "./derive.ts";

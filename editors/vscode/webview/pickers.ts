@@ -2,7 +2,7 @@
 // hard its model thinks (only the levels the model supports; hidden when it has none). Picking posts
 // the change; the pickers show what the server says (`session.mode` / `session.effort` events), so a
 // change made elsewhere (the palette, /mode, another client) shows here too.
-import type { EffortInfo, ModeInfo } from "../src/protocol.ts";
+import type { EffortState, ModeState } from "./state.ts";
 import { h, type Post } from "./dom.ts";
 
 export class Pickers {
@@ -19,7 +19,7 @@ export class Pickers {
     this.effort.addEventListener("change", () => post({ type: "setEffort", effort: this.effort.value }));
   }
 
-  draw(mode: ModeInfo | null, effort: EffortInfo | null): void {
+  draw(mode: ModeState | null, effort: EffortState | null): void {
     const modeKey = mode === null ? "" : JSON.stringify(mode);
     if (modeKey !== this.shownMode) {
       this.shownMode = modeKey;

@@ -7,7 +7,7 @@ import { type Attachment, IMAGE_TYPES, MAX_IMAGE_BYTES } from "../src/chat/messa
 import { chipLabel, EditorChip } from "./context.ts";
 import { button, h, type Post } from "./dom.ts";
 import { DROPPED_URI_TYPES, droppedUris } from "./drop.ts";
-import type { PromptMode } from "../src/protocol.ts";
+import type { PromptMode } from "../shared/protocol.ts";
 import type { ChatState } from "./state.ts";
 
 const IDLE_PLACEHOLDER = "Ask agentls… (Enter to send, Shift+Enter for a new line, @ to attach files)";
@@ -275,8 +275,8 @@ export class PromptBox {
       this.shownConfig = config;
       const agents = config.agents.filter((a) => a.mode !== "subagent");
       const agent = this.pickable(agents.map((a) => a.name), this.chosenAgent, config.defaultAgent);
-      const model = this.pickable(config.models, this.chosenModel, config.defaultModel);
-      this.agent.replaceChildren(...agents.map((a) => h("option", { value: a.name, title: a.description, selected: a.name === agent }, a.name)));
+      const model = this.pickable(config.models, this.chosenModel, config.defaultModel ?? "");
+      this.agent.replaceChildren(...agents.map((a) => h("option", { value: a.name, title: a.description ?? undefined, selected: a.name === agent }, a.name)));
       // No default model (a first run): say so, rather than show the first model as if it were chosen.
       const none = config.defaultModel ? [] : [h("option", { value: "", selected: !config.models.includes(model) }, "no model set")];
       this.model.replaceChildren(...none, ...config.models.map((m) => h("option", { value: m, selected: m === model }, m)));

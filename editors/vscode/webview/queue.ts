@@ -1,7 +1,7 @@
 // The queued prompts above the prompt box: what was sent while a turn ran and waits for it to end, in
 // the order they will run. Each can be edited in place (Enter saves, Escape cancels) or removed; the
 // keys then go back to the prompt box, so the user keeps typing where they were.
-import type { QueuedPrompt } from "../src/protocol.ts";
+import type { QueuedPrompt } from "../shared/protocol.ts";
 import { button, h, type Post } from "./dom.ts";
 import { queuedExtras, queuedText } from "./queueState.ts";
 

@@ -1,6 +1,6 @@
 // The session's queued prompts as the view shows them: built from `queue.*` events (docs/protocol.md)
 // and the snapshot's `agent/session/queue/list`. No DOM: unit-tested with node's test runner.
-import type { AgentEvent, QueuedPart, QueuedPrompt } from "../src/protocol.ts";
+import type { AgentEvent, PromptInput, QueuedPrompt } from "../shared/protocol.ts";
 
 /** Apply a `queue.*` event to the list (next first); false when the event is not a queue event. */
 export function applyQueueEvent(queue: QueuedPrompt[], event: AgentEvent): QueuedPrompt[] | undefined {
@@ -27,7 +27,7 @@ export function queuedText(item: QueuedPrompt): string {
 
 /** The names of what goes with it besides the text (attached files, images, an @agent). */
 export function queuedExtras(item: QueuedPrompt): string[] {
-  return item.parts.flatMap((p: QueuedPart) => {
+  return item.parts.flatMap((p: PromptInput) => {
     if (p.type === "file") return [p.path.split(/[\\/]/).pop() ?? p.path];
     if (p.type === "agent") return [`@${p.name}`];
     return [];

@@ -2,7 +2,7 @@
 // host, debounced); while a query is there the menu lists its hits, each with the words around the
 // match (matched words marked), instead of the recent sessions.
 import type { FromWebview } from "../src/chat/messages.ts";
-import type { SearchHit } from "../src/protocol.ts";
+import type { SearchHit } from "../shared/protocol.ts";
 import { button, h } from "./dom.ts";
 
 const DEBOUNCE_MS = 200;

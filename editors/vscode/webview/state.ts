@@ -14,9 +14,9 @@ import type {
   QueuedPrompt,
   QuestionRequest,
   Session,
-  SessionStatus,
+  SessionStatusInfo as SessionStatus,
   Todo,
-} from "../src/protocol.ts";
+} from "../shared/protocol.ts";
 import type { ServerPhase, Snapshot } from "../src/chat/messages.ts";
 import { applyChildEvent, askedByTask, follow, loadChildren, type Subtasks } from "./subtasks.ts";
 import { applyQueueEvent } from "./queueState.ts";
@@ -36,6 +36,10 @@ export interface Dirty {
   header: boolean; // status, tokens, todos, changes, config, server phase
   queue: boolean; // the queued prompts
 }
+
+/** What the view keeps of `agent/session/mode` and `agent/session/effort` (events update them too). */
+export type ModeState = Pick<ModeInfo, "mode" | "modes">;
+export type EffortState = Pick<EffortInfo, "effort" | "levels">;
 
 export interface ChatState {
   session: Session | null;
@@ -60,8 +64,8 @@ export interface ChatState {
   subtasks: Subtasks; // child sessions of its task cards (webview/subtasks.ts)
   moreBefore: boolean; // older messages are on the server (webview/virtual.ts loads them)
   queue: QueuedPrompt[]; // prompts waiting for the running turn to end, next first
-  mode: ModeInfo | null; // the session's mode (null: the server has none to offer)
-  effort: EffortInfo | null; // the session's effort and its model's levels
+  mode: ModeState | null; // the session's mode (null: the server has none to offer)
+  effort: EffortState | null; // the session's effort and its model's levels
   dirty: Dirty;
 }
 
@@ -311,7 +315,7 @@ export function applyEvent(state: ChatState, event: AgentEvent): void {
       state.dirty.header = true;
       return;
     case "session.error":
-      if (event.properties.error.name !== "aborted" && event.properties.error.name !== "AbortedError") {
+      if (event.properties.error.name !== "aborted") {
         state.error = event.properties.error.message;
         state.errorKind = event.properties.error.name;
         keepTurnError(state, event.properties.error.message);

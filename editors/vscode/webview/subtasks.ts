@@ -2,7 +2,7 @@
 // (`state.metadata.sessionID`, docs/protocol.md "Sub-agents"); the child's own events are kept here,
 // by child session, and drawn nested under the card. A child's children go to the same card.
 // Plain TypeScript with no DOM (the reducer's tests run it in node).
-import type { AgentEvent, MessageWithParts, Part, PermissionRequest } from "../src/protocol.ts";
+import type { AgentEvent, MessageWithParts, Part, PermissionRequest } from "../shared/protocol.ts";
 
 /** The steps of one child session, shown under the task card `taskPart` of the transcript. */
 export interface ChildSteps {

@@ -1,6 +1,6 @@
 // A task card's sub-agent: its steps nested under the card, folded by default (a summary line says
 // how many and whether it still runs), and "Open as session" to read the child on its own.
-import type { Part } from "../src/protocol.ts";
+import type { Part } from "../shared/protocol.ts";
 import { button, h, type Post } from "./dom.ts";
 import { toolSummary } from "./derive.ts";
 import type { ChildSteps } from "./subtasks.ts";

@@ -4,7 +4,7 @@
 // off-screen messages are not laid out or painted (`content-visibility: auto` in chat.css), so a
 // thousand-message session costs the browser what is on screen.
 import type { FromWebview } from "../src/chat/messages.ts";
-import type { MessageWithParts, Part } from "../src/protocol.ts";
+import type { MessageWithParts, Part } from "../shared/protocol.ts";
 import { button } from "./dom.ts";
 import { type ChatState, upsertMessage } from "./state.ts";
 import { follow } from "./subtasks.ts";

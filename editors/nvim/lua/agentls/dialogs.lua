@@ -15,6 +15,8 @@ local M = {}
 
 --- The session a dialog belongs to: a sub-agent's asks in the chat of the session whose task runs
 --- it (`request.task`, docs/protocol.md "Sub-agents"), anything else in its own session's.
+---@param request agentls.PermissionRequest|agentls.QuestionRequest
+---@return string
 function M.owner(request)
   local task = request.task
   if type(task) == 'table' and type(task.sessionID) == 'string' then
@@ -101,6 +103,7 @@ local function whose(request)
   return ('[%s] '):format(session and session.title or owner or '?')
 end
 
+---@param request agentls.PermissionRequest
 local function permission_title(request)
   local what = request.title
   if not what or what == '' then
@@ -464,6 +467,7 @@ vim.api.nvim_create_autocmd({ 'BufEnter', 'TabEnter' }, {
 })
 
 --- Follow dialog events.
+---@param event agentls.AgentEvent
 function M.on_event(event)
   local p = event.properties or {}
   if event.type == 'permission.asked' then

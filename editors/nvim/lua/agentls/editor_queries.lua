@@ -75,6 +75,7 @@ local function convert(line, character, from, to)
 end
 
 --- `result` from each language client that can answer `method` for the buffer of `params.uri`.
+---@param params agentls.EditorQuery
 local function ask_buffer(params, method, lsp_params)
   local buf = buffer(params.uri)
   local clients = clients_for(method, buf)
@@ -208,6 +209,7 @@ local function diagnostics(uri)
   return out
 end
 
+---@param params agentls.EditorQuery
 local function answer(params)
   local q = params.query
   if q == 'definition' or q == 'references' then
@@ -229,6 +231,7 @@ local function answer(params)
 end
 
 --- The `agent/editorQuery` handler: `result` or `nil, error` (Neovim sends either back).
+---@param params agentls.EditorQuery
 function M.handler(_, params)
   local ok, result = pcall(answer, params)
   if not ok then

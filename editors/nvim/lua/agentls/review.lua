@@ -145,6 +145,8 @@ function M.reverse_patch(patch, new_lines)
 end
 
 --- Show `files` ({file, patch, additions, deletions}[]) in a diff tab; ]f and [f move between them.
+---@param files agentls.DiffFile[]
+---@param root string
 function M.session_diff(files, root)
   if #files == 0 then
     vim.notify('agentls: the session changed no file', vim.log.levels.INFO)

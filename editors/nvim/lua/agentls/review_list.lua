@@ -14,12 +14,15 @@ end
 
 -- The line (1-based) a hunk stands on now: its sign's, when its buffer shows it, else its line in
 -- the agent's version.
+---@param hunk agentls.ReviewHunk
 local function lnum(hunk)
   local buf = vim.fn.bufnr(signs.path(hunk))
   local first = buf ~= -1 and signs.rows(buf, hunk.id)
   return (first or hunk.afterStart or 0) + 1
 end
 
+---@param hunk agentls.ReviewHunk
+---@return string
 local function describe(hunk)
   local removed, added = #(hunk.before or {}), #(hunk.after or {})
   if hunk.kind ~= 'text' then
@@ -30,6 +33,7 @@ local function describe(hunk)
 end
 
 --- The quickfix items of `hunks` (by file, then line).
+---@param hunks agentls.ReviewHunk[]
 function M.items(hunks)
   local items = {}
   for _, hunk in ipairs(hunks) do

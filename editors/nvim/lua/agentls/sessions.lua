@@ -24,6 +24,8 @@ end
 
 --- A session in the picker, enough to tell two with the same title apart: the title, when it
 --- last changed (to the second), the files it changed, and the end of its id.
+---@param s agentls.Session
+---@return string
 function M.describe(s)
   local mark = s.id == chat().session_id and '● ' or '  '
   local items = { when(s.time and s.time.updated) }
@@ -40,6 +42,7 @@ function M.switch(session_id)
   chat().show(session_id)
 end
 
+---@param session agentls.Session
 function M.rename(session)
   vim.ui.input({ prompt = 'New title: ', default = session.title }, function(title)
     if title and vim.trim(title) ~= '' then
@@ -53,6 +56,7 @@ function M.rename(session)
   end)
 end
 
+---@param session agentls.Session
 function M.delete(session)
   vim.ui.select({ 'Delete', 'Keep' }, { prompt = ('Delete "%s"?'):format(session.title) }, function(choice)
     if choice == 'Delete' then
@@ -65,6 +69,7 @@ function M.delete(session)
   end)
 end
 
+---@param session agentls.Session
 function M.fork(session)
   client.request('agent/session/fork', { sessionID = session.id }, function(err, forked)
     if not report(err) then

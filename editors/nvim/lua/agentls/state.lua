@@ -66,6 +66,7 @@ local function ensure_message(t, message_id, session_id)
   return m
 end
 
+---@param info agentls.MessageInfo
 function M:set_message(info)
   local t = self:transcript(info.sessionID)
   local m = ensure_message(t, info.id, info.sessionID)
@@ -73,6 +74,7 @@ function M:set_message(info)
   self:emit('message', info.sessionID, { messageID = info.id })
 end
 
+---@param part agentls.Part
 function M:set_part(part)
   local t = self:transcript(part.sessionID)
   local m = ensure_message(t, part.messageID, part.sessionID)
@@ -95,6 +97,7 @@ function M:set_part(part)
   self:emit('part', part.sessionID, { messageID = part.messageID, partID = part.id })
 end
 
+---@param p agentls.PartDelta
 function M:append_delta(p)
   local t = self:transcript(p.sessionID)
   local m = t.messages[p.messageID]
@@ -160,6 +163,8 @@ function M.settle(part)
 end
 
 --- Replace a session's transcript with `messages` ({info, parts}[] from agent/session/messages).
+---@param session_id string
+---@param messages agentls.MessageWithParts[]
 function M:load(session_id, messages)
   local t = { order = {}, messages = {} }
   for _, msg in ipairs(messages) do
@@ -176,6 +181,7 @@ function M:load(session_id, messages)
 end
 
 --- Apply one `agent/event` {type, properties}.
+---@param event agentls.AgentEvent
 function M:apply(event)
   local kind, p = event.type, event.properties or {}
   if kind == 'message.part.delta' then
@@ -236,6 +242,7 @@ end
 
 --- The server's agent/config answer, from the request or a `config.updated` event. Like the server,
 --- it remembers which default model a change replaced: sessions on the old default follow it.
+---@param config agentls.AgentConfig|agentls.ConfigUpdated
 function M:set_config(config)
   local old = self.config and self.config.defaultModel
   local new = config.defaultModel

@@ -4,7 +4,7 @@ import * as vscode from "vscode";
 import type { DiffDocuments } from "../diff/provider";
 import type { ProviderKeys } from "../keys";
 import { applySetup } from "./firstrun";
-import type { Session } from "../protocol";
+import type { Session } from "../../shared/protocol";
 import { type Attachment, type FromWebview, IMAGE_TYPES, MAX_IMAGE_BYTES } from "./messages";
 import { copyCode, insertCode } from "./codeblock";
 import { contextAttachment, contextPicks, pickedContext, TerminalOutputs } from "./contextItems";

@@ -3,7 +3,7 @@
 // its session (a new one when the current is busy), so its permission dialogs are seen. The prompt
 // names every diagnostic the request carried.
 import * as vscode from "vscode";
-import type { Range } from "../protocol";
+import type { Range } from "../../shared/protocol";
 import type { Attachment } from "./messages";
 import type { ChatView } from "./view";
 

@@ -7,12 +7,12 @@
 // file, cursor line and selection) follows the editor while `agentls.context.editor` is on.
 import * as path from "node:path";
 import * as vscode from "vscode";
-import type { Session } from "../protocol";
+import type { ContextItem, EditorItem, Problem, ProblemsItem, Session } from "../../shared/protocol";
 import type { Attachment, ResolvedContext } from "./messages";
 import type { ChatHost } from "./host";
 
 /** An item as the server takes it (`kind` plus the kind's fields). */
-export type RawItem = { kind: string } & Record<string, unknown>;
+export type RawItem = ContextItem;
 
 interface ContextPick extends vscode.QuickPickItem {
   context?: string;
@@ -28,7 +28,7 @@ const KINDS: { kind: string; detail: string }[] = [
   { kind: "url", detail: "a web page, fetched like the webfetch tool" },
   { kind: "session", detail: "the summary or final answer of an earlier session" },
 ];
-const SEVERITIES = ["error", "warning", "information", "hint"];
+const SEVERITIES: Problem["severity"][] = ["error", "warning", "information", "hint"];
 const MAX_PROBLEMS = 2000;
 
 /** The context entries the `@` pick lists before the files. */
@@ -111,14 +111,14 @@ async function pickProblems(): Promise<{ item: RawItem; label: string } | undefi
   const picked = choices.length === 1 ? choices[0] : await vscode.window.showQuickPick(choices, { title: "@problems" });
   if (picked === undefined) return undefined;
   const all: [vscode.Uri, readonly vscode.Diagnostic[]][] = picked.uri ? [[picked.uri, vscode.languages.getDiagnostics(picked.uri)]] : vscode.languages.getDiagnostics();
-  const problems = [];
+  const problems: Problem[] = [];
   for (const [uri, diagnostics] of all) {
     if (uri.scheme !== "file") continue;
     for (const d of diagnostics) {
       problems.push({ path: uri.fsPath, line: d.range.start.line, column: d.range.start.character, severity: SEVERITIES[d.severity] ?? "error", message: d.message, source: d.source ?? "" });
     }
   }
-  const item: RawItem = { kind: "problems", problems: problems.slice(0, MAX_PROBLEMS) };
+  const item: ProblemsItem = { kind: "problems", problems: problems.slice(0, MAX_PROBLEMS) };
   if (picked.uri) item.path = picked.uri.fsPath;
   return { item, label: picked.uri ? `problems:${vscode.workspace.asRelativePath(picked.uri)}` : "problems" };
 }
@@ -271,12 +271,12 @@ export class EditorContext implements vscode.Disposable {
   }
 
   /** The note's item, or undefined (the setting is off, no file editor was active). */
-  item(): RawItem | undefined {
+  item(): EditorItem | undefined {
     const editor = this.editor;
     if (!vscode.workspace.getConfiguration("agentls").get<boolean>("context.editor", true)) return undefined;
     if (editor === undefined || editor.document.isClosed || editor.document.uri.scheme !== "file") return undefined;
     const s = editor.selection;
-    const item: RawItem = { kind: "editor", path: editor.document.uri.fsPath, line: s.active.line };
+    const item: EditorItem = { kind: "editor", path: editor.document.uri.fsPath, line: s.active.line };
     if (!s.isEmpty) item.selection = { startLine: s.start.line, endLine: s.end.line, text: editor.document.getText(s) };
     return item;
   }

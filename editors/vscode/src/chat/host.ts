@@ -2,7 +2,7 @@
 // that drives them: its server, its session, what it shows. ChatView implements it; the helpers
 // name this instead of the view, so the view can build them without a loop of imports.
 import type { AgentClient } from "../client/server";
-import type { PermissionRequest } from "../protocol";
+import type { PermissionRequest } from "../../shared/protocol";
 import type { ToWebview } from "./messages";
 
 export interface ChatHost {

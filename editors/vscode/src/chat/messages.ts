@@ -5,7 +5,7 @@ import type {
   AgentEvent,
   FileDiff,
   MessageWithParts,
-  PermissionReply,
+  PermissionAnswer,
   CommandInfo,
   EffortInfo,
   ModeInfo,
@@ -17,7 +17,7 @@ import type {
   SearchHit,
   Session,
   Todo,
-} from "../protocol";
+} from "../../shared/protocol";
 
 /** A file (or a range of it) the server reads by URI, or an image whose content goes with the prompt. */
 export type Attachment =
@@ -127,7 +127,7 @@ export type FromWebview =
   | { type: "deleteSession"; sessionID: string }
   | { type: "forkSession"; sessionID: string; messageID?: string }
   | { type: "moreSessions"; before: string }
-  | { type: "permission"; requestID: string; reply: PermissionReply; feedback?: boolean }
+  | { type: "permission"; requestID: string; reply: PermissionAnswer; feedback?: boolean }
   | { type: "showPermissionDiff"; requestID: string }
   | { type: "question"; requestID: string; answers: string[][] }
   | { type: "questionReject"; requestID: string }

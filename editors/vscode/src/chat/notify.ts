@@ -6,7 +6,7 @@
 // (docs/protocol.md "Sub-agents"). The button takes the user to that session's chat. The setting
 // `agentls.notifications` (on by default) turns both off.
 import * as vscode from "vscode";
-import type { AgentEvent, Session } from "../protocol";
+import type { AgentEvent, Session } from "../../shared/protocol";
 import { trace } from "../trace";
 import type { ChatView } from "./view";
 

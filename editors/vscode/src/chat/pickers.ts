@@ -5,7 +5,7 @@
 // the view follows the `session.mode` / `session.effort` events that answer a change.
 import * as vscode from "vscode";
 import type { AgentClient } from "../client/server";
-import type { EffortInfo, ModeInfo } from "../protocol";
+import type { EffortInfo, ModeInfo } from "../../shared/protocol";
 import { trace } from "../trace";
 import type { ChatHost } from "./host";
 

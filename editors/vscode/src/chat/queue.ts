@@ -2,7 +2,7 @@
 // (docs/protocol.md). The view follows the `queue.*` events that answer these requests.
 import { pathToFileURL } from "node:url";
 import type { AgentClient } from "../client/server";
-import type { PromptPart, QueuedPart, QueuedPrompt } from "../protocol";
+import type { PromptInput, PromptPart, QueuedPrompt } from "../../shared/protocol";
 
 /** The error a queued prompt's request fails with when the user took it out of the queue. */
 export const UNQUEUED = -32016;
@@ -14,7 +14,7 @@ export function removedByUser(err: unknown): boolean {
 }
 
 /** A queued part (the core's form: a file by path) as a prompt part again (a file by URI). */
-export function promptPart(part: QueuedPart): PromptPart {
+export function promptPart(part: PromptInput): PromptPart {
   if (part.type !== "file") return part;
   if (part.data) return { type: "file", mime: part.mime ?? "image/png", data: part.data, name: part.path };
   const out: PromptPart = { type: "file", uri: pathToFileURL(part.path).toString() };

@@ -2,7 +2,7 @@
 // for the chat view's host side.
 import * as vscode from "vscode";
 import type { AgentClient } from "../client/server";
-import type { MessageWithParts, SearchHit } from "../protocol";
+import type { MessageWithParts, SearchHit } from "../../shared/protocol";
 
 const SEARCH_LIMIT = 30;
 /** Messages a chat loads at a time: the newest page first, older ones as the user scrolls up. */

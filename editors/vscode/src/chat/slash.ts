@@ -1,7 +1,7 @@
 // The `/` menu's requests: the commands to list (`agent/commands`), running one in the current session
 // (`agent/session/command`), and the client-side `/export` (the session as Markdown in an editor).
 import * as vscode from "vscode";
-import type { CommandList, PromptPart } from "../protocol";
+import type { CommandList, PromptPart } from "../../shared/protocol";
 import type { Attachment } from "./messages";
 import type { ChatHost } from "./host";
 

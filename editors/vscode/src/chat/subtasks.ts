@@ -1,7 +1,7 @@
 // The sub-agents of a session the view loads: the messages of the child sessions its task cards
 // name (docs/protocol.md "Sub-agents"), and of their children, for the webview to nest under them.
 import type { AgentClient } from "../client/server";
-import type { MessageWithParts, PermissionRequest } from "../protocol";
+import type { MessageWithParts, PermissionRequest } from "../../shared/protocol";
 
 const MAX_DEPTH = 4;
 

@@ -13,9 +13,9 @@ import type {
   PromptPart,
   QuestionRequest,
   Session,
-  SessionStatus,
+  SessionStatusInfo as SessionStatus,
   Todo,
-} from "../protocol";
+} from "../../shared/protocol";
 import { trace } from "../trace";
 import { Actions } from "./actions";
 import { EditorContext } from "./contextItems";
@@ -222,7 +222,7 @@ export class ChatView implements ChatHost, vscode.WebviewViewProvider, vscode.Di
   private refreshEffort(sessionID: string): void {
     if (sessionID !== this.sessionID) return;
     void optionalEffort(this.client, sessionID, this.nextModel).then((info) => {
-      if (info !== undefined && sessionID === this.sessionID) this.queue({ type: "session.effort", properties: { sessionID, ...info } });
+      if (info !== undefined && sessionID === this.sessionID) this.queue({ type: "session.effort", properties: { ...info, sessionID } });
     });
   }
 

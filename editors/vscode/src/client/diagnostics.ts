@@ -1,7 +1,7 @@
 // The diagnostics VS Code holds for a file — from every language server the user runs, not only
 // agentls — forwarded to the agent with `agent/diagnostics` (after its edits, and for Fix).
 import * as vscode from "vscode";
-import type { Range } from "../protocol";
+import type { Range } from "../../shared/protocol";
 
 export interface WireDiagnostic {
   range: Range;

@@ -3,7 +3,7 @@
 // references, hover text, symbols and the diagnostics of a file. The server bounds the wait; an error
 // thrown here reaches the model as the tool's error.
 import * as vscode from "vscode";
-import type { Range } from "../protocol";
+import type { Range } from "../../shared/protocol";
 
 /** The queries this client answers, announced in `experimental.agent.editorQueries`. */
 export const EDITOR_QUERIES = ["definition", "references", "hover", "documentSymbols", "workspaceSymbols", "diagnostics"];

@@ -18,7 +18,7 @@ import {
   type StaticFeature,
 } from "vscode-languageclient/node";
 import { keyEnvironment } from "../keys";
-import type { AgentEvent, JsonObject } from "../protocol";
+import type { AgentEvent, JsonObject } from "../../shared/protocol";
 import { findServer, readSettings } from "../settings";
 import { trace } from "../trace";
 import { applyAgentEdit } from "./applyEdit";

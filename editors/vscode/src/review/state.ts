@@ -4,7 +4,7 @@
 // user resolves (conflicts.ts) — nothing is overwritten without them choosing.
 import * as vscode from "vscode";
 import type { AgentClient } from "../client/server";
-import type { AgentEvent } from "../protocol";
+import type { AgentEvent } from "../../shared/protocol";
 import { trace } from "../trace";
 import { type Hunk, type ReviewResult, byFile } from "./hunks";
 
