@@ -1,0 +1,127 @@
+"""Live sessions across front ends: every attached front end gets a session's events as they
+happen, a dialog answered in one closes in the others, a turn outlives the front end that started
+it. Real host process, real `agentls run`, the fake model server."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from pathlib import Path
+
+from core.events import PartDelta, PermissionAsked, PermissionReplied, SessionCreated, SessionIdle
+from core.message.prompt_input import TextInput
+from core.remote.agent import RemoteAgent
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
+
+from .conftest import AGENTLS, HostProcess, attach_as
+
+
+async def test_two_front_ends_see_one_turn_and_one_answers_its_dialog(
+    host: HostProcess,
+    project: Path,
+    data_dir: Path,
+    model: FakeModelServer,
+    front_ends: list[RemoteAgent],
+) -> None:
+    model.script(Turn.tool_call("bash", {"command": "rm calc.py"}), Turn.text("Deleted it."))
+    vscode = await attach_as(front_ends, project, data_dir, "VS Code")
+    nvim = await attach_as(front_ends, project, data_dir, "Neovim")
+    session = await vscode.create_session()
+    seen_by_nvim = nvim.subscribe(session_id=session.id)
+    seen_by_vscode = vscode.subscribe(PermissionAsked, PermissionReplied, session_id=session.id)
+    turn = asyncio.create_task(vscode.prompt(session.id, [TextInput(type="text", text="delete calc.py")]))
+
+    asked_ids = []
+    while True:  # rm asks twice: as an edit, then as a command
+        next_event = asyncio.ensure_future(seen_by_vscode.get())
+        await asyncio.wait({next_event, turn}, timeout=30, return_when=asyncio.FIRST_COMPLETED)
+        if not next_event.done():
+            next_event.cancel()
+            break
+        asked = next_event.result()
+        if isinstance(asked, PermissionAsked):
+            asked_ids.append(asked.request.id)
+            assert [r.id for r in nvim.dialogs.pending_permissions(session.id)] == [asked.request.id]
+            assert [r.id for r in vscode.dialogs.pending_permissions()] == [asked.request.id]
+            await nvim.dialogs.reply_permission(asked.request.id, "once")
+            closed = await asyncio.wait_for(seen_by_vscode.get(), 30)
+            assert isinstance(closed, PermissionReplied) and closed.reply == "once"
+            assert vscode.answered_by(asked.request.id) == "Neovim"
+            assert asked.request.id not in [r.id for r in vscode.dialogs.pending_permissions()]
+    assert asked_ids
+    answer = await asyncio.wait_for(turn, 30)
+    assert [p.text for p in answer.parts if p.type == "text"] == ["Deleted it."]
+    assert not (project / "calc.py").exists()
+    streamed = []
+    while (event := seen_by_nvim.get_nowait()) is not None:
+        streamed.append(event.TYPE)
+    assert "permission.asked" in streamed and "message.part.delta" in streamed and "session.idle" in streamed
+
+
+async def test_a_turn_goes_on_when_the_front_end_that_started_it_is_killed(
+    host: HostProcess,
+    project: Path,
+    data_dir: Path,
+    env: dict[str, str],
+    model: FakeModelServer,
+    front_ends: list[RemoteAgent],
+) -> None:
+    release = asyncio.Event()
+    model.script(Turn.text("started, then finished", chunks=6).stall(after=2, until=release))
+    watcher = await attach_as(front_ends, project, data_dir, "watcher")
+    events = watcher.subscribe(SessionCreated, PartDelta, SessionIdle)
+    runner = await asyncio.create_subprocess_exec(
+        *AGENTLS,
+        "run",
+        "go",
+        cwd=project,
+        env=env,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    created = await asyncio.wait_for(events.get(), 60)
+    assert isinstance(created, SessionCreated)
+    first = await asyncio.wait_for(events.get(), 60)
+    assert isinstance(first, PartDelta) and first.sessionID == created.info.id
+
+    os.kill(runner.pid, signal.SIGKILL)
+    await runner.wait()
+    release.set()
+    idle = await asyncio.wait_for(events.get(), 30)
+    while not isinstance(idle, SessionIdle):
+        idle = await asyncio.wait_for(events.get(), 30)
+    messages = await watcher.messages(created.info.id)
+    assert [p.text for p in messages[-1].parts if p.type == "text"] == ["started, then finished"]
+    assert messages[-1].info.error is None  # type: ignore[union-attr]
+
+
+async def test_a_dialog_outlives_the_front_end_that_vanished_and_another_answers_it(
+    host: HostProcess,
+    project: Path,
+    data_dir: Path,
+    model: FakeModelServer,
+    front_ends: list[RemoteAgent],
+) -> None:
+    model.script(Turn.tool_call("bash", {"command": "rm calc.py"}), Turn.text("Gone."))
+    starter = await attach_as(front_ends, project, data_dir, "starter")
+    other = await attach_as(front_ends, project, data_dir, "other")
+    session = await starter.create_session()
+    asked_elsewhere = other.subscribe(PermissionAsked, SessionIdle, session_id=session.id)
+    prompt = asyncio.create_task(starter.prompt(session.id, [TextInput(type="text", text="delete calc.py")]))
+    asked = await asyncio.wait_for(asked_elsewhere.get(), 30)
+    assert isinstance(asked, PermissionAsked)
+
+    front_ends.remove(starter)
+    await starter.close()  # it goes away mid-dialog
+    assert prompt.done() or await asyncio.wait_for(asyncio.gather(prompt, return_exceptions=True), 10)
+    assert [r.id for r in other.dialogs.pending_permissions()] == [asked.request.id]  # still asked
+    await other.dialogs.reply_permission(asked.request.id, "once")
+    while not isinstance(event := await asyncio.wait_for(asked_elsewhere.get(), 30), SessionIdle):
+        assert isinstance(event, PermissionAsked)  # rm asks as an edit, then as a command
+        await other.dialogs.reply_permission(event.request.id, "once")
+    last = (await other.messages(session.id))[-1]
+    assert [p.text for p in last.parts if p.type == "text"] == ["Gone."]
+    assert not (project / "calc.py").exists()
