@@ -7,12 +7,15 @@ import argparse
 import asyncio
 import logging
 import os
+import signal
 import sys
 from pathlib import Path
 
 from core.config.paths import data_dir
 from core.errors import AgentError
 from host.server import DEFAULT_IDLE_S, serve
+
+WAIT_LOCK_S = 30  # SIGALRM ends a host that waited this long for the lock (its front end gave up)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -58,6 +61,8 @@ def run(data: Path, idle: float, ready_fd: int | None, wait_lock: bool = False) 
             os.write(ready_fd, f"ready {path}\n".encode())
             os.close(ready_fd)
 
+    if wait_lock:  # a host that exits lets go of the lock within moments; a live one would not
+        signal.alarm(WAIT_LOCK_S)
     try:
         asyncio.run(serve(data, idle, ready, wait_lock))
     except AgentError as exc:

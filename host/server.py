@@ -89,6 +89,7 @@ async def serve(
     """Run the host of ``data_dir`` until it is stopped or idle; ``ready`` is called with the socket
     once it accepts connections; ``wait_lock``: wait for a stopping host to let go of the data dir."""
     lock = take_lock(data_dir, wait_lock)
+    signal.alarm(0)  # the wait for the lock (``--wait-lock``) is over
     try:
         path = socket_path(data_dir)
         path.unlink(missing_ok=True)  # the lock is ours: a socket left here is a dead host's

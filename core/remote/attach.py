@@ -22,8 +22,8 @@ from core import __version__
 from core.config.loader import Layer
 from core.errors import AgentError
 from core.remote.agent import RemoteAgent
-from core.remote.connection import Connection, RemoteError
-from core.remote.place import environment_digest, socket_path
+from core.remote.connection import Connection, ConnectionLost, RemoteError
+from core.remote.place import UnsafeFolderError, environment_digest, socket_path
 from core.remote.wire import HOST_REPLACED, MAX_FRAME, PROTOCOL
 
 HostMode = Literal["auto", "attach", "never"]
@@ -38,12 +38,19 @@ class NoHost(AttachError):
     """No host listens on the data dir's socket."""
 
 
+class HostGone(NoHost):
+    """The host closed the connection before its hello: it is exiting (stopped or killed)."""
+
+
 async def connect(
     data_dir: Path, client: str, control: bool = False
 ) -> tuple[Connection, dict[str, Any], list[RemoteAgent]]:
     """A connection to the running host after its hello, and the list its notifications go to;
     ``control``: for `agentls host status|stop` (any agentls version may ask)."""
-    path = socket_path(data_dir)
+    try:
+        path = socket_path(data_dir)
+    except UnsafeFolderError as exc:
+        raise AttachError(str(exc)) from None
     try:
         reader, writer = await asyncio.open_unix_connection(path, limit=MAX_FRAME)
     except (FileNotFoundError, ConnectionRefusedError) as exc:
@@ -72,6 +79,8 @@ async def connect(
     except RemoteError as exc:
         conn.close()
         raise (_Replaced if exc.code == HOST_REPLACED else AttachError)(str(exc)) from None
+    except ConnectionLost as exc:
+        raise HostGone(f"the host went away during the hello ({exc})") from None
     except (AgentError, TimeoutError) as exc:
         conn.close()
         raise AttachError(f"the host did not answer its hello: {exc or 'timed out'}") from None
@@ -93,10 +102,11 @@ async def attach(
     """The project's agent in the host (``auto``: a host is started when none runs)."""
     try:
         conn, hello, agents = await connect(data_dir, client)
-    except NoHost:
+    except NoHost as exc:
         if mode != "auto":
             raise
-        await start_host(data_dir)
+        # A host that is still exiting holds the lock a moment longer: the new one waits for it.
+        await start_host(data_dir, wait_for_lock=isinstance(exc, HostGone))
         conn, hello, agents = await connect(data_dir, client)
     except _Replaced as exc:
         if mode != "auto" or "stops now" not in str(exc):
