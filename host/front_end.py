@@ -131,6 +131,7 @@ class FrontEnd:
             ),
             "questions": codec.dump_result("dialogs.pending_questions", agent.dialogs.pending_questions()),
             "queued": {sid: codec.dump_result("queued", agent.queued(sid)) for sid in project.queue_sessions},
+            "busy": sorted(project.busy),
         }
 
     def _forwarder(self, project: Project) -> Callable[[Event], None]:

@@ -13,7 +13,7 @@ from typing import Any
 
 from core.api import Agent, Layer
 from core.errors import AgentError
-from core.events import ConfigUpdated, QueueAdded
+from core.events import ConfigUpdated, QueueAdded, SessionIdle, SessionStatus
 from core.open import open_agent
 from core.remote import codec
 from core.remote.connection import described
@@ -29,13 +29,26 @@ class Project:
         self.agent = agent
         self.facts = facts(agent)
         self.queue_sessions: set[str] = set()  # sessions that queued a prompt: a new front end reads them
-        self.stop_listening = agent.listen(self._on_event, ConfigUpdated, QueueAdded)
+        self.busy: set[str] = set()  # sessions whose turn runs now
+        self.stop_listening = agent.listen(
+            self._on_event, ConfigUpdated, QueueAdded, SessionStatus, SessionIdle
+        )
 
     def _on_event(self, event: Any) -> None:
         if isinstance(event, QueueAdded):
             self.queue_sessions.add(event.sessionID)
+        elif isinstance(event, SessionStatus | SessionIdle):
+            track_busy(self.busy, event)
         else:
             self.facts = facts(self.agent)
+
+
+def track_busy(busy: set[str], event: SessionStatus | SessionIdle) -> None:
+    """Follow which sessions run a turn (busy or retrying) from their status events."""
+    if isinstance(event, SessionStatus) and event.status.type != "idle":
+        busy.add(event.sessionID)
+    else:
+        busy.discard(event.sessionID)
 
 
 def facts(agent: Agent) -> dict[str, Any]:

@@ -85,6 +85,10 @@ class RemoteAgent:
         """What ended the connection."""
         return self._conn.close_reason
 
+    def running(self, session_id: str) -> bool:
+        """Whether a turn of the session runs in the host now."""
+        return session_id in self.mirror.busy
+
     def answered_by(self, request_id: str) -> str | None:
         """The client that answered a dialog, when another front end did."""
         return self.mirror.answered_by.get(request_id)

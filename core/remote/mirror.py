@@ -23,6 +23,8 @@ from core.events import (
     QueueRemoved,
     QueueStarted,
     QueueUpdated,
+    SessionIdle,
+    SessionStatus,
 )
 from core.remote import codec
 from core.remote.connection import raised
@@ -42,6 +44,7 @@ class Mirror:
             sid: codec.load_result("queued", items) for sid, items in opened["queued"].items()
         }
         self.answered_by: dict[str, str] = {}  # request id → the client that answered it
+        self.busy: set[str] = set(opened.get("busy", []))  # sessions whose turn runs in the host
         self.set_facts(opened["facts"])
 
     def set_facts(self, facts: dict[str, Any]) -> None:
@@ -64,6 +67,13 @@ class Mirror:
         elif isinstance(event, QueueUpdated):
             items = self.queues.get(event.sessionID, [])
             self.queues[event.sessionID] = [event.item if i.id == event.item.id else i for i in items]
+        elif isinstance(event, SessionStatus):
+            if event.status.type == "idle":
+                self.busy.discard(event.sessionID)
+            else:
+                self.busy.add(event.sessionID)
+        elif isinstance(event, SessionIdle):
+            self.busy.discard(event.sessionID)
         elif isinstance(event, (QueueRemoved, QueueStarted)):
             items = self.queues.get(event.sessionID, [])
             self.queues[event.sessionID] = [i for i in items if i.id != event.id]

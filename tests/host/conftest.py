@@ -8,7 +8,9 @@ import asyncio
 import contextlib
 import json
 import os
+import shutil
 import sys
+import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -56,9 +58,20 @@ def data_dir(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
+def runtime_dir() -> Iterator[Path]:
+    """A runtime dir of the test's own (0700), short enough for a socket path under any tmp_path."""
+    folder = Path(tempfile.mkdtemp(prefix="al-", dir="/tmp"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
 def env(
     tmp_path: Path,
     data_dir: Path,
+    runtime_dir: Path,
     model: FakeModelServer,
     title_model: FakeModelServer,
     monkeypatch: pytest.MonkeyPatch,
@@ -72,6 +85,7 @@ def env(
         "AGENTLS_CONFIG_DIR": str(tmp_path / "config"),
         "HOME": str(tmp_path / "home"),
         "AGENTLS_CONFIG_CONTENT": json.dumps(config(model, title_model)),
+        "XDG_RUNTIME_DIR": str(runtime_dir),
     }
     for name, value in values.items():
         monkeypatch.setenv(name, value)

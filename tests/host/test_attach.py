@@ -8,10 +8,11 @@ from pathlib import Path
 
 from core.message.prompt_input import TextInput
 from core.remote.agent import RemoteAgent
+from core.remote.place import socket_path
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
 
-from .conftest import HostProcess, agentls, attach_as, exited
+from .conftest import HostProcess, agentls, attach_as, exited, start_host
 
 
 async def status(env: dict[str, str], cwd: Path) -> dict[str, object]:
@@ -63,20 +64,35 @@ async def test_run_without_a_host_runs_in_process_and_says_nothing(
     assert (await status(env, project)) == {"running": False}
 
 
-async def test_attach_starts_a_host_that_outlives_the_run_and_exits_when_idle(
+async def test_attach_starts_a_host_that_outlives_the_run_and_serves_the_next(
     project: Path, env: dict[str, str], model: FakeModelServer
 ) -> None:
     model.script(Turn.text("first"), Turn.text("second"))
-    started = {**env, "AGENTLS_HOST_IDLE": "3"}
+    started = {**env, "AGENTLS_HOST_IDLE": "120"}
     code, out, err = await agentls("run", "one", "--attach", cwd=project, env=started)
     assert code == 0 and "first" in out, err
     state = await status(env, project)
-    assert state["running"] is not False and state["idleExit"] == 3.0
+    assert state["idleExit"] == 120.0
     code, out, err = await agentls("run", "two", cwd=project, env=env)
     assert code == 0 and "second" in out, err
     assert (await status(env, project))["pid"] == state["pid"]  # the same warm host served both
+    code, _, err = await agentls("host", "stop", cwd=project, env=env)
+    assert code == 0, err
     await asyncio.wait_for(exited(int(state["pid"])), 30)  # type: ignore[call-overload]
-    assert (await status(env, project)) == {"running": False}
+
+
+async def test_a_host_exits_when_its_last_front_end_detaches_and_the_idle_time_passes(
+    project: Path, data_dir: Path, env: dict[str, str], front_ends: list[RemoteAgent]
+) -> None:
+    process, line = await start_host(data_dir, env, "--idle", "1")
+    assert line.startswith("ready"), process.log_text()
+    editor = await attach_as(front_ends, project, data_dir, "editor")
+    assert await editor.list_sessions() == []
+    front_ends.remove(editor)
+    await editor.close()
+    assert await asyncio.wait_for(process.proc.wait(), 30) == 0
+    assert "idle for 1.0 s, exiting" in process.log_text()
+    assert not socket_path(data_dir).exists()
 
 
 async def test_host_stop_ends_the_host_and_its_socket(
