@@ -65,6 +65,7 @@ async def open_agent(
             client,
             notice,
             local=(workspace is not None or bool(tools) or editor is not None or opened is not None),
+            import_guard=import_guard,
         )
         if attached is not None:
             return attached
@@ -107,26 +108,30 @@ async def _attached(
     client: str,
     notice: Callable[[str], None] | None,
     local: bool,
+    import_guard: ImportGuard,
 ) -> Agent | None:
     """The host's agent of the project, or None (and why, to ``notice``) to open it here."""
     say = notice or (lambda _text: None)
     if local:
         say("not attached to the host: it cannot reach this front end's editor buffers or tools yet")
         return None
-    from core.config.paths import data_dir as default_data_dir
-    from core.remote.attach import AttachError, NoHost, attach
+    # The guard covers the first validations too: pydantic looks for plugins when it builds the
+    # first schema, which the attach does (the front door's records, the host's answers).
+    with import_guard():
+        from core.config.paths import data_dir as default_data_dir
+        from core.remote.attach import AttachError, NoHost, attach
 
-    try:
-        return await attach(
-            directory, layers=layers, data_dir=data_dir or default_data_dir(), client=client, mode=host
-        )
-    except NoHost:
-        if host == "auto":
-            say("not attached: the host did not start; the agent runs in this process")
-        return None
-    except AttachError as exc:
-        say(f"not attached to the host ({exc}); the agent runs in this process")
-        return None
+        try:
+            return await attach(
+                directory, layers=layers, data_dir=data_dir or default_data_dir(), client=client, mode=host
+            )
+        except NoHost:
+            if host == "auto":
+                say("not attached: the host did not start; the agent runs in this process")
+            return None
+        except AttachError as exc:
+            say(f"not attached to the host ({exc}); the agent runs in this process")
+            return None
 
 
 def _agent_class(import_guard: ImportGuard) -> type[AgentApp]:

@@ -34,7 +34,7 @@ from core.api import (
     SearchHit,
 )
 from core.bus import Bus, Subscription
-from core.errors import NotFoundError
+from core.errors import InvalidInputError, NotFoundError
 from core.events import Event, FileDiff, PartDelta, PermissionRequest, QuestionRequest, QueuedPrompt
 from core.message.context_items import ContextItem, ResolvedItem
 from core.message.models import MessageWithParts, Session, Todo
@@ -375,4 +375,8 @@ def _event(params: dict[str, Any]) -> Event:
     kind, properties = str(params.get("type")), params.get("properties") or {}
     if kind == PartDelta.TYPE:
         return PartDelta(**properties)
-    return Event.from_wire(kind, properties)
+    event_class = Event.REGISTRY.get(kind)
+    if event_class is None:
+        raise InvalidInputError(f"the host sent an unknown event type {kind!r}")
+    event: Event = codec.load(event_class, properties)  # its validator built once per type, not per event
+    return event

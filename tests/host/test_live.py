@@ -31,6 +31,7 @@ async def test_two_front_ends_see_one_turn_and_one_answers_its_dialog(
     session = await vscode.create_session()
     seen_by_nvim = nvim.subscribe(session_id=session.id)
     seen_by_vscode = vscode.subscribe(PermissionAsked, PermissionReplied, session_id=session.id)
+    asked_in_nvim = nvim.subscribe(PermissionAsked, session_id=session.id)
     turn = asyncio.create_task(vscode.prompt(session.id, [TextInput(type="text", text="delete calc.py")]))
 
     asked_ids = []
@@ -43,6 +44,8 @@ async def test_two_front_ends_see_one_turn_and_one_answers_its_dialog(
         asked = next_event.result()
         if isinstance(asked, PermissionAsked):
             asked_ids.append(asked.request.id)
+            in_nvim = await asyncio.wait_for(asked_in_nvim.get(), 30)  # its own connection: its own pace
+            assert isinstance(in_nvim, PermissionAsked) and in_nvim.request.id == asked.request.id
             assert [r.id for r in nvim.dialogs.pending_permissions(session.id)] == [asked.request.id]
             assert [r.id for r in vscode.dialogs.pending_permissions()] == [asked.request.id]
             await nvim.dialogs.reply_permission(asked.request.id, "once")
