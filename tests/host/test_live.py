@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import pty
 import signal
 from pathlib import Path
 
@@ -128,3 +129,84 @@ async def test_a_dialog_outlives_the_front_end_that_vanished_and_another_answers
     last = (await other.messages(session.id))[-1]
     assert [p.text for p in last.parts if p.type == "text"] == ["Gone."]
     assert not (project / "calc.py").exists()
+
+
+async def test_a_run_asking_on_its_terminal_hears_the_answer_given_in_another_front_end(
+    host: HostProcess,
+    project: Path,
+    data_dir: Path,
+    env: dict[str, str],
+    model: FakeModelServer,
+    front_ends: list[RemoteAgent],
+) -> None:
+    model.script(Turn.tool_call("bash", {"command": "rm calc.py"}), Turn.text("Deleted it."))
+    nvim = await attach_as(front_ends, project, data_dir, "Neovim")
+    asks = nvim.subscribe(PermissionAsked)
+    main, terminal = pty.openpty()
+    run = await asyncio.create_subprocess_exec(
+        *AGENTLS,
+        "run",
+        "delete calc.py",
+        cwd=project,
+        env=env,
+        stdin=terminal,
+        stdout=terminal,
+        stderr=terminal,
+    )
+    os.close(terminal)
+    screen = Screen(main)
+    try:
+        answered = 0
+        while run.returncode is None:
+            next_ask = asyncio.ensure_future(asks.get())
+            ended = asyncio.ensure_future(run.wait())
+            await asyncio.wait({next_ask, ended}, timeout=60, return_when=asyncio.FIRST_COMPLETED)
+            ended.cancel()
+            if not next_ask.done():
+                next_ask.cancel()
+                break
+            asked = next_ask.result()
+            assert isinstance(asked, PermissionAsked)
+            await screen.wait_for("allow? [y]es / [a]lways / [n]o:", answered + 1)
+            await nvim.dialogs.reply_permission(asked.request.id, "once")
+            answered += 1
+            await screen.wait_for("once: answered in Neovim", answered)
+        assert await asyncio.wait_for(run.wait(), 60) == 0, screen.text
+        assert answered >= 1 and "Deleted it." in screen.text
+        assert not (project / "calc.py").exists()
+    finally:
+        if run.returncode is None:
+            run.kill()
+            await run.wait()
+        screen.close()
+
+
+class Screen:
+    """What a process writes to its terminal, read as it comes."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.text = ""
+        self._changed = asyncio.Event()
+        os.set_blocking(fd, False)
+        asyncio.get_running_loop().add_reader(fd, self._read)
+
+    def _read(self) -> None:
+        try:
+            chunk = os.read(self.fd, 65536)
+        except OSError:  # the other side closed (EIO on Linux)
+            chunk = b""
+        if not chunk:
+            asyncio.get_running_loop().remove_reader(self.fd)
+        self.text += chunk.decode(errors="replace")
+        self._changed.set()
+
+    async def wait_for(self, text: str, count: int = 1) -> None:
+        async with asyncio.timeout(60):
+            while self.text.count(text) < count:
+                self._changed.clear()
+                await self._changed.wait()
+
+    def close(self) -> None:
+        asyncio.get_running_loop().remove_reader(self.fd)
+        os.close(self.fd)
