@@ -143,6 +143,7 @@ async def start_host(data_dir: Path, *, idle_s: float | None = None, wait_for_lo
     read_end, write_end = os.pipe()
     command = [
         sys.executable,
+        "-P",  # never the working folder first on the path: a project's own `host/` is not agentls's
         "-m",
         "host",
         "--data-dir",
@@ -185,6 +186,7 @@ def _launch(command: list[str], log_path: Path, ready_fd: int) -> subprocess.Pop
             stderr=log_file,
             pass_fds=(ready_fd,),
             start_new_session=True,
+            cwd=log_path.parent,
             env={**os.environ, "PYTHONPATH": _source_root(os.environ.get("PYTHONPATH"))},
         )
 

@@ -138,13 +138,17 @@ def _new_log(data_dir: Path) -> Path:
     return data_dir / f"host-{len(list(data_dir.glob('host-*.log')))}.log"
 
 
-async def start_host(data_dir: Path, env: dict[str, str], *extra: str) -> tuple[HostProcess, str]:
-    """A host process and the first line it wrote to its ready pipe ('' when it exited first)."""
+async def start_host(
+    data_dir: Path, env: dict[str, str], *extra: str, python: tuple[str, ...] = ()
+) -> tuple[HostProcess, str]:
+    """A host process and the first line it wrote to its ready pipe ('' when it exited first);
+    ``python``: the interpreter's own options."""
     log = _new_log(data_dir)
     read_end, write_end = os.pipe()
     with log.open("ab") as out:
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
+            *python,
             "-m",
             "host",
             "--data-dir",
@@ -152,6 +156,7 @@ async def start_host(data_dir: Path, env: dict[str, str], *extra: str) -> tuple[
             "--ready-fd",
             str(write_end),
             *extra,
+            cwd=data_dir,  # not the source tree: `-m` puts the working folder first on the path
             env=env,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=out,

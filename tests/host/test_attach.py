@@ -131,3 +131,17 @@ async def test_an_attached_prompt_streams_like_in_process(
                 deltas.append(event.delta)  # type: ignore[attr-defined]
     assert "".join(deltas) == "one two three"
     assert [p.text for p in answer.parts if p.type == "text"] == ["one two three"]
+
+
+async def test_a_started_host_is_agentls_even_from_a_project_with_its_own_host_package(
+    project: Path, env: dict[str, str], model: FakeModelServer
+) -> None:
+    (project / "host").mkdir()
+    (project / "host" / "__init__.py").write_text("")
+    (project / "host" / "__main__.py").write_text("raise SystemExit('the project s own host module ran')\n")
+    model.script(Turn.text("from agentls's host"))
+    code, out, err = await agentls("run", "hi", "--attach", cwd=project, env=env)
+    assert code == 0 and "from agentls's host" in out, err
+    assert "not attached" not in err
+    code, _, err = await agentls("host", "stop", cwd=project, env=env)
+    assert code == 0, err

@@ -7,7 +7,9 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import signal
+import site
 import socket
 import subprocess
 from pathlib import Path
@@ -267,3 +269,35 @@ async def test_a_socket_folder_open_to_others_is_not_used(
         assert len(notices) == 1 and "can be opened by other users" in notices[0]
     finally:
         await agent.close()
+
+
+async def test_an_upgraded_run_replaces_an_idle_host_of_the_old_version(
+    data_dir: Path, env: dict[str, str], project: Path, model: FakeModelServer, tmp_path: Path
+) -> None:
+    old_tree = tmp_path / "old-agentls"
+    await asyncio.to_thread(_copy_tree_as_version, old_tree, "0.0.1")
+    # -S: no site hooks, so the editable install's finder cannot put this tree's modules first.
+    path = os.pathsep.join([str(old_tree), *site.getsitepackages()])
+    old, line = await start_host(data_dir, {**env, "PYTHONPATH": path}, python=("-S",))
+    assert line.startswith("ready"), old.log_text()
+    code, out, err = await agentls("host", "status", "--json", cwd=project, env=env)
+    assert json.loads(out)["version"] == "0.0.1", (out, err)
+    model.script(Turn.text("from the new host"))
+    code, out, err = await agentls("run", "hi", "--attach", cwd=project, env=env)
+    assert code == 0 and "from the new host" in out, err
+    assert "not attached" not in err
+    assert await asyncio.wait_for(old.proc.wait(), 30) == 0  # the old host stopped, idle
+    code, out, err = await agentls("host", "status", "--json", cwd=project, env=env)
+    state = json.loads(out)
+    assert state["version"] == __version__ and state["pid"] != old.pid
+    await agentls("host", "stop", cwd=project, env=env)
+
+
+def _copy_tree_as_version(target: Path, version: str) -> None:
+    """agentls's packages copied to ``target``, with ``core.__version__`` set to ``version``."""
+    root = Path(__file__).resolve().parents[2]
+    ignore = shutil.ignore_patterns("__pycache__")
+    for package in ("core", "host", "prompts"):
+        shutil.copytree(root / package, target / package, ignore=ignore)
+    init = target / "core" / "__init__.py"
+    init.write_text(init.read_text().replace(f'"{__version__}"', f'"{version}"'))
