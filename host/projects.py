@@ -83,7 +83,7 @@ class Projects:
             self._opening[key] = task
         try:
             return await asyncio.shield(task)
-        except AgentError:
+        except Exception:  # any failure: the next open tries again (a fixed config, a freed disk)
             if self._opening.get(key) is task:
                 del self._opening[key]
             raise

@@ -71,18 +71,18 @@ def test_the_socket_folder_must_be_the_users_alone(
 
 
 def test_the_runtime_dir_comes_first_then_the_data_dir_then_tmp(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    runtime_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    runtime = tmp_path / "r"
+    runtime = runtime_dir / "r"  # short paths of the test's own: any tmp_path may be too long
     runtime.mkdir(mode=0o700)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
-    data = tmp_path / "d"
+    data = runtime_dir / "d"
     assert socket_path(data).parent == runtime / "agentls"
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / ("x" * 120)))  # too long for a socket
     assert socket_path(data).parent == data / "host"
     long_data = tmp_path / ("y" * 120)
     assert socket_path(long_data).parent == Path(f"/tmp/agentls-{os.getuid()}")
-    assert socket_path(data) != socket_path(tmp_path / "other")  # one host per data dir
+    assert socket_path(data) != socket_path(runtime_dir / "other")  # one host per data dir
 
 
 @pytest.mark.parametrize(
