@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+import core.errors as errors
 from core import __version__
 from core.message.prompt_input import TextInput
 from core.open import open_agent
@@ -301,3 +302,16 @@ def _copy_tree_as_version(target: Path, version: str) -> None:
         shutil.copytree(root / package, target / package, ignore=ignore)
     init = target / "core" / "__init__.py"
     init.write_text(init.read_text().replace(f'"{__version__}"', f'"{version}"'))
+
+
+async def test_a_project_that_failed_to_open_opens_for_the_next_front_end(
+    host: HostProcess, project: Path, data_dir: Path, tmp_path: Path, front_ends: list[RemoteAgent]
+) -> None:
+    user_config = tmp_path / "config" / "agentls.json"
+    user_config.parent.mkdir(parents=True, exist_ok=True)
+    user_config.write_text("{ not json")
+    with pytest.raises(errors.ConfigError):
+        await attach(project, data_dir=data_dir, client="first", mode="attach")
+    user_config.write_text("{}")
+    agent = await attach_as(front_ends, project, data_dir, "second")
+    assert await agent.list_sessions() == []
