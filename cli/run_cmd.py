@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from agentls.boot import startup_imports
+from cli.host_lost import restart_host
 from cli.render import Transcript
 from cli.terminal_input import read_line
 from cli.trust_prompt import settle_trust
@@ -150,11 +151,8 @@ async def turn(app: Agent, args: argparse.Namespace) -> int:
             session.id, [TextInput(type="text", text=args.prompt)], agent=args.agent, model=args.model
         )
     except ConnectionLost as exc:
-        print(
-            f"\nagentls: {exc}: the turn ended with the host; what it finished is kept in session "
-            f"{session.id} (agentls sessions show {session.id})",
-            file=sys.stderr,
-        )
+        print(f"\nagentls: {exc}: the turn ended with the host", file=sys.stderr)
+        await restart_host(app.directory, session.id, f"agentls run (pid {os.getpid()})")
         return 1
     finally:
         printer.cancel()

@@ -9,6 +9,7 @@ import os
 import sys
 from pathlib import Path
 
+from cli.host_lost import restart_host
 from cli.render import Transcript
 from cli.stored import open_store
 from cli.stored_lines import render_message
@@ -17,7 +18,7 @@ from core.config.paths import data_dir
 from core.events import PartUpdated, SessionIdle
 from core.message.models import MessageWithParts
 from core.remote.agent import RemoteAgent
-from core.remote.attach import AttachError, NoHost, attach
+from core.remote.attach import NoHost, attach
 
 
 def add_watch(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -84,19 +85,7 @@ async def _follow(
 async def _host_lost(agent: RemoteAgent, session_id: str) -> int:
     """Say once that the host went away, start a new one and show what the session kept."""
     print(f"agentls: the agent host stopped ({agent.lost_reason}): its turn ended with it", file=sys.stderr)
-    try:
-        again = await attach(
-            agent.directory, data_dir=data_dir(), client="agentls sessions watch", mode="auto"
-        )
-    except AttachError as exc:
-        print(f"agentls: the host could not be restarted: {exc}", file=sys.stderr)
-        return 1
-    try:
-        kept = await again.messages(session_id)
-        show = f"agentls sessions show {session_id}"
-        print(f"agentls: host restarted; the session keeps {len(kept)} message(s) ({show})", file=sys.stderr)
-    finally:
-        await again.close()
+    await restart_host(agent.directory, session_id, "agentls sessions watch")
     return 1
 
 

@@ -217,8 +217,13 @@ async def test_run_says_once_that_the_host_died_mid_turn(
     _, err = await asyncio.wait_for(run.communicate(), 60)
     assert run.returncode == 1
     text = err.decode()
-    assert text.count("the turn ended with the host") == 1 and "agentls sessions show ses_" in text
+    assert text.count("the turn ended with the host") == 1, text
+    # the prompt and the answer the model had begun (created before its request was sent)
+    assert "host restarted; the session keeps 2 message(s) (agentls sessions show ses_" in text
     assert "Traceback" not in text
+    code, out, err = await agentls("host", "status", "--json", cwd=project, env=env)
+    assert code == 0 and json.loads(out)["pid"] != host.pid, err  # a new host took over
+    await agentls("host", "stop", cwd=project, env=env)
 
 
 def _as_nobody(path: Path) -> subprocess.CompletedProcess[str]:
