@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import json
 import os
+import select
 import shutil
+import signal
 import sys
 import tempfile
 from collections.abc import AsyncIterator, Iterator
@@ -90,6 +93,26 @@ def env(
     for name, value in values.items():
         monkeypatch.setenv(name, value)
     yield {**os.environ, "PYTHONPATH": str(ROOT)}
+    stop_leftover_host(data_dir)
+
+
+def stop_leftover_host(data_dir: Path) -> None:
+    """End a host a failed test left on its data dir (one `--attach` started, detached)."""
+    lock = data_dir / "host.lock"
+    if not lock.exists():
+        return
+    with lock.open("r") as held:
+        try:
+            fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return  # no host holds it
+        except BlockingIOError:
+            pid = int(held.read().strip() or 0)
+    if pid:
+        with contextlib.suppress(ProcessLookupError):
+            fd = os.pidfd_open(pid)
+            os.kill(pid, signal.SIGTERM)
+            select.select([fd], [], [], 30)  # readable once it has exited
+            os.close(fd)
 
 
 def set_config(env: dict[str, str], data: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
