@@ -4,22 +4,26 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import signal
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from agentls.boot import startup_imports
+from cli.host_lost import restart_host
 from cli.render import Transcript
 from cli.terminal_input import read_line
 from cli.trust_prompt import settle_trust
-from core.events import PermissionAsked
+from core.events import PermissionAsked, PermissionReplied
 from core.message.models import AssistantMessage
 from core.message.prompt_input import TextInput
 from core.open import open_agent
+from core.remote.connection import ConnectionLost
 
 if TYPE_CHECKING:
     from core.api import Agent
+    from core.open import HostMode
 from core.stop_signals import exit_code, on_stop_signals
 
 TITLE_GRACE_S = 2.0  # the most a finished run waits for its session's title
@@ -37,6 +41,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     decide = parser.add_mutually_exclusive_group()
     decide.add_argument("--yes", action="store_true", help="allow every permission request (no TTY needed)")
     decide.add_argument("--deny", action="store_true", help="reject every permission request")
+    host = parser.add_mutually_exclusive_group()
+    host.add_argument(
+        "--attach",
+        action="store_true",
+        help="run in the shared agent host, starting it when none runs (default: attach only when one runs)",
+    )
+    host.add_argument("--no-host", action="store_true", help="run the agent in this process, never in a host")
     parser.add_argument("-C", dest="directory", default=".", help="the project folder")
     parser.add_argument(
         "--trust",
@@ -54,7 +65,13 @@ async def run(args: argparse.Namespace) -> int:
     args.no_terminal = not (args.yes or args.deny or sys.stdin.isatty())
     args.refused = []
     await settle_trust(Path(args.directory), trust_flag=args.trust, terminal=sys.stdin.isatty())
-    app = await open_agent(Path(args.directory), import_guard=startup_imports)
+    app = await open_agent(
+        Path(args.directory),
+        import_guard=startup_imports,
+        host=host_mode(args),
+        client=f"agentls run (pid {os.getpid()})",
+        notice=lambda text: print(f"agentls: {text}", file=sys.stderr),
+    )
     work = asyncio.current_task()
     assert work is not None, "run inside a task"
     stopped: list[signal.Signals] = []
@@ -80,6 +97,25 @@ async def run(args: argparse.Namespace) -> int:
     return 1 if args.refused else code
 
 
+def host_mode(args: argparse.Namespace) -> HostMode:
+    """--attach: auto; --no-host: never; else AGENTLS_HOST (auto, attach, never), else attach."""
+    if args.attach:
+        return "auto"
+    if args.no_host:
+        return "never"
+    chosen = os.environ.get("AGENTLS_HOST", "attach")
+    mode = _MODES.get(chosen)
+    if mode is None:
+        print(
+            f"agentls: AGENTLS_HOST={chosen!r} is not auto, attach or never: not attaching", file=sys.stderr
+        )
+        return "never"
+    return mode
+
+
+_MODES: dict[str, HostMode] = {"auto": "auto", "attach": "attach", "never": "never"}
+
+
 async def turn(app: Agent, args: argparse.Namespace) -> int:
     """One prompt in a new or continued session, streamed to stdout."""
     if args.session:
@@ -93,19 +129,31 @@ async def turn(app: Agent, args: argparse.Namespace) -> int:
     sub = app.subscribe()
     answers: set[asyncio.Task[None]] = set()
 
+    asking: dict[str, asyncio.Task[None]] = {}
+
     async def pump() -> None:
         async for event in sub:
             transcript.handle(event)
             if isinstance(event, PermissionAsked):
                 task = asyncio.create_task(_answer(app, event, args))
                 answers.add(task)
+                asking[event.request.id] = task
                 task.add_done_callback(answers.discard)
+            elif isinstance(event, PermissionReplied) and (waiting := asking.pop(event.requestID, None)):
+                if waiting.done():
+                    continue
+                waiting.cancel()  # answered in another front end attached to the same host
+                print(f"\n  {event.reply}: answered in {_answerer(app, event.requestID)}", flush=True)
 
     printer = asyncio.create_task(pump())
     try:
         answer = await app.prompt(
             session.id, [TextInput(type="text", text=args.prompt)], agent=args.agent, model=args.model
         )
+    except ConnectionLost as exc:
+        print(f"\nagentls: {exc}: the turn ended with the host", file=sys.stderr)
+        await restart_host(app.directory, session.id, f"agentls run (pid {os.getpid()})")
+        return 1
     finally:
         printer.cancel()
         while (event := sub.get_nowait()) is not None:  # what the printer had not taken yet
@@ -142,6 +190,13 @@ async def _answer(app: Agent, event: PermissionAsked, args: Any) -> None:
         text = await read_line("  allow? [y]es / [a]lways / [n]o: ")
         reply = REPLIES.get(text.strip().lower(), "reject")
     await app.dialogs.reply_permission(request.id, reply)
+
+
+def _answerer(app: Agent, request_id: str) -> str:
+    """Who answered a permission request elsewhere (only an attached agent knows)."""
+    answered_by = getattr(app, "answered_by", None)  # RemoteAgent's; the in-process agent has no others
+    name = answered_by(request_id) if answered_by is not None else None
+    return str(name or "another front end")
 
 
 def _no_terminal(permission: str, patterns: list[str]) -> str:

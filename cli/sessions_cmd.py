@@ -1,5 +1,5 @@
-"""`agentls sessions list | search QUERY | show ID | export ID | delete ID`: this project's stored
-sessions."""
+"""`agentls sessions list | search QUERY | show ID | export ID | delete ID | watch ID`: this
+project's stored sessions (watch: a running turn, live, from the agent host)."""
 
 from __future__ import annotations
 
@@ -10,20 +10,14 @@ from pathlib import Path
 from typing import Any
 
 from cli.sessions_search import add_search
+from cli.sessions_watch import add_watch
 from cli.stored import open_store, stamp
+from cli.stored_lines import render_message
 from core.config.paths import worktree_of
 from core.message.markdown import session_markdown
 from core.message.models import (
-    AgentPart,
-    AssistantMessage,
-    FilePart,
     MessageWithParts,
-    ReasoningPart,
     Session,
-    StepFinishPart,
-    SubtaskPart,
-    TextPart,
-    ToolPart,
 )
 from core.message.title_text import clean_title
 from core.storage import InvalidRow
@@ -44,6 +38,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     listing.set_defaults(func=run_list)
 
     add_search(actions)
+    add_watch(actions)
 
     for name, func, text in (
         ("show", run_show, "print a session's transcript"),
@@ -147,37 +142,3 @@ async def run_delete(args: argparse.Namespace) -> int:
     children = len(deleted) - 1
     print(f"deleted {args.id}" + (f" and {children} child session(s)" if children > 0 else ""))
     return 0
-
-
-def render_message(message: MessageWithParts) -> list[str]:
-    """A message as transcript lines: a header, then one block per part."""
-    info = message.info
-    lines = [f"── {info.role} {info.id}  {stamp(info.time.created)}"]
-    for part in message.parts:
-        lines.extend(_render_part(part))
-    if isinstance(info, AssistantMessage) and info.error is not None:
-        lines.append(f"[error {info.error.name}] {info.error.message}")
-    return lines
-
-
-def _render_part(part: Any) -> list[str]:
-    if isinstance(part, TextPart):
-        return [] if part.ignored else [part.text]
-    if isinstance(part, ReasoningPart):
-        return [f"[reasoning] {part.text}"]
-    if isinstance(part, ToolPart):
-        state = part.state
-        detail = getattr(state, "title", None) or getattr(state, "error", None) or json.dumps(state.input)
-        return [f"[tool {part.tool} {state.status}] {detail}"]
-    if isinstance(part, FilePart):
-        return [f"[file {part.filename or part.url}] {part.mime}"]
-    if isinstance(part, StepFinishPart):
-        t = part.tokens
-        return [f"[step {part.reason}] tokens in {t.input} out {t.output}, cost {part.cost:.4f}"]
-    if isinstance(part, AgentPart):
-        return [f"[agent @{part.name}]"]
-    if isinstance(part, SubtaskPart):
-        return [f"[subtask {part.agent}] {part.description}"]
-    if part.type in ("step-start", "snapshot", "patch"):
-        return []  # bookkeeping with nothing to read
-    return [f"[{part.type}]"]

@@ -2,7 +2,8 @@
 
 Cheap to import: the agent's module (litellm's routes, the store, tokenizers, every tool) is
 imported on a thread when ``open_agent`` runs, so that a server answers ``initialize`` first and
-its event loop keeps serving meanwhile.
+its event loop keeps serving meanwhile. With ``host`` it is the agent of the per-user host
+(``core.remote``): the same door, attached.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import importlib
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from core.api import Agent, Layer, SessionReads
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
     from core.workspace import Workspace
 
 ImportGuard = Callable[[], AbstractContextManager[object]]
+# never: in this process; attach: the host's agent when a host runs; auto: start one when none does
+HostMode = Literal["auto", "attach", "never"]
 
 
 async def open_agent(
@@ -36,6 +39,9 @@ async def open_agent(
     editor: EditorIntelligence | None = None,
     import_guard: ImportGuard = nullcontext,
     opened: OpenedProject | None = None,
+    host: HostMode = "never",
+    client: str = "agentls",
+    notice: Callable[[str], None] | None = None,
 ) -> Agent:
     """Open the agent of the project at ``directory``.
 
@@ -46,8 +52,23 @@ async def open_agent(
     tools ask (offered while ``editor.supported()`` names their query); ``import_guard``: wraps
     the agent's import (a fresh process pauses the garbage collector meanwhile); ``opened``: the
     project ``open_project`` opened with ``layers`` (a host that answered from its store while the
-    agent loaded).
+    agent loaded); ``host``: attach to the per-user host's agent (``client``: the name other front
+    ends see). Whenever the host cannot be used the agent opens in-process, as without ``host``, and
+    ``notice`` is told why (not when ``attach`` finds no host running: that is no failure).
     """
+    if host != "never":
+        attached = await _attached(
+            directory,
+            layers,
+            data_dir,
+            host,
+            client,
+            notice,
+            local=(workspace is not None or bool(tools) or editor is not None or opened is not None),
+            import_guard=import_guard,
+        )
+        if attached is not None:
+            return attached
     open_app = await asyncio.to_thread(_opener, import_guard)
     opened_agent = await open_app(
         directory,
@@ -78,6 +99,40 @@ def session_reader(opened: OpenedProject) -> SessionReads:
     from core.session.reader import SessionReader  # loaded with the store
 
     return SessionReader(opened.store, opened.project_id)
+
+
+async def _attached(
+    directory: Path,
+    layers: Sequence[Layer],
+    data_dir: Path | None,
+    host: HostMode,
+    client: str,
+    notice: Callable[[str], None] | None,
+    local: bool,
+    import_guard: ImportGuard,
+) -> Agent | None:
+    """The host's agent of the project, or None (and why, to ``notice``) to open it here."""
+    say = notice or (lambda _text: None)
+    if local:
+        say("not attached to the host: it cannot reach this front end's editor buffers or tools yet")
+        return None
+    # The guard covers the first validations too: pydantic looks for plugins when it builds the
+    # first schema, which the attach does (the front door's records, the host's answers).
+    with import_guard():
+        from core.config.paths import data_dir as default_data_dir
+        from core.remote.attach import AttachError, NoHost, attach
+
+        try:
+            return await attach(
+                directory, layers=layers, data_dir=data_dir or default_data_dir(), client=client, mode=host
+            )
+        except NoHost:
+            if host == "auto":
+                say("not attached: the host did not start; the agent runs in this process")
+            return None
+        except AttachError as exc:
+            say(f"not attached to the host ({exc}); the agent runs in this process")
+            return None
 
 
 def _opener(import_guard: ImportGuard) -> Callable[..., Awaitable[OpenedAgent]]:

@@ -101,6 +101,7 @@ def test_the_wheel_carries_the_prompts_data_and_license(installed: Installed) ->
     info = f"agentls-{__version__}.dist-info"
     assert f"{info}/licenses/LICENSE" in names
     assert not any(n.startswith(("tests/", "bench/", "editors/")) for n in names)
+    assert {"host/__main__.py", "core/remote/attach.py"} <= names  # `python -m host`: the agent host
 
 
 def test_the_metadata_has_one_version_the_license_urls_and_the_python_floor(installed: Installed) -> None:

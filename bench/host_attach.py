@@ -1,0 +1,90 @@
+"""`agentls run` attached to a warm agent host against the same run in its own process (issue #39).
+
+Interleaved runs of a one-turn answer, each a fresh `agentls run` process timed from outside:
+start → first model request (the host makes it when attached), whole process, peak RSS of the
+run's own process, CPU. The host is started once (`agentls host start`) and warmed by one
+attached run, as an editor would have done; `--no-host` runs beside it for the cold figure.
+
+    .venv/bin/python bench/host_attach.py [--runs 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.startup import ANSWER, Bench, Figures, StampedModel, agentls, calibrate, report, wait_exit
+
+GOALS = {"attached: start → first model request": 0.080}
+
+
+def one_run(bench: Bench, figures: Figures | None, attached: bool) -> None:
+    """``agentls run "say hello" --yes``, attached to the host or with ``--no-host``."""
+    bench.script()
+    seen = len(bench.model.arrived)
+    name = "attached" if attached else "no host"
+    out = bench.tmp / "run.out"
+    command = [agentls(), "run", "say hello", "--yes", "-C", str(bench.root)]
+    with out.open("wb") as stdout:
+        began = time.perf_counter()
+        proc = subprocess.Popen(
+            [*command, *([] if attached else ["--no-host"])],
+            env=bench.env(),
+            stdin=subprocess.DEVNULL,
+            stdout=stdout,
+            stderr=subprocess.PIPE,
+        )
+        exited, rss, cpu = wait_exit(proc)
+    stderr = proc.stderr.read().decode() if proc.stderr else ""
+    if proc.returncode != 0 or ANSWER not in out.read_text() or "not attached" in stderr:
+        sys.exit(f"agentls run ({name}) failed ({proc.returncode}):\n{out.read_text()}\n{stderr}")
+    if figures is not None:
+        figures.add(f"{name}: start → first model request", bench.model.arrived[seen] - began)
+        figures.add(f"{name}: whole process", exited - began)
+        figures.add(f"{name}: run's peak RSS (MiB)", rss)
+        figures.add(f"{name}: run's CPU time, user + sys", cpu)
+
+
+def host(bench: Bench, action: str) -> None:
+    """``agentls host ACTION`` on the bench's data dir."""
+    subprocess.run([agentls(), "host", action], env=bench.env(), check=True, stdout=subprocess.DEVNULL)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=10)
+    args = parser.parse_args()
+    figures = Figures()
+    with (
+        tempfile.TemporaryDirectory() as name,
+        StampedModel.threaded() as model,
+        StampedModel.threaded() as titles,
+    ):
+        bench = Bench(Path(name), model, titles)
+        bench.root.mkdir()
+        (bench.root / "hello.py").write_text("print('hello')\n")
+        host(bench, "start")
+        try:
+            one_run(bench, None, attached=True)  # warm-up: the host opens the project, as an editor did
+            one_run(bench, None, attached=False)
+            for _ in range(args.runs):
+                one_run(bench, figures, attached=True)
+                one_run(bench, figures, attached=False)
+        finally:
+            host(bench, "stop")
+    report(figures)
+    for goal_name, goal in GOALS.items():
+        median = figures.median(goal_name)
+        print(f"{goal_name}: goal ≤ {goal * 1000:g} ms: {'met' if median <= goal else 'MISSED'}")
+    bare = calibrate(args.runs) * 1000
+    print(f"machine load check: bare `python -c pass` median {bare:.0f} ms (compare runs by it)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,382 @@
+"""``RemoteAgent``: the ``core.api.Agent`` of a project whose agent runs in the host.
+
+Each async method is one ``call`` on the connection; the events of the host's agent arrive as
+notifications and are published on a bus of the front end's own, so ``subscribe`` and ``listen``
+behave as in-process; the synchronous methods read a ``Mirror`` the events keep current. Closing
+detaches: the host's turns go on (another front end may watch them), as a cancelled ``prompt``
+aborts its turn, as in-process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from core.api import (
+    CommandList,
+    CommandResult,
+    ConfigInfo,
+    EffortState,
+    Layer,
+    ModelLimits,
+    ModeState,
+    PromptMode,
+    PromptParts,
+    ProviderChoice,
+    Reconfigured,
+    Reply,
+    RevertResult,
+    ReviewComment,
+    Ruleset,
+    SearchHit,
+)
+from core.bus import Bus, Subscription
+from core.errors import InvalidInputError, NotFoundError
+from core.events import Event, FileDiff, PartDelta, PermissionRequest, QuestionRequest, QueuedPrompt
+from core.message.context_items import ContextItem, ResolvedItem
+from core.message.models import MessageWithParts, Session, Todo
+from core.message.review import Hunk, ReviewResult
+from core.remote import codec
+from core.remote.connection import Connection
+from core.remote.mirror import Mirror, pending
+
+log = logging.getLogger(__name__)
+
+
+class RemoteAgent:
+    """A project's agent in the host, driven over one connection."""
+
+    def __init__(self, conn: Connection, opened: dict[str, Any], host_pid: int) -> None:
+        self._conn = conn
+        self._project = str(opened["project"])
+        self._directory = Path(opened["directory"])
+        self._worktree = Path(opened["worktree"])
+        self.host_pid = host_pid
+        self.mirror = Mirror(opened)
+        self.bus = Bus()
+        self._dialogs = RemoteDialogs(self)
+        self._background: set[asyncio.Task[Any]] = set()
+
+    # --- the connection's side ------------------------------------------------------------
+
+    def on_notification(self, method: str, params: dict[str, Any]) -> None:
+        """Take one notification of the host (events, facts, who answered a dialog)."""
+        if params.get("project") != self._project:
+            return
+        if method == "event":
+            event = _event(params)
+            self.mirror.apply(event)
+            self.bus.publish(event)
+        elif method == "facts":
+            self.mirror.set_facts(params["facts"])
+        elif method == "answering":
+            self.mirror.answered_by[str(params.get("requestID"))] = str(params.get("client"))
+
+    @property
+    def lost(self) -> asyncio.Event:
+        """Set when the connection to the host is gone (the host stopped or was killed)."""
+        return self._conn.closed
+
+    @property
+    def lost_reason(self) -> str:
+        """What ended the connection."""
+        return self._conn.close_reason
+
+    def running(self, session_id: str) -> bool:
+        """Whether a turn of the session runs in the host now."""
+        return session_id in self.mirror.busy
+
+    def answered_by(self, request_id: str) -> str | None:
+        """The client that answered a dialog, when another front end did."""
+        return self.mirror.answered_by.get(request_id)
+
+    async def call(self, method: str, **args: Any) -> Any:
+        """Call ``method`` of the host's agent with ``args``; its result as the method's type."""
+        params = {"project": self._project, "method": method, "args": codec.dump_args(method, args)}
+        return codec.load_result(method, await self._conn.request("call", params))
+
+    def send(self, method: str, **args: Any) -> None:
+        """Call a method whose in-process twin returns nothing synchronously (its failure is logged)."""
+        task = asyncio.ensure_future(self.call(method, **args))
+        self._background.add(task)
+        task.add_done_callback(self._sent)
+
+    def _sent(self, task: asyncio.Task[Any]) -> None:
+        self._background.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("host: a call failed: %s", task.exception())
+
+    # --- the Agent protocol -------------------------------------------------------------------
+
+    @property
+    def directory(self) -> Path:
+        return self._directory
+
+    @property
+    def worktree(self) -> Path:
+        return self._worktree
+
+    @property
+    def dialogs(self) -> RemoteDialogs:
+        return self._dialogs
+
+    async def create_session(
+        self, title: str | None = None, agent: str | None = None, model: str | None = None
+    ) -> Session:
+        result: Session = await self.call("create_session", title=title, agent=agent, model=model)
+        return result
+
+    async def list_sessions(self, limit: int = 50, before: str | None = None) -> list[Session]:
+        result: list[Session] = await self.call("list_sessions", limit=limit, before=before)
+        return result
+
+    async def get_session(self, session_id: str) -> Session:
+        result: Session = await self.call("get_session", session_id=session_id)
+        return result
+
+    async def rename_session(self, session_id: str, title: str) -> Session:
+        result: Session = await self.call("rename_session", session_id=session_id, title=title)
+        return result
+
+    async def delete_session(self, session_id: str) -> None:
+        await self.call("delete_session", session_id=session_id)
+
+    async def fork_session(self, session_id: str, message_id: str | None = None) -> Session:
+        result: Session = await self.call("fork_session", session_id=session_id, message_id=message_id)
+        return result
+
+    async def messages(
+        self, session_id: str, limit: int | None = None, before: str | None = None
+    ) -> list[MessageWithParts]:
+        result: list[MessageWithParts] = await self.call(
+            "messages", session_id=session_id, limit=limit, before=before
+        )
+        return result
+
+    async def search_sessions(
+        self,
+        query: str,
+        since: int | None = None,
+        until: int | None = None,
+        agent: str | None = None,
+        limit: int = 20,
+    ) -> list[SearchHit]:
+        result: list[SearchHit] = await self.call(
+            "search_sessions", query=query, since=since, until=until, agent=agent, limit=limit
+        )
+        return result
+
+    async def export_markdown(self, session_id: str) -> str:
+        result: str = await self.call("export_markdown", session_id=session_id)
+        return result
+
+    async def todos(self, session_id: str) -> list[Todo]:
+        result: list[Todo] = await self.call("todos", session_id=session_id)
+        return result
+
+    async def diff(self, session_id: str, message_id: str | None = None) -> list[FileDiff]:
+        result: list[FileDiff] = await self.call("diff", session_id=session_id, message_id=message_id)
+        return result
+
+    async def revert(self, session_id: str, message_id: str, part_id: str | None = None) -> RevertResult:
+        result: RevertResult = await self.call(
+            "revert", session_id=session_id, message_id=message_id, part_id=part_id
+        )
+        return result
+
+    async def unrevert(self, session_id: str) -> RevertResult:
+        result: RevertResult = await self.call("unrevert", session_id=session_id)
+        return result
+
+    async def review(self, session_id: str) -> list[Hunk]:
+        result: list[Hunk] = await self.call("review", session_id=session_id)
+        return result
+
+    async def keep(
+        self, session_id: str, hunk_ids: Sequence[str] | None = None, file: str | None = None
+    ) -> ReviewResult:
+        result: ReviewResult = await self.call("keep", session_id=session_id, hunk_ids=hunk_ids, file=file)
+        return result
+
+    async def undo(
+        self, session_id: str, hunk_ids: Sequence[str] | None = None, file: str | None = None
+    ) -> ReviewResult:
+        result: ReviewResult = await self.call("undo", session_id=session_id, hunk_ids=hunk_ids, file=file)
+        return result
+
+    async def file_at_snapshot(self, snapshot: str, path: str) -> bytes | None:
+        result: bytes | None = await self.call("file_at_snapshot", snapshot=snapshot, path=path)
+        return result
+
+    async def compact(self, session_id: str) -> MessageWithParts:
+        result: MessageWithParts = await self.call("compact", session_id=session_id)
+        return result
+
+    async def prompt(
+        self,
+        session_id: str,
+        parts: PromptParts,
+        agent: str | None = None,
+        model: str | None = None,
+        no_reply: bool = False,
+        mode: PromptMode = "steer",
+    ) -> MessageWithParts:
+        result: MessageWithParts = await self.call(
+            "prompt",
+            session_id=session_id,
+            parts=parts,
+            agent=agent,
+            model=model,
+            no_reply=no_reply,
+            mode=mode,
+        )
+        return result
+
+    def queued(self, session_id: str) -> list[QueuedPrompt]:
+        return list(self.mirror.queues.get(session_id, []))
+
+    def update_queued(self, session_id: str, queue_id: str, parts: PromptParts) -> QueuedPrompt:
+        item = self.mirror.queued_prompt(session_id, queue_id)
+        self.send("update_queued", session_id=session_id, queue_id=queue_id, parts=parts)
+        return item.model_copy(update={"parts": list(parts)})
+
+    def remove_queued(self, session_id: str, queue_id: str) -> None:
+        self.mirror.queued_prompt(session_id, queue_id)
+        self.send("remove_queued", session_id=session_id, queue_id=queue_id)
+
+    async def abort(self, session_id: str) -> None:
+        await self.call("abort", session_id=session_id)
+
+    async def commands(self) -> CommandList:
+        result: CommandList = await self.call("commands")
+        return result
+
+    async def run_command(
+        self,
+        session_id: str,
+        name: str,
+        arguments: str = "",
+        agent: str | None = None,
+        model: str | None = None,
+        attachments: PromptParts = (),
+    ) -> CommandResult:
+        result: CommandResult = await self.call(
+            "run_command",
+            session_id=session_id,
+            name=name,
+            arguments=arguments,
+            agent=agent,
+            model=model,
+            attachments=attachments,
+        )
+        return result
+
+    def check_model(self, ref: str | None = None) -> str:
+        return self.mirror.check_model(ref)
+
+    def config_info(self) -> ConfigInfo:
+        return self.mirror.config_info
+
+    async def providers(self) -> list[ProviderChoice]:
+        result: list[ProviderChoice] = await self.call("providers")
+        return result
+
+    def model_limits(self, ref: str) -> ModelLimits:
+        return self.mirror.model_limits(ref)
+
+    async def reconfigure(self, layers: Sequence[Layer] | None = None) -> Reconfigured:
+        result: Reconfigured = await self.call("reconfigure", layers=layers)
+        return result
+
+    def subscribe(self, *types: type[Event], session_id: str | None = None) -> Subscription:
+        return self.bus.subscribe(*types, session_id=session_id)
+
+    def listen(self, callback: Callable[[Event], None], *types: type[Event]) -> Callable[[], None]:
+        return self.bus.listen(callback, *types)
+
+    async def close(self, grace: float = 0.0) -> None:
+        """Detach from the host: its agent and any turn it runs go on."""
+        del grace  # the host's agent finishes its own background work
+        if self._background:
+            await asyncio.wait(self._background, timeout=5.0)
+        self._conn.close()
+
+    async def unrecorded_steps(self, session_id: str, message_id: str | None = None) -> int:
+        result: int = await self.call("unrecorded_steps", session_id=session_id, message_id=message_id)
+        return result
+
+    async def session_mode(self, session_id: str, mode: str | None = None) -> ModeState:
+        result: ModeState = await self.call("session_mode", session_id=session_id, mode=mode)
+        return result
+
+    async def session_effort(
+        self, session_id: str, effort: str | None = None, model: str | None = None
+    ) -> EffortState:
+        result: EffortState = await self.call(
+            "session_effort", session_id=session_id, effort=effort, model=model
+        )
+        return result
+
+    async def review_comment(
+        self, session_id: str, comments: Sequence[ReviewComment], send: bool = True
+    ) -> MessageWithParts:
+        result: MessageWithParts = await self.call(
+            "review_comment", session_id=session_id, comments=comments, send=send
+        )
+        return result
+
+    async def resolve_context(
+        self, session_id: str | None, items: Sequence[ContextItem]
+    ) -> list[ResolvedItem]:
+        result: list[ResolvedItem] = await self.call("resolve_context", session_id=session_id, items=items)
+        return result
+
+
+class RemoteDialogs:
+    """``core.api.Dialogs`` of a ``RemoteAgent``: pending requests from its mirror, answers sent."""
+
+    def __init__(self, agent: RemoteAgent) -> None:
+        self._agent = agent
+
+    def pending_permissions(self, session_id: str | None = None) -> list[PermissionRequest]:
+        return pending(self._agent.mirror.permissions, session_id, lambda r: r.sessionID)
+
+    async def reply_permission(
+        self, request_id: str, reply: Reply, message: str | None = None, edited: str | None = None
+    ) -> None:
+        await self._agent.call(
+            "dialogs.reply_permission", request_id=request_id, reply=reply, message=message, edited=edited
+        )
+
+    def pending_questions(self, session_id: str | None = None) -> list[QuestionRequest]:
+        return pending(self._agent.mirror.questions, session_id, lambda r: r.sessionID)
+
+    def answer(self, request_id: str, answers: list[list[str]]) -> None:
+        self._known_question(request_id)
+        self._agent.send("dialogs.answer", request_id=request_id, answers=answers)
+
+    def dismiss(self, request_id: str) -> None:
+        self._known_question(request_id)
+        self._agent.send("dialogs.dismiss", request_id=request_id)
+
+    def deny_in_session(self, session_id: str, rules: Ruleset) -> None:
+        self._agent.send("dialogs.deny_in_session", session_id=session_id, rules=rules)
+
+    def _known_question(self, request_id: str) -> None:
+        if request_id not in self._agent.mirror.questions:
+            raise NotFoundError(f"no pending question {request_id}")
+
+
+def _event(params: dict[str, Any]) -> Event:
+    """The event a notification carries (a streamed delta built directly: there are thousands)."""
+    kind, properties = str(params.get("type")), params.get("properties") or {}
+    if kind == PartDelta.TYPE:
+        return PartDelta(**properties)
+    event_class = Event.REGISTRY.get(kind)
+    if event_class is None:
+        raise InvalidInputError(f"the host sent an unknown event type {kind!r}")
+    event: Event = codec.load(event_class, properties)  # its validator built once per type, not per event
+    return event

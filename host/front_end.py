@@ -1,0 +1,176 @@
+"""One front end attached to the host: its hello, the projects it opened, its calls, its events.
+
+The first request must be ``hello``: a front end of another protocol version, of another agentls
+version (the host is then replaced when idle) or with another environment is refused with a
+message saying which. A front end's call runs on as the agent's own task: when the front end
+goes away its turn goes on (others may be watching it); when it cancels the call, the call is
+cancelled as in-process (a prompt's turn is aborted).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from core.api import Layer
+from core.events import ConfigUpdated, Event
+from core.remote import codec
+from core.remote.connection import Connection, RemoteError
+from core.remote.wire import ENVIRONMENT_MISMATCH, HOST_REPLACED, NOT_ATTACHED, PROTOCOL_MISMATCH
+from host.hub import Hub
+from host.projects import Project
+
+log = logging.getLogger(__name__)
+
+# Answering one of these closes the dialog everywhere: the others learn who answered first.
+_ANSWERS = {"dialogs.reply_permission", "dialogs.answer", "dialogs.dismiss"}
+
+
+class FrontEnd:
+    """One attached connection."""
+
+    def __init__(self, hub: Hub, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.hub = hub
+        self.conn = Connection(reader, writer, self._request, lambda _m, _p: None)
+        self.name = ""
+        self.control = False  # `agentls host status|stop`: no project, not listed among the clients
+        self.listening: dict[str, Callable[[], None]] = {}
+
+    async def serve(self) -> None:
+        """Serve the connection until it closes, then stop sending it events."""
+        try:
+            await self.conn.run()
+        finally:
+            for stop in self.listening.values():
+                stop()
+            self.listening.clear()
+            self.hub.front_ends.discard(self)
+            self.hub.changed.set()
+
+    async def _request(self, method: str, params: dict[str, Any]) -> Any:
+        if method == "hello":
+            return self._hello(params)
+        if self not in self.hub.front_ends:
+            raise RemoteError(NOT_ATTACHED, "the first request must be hello")
+        if method == "open":
+            return await self._open(params)
+        if method == "call":
+            return await self._call(params)
+        if method == "status":
+            return self.hub.status()
+        if method == "stop":
+            self.hub.stopping.set()
+            return {"stopping": True}
+        raise RemoteError(-32601, f"the host has no method {method!r}")
+
+    def _hello(self, params: dict[str, Any]) -> dict[str, Any]:
+        hub = self.hub
+        protocol, version = params.get("protocol"), params.get("version")
+        if protocol != hub.protocol:
+            self._close_soon()
+            raise RemoteError(
+                PROTOCOL_MISMATCH,
+                f"the host (agentls {hub.version}, pid {_pid()}) speaks protocol {hub.protocol}, this "
+                f"front end protocol {protocol}: stop it with `agentls host stop` to use this agentls",
+            )
+        if params.get("control"):
+            self.control = True
+            self.name = str(params.get("client") or "control")
+            hub.front_ends.add(self)
+            return {"protocol": hub.protocol, "version": hub.version, "pid": _pid()}
+        if version != hub.version:
+            hub.replaced = True
+            idle = not hub.busy()
+            self._close_soon()
+            if idle:
+                hub.stopping.set()
+            raise RemoteError(
+                HOST_REPLACED,
+                f"the host runs agentls {hub.version}, this front end {version}: the host "
+                + ("stops now" if idle else "stops when its running work ends"),
+            )
+        if params.get("environment") != hub.environment:
+            self._close_soon()
+            raise RemoteError(
+                ENVIRONMENT_MISMATCH,
+                "the host was started with another environment (agentls's variables, API keys, "
+                "proxies or home differ): its agents would not see this front end's settings",
+            )
+        if hub.replaced or hub.stopping.is_set():
+            self._close_soon()
+            raise RemoteError(HOST_REPLACED, "the host is stopping")
+        self.name = str(params.get("client") or "a front end")
+        hub.front_ends.add(self)
+        hub.changed.set()
+        return {"protocol": hub.protocol, "version": hub.version, "pid": _pid()}
+
+    async def _open(self, params: dict[str, Any]) -> dict[str, Any]:
+        directory = Path(str(params.get("directory", "")))
+        if not directory.is_absolute():
+            raise RemoteError(-32602, f"open needs an absolute directory, not {str(directory)!r}")
+        layers = [
+            Layer(str(item["name"]), item["data"], Path(item["path"]) if item.get("path") else None)
+            for item in params.get("layers", [])
+        ]
+        project = await self.hub.projects.open(directory, layers)
+        if project.handle not in self.listening:
+            self.listening[project.handle] = project.agent.listen(self._forwarder(project))
+        agent = project.agent
+        return {
+            "project": project.handle,
+            "directory": str(agent.directory),
+            "worktree": str(agent.worktree),
+            "facts": project.facts,
+            "permissions": codec.dump_result(
+                "dialogs.pending_permissions", agent.dialogs.pending_permissions()
+            ),
+            "questions": codec.dump_result("dialogs.pending_questions", agent.dialogs.pending_questions()),
+            "queued": {sid: codec.dump_result("queued", agent.queued(sid)) for sid in project.queue_sessions},
+            "busy": sorted(project.busy),
+        }
+
+    def _forwarder(self, project: Project) -> Callable[[Event], None]:
+        def forward(event: Event) -> None:
+            self.conn.notify("event", {"project": project.handle, **event.to_wire()})
+            if isinstance(event, ConfigUpdated):
+                self.conn.notify("facts", {"project": project.handle, "facts": project.facts})
+
+        return forward
+
+    async def _call(self, params: dict[str, Any]) -> Any:
+        handle = str(params.get("project"))
+        project = self.hub.projects.by_handle.get(handle)
+        if project is None or handle not in self.listening:
+            raise RemoteError(NOT_ATTACHED, f"no project {handle!r} opened on this connection")
+        method = str(params.get("method"))
+        args = codec.load_args(method, params.get("args") or {})
+        target: Any = project.agent.dialogs if method.startswith("dialogs.") else project.agent
+        function = getattr(target, method.removeprefix("dialogs."))
+        if method in _ANSWERS:
+            for other in self.hub.others(self, handle):
+                other.conn.notify(
+                    "answering", {"project": handle, "requestID": args.get("request_id"), "client": self.name}
+                )
+        if not inspect.iscoroutinefunction(function):
+            return codec.dump_result(method, function(**args))
+        call = asyncio.create_task(function(**args))
+        self.hub.track(call)
+        try:
+            result = await asyncio.shield(call)
+        except asyncio.CancelledError:
+            if not self.conn.closed.is_set():  # the front end cancelled it; a vanished one did not
+                call.cancel()
+            raise
+        return codec.dump_result(method, result)
+
+    def _close_soon(self) -> None:
+        asyncio.get_running_loop().call_soon(self.conn.close)
+
+
+def _pid() -> int:
+    return os.getpid()
