@@ -22,7 +22,8 @@ from core.tools import paths
 from core.tools.context import ToolContext
 
 SETTLE_SECONDS = 5.0  # the longest the tool waits for the editor's checkers after an edit
-POLL_SECONDS = 0.3  # between two readings of the diagnostics while they settle
+POLL_SECONDS = 0.25  # between two readings of the diagnostics while they settle
+QUIET_SECONDS = 1.0  # unchanged this long: settled
 MAX_SHOWN = 20
 COUNTED = ("error", "warning")
 
@@ -65,13 +66,15 @@ async def after_edit(ctx: ToolContext, files: Sequence[Path], before: Readings |
     await asyncio.gather(*(ctx.workspace.wait_diagnostics(p, SETTLE_SECONDS / 2) for p in files))
     previous = await read(ctx.editor, files)
     settled = False
+    since = time.monotonic()
     while previous is not None and time.monotonic() < deadline:
         await asyncio.sleep(POLL_SECONDS)
         now = await read(ctx.editor, files)
-        if now == previous:
+        if now != previous:
+            previous, since = now, time.monotonic()
+        elif time.monotonic() - since >= QUIET_SECONDS:
             settled = True
             break
-        previous = now
     if previous is None:
         return Delta(unavailable="the editor stopped answering diagnostics after the edit")
     return compare(before, previous, settled)
