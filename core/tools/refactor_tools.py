@@ -103,8 +103,9 @@ class RenameTool(EditorTool[RenameParams]):
         title = f"Rename {params.symbol} to {new}"
         if not edits:
             raise ToolError(
-                f"the editor's language server renames nothing for {params.symbol!r} on line {params.line}: "
-                "it may not be a symbol it can rename. Nothing was changed."
+                f"the editor's language servers rename nothing for {params.symbol!r} on line {params.line} "
+                f"of {paths.display(ctx, at.path)}: no server that renames serves this file, or that is "
+                "not a symbol one can rename. Nothing was changed."
             )
         changes, delta = await _land(ctx, title, f"rename {params.symbol} to {new}", edits)
         if not changes:

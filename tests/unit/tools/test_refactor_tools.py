@@ -299,7 +299,7 @@ async def test_a_server_that_times_out_is_the_tool_error_and_nothing_changes(
 
 async def test_nothing_to_rename_is_said_as_such(ctx: ToolContext, three: Path) -> None:
     ctx.editor = FakeEditor(renames=[])
-    with pytest.raises(ToolError, match=r"renames nothing for 'total' on line 1"):
+    with pytest.raises(ToolError, match=r"rename nothing for 'total' on line 1 of lib.ts: no server"):
         await RenameTool().execute(rename(), ctx)
 
 
