@@ -6,10 +6,12 @@ agent's own (reviewable, undoable as hunks), and each result carries the diagnos
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from demo.fake_script import Turn
 from tests.nvim.harness import Nvim
+from tests.nvim.test_editor_queries import TOY_LS
 from tests.tools import tool
 
 FILES = {
@@ -21,6 +23,9 @@ FILES = {
     "b.ts": "import { total } from './lib';\n\nconst sum = 3;\nexport const both = total([sum]);\n",
     "c.ts": "export const mean = average([1, 2, 3]);\n",
     "messy.ts": "export function f(x: number) {\nif (x) {\nreturn 1;\n}\nreturn 2;\n}\n",
+    "zed.ts": "export const zed = 1;\n",
+    "tidy.ts": "import { zed } from './zed';\nimport { average } from './lib';\n\n"
+    "export const x = average([zed]);\n",
     "notes.txt": "total is the sum\n",
 }
 IMPORT_FIX = 'Add import from "./lib"'
@@ -38,6 +43,7 @@ def test_rename_code_actions_and_format_come_from_the_real_server_and_land_as_th
         (nvim.project / name).write_text(text)
     nvim.extra_config["permission"]["edit"] = "allow"  # edits allowed by a rule are review hunks
     nvim.model.script(
+        Turn.tool_call("organize_imports", {"filePath": "tidy.ts"}),
         Turn.tool_call("rename", {"filePath": "lib.ts", "line": 1, "symbol": "total", "newName": "sum"}),
         Turn.tool_call("code_actions", {"filePath": "c.ts", "line": 1}),
         Turn.tool_call("code_actions", {"filePath": "c.ts", "line": 1, "apply": IMPORT_FIX}),
@@ -51,27 +57,34 @@ def test_rename_code_actions_and_format_come_from_the_real_server_and_land_as_th
     seen = json.loads(out.read_text())
     report = run.stderr + json.dumps(seen, indent=1)
 
-    renamed = tool_results(nvim, 1)
+    organized = tool_results(nvim, 1)
+    assert organized.startswith("Applied “Organize Imports”"), organized
+    tidy = (
+        "import { average } from './lib';\nimport { zed } from './zed';\n\nexport const x = average([zed]);"
+    )
+    assert seen["tidy"] == tidy, report
+
+    renamed = tool_results(nvim, 2)
     assert renamed.startswith("Renamed total to sum:") and "3 files (a.ts, b.ts, lib.ts)" in renamed, renamed
     clash = "new: b.ts:1: error: Import declaration conflicts with local declaration of 'sum'. [typescript]"
     assert clash in renamed, renamed
     assert "new: b.ts:4: error: This expression is not callable." in renamed, renamed
     assert seen["renamed"]["a"] == FILES["a.ts"].replace("total", "sum").rstrip("\n"), report
 
-    listing = tool_results(nvim, 2)
+    listing = tool_results(nvim, 3)
     assert f"- {IMPORT_FIX} [quickfix]" in listing, listing
     assert "fixes: Cannot find name 'average'." in listing, listing
-    applied = tool_results(nvim, 3)
+    applied = tool_results(nvim, 4)
     assert f"Applied “{IMPORT_FIX}”: changed 1 file (c.ts)." in applied, applied
     assert "fixed: c.ts:1: error: Cannot find name 'average'." in applied, applied
     assert seen["c"].startswith('import { average } from "./lib";'), report
 
-    formatted = tool_results(nvim, 4)
+    formatted = tool_results(nvim, 5)
     assert formatted.startswith("Formatted messy.ts with the editor's formatter"), formatted
     three = "export function f(x: number) {\n   if (x) {\n      return 1;\n   }\n   return 2;\n}"
     assert seen["messy"] == three, report  # the buffer's shiftwidth, not the server's default 4
 
-    nothing = tool_results(nvim, 5)
+    nothing = tool_results(nvim, 6)
     assert "no language server attached to" in nothing and "notes.txt answers textDocument/rename" in nothing
 
     # One step, reviewable and undoable as hunks: undoing the rename's hunks restores every file.
@@ -80,3 +93,24 @@ def test_rename_code_actions_and_format_come_from_the_real_server_and_land_as_th
     assert seen["undone"]["a"] == FILES["a.ts"].rstrip("\n"), report
     assert seen["undone"]["b"] == FILES["b.ts"].rstrip("\n"), report
     assert "export function total(" in seen["undone"]["lib"], report
+
+
+def test_a_code_actions_command_runs_in_neovim_and_what_it_changed_is_saved_and_named(nvim: Nvim) -> None:
+    main = nvim.project / "main.py"
+    main.write_text("def greet(name):\n    return name  # TODO: louder\n")
+    nvim.extra_config["permission"]["edit"] = "allow"
+    nvim.model.script(
+        Turn.tool_call("code_actions", {"filePath": "main.py", "line": 2}),
+        Turn.tool_call("code_actions", {"filePath": "main.py", "line": 2, "apply": "Mark the TODO done"}),
+        Turn.text("Marked."),
+    )
+    toy = json.dumps([sys.executable, str(TOY_LS)])
+    run = nvim.run("refactor_command.lua", AGENTLS_TEST_TOY_LS=toy).check()
+    assert "- Mark the TODO done [quickfix]" in tool_results(nvim, 1), run.stderr
+    applied = tool_results(nvim, 2)
+    assert (
+        "Its command “Mark the TODO done” ran in the editor and changed main.py (saved; in the review)."
+        in applied
+    )
+    assert "fixed: main.py:2: warning: a TODO is left [toy]" in applied, applied
+    assert main.read_text() == "def greet(name):\n    return name  # DONE: louder\n"

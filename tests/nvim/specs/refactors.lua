@@ -1,5 +1,5 @@
 -- Refactors by the language server Neovim runs: the real typescript-language-server is attached to
--- the TypeScript buffers; the fake model calls rename, code_actions, format (and rename on a file no
+-- the TypeScript buffers; the fake model calls organize_imports, rename, code_actions, format (and rename on a file no
 -- server serves); test_refactors.py checks what the model received. Then the session's review: the
 -- rename's hunks are listed and undone, and the buffers hold the original names again.
 -- AGENTLS_TEST_TSLS: the language server's command; AGENTLS_TEST_OUT: where the review is written.
@@ -22,7 +22,7 @@ vim.api.nvim_create_autocmd('FileType', {
 })
 
 local buffers = {}
-for _, name in ipairs({ 'lib.ts', 'a.ts', 'b.ts', 'c.ts', 'messy.ts' }) do
+for _, name in ipairs({ 'lib.ts', 'a.ts', 'b.ts', 'c.ts', 'messy.ts', 'tidy.ts' }) do
   vim.cmd('edit ' .. name)
   buffers[name] = vim.api.nvim_get_current_buf()
 end
@@ -61,6 +61,7 @@ local out = {
   conflicts = #undone.result.conflicts,
   messy = T.text(buffers['messy.ts']),
   c = T.text(buffers['c.ts']),
+  tidy = T.text(buffers['tidy.ts']),
 }
 vim.fn.writefile({ vim.json.encode(out) }, os.getenv('AGENTLS_TEST_OUT'))
 T.finish()
