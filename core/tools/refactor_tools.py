@@ -144,38 +144,34 @@ def _listing(actions: list[EditorCodeAction]) -> str:
 async def apply_action(
     ctx: ToolContext, editor: EditorIntelligence, path: Path, action: EditorActionEdit
 ) -> ToolResult:
-    """Land a resolved action's edit, then run its command (asked for on its own) if it has one."""
+    """Land a resolved action's edit, then run its command if it has one: one permission for both
+    (the command's changes cannot be shown before it runs; the editor saves them, so review has them)."""
     rel = paths.permission_pattern(ctx, path)
     changes = await file_changes(ctx, action.edits)
     watch = sorted({path, *(c.path for c in changes)})
     before = await diagnostics_delta.read(ctx.editor, watch)
+    title = f"Apply the code action “{action.title}”"
+    if action.command:
+        title += f" and run its command “{action.command}” (what the command changes shows only once it ran)"
     if changes:
-        changes = await apply_changes(ctx, f"Apply the code action “{action.title}”", action.title, changes)
+        changes = await apply_changes(ctx, title, action.title, changes)
+    elif action.command:
+        meta = {"filepath": str(path), "command": action.command}
+        await ctx.ask(PermissionAsk("edit", [rel], always=[rel], title=title, metadata=meta))
     output = f"Applied “{action.title}”"
     output += f": changed {_summary(ctx, changes)}." if changes else " (its edit changes no text)."
     changed: list[Path] = []
     if action.command:
-        await ctx.ask(
-            PermissionAsk(
-                "edit",
-                [rel],
-                always=[rel],
-                title=f"Run “{action.command}”, the command of the code action “{action.title}” "
-                "(what it edits is known only once it ran)",
-                metadata={"filepath": str(path), "command": action.command},
-            )
-        )
         changed = await editor.run_command(action.token)
-        names = ", ".join(paths.display(ctx, p) for p in changed) or "no file"
-        output += (
-            f"\nIts command “{action.command}” ran in the editor and changed {names} (saved; in the review)."
-        )
+        names = ", ".join(paths.display(ctx, p) for p in changed)
+        what = f"{names} (saved; in the review)" if changed else "no file"
+        output += f"\nIts command “{action.command}” ran in the editor and changed {what}."
     delta = await diagnostics_delta.after_edit(ctx, watch, before) if changes or changed else None
-    meta = _metadata(ctx, changes, delta)
-    meta["commandChanged"] = [str(p) for p in changed]
+    meta_out = _metadata(ctx, changes, delta)
+    meta_out["commandChanged"] = [str(p) for p in changed]
     if delta is not None:
         output += diagnostics_delta.render(ctx, delta)
-    return ToolResult(f"{action.title} ({paths.display(ctx, path)})", output, meta)
+    return ToolResult(f"{action.title} ({paths.display(ctx, path)})", output, meta_out)
 
 
 class CodeActionsTool(EditorTool[ActionParams]):

@@ -200,7 +200,7 @@ async def test_a_code_action_is_listed_resolved_applied_and_its_command_run(
     assert read(main) == "import { greet } from './lib';\nconst s = '😀'; greet('x');\n"
     applied = tool_results(model.requests[2].messages)
     assert "Applied “Fix greeting”: changed 1 file (main.ts)." in applied
-    assert "Its command “Log the fix” ran in the editor and changed no file" in applied
+    assert "Its command “Log the fix” ran in the editor and changed no file." in applied
 
 
 async def test_format_asks_for_a_range_and_applies_the_edits(

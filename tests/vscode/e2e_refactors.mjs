@@ -26,7 +26,7 @@ const phases = [
     await wb.page.keyboard.press("Enter");
     await waitAnswer(chat, "Refactored.");
     r.cards = await chat.$$eval(".tool", (els) => els.map((e) => e.textContent.replace(/\s+/g, " ").trim().slice(0, 200)));
-    r.files = Object.fromEntries(["lib.ts", "first.ts", "clash.ts", "mean.ts", "messy.ts"].map((n) => [n, read(n)]));
+    r.files = Object.fromEntries(["lib.ts", "first.ts", "clash.ts", "mean.ts", "messy.ts", "tidy.ts"].map((n) => [n, read(n)]));
     r.dirty = await wb.dirtyTabs();
     await wb.shot("refactored");
   }],

@@ -29,6 +29,9 @@ FILES = {
     "clash.ts": 'import { total } from "./lib";\n\nconst sum = 3;\nexport const both = total([sum]);\n',
     "mean.ts": "export const mean = average([1, 2, 3]);\n",
     "messy.ts": "export function f(x: number) {\nif (x) {\nreturn 1;\n}\nreturn 2;\n}\n",
+    "zed.ts": "export const zed = 1;\n",
+    "tidy.ts": 'import { zed } from "./zed";\nimport { average } from "./lib";\n\n'
+    "export const x = average([zed]);\n",
     "notes.txt": "total is the sum\n",
 }
 IMPORT_FIX = 'Add import from "./lib"'
@@ -60,6 +63,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
             Turn.tool_call(
                 "rename", {"filePath": "notes.txt", "line": 1, "symbol": "total", "newName": "sum"}
             ),
+            Turn.tool_call("organize_imports", {"filePath": "tidy.ts"}),
             Turn.text("Refactored."),
         )
         titles.script(*[Turn.text("Refactors") for _ in range(3)])
@@ -102,6 +106,10 @@ def test_typescripts_missing_import_quick_fix_is_listed_and_applied(run: Run) ->
     listing = run.tool_result(2)
     assert f"- {IMPORT_FIX} [quickfix]" in listing, listing
     applied = run.tool_result(3)
+    # TypeScript's fixes carry a command of their own, which changes nothing here.
+    assert (
+        "Its command “_typescript.applyCodeActionCommand” ran in the editor and changed no file." in applied
+    )
     assert f"Applied “{IMPORT_FIX}”: changed 1 file (mean.ts)." in applied, applied
     assert "fixed: mean.ts:1: error: Cannot find name 'average'." in applied, applied
     assert r["files"]["mean.ts"].startswith('import { average } from "./lib";'), r["files"]["mean.ts"]
@@ -118,6 +126,16 @@ def test_a_file_no_server_renames_in_is_said_as_such(run: Run) -> None:
     run.phase("refactor")
     said = run.tool_result(5)
     assert "the editor's language servers rename nothing for 'total' on line 1 of notes.txt" in said, said
+
+
+def test_organize_imports_applies_typescripts_source_action(run: Run) -> None:
+    r = run.phase("refactor")
+    said = run.tool_result(6)
+    assert said.startswith("Applied “Organize Imports”: changed 1 file (tidy.ts)."), said
+    tidy = (
+        'import { average } from "./lib";\nimport { zed } from "./zed";\n\nexport const x = average([zed]);\n'
+    )
+    assert r["files"]["tidy.ts"] == tidy, r["files"]["tidy.ts"]
 
 
 def test_the_rename_is_reviewable_and_undone_as_hunks(run: Run) -> None:

@@ -406,23 +406,36 @@ async def test_an_action_that_cannot_be_applied_is_a_clear_error_and_nothing_cha
     assert text_of(missing / "c.ts") == "total([1]);\n"
 
 
-async def test_an_action_with_a_command_asks_again_and_names_what_the_command_changed(
-    ctx: ToolContext, missing: Path, recorder: Recorder
+@pytest.mark.parametrize("with_edit", [False, True])
+async def test_an_actions_command_is_asked_for_with_its_edit_run_and_what_it_changed_named(
+    ctx: ToolContext, missing: Path, recorder: Recorder, with_edit: bool
 ) -> None:
-    action = EditorActionEdit("Fix all", "source.fixAll", (), "Fix all problems", "tok-1")
+    edits = import_fix(missing).edits if with_edit else ()
+    action = EditorActionEdit("Fix all", "source.fixAll", edits, "Fix all problems", "tok-1")
     ctx.editor = editor = FakeEditor(
         actions=[EditorCodeAction("Fix all", "source.fixAll")],
         resolved={"Fix all": action},
         command_changes=[missing / "c.ts"],
     )
-    result = await CodeActionsTool().execute(
-        ActionParams(filePath="c.ts", line=1, apply="source.fixAll"), ctx
-    )
-    [ask] = edits_asked(recorder)
-    assert ask.title.startswith("Run “Fix all problems”, the command of the code action “Fix all”")
+    params = ActionParams(filePath="c.ts", line=1, apply="source.fixAll")
+    result = await CodeActionsTool().execute(params, ctx)
+    [ask] = edits_asked(recorder)  # one dialog for the edit and the command
+    assert ask.title.startswith("Apply the code action “Fix all” and run its command “Fix all problems”")
+    assert ("diff" in ask.metadata) == with_edit
     assert editor.asked[-1] == ("runCommand", "tok-1")
-    assert "Its command “Fix all problems” ran in the editor and changed c.ts" in result.output
+    said = "Its command “Fix all problems” ran in the editor and changed c.ts (saved; in the review)."
+    assert said in result.output, result.output
     assert result.metadata["commandChanged"] == [str(missing / "c.ts")]
+
+
+async def test_a_command_that_changes_nothing_is_said_as_such(ctx: ToolContext, missing: Path) -> None:
+    action = EditorActionEdit("Log", "quickfix", (), "telemetry", "tok-2")
+    ctx.editor = FakeEditor(actions=[EditorCodeAction("Log", "quickfix")], resolved={"Log": action})
+    result = await CodeActionsTool().execute(ActionParams(filePath="c.ts", line=1, apply="Log"), ctx)
+    assert result.output.splitlines() == [
+        "Applied “Log” (its edit changes no text).",
+        "Its command “telemetry” ran in the editor and changed no file.",
+    ]
 
 
 async def test_organize_imports_applies_the_source_action_or_says_none_is_offered(
