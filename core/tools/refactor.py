@@ -112,20 +112,11 @@ async def apply_changes(
 ) -> list[FileChange]:
     """Ask once for every file, then write them all (or none); the changes as written."""
     rels = [c.rel for c in changes]
-    diff = changes_diff(changes)
-    await ctx.ask(
-        PermissionAsk(
-            "edit",
-            rels,
-            always=rels,
-            title=title,
-            metadata={
-                "filepath": str(changes[0].path),
-                "files": [str(c.path) for c in changes],
-                "diff": diff,
-            },
-        )
-    )
+    metadata = {"filepath": str(changes[0].path), "files": [str(c.path) for c in changes]}
+    metadata["diff"] = changes_diff(changes)
+    if len(changes) == 1:  # the clients preview one file's new text beside it
+        metadata["after"] = changes[0].after
+    await ctx.ask(PermissionAsk("edit", rels, always=rels, title=title, metadata=metadata))
     settled = [await _settle(ctx, c) for c in changes]
     written: list[FileChange] = []
     try:

@@ -175,6 +175,7 @@ async def test_a_rename_changes_every_file_in_one_step_and_reports_the_diagnosti
         ["a.ts", "b.ts", "lib.ts"],
         "Rename total to sum",
     )
+    assert "after" not in ask.metadata
     assert [line for line in ask.metadata["diff"].splitlines() if line.startswith("+++")] == [
         "+++ b/a.ts",
         "+++ b/b.ts",
@@ -377,6 +378,7 @@ async def test_a_quick_fix_chosen_by_title_or_kind_is_resolved_applied_and_check
     assert text_of(missing / "c.ts") == "import { total } from './lib';\n\ntotal([1]);\n"
     assert editor.asked[1] == ("codeAction", (missing / "c.ts", (0, 0), IMPORT_FIX.title, ()))
     assert edits_asked(recorder)[0].title == "Apply the code action “Add import from './lib'”"
+    assert edits_asked(recorder)[0].metadata["after"] == text_of(missing / "c.ts")  # one file: previewed
     assert result.output.splitlines()[0] == "Applied “Add import from './lib'”: changed 1 file (c.ts)."
     assert "fixed: c.ts:1: error: Cannot find name 'total'. [ts]" in result.output
 
