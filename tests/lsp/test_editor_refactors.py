@@ -246,3 +246,21 @@ async def test_a_server_that_times_out_is_a_tool_error_and_the_turn_goes_on(
         model.requests[1].messages
     )
     assert read(project / "lib.ts") == LIB
+
+
+async def test_a_code_action_gone_by_the_time_it_is_applied_changes_nothing(
+    answering: tuple[Connected, EditorSide], model: FakeModelServer, project: Path
+) -> None:
+    connected, side = answering
+    # Listed when the model looked, no longer offered when the client recomputes it to apply it.
+    answers = {"codeActions": [{"title": "Fix greeting", "kind": "quickfix"}], "codeAction": None}
+    side.answer = lambda params: answers[params["query"]]
+    model.script(
+        Turn.tool_call("code_actions", {"filePath": "main.ts", "line": 2, "apply": "Fix greeting"}),
+        Turn.text("I will look again."),
+    )
+    await prompt(connected, await new_session(connected), "fix it")
+    said = tool_results(model.requests[1].messages)
+    assert "the code action “Fix greeting” is no longer offered at main.ts:2" in said, said
+    assert [a["query"] for a in side.asked] == ["codeActions", "codeAction"]
+    assert read(project / "main.ts") == MAIN
