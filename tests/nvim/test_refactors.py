@@ -114,3 +114,28 @@ def test_a_code_actions_command_runs_in_neovim_and_what_it_changed_is_saved_and_
     )
     assert "fixed: main.py:2: warning: a TODO is left [toy]" in applied, applied
     assert main.read_text() == "def greet(name):\n    return name  # DONE: louder\n"
+
+
+def test_a_rename_over_several_files_asks_once_with_every_files_diff_on_screen(
+    nvim: Nvim, tmp_path: Path
+) -> None:
+    for name in ("tsconfig.json", "lib.ts", "a.ts"):
+        (nvim.project / name).write_text(FILES[name])
+    nvim.model.script(
+        Turn.tool_call("rename", {"filePath": "lib.ts", "line": 1, "symbol": "total", "newName": "sum"}),
+        Turn.text("Renamed."),
+    )
+    out = tmp_path / "out.json"
+    tsls = json.dumps([tool("typescript-language-server"), "--stdio"])
+    run = nvim.run(
+        "refactor_dialog.lua", timeout=120, AGENTLS_TEST_TSLS=tsls, AGENTLS_TEST_OUT=str(out)
+    ).check()
+    seen = json.loads(out.read_text())
+    assert len(seen["seen"]) == 1, (seen, tool_results(nvim, 1))
+    [dialog] = seen["seen"]
+    assert dialog["prompt"].endswith("agentls wants permission for edit: Rename total to sum"), run.stderr
+    assert dialog["ft"] == "diff"
+    assert "+++ b/a.ts" in dialog["screen"] and "+++ b/lib.ts" in dialog["screen"], dialog["screen"]
+    assert "+import { sum } from './lib';" in dialog["screen"], dialog["screen"]
+    assert seen["tabs"] == 1  # the diff's tab closed with the dialog
+    assert seen["a"] == FILES["a.ts"].replace("total", "sum").rstrip("\n")
