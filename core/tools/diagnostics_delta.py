@@ -25,6 +25,7 @@ SETTLE_SECONDS = 5.0  # the longest the tool waits for the editor's checkers aft
 POLL_SECONDS = 0.25  # between two readings of the diagnostics while they settle
 QUIET_SECONDS = 1.0  # unchanged this long: settled
 MAX_SHOWN = 20
+MAX_WATCHED = 30  # files whose diagnostics are compared: each reading asks the editor once per file
 COUNTED = ("error", "warning")
 
 Readings = dict[Path, list[EditorDiagnostic]]
@@ -38,6 +39,7 @@ class Delta:
     fixed: tuple[EditorDiagnostic, ...] = ()
     unavailable: str = ""  # non-empty: the editor could not say, and why
     settled: bool = True
+    skipped: int = 0  # changed files beyond MAX_WATCHED, not compared
 
 
 def _key(d: EditorDiagnostic) -> tuple[str, str, str, str]:
@@ -45,12 +47,13 @@ def _key(d: EditorDiagnostic) -> tuple[str, str, str, str]:
 
 
 async def read(editor: EditorIntelligence | None, files: Sequence[Path]) -> Readings | None:
-    """The errors and warnings the editor shows for ``files`` now; None when it cannot say."""
+    """The errors and warnings the editor shows for (the first ``MAX_WATCHED`` of) ``files`` now;
+    None when it cannot say."""
     if editor is None or "diagnostics" not in editor.supported():
         return None
     out: Readings = {}
     try:
-        for path in files:
+        for path in files[:MAX_WATCHED]:
             out[path] = [d for d in await editor.diagnostics(path) if d.severity in COUNTED]
     except ToolError:
         return None
@@ -61,6 +64,8 @@ async def after_edit(ctx: ToolContext, files: Sequence[Path], before: Readings |
     """The delta once the editor has re-checked ``files`` (at most ``SETTLE_SECONDS``)."""
     if before is None:
         return Delta(unavailable="the editor does not report diagnostics for these files")
+    skipped = max(len(files) - MAX_WATCHED, 0)
+    files = files[:MAX_WATCHED]
     deadline = time.monotonic() + SETTLE_SECONDS
     # The client's own report after the write (when it sends them) marks the first re-check.
     await asyncio.gather(*(ctx.workspace.wait_diagnostics(p, SETTLE_SECONDS / 2) for p in files))
@@ -77,14 +82,14 @@ async def after_edit(ctx: ToolContext, files: Sequence[Path], before: Readings |
             break
     if previous is None:
         return Delta(unavailable="the editor stopped answering diagnostics after the edit")
-    return compare(before, previous, settled)
+    return compare(before, previous, settled, skipped)
 
 
-def compare(before: Readings, after: Readings, settled: bool = True) -> Delta:
+def compare(before: Readings, after: Readings, settled: bool = True, skipped: int = 0) -> Delta:
     """Problems in ``after`` beyond those in ``before`` (new), and the other way round (fixed)."""
     old = [d for items in before.values() for d in items]
     now = [d for items in after.values() for d in items]
-    return Delta(new=_beyond(now, old), fixed=_beyond(old, now), settled=settled)
+    return Delta(new=_beyond(now, old), fixed=_beyond(old, now), settled=settled, skipped=skipped)
 
 
 def _beyond(these: list[EditorDiagnostic], those: list[EditorDiagnostic]) -> tuple[EditorDiagnostic, ...]:
@@ -103,6 +108,8 @@ def render(ctx: ToolContext, delta: Delta) -> str:
     if delta.unavailable:
         return f"\n\nNo diagnostics check: {delta.unavailable}."
     late = "" if delta.settled else f" (still changing after {SETTLE_SECONDS:g} s: read them again soon)"
+    if delta.skipped:
+        late += f" (of the first {MAX_WATCHED} changed files; {delta.skipped} more not compared)"
     if not delta.new and not delta.fixed:
         return f"\n\nDiagnostics after the edit{late}: nothing new in the changed files, nothing fixed."
     lines = [f"\n\nDiagnostics after the edit{late}:"]

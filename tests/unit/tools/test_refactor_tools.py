@@ -27,6 +27,7 @@ from core.errors import ToolError
 from core.permission.request import PermissionAsk
 from core.permission.rules import Rule, disabled
 from core.tools.context import ToolContext
+from core.tools.diagnostics_delta import MAX_WATCHED
 from core.tools.editor import FileParams
 from core.tools.refactor import apply_text_edits
 from core.tools.refactor_tools import (
@@ -60,6 +61,7 @@ class FakeEditor:
     command_changes: list[Path] = field(default_factory=list)
     queries: frozenset[EditorQuery] = frozenset(EDITOR_QUERIES)
     asked: list[tuple[str, Any]] = field(default_factory=list)
+    read: set[Path] = field(default_factory=set)  # files whose diagnostics were read
 
     def supported(self) -> frozenset[EditorQuery]:
         return self.queries
@@ -80,6 +82,7 @@ class FakeEditor:
         return []
 
     async def diagnostics(self, path: Path) -> list[EditorDiagnostic]:
+        self.read.add(path)
         return self.problems(path, text_of(path))
 
     async def rename(self, at: EditorLocation, new_name: str) -> list[EditorFileEdit]:
@@ -529,3 +532,18 @@ def test_the_refactoring_tool_specs_match_their_snapshots(tool: Any) -> None:
     assert rendered == snapshot.read_text(encoding="utf-8"), (
         f"{tool.id}'s spec changed: regenerate if intended"
     )
+
+
+async def test_the_delta_compares_the_first_files_of_a_wide_change_and_says_so(
+    ctx: ToolContext, project: Path
+) -> None:
+    for n in range(MAX_WATCHED + 2):
+        (project / f"f{n:02}.ts").write_text("old\n")
+    edits = [EditorFileEdit(project / f"f{n:02}.ts", (edit(0, 0, 3, "new"),)) for n in range(MAX_WATCHED + 2)]
+    (project / "lib.ts").write_text("export function old() {}\n")
+    ctx.editor = editor = FakeEditor(renames=edits)
+    result = await RenameTool().execute(
+        RenameParams(filePath="lib.ts", line=1, symbol="old", newName="new"), ctx
+    )
+    assert f"(of the first {MAX_WATCHED} changed files; 2 more not compared)" in result.output
+    assert len(editor.read) == MAX_WATCHED
