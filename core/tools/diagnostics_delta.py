@@ -67,8 +67,10 @@ async def after_edit(ctx: ToolContext, files: Sequence[Path], before: Readings |
     skipped = max(len(files) - MAX_WATCHED, 0)
     files = files[:MAX_WATCHED]
     deadline = time.monotonic() + SETTLE_SECONDS
-    # The client's own report after the write (when it sends them) marks the first re-check.
-    await asyncio.gather(*(ctx.workspace.wait_diagnostics(p, SETTLE_SECONDS / 2) for p in files))
+    # The client's own report after the write (when it sends them) marks the first re-check; a file
+    # no buffer shows is written on disk only, and no editor reports on it.
+    shown = [p for p in files if ctx.workspace.is_open(p)]
+    await asyncio.gather(*(ctx.workspace.wait_diagnostics(p, SETTLE_SECONDS / 2) for p in shown))
     previous = await read(ctx.editor, files)
     settled = False
     since = time.monotonic()
