@@ -354,3 +354,35 @@ export type PromptPart =
   | { type: "context"; item: { kind: string } & Record<string, unknown> };
 
 export type PermissionReply = "once" | "always" | "reject";
+
+// --- agent/editorQuery: the refactoring queries (docs/protocol.md, "Refactors") ---
+
+/** A text change the client's language servers propose: `newText` replaces `range`. */
+export interface WireTextEdit {
+  range: Range;
+  newText: string;
+}
+
+/** The `Edit` of a `rename` or `codeAction` answer: text edits per file (and file operations, refused). */
+export interface WireEdit {
+  changes: { uri: string; edits: WireTextEdit[] }[];
+  fileOperations: { kind: "create" | "rename" | "delete"; uri: string }[];
+}
+
+/** One entry of a `codeActions` answer. */
+export interface WireCodeAction {
+  title: string;
+  kind: string;
+  isPreferred: boolean;
+  disabled: string;
+  diagnostics: string[];
+}
+
+/** A `codeAction` answer: the chosen action resolved (`null` when it is no longer offered). */
+export interface WireResolvedAction {
+  title: string;
+  kind: string;
+  edit?: WireEdit;
+  command?: { title: string; command: string };
+  token?: string;
+}

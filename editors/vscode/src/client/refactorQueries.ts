@@ -4,7 +4,7 @@
 // rest comes back as text edits, which the server applies as the agent's own edit (permission, review,
 // undo). Positions are VS Code's UTF-16 ones, which the language client negotiates.
 import * as vscode from "vscode";
-import type { Range } from "../protocol";
+import type { Range, WireCodeAction, WireEdit, WireResolvedAction, WireTextEdit } from "../protocol";
 
 interface Params {
   query: string;
@@ -15,16 +15,6 @@ interface Params {
   title?: string;
   only?: string[];
   token?: string;
-}
-
-interface WireTextEdit {
-  range: Range;
-  newText: string;
-}
-
-interface WireEdit {
-  changes: { uri: string; edits: WireTextEdit[] }[];
-  fileOperations: { kind: string; uri: string }[];
 }
 
 // A code action resolved for the agent keeps its command here until the server asks to run it.
@@ -89,7 +79,7 @@ function kindOf(item: Offered): string {
   return isCommand(item) ? "" : (item.kind?.value ?? "");
 }
 
-async function listed(params: Params): Promise<unknown[]> {
+async function listed(params: Params): Promise<WireCodeAction[]> {
   return (await offered(params, 0)).map((item) => ({
     title: item.title,
     kind: kindOf(item),
@@ -106,11 +96,11 @@ function chosen(params: Params, items: Offered[]): Offered | undefined {
   return ofKind.find((item) => !isCommand(item) && item.isPreferred) ?? ofKind[0];
 }
 
-async function resolved(params: Params): Promise<unknown> {
+async function resolved(params: Params): Promise<WireResolvedAction | null> {
   const item = chosen(params, await offered(params, RESOLVE_ALL));
   if (item === undefined) return null; // gone: the server tells the model to list the actions again
   const command = isCommand(item) ? item : item.command;
-  const out: Record<string, unknown> = { title: item.title, kind: kindOf(item) };
+  const out: WireResolvedAction = { title: item.title, kind: kindOf(item) };
   if (!isCommand(item) && item.edit !== undefined) out.edit = wireEdit(item.edit);
   if (command !== undefined) {
     const token = String(++nextToken);
