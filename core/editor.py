@@ -8,6 +8,11 @@ that reconnects with other capabilities changes what the model is offered from t
 Positions are 0-based lines and columns counted in characters (Python ``str`` indices); the host
 converts them to whatever its protocol counts. A failure (the editor answered with an error, took
 too long, went away) raises ``ToolError`` with a sentence the model can act on.
+
+The refactoring queries (rename, code actions, format) only compute: the editor answers with the
+text edits its language servers propose, and the agent applies them like any edit of its own
+(``core/tools/refactor.py``) — permission with the diff, review hunks, snapshots. The one exception
+is a code action's command, which the editor runs itself (``run_command``).
 """
 
 from __future__ import annotations
@@ -18,7 +23,15 @@ from typing import Literal, Protocol, runtime_checkable
 from core.record import record
 
 EditorQuery = Literal[
-    "definition", "references", "hover", "documentSymbols", "workspaceSymbols", "diagnostics"
+    "definition",
+    "references",
+    "hover",
+    "documentSymbols",
+    "workspaceSymbols",
+    "diagnostics",
+    "rename",
+    "codeActions",
+    "format",
 ]
 EDITOR_QUERIES: tuple[EditorQuery, ...] = (
     "definition",
@@ -27,6 +40,9 @@ EDITOR_QUERIES: tuple[EditorQuery, ...] = (
     "documentSymbols",
     "workspaceSymbols",
     "diagnostics",
+    "rename",
+    "codeActions",
+    "format",
 )
 
 
@@ -59,6 +75,45 @@ class EditorDiagnostic:
     source: str = ""
 
 
+@record
+class EditorTextEdit:
+    """Replace the text from ``start`` to ``end`` (0-based lines, columns in characters) by ``text``."""
+
+    start: tuple[int, int]
+    end: tuple[int, int]
+    text: str
+
+
+@record
+class EditorFileEdit:
+    """The edits a language server proposes for one file."""
+
+    path: Path
+    edits: tuple[EditorTextEdit, ...]
+
+
+@record
+class EditorCodeAction:
+    """A quick fix, refactor or source action a language server offers for a range."""
+
+    title: str
+    kind: str = ""
+    preferred: bool = False
+    disabled: str = ""  # why it cannot be applied now; empty: it can
+    diagnostics: tuple[str, ...] = ()  # the messages of the problems it fixes
+
+
+@record
+class EditorActionEdit:
+    """A chosen code action, resolved: its edit and whether it also runs a command."""
+
+    title: str
+    kind: str
+    edits: tuple[EditorFileEdit, ...]
+    command: str = ""  # the command's title; empty: none
+    token: str = ""  # what ``run_command`` names it by
+
+
 @runtime_checkable
 class EditorIntelligence(Protocol):
     """The editor's code intelligence, as the connected client answers it."""
@@ -89,4 +144,28 @@ class EditorIntelligence(Protocol):
 
     async def diagnostics(self, path: Path) -> list[EditorDiagnostic]:
         """The problems the editor currently shows for a file."""
+        ...
+
+    async def rename(self, at: EditorLocation, new_name: str) -> list[EditorFileEdit]:
+        """The edits that rename the symbol at ``at`` to ``new_name`` in every file."""
+        ...
+
+    async def code_actions(
+        self, path: Path, lines: tuple[int, int], only: tuple[str, ...] = ()
+    ) -> list[EditorCodeAction]:
+        """The code actions offered for 0-based ``lines`` (first, last) of a file, of kinds ``only``."""
+        ...
+
+    async def code_action(
+        self, path: Path, lines: tuple[int, int], title: str, only: tuple[str, ...] = ()
+    ) -> EditorActionEdit | None:
+        """The action titled ``title`` (or, empty, the first of kinds ``only``), resolved; None: gone."""
+        ...
+
+    async def run_command(self, token: str) -> list[Path]:
+        """Run the command of a resolved action; the files it changed (the editor saved them)."""
+        ...
+
+    async def format(self, path: Path, lines: tuple[int, int] | None) -> list[EditorTextEdit]:
+        """The edits that format a file (``lines``: only those, 0-based first and last) as the user set."""
         ...

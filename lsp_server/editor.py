@@ -5,6 +5,9 @@ the server then asks each one with an ``agent/editorQuery`` request (docs/protoc
 queries"). Every request has a time-out (``editorTimeout``, 10 s unless the client options say
 otherwise); a late, failed or unreadable answer becomes a ``ToolError`` for the model, so a turn
 never waits on the editor longer than that.
+
+The refactoring queries (``rename``, ``codeActions`` with its follow-ups ``codeAction`` and
+``runCommand``, ``format``) answer with edits, read by ``lsp_server/editor_edits.py``.
 """
 
 from __future__ import annotations
@@ -21,13 +24,18 @@ from pygls.lsp.server import LanguageServer
 
 from core.editor import (
     EDITOR_QUERIES,
+    EditorActionEdit,
+    EditorCodeAction,
     EditorDiagnostic,
+    EditorFileEdit,
     EditorLocation,
     EditorQuery,
     EditorSymbol,
+    EditorTextEdit,
 )
 from core.errors import ToolError
 from core.workspace import Workspace
+from lsp_server import editor_edits
 from lsp_server.clients import Connection
 from lsp_server.protocol import describe
 from lsp_server.workspace import path_of, uri_of
@@ -131,7 +139,73 @@ class EditorClient:
             for d in _items(answer, _Diagnostic, "diagnostics")
         ]
 
+    async def rename(self, at: EditorLocation, new_name: str) -> list[EditorFileEdit]:
+        answer = await self._ask("rename", {**await self._at(at), "newName": new_name})
+        if answer is None:
+            return []
+        edit = editor_edits.read_answer(editor_edits.WireEdit, answer, "rename")
+        return await editor_edits.workspace_edit(edit, self._chars(), "rename")
+
+    async def code_actions(
+        self, path: Path, lines: tuple[int, int], only: tuple[str, ...] = ()
+    ) -> list[EditorCodeAction]:
+        params = {"uri": uri_of(path), "range": await self._lines(path, lines), "only": list(only)}
+        return editor_edits.actions(await self._ask("codeActions", params))
+
+    async def code_action(
+        self, path: Path, lines: tuple[int, int], title: str, only: tuple[str, ...] = ()
+    ) -> EditorActionEdit | None:
+        params = {
+            "uri": uri_of(path),
+            "range": await self._lines(path, lines),
+            "title": title,
+            "only": list(only),
+        }
+        answer = await self._ask("codeActions", params, wire="codeAction")
+        return await editor_edits.resolved(answer, self._chars())
+
+    async def run_command(self, token: str) -> list[Path]:
+        return editor_edits.ran(await self._ask("codeActions", {"token": token}, wire="runCommand"))
+
+    async def format(self, path: Path, lines: tuple[int, int] | None) -> list[EditorTextEdit]:
+        params: dict[str, Any] = {"uri": uri_of(path)}
+        if lines is not None:
+            params["range"] = await self._lines(path, lines)
+        answer = await self._ask("format", params)
+        if answer is None:
+            return []
+        if not isinstance(answer, list):
+            raise ToolError("the editor's answer to the format query could not be read: expected a list")
+        edits = [editor_edits.read_answer(editor_edits.WireTextEdit, e, "format") for e in answer]
+        return list((await editor_edits.text_edits(uri_of(path), edits, self._chars(), "format")).edits)
+
     # --- the wire ----------------------------------------------------------------------------
+
+    async def _lines(self, path: Path, lines: tuple[int, int]) -> dict[str, Any]:
+        """The LSP range from the start of line ``lines[0]`` to the end of line ``lines[1]``."""
+        try:
+            text = (await self._workspace.read_text(path)).split("\n")
+        except (OSError, UnicodeDecodeError):
+            text = []
+        last = text[lines[1]].rstrip("\r") if lines[1] < len(text) else ""
+        end = {"line": lines[1], "character": _units(last, self._encoding())}
+        return {"start": {"line": lines[0], "character": 0}, "end": end}
+
+    def _chars(self) -> editor_edits.Chars:
+        """Client columns as characters, each file's text read once (the text the edit applies to)."""
+        texts: dict[Path, list[str]] = {}
+        encoding = self._encoding()
+
+        async def chars(path: Path, line: int, units: int) -> int:
+            if path not in texts:
+                try:
+                    texts[path] = (await self._workspace.read_text(path)).split("\n")
+                except (OSError, UnicodeDecodeError):
+                    texts[path] = []
+            rows = texts[path]
+            return _characters(rows[line] if line < len(rows) else "", units, encoding)
+
+        return chars
 
     async def _at(self, at: EditorLocation) -> dict[str, Any]:
         """``uri`` and ``position`` of a location, the column counted as the client counts it."""
@@ -146,9 +220,11 @@ class EditorClient:
         encoding = self._server.workspace.position_encoding
         return str(getattr(encoding, "value", encoding) or "utf-16")
 
-    async def _ask(self, query: EditorQuery, params: dict[str, Any]) -> Any:
-        if query not in self.supported():
-            raise ToolError(f"the connected editor does not answer {query} queries.")
+    async def _ask(self, needs: EditorQuery, params: dict[str, Any], wire: str = "") -> Any:
+        """Ask the client ``wire`` (by default the query ``needs`` itself, which it must announce)."""
+        if needs not in self.supported():
+            raise ToolError(f"the connected editor does not answer {needs} queries.")
+        query = wire or needs
         timeout = self._connection.editor_timeout
         future: Future[Any] = self._server.protocol.send_request(EDITOR_QUERY, {"query": query, **params})
         try:
@@ -182,6 +258,18 @@ def _units(text: str, encoding: str) -> int:
     if encoding == "utf-32":
         return len(text)
     return len(text.encode("utf-16-le")) // 2
+
+
+def _characters(line: str, units: int, encoding: str) -> int:
+    """How many characters of ``line`` make ``units`` code units of ``encoding`` (capped at its length)."""
+    if encoding == "utf-32":
+        return min(units, len(line))
+    count = 0
+    for index, ch in enumerate(line):
+        if count >= units:
+            return index
+        count += len(ch.encode("utf-8")) if encoding == "utf-8" else (2 if ord(ch) > 0xFFFF else 1)
+    return len(line)
 
 
 def _read(model: type[A], value: Any, query: str) -> A:

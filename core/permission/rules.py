@@ -22,7 +22,10 @@ from core.record import record
 Action: TypeAlias = Literal["allow", "ask", "deny"]
 
 # Tools that change files all answer to the one "edit" permission.
-EDIT_TOOLS = frozenset({"edit", "write", "multiedit", "patch", "apply_patch"})
+EDIT_TOOLS = frozenset(
+    {"edit", "write", "multiedit", "patch", "apply_patch"}
+    | {"rename", "code_actions", "organize_imports", "format"}  # edits the editor computes
+)
 
 
 @record

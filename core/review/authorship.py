@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 # behind it, so a step that ran one keeps every changed file in its review.
 WORKSPACE_ONLY_TOOLS = frozenset(
     {"read", "edit", "write", "glob", "grep", "list", "question", "skill", "todowrite", "todoread"}
-    | {"webfetch"}
+    | {"webfetch", "rename", "format"}  # the last two: edits the editor computed, written as edit writes
 )
 _LOG_BYTES = 64 * 1024 * 1024  # the contents the log keeps at most (the oldest writes go first)
 

@@ -1,8 +1,9 @@
 """Tools that ask the editor's language servers: definition, references, hover, symbols, diagnostics.
 
 They exist only where the host passed an ``EditorIntelligence`` and are offered only while the
-connected editor says it answers their query (``EditorTool.query``). They read, never write: a
-file inside the project is asked about like ``read`` asks (the built-in rules allow it), one
+connected editor says it answers their query (``EditorTool.query``). These six read, never write
+(the refactoring tools built on them, ``core/tools/refactor_tools.py``, write through the agent's
+own edit path): a file inside the project is asked about like ``read`` asks (the built-in rules allow it), one
 outside asks ``external_directory`` and ``read`` first. Results name the file, the 1-based line
 and that line's text — the text only for files inside the project (one outside is named, so the
 model can ``read`` it, which asks) — at most ``MAX_RESULTS`` of them.
@@ -30,6 +31,10 @@ MAX_LINE_TEXT = 200
 MAX_HOVER_CHARS = 4000
 
 
+class FileParams(ToolParams):
+    filePath: str = Field(description="The file: absolute, or relative to the working directory")
+
+
 class PositionParams(ToolParams):
     filePath: str = Field(description="The file: absolute, or relative to the working directory")
     line: int = Field(ge=1, description="The 1-based line number the symbol is on")
@@ -43,6 +48,7 @@ class EditorTool(Tool[P]):
     """A read-only tool answered by the editor's language servers."""
 
     query: ClassVar[EditorQuery]
+    fallback: ClassVar[str] = "Use grep and read instead."
     read_only = True
     truncate = "none"  # bounded here: MAX_RESULTS entries of at most MAX_LINE_TEXT characters
 
@@ -55,7 +61,7 @@ class EditorTool(Tool[P]):
         if editor is None or self.query not in editor.supported():
             raise ToolError(
                 f"{self.id} is not available: the connected editor does not answer {self.query} "
-                "queries now. Use grep and read instead."
+                f"queries now. {self.fallback}"
             )
         return await self.ask_editor(editor, params, ctx)
 

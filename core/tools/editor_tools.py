@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import Field
 
 from core.editor import EditorIntelligence
@@ -10,6 +12,7 @@ from core.tools.base import ToolParams, ToolResult
 from core.tools.context import ToolContext
 from core.tools.editor import (
     EditorTool,
+    FileParams,
     PositionParams,
     checked_path,
     file_lines,
@@ -19,10 +22,7 @@ from core.tools.editor import (
     render_locations,
     render_symbols,
 )
-
-
-class FileParams(ToolParams):
-    filePath: str = Field(description="The file: absolute, or relative to the working directory")
+from core.tools.refactor_tools import REFACTOR_TOOLS
 
 
 class QueryParams(ToolParams):
@@ -126,13 +126,12 @@ class DiagnosticsTool(EditorTool[FileParams]):
         return ToolResult(title, render_diagnostics(ctx, found), {"count": len(found)})
 
 
-EDITOR_TOOLS: tuple[
-    type[EditorTool[PositionParams]] | type[EditorTool[FileParams]] | type[EditorTool[QueryParams]], ...
-] = (
+EDITOR_TOOLS: tuple[type[EditorTool[Any]], ...] = (
     DefinitionTool,
     ReferencesTool,
     HoverTool,
     DocumentSymbolsTool,
     WorkspaceSymbolsTool,
     DiagnosticsTool,
+    *REFACTOR_TOOLS,
 )

@@ -20,6 +20,7 @@ from core.message.context_items import ContextItem
 from core.message.models import Message, Part, ToolState
 from core.message.prompt_input import PromptInput, PromptMode
 from lsp_server import methods
+from lsp_server.editor_edits import WireCodeAction, WireEdit, WireResolvedAction, WireTextEdit
 from lsp_server.protocol import PermissionAnswer, PromptPart
 
 Schema = dict[str, Any]
@@ -37,6 +38,9 @@ NAMED: dict[str, tuple[Any, Any]] = {
     "PromptMode": (PromptMode, "serialization"),
     "PermissionAnswer": (PermissionAnswer, "validation"),
 }
+# Models a client sends that no method's params name: agent/editorQuery's refactoring answers (its
+# result differs per query; the server reads these).
+ANSWERS: tuple[Any, ...] = (WireTextEdit, WireEdit, WireCodeAction, WireResolvedAction)
 # Keys that describe a schema without changing what it accepts.
 _NOTES = ("title", "description", "default", "examples")
 
@@ -72,6 +76,8 @@ def build() -> Schema:
         inputs.append(((type_, "event"), "serialization", TypeAdapter(cls)))
     for name, (alias, mode) in NAMED.items():
         inputs.append(((name, "named"), mode, TypeAdapter(alias)))
+    for model in ANSWERS:
+        inputs.append(((model.__name__, "answer"), "validation", TypeAdapter(model)))
     by_mode, document = TypeAdapter.json_schemas(inputs, schema_generator=WireSchema)
     refs = {key: schema for (key, _mode), schema in by_mode.items()}
     defs: dict[str, Schema] = document.get("$defs", {})

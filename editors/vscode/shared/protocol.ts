@@ -256,7 +256,7 @@ export interface EditorItem {
 
 /** ``agent/editorQuery`` (server → client): what the agent asks the editor's language servers. */
 export interface EditorQuery {
-  query: "definition" | "references" | "hover" | "documentSymbols" | "workspaceSymbols" | "diagnostics";
+  query: "definition" | "references" | "hover" | "documentSymbols" | "workspaceSymbols" | "diagnostics" | "rename" | "codeActions" | "format";
   uri?: string;
   position?: Position;
   text?: string;
@@ -1172,6 +1172,47 @@ export interface UserMessage {
 
 export interface UserTime {
   created: number;
+}
+
+export interface WireCodeAction {
+  title: string;
+  kind?: string;
+  isPreferred?: boolean;
+  disabled?: string;
+  diagnostics?: string[];
+}
+
+export interface WireCommand {
+  title?: string;
+  command: string;
+}
+
+export interface WireEdit {
+  changes?: WireFileEdits[];
+  fileOperations?: WireFileOperation[];
+}
+
+export interface WireFileEdits {
+  uri: string;
+  edits: WireTextEdit[];
+}
+
+export interface WireFileOperation {
+  kind: string;
+  uri: string;
+}
+
+export interface WireResolvedAction {
+  title: string;
+  kind?: string;
+  edit?: WireEdit;
+  command?: WireCommand;
+  token?: string;
+}
+
+export interface WireTextEdit {
+  range: Range;
+  newText: string;
 }
 
 /** The requests a client sends: method → params and result. */

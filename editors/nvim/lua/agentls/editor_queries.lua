@@ -1,6 +1,7 @@
 -- The server's `agent/editorQuery` (docs/protocol.md): the agent asks the language servers attached
 -- in this Neovim (every client but agentls itself) for definitions, references, hover text, symbols,
--- and a file's diagnostics (`vim.diagnostic`).
+-- and a file's diagnostics (`vim.diagnostic`); the refactoring queries (rename, code actions, format)
+-- are answered by `agentls.refactor_queries`, with the helpers exported here.
 --
 -- Neovim answers a server's request from its handler's return value, so the handler waits for the
 -- language servers (`request_sync`, at most `editor_query_timeout` ms, default 5000 — under the
@@ -8,7 +9,17 @@
 -- reads as the tool's error.
 local M = {}
 
-M.QUERIES = { 'definition', 'references', 'hover', 'documentSymbols', 'workspaceSymbols', 'diagnostics' }
+M.QUERIES = {
+  'definition',
+  'references',
+  'hover',
+  'documentSymbols',
+  'workspaceSymbols',
+  'diagnostics',
+  'rename',
+  'codeActions',
+  'format',
+}
 
 local METHODS = {
   definition = 'textDocument/definition',
@@ -209,9 +220,15 @@ local function diagnostics(uri)
   return out
 end
 
+M.call, M.timeout_ms, M.clients_for, M.buffer, M.convert = call, timeout_ms, clients_for, buffer, convert
+
 ---@param params agentls.EditorQuery
 local function answer(params)
   local q = params.query
+  local refactor = require('agentls.refactor_queries').ANSWERS[q]
+  if refactor then
+    return refactor(params)
+  end
   if q == 'definition' or q == 'references' then
     local p = { textDocument = { uri = params.uri }, position = params.position }
     if q == 'references' then

@@ -222,7 +222,7 @@
 
 --- ``agent/editorQuery`` (server → client): what the agent asks the editor's language servers.
 ---@class agentls.EditorQuery
----@field query "definition"|"references"|"hover"|"documentSymbols"|"workspaceSymbols"|"diagnostics"
+---@field query "definition"|"references"|"hover"|"documentSymbols"|"workspaceSymbols"|"diagnostics"|"rename"|"codeActions"|"format"
 ---@field uri? string
 ---@field position? agentls.Position
 ---@field text? string
@@ -1013,6 +1013,40 @@
 
 ---@class agentls.UserTime
 ---@field created integer
+
+---@class agentls.WireCodeAction
+---@field title string
+---@field kind? string
+---@field isPreferred? boolean
+---@field disabled? string
+---@field diagnostics? string[]
+
+---@class agentls.WireCommand
+---@field title? string
+---@field command string
+
+---@class agentls.WireEdit
+---@field changes? agentls.WireFileEdits[]
+---@field fileOperations? agentls.WireFileOperation[]
+
+---@class agentls.WireFileEdits
+---@field uri string
+---@field edits agentls.WireTextEdit[]
+
+---@class agentls.WireFileOperation
+---@field kind string
+---@field uri string
+
+---@class agentls.WireResolvedAction
+---@field title string
+---@field kind? string
+---@field edit? agentls.WireEdit
+---@field command? agentls.WireCommand
+---@field token? string
+
+---@class agentls.WireTextEdit
+---@field range agentls.Range
+---@field newText string
 
 --- The methods a client calls (requests and notifications).
 ---@alias agentls.Method

@@ -1,12 +1,13 @@
 // The server's `agent/editorQuery` (docs/protocol.md): the agent asks VS Code's language servers —
 // every one the user runs, through VS Code's own `vscode.execute*Provider` commands — for definitions,
-// references, hover text, symbols and the diagnostics of a file. The server bounds the wait; an error
-// thrown here reaches the model as the tool's error.
+// references, hover text, symbols and the diagnostics of a file (the refactoring queries are answered in
+// `refactorQueries.ts`). The server bounds the wait; an error thrown here reaches the model as the tool's error.
 import * as vscode from "vscode";
 import type { Range } from "../../shared/protocol";
+import { answerRefactorQuery, REFACTOR_QUERIES } from "./refactorQueries";
 
 /** The queries this client answers, announced in `experimental.agent.editorQueries`. */
-export const EDITOR_QUERIES = ["definition", "references", "hover", "documentSymbols", "workspaceSymbols", "diagnostics"];
+export const EDITOR_QUERIES = ["definition", "references", "hover", "documentSymbols", "workspaceSymbols", "diagnostics", ...REFACTOR_QUERIES];
 
 interface QueryParams {
   query: string;
@@ -84,6 +85,8 @@ function position(params: QueryParams): vscode.Position {
 }
 
 export async function answerEditorQuery(params: QueryParams): Promise<unknown> {
+  const refactor = answerRefactorQuery(params);
+  if (refactor !== undefined) return refactor;
   switch (params.query) {
     case "definition":
     case "references": {
