@@ -558,12 +558,12 @@ class AgentApp:
         """The session's mode and effort, loaded (a step reads them before its rules)."""
         return await self.controls.get(session_id)
 
-    async def session_mode(self, session_id: str, mode: str | None = None) -> ModeState:
+    async def session_mode(self, session_id: str | None, mode: str | None = None) -> ModeState:
         """The session's mode, set first when ``mode`` is given (see ``core.api.Agent``)."""
         return await self.wiring.controls_service.mode(session_id, mode)
 
     async def session_effort(
-        self, session_id: str, effort_level: str | None = None, model: str | None = None
+        self, session_id: str | None, effort_level: str | None = None, model: str | None = None
     ) -> EffortState:
         """The session's effort, set first when ``effort_level`` is given (see ``core.api.Agent``)."""
         return await self.wiring.controls_service.effort(session_id, effort_level, model)
