@@ -109,6 +109,7 @@ class ReviewMarks:
                 items = [diagnostic(h) for h in by_file.get(path, [])]
                 params = lsp.PublishDiagnosticsParams(uri=path.as_uri(), diagnostics=items)
                 self.server.text_document_publish_diagnostics(params)
+            log.info("session %s: %d hunk(s) marked in %d file(s)", session_id, len(hunks), len(by_file))
             self._marked = set(by_file)
         if self._refresh_support():
             self.server.spawn(self._refresh_lenses())

@@ -142,13 +142,13 @@ def _word(args: tuple[Any, ...]) -> str | None:
 def register(server: AgentServer) -> ReviewActions:
     """Add the review and mode commands; the code actions are served through ``actions``."""
     review = ReviewActions(server)
+    marks = plain_marks.register(server)
+    server.plain.session_changed.append(lambda: server.spawn(marks.refresh()))
 
     def ready(app: Agent) -> None:
         review.app = app
 
     server.app_ready.append(ready)
-    marks = plain_marks.register(server)
-    server.plain.session_changed.append(lambda: server.spawn(marks.refresh()))
 
     @server.command(REVIEW)
     @jsonrpc_errors
@@ -174,6 +174,9 @@ def register(server: AgentServer) -> ReviewActions:
                 result = await app.keep(session_id, choice.hunkIDs)
             else:
                 result = await app.undo(session_id, choice.hunkIDs)
+            # The marks go before the answer: eglot 1.9 (Emacs 28's jsonrpc) leaves a notification
+            # that arrives right after the reply it waits for unread until more comes.
+            await marks.refresh()
             server.show_message(_result_text("kept" if command == KEEP else "undid", result))
             return dump(result)
 
