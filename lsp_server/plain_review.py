@@ -121,16 +121,25 @@ def _result_text(verb: str, result: ReviewResult) -> str:
 
 
 async def _open_review(
-    server: AgentServer, app: Agent, session_id: str, hunks: list[Hunk], whole: bool
+    server: AgentServer,
+    documents: plain_document.VirtualDocuments,
+    app: Agent,
+    session_id: str,
+    hunks: list[Hunk],
+    whole: bool,
 ) -> None:
     """The review as a document in the client, else as a message naming its file."""
     if not hunks:
         gone = "no agent changes wait for review" if whole else "that agent change no longer waits for review"
         server.show_message(f"agentls: {gone}")
         return
-    title = (await app.get_session(session_id)).title
-    path = plain_document.review_file(session_id, plain_document.review_diff(hunks, title))
-    if not await plain_document.show(server, path):
+    text = plain_document.review_diff(hunks, (await app.get_session(session_id)).title)
+    # A virtual document where the client asks the server for it, else a file any client opens.
+    virtual = plain_document.can_show(server) and documents.supported()
+    if virtual and await plain_document.show(server, await documents.put(session_id, text)):
+        return
+    path = plain_document.review_file(session_id, text)
+    if not await plain_document.show(server, path.as_uri()):
         server.show_message(f"{review_text(hunks)}\nThe diff: {path}")
 
 
@@ -143,6 +152,7 @@ def register(server: AgentServer) -> ReviewActions:
     """Add the review and mode commands; the code actions are served through ``actions``."""
     review = ReviewActions(server)
     marks = plain_marks.register(server)
+    documents = plain_document.register(server)
     server.plain.session_changed.append(lambda: server.spawn(marks.refresh()))
 
     def ready(app: Agent) -> None:
@@ -160,7 +170,7 @@ def register(server: AgentServer) -> ReviewActions:
         if choice.hunkIDs is not None:
             hunks = [h for h in hunks if h.id in choice.hunkIDs]
         if choice.show:
-            await _open_review(server, app, session_id, hunks, whole=choice.hunkIDs is None)
+            await _open_review(server, documents, app, session_id, hunks, whole=choice.hunkIDs is None)
         return dump(hunks)
 
     def decide(command: str) -> None:

@@ -14,8 +14,8 @@ from pygls.uris import to_fs_path
 
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
-from tests.lsp.conftest import Connected, agent_config
-from tests.lsp.editor import uri
+from tests.lsp.conftest import Connected, agent_config, connect
+from tests.lsp.editor import Editor, uri
 
 FILE = "a\nb\nc\nd\ne\n"
 
@@ -187,3 +187,34 @@ async def test_review_of_a_gone_hunk_says_so(vscode: Connected) -> None:
     with pytest.raises(JsonRpcException) as caught:
         await command(vscode, "agentls.review", {"show": "maybe"})
     assert caught.value.code == -32602 and "show" in caught.value.message
+
+
+async def test_a_client_with_document_content_gets_the_review_as_a_virtual_document(
+    tmp_path: Path, project: Path, options: Any, model: FakeModelServer
+) -> None:
+    registered: list[lsp.RegistrationParams] = []
+
+    def prepare(editor: Editor) -> None:
+        @editor.client.feature(lsp.CLIENT_REGISTER_CAPABILITY)
+        def register(params: lsp.RegistrationParams) -> None:
+            registered.append(params)
+
+    async for client in connect(tmp_path, project, "visual-studio-code+content", options, prepare):
+        path = client.root / "hello.py"
+        await command(client, "agentls.mode", "auto")
+        edit = {"filePath": str(path), "oldString": "hello", "newString": "bye"}
+        model.script(Turn.tool_call("edit", edit))
+        await command(client, "agentls.prompt", "change it")
+        await command(client, "agentls.review")
+        # The scheme is registered once; the review is a document the server serves, not a file.
+        (registration,) = [r for params in registered for r in params.registrations]
+        assert registration.method == "workspace/textDocumentContent"
+        shown = client.client.shown_documents[-1].uri
+        assert shown.startswith("agentls:/review/") and shown.endswith(".diff"), shown
+        params = lsp.TextDocumentContentParams(uri=shown)
+        answer = await client.client.protocol.send_request_async(lsp.WORKSPACE_TEXT_DOCUMENT_CONTENT, params)
+        assert "+print('bye')" in answer.text and "--- a/hello.py" in answer.text, answer.text
+        with pytest.raises(JsonRpcException) as caught:
+            gone = lsp.TextDocumentContentParams(uri="agentls:/review/ses_gone-0.diff")
+            await client.client.protocol.send_request_async(lsp.WORKSPACE_TEXT_DOCUMENT_CONTENT, gone)
+        assert caught.value.code == -32602
