@@ -339,20 +339,22 @@ class Agent(Protocol):
 
     # --- mode and effort -------------------------------------------------------------------
 
-    async def session_mode(self, session_id: str, mode: str | None = None) -> ModeState:
+    async def session_mode(self, session_id: str | None, mode: str | None = None) -> ModeState:
         """The session's autonomy mode, set first when ``mode`` is given: "ask" (a dialog before each
         edit), "auto" (edits land and wait for review; a deny rule still holds) or "plan" (read-only).
         The project remembers the mode chosen last: a new session starts in it. An unknown mode is
-        an InvalidInputError naming the modes."""
+        an InvalidInputError naming the modes. No ``session_id``: the mode a new session would start
+        in (read only: a mode is chosen for a session, InvalidInputError otherwise)."""
         ...
 
     async def session_effort(
-        self, session_id: str, effort: str | None = None, model: str | None = None
+        self, session_id: str | None, effort: str | None = None, model: str | None = None
     ) -> EffortState:
         """How hard the session's model thinks, set first when ``effort`` is given: one of the levels
         its model offers ("default": back to the model's configured options). A level it does not
         offer is an InvalidInputError naming the levels it has. ``model`` ("provider/model"): the
-        model the next prompt goes to, when the client chose one (else the last prompt's)."""
+        model the next prompt goes to, when the client chose one (else the last prompt's). No
+        ``session_id``: a new session's effort ("default") and the levels, read only."""
         ...
 
     async def review_comment(

@@ -193,9 +193,10 @@ class ModeChoice:
 
 @record
 class ModeState:
-    """A session's mode and the modes there are (``agent/session/mode``)."""
+    """A session's mode and the modes there are (``agent/session/mode``); no ``session_id``: the
+    mode a new session starts in."""
 
-    session_id: str
+    session_id: str | None
     mode: str
     modes: tuple[ModeChoice, ...]
 
@@ -203,9 +204,9 @@ class ModeState:
 @record
 class EffortState:
     """A session's effort and the levels its model offers ([] when it has no thinking control;
-    ``effort`` is "default" until one is chosen)."""
+    ``effort`` is "default" until one is chosen); no ``session_id``: a new session's."""
 
-    session_id: str
+    session_id: str | None
     effort: str
     levels: tuple[str, ...]
     model: str | None = None  # the model the levels are for ("provider/model")

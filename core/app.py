@@ -395,12 +395,12 @@ class AgentApp:
 
     # --- mode and effort (core/session/mode.py, core/llm/effort.py) -------------------------
 
-    async def session_mode(self, session_id: str, mode: str | None = None) -> ModeState:
+    async def session_mode(self, session_id: str | None, mode: str | None = None) -> ModeState:
         """The session's mode, set first when ``mode`` is given (see ``core.api.Agent``)."""
         return await self._wiring.controls_service.mode(session_id, mode)
 
     async def session_effort(
-        self, session_id: str, effort: str | None = None, model: str | None = None
+        self, session_id: str | None, effort: str | None = None, model: str | None = None
     ) -> EffortState:
         """The session's effort, set first when ``effort`` is given (see ``core.api.Agent``)."""
         return await self._wiring.controls_service.effort(session_id, effort, model)

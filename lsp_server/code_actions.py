@@ -3,7 +3,8 @@
 "Ask agent to fix: <message>" on each diagnostic the client sent, "Ask agent to fix lines N-M" and
 "Explain with agent" on a non-empty selection, and nothing on a bare cursor with no diagnostic (a
 lightbulb on every line would be noise). Stock Neovim and eglot send only this server's diagnostics,
-and agentls publishes none: their users select the lines. The command's prompt carries the file, the
+and agentls publishes only the hints of pending agent changes (skipped here): their users select
+the lines. The command's prompt carries the file, the
 range, the code and every diagnostic the client put in the request.
 """
 
@@ -24,6 +25,7 @@ from core.prompts import load
 from lsp_server import protocol as p
 from lsp_server.diagnostics import format_diagnostic
 from lsp_server.errors import jsonrpc_errors
+from lsp_server.plain_marks import SOURCE as REVIEW_SOURCE
 from lsp_server.workspace import path_of
 
 if TYPE_CHECKING:
@@ -56,7 +58,9 @@ def code_actions(params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
     uri, only = params.text_document.uri, params.context.only
     actions: list[lsp.CodeAction] = []
     selected = params.range.start != params.range.end
-    diagnostics = list(params.context.diagnostics)
+    # This server's own hints mark the agent's pending changes (plain_marks): Keep / Undo act on
+    # those, not "Ask agent to fix".
+    diagnostics = [d for d in params.context.diagnostics if d.source != REVIEW_SOURCE]
     if _wanted(lsp.CodeActionKind.QuickFix, only):
         for diagnostic in diagnostics:
             title = f"Ask agent to fix: {_short(diagnostic.message)}"

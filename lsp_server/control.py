@@ -13,20 +13,21 @@ if TYPE_CHECKING:
     from lsp_server.server import AgentServer
 
 # Every other request spells it ``sessionID``; ``sessionId`` is taken too (the name lanes agreed on).
-_SESSION = Field(min_length=1, validation_alias=AliasChoices("sessionID", "sessionId"))
+# None: a chat with no session yet reads what a new session starts with (reading only).
+_SESSION = Field(default=None, min_length=1, validation_alias=AliasChoices("sessionID", "sessionId"))
 
 
 class SessionMode(p.Params):
     """Read a session's mode, or set it first when ``mode`` is given."""
 
-    sessionID: str = _SESSION
+    sessionID: str | None = _SESSION
     mode: str | None = Field(default=None, min_length=1)
 
 
 class SessionEffort(p.Params):
     """Read a session's effort, or set it first when ``effort`` is given."""
 
-    sessionID: str = _SESSION
+    sessionID: str | None = _SESSION
     effort: str | None = Field(default=None, min_length=1)
     # The model the client sends the next prompt to (levels follow it); else the last prompt's.
     model: str | None = Field(default=None, min_length=1)

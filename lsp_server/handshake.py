@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 CAPABILITIES: dict[str, Any] = {
     "textDocumentSync": {"openClose": True, "change": 1, "save": True},
     "codeActionProvider": {"codeActionKinds": ["quickfix", ""]},
+    "codeLensProvider": {"resolveProvider": False},
     "executeCommandProvider": {
         "commands": [
             "agentls.prompt",

@@ -54,6 +54,15 @@ class PlainPath:
         self.server = server
         self.session_id: str | None = None
         self.typing = TypingGate()  # fed by textDocument/didChange (workspace.register_document_hooks)
+        self.session_changed: list[Callable[[], object]] = []  # the review marks follow the session
+
+    def use(self, session_id: str) -> None:
+        """Make ``session_id`` the current session."""
+        changed = session_id != self.session_id
+        self.session_id = session_id
+        if changed:
+            for callback in self.session_changed:
+                callback()
 
     async def session(self, app: Agent) -> str:
         """The current session, created on first use (or when the current one was deleted)."""
@@ -63,8 +72,9 @@ class PlainPath:
                 return self.session_id
             except NotFoundError:
                 self.session_id = None
-        self.session_id = (await app.create_session()).id
-        return self.session_id
+        session_id = (await app.create_session()).id
+        self.use(session_id)
+        return session_id
 
     async def start(
         self, app: Agent, parts: PromptParts, label: str, wait: bool | None = None
@@ -303,7 +313,7 @@ def register(server: AgentServer) -> PlainPath:
         title = args[0] if args and isinstance(args[0], str) else None
         app = await server.app()
         session = await app.create_session(title)
-        plain.session_id = session.id
+        plain.use(session.id)
         return dump(session)
 
     @server.command("agentls.compact")

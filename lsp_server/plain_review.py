@@ -2,10 +2,12 @@
 
 On a range that touches a pending hunk of the client's current session (``PlainPath``), a stock
 client gets "Keep agent change" and "Undo agent change" code actions (``agentls.keep`` /
-``agentls.undo``); ``agentls.review`` lists the pending hunks as a message, ``agentls.mode [mode]``
-and ``agentls.effort [level]`` show or set the session's mode and effort. Plugin clients have their
-own review views (``agent/review/*``) and get none of these actions. Hunk lines are where the agent
-left them (``afterStart``): lines the user added above since shift what a range matches.
+``agentls.undo``); ``agentls.review`` opens the pending hunks as a diff document (``plain_document``;
+a message names them where the client cannot open it), ``agentls.mode [mode]`` and ``agentls.effort
+[level]`` show or set the session's mode and effort. The same hunks show as code lenses and hint
+diagnostics (``plain_marks``). Plugin clients have their own review views (``agent/review/*``) and
+get none of these actions. Hunk lines are where the agent left them (``afterStart``): lines the user
+added above since shift what a range matches.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from lsprotocol import types as lsp
 from pydantic import Field
 
 from core.message.review import Hunk, ReviewResult
+from lsp_server import plain_document, plain_marks
 from lsp_server import protocol as p
 from lsp_server.errors import jsonrpc_errors
 from lsp_server.protocol import dump
@@ -44,6 +47,12 @@ class HunkChoice(p.Params):
 
     sessionID: str | None = Field(default=None, min_length=1)
     hunkIDs: list[str] | None = None
+
+
+class ReviewChoice(HunkChoice):
+    """``agentls.review``'s argument: the hunks to show (default: all), and whether to open them."""
+
+    show: bool = True  # False: only answer with the hunks (a script polling the review)
 
 
 class ReviewActions:
@@ -111,6 +120,29 @@ def _result_text(verb: str, result: ReviewResult) -> str:
     return "\n".join(lines)
 
 
+async def _open_review(
+    server: AgentServer,
+    documents: plain_document.VirtualDocuments,
+    app: Agent,
+    session_id: str,
+    hunks: list[Hunk],
+    whole: bool,
+) -> None:
+    """The review as a document in the client, else as a message naming its file."""
+    if not hunks:
+        gone = "no agent changes wait for review" if whole else "that agent change no longer waits for review"
+        server.show_message(f"agentls: {gone}")
+        return
+    text = plain_document.review_diff(hunks, (await app.get_session(session_id)).title)
+    # A virtual document where the client asks the server for it, else a file any client opens.
+    virtual = plain_document.can_show(server) and documents.supported()
+    if virtual and await plain_document.show(server, await documents.put(session_id, text)):
+        return
+    path = plain_document.review_file(session_id, text)
+    if not await plain_document.show(server, path.as_uri()):
+        server.show_message(f"{review_text(hunks)}\nThe diff: {path}")
+
+
 def _word(args: tuple[Any, ...]) -> str | None:
     first = args[0] if args else None
     return first if isinstance(first, str) and first.strip() else None
@@ -119,6 +151,9 @@ def _word(args: tuple[Any, ...]) -> str | None:
 def register(server: AgentServer) -> ReviewActions:
     """Add the review and mode commands; the code actions are served through ``actions``."""
     review = ReviewActions(server)
+    marks = plain_marks.register(server)
+    documents = plain_document.register(server)
+    server.plain.session_changed.append(lambda: server.spawn(marks.refresh()))
 
     def ready(app: Agent) -> None:
         review.app = app
@@ -128,9 +163,14 @@ def register(server: AgentServer) -> ReviewActions:
     @server.command(REVIEW)
     @jsonrpc_errors
     async def list_(*args: Any) -> Any:
+        choice = p.parse(ReviewChoice, args[0] if args and args[0] is not None else {})
         app = await server.app()
-        hunks = await app.review(await server.plain.session(app))
-        server.show_message(review_text(hunks))
+        session_id = choice.sessionID or await server.plain.session(app)
+        hunks = await app.review(session_id)
+        if choice.hunkIDs is not None:
+            hunks = [h for h in hunks if h.id in choice.hunkIDs]
+        if choice.show:
+            await _open_review(server, documents, app, session_id, hunks, whole=choice.hunkIDs is None)
         return dump(hunks)
 
     def decide(command: str) -> None:
@@ -144,6 +184,9 @@ def register(server: AgentServer) -> ReviewActions:
                 result = await app.keep(session_id, choice.hunkIDs)
             else:
                 result = await app.undo(session_id, choice.hunkIDs)
+            # The marks go before the answer: eglot 1.9 (Emacs 28's jsonrpc) leaves a notification
+            # that arrives right after the reply it waits for unread until more comes.
+            await marks.refresh()
             server.show_message(_result_text("kept" if command == KEEP else "undid", result))
             return dump(result)
 

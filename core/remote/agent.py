@@ -308,12 +308,12 @@ class RemoteAgent:
         result: int = await self.call("unrecorded_steps", session_id=session_id, message_id=message_id)
         return result
 
-    async def session_mode(self, session_id: str, mode: str | None = None) -> ModeState:
+    async def session_mode(self, session_id: str | None, mode: str | None = None) -> ModeState:
         result: ModeState = await self.call("session_mode", session_id=session_id, mode=mode)
         return result
 
     async def session_effort(
-        self, session_id: str, effort: str | None = None, model: str | None = None
+        self, session_id: str | None, effort: str | None = None, model: str | None = None
     ) -> EffortState:
         result: EffortState = await self.call(
             "session_effort", session_id=session_id, effort=effort, model=model

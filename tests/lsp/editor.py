@@ -31,7 +31,14 @@ PLUGIN = "plugin"
 
 def capabilities(profile: str) -> lsp.ClientCapabilities:
     """``plugin`` (VS Code + experimental.agent) or a pytest-lsp client spec such as ``neovim@v0.10.0``;
-    ``plugin+editor:definition,hover`` is a plugin that announces those ``editorQueries``."""
+    ``plugin+editor:definition,hover`` is a plugin that announces those ``editorQueries``; a ``+content``
+    suffix adds LSP 3.18's ``workspace/textDocumentContent`` (dynamically registered)."""
+    if profile.endswith("+content"):
+        caps = capabilities(profile.removesuffix("+content"))
+        assert caps.workspace is not None
+        content = lsp.TextDocumentContentClientCapabilities(dynamic_registration=True)
+        caps.workspace.text_document_content = content
+        return caps
     if profile == PLUGIN or profile.startswith(PLUGIN + "+editor:"):
         caps = client_capabilities("visual-studio-code")
         agent: dict[str, Any] = {"version": 1, "savesEdits": True}

@@ -158,3 +158,26 @@ async def test_a_subagent_follows_its_parents_mode(plugin: Connected, model: Fak
     assert asked(plugin) == []  # the child's edit did not ask either
     children = [e["properties"]["info"] for e in plugin.events("session.created")]
     assert any(info.get("parentID") == sid for info in children)
+
+
+async def test_a_chat_without_a_session_reads_what_a_new_session_starts_with(
+    tmp_path: Path, project: Path, options: Any
+) -> None:
+    async for server in connect(tmp_path, project, PLUGIN, options):
+        listed = (await server.call("agent/session/list", {}))["sessions"]
+        draft = await server.call("agent/session/mode", {})
+        assert draft["sessionID"] is None and draft["mode"] == "ask"
+        assert [m["id"] for m in draft["modes"]] == ["ask", "auto", "plan"]
+        effort = await server.call("agent/session/effort", {})
+        assert effort["sessionID"] is None and effort["effort"] == "default" and effort["model"]
+        # Choosing needs a session: nothing is stored, and no session is made by reading.
+        choices = (("agent/session/mode", {"mode": "plan"}), ("agent/session/effort", {"effort": "low"}))
+        for method, params in choices:
+            with pytest.raises(JsonRpcException) as caught:
+                await server.call(method, params)
+            assert caught.value.code == -32602 and "create the session first" in caught.value.message
+        assert (await server.call("agent/session/list", {}))["sessions"] == listed
+        sid = await _session(server)
+        await server.call("agent/session/mode", {"sessionID": sid, "mode": "plan"})
+        # The next chat without a session shows the mode chosen last.
+        assert (await server.call("agent/session/mode", {}))["mode"] == "plan"

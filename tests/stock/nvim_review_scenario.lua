@@ -77,7 +77,9 @@ local function scenario()
   out.prompt = command('agentls.prompt', { 'change it' }, 60000)
   vim.cmd('checktime')
   out.after_prompt = { disk = disk(spec.hello), buffer = lines(buf) }
-  out.review = command('agentls.review', {})
+  out.review = command('agentls.review', {}) -- opens the review as a diff document
+  out.review_doc = vim.api.nvim_buf_get_name(0)
+  vim.cmd.buffer(buf)
 
   -- 2. On line 2, the code action menu (the user's own :lua vim.lsp.buf.code_action()) undoes it.
   vim.api.nvim_win_set_cursor(0, { 2, 4 })
@@ -92,7 +94,7 @@ local function scenario()
   vim.api.nvim_win_set_cursor(0, { 5, 0 })
   vim.lsp.buf.code_action()
   vim.wait(10000, function()
-    return #command('agentls.review', {}) == 0
+    return #command('agentls.review', { { show = false } }) == 0
   end, 50)
   out.review_after = command('agentls.review', {})
   vim.cmd('checktime') -- an unmodified buffer's file is written on disk; Neovim reloads it

@@ -1,6 +1,6 @@
 """Stock Neovim 0.11 (no agentls plugin) reviews the agent's changes with the real server: auto mode
-edits without a dialog, ``agentls.review`` lists the hunks, and Neovim's own code action menu undoes
-one hunk and keeps the other."""
+edits without a dialog, ``agentls.review`` opens the hunks as a diff document, and Neovim's own code
+action menu undoes one hunk and keeps the other."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def test_stock_neovim_reviews_in_auto_mode(
     assert out["final"]["modified"] is False
     assert out["review_after"] == []
     assert "ask, auto, plan" in out["bad_mode"]
-    assert "agentls: 2 agent change(s) to review" in out["messages"]
+    assert out["review_doc"].startswith(str(project.data / "review")) and out["review_doc"].endswith(".diff")
     assert "agentls: undid 1 agent change(s)" in out["messages"]
     assert "agentls: mode auto (modes: ask, auto, plan)" in out["messages"]
     assert main.requests and len(main.requests) == 2  # one turn: the edits, then the answer

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import atexit
+import functools
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -107,15 +111,7 @@ def code_server(
     cs = tool("code-server")
     full_env = _env(root, env)
     common = ["--config", str(config), "--user-data-dir", str(data), "--extensions-dir", str(exts)]
-    done = subprocess.run(
-        [cs, *common, "--install-extension", str(vsix), "--force"],
-        env=full_env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    if done.returncode != 0:
-        raise AssertionError(f"installing the extension failed:\n{done.stdout}\n{done.stderr}")
+    copy_extensions(installed(vsix), exts)
     port = free_port()
     log = root / "code-server.log"
     with log.open("wb") as out:
@@ -144,6 +140,50 @@ def code_server(
         yield CodeServer(url, root, process, log)
     finally:
         stop_group(process)
+
+
+@dataclass(frozen=True)
+class _Package:
+    path: Path
+    mtime_ns: int
+    size: int
+
+
+def installed(vsix: Path) -> Path:
+    """An extensions folder with ``vsix`` installed by code-server itself, made once per package and
+    process (the install is most of a code-server start: ~9-12 s here); each code-server gets a
+    copy (``copy_extensions``), so no test sees another's extension folder."""
+    stat = vsix.stat()
+    return _install(_Package(vsix.resolve(), stat.st_mtime_ns, stat.st_size))
+
+
+@functools.cache
+def _install(package: _Package) -> Path:
+    root = Path(tempfile.mkdtemp(prefix="agentls-vscode-exts-"))
+    atexit.register(shutil.rmtree, root, True)
+    exts = root / "exts"
+    common = ["--user-data-dir", str(root / "data"), "--extensions-dir", str(exts)]
+    done = subprocess.run(
+        [tool("code-server"), *common, "--install-extension", str(package.path), "--force"],
+        env=_env(root, {}),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if done.returncode != 0:
+        raise AssertionError(f"installing the extension failed:\n{done.stdout}\n{done.stderr}")
+    return exts
+
+
+def copy_extensions(source: Path, target: Path) -> None:
+    """Copy an installed extensions folder; its index (``extensions.json``) names each extension's
+    folder by absolute path, which is moved to the copy."""
+    shutil.copytree(source, target, symlinks=True)
+    index = target / "extensions.json"
+    if index.is_file():
+        # As a JSON string spells each path (the file holds it as fsPath, path and a file:// URI).
+        old, new = (json.dumps(str(folder))[1:-1] for folder in (source, target))
+        index.write_text(index.read_text().replace(old, new))
 
 
 def stop_group(process: subprocess.Popen[bytes]) -> None:

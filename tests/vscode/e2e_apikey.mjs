@@ -24,8 +24,11 @@ async function send(wb, words) {
 await runPhases(args, [
   ["refused", async (wb, r) => {
     await send(wb, "hello");
-    const button = await until("the Set API Key button", () => chat.$("#notice:not([hidden]) #set-api-key"), 60000);
-    r.button = await button.evaluate((b) => b.textContent);
+    // The button comes with the turn's error event; the host's "your prompt is back in the box" when
+    // the prompt's request fails, a moment later (later still on a loaded machine): wait for both.
+    await until("the Set API Key button and the prompt back", async () =>
+      (await chat.$("#notice:not([hidden]) #set-api-key")) !== null && (await chat.$eval("#notice", (n) => n.textContent)).includes("back in the box"), 60000);
+    r.button = await chat.$eval("#set-api-key", (b) => b.textContent);
     r.notice = await chat.$eval("#notice", (n) => n.textContent);
     r.noticeHeight = await chat.$eval("#notice", (n) => n.getBoundingClientRect().height);
     r.lineHeight = await chat.$eval("#notice", (n) => parseFloat(getComputedStyle(n).lineHeight) || 18);

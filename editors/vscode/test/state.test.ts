@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import type { AgentEvent, ToolPart } from "../shared/protocol.ts";
 import { lineRange, toolSummary, usage } from "../webview/derive.ts";
-import { applyEvent, emptyDirty, loadSnapshot, messagesOf, setSessions } from "../webview/state.ts";
+import { applyEvent, emptyDirty, initialState, loadSnapshot, messagesOf, setDraftControls, setSessions } from "../webview/state.ts";
 import { fixture, freshState, play, SCENARIOS } from "./fixtures.ts";
 
 for (const name of SCENARIOS) {
@@ -211,5 +211,28 @@ describe("agent.warning", () => {
     assert.ok(state.dirty.header);
     loadSnapshot(state, { session: f.session, messages: [], permissions: [], questions: [], todos: [], changes: [], busy: false });
     assert.deepEqual(state.warnings, [], "another session (or a reload) starts without them");
+  });
+});
+
+describe("an empty chat's controls", () => {
+  const f = fixture("edit-turn");
+  const modes = { mode: "plan", modes: [{ id: "ask", name: "Ask" }, { id: "plan", name: "Plan" }] };
+  const effort = { effort: "default", levels: ["low", "high"] };
+
+  test("a chat with no session shows what its session will start with", () => {
+    const state = initialState();
+    loadSnapshot(state, null);
+    state.dirty = emptyDirty();
+    setDraftControls(state, modes, effort);
+    assert.deepEqual([state.mode, state.effort], [modes, effort]);
+    assert.ok(state.dirty.header);
+  });
+
+  test("a session's own controls win over a late draft", () => {
+    const state = freshState(f);
+    loadSnapshot(state, { session: f.session, messages: [], permissions: [], questions: [], todos: [], changes: [], busy: false, mode: { mode: "ask", modes: modes.modes } });
+    setDraftControls(state, modes, effort);
+    assert.equal(state.mode?.mode, "ask");
+    assert.equal(state.effort, null);
   });
 });

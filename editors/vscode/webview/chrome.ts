@@ -157,19 +157,29 @@ export class Chrome {
       const headline = authHeadline(state.error);
       const line = back ? `The turn failed: ${headline[0].toLowerCase()}${headline.slice(1)}; your prompt is back in the box. ` : `${headline}. `;
       const said = [phaseText, back ? "" : state.server.message].filter(Boolean).join(" ");
+      const text = `${said ? `${said} ` : ""}${line}`;
       this.notice.hidden = false;
+      // Drawn again only when it says something else: a header redraw (a status or effort event)
+      // must not replace the button under a click that has begun.
+      const shown = JSON.stringify([text, state.error, warnings]);
+      if (shown === this.noticeShown) return;
+      this.noticeShown = shown;
       this.notice.replaceChildren(
-        h("span", { class: "notice-text", title: state.error }, `${said ? `${said} ` : ""}${line}`),
+        h("span", { class: "notice-text", title: state.error }, text),
         button("Set API Key", () => this.post({ type: "setApiKey" }), { id: "set-api-key", class: "link", title: "Enter or replace a provider's API key (agentls: Set API Key…)" }),
         ...(warnings.length > 0 ? [h("span", {}, ` ${warnings.join(" ")}`)] : []),
       );
       return;
     }
+    this.noticeShown = "";
     const warnings = state.warnings.map((w) => `Warning: ${w}`);
     const text = [phaseText, state.server.message, state.error, ...warnings].filter(Boolean).join(" ");
     this.notice.hidden = text === "";
     this.notice.textContent = text;
   }
+
+  /** What the notice with its Set API Key button last showed ("" when it shows plain text). */
+  private noticeShown = "";
 
   drawPanels(state: ChatState): void {
     const panels: HTMLElement[] = [];

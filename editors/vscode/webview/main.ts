@@ -10,7 +10,7 @@ import { Transcript } from "./parts.ts";
 import { QueueList } from "./queue.ts";
 import { runSlash, SlashMenu } from "./slash.ts";
 import { Pickers } from "./pickers.ts";
-import { applyEvent, emptyDirty, initialState, loadSnapshot, setConfig, setServer, setSessions } from "./state.ts";
+import { applyEvent, emptyDirty, initialState, loadSnapshot, setConfig, setDraftControls, setServer, setSessions } from "./state.ts";
 import { OlderLoader, prependOlder } from "./virtual.ts";
 
 interface VsCodeApi {
@@ -150,6 +150,9 @@ window.addEventListener("message", (event: MessageEvent<ToWebview>) => {
       jump.hidden = true;
       transcript.reset();
       loadSnapshot(state, message.snapshot);
+      break;
+    case "draftControls":
+      setDraftControls(state, message.mode, message.effort);
       break;
     case "sessions":
       setSessions(state, message.sessions, message.append, message.more);

@@ -145,6 +145,14 @@ export function setSessions(state: ChatState, sessions: Session[], append: boole
   state.dirty.sessions = true;
 }
 
+/** A chat with no session yet: the mode and effort its session will start with (its pickers show them). */
+export function setDraftControls(state: ChatState, mode: ModeInfo | undefined, effort: EffortInfo | undefined): void {
+  if (state.session !== null) return; // the session arrived meanwhile: its own controls win
+  state.mode = mode ?? null;
+  state.effort = effort ?? null;
+  state.dirty.header = true;
+}
+
 export function setConfig(state: ChatState, config: AgentConfig): void {
   state.config = config;
   state.dirty.header = true;

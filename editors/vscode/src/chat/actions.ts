@@ -161,10 +161,9 @@ export class Actions {
     return vscode.Uri.file(path.isAbsolute(file) ? file : path.join(root, file));
   }
 
+  /** An empty chat: its session is made by the first prompt or choice, so one never used is never stored. */
   async newSession(): Promise<void> {
-    const session = await this.request<Session>("agent/session/create", {});
-    await this.view.select(session.id);
-    await this.view.sendSessions();
+    await this.view.select(undefined);
   }
 
   private async rename(sessionID: string): Promise<void> {

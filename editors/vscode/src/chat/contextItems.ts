@@ -79,7 +79,7 @@ async function gather(view: ChatHost, kind: string, terminals: TerminalOutputs):
       return pickSymbol();
     case "url": {
       // Fetching may ask permission, which is a dialog of a session: the chat's, made now if it has none.
-      if (view.sessionID === undefined) await view.newSession();
+      if (view.sessionID === undefined) await view.currentSession();
       const url = await vscode.window.showInputBox({ title: "@url", prompt: "The http(s) URL to attach (fetched like the webfetch tool)", placeHolder: "https://…" });
       return url ? { item: { kind, url: url.trim() }, label: `url:${url.trim()}` } : undefined;
     }

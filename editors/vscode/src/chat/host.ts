@@ -7,10 +7,13 @@ import type { ToWebview } from "./messages";
 
 export interface ChatHost {
   readonly client: AgentClient;
-  /** The session the chat shows (none while an empty chat is still creating its own). */
+  /** The session the chat shows (none in an empty chat: it makes one when the user sends or chooses). */
   readonly sessionID: string | undefined;
-  /** The session the chat shows, or the one its empty chat creates (one, however many ask). */
-  currentSession(): Promise<string>;
+  /**
+   * The session the chat shows, or the one its empty chat creates now (one, however many ask);
+   * `prepare` runs on a session this call creates, before the chat shows it.
+   */
+  currentSession(prepare?: (sessionID: string) => Promise<void>): Promise<string>;
   /** Open permission dialogs by request id (all sessions'). */
   readonly permissions: Map<string, PermissionRequest>;
   /** The model picked in the view for the next prompt, if any. */
@@ -21,7 +24,7 @@ export interface ChatHost {
   refresh(): Promise<void>;
   sendSessions(before?: string): Promise<void>;
   select(sessionID: string | undefined): Promise<void>;
-  /** A new session, shown in the chat. */
+  /** An empty chat, whose session is made by its first prompt or choice. */
   newSession(): Promise<void>;
   notice(message: string): void;
   clearNotice(): void;

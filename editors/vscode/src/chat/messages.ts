@@ -85,6 +85,8 @@ export type ServerPhase = "starting" | "running" | "restarting" | "stopped" | "m
 export type ToWebview =
   | { type: "events"; events: AgentEvent[] }
   | { type: "snapshot"; snapshot: Snapshot | null }
+  /** A chat with no session yet: the mode and effort its session will start with (pickable now). */
+  | { type: "draftControls"; mode?: ModeInfo; effort?: EffortInfo }
   | { type: "sessions"; sessions: Session[]; append: boolean; more: boolean }
   | { type: "config"; config: AgentConfig }
   | { type: "server"; phase: ServerPhase; message?: string }

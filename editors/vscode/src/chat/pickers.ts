@@ -12,8 +12,9 @@ import type { ChatHost } from "./host";
 /** The error of a request the server does not have (an older agentls): its picker stays hidden. */
 const METHOD_NOT_FOUND = -32601;
 
-// `sessionId` is the name the requests were agreed with; `sessionID` is every other request's.
-const ref = (sessionID: string): Record<string, string> => ({ sessionID, sessionId: sessionID });
+// `sessionId` is the name the requests were agreed with; `sessionID` is every other request's. No
+// session: what a new session starts with (an empty chat shows it before it has a session).
+const ref = (sessionID: string | undefined): Record<string, string> => (sessionID === undefined ? {} : { sessionID, sessionId: sessionID });
 
 async function optional<T>(request: Promise<T>, what: string): Promise<T | undefined> {
   try {
@@ -24,8 +25,8 @@ async function optional<T>(request: Promise<T>, what: string): Promise<T | undef
   }
 }
 
-/** The session's mode and effort for the snapshot (undefined where the server has no answer). */
-export async function sessionControls(client: AgentClient, sessionID: string, model?: string): Promise<{ mode?: ModeInfo; effort?: EffortInfo }> {
+/** The session's mode and effort for the snapshot, or a new session's (undefined where the server has no answer). */
+export async function sessionControls(client: AgentClient, sessionID: string | undefined, model?: string): Promise<{ mode?: ModeInfo; effort?: EffortInfo }> {
   const [mode, effort] = await Promise.all([
     optional(client.request<ModeInfo>("agent/session/mode", ref(sessionID)), "mode"),
     optionalEffort(client, sessionID, model),
@@ -37,7 +38,7 @@ export async function sessionControls(client: AgentClient, sessionID: string, mo
  * The session's effort and the levels of `model` (the one picked for the next prompt; none: the
  * session's last), undefined where the server has no answer.
  */
-export function optionalEffort(client: AgentClient, sessionID: string, model?: string): Promise<EffortInfo | undefined> {
+export function optionalEffort(client: AgentClient, sessionID: string | undefined, model?: string): Promise<EffortInfo | undefined> {
   return optional(client.request<EffortInfo>("agent/session/effort", withModel(ref(sessionID), model)), "effort");
 }
 
@@ -45,30 +46,40 @@ function withModel<T extends object>(params: T, model: string | undefined): T & 
   return model === undefined ? params : { ...params, model };
 }
 
-function requireSession(view: ChatHost): string | undefined {
-  const id = view.sessionID;
-  if (id === undefined) void vscode.window.showInformationMessage("agentls: open or start a session first (agentls: New Session).");
-  return id;
+/**
+ * Store a choice in the chat's session. An empty chat has none yet: choosing is what makes it (with
+ * the choice set before the chat shows it), so a chat the user only looked at leaves no session.
+ */
+async function choose(view: ChatHost, set: (sessionID: string) => Promise<unknown>): Promise<void> {
+  const existing = view.sessionID;
+  if (existing !== undefined) {
+    await set(existing);
+    return;
+  }
+  let applied = false;
+  const sessionID = await view.currentSession(async (id) => {
+    await set(id);
+    applied = true;
+  });
+  if (!applied) await set(sessionID); // made meanwhile by a prompt sent at the same time
 }
 
 /** Set the mode; with none given, pick it from the session's modes (a quick pick). */
 export async function setMode(view: ChatHost, mode?: string): Promise<void> {
-  const sessionID = requireSession(view);
-  if (sessionID === undefined) return;
   if (!mode) {
-    const current = await view.client.request<ModeInfo>("agent/session/mode", ref(sessionID));
+    const current = await view.client.request<ModeInfo>("agent/session/mode", ref(view.sessionID));
     const items = current.modes.map((m) => ({ label: m.name, description: m.id === current.mode ? "current" : "", detail: m.description, id: m.id }));
     const picked = await vscode.window.showQuickPick(items, { title: "agentls: mode of this session", placeHolder: "Ask before edits, auto-accept them, or plan" });
     if (picked === undefined) return;
     mode = picked.id;
   }
-  await view.client.request<ModeInfo>("agent/session/mode", { ...ref(sessionID), mode });
+  const chosen = mode;
+  await choose(view, (sessionID) => view.client.request<ModeInfo>("agent/session/mode", { ...ref(sessionID), mode: chosen }));
 }
 
 /** Set the effort; with none given, pick one of the levels the session's model supports. */
 export async function setEffort(view: ChatHost, effort?: string): Promise<void> {
-  const sessionID = requireSession(view);
-  if (sessionID === undefined) return;
+  const sessionID = view.sessionID;
   if (!effort) {
     const current = await view.client.request<EffortInfo>("agent/session/effort", withModel(ref(sessionID), view.pickedModel));
     if (current.levels.length === 0) {
@@ -82,7 +93,8 @@ export async function setEffort(view: ChatHost, effort?: string): Promise<void> 
     effort = picked.label;
   }
   // Checked against the levels of the model the next prompt runs on, not the last one's.
-  await view.client.request<EffortInfo>("agent/session/effort", withModel({ ...ref(sessionID), effort }, view.pickedModel));
+  const chosen = effort;
+  await choose(view, (id) => view.client.request<EffortInfo>("agent/session/effort", withModel({ ...ref(id), effort: chosen }, view.pickedModel)));
 }
 
 /**

@@ -215,6 +215,8 @@ export class ChatView implements ChatHost, vscode.WebviewViewProvider, vscode.Di
     this.nextModel = model;
     const sessionID = this.sessionID;
     if (sessionID !== undefined) this.refreshEffort(sessionID);
+    // An empty chat: the levels of the model its first prompt will go to.
+    else void sessionControls(this.client, undefined, model).then((draft) => this.sessionID === undefined && this.post({ type: "draftControls", ...draft }));
   }
 
   private nextModel: string | undefined;
@@ -297,13 +299,14 @@ export class ChatView implements ChatHost, vscode.WebviewViewProvider, vscode.Di
           await this.remember(undefined);
         }
       }
+      // An empty chat has no session until the user sends or chooses something (one never used
+      // is never stored), but shows the mode and effort its session will start with, pickable now.
+      const draft = snapshot === null ? await sessionControls(this.client, undefined, this.pickedModel) : undefined;
       this.sessionValue = snapshot?.session;
       this.changedEmitter.fire();
       this.post({ type: "snapshot", snapshot });
+      if (draft !== undefined && this.sessionID === undefined) this.post({ type: "draftControls", ...draft });
       if (id !== undefined && snapshot !== null) void this.sendChanges(id);
-      // An empty chat gets its session now, as "New" does, so its mode shows and can be chosen
-      // before the first prompt (docs: a new session starts in the project's mode, else Ask).
-      if (id === undefined) void this.currentSession().catch((err: unknown) => trace("emptyChatSession", { error: String(err) }));
     } finally {
       // The events that arrived meanwhile go on top: replacements (messages, parts) are idempotent,
       // and a part's text is whole again at its next update.
@@ -359,16 +362,17 @@ export class ChatView implements ChatHost, vscode.WebviewViewProvider, vscode.Di
   /** The session an empty chat is creating (shared: a prompt sent meanwhile goes to it, not to a second one). */
   private creating: Promise<string> | undefined;
 
-  /** The current session, created first when the chat has none. */
-  currentSession(): Promise<string> {
+  /** The current session, created first when the chat has none (`prepare` runs on it before it shows). */
+  currentSession(prepare?: (sessionID: string) => Promise<void>): Promise<string> {
     const id = this.sessionID;
     if (id !== undefined) return Promise.resolve(id);
-    this.creating ??= this.createSession().finally(() => (this.creating = undefined));
+    this.creating ??= this.createSession(prepare).finally(() => (this.creating = undefined));
     return this.creating;
   }
 
-  private async createSession(): Promise<string> {
+  private async createSession(prepare?: (sessionID: string) => Promise<void>): Promise<string> {
     const session = await this.client.request<Session>("agent/session/create", {});
+    if (prepare !== undefined) await prepare(session.id);
     await this.select(session.id);
     await this.sendSessions();
     return session.id;

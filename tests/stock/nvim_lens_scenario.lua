@@ -1,0 +1,165 @@
+-- A stock Neovim 0.11 user reviews the agent's change with code lenses: no plugin, only vim.lsp.
+-- Run by tests/stock/test_neovim_lens.py. The user's config refreshes the lenses as Neovim's help
+-- suggests (`vim.lsp.codelens.refresh`); `vim.lsp.codelens.run()` on the hunk's line shows the
+-- lenses in vim.ui.select, which picks by title from a queue here. Results go to JSON.
+local spec = vim.json.decode(table.concat(vim.fn.readfile(vim.env.AGENTLS_SCENARIO), '\n'))
+local out = { menus = {} }
+
+local function save()
+  vim.fn.writefile({ vim.json.encode(out) }, spec.result)
+end
+
+local function fail(message)
+  out.error = message
+  save()
+  vim.cmd('qa!')
+end
+
+local function lines(buf)
+  return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n') .. '\n'
+end
+
+local picks = vim.deepcopy(spec.picks)
+vim.ui.select = function(items, opts, on_choice)
+  local titles = {}
+  for _, item in ipairs(items) do
+    table.insert(titles, opts.format_item and opts.format_item(item) or tostring(item))
+  end
+  local want = table.remove(picks, 1)
+  table.insert(out.menus, { prompt = opts.prompt, titles = titles, picked = want or vim.NIL })
+  for i, title in ipairs(titles) do
+    if title == want then
+      return on_choice(items[i], i)
+    end
+  end
+  on_choice(nil) -- Escape
+end
+
+vim.lsp.config('agentls', {
+  cmd = spec.cmd,
+  cmd_env = spec.env,
+  filetypes = { 'python' },
+  root_markers = { 'agentls.json', '.git' },
+  init_options = { config = spec.config, dialogMinRead = 0 },
+})
+vim.lsp.enable('agentls')
+
+local function scenario()
+  vim.cmd.edit(spec.hello)
+  local buf = vim.api.nvim_get_current_buf()
+  local client
+  if not vim.wait(20000, function()
+    client = vim.lsp.get_clients({ bufnr = buf, name = 'agentls' })[1]
+    return client ~= nil and client.initialized
+  end, 20) then
+    return fail('agentls never attached')
+  end
+
+  local function command(name, arguments, timeout)
+    local response = client:request_sync('workspace/executeCommand', { command = name, arguments = arguments }, timeout or 30000, buf)
+    if not response then
+      error(name .. ' never answered')
+    end
+    return response.result, response.err and response.err.message or nil
+  end
+
+  local function hints()
+    local found = {}
+    for _, d in ipairs(vim.diagnostic.get(buf)) do
+      if d.source == 'agentls' then
+        table.insert(found, { lnum = d.lnum, end_lnum = d.end_lnum, severity = d.severity, message = d.message })
+      end
+    end
+    return found
+  end
+
+  -- What the user sees of the lenses: the virtual text Neovim draws on the lenses' line.
+  local function lens_text()
+    local shown = {}
+    for name, ns in pairs(vim.api.nvim_get_namespaces()) do
+      if name:find('codelens', 1, true) then
+        for _, mark in ipairs(vim.api.nvim_buf_get_extmarks(buf, ns, 0, -1, { details = true })) do
+          local text = {}
+          for _, chunk in ipairs(mark[4].virt_text or {}) do
+            table.insert(text, chunk[1])
+          end
+          table.insert(shown, { line = mark[2], text = table.concat(text) })
+        end
+      end
+    end
+    return shown
+  end
+
+  local function refreshed_lenses(want)
+    vim.lsp.codelens.refresh({ bufnr = buf })
+    local got
+    vim.wait(10000, function()
+      got = vim.lsp.codelens.get(buf)
+      return want(#got)
+    end, 20)
+    local titles = {}
+    for _, lens in ipairs(got) do
+      table.insert(titles, { line = lens.range.start.line, title = lens.command and lens.command.title or vim.NIL })
+    end
+    return titles
+  end
+
+  -- 1. Auto: the agent's edit lands without a dialog; its lines are marked and get lenses.
+  command('agentls.mode', { 'auto' })
+  out.prompt = command('agentls.prompt', { 'change it' }, 60000)
+  vim.cmd('checktime')
+  out.after_prompt = lines(buf)
+  vim.wait(10000, function()
+    return #hints() > 0
+  end, 20)
+  out.hints = hints()
+  out.lenses = refreshed_lenses(function(n)
+    return n > 0
+  end)
+  vim.wait(5000, function()
+    return #lens_text() > 0
+  end, 20)
+  out.lens_text = lens_text()
+
+  -- 2. "Diff" on the hunk's line opens the review document.
+  vim.api.nvim_win_set_cursor(0, { 2, 4 })
+  vim.lsp.codelens.run()
+  vim.wait(10000, function()
+    return vim.api.nvim_get_current_buf() ~= buf
+  end, 20)
+  local review = vim.api.nvim_get_current_buf()
+  out.review_doc = { name = vim.api.nvim_buf_get_name(review), text = lines(review) }
+  vim.cmd.buffer(buf)
+
+  -- 3. The user edits another line (not saved), then "Undo" on the hunk: the agent's line goes back,
+  -- the user's own edit stays (three-way), and the marks go.
+  vim.api.nvim_buf_set_lines(buf, 4, 5, false, { 'print(greet(), "mine")' })
+  vim.api.nvim_win_set_cursor(0, { 2, 4 })
+  vim.lsp.codelens.run()
+  if not vim.wait(10000, function()
+    return lines(buf):find("'hello'", 1, true) ~= nil
+  end, 20) then
+    return fail('the undo never reached the buffer: ' .. lines(buf))
+  end
+  out.after_undo = { buffer = lines(buf), modified = vim.bo[buf].modified }
+  vim.wait(10000, function()
+    return #hints() == 0
+  end, 20)
+  out.hints_after = hints()
+  out.lenses_after = refreshed_lenses(function(n)
+    return n == 0
+  end)
+
+  -- 4. The review command from a mapping, with nothing left: a message, no document.
+  local before = vim.api.nvim_get_current_buf()
+  out.review_after = command('agentls.review', {})
+  out.buffer_after_review = vim.api.nvim_get_current_buf() == before
+  out.messages = vim.api.nvim_exec2('messages', { output = true }).output
+end
+
+local ok, problem = pcall(scenario)
+if not ok then
+  return fail(tostring(problem))
+end
+save()
+vim.cmd('qa!')
