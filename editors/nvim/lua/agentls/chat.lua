@@ -231,7 +231,9 @@ function M.fit_prompt()
 end
 
 --- Show `session_id` in the chat (opening the windows if needed) and load its transcript.
-function M.show(session_id)
+---@param session_id string
+---@param messages? table[] its last messages, when the server sent them already ({info, parts}[])
+function M.show(session_id, messages)
   M.session_id, M.opening, M.failed = session_id, false, nil
   local buf = M.transcript(session_id)
   if valid_win(M.win) then
@@ -244,7 +246,7 @@ function M.show(session_id)
     vim.api.nvim_set_current_win(M.prompt_win)
   end
   if not M.loaded[session_id] then
-    M.load(session_id)
+    M.load(session_id, nil, messages)
   end
   require('agentls.mode').fetch(session_id) -- its mode and effort, for the winbar
   render.follow(M.win, buf)
@@ -256,7 +258,10 @@ function M.show(session_id)
 end
 
 --- Fetch a session, its messages and todos from the server into the state.
-function M.load(session_id, done)
+---@param session_id string
+---@param done? fun() called once all three are in
+---@param messages? table[] its last messages, when the server sent them already (not fetched again)
+function M.load(session_id, done, messages)
   M.loaded[session_id] = true
   require('agentls.review_signs').load(session_id) -- its pending changes, signed in their buffers
   local remaining = 3
@@ -274,16 +279,24 @@ function M.load(session_id, done)
     step()
   end)
   local history = require('agentls.history') -- the last `last_messages`; older ones on request
-  client.request('agent/session/messages', history.first_page(session_id), function(err, result)
-    if err then
-      vim.notify('agentls: ' .. err.message, vim.log.levels.ERROR)
-    else
-      history.loaded(session_id, result.messages or {})
-      state():load(session_id, result.messages or {})
-      history.more(session_id) -- (every message wanted: the older pages follow)
-    end
+  local function loaded(page)
+    history.loaded(session_id, page)
+    state():load(session_id, page)
+    history.more(session_id) -- (every message wanted: the older pages follow)
+  end
+  if messages then
+    loaded(messages)
     step()
-  end)
+  else
+    client.request('agent/session/messages', history.first_page(session_id), function(err, result)
+      if err then
+        vim.notify('agentls: ' .. err.message, vim.log.levels.ERROR)
+      else
+        loaded(result.messages or {})
+      end
+      step()
+    end)
+  end
   client.request('agent/session/todo', { sessionID = session_id }, function(err, result)
     if not err and result then
       state().todos[session_id] = result.todos
@@ -323,11 +336,14 @@ function M.open(opts)
     return M.new_session()
   end
   M.opening = true
-  client.request('agent/session/list', { limit = 1 }, function(err, result)
+  -- The newest session and its last messages in one request (a server that does not know
+  -- `messages` leaves them out: then they are fetched as for any session).
+  local params = { limit = 1, messages = require('agentls.history').page() }
+  client.request('agent/session/list', params, function(err, result)
     local newest = not err and result and result.sessions and result.sessions[1]
     if newest then
       state().sessions[newest.id] = newest
-      M.show(newest.id)
+      M.show(newest.id, result.messages)
     else
       M.new_session()
     end
