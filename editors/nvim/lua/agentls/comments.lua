@@ -28,11 +28,11 @@ function M.add(buf, first, last, body, quiet)
   local hunk = hunk_at(buf, first, last)
   local lines = {}
   for _, line in ipairs(vim.split(body, '\n', { plain = true })) do
-    table.insert(lines, { { '  ✎ ' .. line, 'Comment' } })
+    table.insert(lines, { { '  ✎ ' .. line, 'AgentlsComment' } })
   end
   -- The extmark follows edits: the lines are read when the batch is sent.
   local mark = vim.api.nvim_buf_set_extmark(buf, M.ns, first - 1, 0, {
-    end_row = last - 1, end_col = 0, virt_lines = lines, sign_text = '✎', sign_hl_group = 'Comment',
+    end_row = last - 1, end_col = 0, virt_lines = lines, sign_text = '✎', sign_hl_group = 'AgentlsComment',
   })
   table.insert(M.batch, { buf = buf, mark = mark, path = vim.fs.normalize(path), body = body, hunk = hunk })
   if quiet then

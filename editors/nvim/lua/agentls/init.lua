@@ -60,6 +60,7 @@ function M.setup(opts)
   -- Called again with another `config`: the running server gets it (and says config.updated).
   require('agentls.client').push_settings()
   local group = vim.api.nvim_create_augroup('agentls', { clear = true })
+  require('agentls.highlights').setup()
   require('agentls.review_signs').setup(group)
   vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile', 'BufEnter' }, {
     group = group,

@@ -69,7 +69,7 @@ function M.preview(path, after, editable)
   for _, win in ipairs(wins) do
     local label = labels[vim.api.nvim_win_get_buf(win)]
     if label then
-      vim.wo[win].winbar = '%#DiffText# ' .. label .. rel:gsub('%%', '%%%%') .. ' %*'
+      vim.wo[win].winbar = '%#AgentlsPaneTitle# ' .. label .. rel:gsub('%%', '%%%%') .. ' %*'
     end
   end
   local function close()

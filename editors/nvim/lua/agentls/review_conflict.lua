@@ -35,11 +35,11 @@ local function show_sides(conflict, path)
   local empty = vim.api.nvim_get_current_buf()
   vim.api.nvim_win_set_buf(0, agent)
   vim.cmd('diffthis')
-  vim.wo.winbar = "%#DiffText# the agent's lines: " .. conflict.file:gsub('%%', '%%%%') .. ' %*'
+  vim.wo.winbar = "%#AgentlsPaneTitle# the agent's lines: " .. conflict.file:gsub('%%', '%%%%') .. ' %*'
   vim.cmd('rightbelow vsplit')
   vim.api.nvim_win_set_buf(0, yours)
   vim.cmd('diffthis')
-  vim.wo.winbar = '%#DiffText# yours now (' .. conflict.reason:gsub('%%', '%%%%') .. ') %*'
+  vim.wo.winbar = '%#AgentlsPaneTitle# yours now (' .. conflict.reason:gsub('%%', '%%%%') .. ') %*'
   if vim.api.nvim_buf_is_valid(empty) and empty ~= agent and empty ~= yours then
     pcall(vim.api.nvim_buf_delete, empty, { force = true })
   end

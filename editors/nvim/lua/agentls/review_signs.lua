@@ -318,10 +318,7 @@ end
 
 --- Show the signs of a buffer as it is read (its hunks may have come while it was not loaded).
 function M.setup(group)
-  vim.api.nvim_set_hl(0, 'AgentlsReviewAdd', { link = 'Added', default = true })
-  vim.api.nvim_set_hl(0, 'AgentlsReviewChange', { link = 'Changed', default = true })
-  vim.api.nvim_set_hl(0, 'AgentlsReviewDelete', { link = 'Removed', default = true })
-  require('agentls.review_inline').setup()
+  require('agentls.highlights').setup() -- the signs' groups (a colour scheme may set its own)
   vim.api.nvim_create_autocmd('BufReadPost', {
     group = group,
     callback = function(ev)

@@ -146,7 +146,7 @@ function M.text(columns)
   local room = math.max(MIN_TITLE, (columns or width()) - used)
   local head = ' ' .. escape(cut(M.title(session and session.title or session_id), room))
   if warning then
-    head = head .. SEP .. '%#WarningMsg#' .. escape(warning) .. '%*'
+    head = head .. SEP .. '%#AgentlsWarning#' .. escape(warning) .. '%*'
   end
   local tail = #rest > 0 and (SEP .. escape(table.concat(rest, SEP))) or ''
   return head .. SEP .. escape(plain) .. '%<' .. tail
