@@ -574,16 +574,21 @@ function M.queue_menu(session_id)
     end
     return table.concat(texts, ' ')
   end
-  vim.ui.select(items, {
+  require('agentls.picker').select(items, {
     prompt = 'Queued prompts (next first)',
+    kind = 'agentls.queue',
     format_item = function(item)
       return (text_of(item):gsub('\n', ' '))
+    end,
+    preview = function(item, show)
+      show(vim.split(text_of(item), '\n', { plain = true }))
     end,
   }, function(item)
     if not item then
       return
     end
-    vim.ui.select({ 'Edit', 'Remove' }, { prompt = 'Queued prompt' }, function(action)
+    local ask = { prompt = 'Queued prompt', kind = 'agentls.queue_action', format_item = tostring }
+    vim.ui.select({ 'Edit', 'Remove' }, ask, function(action)
       if action == 'Remove' then
         M.remove_queued(session_id, item.id)
       elseif action == 'Edit' then

@@ -165,12 +165,13 @@ function M.command(arg)
       return vim.notify('agentls: ' .. err.message, vim.log.levels.ERROR)
     end
     local items = vim.list_extend({ { new = true } }, result.sessions or {})
-    vim.ui.select(items, {
+    require('agentls.picker').select(items, {
       prompt = 'agentls: open a chat beside',
       kind = 'agentls.session',
       format_item = function(s)
         return s.new and '  New session' or require('agentls.sessions').describe(s)
       end,
+      preview = require('agentls.sessions').preview,
     }, function(s)
       if s then
         M.command(s.new and 'new' or s.id)

@@ -136,7 +136,7 @@ local function show_permission(dialog)
   -- The built-in select does not redraw before it asks: without this the diff is not on screen.
   vim.cmd('redraw')
   ask(dialog, function()
-    vim.ui.select(choices, { prompt = permission_title(request), kind = 'agentls.permission' },
+    vim.ui.select(choices, { prompt = permission_title(request), kind = 'agentls.permission', format_item = tostring },
       function(choice)
         if choice == 'Allow once' then
           accept('once')

@@ -102,6 +102,7 @@ local function ask(conflicts, index, hunks)
   vim.ui.select(CHOICES, {
     prompt = ('Cannot undo the agent\'s change to %s: %s'):format(conflict.file, conflict.reason),
     kind = 'agentls.review_conflict',
+    format_item = tostring,
   }, function(choice)
     close()
     if choice == CHOICES[1] then

@@ -75,6 +75,7 @@ local function file_menu(session_id, entry)
   vim.ui.select(actions, {
     prompt = ('%s: %s'):format(entry.file, plural(#entry.hunks, 'pending change')),
     kind = 'agentls.review',
+    format_item = tostring,
   }, function(action)
     if action == 'Open' then
       vim.cmd('edit ' .. vim.fn.fnameescape(signs.path(entry.hunks[1])))

@@ -36,6 +36,55 @@ function M.describe(s)
   return ('%s%s  (%s)'):format(mark, s.title, table.concat(items, ' · '))
 end
 
+-- How many of a session's last messages its preview in the picker shows.
+M.PREVIEW_MESSAGES = 6
+
+local previews = {} ---@type table<string, {updated: integer|nil, lines: string[]}>
+local asking = {} ---@type table<string, fun(lines: string[])>  the latest `show` of a preview on its way
+
+--- The preview of a session in a picker: its title and its last messages, as text (asked from
+--- the server once per version of the session; `show` gets a placeholder until then).
+---@param session table a Session (or the picker's `{new = true}` entry)
+---@param show fun(lines: string[])
+function M.preview(session, show)
+  if session.new then
+    return show({ 'A new session' })
+  end
+  local updated = session.time and session.time.updated
+  local known = previews[session.id]
+  if known and known.updated == updated then
+    return show(known.lines)
+  end
+  show({ '# ' .. session.title, '', '…' })
+  local on_its_way = asking[session.id]
+  asking[session.id] = show
+  if on_its_way then
+    return -- (asked already: the answer goes to the latest `show`)
+  end
+  local params = { sessionID = session.id, limit = M.PREVIEW_MESSAGES }
+  client.request('agent/session/messages', params, function(err, result)
+    show, asking[session.id] = asking[session.id], nil
+    local lines = { '# ' .. session.title, '' }
+    if err then
+      table.insert(lines, 'agentls: ' .. (err.message or vim.inspect(err)))
+      return show(lines)
+    end
+    for _, m in ipairs(result.messages or {}) do
+      table.insert(lines, m.info.role == 'user' and '## You' or '## Agent')
+      for _, part in ipairs(m.parts or {}) do
+        if part.type == 'text' and not part.synthetic then
+          vim.list_extend(lines, vim.split(part.text, '\n', { plain = true }))
+        elseif part.type == 'tool' then
+          table.insert(lines, '⚙ ' .. (part.tool or 'tool'))
+        end
+      end
+      table.insert(lines, '')
+    end
+    previews[session.id] = { updated = updated, lines = lines }
+    show(lines)
+  end)
+end
+
 function M.switch(session_id)
   chat().show(session_id)
 end
@@ -54,7 +103,9 @@ function M.rename(session)
 end
 
 function M.delete(session)
-  vim.ui.select({ 'Delete', 'Keep' }, { prompt = ('Delete "%s"?'):format(session.title) }, function(choice)
+  local choices = { 'Delete', 'Keep' }
+  local ask = { prompt = ('Delete "%s"?'):format(session.title), kind = 'agentls.session_delete', format_item = tostring }
+  vim.ui.select(choices, ask, function(choice)
     if choice == 'Delete' then
       client.request('agent/session/delete', { sessionID = session.id }, function(err)
         if not report(err) then
@@ -81,7 +132,7 @@ local function act(session)
     return
   end
   state().sessions[session.id] = session
-  vim.ui.select(ACTIONS, { prompt = session.title }, function(action)
+  vim.ui.select(ACTIONS, { prompt = session.title, kind = 'agentls.session_action', format_item = tostring }, function(action)
     if action == 'Open' then
       M.switch(session.id)
     elseif action == ACTIONS[2] then
@@ -112,12 +163,13 @@ local function search(query)
       snippets[hit.session.id] = hit.snippet:gsub('%s+', ' ')
       table.insert(sessions, hit.session)
     end
-    vim.ui.select(sessions, {
+    require('agentls.picker').select(sessions, {
       prompt = ('agentls sessions matching %q'):format(query),
       kind = 'agentls.session',
       format_item = function(s)
         return ('%s  %s'):format(M.describe(s), snippets[s.id])
       end,
+      preview = M.preview,
     }, act)
   end)
 end
@@ -135,10 +187,11 @@ function M.pick(query)
     if #sessions == 0 then
       return vim.notify('agentls: no sessions yet', vim.log.levels.INFO)
     end
-    vim.ui.select(sessions, {
+    require('agentls.picker').select(sessions, {
       prompt = 'agentls sessions',
       kind = 'agentls.session',
       format_item = M.describe,
+      preview = M.preview,
     }, act)
   end)
 end
@@ -216,6 +269,7 @@ function M.revert()
   end
   vim.ui.select(prompts, {
     prompt = 'Revert the changes from this prompt on',
+    kind = 'agentls.revert',
     format_item = function(p)
       return (p.text:gsub('\n', ' ')):sub(1, 80)
     end,

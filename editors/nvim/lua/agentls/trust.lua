@@ -138,7 +138,8 @@ function M.ask(root, on_change, now)
   local function show()
     cancel_wait = nil
     local before = M.trusted(root)
-    vim.ui.select({ M.TRUST, M.NOT_NOW, M.NEVER }, { prompt = title(root), kind = 'agentls.trust' }, function(choice)
+    local ask = { prompt = title(root), kind = 'agentls.trust', format_item = tostring }
+    vim.ui.select({ M.TRUST, M.NOT_NOW, M.NEVER }, ask, function(choice)
       asking = nil
       if choice == M.TRUST then
         M.set(root, 'trusted')
