@@ -308,6 +308,7 @@ end
 
 --- Open the chat: the current session, else the newest one (`resume`), else a new one. The windows
 --- open at once; the session shows when the server has answered.
+---@param opts? {session_id?: string}
 function M.open(opts)
   opts = opts or {}
   client.said = nil -- the user asked: if the server cannot start, say it again
@@ -559,6 +560,7 @@ function M.stored(session_id, text)
 end
 
 --- The current session's queued prompts: pick one, then edit it (vim.ui.input) or remove it.
+---@param session_id? string (default: the chat's session)
 function M.queue_menu(session_id)
   session_id = session_id or M.session_id
   local items = session_id and state().queue[session_id] or {}

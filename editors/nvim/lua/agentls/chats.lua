@@ -135,6 +135,7 @@ function M.open(session_id)
 end
 
 --- :AgentlsChat [session|new]: a session's chat in a tab; `new`: a new session's; no argument: pick.
+---@param arg? string a session id, or 'new'
 function M.command(arg)
   client.said = nil
   if not client.start() then
@@ -181,6 +182,7 @@ function M.command(arg)
 end
 
 --- Completion of :AgentlsChat: `new` and the known sessions' ids.
+---@return string[]
 function M.complete()
   local out = { 'new' }
   for id in pairs(state().sessions) do

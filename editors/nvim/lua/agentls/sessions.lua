@@ -24,6 +24,8 @@ end
 
 --- A session in the picker, enough to tell two with the same title apart: the title, when it
 --- last changed (to the second), the files it changed, and the end of its id.
+---@param s table a Session
+---@return string
 function M.describe(s)
   local mark = s.id == chat().session_id and '● ' or '  '
   local items = { when(s.time and s.time.updated) }
@@ -85,10 +87,14 @@ function M.preview(session, show)
   end)
 end
 
+--- Show `session_id` in the chat.
+---@param session_id string
 function M.switch(session_id)
   chat().show(session_id)
 end
 
+--- Ask for a new title of `session` (vim.ui.input) and rename it.
+---@param session table a Session
 function M.rename(session)
   vim.ui.input({ prompt = 'New title: ', default = session.title }, function(title)
     if title and vim.trim(title) ~= '' then
@@ -102,6 +108,8 @@ function M.rename(session)
   end)
 end
 
+--- Delete `session`, once the user says so.
+---@param session table a Session
 function M.delete(session)
   local choices = { 'Delete', 'Keep' }
   local ask = { prompt = ('Delete "%s"?'):format(session.title), kind = 'agentls.session_delete', format_item = tostring }
@@ -116,6 +124,8 @@ function M.delete(session)
   end)
 end
 
+--- A copy of `session` to go on from, shown in the chat.
+---@param session table a Session
 function M.fork(session)
   client.request('agent/session/fork', { sessionID = session.id }, function(err, forked)
     if not report(err) then
@@ -175,6 +185,7 @@ local function search(query)
 end
 
 --- Pick a session (one that matches `query`, when given), then what to do with it.
+---@param query? string
 function M.pick(query)
   if query and vim.trim(query) ~= '' then
     return search(vim.trim(query))
@@ -198,6 +209,7 @@ end
 
 --- Pick the agent (`kind` = 'agent') or model ('model') for the next prompts. The first entry drops
 --- the pick: the session's own, then the settings' default, applies again (and follows the settings).
+---@param kind 'agent'|'model'
 function M.pick_config(kind)
   client.request('agent/config', {}, function(err, result)
     if report(err) then
@@ -284,6 +296,7 @@ function M.revert()
   end)
 end
 
+--- Bring back what the last revert of the session undid.
 function M.unrevert()
   local session_id = chat().session_id
   if session_id then
