@@ -3,7 +3,7 @@ newest session's last messages within 600 ms).
 
 ``handshake`` answers ``initialize`` from the first frame; importing pygls and lsprotocol then takes
 most of a second of CPU (several on a loaded machine) before the full server reads anything. Meanwhile
-this phase reads the client's frames itself (``framing.Pump``): at ``initialized`` it opens the
+this phase reads the client's frames itself (``frame_reader.Pump``): at ``initialized`` it opens the
 project — store and config, exactly as the full server would (``core.open.open_project``, the same
 config layers, the same trust rules) — and answers the session reads of ``session_reads.READS`` from
 its store, with the same handlers the full server registers. Everything else is kept, in order, for
@@ -37,7 +37,7 @@ from pygls.uris import to_fs_path  # (pygls' URI module: standard library only)
 from core.errors import AgentError
 from core.open import open_project, session_reader
 from lsp_server.clients import section
-from lsp_server.framing import Pump, open_stdin
+from lsp_server.frame_reader import Pump, open_stdin
 from lsp_server.handshake import Early, frame, read_params, valid_id
 from lsp_server.protocol import dump
 from lsp_server.session_reads import READS

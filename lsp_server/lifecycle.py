@@ -23,7 +23,7 @@ from pygls.io_ import StdoutWriter
 
 from core.stop_signals import on_stop_signals
 from lsp_server.editor_process import PARENT_POLL_S, Pinned
-from lsp_server.framing import Pump, open_stdin, read_frame
+from lsp_server.frame_reader import Pump, open_stdin, read_frame
 from lsp_server.handshake import AnsweredWriter, Early
 from lsp_server.rpc import dispatch
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import os
 import sys
@@ -78,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
         if editor.pinned is not None:
             hand_over = editor.pinned.watch_start_up(_editor_gone(editor.pinned.pid), PARENT_POLL_S)
         if early.body is not None:  # answered: the chat's first reads too, while pygls loads
+            import asyncio  # (after the answer: ~30 ms of imports the editor need not wait for)
+
             code = asyncio.run(_serve_answered(early, editor, hand_over))
             exit_now(code)
             return code
@@ -87,6 +88,8 @@ def run(args: argparse.Namespace) -> int:
 
         server = build_server()
     if args.tcp:
+        import asyncio
+
         from lsp_server.tcp import serve_tcp
 
         server.watch_parent = False
@@ -107,6 +110,8 @@ async def _serve_answered(early: Early, editor: EditorProcess, hand_over: Callab
     """Serve on stdio after ``initialize`` was answered early: the session reads are answered from
     the store (early_reads) while pygls is imported and the server built on a thread, then the
     server takes over the stream."""
+    import asyncio  # (already loaded: asyncio.run is running this)
+
     with startup_imports():  # pygls and lsprotocol build ~600 classes: no collections meanwhile
         from lsp_server.early_reads import EarlyReads
 

@@ -264,6 +264,13 @@ def test_the_early_phase_loads_neither_pygls_nor_lsprotocol() -> None:
     assert out.stdout.strip() == "[]"
 
 
+def test_the_initialize_answer_waits_for_no_asyncio() -> None:
+    # What runs before the early initialize answer stays this cheap (asyncio: ~30 ms more).
+    code = "import sys, lsp_server.serve_cmd, lsp_server.handshake\nprint('asyncio' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
+    assert out.stdout.strip() == "False"
+
+
 # --- the real process -------------------------------------------------------------------------
 
 
