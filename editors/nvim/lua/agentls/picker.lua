@@ -53,16 +53,23 @@ function M.choose(available)
 end
 
 --- A `show` for the preview of one item that does nothing once another item is previewed (an
---- answer of the server that comes late must not overwrite the newer one).
+--- answer of the server that comes late must not overwrite the newer one). Scheduled: telescope
+--- and fzf-lua preview the next item from a timer's callback, where buffers cannot be changed
+--- nor requests sent.
 local function previewer(opts, set)
   local shown = 0
   return function(item)
     shown = shown + 1
     local mine = shown
-    opts.preview(item, function(lines)
-      if mine == shown then
-        set(lines)
+    vim.schedule(function()
+      if mine ~= shown then
+        return
       end
+      opts.preview(item, function(lines)
+        if mine == shown then
+          set(lines)
+        end
+      end)
     end)
   end
 end
