@@ -188,12 +188,24 @@ local function open_windows(buf)
     local row, col = math.floor((vim.o.lines - height) / 2), math.floor((vim.o.columns - width) / 2)
     local ph = config.options.prompt_height
     M.win = vim.api.nvim_open_win(buf, false, {
-      relative = 'editor', row = row, col = col, width = width, height = height - ph - 2,
-      border = 'rounded', title = ' agentls ', style = 'minimal',
+      relative = 'editor',
+      row = row,
+      col = col,
+      width = width,
+      height = height - ph - 2,
+      border = 'rounded',
+      title = ' agentls ',
+      style = 'minimal',
     })
     M.prompt_win = vim.api.nvim_open_win(prompt, true, {
-      relative = 'editor', row = row + height - ph, col = col, width = width, height = ph,
-      border = 'rounded', title = ' prompt ', style = 'minimal',
+      relative = 'editor',
+      row = row + height - ph,
+      col = col,
+      width = width,
+      height = ph,
+      border = 'rounded',
+      title = ' prompt ',
+      style = 'minimal',
     })
   else
     vim.cmd('botright vsplit')
@@ -218,7 +230,8 @@ function M.fit_prompt()
     return
   end
   local want = vim.api.nvim_win_text_height(win, {}).all
-  local room = valid_win(M.win) and math.floor((vim.api.nvim_win_get_height(M.win) + vim.api.nvim_win_get_height(win)) / 2)
+  local room = valid_win(M.win)
+      and math.floor((vim.api.nvim_win_get_height(M.win) + vim.api.nvim_win_get_height(win)) / 2)
     or config.options.prompt_height
   local height = math.max(config.options.prompt_height, math.min(want, room))
   if height == vim.api.nvim_win_get_height(win) then
@@ -392,8 +405,14 @@ function M.on_config(cfg)
   end
   if #dropped > 0 then
     local agent, model = M.target(M.session_id)
-    vim.notify(('agentls: the settings no longer offer the %s: the next prompts use %s · %s'):format(
-      table.concat(dropped, ' and the '), agent or '?', model or '?'), vim.log.levels.WARN)
+    vim.notify(
+      ('agentls: the settings no longer offer the %s: the next prompts use %s · %s'):format(
+        table.concat(dropped, ' and the '),
+        agent or '?',
+        model or '?'
+      ),
+      vim.log.levels.WARN
+    )
   end
   pcall(vim.cmd, 'redrawstatus!')
 end
@@ -430,26 +449,29 @@ function M.forget(session_id)
   if #vim.fn.win_findbuf(buf) == 0 then
     wipe()
   else
-    vim.api.nvim_create_autocmd('BufWinLeave', { buffer = buf, once = true, callback = function()
-      vim.schedule(wipe)
-    end })
+    vim.api.nvim_create_autocmd('BufWinLeave', {
+      buffer = buf,
+      once = true,
+      callback = function()
+        vim.schedule(wipe)
+      end,
+    })
   end
 end
 
 function M.new_session(title)
   M.opening = true
-  client.request('agent/session/create', { title = title, agent = M.agent, model = M.model },
-    function(err, session)
-      if err then
-        M.opening = false
-        M.failed = err.message -- the winbar of the empty chat says it (e.g. a config the agent rejects)
-        return vim.notify('agentls: ' .. err.message, vim.log.levels.ERROR)
-      end
-      state().sessions[session.id] = session
-      state():load(session.id, {})
-      M.loaded[session.id] = true
-      M.show(session.id)
-    end)
+  client.request('agent/session/create', { title = title, agent = M.agent, model = M.model }, function(err, session)
+    if err then
+      M.opening = false
+      M.failed = err.message -- the winbar of the empty chat says it (e.g. a config the agent rejects)
+      return vim.notify('agentls: ' .. err.message, vim.log.levels.ERROR)
+    end
+    state().sessions[session.id] = session
+    state():load(session.id, {})
+    M.loaded[session.id] = true
+    M.show(session.id)
+  end)
 end
 
 -- --- prompting -----------------------------------------------------------------------------
@@ -525,7 +547,11 @@ function M.send(text, mode, opts)
         -- stopped had stored it: the transcript shows it).
         local prompt = opts.prompt_buf or prompt_buffer()
         local kept = err.code == client.STOPPED and M.stored(session_id, text)
-        if from_buffer and not kept and vim.trim(table.concat(vim.api.nvim_buf_get_lines(prompt, 0, -1, false))) == '' then
+        if
+          from_buffer
+          and not kept
+          and vim.trim(table.concat(vim.api.nvim_buf_get_lines(prompt, 0, -1, false))) == ''
+        then
           vim.api.nvim_buf_set_lines(prompt, 0, -1, false, vim.split(text, '\n', { plain = true }))
         end
       end

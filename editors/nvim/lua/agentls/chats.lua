@@ -91,9 +91,13 @@ local function prompt_buffer(session_id)
   map('n', keys.stop_send, 'interrupt', 'stop the turn and send')
   chat().set_keymaps(buf, false) -- abort, queue, dialog… of this session
   M.prompts[session_id] = buf
-  vim.api.nvim_create_autocmd('BufWipeout', { buffer = buf, once = true, callback = function()
-    M.prompts[session_id] = nil
-  end })
+  vim.api.nvim_create_autocmd('BufWipeout', {
+    buffer = buf,
+    once = true,
+    callback = function()
+      M.prompts[session_id] = nil
+    end,
+  })
   return buf
 end
 

@@ -130,11 +130,19 @@ function M.resolve(user)
     if allowed == nil then
       table.insert(problems, ('unknown option %q (ignored)'):format(key))
     elseif not vim.tbl_contains(allowed, type(value)) then
-      table.insert(problems, ('option %q must be %s, got %s (using the default)'):format(
-        key, table.concat(allowed, ' or '), type(value)))
+      table.insert(
+        problems,
+        ('option %q must be %s, got %s (using the default)'):format(key, table.concat(allowed, ' or '), type(value))
+      )
     elseif choices[key] and not choices[key][value] then
-      table.insert(problems, ('option %q must be one of %s, got %q (using the default)'):format(
-        key, table.concat(vim.tbl_keys(choices[key]), ', '), value))
+      table.insert(
+        problems,
+        ('option %q must be one of %s, got %q (using the default)'):format(
+          key,
+          table.concat(vim.tbl_keys(choices[key]), ', '),
+          value
+        )
+      )
     elseif key == 'keymaps' then
       for name, lhs in pairs(value) do
         if M.defaults.keymaps[name] == nil then

@@ -16,9 +16,13 @@ local function follow_status()
   end
   if retrying and not retry_timer then
     retry_timer = vim.uv.new_timer()
-    retry_timer:start(1000, 1000, vim.schedule_wrap(function()
-      vim.cmd('redrawstatus!')
-    end))
+    retry_timer:start(
+      1000,
+      1000,
+      vim.schedule_wrap(function()
+        vim.cmd('redrawstatus!')
+      end)
+    )
   elseif not retrying and retry_timer then
     retry_timer:stop()
     retry_timer:close()
@@ -150,7 +154,12 @@ function M.open(opts)
     -- The windows open at once (the session shows later): keys typed right after :Agentls land in
     -- the prompt as text instead of being motions. (Insert mode starts once the command returns.)
     local win = vim.api.nvim_get_current_win()
-    if config.options.start_in_insert and (opts or {}).insert ~= false and win == chat.prompt_win and vim.fn.mode() == 'n' then
+    if
+      config.options.start_in_insert
+      and (opts or {}).insert ~= false
+      and win == chat.prompt_win
+      and vim.fn.mode() == 'n'
+    then
       vim.cmd('startinsert!')
     end
   end
@@ -255,9 +264,14 @@ function M.on_server_exit(died)
   end, restarts)
   local how = ('exit code %d, signal %d'):format(died.code, died.signal)
   if #restarts >= RESTARTS then
-    vim.notify(('agentls: the server stopped again (%s), %d times in a minute: :Agentls starts it again'
-      .. ' (its log: %s)'):format(how, #restarts + 1, tostring(config.options.log_file or 'the LSP log')),
-      vim.log.levels.ERROR)
+    vim.notify(
+      ('agentls: the server stopped again (%s), %d times in a minute: :Agentls starts it again' .. ' (its log: %s)'):format(
+        how,
+        #restarts + 1,
+        tostring(config.options.log_file or 'the LSP log')
+      ),
+      vim.log.levels.ERROR
+    )
     return
   end
   table.insert(restarts, now)

@@ -161,7 +161,12 @@ function M.session_diff(files, root)
     local stamp = vim.uv.hrtime()
     local wins = tab and vim.api.nvim_tabpage_list_wins(tab) or {}
     local label = ('%d/%d %s +%d -%d   ]f next  [f previous'):format(
-      index, #files, f.file, f.additions or 0, f.deletions or 0)
+      index,
+      #files,
+      f.file,
+      f.additions or 0,
+      f.deletions or 0
+    )
     local left, right
     if before then
       left = scratch(('agentls://before/%d/%s'):format(stamp, f.file), before, ft)

@@ -100,7 +100,7 @@ local function ask(conflicts, index, hunks)
   end
   local close = show_sides(conflict, signs.path(hunk))
   vim.ui.select(CHOICES, {
-    prompt = ('Cannot undo the agent\'s change to %s: %s'):format(conflict.file, conflict.reason),
+    prompt = ("Cannot undo the agent's change to %s: %s"):format(conflict.file, conflict.reason),
     kind = 'agentls.review_conflict',
     format_item = tostring,
   }, function(choice)
@@ -111,8 +111,7 @@ local function ask(conflicts, index, hunks)
       if M.put_back(conflict, hunk) then
         signs.request('keep', { sessionID = hunk.sessionID, hunkIDs = { hunk.id } })
       else
-        vim.notify(('agentls: your lines in %s moved; nothing was changed'):format(conflict.file),
-          vim.log.levels.WARN)
+        vim.notify(('agentls: your lines in %s moved; nothing was changed'):format(conflict.file), vim.log.levels.WARN)
       end
     end
     vim.schedule(function()

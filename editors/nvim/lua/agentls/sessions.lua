@@ -31,8 +31,15 @@ function M.describe(s)
   local items = { when(s.time and s.time.updated) }
   local summary = s.summary
   if summary and (summary.files or 0) > 0 then
-    table.insert(items, ('%d file%s +%d −%d'):format(summary.files, summary.files == 1 and '' or 's',
-      summary.additions or 0, summary.deletions or 0))
+    table.insert(
+      items,
+      ('%d file%s +%d −%d'):format(
+        summary.files,
+        summary.files == 1 and '' or 's',
+        summary.additions or 0,
+        summary.deletions or 0
+      )
+    )
   end
   table.insert(items, '#' .. s.id:sub(-6))
   return ('%s%s  (%s)'):format(mark, s.title, table.concat(items, ' · '))
@@ -112,7 +119,8 @@ end
 ---@param session table a Session
 function M.delete(session)
   local choices = { 'Delete', 'Keep' }
-  local ask = { prompt = ('Delete "%s"?'):format(session.title), kind = 'agentls.session_delete', format_item = tostring }
+  local ask =
+    { prompt = ('Delete "%s"?'):format(session.title), kind = 'agentls.session_delete', format_item = tostring }
   vim.ui.select(choices, ask, function(choice)
     if choice == 'Delete' then
       client.request('agent/session/delete', { sessionID = session.id }, function(err)
@@ -142,19 +150,23 @@ local function act(session)
     return
   end
   state().sessions[session.id] = session
-  vim.ui.select(ACTIONS, { prompt = session.title, kind = 'agentls.session_action', format_item = tostring }, function(action)
-    if action == 'Open' then
-      M.switch(session.id)
-    elseif action == ACTIONS[2] then
-      require('agentls.chats').open(session.id)
-    elseif action == 'Rename' then
-      M.rename(session)
-    elseif action == 'Delete' then
-      M.delete(session)
-    elseif action == 'Fork' then
-      M.fork(session)
+  vim.ui.select(
+    ACTIONS,
+    { prompt = session.title, kind = 'agentls.session_action', format_item = tostring },
+    function(action)
+      if action == 'Open' then
+        M.switch(session.id)
+      elseif action == ACTIONS[2] then
+        require('agentls.chats').open(session.id)
+      elseif action == 'Rename' then
+        M.rename(session)
+      elseif action == 'Delete' then
+        M.delete(session)
+      elseif action == 'Fork' then
+        M.fork(session)
+      end
     end
-  end)
+  )
 end
 
 --- Sessions whose title or messages match `query` (typed words; FTS5 syntax after `fts:`), newest first; each line ends with
@@ -237,7 +249,9 @@ function M.pick_config(kind)
       format_item = function(item)
         if item.follow then
           return ('%sno pick: follow the session and the settings (now %s)'):format(
-            current == nil and '● ' or '  ', item.name or '?')
+            current == nil and '● ' or '  ',
+            item.name or '?'
+          )
         end
         local mark = item.name == current and '● ' or '  '
         local about = item.description and item.description ~= '' and (' — ' .. item.description) or ''
