@@ -66,6 +66,25 @@ reads the session list; by CPU time the server answers the transcript after ~0.7
 (from spawn), which this load stretches 4-5x. Answering those reads before pygls is imported (as
 ``initialize`` already is, lsp_server/handshake.py) is what would take it under 600 ms.
 
+Session 17: those reads are answered before pygls is loaded (lsp_server/early_reads.py: the server
+reads the frames itself after answering `initialize`, opens the project at `initialized` and answers
+from its store; pygls and lsprotocol load on a thread once the project is open), and the chat asks
+for the newest session with its last messages in one request (`agent/session/list` with
+`messages`). `--compare-server DIR` runs main's server (`git archive main | tar -x -C DIR`)
+alternately with this one, both with this plugin; medians of 5, 2 cores:
+
+    cold, server only (load 9.7-10.7):    shown 2564 -> 801 ms
+    cold, server and plugin (load 10.7-14.8): shown 4124 -> 1335 ms (main's plugin with this
+        server: 1389 ms; the one request saves one round trip, within this load's noise)
+    cold, the final code, server only (load 27.8-30.0): shown 7798 -> 2556 ms
+
+By a bare client (the list and the last 100 messages answered, from spawn; medians of 5, load 10.5):
+2219 -> 747 ms; with pygls imported from the start instead of after the project opened, 1182 ms
+(both on one GIL: each took twice as long). What is left is CPU: ~200 ms from the interpreter's
+start to the answer (pydantic and the store's models ~80, the params models ~40, the project's
+config modules ~40, the store and git ~15), stretched 4-5x by this load: the 600 ms goal is not
+met at load 10-14 (no quieter machine was available to measure it).
+
 The longest slice left is Vim's (the filetype plugins, or the markdown syntax: 12-20 ms CPU); the
 plugin's own turns take at most ~12 ms CPU. At load 7-10 (the lead's test run beside two lanes'
 editors) a 5 ms timer runs 50-150 ms late with no work of ours in the way: there the worst block is
@@ -77,6 +96,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -175,6 +195,7 @@ def one(
     older: int = 0,
     cold: bool = False,
     mcp_delay: float = 0.0,
+    server: Path | None = None,
 ) -> dict[str, float]:
     with (
         tempfile.TemporaryDirectory() as tmp,
@@ -190,6 +211,9 @@ def one(
         out = home / "bench.json"
         nvim = Nvim(home, project, model, titles, {})
         options = {**nvim.options(), "last_messages": last}
+        if server is not None:  # another copy of the server (its own tree on sys.path)
+            start = f"import sys; sys.path.insert(0, {str(server)!r}); from agentls.cli import main; main()"
+            options["cmd"] = [sys.executable, "-c", start, "serve"]
         if mcp_delay:  # an MCP server slow to start (it then exits: skipped, reported)
             wait = f"import time; time.sleep({mcp_delay})"
             options["config"]["mcp"] = {"slow": {"type": "local", "command": [sys.executable, "-c", wait]}}
@@ -263,6 +287,7 @@ def one(
         "open_ms": data["open_ms"],  # chat.open's synchronous part
         "loaded_ms": data["loaded_ms"],  # the turn that turned the messages into the buffer's text
         "draw_ms": data["draw_ms"],  # the first redraw of it
+        "load": os.getloadavg()[0],
     }
 
 
@@ -274,7 +299,8 @@ def report(label: str, results: list[dict[str, float]]) -> None:
         f"{med['lines']:.0f} lines (medians of {len(results)}: blocks "
         f"{blocks}); longest slice {med['slice_cpu_ms']:.0f} ms CPU; worst block without work "
         f"{med['idle_block_ms']:.0f} ms; open {med['open_ms']:.0f} ms, "
-        f"messages to text {med['loaded_ms']:.0f} ms, first draw {med['draw_ms']:.0f} ms"
+        f"messages to text {med['loaded_ms']:.0f} ms, first draw {med['draw_ms']:.0f} ms; "
+        f"load {min(r['load'] for r in results):.1f}-{max(r['load'] for r in results):.1f}"
     )
     if med["older_block_ms"]:
         print(
@@ -298,13 +324,23 @@ def main() -> int:
         help="another copy of the plugin (e.g. main's: git archive main editors/nvim | tar -x -C DIR, "
         "then DIR/editors/nvim), run alternately with this one",
     )
+    parser.add_argument(
+        "--compare-server",
+        type=Path,
+        help="another copy of the server (e.g. main's: git archive main | tar -x -C DIR), run alternately "
+        "with this one, with this plugin",
+    )
     args = parser.parse_args()
     variants = ((100, "last 100 (default)"), (30, "last 30"), (0, "all"))
-    builds = [("this", PLUGIN)] + ([("compared", args.compare)] if args.compare else [])
+    builds: list[tuple[str, Path, Path | None]] = [("this", PLUGIN, None)]
+    if args.compare:
+        builds.append(("compared", args.compare, None))
+    if args.compare_server:
+        builds.append(("compared server", PLUGIN, args.compare_server))
     for last, label in [(n, label) for n, label in variants if not args.last or n in args.last]:
-        results: dict[str, list[dict[str, float]]] = {name: [] for name, _ in builds}
+        results: dict[str, list[dict[str, float]]] = {name: [] for name, _, _ in builds}
         for _ in range(args.runs):
-            for name, plugin in builds:
+            for name, plugin, server in builds:
                 results[name].append(
                     one(
                         args.messages,
@@ -314,11 +350,12 @@ def main() -> int:
                         args.older if last else 0,
                         args.cold,
                         args.mcp_delay,
+                        server,
                     )
                 )
-        for name, _ in builds:
+        for name, _, _ in builds:
             title = f"{args.messages} messages, {label}" + (" from a cold :Agentls" if args.cold else "")
-            report(title + (f" [{name}]" if args.compare else ""), results[name])
+            report(title + (f" [{name}]" if len(builds) > 1 else ""), results[name])
     return 0
 
 

@@ -26,20 +26,14 @@ from lsp_server import (
 )
 from lsp_server import control as mode_and_effort
 from lsp_server.clients import agent_capability, parse_options
+from lsp_server.early_reads import root_of
 from lsp_server.editor import announced_queries
 from lsp_server.editor_process import EditorProcess
 from lsp_server.lifecycle import as_int, watch_process
 from lsp_server.server import AgentServer
-from lsp_server.workspace import path_of, register_document_hooks
+from lsp_server.workspace import register_document_hooks
 
 log = logging.getLogger(__name__)
-
-
-def _root(params: lsp.InitializeParams) -> Path | None:
-    for uri in [f.uri for f in params.workspace_folders or []] + [params.root_uri or ""]:
-        if uri and (path := path_of(uri)) is not None:
-            return path
-    return Path(params.root_path) if params.root_path else None
 
 
 def build_server() -> AgentServer:
@@ -55,7 +49,7 @@ def build_server() -> AgentServer:
         connection.editor_queries = announced_queries(agent)
         connection.name = params.client_info.name if params.client_info else ""
         connection.connected = True
-        server.root = server.root or _root(params)
+        server.root = server.root or root_of(server.protocol.initialize_json or {})
         options = params.initialization_options
         if isinstance(options, dict):
             if "config" in options:

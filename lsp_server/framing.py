@@ -4,7 +4,8 @@ one: the early ``initialize`` read (``handshake``, before pygls loads) and the s
 last of two different ``Content-Length`` headers, the other refused them (issue #43).
 
 Header names are case-insensitive; lines end in CRLF or LF; a repeated ``Content-Length`` must
-repeat the same number; anything that is not ``Name: value`` ends the stream. Standard library only.
+repeat the same number; anything that is not ``Name: value`` ends the stream.
+Standard library only, and cheap: the early ``initialize`` answer imports it.
 """
 
 from __future__ import annotations

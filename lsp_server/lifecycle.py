@@ -15,7 +15,6 @@ import contextlib
 import logging
 import os
 import sys
-import threading
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -24,12 +23,15 @@ from pygls.io_ import StdoutWriter
 
 from core.stop_signals import on_stop_signals
 from lsp_server.editor_process import PARENT_POLL_S, Pinned
-from lsp_server.framing import FramingError, Headers
+from lsp_server.frame_reader import Pump, open_stdin, read_frame
 from lsp_server.handshake import AnsweredWriter, Early
 from lsp_server.rpc import dispatch
 
 if TYPE_CHECKING:
+    from lsp_server.early_reads import EarlyReads
     from lsp_server.server import AgentServer
+
+__all__ = ["read_frame", "serve_stdio"]  # read_frame: tcp reads frames by the same rule
 
 log = logging.getLogger(__name__)
 
@@ -52,76 +54,6 @@ class Lifetime:
         self.reason, self.code = reason, code
         log.log(logging.ERROR if code else logging.INFO, "stopping: %s", reason)
         self.stopped.set()
-
-
-async def read_frame(reader: asyncio.StreamReader, first_line: bytes | None = None) -> bytes | None:
-    """The body of the next message; None at a clean end of stream; FramingError for anything else.
-
-    ``first_line``: the frame's first header line, when the caller already read it. The header
-    rule is ``framing.Headers``, the early initialize read's too.
-    """
-    headers = Headers()
-    started = False
-    while True:
-        if first_line is not None:
-            line, first_line = first_line, None
-        else:
-            try:
-                line = await reader.readline()
-            except (ValueError, asyncio.LimitOverrunError) as exc:
-                raise FramingError("a header line longer than the stream limit") from exc
-        if not line:
-            if started:
-                raise FramingError("the stream ended inside a message header")
-            return None
-        started = True
-        if headers.feed(line):
-            break
-    length = headers.length
-    assert length is not None  # feed() ends the block only once it is known
-    try:
-        return await reader.readexactly(length)
-    except asyncio.IncompleteReadError as exc:
-        raise FramingError(f"the stream ended {length - len(exc.partial)} bytes into a message") from exc
-
-
-async def open_stdin(stream: BinaryIO, pending: bytes = b"") -> asyncio.StreamReader:
-    """An asyncio reader on ``stream``, starting with ``pending`` (bytes already read from it): a pipe
-    is read by the loop, anything else by a daemon thread."""
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=1024 * 1024)
-    if pending:
-        reader.feed_data(pending)
-    try:
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stream)
-        return reader
-    except (ValueError, OSError):
-        pass  # a regular file or an unusual fd: fall back to a thread that never blocks exit
-
-    def pump() -> None:
-        while chunk := stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536):
-            loop.call_soon_threadsafe(reader.feed_data, chunk)
-        loop.call_soon_threadsafe(reader.feed_eof)
-
-    threading.Thread(target=pump, name="agentls-stdin", daemon=True).start()
-    return reader
-
-
-async def pump_messages(reader: asyncio.StreamReader, server: AgentServer, lifetime: Lifetime) -> None:
-    """Hand every frame to the protocol until EOF or broken framing."""
-    while not lifetime.stopped.is_set():
-        try:
-            body = await read_frame(reader)
-        except FramingError as exc:
-            lifetime.stop(f"broken framing from the client: {exc}", code=1)
-            return
-        if body is None:
-            lifetime.stop("the client closed stdin")
-            return
-        try:
-            dispatch(server.protocol, body)
-        except Exception:  # a bug; the reader must live on, or the server goes deaf for good
-            log.exception("a message from the client could not be handled")
 
 
 def _pump_ended(lifetime: Lifetime) -> Callable[[asyncio.Task[None]], None]:
@@ -181,28 +113,54 @@ async def close_server(server: AgentServer, budget: float = CLOSE_BUDGET_S) -> N
 
 
 async def serve_stdio(
-    server: AgentServer, stdin: BinaryIO, stdout: BinaryIO, early: Early | None = None
+    server: AgentServer,
+    stdin: BinaryIO,
+    stdout: BinaryIO,
+    early: Early | None = None,
+    handed: EarlyReads | None = None,
 ) -> int:
     """Serve one editor over stdin/stdout until one of the stop conditions; the exit code.
 
-    ``early``: what was read (and answered) before the server existed (see ``handshake``).
+    ``early``: what was read (and answered) before the server existed (see ``handshake``);
+    ``handed``: the early phase that answered the chat's first reads meanwhile (``early_reads``),
+    whose reader goes on and whose frames it did not answer come first, in order.
     """
     lifetime = server.lifetime
     log.info("serving on stdio (pid %d)", os.getpid())
-    reader = await open_stdin(stdin, early.pending if early else b"")
+    if handed is None:
+        reader = await open_stdin(stdin, early.pending if early else b"")
+        pump = Pump(reader, lambda body: None, lifetime.stop)
+        reading = asyncio.create_task(pump.run(), name="agentls-stdin")
+    else:
+        assert handed.pump is not None and handed.task is not None  # (started)
+        pump, reading = handed.pump, handed.task
+        handed.prepare(server)  # the project it opened, before `initialized` reaches the server
     if early is not None and early.body is not None:
         server.protocol.set_writer(AnsweredWriter(StdoutWriter(stdout), early))
         dispatch(server.protocol, early.body)  # the server's own state, from the answered initialize
     else:
         server.protocol.set_writer(StdoutWriter(stdout))
+
+    def deliver(body: bytes) -> None:
+        dispatch(server.protocol, body)
+
+    # From here every frame goes to the server: first the early phase's, in order, then the rest.
+    frames, ended = handed.release() if handed else ([], None)
+    pump.deliver, pump.ended = deliver, lifetime.stop
+    for body in frames:
+        try:
+            deliver(body)
+        except Exception:  # as Pump does: one bad message never silences the rest
+            log.exception("a message from the client could not be handled")
+    if ended is not None:
+        lifetime.stop(*ended)
     undo_signals = install_signals(lifetime)
-    pump = asyncio.create_task(pump_messages(reader, server, lifetime), name="agentls-stdin")
-    pump.add_done_callback(_pump_ended(lifetime))
+    reading.add_done_callback(_pump_ended(lifetime))
     try:
         await lifetime.stopped.wait()
     finally:
         undo_signals()
-        pump.cancel()
+        reading.cancel()
         server.connection.connected = False  # nothing more goes to a client that left
         await close_server(server)
     log.info("agentls serve exits (%s)", lifetime.reason)

@@ -21,7 +21,6 @@ from pydantic import (
     model_validator,
 )
 from pydantic_core import PydanticCustomError
-from pygls.exceptions import JsonRpcInvalidParams
 
 from core.editor import EditorQuery as EditorQueryName
 from core.message.context_items import MAX_ITEMS, ContextItem
@@ -56,6 +55,7 @@ class SessionCreate(Params):
 class SessionList(Params):
     limit: int = Field(default=50, ge=1, le=1000)
     before: str | None = None
+    messages: int | None = Field(default=None, ge=1, le=1000)  # also the first one's last N messages
 
 
 class SessionRef(Params):
@@ -297,6 +297,10 @@ def describe(error: ValidationError) -> str:
 
 def parse(model: type[M], params: Any) -> M:
     """Validate raw JSON-RPC params; raise InvalidParams naming the field when they are malformed."""
+    # Imported here: pygls' exceptions import lsprotocol (~0.5 s), and the early phase
+    # (early_reads) reads these models before pygls is loaded.
+    from pygls.exceptions import JsonRpcInvalidParams
+
     if params is None:
         params = {}
     if not isinstance(params, dict):

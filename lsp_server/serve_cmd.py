@@ -6,9 +6,15 @@ import argparse
 import logging
 import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from agentls.boot import exit_now, startup_imports
 from agentls.logs import configure_logging
+
+if TYPE_CHECKING:
+    from lsp_server.editor_process import EditorProcess
+    from lsp_server.handshake import Early
+    from lsp_server.server import AgentServer
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +73,12 @@ def run(args: argparse.Namespace) -> int:
         early = answer_early(sys.stdin.fileno(), _write_stdout, editor)  # before pygls: see handshake
         if editor.pinned is not None:
             hand_over = editor.pinned.watch_start_up(_editor_gone(editor.pinned.pid), PARENT_POLL_S)
+        if early.body is not None:  # answered: the chat's first reads too, while pygls loads
+            import asyncio  # (after the answer: ~30 ms of imports the editor need not wait for)
+
+            code = asyncio.run(_serve_answered(early, editor, hand_over))
+            exit_now(code)
+            return code
     with startup_imports():  # pygls and lsprotocol build ~600 classes: no collections meanwhile
         from lsp_server.features import build_server
         from lsp_server.lifecycle import run_stdio
@@ -89,6 +101,33 @@ def run(args: argparse.Namespace) -> int:
 
 def _nothing() -> None:
     pass
+
+
+async def _serve_answered(early: Early, editor: EditorProcess, hand_over: Callable[[], None]) -> int:
+    """Serve on stdio after ``initialize`` was answered early: the session reads are answered from
+    the store (early_reads) while pygls is imported and the server built on a thread, then the
+    server takes over the stream."""
+    import asyncio  # (already loaded: asyncio.run is running this)
+
+    with startup_imports():  # pygls and lsprotocol build ~600 classes: no collections meanwhile
+        from lsp_server.early_reads import EarlyReads
+
+        reads = EarlyReads(early, _write_stdout)
+        await reads.start(sys.stdin.buffer, early.pending)
+        await reads.opened()  # the project first: both import on one GIL
+        server = await asyncio.to_thread(_build_server)
+    server.editor_process = editor
+    hand_over()  # the server's own watch (lifecycle.watch_process) takes it from here
+    await reads.stop()
+    from lsp_server.lifecycle import serve_stdio
+
+    return await serve_stdio(server, sys.stdin.buffer, sys.stdout.buffer, early, reads)
+
+
+def _build_server() -> AgentServer:
+    from lsp_server.features import build_server
+
+    return build_server()
 
 
 def _editor_gone(pid: int) -> Callable[[], None]:

@@ -32,6 +32,7 @@ from core.open import open_agent, open_project, session_reader
 from lsp_server import methods
 from lsp_server.clients import Connection, parse_options, section
 from lsp_server.diagnostics import DiagnosticsStore
+from lsp_server.early_reads import config_layers
 from lsp_server.editor import EditorClient
 from lsp_server.editor_process import EditorProcess
 from lsp_server.errors import to_jsonrpc
@@ -52,9 +53,6 @@ M = TypeVar("M", bound=BaseModel)
 Handler = Callable[["Agent", M], Awaitable[Any]]
 ReadHandler = Callable[["SessionReads", M], Awaitable[Any]]
 
-# The names of the editor's config layers, as `agentls config --sources` and errors show them.
-INIT_LAYER = "initializationOptions.config"
-SETTINGS_LAYER = "workspace/configuration"
 SERVER_NOT_INITIALIZED = -32002
 
 
@@ -87,6 +85,8 @@ class AgentServer(LanguageServer):
         self.plain: PlainPath  # set by plain.register
         self._app: asyncio.Future[Agent] | None = None
         self._project: asyncio.Future[OpenedProject] | None = None  # opened before the rest of the app
+        # The project the early phase opened (early_reads): None in it means "open it yourself".
+        self._adopted: tuple[asyncio.Future[OpenedProject | None], Any] | None = None
         self._closing: asyncio.Future[None] | None = None
         self._applied_config: Any = None  # the settings config the agent last loaded or rejected
         self._reconfiguring: asyncio.Task[None] | None = None
@@ -112,8 +112,34 @@ class AgentServer(LanguageServer):
         workspace = self.lsp_workspace = LspWorkspace(self, root, self.diagnostics)
         loop = asyncio.get_running_loop()
         self._project, self._app = loop.create_future(), loop.create_future()
-        self.spawn(self._open_project(root, self._project))
+        if self._adopted is not None:
+            self.spawn(self._adopt_project(root, self._project, *self._adopted))
+        else:
+            self.spawn(self._open_project(root, self._project))
         self.spawn(self._open_app(root, workspace, self._app, self._project))
+
+    def adopt_project(self, opening: asyncio.Future[OpenedProject | None], settings_config: Any) -> None:
+        """Take the project the early phase opens (with ``settings_config`` as its settings layer)
+        instead of opening it at ``initialized``; if it resolves to None, open it as usual."""
+        self._adopted = (opening, settings_config)
+
+    async def _adopt_project(
+        self,
+        root: Path,
+        future: asyncio.Future[OpenedProject],
+        opening: asyncio.Future[OpenedProject | None],
+        settings_config: Any,
+    ) -> None:
+        try:
+            opened = await opening
+        except Exception as exc:  # the error of every request, as _open_project's
+            future.set_exception(exc)
+            return
+        if opened is None:  # (a trust question to ask first)
+            await self._open_project(root, future)
+            return
+        self._applied_config = settings_config
+        future.set_result(opened)
 
     async def _open_project(self, root: Path, future: asyncio.Future[OpenedProject]) -> None:
         try:
@@ -175,14 +201,7 @@ class AgentServer(LanguageServer):
 
     def _config_layers(self, settings_config: Any) -> list[Layer]:
         """The editor's config layers: initialization options, then its settings (which win)."""
-        from core.config.loader import Layer  # loaded with the project (_open_project)
-
-        layers = []
-        if self.config_data is not None:
-            layers.append(Layer(name=INIT_LAYER, data=self.config_data))
-        if settings_config is not None:
-            layers.append(Layer(name=SETTINGS_LAYER, data=settings_config))
-        return layers
+        return config_layers(self.config_data, settings_config)
 
     async def app(self) -> Agent:
         """The running agent, waiting for it to finish opening and for new settings to apply."""

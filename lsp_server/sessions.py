@@ -13,10 +13,11 @@ from core.message.prompt_input import AgentInput, ContextInput, FileInput, TextI
 from core.message.search import SearchHit
 from lsp_server import protocol as p
 from lsp_server.context_items import context_input, resolve_parts
+from lsp_server.session_reads import READS
 from lsp_server.workspace import path_of
 
 if TYPE_CHECKING:
-    from core.api import Agent, SessionReads
+    from core.api import Agent
     from lsp_server.server import AgentServer
 
 log = logging.getLogger(__name__)
@@ -64,14 +65,14 @@ def _utf16(text: str) -> int:
 def register(server: AgentServer) -> None:
     """Add the session requests to ``server``."""
 
+    # The reads a chat opens with: answered from the store while the agent still loads (and,
+    # before pygls is even loaded, by the early phase from the same table).
+    for method, (model, read) in READS.items():
+        server.read_request(method, model)(read)
+
     @server.request("agent/session/create", p.SessionCreate)
     async def create(app: Agent, params: p.SessionCreate) -> Any:
         return await app.create_session(params.title, params.agent, params.model)
-
-    # The reads a chat opens with: answered from the store while the agent still loads.
-    @server.read_request("agent/session/list", p.SessionList)
-    async def list_(app: SessionReads, params: p.SessionList) -> Any:
-        return {"sessions": await app.list_sessions(params.limit, params.before)}
 
     @server.request("agent/session/search", p.SessionSearch)
     async def search(app: Agent, params: p.SessionSearch) -> Any:
@@ -81,10 +82,6 @@ def register(server: AgentServer) -> None:
     @server.request("agent/session/export", p.SessionExport)
     async def export(app: Agent, params: p.SessionExport) -> Any:
         return {"format": params.format, "text": await app.export_markdown(params.sessionID)}
-
-    @server.read_request("agent/session/get", p.SessionRef)
-    async def get(app: SessionReads, params: p.SessionRef) -> Any:
-        return await app.get_session(params.sessionID)
 
     @server.request("agent/session/update", p.SessionUpdate)
     async def update(app: Agent, params: p.SessionUpdate) -> Any:
@@ -98,10 +95,6 @@ def register(server: AgentServer) -> None:
     @server.request("agent/session/fork", p.SessionFork)
     async def fork(app: Agent, params: p.SessionFork) -> Any:
         return await app.fork_session(params.sessionID, params.messageID)
-
-    @server.read_request("agent/session/messages", p.SessionMessages)
-    async def messages(app: SessionReads, params: p.SessionMessages) -> Any:
-        return {"messages": await app.messages(params.sessionID, params.limit, params.before)}
 
     @server.request("agent/session/prompt", p.SessionPrompt)
     async def prompt(app: Agent, params: p.SessionPrompt) -> Any:
@@ -153,11 +146,6 @@ def register(server: AgentServer) -> None:
             "unrecorded": missed,
             "warnings": [unrecorded_warning(missed)] if missed else [],
         }
-
-    @server.read_request("agent/session/todo", p.SessionRef)
-    async def todo(app: SessionReads, params: p.SessionRef) -> Any:
-        await app.get_session(params.sessionID)
-        return {"todos": await app.todos(params.sessionID)}
 
     @server.request("agent/config", p.NoParams)
     async def config(app: Agent, params: p.NoParams) -> Any:

@@ -59,9 +59,13 @@ cmd('AgentlsInlineDiff', function(o)
   require('agentls').setup_once()
   local arg = vim.trim(o.args)
   require('agentls.review_inline').toggle(arg == 'on' or (arg ~= 'off' and nil))
-end, { nargs = '?', complete = function()
-  return { 'on', 'off' }
-end, desc = "agentls: show (or hide) the lines pending agent changes replaced, above them" })
+end, {
+  nargs = '?',
+  complete = function()
+    return { 'on', 'off' }
+  end,
+  desc = 'agentls: show (or hide) the lines pending agent changes replaced, above them',
+})
 cmd('AgentlsDialog', function()
   require('agentls.dialogs').open()
 end, { desc = 'agentls: open the permission or question dialog that waits for an answer' })
@@ -70,7 +74,7 @@ cmd('AgentlsRestart', function()
 end, { desc = 'agentls: restart the server (the chat reloads its session)' })
 cmd('AgentlsTrust', function()
   agentls().trust()
-end, { desc = "agentls: trust this project (its own agentls.json, commands, .venv/bin/agentls) or not" })
+end, { desc = 'agentls: trust this project (its own agentls.json, commands, .venv/bin/agentls) or not' })
 cmd('AgentlsRevert', function()
   require('agentls.sessions').revert()
 end, { desc = "agentls: undo the agent's file changes from a prompt on" })
@@ -109,7 +113,12 @@ end, {
 })
 cmd('AgentlsExport', function(o)
   require('agentls.export').export(require('agentls.chat').session_id, o.args, o.bang)
-end, { nargs = '?', bang = true, complete = 'file', desc = "agentls: the chat's session as Markdown (a buffer, or [path])" })
+end, {
+  nargs = '?',
+  bang = true,
+  complete = 'file',
+  desc = "agentls: the chat's session as Markdown (a buffer, or [path])",
+})
 cmd('AgentlsChat', function(o)
   require('agentls').setup_once()
   require('agentls.chats').command(o.args)

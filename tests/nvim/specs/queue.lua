@@ -21,7 +21,7 @@ local answers = {
   end,
 }
 vim.ui.select = function(items, opts, on_choice)
-  table.insert(asked, { prompt = opts.prompt, kind = opts.kind, items = items })
+  table.insert(asked, { prompt = opts.prompt, kind = opts.kind, items = items, preview_item = opts.preview_item })
   local answer
   if opts.kind == 'agentls.permission' then
     answer = allow and 'Allow once' or nil
@@ -75,9 +75,13 @@ T.wait(function()
   return #queued() == 1
 end, 'the removed prompt to leave the queue')
 T.eq({ 'then one' }, queued(), 'what is left')
-T.ok(vim.iter(asked):any(function(a)
+local picker = vim.iter(asked):find(function(a)
   return a.prompt == 'Queued prompts (next first)'
-end), 'the queue picker')
+end)
+T.ok(picker, 'the queue picker')
+T.eq('agentls.queue', picker.kind, 'its kind, for the UI plugins')
+-- Its preview (mini.pick's ui_select shows `preview_item`; the native pickers the same text).
+T.eq({ 'drop me' }, picker.preview_item({ parts = { { type = 'text', text = 'drop me' } } }), 'the preview')
 vim.cmd('AgentlsQueue')
 T.wait(function()
   return queued()[1] == 'then one, edited'

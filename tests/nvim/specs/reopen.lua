@@ -19,11 +19,30 @@ vim.ui.select = function(items, opts, on_choice)
   end)
 end
 
+-- What the chat asks the server while it resumes (the plugin's own request function, recorded).
+local client = require('agentls.client')
+local request, asked = client.request, {}
+client.request = function(method, params, cb)
+  table.insert(asked, { method, params })
+  return request(method, params, cb)
+end
 vim.cmd('Agentls')
 T.wait(function()
   return T.chat().session_id and T.transcript() and T.text(T.transcript()):find('answer', 1, true)
 end, 'the newest session with its transcript')
 local resumed = T.chat().session_id
+client.request = request
+-- The newest session and its last messages come in one request, not fetched again.
+local lists, pages = {}, 0
+for _, a in ipairs(asked) do
+  if a[1] == 'agent/session/list' then
+    table.insert(lists, a[2])
+  elseif a[1] == 'agent/session/messages' then
+    pages = pages + 1
+  end
+end
+T.eq({ { limit = 1, messages = 100 } }, lists, 'the one list request')
+T.eq(0, pages, 'no messages request: ' .. vim.inspect(asked))
 
 -- Wait for the switch itself: the resumed transcript already says "answer".
 vim.cmd('AgentlsSessions')

@@ -188,12 +188,24 @@ local function open_windows(buf)
     local row, col = math.floor((vim.o.lines - height) / 2), math.floor((vim.o.columns - width) / 2)
     local ph = config.options.prompt_height
     M.win = vim.api.nvim_open_win(buf, false, {
-      relative = 'editor', row = row, col = col, width = width, height = height - ph - 2,
-      border = 'rounded', title = ' agentls ', style = 'minimal',
+      relative = 'editor',
+      row = row,
+      col = col,
+      width = width,
+      height = height - ph - 2,
+      border = 'rounded',
+      title = ' agentls ',
+      style = 'minimal',
     })
     M.prompt_win = vim.api.nvim_open_win(prompt, true, {
-      relative = 'editor', row = row + height - ph, col = col, width = width, height = ph,
-      border = 'rounded', title = ' prompt ', style = 'minimal',
+      relative = 'editor',
+      row = row + height - ph,
+      col = col,
+      width = width,
+      height = ph,
+      border = 'rounded',
+      title = ' prompt ',
+      style = 'minimal',
     })
   else
     vim.cmd('botright vsplit')
@@ -218,7 +230,8 @@ function M.fit_prompt()
     return
   end
   local want = vim.api.nvim_win_text_height(win, {}).all
-  local room = valid_win(M.win) and math.floor((vim.api.nvim_win_get_height(M.win) + vim.api.nvim_win_get_height(win)) / 2)
+  local room = valid_win(M.win)
+      and math.floor((vim.api.nvim_win_get_height(M.win) + vim.api.nvim_win_get_height(win)) / 2)
     or config.options.prompt_height
   local height = math.max(config.options.prompt_height, math.min(want, room))
   if height == vim.api.nvim_win_get_height(win) then
@@ -231,7 +244,9 @@ function M.fit_prompt()
 end
 
 --- Show `session_id` in the chat (opening the windows if needed) and load its transcript.
-function M.show(session_id)
+---@param session_id string
+---@param messages? table[] its last messages, when the server sent them already ({info, parts}[])
+function M.show(session_id, messages)
   M.session_id, M.opening, M.failed = session_id, false, nil
   local buf = M.transcript(session_id)
   if valid_win(M.win) then
@@ -244,7 +259,7 @@ function M.show(session_id)
     vim.api.nvim_set_current_win(M.prompt_win)
   end
   if not M.loaded[session_id] then
-    M.load(session_id)
+    M.load(session_id, nil, messages)
   end
   require('agentls.mode').fetch(session_id) -- its mode and effort, for the winbar
   render.follow(M.win, buf)
@@ -256,7 +271,10 @@ function M.show(session_id)
 end
 
 --- Fetch a session, its messages and todos from the server into the state.
-function M.load(session_id, done)
+---@param session_id string
+---@param done? fun() called once all three are in
+---@param messages? table[] its last messages, when the server sent them already (not fetched again)
+function M.load(session_id, done, messages)
   M.loaded[session_id] = true
   require('agentls.review_signs').load(session_id) -- its pending changes, signed in their buffers
   local remaining = 3
@@ -274,16 +292,24 @@ function M.load(session_id, done)
     step()
   end)
   local history = require('agentls.history') -- the last `last_messages`; older ones on request
-  client.request('agent/session/messages', history.first_page(session_id), function(err, result)
-    if err then
-      vim.notify('agentls: ' .. err.message, vim.log.levels.ERROR)
-    else
-      history.loaded(session_id, result.messages or {})
-      state():load(session_id, result.messages or {})
-      history.more(session_id) -- (every message wanted: the older pages follow)
-    end
+  local function loaded(page)
+    history.loaded(session_id, page)
+    state():load(session_id, page)
+    history.more(session_id) -- (every message wanted: the older pages follow)
+  end
+  if messages then
+    loaded(messages)
     step()
-  end)
+  else
+    client.request('agent/session/messages', history.first_page(session_id), function(err, result)
+      if err then
+        vim.notify('agentls: ' .. err.message, vim.log.levels.ERROR)
+      else
+        loaded(result.messages or {})
+      end
+      step()
+    end)
+  end
   client.request('agent/session/todo', { sessionID = session_id }, function(err, result)
     if not err and result then
       state().todos[session_id] = result.todos
@@ -295,6 +321,7 @@ end
 
 --- Open the chat: the current session, else the newest one (`resume`), else a new one. The windows
 --- open at once; the session shows when the server has answered.
+---@param opts? {session_id?: string}
 function M.open(opts)
   opts = opts or {}
   client.said = nil -- the user asked: if the server cannot start, say it again
@@ -323,11 +350,14 @@ function M.open(opts)
     return M.new_session()
   end
   M.opening = true
-  client.request('agent/session/list', { limit = 1 }, function(err, result)
+  -- The newest session and its last messages in one request (a server that does not know
+  -- `messages` leaves them out: then they are fetched as for any session).
+  local params = { limit = 1, messages = require('agentls.history').page() }
+  client.request('agent/session/list', params, function(err, result)
     local newest = not err and result and result.sessions and result.sessions[1]
     if newest then
       state().sessions[newest.id] = newest
-      M.show(newest.id)
+      M.show(newest.id, result.messages)
     else
       M.new_session()
     end
@@ -375,8 +405,14 @@ function M.on_config(cfg)
   end
   if #dropped > 0 then
     local agent, model = M.target(M.session_id)
-    vim.notify(('agentls: the settings no longer offer the %s: the next prompts use %s · %s'):format(
-      table.concat(dropped, ' and the '), agent or '?', model or '?'), vim.log.levels.WARN)
+    vim.notify(
+      ('agentls: the settings no longer offer the %s: the next prompts use %s · %s'):format(
+        table.concat(dropped, ' and the '),
+        agent or '?',
+        model or '?'
+      ),
+      vim.log.levels.WARN
+    )
   end
   pcall(vim.cmd, 'redrawstatus!')
 end
@@ -413,26 +449,29 @@ function M.forget(session_id)
   if #vim.fn.win_findbuf(buf) == 0 then
     wipe()
   else
-    vim.api.nvim_create_autocmd('BufWinLeave', { buffer = buf, once = true, callback = function()
-      vim.schedule(wipe)
-    end })
+    vim.api.nvim_create_autocmd('BufWinLeave', {
+      buffer = buf,
+      once = true,
+      callback = function()
+        vim.schedule(wipe)
+      end,
+    })
   end
 end
 
 function M.new_session(title)
   M.opening = true
-  client.request('agent/session/create', { title = title, agent = M.agent, model = M.model },
-    function(err, session)
-      if err then
-        M.opening = false
-        M.failed = err.message -- the winbar of the empty chat says it (e.g. a config the agent rejects)
-        return vim.notify('agentls: ' .. err.message, vim.log.levels.ERROR)
-      end
-      state().sessions[session.id] = session
-      state():load(session.id, {})
-      M.loaded[session.id] = true
-      M.show(session.id)
-    end)
+  client.request('agent/session/create', { title = title, agent = M.agent, model = M.model }, function(err, session)
+    if err then
+      M.opening = false
+      M.failed = err.message -- the winbar of the empty chat says it (e.g. a config the agent rejects)
+      return vim.notify('agentls: ' .. err.message, vim.log.levels.ERROR)
+    end
+    state().sessions[session.id] = session
+    state():load(session.id, {})
+    M.loaded[session.id] = true
+    M.show(session.id)
+  end)
 end
 
 -- --- prompting -----------------------------------------------------------------------------
@@ -508,7 +547,11 @@ function M.send(text, mode, opts)
         -- stopped had stored it: the transcript shows it).
         local prompt = opts.prompt_buf or prompt_buffer()
         local kept = err.code == client.STOPPED and M.stored(session_id, text)
-        if from_buffer and not kept and vim.trim(table.concat(vim.api.nvim_buf_get_lines(prompt, 0, -1, false))) == '' then
+        if
+          from_buffer
+          and not kept
+          and vim.trim(table.concat(vim.api.nvim_buf_get_lines(prompt, 0, -1, false))) == ''
+        then
           vim.api.nvim_buf_set_lines(prompt, 0, -1, false, vim.split(text, '\n', { plain = true }))
         end
       end
@@ -543,6 +586,7 @@ function M.stored(session_id, text)
 end
 
 --- The current session's queued prompts: pick one, then edit it (vim.ui.input) or remove it.
+---@param session_id? string (default: the chat's session)
 function M.queue_menu(session_id)
   session_id = session_id or M.session_id
   local items = session_id and state().queue[session_id] or {}
@@ -558,16 +602,21 @@ function M.queue_menu(session_id)
     end
     return table.concat(texts, ' ')
   end
-  vim.ui.select(items, {
+  require('agentls.picker').select(items, {
     prompt = 'Queued prompts (next first)',
+    kind = 'agentls.queue',
     format_item = function(item)
       return (text_of(item):gsub('\n', ' '))
+    end,
+    preview = function(item, show)
+      show(vim.split(text_of(item), '\n', { plain = true }))
     end,
   }, function(item)
     if not item then
       return
     end
-    vim.ui.select({ 'Edit', 'Remove' }, { prompt = 'Queued prompt' }, function(action)
+    local ask = { prompt = 'Queued prompt', kind = 'agentls.queue_action', format_item = tostring }
+    vim.ui.select({ 'Edit', 'Remove' }, ask, function(action)
       if action == 'Remove' then
         M.remove_queued(session_id, item.id)
       elseif action == 'Edit' then

@@ -91,9 +91,13 @@ local function prompt_buffer(session_id)
   map('n', keys.stop_send, 'interrupt', 'stop the turn and send')
   chat().set_keymaps(buf, false) -- abort, queue, dialog… of this session
   M.prompts[session_id] = buf
-  vim.api.nvim_create_autocmd('BufWipeout', { buffer = buf, once = true, callback = function()
-    M.prompts[session_id] = nil
-  end })
+  vim.api.nvim_create_autocmd('BufWipeout', {
+    buffer = buf,
+    once = true,
+    callback = function()
+      M.prompts[session_id] = nil
+    end,
+  })
   return buf
 end
 
@@ -135,6 +139,7 @@ function M.open(session_id)
 end
 
 --- :AgentlsChat [session|new]: a session's chat in a tab; `new`: a new session's; no argument: pick.
+---@param arg? string a session id, or 'new'
 function M.command(arg)
   client.said = nil
   if not client.start() then
@@ -165,12 +170,13 @@ function M.command(arg)
       return vim.notify('agentls: ' .. err.message, vim.log.levels.ERROR)
     end
     local items = vim.list_extend({ { new = true } }, result.sessions or {})
-    vim.ui.select(items, {
+    require('agentls.picker').select(items, {
       prompt = 'agentls: open a chat beside',
       kind = 'agentls.session',
       format_item = function(s)
         return s.new and '  New session' or require('agentls.sessions').describe(s)
       end,
+      preview = require('agentls.sessions').preview,
     }, function(s)
       if s then
         M.command(s.new and 'new' or s.id)
@@ -180,6 +186,7 @@ function M.command(arg)
 end
 
 --- Completion of :AgentlsChat: `new` and the known sessions' ids.
+---@return string[]
 function M.complete()
   local out = { 'new' }
   for id in pairs(state().sessions) do

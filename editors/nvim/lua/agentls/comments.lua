@@ -28,18 +28,24 @@ function M.add(buf, first, last, body, quiet)
   local hunk = hunk_at(buf, first, last)
   local lines = {}
   for _, line in ipairs(vim.split(body, '\n', { plain = true })) do
-    table.insert(lines, { { '  ✎ ' .. line, 'Comment' } })
+    table.insert(lines, { { '  ✎ ' .. line, 'AgentlsComment' } })
   end
   -- The extmark follows edits: the lines are read when the batch is sent.
   local mark = vim.api.nvim_buf_set_extmark(buf, M.ns, first - 1, 0, {
-    end_row = last - 1, end_col = 0, virt_lines = lines, sign_text = '✎', sign_hl_group = 'Comment',
+    end_row = last - 1,
+    end_col = 0,
+    virt_lines = lines,
+    sign_text = '✎',
+    sign_hl_group = 'AgentlsComment',
   })
   table.insert(M.batch, { buf = buf, mark = mark, path = vim.fs.normalize(path), body = body, hunk = hunk })
   if quiet then
     return
   end
-  vim.notify(('agentls: %d comment%s to send (:AgentlsComment submit)'):format(#M.batch, #M.batch == 1 and '' or 's'),
-    vim.log.levels.INFO)
+  vim.notify(
+    ('agentls: %d comment%s to send (:AgentlsComment submit)'):format(#M.batch, #M.batch == 1 and '' or 's'),
+    vim.log.levels.INFO
+  )
 end
 
 --- Drop the batch and its marks.
@@ -56,11 +62,16 @@ end
 function M.comments()
   local out = {}
   for _, c in ipairs(M.batch) do
-    local pos = vim.api.nvim_buf_is_valid(c.buf) and vim.api.nvim_buf_get_extmark_by_id(c.buf, M.ns, c.mark,
-      { details = true }) or {}
+    local pos = vim.api.nvim_buf_is_valid(c.buf)
+        and vim.api.nvim_buf_get_extmark_by_id(c.buf, M.ns, c.mark, { details = true })
+      or {}
     if pos[1] then
-      local comment = { path = c.path, startLine = pos[1] + 1, endLine = math.max(pos[1], pos[3].end_row or pos[1]) + 1,
-        body = c.body }
+      local comment = {
+        path = c.path,
+        startLine = pos[1] + 1,
+        endLine = math.max(pos[1], pos[3].end_row or pos[1]) + 1,
+        body = c.body,
+      }
       if c.hunk then
         comment.hunkID = c.hunk.id
       end
@@ -85,18 +96,17 @@ function M.submit()
   end
   local sent = M.batch
   M.clear()
-  client.request('agent/review/comment', { sessionID = session_id, comments = comments, send = true },
-    function(err)
-      if err and err.code ~= -32800 and err.code ~= -32016 then
-        -- Refused whole (the server checks the batch before sending any): the comments come back.
-        for i, c in ipairs(sent) do
-          if vim.api.nvim_buf_is_valid(c.buf) then
-            M.add(c.buf, comments[i].startLine, comments[i].endLine, c.body, true)
-          end
+  client.request('agent/review/comment', { sessionID = session_id, comments = comments, send = true }, function(err)
+    if err and err.code ~= -32800 and err.code ~= -32016 then
+      -- Refused whole (the server checks the batch before sending any): the comments come back.
+      for i, c in ipairs(sent) do
+        if vim.api.nvim_buf_is_valid(c.buf) then
+          M.add(c.buf, comments[i].startLine, comments[i].endLine, c.body, true)
         end
-        vim.notify('agentls: ' .. (err.message or vim.inspect(err)) .. ' (the comments are kept)', vim.log.levels.ERROR)
       end
-    end)
+      vim.notify('agentls: ' .. (err.message or vim.inspect(err)) .. ' (the comments are kept)', vim.log.levels.ERROR)
+    end
+  end)
   vim.notify(('agentls: %d comment%s sent'):format(#comments, #comments == 1 and '' or 's'), vim.log.levels.INFO)
 end
 

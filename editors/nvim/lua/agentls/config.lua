@@ -63,6 +63,10 @@ M.defaults = {
   coalesce_ms = 16,
   -- The chat shows a session's last this many messages; older ones load on request (0: all).
   last_messages = 100,
+  -- The picker of sessions and queued prompts, which shows a preview: 'auto' (the first installed
+  -- of telescope, fzf-lua, snacks, mini.pick), one of those names, or 'select' (vim.ui.select,
+  -- which the other picks always use, so your UI plugin draws them).
+  picker = 'auto',
   keymaps = {
     send_normal = '<CR>',
     send_insert = '<C-s>',
@@ -104,10 +108,14 @@ local types = {
   forward_diagnostics = { 'boolean' },
   coalesce_ms = { 'number' },
   last_messages = { 'number' },
+  picker = { 'string' },
   keymaps = { 'table' },
 }
 
-local choices = { layout = { split = true, float = true } }
+local choices = {
+  layout = { split = true, float = true },
+  picker = { auto = true, select = true, telescope = true, ['fzf-lua'] = true, snacks = true, ['mini.pick'] = true },
+}
 
 M.options = vim.deepcopy(M.defaults)
 
@@ -122,11 +130,19 @@ function M.resolve(user)
     if allowed == nil then
       table.insert(problems, ('unknown option %q (ignored)'):format(key))
     elseif not vim.tbl_contains(allowed, type(value)) then
-      table.insert(problems, ('option %q must be %s, got %s (using the default)'):format(
-        key, table.concat(allowed, ' or '), type(value)))
+      table.insert(
+        problems,
+        ('option %q must be %s, got %s (using the default)'):format(key, table.concat(allowed, ' or '), type(value))
+      )
     elseif choices[key] and not choices[key][value] then
-      table.insert(problems, ('option %q must be one of %s, got %q (using the default)'):format(
-        key, table.concat(vim.tbl_keys(choices[key]), ', '), value))
+      table.insert(
+        problems,
+        ('option %q must be one of %s, got %q (using the default)'):format(
+          key,
+          table.concat(vim.tbl_keys(choices[key]), ', '),
+          value
+        )
+      )
     elseif key == 'keymaps' then
       for name, lhs in pairs(value) do
         if M.defaults.keymaps[name] == nil then

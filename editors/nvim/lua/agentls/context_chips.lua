@@ -204,10 +204,9 @@ function M.refresh(buf)
   )
 end
 
---- The chips' highlight groups (a colour scheme may set its own).
+--- The chips' highlight groups (a colour scheme may set its own: agentls.highlights).
 function M.setup()
-  vim.api.nvim_set_hl(0, 'AgentlsChip', { link = 'Comment', default = true })
-  vim.api.nvim_set_hl(0, 'AgentlsChipHint', { link = 'NonText', default = true })
+  require('agentls.highlights').setup()
 end
 
 return M

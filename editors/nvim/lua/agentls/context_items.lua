@@ -12,7 +12,7 @@ local M = {}
 M.KINDS = {
   { word = 'folder:', info = "a folder's tree (add !files for its files' text)" },
   { word = 'problems', info = 'the diagnostics of every language server (@problems:PATH: one file)' },
-  { word = 'terminal', info = "the last output of the terminal you used last" },
+  { word = 'terminal', info = 'the last output of the terminal you used last' },
   { word = 'changes', info = "the working tree's git diff, staged and unstaged" },
   { word = 'symbol:', info = "a workspace symbol's definition (@symbol:NAME)" },
   { word = 'url:', info = 'a web page, fetched like the webfetch tool (@url:https://…)' },
@@ -284,7 +284,12 @@ function M.attach(buf)
       -- Only the file in the current window: loading a buffer (a symbol's file) is not visiting it.
       -- (bufload runs its autocommands in a hidden floating window.)
       local floating = vim.api.nvim_win_get_config(0).relative ~= ''
-      if args.buf == buf or floating or args.buf ~= vim.api.nvim_get_current_buf() or not client.is_project_file(args.buf) then
+      if
+        args.buf == buf
+        or floating
+        or args.buf ~= vim.api.nvim_get_current_buf()
+        or not client.is_project_file(args.buf)
+      then
         return
       end
       local mode = vim.fn.mode()
@@ -322,9 +327,13 @@ function M.attach(buf)
     buffer = buf,
     callback = function()
       timer:stop()
-      timer:start(300, 0, vim.schedule_wrap(function()
-        require('agentls.context_chips').refresh(buf)
-      end))
+      timer:start(
+        300,
+        0,
+        vim.schedule_wrap(function()
+          require('agentls.context_chips').refresh(buf)
+        end)
+      )
     end,
   })
 end

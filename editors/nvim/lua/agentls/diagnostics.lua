@@ -38,7 +38,10 @@ function M.fix_prompt(buf, first, last)
   local lines = {}
   for _, d in ipairs(vim.diagnostic.get(buf)) do
     if not first or (d.lnum + 1 >= first and d.lnum + 1 <= last) then
-      table.insert(lines, ('- line %d: %s%s'):format(d.lnum + 1, d.message, d.source and (' [' .. d.source .. ']') or ''))
+      table.insert(
+        lines,
+        ('- line %d: %s%s'):format(d.lnum + 1, d.message, d.source and (' [' .. d.source .. ']') or '')
+      )
     end
   end
   if #lines == 0 then
@@ -46,7 +49,9 @@ function M.fix_prompt(buf, first, last)
   end
   local files = require('agentls.files')
   return ('Fix these problems in %s:\n%s'):format(
-    files.reference(vim.api.nvim_buf_get_name(buf)), table.concat(lines, '\n'))
+    files.reference(vim.api.nvim_buf_get_name(buf)),
+    table.concat(lines, '\n')
+  )
 end
 
 return M

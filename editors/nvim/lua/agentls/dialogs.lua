@@ -141,7 +141,9 @@ local function show_permission(dialog)
   -- The built-in select does not redraw before it asks: without this the diff is not on screen.
   vim.cmd('redraw')
   ask(dialog, function()
-    vim.ui.select(choices, { prompt = permission_title(request), kind = 'agentls.permission' },
+    vim.ui.select(
+      choices,
+      { prompt = permission_title(request), kind = 'agentls.permission', format_item = tostring },
       function(choice)
         if choice == 'Allow once' then
           accept('once')
@@ -167,7 +169,8 @@ local function show_permission(dialog)
           return M.dismissed(dialog)
         end
         finish(dialog)
-      end)
+      end
+    )
   end)
 end
 
@@ -312,8 +315,12 @@ end
 function M.next()
   local chats = require('agentls.chats')
   local active = M.active
-  if active and active.waiting and not active.closed
-    and (active.elsewhere or not chats.on_screen()[M.owner(active.request)]) then
+  if
+    active
+    and active.waiting
+    and not active.closed
+    and (active.elsewhere or not chats.on_screen()[M.owner(active.request)])
+  then
     for sid in pairs(chats.on_screen()) do -- a dialog of the session the user looks at goes first
       if M.offer(sid) then
         return
@@ -459,8 +466,13 @@ vim.api.nvim_create_autocmd({ 'BufEnter', 'TabEnter' }, {
       sid = require('agentls.chat').session_id
     end
     local active = M.active
-    if sid and active and active.waiting and not active.closed
-      and (active.elsewhere or M.owner(active.request) ~= sid) then
+    if
+      sid
+      and active
+      and active.waiting
+      and not active.closed
+      and (active.elsewhere or M.owner(active.request) ~= sid)
+    then
       vim.schedule(function()
         M.offer(sid)
       end)
@@ -476,8 +488,11 @@ function M.on_event(event)
     enqueue('permission', p.request)
   elseif event.type == 'question.asked' then
     enqueue('question', p.request)
-  elseif event.type == 'permission.replied' or event.type == 'question.replied'
-    or event.type == 'question.rejected' then
+  elseif
+    event.type == 'permission.replied'
+    or event.type == 'question.replied'
+    or event.type == 'question.rejected'
+  then
     M.close(p.requestID)
   end
 end

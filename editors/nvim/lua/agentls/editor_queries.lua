@@ -73,7 +73,8 @@ local function convert(line, character, from, to)
   end
   local byte = character
   if from ~= 'utf-8' then
-    byte = HAS_011 and vim.str_byteindex(line, from, character, false) or vim.str_byteindex(line, character, from == 'utf-16')
+    byte = HAS_011 and vim.str_byteindex(line, from, character, false)
+      or vim.str_byteindex(line, character, from == 'utf-16')
   end
   if to == 'utf-8' then
     return byte
@@ -167,10 +168,20 @@ local function symbols(results, uri)
   local out = {}
   local function visit(s, container)
     if s.location then -- SymbolInformation / WorkspaceSymbol
-      table.insert(out, { name = s.name, kind = kind_name(s.kind), containerName = s.containerName or '', location = location(s.location) })
+      table.insert(out, {
+        name = s.name,
+        kind = kind_name(s.kind),
+        containerName = s.containerName or '',
+        location = location(s.location),
+      })
       return
     end
-    table.insert(out, { name = s.name, kind = kind_name(s.kind), containerName = container, location = { uri = uri, range = s.selectionRange } })
+    table.insert(out, {
+      name = s.name,
+      kind = kind_name(s.kind),
+      containerName = container,
+      location = { uri = uri, range = s.selectionRange },
+    })
     for _, child in ipairs(s.children or {}) do
       visit(child, s.name)
     end
@@ -236,7 +247,9 @@ local function answer(params)
     end
     return locations(ask_buffer(params, METHODS[q], p))
   elseif q == 'hover' then
-    return hover_text(ask_buffer(params, METHODS.hover, { textDocument = { uri = params.uri }, position = params.position }))
+    return hover_text(
+      ask_buffer(params, METHODS.hover, { textDocument = { uri = params.uri }, position = params.position })
+    )
   elseif q == 'documentSymbols' then
     return symbols(ask_buffer(params, METHODS.documentSymbols, { textDocument = { uri = params.uri } }), params.uri)
   elseif q == 'workspaceSymbols' then

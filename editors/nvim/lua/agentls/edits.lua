@@ -35,7 +35,10 @@ local function text_edit(change, encoding, touched)
   local current = vim.lsp.util.buf_versions[buf]
   if not is_null(version) and version ~= current then
     local why = ('%s changed in the editor (version %d, the edit is for %d)'):format(
-      vim.uri_to_fname(uri), current, version)
+      vim.uri_to_fname(uri),
+      current,
+      version
+    )
     return false, why, { buf = buf, version = current }
   end
   break_undo(buf)
@@ -73,8 +76,10 @@ function M.apply(params, encoding)
   for buf in pairs(touched) do
     local ok, err = save(buf)
     if not ok then
-      return { applied = false, failureReason = ('could not save %s: %s'):format(
-        vim.api.nvim_buf_get_name(buf), err) }
+      return {
+        applied = false,
+        failureReason = ('could not save %s: %s'):format(vim.api.nvim_buf_get_name(buf), err),
+      }
     end
     table.insert(buffers, buf)
   end

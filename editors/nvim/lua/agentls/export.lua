@@ -12,8 +12,7 @@ function M.export(session_id, path, force)
   end
   local target = path and path ~= '' and vim.fn.fnamemodify(vim.fn.expand(path), ':p') or nil
   if target and not force and vim.uv.fs_stat(target) then
-    return vim.notify(('agentls: %s exists; :AgentlsExport! %s replaces it'):format(target, path),
-      vim.log.levels.ERROR)
+    return vim.notify(('agentls: %s exists; :AgentlsExport! %s replaces it'):format(target, path), vim.log.levels.ERROR)
   end
   client.request('agent/session/export', { sessionID = session_id, format = 'md' }, function(err, result)
     if err then
@@ -35,8 +34,10 @@ function M.export(session_id, path, force)
     end
     local ok, write_err = pcall(vim.fn.writefile, lines, target)
     if not ok or write_err ~= 0 then
-      return vim.notify(('agentls: could not write %s: %s'):format(target, ok and 'writefile failed' or write_err),
-        vim.log.levels.ERROR)
+      return vim.notify(
+        ('agentls: could not write %s: %s'):format(target, ok and 'writefile failed' or write_err),
+        vim.log.levels.ERROR
+      )
     end
     vim.notify(('agentls: the session is in %s'):format(vim.fn.fnamemodify(target, ':~:.')), vim.log.levels.INFO)
   end)

@@ -17,17 +17,20 @@ function M.list()
   local root = config.root()
   local files = {}
   local git = vim.fn.executable('git') == 1
-    and vim.system({ 'git', 'ls-files', '--cached', '--others', '--exclude-standard' }, { cwd = root, text = true })
+    and vim
+      .system({ 'git', 'ls-files', '--cached', '--others', '--exclude-standard' }, { cwd = root, text = true })
       :wait(2000)
   if git and git.code == 0 then
     files = vim.split(git.stdout, '\n', { plain = true, trimempty = true })
   else
-    for name, kind in vim.fs.dir(root, {
-      depth = 8,
-      skip = function(dir)
-        return not SKIP[vim.fs.basename(dir)]
-      end,
-    }) do
+    for name, kind in
+      vim.fs.dir(root, {
+        depth = 8,
+        skip = function(dir)
+          return not SKIP[vim.fs.basename(dir)]
+        end,
+      })
+    do
       if kind == 'file' then
         table.insert(files, name)
         if #files >= MAX_FILES then

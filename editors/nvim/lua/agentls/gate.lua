@@ -55,12 +55,16 @@ function M.when_quiet(fn, every_ms, ready)
       timer:close()
     end
   end
-  timer:start(every_ms or 200, every_ms or 200, vim.schedule_wrap(function()
-    if not done and ready() then
-      stop()
-      fn()
-    end
-  end))
+  timer:start(
+    every_ms or 200,
+    every_ms or 200,
+    vim.schedule_wrap(function()
+      if not done and ready() then
+        stop()
+        fn()
+      end
+    end)
+  )
   return stop
 end
 

@@ -37,15 +37,21 @@ function M.check()
   elseif state == 'trusted' then
     health.ok('project trust: trusted; its own ' .. table.concat(found, ', ') .. ' are used')
   else
-    health.info(('project trust: %s; its own %s are not used'):format(state == 'untrusted' and 'untrusted (Never)'
-      or 'not trusted yet', table.concat(found, ', ')) .. ' (:AgentlsTrust)')
+    health.info(
+      ('project trust: %s; its own %s are not used'):format(
+        state == 'untrusted' and 'untrusted (Never)' or 'not trusted yet',
+        table.concat(found, ', ')
+      ) .. ' (:AgentlsTrust)'
+    )
   end
 
   local cmd, reason = config.server_cmd()
   local configured = config.options.cmd
   if not cmd and configured then
-    health.error(('the server command %q is not executable'):format(tostring(configured[1])),
-      { 'Fix `cmd` in require("agentls").setup({...})' })
+    health.error(
+      ('the server command %q is not executable'):format(tostring(configured[1])),
+      { 'Fix `cmd` in require("agentls").setup({...})' }
+    )
     return
   elseif not cmd and reason == config.UNTRUSTED_SERVER then
     health.error(reason, { 'Run :AgentlsTrust if you trust this project, or :AgentlsInstall' })
@@ -58,16 +64,20 @@ function M.check()
     return
   end
   if vim.fn.executable(cmd[1]) == 0 then
-    health.error(('the server command %q is not executable'):format(cmd[1]),
-      { 'Fix `cmd` in require("agentls").setup({...})' })
+    health.error(
+      ('the server command %q is not executable'):format(cmd[1]),
+      { 'Fix `cmd` in require("agentls").setup({...})' }
+    )
     return
   end
   local version = run(cmd, { '--version' })
   if version and version.code == 0 then
     health.ok(('server: %s (%s)'):format(vim.trim(version.stdout .. version.stderr), cmd[1]))
   else
-    health.error(('%s --version failed: %s'):format(cmd[1], version and vim.trim(version.stderr) or '?'),
-      { 'Reinstall agentls, or point `cmd` at a working one' })
+    health.error(
+      ('%s --version failed: %s'):format(cmd[1], version and vim.trim(version.stderr) or '?'),
+      { 'Reinstall agentls, or point `cmd` at a working one' }
+    )
     return
   end
 
@@ -82,12 +92,13 @@ function M.check()
     env = { AGENTLS_CONFIG_CONTENT = vim.json.encode(config.options.config) }
   end
   local ok, done = pcall(function()
-    return vim.system(vim.list_extend(vim.list_slice(cmd, 1, 1), args),
-      { cwd = config.root(), text = true, env = env }):wait(30000)
+    return vim
+      .system(vim.list_extend(vim.list_slice(cmd, 1, 1), args), { cwd = config.root(), text = true, env = env })
+      :wait(30000)
   end)
   if not ok or done.code ~= 0 then
     health.error('the agentls config is not valid: ' .. vim.trim(ok and (done.stderr .. done.stdout) or done), {
-      'Fix agentls.json in the project or ~/.config/agentls/agentls.json (agentls config --sources shows each value\'s origin)',
+      "Fix agentls.json in the project or ~/.config/agentls/agentls.json (agentls config --sources shows each value's origin)",
     })
     return
   end

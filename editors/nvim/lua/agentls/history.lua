@@ -55,13 +55,16 @@ function M.block(session_id)
   if not M.older[session_id] then
     return nil
   end
-  return { key = OLDER_KEY, make = function()
-    local key = config.options.keymaps.load_older
-    local how = key and ('%s loads %d more'):format(key, M.page()) or 'require("agentls.history").load_older()'
-    local coming = M.loading[session_id] or not M.limit() -- (every message: they come by themselves)
-    local what = coming and 'loading older messages…' or ('older messages: ' .. how)
-    return { lines = { '▲ ' .. what } }
-  end }
+  return {
+    key = OLDER_KEY,
+    make = function()
+      local key = config.options.keymaps.load_older
+      local how = key and ('%s loads %d more'):format(key, M.page()) or 'require("agentls.history").load_older()'
+      local coming = M.loading[session_id] or not M.limit() -- (every message: they come by themselves)
+      local what = coming and 'loading older messages…' or ('older messages: ' .. how)
+      return { lines = { '▲ ' .. what } }
+    end,
+  }
 end
 
 --- Load the page before the oldest loaded message of `session_id` into the chat.

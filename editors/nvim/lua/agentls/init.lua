@@ -16,9 +16,13 @@ local function follow_status()
   end
   if retrying and not retry_timer then
     retry_timer = vim.uv.new_timer()
-    retry_timer:start(1000, 1000, vim.schedule_wrap(function()
-      vim.cmd('redrawstatus!')
-    end))
+    retry_timer:start(
+      1000,
+      1000,
+      vim.schedule_wrap(function()
+        vim.cmd('redrawstatus!')
+      end)
+    )
   elseif not retrying and retry_timer then
     retry_timer:stop()
     retry_timer:close()
@@ -60,6 +64,7 @@ function M.setup(opts)
   -- Called again with another `config`: the running server gets it (and says config.updated).
   require('agentls.client').push_settings()
   local group = vim.api.nvim_create_augroup('agentls', { clear = true })
+  require('agentls.highlights').setup()
   require('agentls.review_signs').setup(group)
   vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile', 'BufEnter' }, {
     group = group,
@@ -149,7 +154,12 @@ function M.open(opts)
     -- The windows open at once (the session shows later): keys typed right after :Agentls land in
     -- the prompt as text instead of being motions. (Insert mode starts once the command returns.)
     local win = vim.api.nvim_get_current_win()
-    if config.options.start_in_insert and (opts or {}).insert ~= false and win == chat.prompt_win and vim.fn.mode() == 'n' then
+    if
+      config.options.start_in_insert
+      and (opts or {}).insert ~= false
+      and win == chat.prompt_win
+      and vim.fn.mode() == 'n'
+    then
       vim.cmd('startinsert!')
     end
   end
@@ -254,9 +264,14 @@ function M.on_server_exit(died)
   end, restarts)
   local how = ('exit code %d, signal %d'):format(died.code, died.signal)
   if #restarts >= RESTARTS then
-    vim.notify(('agentls: the server stopped again (%s), %d times in a minute: :Agentls starts it again'
-      .. ' (its log: %s)'):format(how, #restarts + 1, tostring(config.options.log_file or 'the LSP log')),
-      vim.log.levels.ERROR)
+    vim.notify(
+      ('agentls: the server stopped again (%s), %d times in a minute: :Agentls starts it again' .. ' (its log: %s)'):format(
+        how,
+        #restarts + 1,
+        tostring(config.options.log_file or 'the LSP log')
+      ),
+      vim.log.levels.ERROR
+    )
     return
   end
   table.insert(restarts, now)

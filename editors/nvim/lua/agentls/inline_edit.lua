@@ -69,8 +69,14 @@ function M.run(buf, first, last, prompt)
         end
         if changed(sid) then
           local keys = require('agentls.config').options.keymaps
-          notify.say(('agentls: %s changed: review it (%s keep, %s undo)'):format(where,
-            keys.review_keep or ':AgentlsReview', keys.review_undo or ':AgentlsReview'), vim.log.levels.INFO)
+          notify.say(
+            ('agentls: %s changed: review it (%s keep, %s undo)'):format(
+              where,
+              keys.review_keep or ':AgentlsReview',
+              keys.review_undo or ':AgentlsReview'
+            ),
+            vim.log.levels.INFO
+          )
         else
           notify.say(('agentls: %s unchanged: %s'):format(where, answer_of(result)), vim.log.levels.WARN)
         end

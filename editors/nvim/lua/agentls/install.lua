@@ -75,20 +75,29 @@ function M.install(on_done)
   end
   local python, tried = M.python()
   if not python then
-    return finish(false, ('needs Python %d.%d or newer, and none was found (tried %s): install one, '
-      .. 'or name it: require("agentls").setup({ python = "/path/to/python3" })'):format(MIN[1], MIN[2], tried))
+    return finish(
+      false,
+      (
+        'needs Python %d.%d or newer, and none was found (tried %s): install one, '
+        .. 'or name it: require("agentls").setup({ python = "/path/to/python3" })'
+      ):format(MIN[1], MIN[2], tried)
+    )
   end
   local source, dir, bin = M.source(), M.dir(), M.bin()
   M.running = true
   notify(('installing %s into %s (a minute or two)…'):format(source, dir))
   -- Each step's callback runs on the main loop (vim.schedule_wrap): it may call vim.fn and notify.
   local function step(cmd, what, next_step)
-    vim.system(cmd, { text = true }, vim.schedule_wrap(function(done)
-      if done.code ~= 0 then
-        return finish(false, failed(what, done))
-      end
-      next_step(done)
-    end))
+    vim.system(
+      cmd,
+      { text = true },
+      vim.schedule_wrap(function(done)
+        if done.code ~= 0 then
+          return finish(false, failed(what, done))
+        end
+        next_step(done)
+      end)
+    )
   end
   step({ python, '-m', 'venv', dir }, python .. ' -m venv', function()
     local pip = { dir .. '/bin/python', '-m', 'pip', 'install', '--upgrade', '--quiet', source }

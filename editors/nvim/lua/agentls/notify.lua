@@ -81,8 +81,7 @@ local function dialog(kind, request)
     for _, queued in ipairs(dialogs.queue) do
       if queued.request.id == request.id then
         local what = kind == 'permission' and ('permission: ' .. (request.permission or '?')) or 'a question'
-        return say(('agentls: "%s" waits for you (%s): :AgentlsDialog'):format(data.title, what),
-          vim.log.levels.WARN)
+        return say(('agentls: "%s" waits for you (%s): :AgentlsDialog'):format(data.title, what), vim.log.levels.WARN)
       end
     end
   end)

@@ -62,8 +62,10 @@ end
 --- The pacer of transcript buffer `buf`.
 function M.new(buf)
   register()
-  local pacer = setmetatable({ buf = buf, last_draw_ms = 0, last_write_ms = 0, paused = nil, streaming = false,
-    slow_draws = 0 }, Pacer)
+  local pacer = setmetatable(
+    { buf = buf, last_draw_ms = 0, last_write_ms = 0, paused = nil, streaming = false, slow_draws = 0 },
+    Pacer
+  )
   M.pacers[buf] = pacer
   return pacer
 end
@@ -116,14 +118,18 @@ function Pacer:ended()
   if not self.paused or self.cancel_restore then
     return
   end
-  self.cancel_restore = gate.when_quiet(function()
-    self.cancel_restore = nil
-    if not self.streaming then
-      self:restore()
+  self.cancel_restore = gate.when_quiet(
+    function()
+      self.cancel_restore = nil
+      if not self.streaming then
+        self:restore()
+      end
+    end,
+    100,
+    function()
+      return gate.idle_ms() >= M.RESTORE_IDLE_MS
     end
-  end, 100, function()
-    return gate.idle_ms() >= M.RESTORE_IDLE_MS
-  end)
+  )
 end
 
 --- Bring the paused highlighting back.

@@ -18,10 +18,10 @@ local function relpath(path)
 end
 
 M.tool_states = {
-  pending = { label = '… pending', hl = 'Comment' },
-  running = { label = '⟳ running', hl = 'DiagnosticWarn' },
-  completed = { label = '✓ done', hl = 'DiagnosticOk' },
-  error = { label = '✗ failed', hl = 'DiagnosticError' },
+  pending = { label = '… pending', hl = 'AgentlsToolPending' },
+  running = { label = '⟳ running', hl = 'AgentlsToolRunning' },
+  completed = { label = '✓ done', hl = 'AgentlsToolDone' },
+  error = { label = '✗ failed', hl = 'AgentlsToolFailed' },
 }
 
 local function model_of(info)

@@ -84,17 +84,26 @@ function View:message_blocks(m, before, reverted_here)
   if reverted_here then
     table.insert(blocks, { key = mid .. REVERT_SUFFIX, make = parts.revert_marker })
   end
-  table.insert(blocks, { key = header_key(mid), make = function()
-    return parts.header(m.info, before)
-  end })
+  table.insert(blocks, {
+    key = header_key(mid),
+    make = function()
+      return parts.header(m.info, before)
+    end,
+  })
   for _, part in ipairs(m.parts) do
-    table.insert(blocks, { key = part_key(mid, part.id), make = function()
-      return subtasks.decorate(self.state, part, parts.part(State.settle(part)), parts.tool_subject)
-    end })
+    table.insert(blocks, {
+      key = part_key(mid, part.id),
+      make = function()
+        return subtasks.decorate(self.state, part, parts.part(State.settle(part)), parts.tool_subject)
+      end,
+    })
   end
-  table.insert(blocks, { key = footer_key(mid), make = function()
-    return parts.footer(m.info)
-  end })
+  table.insert(blocks, {
+    key = footer_key(mid),
+    make = function()
+      return parts.footer(m.info)
+    end,
+  })
   for i, block in ipairs(blocks) do
     block.mid, block.nth = mid, i
   end
@@ -134,9 +143,12 @@ function View:wanted(upto)
   end
   local todos = self.state.todos[self.session_id]
   if todos and #todos > 0 then
-    table.insert(out, { key = TODOS_KEY, make = function()
-      return parts.todos(todos)
-    end })
+    table.insert(out, {
+      key = TODOS_KEY,
+      make = function()
+        return parts.todos(todos)
+      end,
+    })
   end
   return out
 end
@@ -442,9 +454,13 @@ function View:schedule_flush()
     return
   end
   self.timer = vim.uv.new_timer()
-  self.timer:start(self.pacer:interval(self.coalesce_ms), 0, vim.schedule_wrap(function()
-    self:flush()
-  end))
+  self.timer:start(
+    self.pacer:interval(self.coalesce_ms),
+    0,
+    vim.schedule_wrap(function()
+      self:flush()
+    end)
+  )
 end
 
 --- A child session (a sub-agent) changed: redraw the task block that shows it, at the next flush.

@@ -69,7 +69,7 @@ function M.preview(path, after, editable)
   for _, win in ipairs(wins) do
     local label = labels[vim.api.nvim_win_get_buf(win)]
     if label then
-      vim.wo[win].winbar = '%#DiffText# ' .. label .. rel:gsub('%%', '%%%%') .. ' %*'
+      vim.wo[win].winbar = '%#AgentlsPaneTitle# ' .. label .. rel:gsub('%%', '%%%%') .. ' %*'
     end
   end
   local function close()
@@ -163,7 +163,12 @@ function M.session_diff(files, root)
     local stamp = vim.uv.hrtime()
     local wins = tab and vim.api.nvim_tabpage_list_wins(tab) or {}
     local label = ('%d/%d %s +%d -%d   ]f next  [f previous'):format(
-      index, #files, f.file, f.additions or 0, f.deletions or 0)
+      index,
+      #files,
+      f.file,
+      f.additions or 0,
+      f.deletions or 0
+    )
     local left, right
     if before then
       left = scratch(('agentls://before/%d/%s'):format(stamp, f.file), before, ft)

@@ -35,11 +35,11 @@ local function show_sides(conflict, path)
   local empty = vim.api.nvim_get_current_buf()
   vim.api.nvim_win_set_buf(0, agent)
   vim.cmd('diffthis')
-  vim.wo.winbar = "%#DiffText# the agent's lines: " .. conflict.file:gsub('%%', '%%%%') .. ' %*'
+  vim.wo.winbar = "%#AgentlsPaneTitle# the agent's lines: " .. conflict.file:gsub('%%', '%%%%') .. ' %*'
   vim.cmd('rightbelow vsplit')
   vim.api.nvim_win_set_buf(0, yours)
   vim.cmd('diffthis')
-  vim.wo.winbar = '%#DiffText# yours now (' .. conflict.reason:gsub('%%', '%%%%') .. ') %*'
+  vim.wo.winbar = '%#AgentlsPaneTitle# yours now (' .. conflict.reason:gsub('%%', '%%%%') .. ') %*'
   if vim.api.nvim_buf_is_valid(empty) and empty ~= agent and empty ~= yours then
     pcall(vim.api.nvim_buf_delete, empty, { force = true })
   end
@@ -100,8 +100,9 @@ local function ask(conflicts, index, hunks)
   end
   local close = show_sides(conflict, signs.path(hunk))
   vim.ui.select(CHOICES, {
-    prompt = ('Cannot undo the agent\'s change to %s: %s'):format(conflict.file, conflict.reason),
+    prompt = ("Cannot undo the agent's change to %s: %s"):format(conflict.file, conflict.reason),
     kind = 'agentls.review_conflict',
+    format_item = tostring,
   }, function(choice)
     close()
     if choice == CHOICES[1] then
@@ -110,8 +111,7 @@ local function ask(conflicts, index, hunks)
       if M.put_back(conflict, hunk) then
         signs.request('keep', { sessionID = hunk.sessionID, hunkIDs = { hunk.id } })
       else
-        vim.notify(('agentls: your lines in %s moved; nothing was changed'):format(conflict.file),
-          vim.log.levels.WARN)
+        vim.notify(('agentls: your lines in %s moved; nothing was changed'):format(conflict.file), vim.log.levels.WARN)
       end
     end
     vim.schedule(function()

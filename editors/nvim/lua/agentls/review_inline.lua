@@ -54,9 +54,9 @@ function M.toggle(on)
   vim.notify('agentls: the inline diff of pending changes is ' .. (on and 'on' or 'off'), vim.log.levels.INFO)
 end
 
---- The highlight group of the old lines (a colour scheme may set its own).
+--- The highlight group of the old lines (a colour scheme may set its own: agentls.highlights).
 function M.setup()
-  vim.api.nvim_set_hl(0, 'AgentlsReviewOld', { link = 'DiffDelete', default = true })
+  require('agentls.highlights').setup()
 end
 
 return M

@@ -37,8 +37,13 @@ end
 function M.items(hunks)
   local items = {}
   for _, hunk in ipairs(hunks) do
-    table.insert(items, { filename = signs.path(hunk), lnum = lnum(hunk), col = 1, text = describe(hunk),
-      user_data = { agentls_hunk = hunk.id } })
+    table.insert(items, {
+      filename = signs.path(hunk),
+      lnum = lnum(hunk),
+      col = 1,
+      text = describe(hunk),
+      user_data = { agentls_hunk = hunk.id },
+    })
   end
   table.sort(items, function(a, b)
     if a.filename ~= b.filename then
@@ -51,8 +56,10 @@ end
 
 --- Fill the quickfix list with `hunks` and open it.
 function M.quickfix(hunks)
-  vim.fn.setqflist({}, ' ', { title = 'agentls review: ' .. plural(#hunks, 'pending change'),
-    items = M.items(hunks) })
+  vim.fn.setqflist({}, ' ', {
+    title = 'agentls review: ' .. plural(#hunks, 'pending change'),
+    items = M.items(hunks),
+  })
   vim.cmd('botright copen')
 end
 
@@ -79,6 +86,7 @@ local function file_menu(session_id, entry)
   vim.ui.select(actions, {
     prompt = ('%s: %s'):format(entry.file, plural(#entry.hunks, 'pending change')),
     kind = 'agentls.review',
+    format_item = tostring,
   }, function(action)
     if action == 'Open' then
       vim.cmd('edit ' .. vim.fn.fnameescape(signs.path(entry.hunks[1])))
@@ -97,20 +105,32 @@ function M.menu(session_id, hunks)
   end
   local files = by_file(hunks)
   local items = {
-    { label = ('Quickfix list of the %s'):format(plural(#hunks, 'change')), run = function()
-      M.quickfix(hunks)
-    end },
-    { label = ('Keep all %s'):format(plural(#hunks, 'change')), run = function()
-      signs.request('keep', { sessionID = session_id })
-    end },
-    { label = ('Undo all %s'):format(plural(#hunks, 'change')), run = function()
-      signs.request('undo', { sessionID = session_id })
-    end },
+    {
+      label = ('Quickfix list of the %s'):format(plural(#hunks, 'change')),
+      run = function()
+        M.quickfix(hunks)
+      end,
+    },
+    {
+      label = ('Keep all %s'):format(plural(#hunks, 'change')),
+      run = function()
+        signs.request('keep', { sessionID = session_id })
+      end,
+    },
+    {
+      label = ('Undo all %s'):format(plural(#hunks, 'change')),
+      run = function()
+        signs.request('undo', { sessionID = session_id })
+      end,
+    },
   }
   for _, entry in ipairs(files) do
-    table.insert(items, { label = ('%s (%s)'):format(entry.file, plural(#entry.hunks, 'change')), run = function()
-      file_menu(session_id, entry)
-    end })
+    table.insert(items, {
+      label = ('%s (%s)'):format(entry.file, plural(#entry.hunks, 'change')),
+      run = function()
+        file_menu(session_id, entry)
+      end,
+    })
   end
   vim.ui.select(items, {
     prompt = ('agentls review: %s in %s'):format(plural(#hunks, 'change'), plural(#files, 'file')),
@@ -134,8 +154,7 @@ function M.command(args)
   end
   local action, file = args[1], args[2]
   if action and not vim.tbl_contains({ 'list', 'keep', 'undo' }, action) then
-    return vim.notify(('agentls: :AgentlsReview takes list, keep or undo, not %q'):format(action),
-      vim.log.levels.ERROR)
+    return vim.notify(('agentls: :AgentlsReview takes list, keep or undo, not %q'):format(action), vim.log.levels.ERROR)
   end
   if action == 'keep' or action == 'undo' then
     local params = { sessionID = session_id }

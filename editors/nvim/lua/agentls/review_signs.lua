@@ -116,10 +116,10 @@ local function map(buf)
   end, "undo the agent's change under the cursor")
   set(keys.review_next, function()
     M.jump(1)
-  end, "next agent change")
+  end, 'next agent change')
   set(keys.review_prev, function()
     M.jump(-1)
-  end, "previous agent change")
+  end, 'previous agent change')
   M.mapped[buf] = mapped
 end
 
@@ -141,7 +141,11 @@ function M.refresh(buf)
       local first, last = locate(lines, hunk)
       local text, hl = sign_of(hunk)
       marks[hunk.id] = vim.api.nvim_buf_set_extmark(buf, M.ns, first, 0, {
-        end_row = last, end_col = 0, sign_text = text, sign_hl_group = hl, priority = 20,
+        end_row = last,
+        end_col = 0,
+        sign_text = text,
+        sign_hl_group = hl,
+        priority = 20,
       })
     end
   end
@@ -318,10 +322,7 @@ end
 
 --- Show the signs of a buffer as it is read (its hunks may have come while it was not loaded).
 function M.setup(group)
-  vim.api.nvim_set_hl(0, 'AgentlsReviewAdd', { link = 'Added', default = true })
-  vim.api.nvim_set_hl(0, 'AgentlsReviewChange', { link = 'Changed', default = true })
-  vim.api.nvim_set_hl(0, 'AgentlsReviewDelete', { link = 'Removed', default = true })
-  require('agentls.review_inline').setup()
+  require('agentls.highlights').setup() -- the signs' groups (a colour scheme may set its own)
   vim.api.nvim_create_autocmd('BufReadPost', {
     group = group,
     callback = function(ev)

@@ -31,17 +31,76 @@ function M.describe(s)
   local items = { when(s.time and s.time.updated) }
   local summary = s.summary
   if summary and (summary.files or 0) > 0 then
-    table.insert(items, ('%d file%s +%d −%d'):format(summary.files, summary.files == 1 and '' or 's',
-      summary.additions or 0, summary.deletions or 0))
+    table.insert(
+      items,
+      ('%d file%s +%d −%d'):format(
+        summary.files,
+        summary.files == 1 and '' or 's',
+        summary.additions or 0,
+        summary.deletions or 0
+      )
+    )
   end
   table.insert(items, '#' .. s.id:sub(-6))
   return ('%s%s  (%s)'):format(mark, s.title, table.concat(items, ' · '))
 end
 
+-- How many of a session's last messages its preview in the picker shows.
+M.PREVIEW_MESSAGES = 6
+
+local previews = {} ---@type table<string, {updated: integer|nil, lines: string[]}>
+local asking = {} ---@type table<string, fun(lines: string[])>  the latest `show` of a preview on its way
+
+--- The preview of a session in a picker: its title and its last messages, as text (asked from
+--- the server once per version of the session; `show` gets a placeholder until then).
+---@param session table a Session (or the picker's `{new = true}` entry)
+---@param show fun(lines: string[])
+function M.preview(session, show)
+  if session.new then
+    return show({ 'A new session' })
+  end
+  local updated = session.time and session.time.updated
+  local known = previews[session.id]
+  if known and known.updated == updated then
+    return show(known.lines)
+  end
+  show({ '# ' .. session.title, '', '…' })
+  local on_its_way = asking[session.id]
+  asking[session.id] = show
+  if on_its_way then
+    return -- (asked already: the answer goes to the latest `show`)
+  end
+  local params = { sessionID = session.id, limit = M.PREVIEW_MESSAGES }
+  client.request('agent/session/messages', params, function(err, result)
+    show, asking[session.id] = asking[session.id], nil
+    local lines = { '# ' .. session.title, '' }
+    if err then
+      table.insert(lines, 'agentls: ' .. (err.message or vim.inspect(err)))
+      return show(lines)
+    end
+    for _, m in ipairs(result.messages or {}) do
+      table.insert(lines, m.info.role == 'user' and '## You' or '## Agent')
+      for _, part in ipairs(m.parts or {}) do
+        if part.type == 'text' and not part.synthetic then
+          vim.list_extend(lines, vim.split(part.text, '\n', { plain = true }))
+        elseif part.type == 'tool' then
+          table.insert(lines, '⚙ ' .. (part.tool or 'tool'))
+        end
+      end
+      table.insert(lines, '')
+    end
+    previews[session.id] = { updated = updated, lines = lines }
+    show(lines)
+  end)
+end
+
+--- Show `session_id` in the chat.
+---@param session_id string
 function M.switch(session_id)
   chat().show(session_id)
 end
 
+--- Ask for a new title of `session` (vim.ui.input) and rename it.
 ---@param session agentls.Session
 function M.rename(session)
   vim.ui.input({ prompt = 'New title: ', default = session.title }, function(title)
@@ -56,9 +115,13 @@ function M.rename(session)
   end)
 end
 
+--- Delete `session`, once the user says so.
 ---@param session agentls.Session
 function M.delete(session)
-  vim.ui.select({ 'Delete', 'Keep' }, { prompt = ('Delete "%s"?'):format(session.title) }, function(choice)
+  local choices = { 'Delete', 'Keep' }
+  local ask =
+    { prompt = ('Delete "%s"?'):format(session.title), kind = 'agentls.session_delete', format_item = tostring }
+  vim.ui.select(choices, ask, function(choice)
     if choice == 'Delete' then
       client.request('agent/session/delete', { sessionID = session.id }, function(err)
         if not report(err) then
@@ -69,6 +132,7 @@ function M.delete(session)
   end)
 end
 
+--- A copy of `session` to go on from, shown in the chat.
 ---@param session agentls.Session
 function M.fork(session)
   client.request('agent/session/fork', { sessionID = session.id }, function(err, forked)
@@ -86,19 +150,23 @@ local function act(session)
     return
   end
   state().sessions[session.id] = session
-  vim.ui.select(ACTIONS, { prompt = session.title }, function(action)
-    if action == 'Open' then
-      M.switch(session.id)
-    elseif action == ACTIONS[2] then
-      require('agentls.chats').open(session.id)
-    elseif action == 'Rename' then
-      M.rename(session)
-    elseif action == 'Delete' then
-      M.delete(session)
-    elseif action == 'Fork' then
-      M.fork(session)
+  vim.ui.select(
+    ACTIONS,
+    { prompt = session.title, kind = 'agentls.session_action', format_item = tostring },
+    function(action)
+      if action == 'Open' then
+        M.switch(session.id)
+      elseif action == ACTIONS[2] then
+        require('agentls.chats').open(session.id)
+      elseif action == 'Rename' then
+        M.rename(session)
+      elseif action == 'Delete' then
+        M.delete(session)
+      elseif action == 'Fork' then
+        M.fork(session)
+      end
     end
-  end)
+  )
 end
 
 --- Sessions whose title or messages match `query` (typed words; FTS5 syntax after `fts:`), newest first; each line ends with
@@ -117,17 +185,19 @@ local function search(query)
       snippets[hit.session.id] = hit.snippet:gsub('%s+', ' ')
       table.insert(sessions, hit.session)
     end
-    vim.ui.select(sessions, {
+    require('agentls.picker').select(sessions, {
       prompt = ('agentls sessions matching %q'):format(query),
       kind = 'agentls.session',
       format_item = function(s)
         return ('%s  %s'):format(M.describe(s), snippets[s.id])
       end,
+      preview = M.preview,
     }, act)
   end)
 end
 
 --- Pick a session (one that matches `query`, when given), then what to do with it.
+---@param query? string
 function M.pick(query)
   if query and vim.trim(query) ~= '' then
     return search(vim.trim(query))
@@ -140,16 +210,18 @@ function M.pick(query)
     if #sessions == 0 then
       return vim.notify('agentls: no sessions yet', vim.log.levels.INFO)
     end
-    vim.ui.select(sessions, {
+    require('agentls.picker').select(sessions, {
       prompt = 'agentls sessions',
       kind = 'agentls.session',
       format_item = M.describe,
+      preview = M.preview,
     }, act)
   end)
 end
 
 --- Pick the agent (`kind` = 'agent') or model ('model') for the next prompts. The first entry drops
 --- the pick: the session's own, then the settings' default, applies again (and follows the settings).
+---@param kind 'agent'|'model'
 function M.pick_config(kind)
   client.request('agent/config', {}, function(err, result)
     if report(err) then
@@ -177,7 +249,9 @@ function M.pick_config(kind)
       format_item = function(item)
         if item.follow then
           return ('%sno pick: follow the session and the settings (now %s)'):format(
-            current == nil and '● ' or '  ', item.name or '?')
+            current == nil and '● ' or '  ',
+            item.name or '?'
+          )
         end
         local mark = item.name == current and '● ' or '  '
         local about = item.description and item.description ~= '' and (' — ' .. item.description) or ''
@@ -221,6 +295,7 @@ function M.revert()
   end
   vim.ui.select(prompts, {
     prompt = 'Revert the changes from this prompt on',
+    kind = 'agentls.revert',
     format_item = function(p)
       return (p.text:gsub('\n', ' ')):sub(1, 80)
     end,
@@ -235,6 +310,7 @@ function M.revert()
   end)
 end
 
+--- Bring back what the last revert of the session undid.
 function M.unrevert()
   local session_id = chat().session_id
   if session_id then

@@ -51,8 +51,12 @@ local function read_store()
     return {}
   end
   warned = true
-  vim.notify(('agentls: %s is not valid JSON; every project counts as not trusted until it is fixed or removed')
-    :format(store_path()), vim.log.levels.WARN)
+  vim.notify(
+    ('agentls: %s is not valid JSON; every project counts as not trusted until it is fixed or removed'):format(
+      store_path()
+    ),
+    vim.log.levels.WARN
+  )
   return {}
 end
 
@@ -121,8 +125,10 @@ local function title(root)
   local has = #found > 0 and ('It has its own %s.'):format(table.concat(found, ', '))
     or 'It has no config of its own yet.'
   local server = vim.tbl_contains(found, '.venv/bin/agentls') and ' (its .venv/bin/agentls is the server)' or ''
-  return ('agentls: trust %s? %s Trusted, they are used%s: their MCP servers and commands can run'
-    .. ' programs. Untrusted, only your own config is used.'):format(vim.fn.fnamemodify(root, ':~'), has, server)
+  return (
+    'agentls: trust %s? %s Trusted, they are used%s: their MCP servers and commands can run'
+    .. ' programs. Untrusted, only your own config is used.'
+  ):format(vim.fn.fnamemodify(root, ':~'), has, server)
 end
 
 --- Ask whether to trust `root` (vim.ui.select); `on_change()` runs when the answer changed what
@@ -138,14 +144,17 @@ function M.ask(root, on_change, now)
   local function show()
     cancel_wait = nil
     local before = M.trusted(root)
-    vim.ui.select({ M.TRUST, M.NOT_NOW, M.NEVER }, { prompt = title(root), kind = 'agentls.trust' }, function(choice)
+    local ask = { prompt = title(root), kind = 'agentls.trust', format_item = tostring }
+    vim.ui.select({ M.TRUST, M.NOT_NOW, M.NEVER }, ask, function(choice)
       asking = nil
       if choice == M.TRUST then
         M.set(root, 'trusted')
       elseif choice == M.NEVER then
         M.set(root, 'untrusted')
-        require('agentls.notify').after_dialog('agentls: the project stays untrusted; :AgentlsTrust asks again',
-          vim.log.levels.INFO)
+        require('agentls.notify').after_dialog(
+          'agentls: the project stays untrusted; :AgentlsTrust asks again',
+          vim.log.levels.INFO
+        )
       else
         not_now[id] = true
       end

@@ -115,7 +115,8 @@ function M.text(columns)
     local running = client.get() ~= nil
     local target = running and target_text(nil)
     local status = chat().failed and ('no session: ' .. chat().failed:gsub('\n.*', ''))
-      or target or (running and 'starting…' or 'not running (:Agentls starts it)')
+      or target
+      or (running and 'starting…' or 'not running (:Agentls starts it)')
     return ' agentls' .. SEP .. escape(status)
   end
   local session = state().sessions[session_id]
@@ -142,11 +143,12 @@ function M.text(columns)
   end
   local warning = waiting and ('⚠ ' .. waiting .. ' (' .. (config.options.keymaps.dialog or ':AgentlsDialog') .. ')')
   local plain = table.concat(kept, SEP)
-  local used = vim.fn.strdisplaywidth(' ' .. SEP .. plain .. SEP) + (warning and vim.fn.strdisplaywidth(warning .. SEP) or 0)
+  local used = vim.fn.strdisplaywidth(' ' .. SEP .. plain .. SEP)
+    + (warning and vim.fn.strdisplaywidth(warning .. SEP) or 0)
   local room = math.max(MIN_TITLE, (columns or width()) - used)
   local head = ' ' .. escape(cut(M.title(session and session.title or session_id), room))
   if warning then
-    head = head .. SEP .. '%#WarningMsg#' .. escape(warning) .. '%*'
+    head = head .. SEP .. '%#AgentlsWarning#' .. escape(warning) .. '%*'
   end
   local tail = #rest > 0 and (SEP .. escape(table.concat(rest, SEP))) or ''
   return head .. SEP .. escape(plain) .. '%<' .. tail
