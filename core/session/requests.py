@@ -76,6 +76,7 @@ class RequestBuilder:
             env=environment(f"{model.provider_id}/{model.model_id}", place.directory, place.is_git),
             instructions=instructions,
             skills=policy.skills() if "skill" in tools else [],
+            mcp=policy.mcp_instructions(tools.keys()),
         )
         max_tokens = min(model.limit.output, OUTPUT_TOKEN_MAX) if model.limit.output else None
         options = dict(plan.agent.options or {})

@@ -24,6 +24,9 @@ FAMILY_PROMPTS = {
 # Rules every family gets, whatever its prompt's tone; appended so the whole stays one stable prefix.
 GUIDANCE = "system/guidance.md"
 INSTRUCTION_NAMES = ("AGENTS.md", "CLAUDE.md", "CONTEXT.md")
+# What one MCP server's instructions may add to every request; a server is a config line away, and a
+# chatty one must not crowd out the conversation. The cut is at a fixed place: the bytes stay stable.
+MCP_INSTRUCTIONS_MAX = 8_000
 
 
 def family_prompt(family: str) -> str:
@@ -135,6 +138,17 @@ def _walk_up(directory: Path, worktree: Path) -> list[Path]:
     return chain
 
 
+def mcp_blocks(servers: list[tuple[str, str]]) -> list[str]:
+    """Each MCP server's instructions introduced by its name, cut at ``MCP_INSTRUCTIONS_MAX``."""
+    blocks = []
+    for name, text in servers:
+        if len(text) > MCP_INSTRUCTIONS_MAX:
+            cut = len(text) - MCP_INSTRUCTIONS_MAX
+            text = f"{text[:MCP_INSTRUCTIONS_MAX]}\n[… {cut} more characters of these instructions left out]"
+        blocks.append(f"Instructions from the MCP server {name}:\n{text}")
+    return blocks
+
+
 def build_system(
     *,
     base: str,
@@ -142,10 +156,12 @@ def build_system(
     env: str,
     instructions: list[str],
     skills: list[tuple[str, str]],
+    mcp: list[tuple[str, str]] | None = None,
 ) -> list[str]:
-    """Two system messages: the stable prompt, then the project context (both cache-marked)."""
+    """Two system messages: the stable prompt, then the project context (both cache-marked): the
+    environment, the project's instruction files, the MCP servers' instructions, the skills."""
     first = "\n\n".join(x for x in (base, user_system) if x)
-    context = [env, *instructions]
+    context = [env, *instructions, *mcp_blocks(mcp or [])]
     if skills:
         listing = "\n".join(f"- {name}: {description}" for name, description in skills)
         context.append(
