@@ -14,7 +14,7 @@ from core.session.convert import to_model_messages
 from core.session.mode import SessionControls
 from core.session.records import Place, Policy, Settings
 from core.session.reminders import insert_reminders
-from core.session.system import InstructionFiles, build_system, environment, family_prompt
+from core.session.system import InstructionFiles, agent_base, build_system, environment
 from core.tools.apply_patch import offered_edit_tools
 from core.tools.base import ToolSet
 
@@ -71,7 +71,7 @@ class RequestBuilder:
             place.directory, place.worktree, self._settings.config.instructions
         )
         system = build_system(
-            base=plan.agent.prompt or family_prompt(model.family),
+            base=agent_base(plan.agent, model.family),
             user_system=plan.user.system,
             env=environment(f"{model.provider_id}/{model.model_id}", place.directory, place.is_git),
             instructions=instructions,

@@ -9,6 +9,7 @@ import os
 import platform
 from pathlib import Path
 
+from core.agent.info import AgentInfo
 from core.prompts import load
 from core.record import struct
 from core.session.instruction_urls import InstructionURLs, is_url
@@ -32,6 +33,17 @@ MCP_INSTRUCTIONS_MAX = 8_000
 def family_prompt(family: str) -> str:
     """The prompt written for a model family (``default`` for unknown families), then the guidance."""
     return f"{load(FAMILY_PROMPTS.get(family, 'system/default.md'))}\n\n{load(GUIDANCE)}"
+
+
+def agent_base(agent: AgentInfo, family: str) -> str:
+    """The stable first part of an agent's system prompt: its own prompt followed by the guidance
+    (the family's prompt when it has none). Hidden agents (compaction, titles, summaries) run no
+    tools on the user's files: their prompt is used alone."""
+    if not agent.prompt:
+        return family_prompt(family)
+    if agent.hidden:
+        return agent.prompt
+    return f"{agent.prompt}\n\n{load(GUIDANCE)}"
 
 
 def environment(model_ref: str, directory: Path, is_git: bool, today: datetime.date | None = None) -> str:
