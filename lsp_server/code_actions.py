@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from lsp_server.server import AgentServer
 
 FIX, EXPLAIN = "agentls.fix", "agentls.explain"
+REVIEW_SOURCE = "agentls review"  # the code review's diagnostics (lsp_server/review_findings.py)
 COMMANDS = (FIX, EXPLAIN)
 KINDS = [lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.Empty]
 MoreActions = Callable[[lsp.CodeActionParams], Awaitable[list[lsp.CodeAction]]]
@@ -59,6 +60,8 @@ def code_actions(params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
     diagnostics = list(params.context.diagnostics)
     if _wanted(lsp.CodeActionKind.QuickFix, only):
         for diagnostic in diagnostics:
+            if diagnostic.source == REVIEW_SOURCE:
+                continue  # lsp_server/review_findings.py offers "Fix with agent" on its own findings
             title = f"Ask agent to fix: {_short(diagnostic.message)}"
             target = {"uri": uri, "range": _wire(diagnostic.range), "diagnostic": _wire(diagnostic)}
             actions.append(
