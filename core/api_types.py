@@ -10,6 +10,7 @@ from dataclasses import field
 from typing import Any
 
 from core.errors import NotFoundError
+from core.message.findings import Finding
 from core.message.models import MessageWithParts, Session
 from core.message.prompt_input import AgentInput, ContextInput, FileInput, TextInput
 from core.message.review import ReviewResult
@@ -162,7 +163,7 @@ class CommandResult:
     """What running a command did: a turn's final message (prompts, /compact) or a revert (/undo, /redo,
     /rewind); for the other built-ins, what to show (``text``), what was chosen (``value``: /model,
     /agent, /mode, /effort), the session /new made, the entries listed (``items``) or the review result
-    (/keep, /undo of hunks)."""
+    (/keep, /undo of hunks), or the findings of a code review (/review)."""
 
     name: str
     message: MessageWithParts | None = None
@@ -172,6 +173,7 @@ class CommandResult:
     session: Session | None = None
     items: tuple[CommandItem, ...] = ()
     review: ReviewResult | None = None
+    findings: tuple[Finding, ...] | None = None  # /review: what the agent's code review found
 
 
 def unrecorded_warning(count: int) -> str:

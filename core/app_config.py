@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from contextvars import ContextVar
 from dataclasses import field, replace
 from pathlib import Path
@@ -60,6 +60,18 @@ class McpServers:
     def tools(self) -> list[Tool[Any]]:
         """The tools of every connected server."""
         return [tool for e in self.entries.values() if e.manager is not None for tool in e.manager.tools()]
+
+    def instructions(self, offered: Collection[str]) -> list[tuple[str, str]]:
+        """(server, instructions) of each running server that gave some and has a tool in
+        ``offered``, in the config's order (the same bytes at every step, for the prompt cache)."""
+        out = []
+        for name, entry in self.entries.items():
+            manager = entry.manager
+            if manager is None or name not in manager.instructions:
+                continue
+            if any(tool.id in offered for tool in manager.tools()):
+                out.append((name, manager.instructions[name]))
+        return out
 
     def managers(self) -> list[McpManager]:
         """Every manager this state started or kept."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Collection
 from typing import Protocol
 
 from core.agent.agents import effective_ruleset
@@ -102,6 +103,10 @@ class AgentPolicy:
         """Editor tools whose query the editor connected now does not answer (asked every step)."""
         supported = self.editor.supported() if self.editor is not None else frozenset()
         return {k for k, t in tools.items() if isinstance(t, EditorTool) and t.query not in supported}
+
+    def mcp_instructions(self, offered: Collection[str]) -> list[tuple[str, str]]:
+        """(server, instructions) of the running MCP servers whose tools are offered, config order."""
+        return self._settings.state.mcp.instructions(offered)
 
     def skills(self) -> list[tuple[str, str]]:
         """Skills for the system prompt."""

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from lsp_server.server import AgentServer
 
 FIX, EXPLAIN = "agentls.fix", "agentls.explain"
+REVIEW_SOURCE = "agentls review"  # the code review's diagnostics (lsp_server/review_findings.py)
 COMMANDS = (FIX, EXPLAIN)
 KINDS = [lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.Empty]
 MoreActions = Callable[[lsp.CodeActionParams], Awaitable[list[lsp.CodeAction]]]
@@ -63,6 +64,8 @@ def code_actions(params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
     diagnostics = [d for d in params.context.diagnostics if d.source != REVIEW_SOURCE]
     if _wanted(lsp.CodeActionKind.QuickFix, only):
         for diagnostic in diagnostics:
+            if diagnostic.source == REVIEW_SOURCE:
+                continue  # lsp_server/review_findings.py offers "Fix with agent" on its own findings
             title = f"Ask agent to fix: {_short(diagnostic.message)}"
             target = {"uri": uri, "range": _wire(diagnostic.range), "diagnostic": _wire(diagnostic)}
             actions.append(

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
+from core.message.findings import Finding
 from lsp_server import protocol as p
 from lsp_server.sessions import prompt_inputs
 
 if TYPE_CHECKING:
     from core.api import Agent
     from lsp_server.server import AgentServer
+
+ShowFindings = Callable[[str, tuple[Finding, ...]], Awaitable[None]]
 
 
 class SessionCommand(p.SessionRef):
@@ -24,8 +28,9 @@ class SessionCommand(p.SessionRef):
     model: str | None = None
 
 
-def register(server: AgentServer) -> None:
-    """Add the command requests to ``server``."""
+def register(server: AgentServer, show_findings: ShowFindings | None = None) -> None:
+    """Add the command requests to ``server``; ``show_findings``: where a code review's findings go
+    (``lsp_server/review_findings.py`` publishes them as diagnostics)."""
 
     @server.request("agent/commands", p.NoParams)
     async def commands(app: Agent, params: p.NoParams) -> Any:
@@ -46,6 +51,8 @@ def register(server: AgentServer) -> None:
             params.model,
             attachments=prompt_inputs(params.parts),
         )
+        if result.findings is not None and show_findings is not None:
+            await show_findings(params.sessionID, result.findings)
         return {
             "command": result.name,
             "message": result.message,
@@ -55,4 +62,5 @@ def register(server: AgentServer) -> None:
             "session": result.session,
             "items": list(result.items),
             "review": result.review,
+            "findings": None if result.findings is None else [f.model_dump() for f in result.findings],
         }

@@ -22,6 +22,7 @@ from lsp_server import (
     plain_review,
     providers,
     review,
+    review_findings,
     sessions,
 )
 from lsp_server import control as mode_and_effort
@@ -84,15 +85,24 @@ def build_server() -> AgentServer:
     async def shutdown(params: Any) -> None:
         await server.close_app()
 
-    register_document_hooks(server, lambda: server.lsp_workspace, lambda: server.plain.typing.typed())
+    findings = review_findings.ReviewFindings(server)
+    register_document_hooks(
+        server, lambda: server.lsp_workspace, lambda: server.plain.typing.typed(), findings.changed
+    )
     sessions.register(server)
     context_items.register(server)
-    commands.register(server)
+    commands.register(server, findings.publish)
     review.register(server)
     mode_and_effort.register(server)
     dialogs.register(server)
     events.register(server)
     plain.register(server)
-    code_actions.register(server, plain_review.register(server).actions)
+    hunk_actions = plain_review.register(server).actions
+
+    async def more_actions(params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+        return [*await hunk_actions(params), *await findings.actions(params)]
+
+    code_actions.register(server, more_actions)
+    review_findings.register(server, findings)
     providers.register(server)
     return server

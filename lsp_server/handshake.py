@@ -48,6 +48,9 @@ CAPABILITIES: dict[str, Any] = {
             "agentls.effort",
             "agentls.fix",
             "agentls.explain",
+            "agentls.fixFinding",
+            "agentls.dismissFinding",
+            "agentls.codeReview",
         ]
     },
     "workspace": {"workspaceFolders": {"supported": True, "changeNotifications": True}, "fileOperations": {}},

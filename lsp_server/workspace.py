@@ -303,14 +303,16 @@ def register_document_hooks(
     server: LanguageServer,
     current: Callable[[], LspWorkspace | None],
     typed: Callable[[], None] = lambda: None,
+    edited: Callable[[str], None] = lambda uri: None,
 ) -> None:
     """Feed buffer changes and ``agent/diagnostics`` reports to the workspace ``current()`` returns;
-    ``typed()`` hears of each didChange (the user is typing)."""
+    ``typed()`` hears of each didChange (the user is typing), ``edited(uri)`` of each document's."""
 
     def changed(params: Any) -> None:
         typed()
         if (workspace := current()) is not None:
             workspace.document_changed(params.text_document.uri)
+        edited(params.text_document.uri)
 
     def reset(params: Any) -> None:
         if (workspace := current()) is not None:

@@ -1,5 +1,6 @@
 """The built-in commands that act on the session, its choices and its review (``/new``, ``/rewind``,
-``/model``, ``/agent``, ``/mode``, ``/effort``, ``/export``, ``/review``, ``/keep``, ``/undo`` of hunks).
+``/model``, ``/agent``, ``/mode``, ``/effort``, ``/export``, ``/changes``, ``/keep``, ``/undo`` of hunks;
+``/review``, the agent's code review, is ``core.commands.code_review``).
 
 Each answers a ``CommandResult`` a client can show as is (``text``) and act on (``value``,
 ``session``, ``items``). The model and agent are the client's to apply to its next prompt: the server
@@ -22,7 +23,7 @@ from core.message.review import Hunk, ReviewResult
 
 log = logging.getLogger(__name__)
 
-NAMES = frozenset({"new", "rewind", "model", "agent", "mode", "effort", "export", "review", "keep"})
+NAMES = frozenset({"new", "rewind", "model", "agent", "mode", "effort", "export", "changes", "keep"})
 _LABEL = 80
 
 
@@ -93,7 +94,7 @@ async def run_builtin(
         )
     if name == "export":
         return await _export(host, session_id, arg)
-    if name == "review":
+    if name == "changes":
         return _listed(await host.review(session_id))
     if name in ("keep", "undo"):
         return await _decide(host, session_id, name, arg)
@@ -172,11 +173,11 @@ def _write(directory: Path, name: str, text: str) -> Path:
 
 def _listed(hunks: list[Hunk]) -> CommandResult:
     if not hunks:
-        return CommandResult("review", text="No agent changes wait for review.")
+        return CommandResult("changes", text="No agent changes wait for review.")
     items = tuple(CommandItem(h.id, f"{h.file}: {h.lines_label()}", _counts(h)) for h in hunks)
     lines = [f"- `{item.id}` {item.label} ({item.detail})" for item in items]
     head = f"{len(hunks)} agent change(s) to review — `/keep` or `/undo` them all, or by id:\n"
-    return CommandResult("review", items=items, text=head + "\n".join(lines))
+    return CommandResult("changes", items=items, text=head + "\n".join(lines))
 
 
 async def _decide(host: BuiltinHost, session_id: str, name: str, arg: str) -> CommandResult:

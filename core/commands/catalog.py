@@ -38,7 +38,13 @@ BUILTIN = (
     ),
     CommandInfo("effort", "Show or set how hard the model thinks", "builtin", hint="[level]"),
     CommandInfo("export", "The session as Markdown, or written to a file", "builtin", hint="[file]"),
-    CommandInfo("review", "List the agent's changes still to review", "builtin"),
+    CommandInfo(
+        "review",
+        "The agent reviews code: the uncommitted changes, a commit, a branch against its base, or A..B",
+        "builtin",
+        hint="[commit | branch | ref | A..B]",
+    ),
+    CommandInfo("changes", "List the agent's changes still to review", "builtin"),
     CommandInfo("keep", "Keep the agent's changes: all, or by hunk id", "builtin", hint="[all | hunk ids]"),
 )
 
@@ -74,7 +80,9 @@ def load_catalog(
 
 # Built-ins that came after teams had commands of these names (a `/review` in `.claude/commands/` is
 # common): a user's command of the same name replaces them, so that it keeps working unchanged.
-REPLACEABLE = frozenset({"new", "rewind", "model", "agent", "mode", "effort", "export", "review", "keep"})
+REPLACEABLE = frozenset(
+    {"new", "rewind", "model", "agent", "mode", "effort", "export", "review", "changes", "keep"}
+)
 
 
 def _add(catalog: Catalog, commands: list[CommandInfo]) -> None:

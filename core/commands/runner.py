@@ -11,6 +11,7 @@ from core import prompts
 from core.api import CommandResult, PromptParts, RevertResult
 from core.commands.builtins import NAMES, BuiltinHost, hunk_arguments, run_builtin
 from core.commands.catalog import Catalog
+from core.commands.code_review import run_review
 from core.commands.model import CommandInfo
 from core.commands.template import CheckFile, RunShell, expand, fill_arguments
 from core.errors import InvalidInputError, NotFoundError
@@ -124,6 +125,8 @@ async def _builtin(
         if (await host.get_session(session_id)).revert is None:
             raise InvalidInputError("nothing to redo: no turn of this session was undone")
         return CommandResult("redo", revert=await host.unrevert(session_id))
+    if command.name == "review":
+        return await run_review(host, session_id, arguments, agent, model)
     if command.name == "init":
         text = fill_arguments(prompts.load("commands/init.md"), arguments).rstrip()
         parts = [TextInput(text=text), *attachments]

@@ -234,13 +234,19 @@ def family_of(provider: str, model: str) -> str:
     name = model.lower().rsplit("/", 1)[-1]
     if "claude" in name or provider == "anthropic":
         return "anthropic"
-    if name.startswith(("o1", "o3", "o4", "gpt-5")):
+    if name.startswith(("o1", "o3", "o4", "gpt-5")) or "codex" in name:
         return "openai-reasoning"
     if name.startswith("gpt"):
         return "openai"
     if "gemini" in name:
         return "gemini"
     return "other"
+
+
+def edits_with_patch(family: str) -> bool:
+    """Whether models of ``family`` change files with ``apply_patch`` instead of ``edit``/``write``:
+    OpenAI's reasoning and codex models were trained on that patch format and use it best."""
+    return family == "openai-reasoning"
 
 
 def chat_models(model_map: dict[str, Any]) -> dict[str, list[str]]:

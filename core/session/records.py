@@ -9,7 +9,7 @@ effect: the one the running turn pinned, else the current one, so a reconfigure 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -93,6 +93,9 @@ class Policy(Protocol):
     def tools_for(self, agent: AgentInfo, user: UserMessage, ruleset: Ruleset) -> ToolSet: ...
 
     def skills(self) -> list[tuple[str, str]]: ...
+
+    def mcp_instructions(self, offered: Collection[str]) -> list[tuple[str, str]]:
+        """(server, text) of the MCP servers with a tool in ``offered`` that gave instructions."""
 
     def tool_context(
         self,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from core.agent.info import AgentInfo
+from core.llm.catalog import edits_with_patch
 from core.llm.effort import request_options
 from core.llm.model import ModelInfo
 from core.llm.request import LLMRequest, ToolSpec
@@ -13,7 +14,8 @@ from core.session.convert import to_model_messages
 from core.session.mode import SessionControls
 from core.session.records import Place, Policy, Settings
 from core.session.reminders import insert_reminders
-from core.session.system import InstructionFiles, build_system, environment, family_prompt
+from core.session.system import InstructionFiles, agent_base, build_system, environment
+from core.tools.apply_patch import offered_edit_tools
 from core.tools.base import ToolSet
 
 # Output budget per request; the rest of the window is for the context (seed 004's OUTPUT_TOKEN_MAX).
@@ -55,6 +57,7 @@ class RequestBuilder:
         controls = await self._controls.get(plan.session_id)  # loaded before the rules read the mode
         ruleset = policy.ruleset_for(plan.agent, plan.session_id)
         tools = policy.tools_for(plan.agent, plan.user, ruleset) if plan.tools_enabled else {}
+        tools = offered_edit_tools(tools, edits_with_patch(model.family))
         # Plan mode is reminded like the plan agent (no changes), with its own way out (the mode).
         history = insert_reminders(
             plan.history, plan.agent.name, plan.step, plan.last_finished_id, plan_mode=controls.mode == "plan"
@@ -68,11 +71,12 @@ class RequestBuilder:
             place.directory, place.worktree, self._settings.config.instructions
         )
         system = build_system(
-            base=plan.agent.prompt or family_prompt(model.family),
+            base=agent_base(plan.agent, model.family),
             user_system=plan.user.system,
             env=environment(f"{model.provider_id}/{model.model_id}", place.directory, place.is_git),
             instructions=instructions,
             skills=policy.skills() if "skill" in tools else [],
+            mcp=policy.mcp_instructions(tools.keys()),
         )
         max_tokens = min(model.limit.output, OUTPUT_TOKEN_MAX) if model.limit.output else None
         options = dict(plan.agent.options or {})

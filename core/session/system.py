@@ -9,6 +9,7 @@ import os
 import platform
 from pathlib import Path
 
+from core.agent.info import AgentInfo
 from core.prompts import load
 from core.record import struct
 from core.session.instruction_urls import InstructionURLs, is_url
@@ -24,11 +25,25 @@ FAMILY_PROMPTS = {
 # Rules every family gets, whatever its prompt's tone; appended so the whole stays one stable prefix.
 GUIDANCE = "system/guidance.md"
 INSTRUCTION_NAMES = ("AGENTS.md", "CLAUDE.md", "CONTEXT.md")
+# What one MCP server's instructions may add to every request; a server is a config line away, and a
+# chatty one must not crowd out the conversation. The cut is at a fixed place: the bytes stay stable.
+MCP_INSTRUCTIONS_MAX = 8_000
 
 
 def family_prompt(family: str) -> str:
     """The prompt written for a model family (``default`` for unknown families), then the guidance."""
     return f"{load(FAMILY_PROMPTS.get(family, 'system/default.md'))}\n\n{load(GUIDANCE)}"
+
+
+def agent_base(agent: AgentInfo, family: str) -> str:
+    """The stable first part of an agent's system prompt: its own prompt followed by the guidance
+    (the family's prompt when it has none). Hidden agents (compaction, titles, summaries) run no
+    tools on the user's files: their prompt is used alone."""
+    if not agent.prompt:
+        return family_prompt(family)
+    if agent.hidden:
+        return agent.prompt
+    return f"{agent.prompt}\n\n{load(GUIDANCE)}"
 
 
 def environment(model_ref: str, directory: Path, is_git: bool, today: datetime.date | None = None) -> str:
@@ -135,6 +150,17 @@ def _walk_up(directory: Path, worktree: Path) -> list[Path]:
     return chain
 
 
+def mcp_blocks(servers: list[tuple[str, str]]) -> list[str]:
+    """Each MCP server's instructions introduced by its name, cut at ``MCP_INSTRUCTIONS_MAX``."""
+    blocks = []
+    for name, text in servers:
+        if len(text) > MCP_INSTRUCTIONS_MAX:
+            cut = len(text) - MCP_INSTRUCTIONS_MAX
+            text = f"{text[:MCP_INSTRUCTIONS_MAX]}\n[… {cut} more characters of these instructions left out]"
+        blocks.append(f"Instructions from the MCP server {name}:\n{text}")
+    return blocks
+
+
 def build_system(
     *,
     base: str,
@@ -142,10 +168,12 @@ def build_system(
     env: str,
     instructions: list[str],
     skills: list[tuple[str, str]],
+    mcp: list[tuple[str, str]] | None = None,
 ) -> list[str]:
-    """Two system messages: the stable prompt, then the project context (both cache-marked)."""
+    """Two system messages: the stable prompt, then the project context (both cache-marked): the
+    environment, the project's instruction files, the MCP servers' instructions, the skills."""
     first = "\n\n".join(x for x in (base, user_system) if x)
-    context = [env, *instructions]
+    context = [env, *instructions, *mcp_blocks(mcp or [])]
     if skills:
         listing = "\n".join(f"- {name}: {description}" for name, description in skills)
         context.append(

@@ -1,4 +1,5 @@
-"""MCP servers from config: connect through the official SDK and offer their tools as ``<server>_<tool>``.
+"""MCP servers from config: connect through the official SDK and offer their tools as ``<server>_<tool>``
+(and keep the ``instructions`` each server gives at initialize, for the system prompt).
 
 Each server runs in a task of its own that enters the SDK client's context and stays inside it until
 ``close()``: the SDK's anyio scopes must be entered and left by the same task. A server that fails
@@ -129,6 +130,7 @@ class McpManager:
         self._tools: list[McpTool] = []
         self.warnings: list[str] = []
         self.connected: list[str] = []
+        self.instructions: dict[str, str] = {}  # what each server said at initialize, when anything
 
     async def start(self) -> None:
         """Connect every enabled server at once; report and skip those that fail."""
@@ -214,6 +216,9 @@ class McpManager:
                 break
         tools = [_make_tool(name, client, item) for item in listed]
         log.info("MCP server %s connected with %s tools", name, len(tools))
+        instructions = (client.instructions or "").strip()
+        if instructions:
+            self.instructions[name] = instructions
         if not ready.done():
             ready.set_result(tools)
         await self._closing.wait()

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from core.errors import NotFoundError
+from core.tools.apply_patch import ApplyPatchTool
 from core.tools.base import Tool
 from core.tools.bash import BashTool
 from core.tools.edit import EditTool
@@ -56,6 +57,15 @@ class ToolRegistry:
 def builtin_registry() -> ToolRegistry:
     """A registry holding the core file and shell tools."""
     registry = ToolRegistry()
-    for tool in (ReadTool(), WriteTool(), EditTool(), BashTool(), GrepTool(), GlobTool(), ListTool()):
+    for tool in (
+        ReadTool(),
+        WriteTool(),
+        EditTool(),
+        ApplyPatchTool(),
+        BashTool(),
+        GrepTool(),
+        GlobTool(),
+        ListTool(),
+    ):
         registry.register(tool)
     return registry

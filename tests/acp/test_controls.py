@@ -83,10 +83,10 @@ async def test_review_keep_undo_mode_and_model_commands(acp: Acp) -> None:
     acp.model.script(Turn.tool_call("edit", edits[0]).tool_call("edit", edits[1]), Turn.text("Changed."))
     prompts = [
         "change it",
-        "/review",
+        "/changes",
         "/keep {hnk}",
         "/undo all",
-        "/review",
+        "/changes",
         "/mode plan",
         "/model titles/t",
         "hi",
@@ -106,7 +106,18 @@ async def test_review_keep_undo_mode_and_model_commands(acp: Acp) -> None:
     # The last prompt went to titles/t (its server answers "A title"); the main model saw one turn.
     assert said.endswith("A title") and len(acp.model.requests) == 2
     names = {c["name"] for c in run.updates("available_commands_update")[0]["availableCommands"]}
-    assert {"review", "keep", "undo", "mode", "effort", "model", "agent", "rewind", "export"} <= names
+    assert {
+        "review",
+        "changes",
+        "keep",
+        "undo",
+        "mode",
+        "effort",
+        "model",
+        "agent",
+        "rewind",
+        "export",
+    } <= names
     assert "new" not in names  # a client action: ACP cannot move the host to another session
 
 

@@ -55,7 +55,7 @@ async def test_the_built_ins_are_listed(plugin: Connected) -> None:
         "mode",
         "init",
     }
-    assert builtins >= {"export", "review", "keep"}
+    assert builtins >= {"export", "review", "changes", "keep"}
 
 
 async def test_new_makes_a_session(plugin: Connected) -> None:
@@ -126,17 +126,17 @@ async def test_export_answers_markdown_or_writes_a_file(plugin: Connected, model
     assert written["value"] == str(target) and target.read_text() == shown["text"]
 
 
-async def test_review_keep_and_undo_hunks(plugin: Connected, model: FakeModelServer) -> None:
+async def test_changes_keep_and_undo_hunks(plugin: Connected, model: FakeModelServer) -> None:
     path = plugin.root / "hello.py"
     path.write_text(FILE)
     sid = await _session(plugin)
-    assert (await _run(plugin, sid, "review"))["text"] == "No agent changes wait for review."
+    assert (await _run(plugin, sid, "changes"))["text"] == "No agent changes wait for review."
     edits = [
         {"filePath": str(path), "oldString": o, "newString": n} for o, n in (("b\n", "B\n"), ("d\n", "D\n"))
     ]
     model.script(Turn.tool_call("edit", edits[0]).tool_call("edit", edits[1]), Turn.text("Changed."))
     await _prompt(plugin, sid, "go")
-    listed = await _run(plugin, sid, "review")
+    listed = await _run(plugin, sid, "changes")
     first, second = (i["id"] for i in listed["items"])
     assert [i["label"] for i in listed["items"]] == ["hello.py: line 2", "hello.py: line 4"]
     assert f"`{first}` hello.py: line 2 (+1 -1)" in listed["text"]
@@ -146,4 +146,4 @@ async def test_review_keep_and_undo_hunks(plugin: Connected, model: FakeModelSer
     assert [(h["id"], h["state"]) for h in undone["review"]["changed"]] == [(second, "undone")]
     assert undone["text"].startswith("Undid 1 change(s).") and undone["revert"] is None
     assert path.read_text() == "a\nB\nc\nd\ne\n"
-    assert (await _run(plugin, sid, "review"))["items"] == []
+    assert (await _run(plugin, sid, "changes"))["items"] == []

@@ -185,7 +185,8 @@ async def test_a_config_command_runs_with_its_agent_and_model(
 
 async def test_unknown_commands_and_sessions_are_refused_by_name(agent: Agent) -> None:
     session = await agent.create_session()
-    with pytest.raises(NotFoundError, match=r"no command /nope \(commands: /agent, /compact, /effort"):
+    known = r"no command /nope \(commands: /agent, /changes, /compact, /effort"
+    with pytest.raises(NotFoundError, match=known):
         await agent.run_command(session.id, "nope")
     with pytest.raises(NotFoundError):
         await agent.run_command("ses_missing", "compact")

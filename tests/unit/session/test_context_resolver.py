@@ -80,6 +80,9 @@ class FakePolicy:
     def skills(self) -> list[tuple[str, str]]:
         return []
 
+    def mcp_instructions(self, offered: object) -> list[tuple[str, str]]:
+        return []
+
     def tool_context(
         self,
         session_id: str,

@@ -7,10 +7,15 @@ A topic missing from a prompt fails with its number and name, so a rewrite canno
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
-from core.session.system import FAMILY_PROMPTS, family_prompt
+from core.agent.agents import Agents
+from core.agent.builtin import builtin_agents
+from core.agent.info import AgentInfo
+from core.config.schema import Config
+from core.session.system import FAMILY_PROMPTS, agent_base, family_prompt
 from core.tools.context import SubtaskResult, ToolContext
 from core.tools.registry import builtin_registry
 from core.tools.task import TaskTool
@@ -77,6 +82,32 @@ def test_the_check_fails_when_a_topic_heading_is_gone() -> None:
     assert _missing(prompt.replace("# Secrets\n", "Secrets:\n"), tuple(TOPICS)) == ["5. Secrets"]
     # A heading named in prose is not a heading.
     assert _missing("We care about Git safety.", (1,)) == ["1. Git safety"]
+
+
+@pytest.mark.parametrize(
+    "agent", [a for a in builtin_agents() if a.prompt and not a.hidden], ids=lambda a: a.name
+)
+def test_built_in_agents_with_a_prompt_of_their_own_have_all_eight_topics(agent: AgentInfo) -> None:
+    missing = _missing(agent_base(agent, "default"), tuple(TOPICS))
+    assert not missing, f"the {agent.name} agent's prompt lacks guidance topics: {missing}"
+
+
+def test_a_user_agent_gets_the_guidance_after_its_own_prompt(tmp_path: Path) -> None:
+    user_config = tmp_path / "config"
+    (user_config / "agent").mkdir(parents=True)
+    (user_config / "agent" / "reviewer.md").write_text(
+        "---\ndescription: Reviews\n---\nYou review code tersely.\n"
+    )
+    agent = Agents.load(Config(), tmp_path / "project", user_config).get("reviewer")
+    base = agent_base(agent, "anthropic")
+    assert base.startswith("You review code tersely.\n\n")
+    assert not _missing(base, tuple(TOPICS))
+    assert family_prompt("anthropic") not in base  # its own prompt replaces the family's, not the guidance
+
+
+def test_hidden_agents_keep_their_prompt_alone() -> None:
+    (title,) = [a for a in builtin_agents() if a.name == "title"]
+    assert title.prompt is not None and agent_base(title, "default") == title.prompt
 
 
 def test_the_guidance_is_the_same_bytes_after_every_family_prompt() -> None:

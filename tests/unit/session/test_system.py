@@ -7,7 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from core.session.system import InstructionFiles, build_system, environment, family_prompt
+from core.session.system import (
+    MCP_INSTRUCTIONS_MAX,
+    InstructionFiles,
+    build_system,
+    environment,
+    family_prompt,
+)
 from core.session.title import fallback_title, provisional_title, replaceable
 
 
@@ -98,3 +104,28 @@ def test_provisional_title_is_the_prompts_first_line(prompt: str, provisional: s
 )
 def test_only_a_title_nobody_chose_is_replaced(current: str, provisional: str | None, replaced: bool) -> None:
     assert replaceable(current, provisional) is replaced
+
+
+def test_mcp_instructions_follow_the_projects_and_are_cut_at_a_fixed_size() -> None:
+    long = "x" * (MCP_INSTRUCTIONS_MAX + 500)
+    system = build_system(
+        base="base",
+        user_system=None,
+        env="ENV",
+        instructions=["Instructions from: /p/AGENTS.md\nproject rules"],
+        skills=[("s", "a skill")],
+        mcp=[("docs", "Search the docs before answering."), ("big", long)],
+    )
+    context = system[1]
+    order = [
+        context.index(x) for x in ("ENV", "project rules", "MCP server docs:", "MCP server big:", "a skill")
+    ]
+    assert order == sorted(order)
+    assert "Instructions from the MCP server docs:\nSearch the docs before answering." in context
+    assert "x" * MCP_INSTRUCTIONS_MAX + "\n[… 500 more characters of these instructions left out]" in context
+    assert "x" * (MCP_INSTRUCTIONS_MAX + 1) not in context
+
+
+def test_no_mcp_instructions_add_nothing() -> None:
+    args = {"base": "b", "user_system": None, "env": "E", "instructions": ["I"], "skills": []}
+    assert build_system(**args, mcp=[]) == build_system(**args) == ["b", "E\n\nI"]

@@ -171,7 +171,7 @@ def test_registry_specs_and_duplicates() -> None:
 
 def test_builtin_registry_holds_the_core_tools_with_their_descriptions() -> None:
     registry = builtin_registry()
-    assert registry.ids() == ["read", "write", "edit", "bash", "grep", "glob", "list"]
+    assert registry.ids() == ["read", "write", "edit", "apply_patch", "bash", "grep", "glob", "list"]
     for tool in registry.all():
         assert len(tool.description) > 100, tool.id
     read_only: dict[str, Any] = {t.id: t.read_only for t in registry.all()}
@@ -179,6 +179,7 @@ def test_builtin_registry_holds_the_core_tools_with_their_descriptions() -> None
         "read": True,
         "write": False,
         "edit": False,
+        "apply_patch": False,
         "bash": False,
         "grep": True,
         "glob": True,

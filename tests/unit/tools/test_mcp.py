@@ -46,6 +46,26 @@ async def test_tools_appear_with_ids_and_schemas(manager: McpManager) -> None:
     assert spec["parameters"]["properties"]["times"]["type"] == "integer"
 
 
+async def test_instructions_given_at_initialize_are_kept(manager: McpManager) -> None:
+    assert manager.instructions == {}  # the echo server gives none unless asked to
+    told = " Look things up with echo_echo first.\n"
+    config = mcp_config(
+        {
+            "docs": {
+                "type": "local",
+                "command": [sys.executable, str(SERVER)],
+                "environment": {"ECHO_INSTRUCTIONS": told},
+            }
+        }
+    )
+    docs = McpManager(config.mcp)
+    try:
+        await docs.start()
+        assert docs.instructions == {"docs": "Look things up with echo_echo first."}
+    finally:
+        await docs.close()
+
+
 async def test_call_end_to_end(manager: McpManager, ctx: ToolContext, recorder: Recorder) -> None:
     tools = {t.id: t for t in manager.tools()}
     result = await run_tool(tools["echo_echo"], {"text": "hi", "times": 3}, ctx)
