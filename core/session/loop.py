@@ -18,6 +18,7 @@ from core.agent.info import AgentInfo
 from core.context.compaction import overflow_without_auto
 from core.errors import AbortedError, AgentError, ContextOverflowError, InvalidInputError, NotFoundError
 from core.events import AgentWarning, SessionIdle, SessionStatus, SessionStatusInfo
+from core.hooks.service import MODES
 from core.llm.events import StreamEvent
 from core.llm.model import ModelInfo
 from core.llm.request import LLMRequest
@@ -32,6 +33,7 @@ from core.message.models import (
 from core.message.prompt_input import AgentInput, ContextInput, FileInput, TextInput
 from core.record import struct
 from core.session import decide
+from core.session.hook_moments import at_stop, before_prompt, notify_on_dialogs
 from core.session.loop_compaction import LoopCompaction
 from core.session.processor import Processor
 from core.session.prompt import PromptTarget, build_user_message, parse_model_ref
@@ -64,6 +66,8 @@ class SessionLoop:
         self._requests = RequestBuilder(rt.place, rt.settings, rt.policy, rt.instructions, rt.controls)
         self._compaction = LoopCompaction(rt, self._requests)
         self._background: set[asyncio.Task[None]] = set()
+        # The user's Notification hooks run while a dialog waits for them.
+        self._unnotify = notify_on_dialogs(rt.stores.bus, lambda: rt.settings.hooks)
 
     # --- public ------------------------------------------------------------------------
 
@@ -150,6 +154,11 @@ class SessionLoop:
         )
         subagents = {a.name for a in rt.settings.agents.subagents()}
         info, parts = await build_user_message(target, inputs, rt.workspace, subagents)
+        hooks = rt.settings.hooks
+        if not subagent and (hooks.configured("SessionStart") or hooks.configured("UserPromptSubmit")):
+            text = "\n".join(i.text for i in inputs if isinstance(i, TextInput))
+            mode = rt.controls.now(session_id).mode
+            parts += await before_prompt(hooks, info, text, first=last is None, mode=mode)
         await rt.stores.sessions.update_message(info)
         for part in parts:
             await rt.stores.sessions.update_part(part)
@@ -216,6 +225,7 @@ class SessionLoop:
     async def close(self, grace: float = 0.0) -> None:
         """Abort every running turn; background work (a title on its way) gets ``grace`` seconds
         to finish before it is cancelled."""
+        self._unnotify()
         for session_id in list(self._runs):
             await self.abort(session_id)
         if grace > 0 and self._background:
@@ -244,6 +254,7 @@ class SessionLoop:
             rt.settings.step_services, _signalling(rt.models.stream, answering), rt.settings.retry
         )
         step = 0
+        kept_going = 0  # times Stop hooks kept this turn going
         # True from a compaction until a step fits: an overflow in between means compacting made
         # no progress (it could only summarise the summary again), so the turn ends instead.
         unproven = False
@@ -320,6 +331,8 @@ class SessionLoop:
                     check_overflow=functools.partial(_overflow, rt, model),
                     compact_on_overflow_error=rt.context.auto,
                     explain_overflow=functools.partial(_explain_overflow, rt, model),
+                    hooks=rt.settings.hooks,
+                    permission_mode=MODES.get(rt.controls.now(session_id).mode, "default"),
                 )
             )
             after = decide.after_step(outcome, last_step)
@@ -330,9 +343,22 @@ class SessionLoop:
                 continue
             unproven = False  # this step fitted
             if after == "stop":
+                if await self._stop_hooks(session_id, abort, kept_going):
+                    kept_going += 1
+                    continue
                 break
         await rt.context.prune(session_id)
         return await self._answer(session_id)
+
+    async def _stop_hooks(self, session_id: str, abort: asyncio.Event, kept_going: int) -> bool:
+        """Whether the user's Stop (or SubagentStop) hooks keep the turn going."""
+        rt = self._rt
+        hooks = rt.settings.hooks
+        if abort.is_set() or not (hooks.configured("Stop") or hooks.configured("SubagentStop")):
+            return False
+        session = await rt.stores.sessions.get(session_id)
+        history = await rt.context.history(session_id)
+        return await at_stop(hooks, rt.stores.sessions, history, session.parentID is not None, kept_going)
 
     def _agent_or_default(self, name: str | None) -> AgentInfo:
         if name:
