@@ -3,9 +3,9 @@ and while a dialog waits for the user. PreToolUse and PostToolUse run in ``tool_
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any
 
 from core import ids
 from core.bus import Bus
@@ -120,10 +120,12 @@ async def at_stop(
     return True
 
 
-def notify_on_dialogs(bus: Bus, hooks: Callable[[], Hooks]) -> Callable[[], None]:
-    """Run the Notification hooks when a dialog waits for the user (a permission or a question);
-    returns the function that stops listening."""
-    running: set[asyncio.Task[Outcome]] = set()
+def notify_on_dialogs(
+    bus: Bus, hooks: Callable[[], Hooks], spawn: Callable[[Coroutine[Any, Any, Outcome]], None]
+) -> Callable[[], None]:
+    """Run the Notification hooks when a dialog waits for the user (a permission or a question),
+    each run handed to ``spawn`` (the loop's background work, which closing waits for); returns the
+    function that stops listening."""
 
     def asked(event: Event) -> None:
         current = hooks()
@@ -138,9 +140,7 @@ def notify_on_dialogs(bus: Bus, hooks: Callable[[], Hooks]) -> Callable[[], None
             session_id, message = event.request.sessionID, "agentls has a question for you"
         else:
             return
-        task = asyncio.ensure_future(current.run("Notification", {"message": message}, session_id=session_id))
-        running.add(task)
-        task.add_done_callback(running.discard)
+        spawn(current.run("Notification", {"message": message}, session_id=session_id))
 
     return bus.listen(asked, PermissionAsked, QuestionAsked)
 

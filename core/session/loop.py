@@ -11,7 +11,8 @@ import asyncio
 import functools
 import json
 import logging
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
+from typing import Any
 
 from core import ids
 from core.agent.info import AgentInfo
@@ -67,7 +68,7 @@ class SessionLoop:
         self._compaction = LoopCompaction(rt, self._requests)
         self._background: set[asyncio.Task[None]] = set()
         # The user's Notification hooks run while a dialog waits for them.
-        self._unnotify = notify_on_dialogs(rt.stores.bus, lambda: rt.settings.hooks)
+        self._unnotify = notify_on_dialogs(rt.stores.bus, lambda: rt.settings.hooks, self._in_background)
 
     # --- public ------------------------------------------------------------------------
 
@@ -277,6 +278,11 @@ class SessionLoop:
 
             move = decide.next_move(scan, lambda m: rt.context.is_overflow(m, model_of_turn()))
             if move.kind == "stop":
+                # The model answered: the user's Stop hooks may keep the turn going (not when an
+                # error or a rejection ended it, nor for a run that only joined a finished turn).
+                if step > 0 and await self._stop_hooks(session_id, abort, kept_going):
+                    kept_going += 1
+                    continue
                 break
             step += 1
             if step == 1:
@@ -343,12 +349,15 @@ class SessionLoop:
                 continue
             unproven = False  # this step fitted
             if after == "stop":
-                if await self._stop_hooks(session_id, abort, kept_going):
-                    kept_going += 1
-                    continue
                 break
         await rt.context.prune(session_id)
         return await self._answer(session_id)
+
+    def _in_background(self, work: Coroutine[Any, Any, object]) -> None:
+        """Work no turn waits for (a Notification hook); ``close`` gives it its grace."""
+        task: asyncio.Task[Any] = asyncio.ensure_future(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     async def _stop_hooks(self, session_id: str, abort: asyncio.Event, kept_going: int) -> bool:
         """Whether the user's Stop (or SubagentStop) hooks keep the turn going."""

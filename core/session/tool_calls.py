@@ -338,18 +338,22 @@ async def _file_copies(result: ToolResult, ctx: ToolContext) -> tuple[bytes, byt
 
 async def sync_hooked_file(result: ToolResult, ctx: ToolContext, before: tuple[bytes, bytes] | None) -> None:
     """After the PostToolUse hooks: when a hook changed the file the tool wrote (a formatter) and
-    the editor's copy agreed with the disk before, write the disk's new text through the workspace,
-    so an open buffer shows it (one more undo step in the editor) and the next save loses nothing.
-    The change is the user's own tool's: it is not a hunk to review."""
+    the editor's copy agreed with the disk before, the hook's text is written again through the
+    workspace (the disk first set back to what the workspace last wrote, so the workspace sees the
+    file as it left it): an open buffer gets it as one more edit labelled ``hook``, a stock editor
+    as the disk write it reloads, and the next save loses nothing. The change is the user's own
+    tool's, not a hunk to review."""
     if before is None or before[0] != before[1]:
         return  # an unsaved buffer the disk does not have: the hook worked on older text
     path = Path(str(result.metadata["filepath"]))
     try:
-        on_disk = await asyncio.to_thread(path.read_bytes)
+        hooked = await asyncio.to_thread(path.read_bytes)
+        if hooked == before[0]:
+            return
+        await asyncio.to_thread(path.write_bytes, before[0])
     except OSError:
         return
-    if on_disk != before[0]:
-        await ctx.workspace.write_bytes(path, on_disk, ctx.edit_context("hook", approved=True))
+    await ctx.workspace.write_bytes(path, hooked, ctx.edit_context("hook", approved=True))
 
 
 def _doom_loop(tool_id: str, args: dict[str, Any]) -> PermissionAsk:

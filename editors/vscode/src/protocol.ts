@@ -142,6 +142,20 @@ export interface CompactionPart extends PartBase {
   auto: boolean;
 }
 
+/** One run of a user's hook command (`hooks` in agentls config, `.claude/settings.json`). */
+export interface HookPart extends PartBase {
+  type: "hook";
+  event: string;
+  command: string;
+  source: string;
+  exitCode: number | null;
+  timedOut: boolean;
+  durationMs: number;
+  output: string;
+  effect: "denied" | "asked" | "blocked" | "stopped" | "context" | null;
+  time: number;
+}
+
 export interface OtherPart extends PartBase {
   type: "snapshot" | "patch" | "agent" | "subtask";
   [key: string]: unknown;
@@ -156,6 +170,7 @@ export type Part =
   | StepFinishPart
   | RetryPart
   | CompactionPart
+  | HookPart
   | OtherPart;
 
 export interface MessageWithParts {
@@ -258,7 +273,7 @@ export type AgentEvent =
   | { type: "question.replied"; properties: { sessionID: string; requestID: string; answers: string[][] } }
   | { type: "question.rejected"; properties: { sessionID: string; requestID: string } }
   | { type: "todo.updated"; properties: { sessionID: string; todos: Todo[] } }
-  | { type: "agent.warning"; properties: { kind: "snapshot" | "small-model" | "abort" | "review" | "sandbox"; message: string; sessionID?: string } }
+  | { type: "agent.warning"; properties: { kind: "snapshot" | "small-model" | "abort" | "review" | "sandbox" | "hooks"; message: string; sessionID?: string } }
   | {
       type: "file.edited";
       properties: { file: string; sessionID?: string; messageID?: string; callID?: string; diff?: string };
