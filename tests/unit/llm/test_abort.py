@@ -40,9 +40,7 @@ async def _consume(
     return seen
 
 
-async def test_abort_mid_stream_returns(
-    srv: FakeModelServer, protocol: str, route: str
-) -> None:
+async def test_abort_mid_stream_returns(srv: FakeModelServer, protocol: str, route: str) -> None:
     srv.script(Turn.text("Hello there, world", chunks=10).stall(after=5))  # stalls until the client leaves
     abort, first = asyncio.Event(), asyncio.Event()
     consumer = asyncio.create_task(_consume(srv, protocol, route, abort, first))
