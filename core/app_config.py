@@ -25,6 +25,9 @@ from core.config.merge import format_path
 from core.config.schema import Config, McpServer
 from core.errors import ConfigError, InvalidInputError
 from core.events import AgentWarning
+from core.hooks.service import Hooks
+from core.hooks.settings import claude_settings
+from core.hooks.settings import parse as parse_hooks
 from core.llm import catalog
 from core.record import record
 from core.sandbox.sandbox import Notice, Sandbox, once
@@ -135,6 +138,7 @@ class ConfigState:
     step_services: StepServices
     mcp: McpServers
     sandbox: Sandbox
+    hooks: Hooks
 
     @property
     def config(self) -> Config:
@@ -195,7 +199,20 @@ def build_state(
         log.warning("sandbox: %s", warning)
         parts.bus.publish(AgentWarning(kind="sandbox", message=warning))
     sandbox = Sandbox(sandbox_config, (parts.worktree,), notice, confined_mcp=confined_mcp)
-    return ConfigState(parts.owner, resolved, agents, retry, snapshots, services, mcp, sandbox)
+    return ConfigState(
+        parts.owner, resolved, agents, retry, snapshots, services, mcp, sandbox, hooks_of(parts, config)
+    )
+
+
+def hooks_of(parts: StateParts, config: Config) -> Hooks:
+    """The hooks of agentls config and of the project's Claude Code settings (trusted projects only);
+    a hook that cannot be used is said once, as a warning."""
+    entries, warnings = parse_hooks(config.hooks, "agentls config")
+    claude, more = claude_settings(parts.worktree)
+    for warning in warnings + more:
+        log.warning("hooks: %s", warning)
+        parts.bus.publish(AgentWarning(kind="hooks", message=warning))
+    return Hooks(entries + claude, parts.worktree)
 
 
 def sandbox_notice(bus: Bus) -> Notice:
@@ -339,6 +356,11 @@ class LiveSettings:
     def step_services(self) -> StepServices:
         """What a model step uses (store, bus, snapshot hooks)."""
         return self.state.step_services
+
+    @property
+    def hooks(self) -> Hooks:
+        """The user's hooks (core.hooks) of the config in effect."""
+        return self.state.hooks
 
     def pin(self) -> None:
         """Keep the state in effect now for the rest of the calling task and the tasks it starts."""

@@ -378,7 +378,7 @@ class SessionEffortChanged(Event):
 # --- config ----------------------------------------------------------------------------------
 
 
-WarningKind = Literal["snapshot", "small-model", "abort", "review", "sandbox"]
+WarningKind = Literal["snapshot", "small-model", "abort", "review", "sandbox", "hooks"]
 
 
 class AgentWarning(Event):

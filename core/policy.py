@@ -36,6 +36,7 @@ from core.tools.base import ToolSet
 from core.tools.context import SubtaskRunner, ToolContext
 from core.tools.editor import EditorTool
 from core.tools.registry import ToolRegistry
+from core.tools.shells import BackgroundShells
 from core.tools.skill import list_skills
 
 log = logging.getLogger(__name__)
@@ -73,6 +74,7 @@ class AgentPolicy:
         self.tools = tools
         self.subtasks: ChildSessions | None = None
         self.editor: EditorIntelligence | None = None
+        self.shells = BackgroundShells(sessions.bus)  # bash background: true, per agent
 
     def ruleset_for(self, agent: AgentInfo, session_id: str) -> rules.Ruleset:
         """The rules a call in this session is judged by (approvals are added by the service), as
@@ -155,6 +157,7 @@ class AgentPolicy:
             subtasks=self.subtasks,
             editor=self.editor,
             sandbox=state.sandbox,
+            shells=self.shells,
         )
 
     def cancel_dialogs(self, session_id: str) -> None:

@@ -256,3 +256,5 @@ class Config(ConfigSection):
     retry: RetryConfig = Field(default_factory=RetryConfig)
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
     command: dict[str, CommandConfig] = {}
+    # Commands run at moments of a turn, Claude Code's shape (core.hooks.settings reads it).
+    hooks: dict[str, Any] | None = None

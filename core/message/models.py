@@ -318,6 +318,21 @@ class SubtaskPart(_PartBase):
     model: ModelRef | None = None
 
 
+class HookPart(_PartBase):
+    """One run of a user's hook command (core.hooks): which, how it ended, what it decided."""
+
+    type: Literal["hook"] = "hook"
+    event: str
+    command: str
+    source: str
+    exitCode: int | None = None
+    timedOut: bool = False
+    durationMs: int = 0
+    output: str = ""  # its stderr, else its stdout, shortened
+    effect: str | None = None  # denied | asked | blocked | stopped | context
+    time: int = 0
+
+
 AnyPart = (
     TextPart
     | ReasoningPart
@@ -331,6 +346,7 @@ AnyPart = (
     | RetryPart
     | CompactionPart
     | SubtaskPart
+    | HookPart
 )
 Part = Annotated[AnyPart, Field(discriminator="type")]
 PartAdapter: TypeAdapter[AnyPart] = TypeAdapter(Part, config=LAZY)
@@ -348,6 +364,7 @@ PART_TYPES: tuple[str, ...] = (
     "retry",
     "compaction",
     "subtask",
+    "hook",
 )
 
 

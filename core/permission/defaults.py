@@ -62,6 +62,11 @@ DEFAULT_RULES: tuple[tuple[str, str, str], ...] = (
     ("local_network", "*", "ask"),  # a fetch from this machine or its networks (core.tools.webaddress)
     ("network", "*", "ask"),  # a host a sandboxed command connects to (core/sandbox/proxy.py)
     ("doom_loop", "*", "ask"),
+    (
+        "hook",
+        "*",
+        "ask",
+    ),  # a PreToolUse hook that asks (core.hooks): always a dialog unless the user's rules say
     ("external_directory", "*", "ask"),
     ("unknown_path", "*", "ask"),
     ("read", "*.env", "ask"),

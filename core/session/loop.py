@@ -11,13 +11,15 @@ import asyncio
 import functools
 import json
 import logging
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
+from typing import Any
 
 from core import ids
 from core.agent.info import AgentInfo
 from core.context.compaction import overflow_without_auto
 from core.errors import AbortedError, AgentError, ContextOverflowError, InvalidInputError, NotFoundError
 from core.events import AgentWarning, SessionIdle, SessionStatus, SessionStatusInfo
+from core.hooks.service import MODES
 from core.llm.events import StreamEvent
 from core.llm.model import ModelInfo
 from core.llm.request import LLMRequest
@@ -32,6 +34,7 @@ from core.message.models import (
 from core.message.prompt_input import AgentInput, ContextInput, FileInput, TextInput
 from core.record import struct
 from core.session import decide
+from core.session.hook_moments import at_stop, before_prompt, notify_on_dialogs
 from core.session.loop_compaction import LoopCompaction
 from core.session.processor import Processor
 from core.session.prompt import PromptTarget, build_user_message, parse_model_ref
@@ -64,6 +67,8 @@ class SessionLoop:
         self._requests = RequestBuilder(rt.place, rt.settings, rt.policy, rt.instructions, rt.controls)
         self._compaction = LoopCompaction(rt, self._requests)
         self._background: set[asyncio.Task[None]] = set()
+        # The user's Notification hooks run while a dialog waits for them.
+        self._unnotify = notify_on_dialogs(rt.stores.bus, lambda: rt.settings.hooks, self._in_background)
 
     # --- public ------------------------------------------------------------------------
 
@@ -150,6 +155,11 @@ class SessionLoop:
         )
         subagents = {a.name for a in rt.settings.agents.subagents()}
         info, parts = await build_user_message(target, inputs, rt.workspace, subagents)
+        hooks = rt.settings.hooks
+        if not subagent and (hooks.configured("SessionStart") or hooks.configured("UserPromptSubmit")):
+            text = "\n".join(i.text for i in inputs if isinstance(i, TextInput))
+            mode = rt.controls.now(session_id).mode
+            parts += await before_prompt(hooks, info, text, first=last is None, mode=mode)
         await rt.stores.sessions.update_message(info)
         for part in parts:
             await rt.stores.sessions.update_part(part)
@@ -216,6 +226,7 @@ class SessionLoop:
     async def close(self, grace: float = 0.0) -> None:
         """Abort every running turn; background work (a title on its way) gets ``grace`` seconds
         to finish before it is cancelled."""
+        self._unnotify()
         for session_id in list(self._runs):
             await self.abort(session_id)
         if grace > 0 and self._background:
@@ -244,6 +255,7 @@ class SessionLoop:
             rt.settings.step_services, _signalling(rt.models.stream, answering), rt.settings.retry
         )
         step = 0
+        kept_going = 0  # times Stop hooks kept this turn going
         # True from a compaction until a step fits: an overflow in between means compacting made
         # no progress (it could only summarise the summary again), so the turn ends instead.
         unproven = False
@@ -266,6 +278,11 @@ class SessionLoop:
 
             move = decide.next_move(scan, lambda m: rt.context.is_overflow(m, model_of_turn()))
             if move.kind == "stop":
+                # The model answered: the user's Stop hooks may keep the turn going (not when an
+                # error or a rejection ended it, nor for a run that only joined a finished turn).
+                if step > 0 and await self._stop_hooks(session_id, abort, kept_going):
+                    kept_going += 1
+                    continue
                 break
             step += 1
             if step == 1:
@@ -320,6 +337,8 @@ class SessionLoop:
                     check_overflow=functools.partial(_overflow, rt, model),
                     compact_on_overflow_error=rt.context.auto,
                     explain_overflow=functools.partial(_explain_overflow, rt, model),
+                    hooks=rt.settings.hooks,
+                    permission_mode=MODES.get(rt.controls.now(session_id).mode, "default"),
                 )
             )
             after = decide.after_step(outcome, last_step)
@@ -333,6 +352,22 @@ class SessionLoop:
                 break
         await rt.context.prune(session_id)
         return await self._answer(session_id)
+
+    def _in_background(self, work: Coroutine[Any, Any, object]) -> None:
+        """Work no turn waits for (a Notification hook); ``close`` gives it its grace."""
+        task: asyncio.Task[Any] = asyncio.ensure_future(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _stop_hooks(self, session_id: str, abort: asyncio.Event, kept_going: int) -> bool:
+        """Whether the user's Stop (or SubagentStop) hooks keep the turn going."""
+        rt = self._rt
+        hooks = rt.settings.hooks
+        if abort.is_set() or not (hooks.configured("Stop") or hooks.configured("SubagentStop")):
+            return False
+        session = await rt.stores.sessions.get(session_id)
+        history = await rt.context.history(session_id)
+        return await at_stop(hooks, rt.stores.sessions, history, session.parentID is not None, kept_going)
 
     def _agent_or_default(self, name: str | None) -> AgentInfo:
         if name:

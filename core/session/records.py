@@ -17,6 +17,7 @@ from core.agent.agents import Agents
 from core.agent.info import AgentInfo
 from core.bus import Bus
 from core.config.schema import Config
+from core.hooks.service import Hooks
 from core.llm import events as ev
 from core.llm.model import ModelInfo
 from core.llm.request import LLMRequest
@@ -68,6 +69,9 @@ class Settings(Protocol):
 
     @property
     def step_services(self) -> StepServices: ...
+
+    @property
+    def hooks(self) -> Hooks: ...
 
     def pin(self) -> None:
         """Keep the state in effect now for the rest of the calling task (a turn) and its tasks."""

@@ -8,6 +8,7 @@ from dataclasses import field
 from typing import Any
 
 from core.errors import ContextOverflowError
+from core.hooks.service import Hooks
 from core.llm.request import LLMRequest
 from core.message.models import AssistantMessage
 from core.record import struct
@@ -33,3 +34,6 @@ class StepInput:
     compact_on_overflow_error: bool = False
     # Turns a provider overflow the loop will not compact for into an error that says what to do.
     explain_overflow: Callable[[ContextOverflowError], ContextOverflowError] = lambda exc: exc
+    # The user's hooks (PreToolUse and PostToolUse run around each call) and the mode they are told.
+    hooks: Hooks | None = None
+    permission_mode: str = "default"

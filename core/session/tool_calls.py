@@ -11,11 +11,14 @@ import asyncio
 import json
 import logging
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from core import ids
 from core.errors import PermissionDeniedError, PermissionRejectedError, QuestionRejectedError, ToolError
 from core.events import FileEdited
+from core.hooks.decision import Outcome
+from core.hooks.service import tool_input
 from core.llm import events as ev
 from core.message.models import (
     ToolPart,
@@ -32,6 +35,7 @@ from core.permission.request import PermissionAsk
 from core.session.services import StepServices
 from core.session.step import StepInput
 from core.tools.base import Tool, ToolResult
+from core.tools.context import ToolContext
 from core.tools.runner import run_tool
 
 log = logging.getLogger(__name__)
@@ -128,6 +132,8 @@ class ToolCalls:
         ctx = step.make_context(msg.id, part.callID)
         ctx.update = self._live_updater(part)
         try:
+            if not await self._pre_hooks(part, tool, args, ctx, started):
+                return
             if doom:
                 try:
                     await ctx.ask(_doom_loop(tool.id, args))
@@ -172,7 +178,90 @@ class ToolCalls:
                 part.metadata = {**(part.metadata or {}), "partialOutput": result.output[-4000:]}
                 await self._error(part, args, "Tool execution was aborted", started)
                 return
+            result = await self._post_hooks(part, tool, args, result, ctx)
             await self._done(part, args, result, started)
+
+    async def _pre_hooks(
+        self, part: ToolPart, tool: Tool[Any], args: dict[str, Any], ctx: ToolContext, started: int
+    ) -> bool:
+        """Run the PreToolUse hooks; False when they refused the call (recorded as its error). A
+        hook's "ask" is a ``hook`` permission dialog; its "allow" leaves the user's rules in charge."""
+        hooks, step = self._step.hooks, self._step
+        if hooks is None or not hooks.configured("PreToolUse"):
+            return True
+        msg = step.assistant
+        outcome = await hooks.run(
+            "PreToolUse",
+            {
+                "tool_input": tool_input(args),
+                "tool_use_id": part.callID,
+                "permission_mode": step.permission_mode,
+            },
+            session_id=msg.sessionID,
+            tool=tool.id,
+            record=(self._s.sessions, msg.id),
+        )
+        if outcome.stop:
+            self.blocked = True
+            await self._error(part, args, _stopped("PreToolUse", outcome), started)
+            return False
+        if outcome.permission == "deny":
+            why = outcome.permission_reason or "no reason given"
+            await self._error(
+                part, args, f"A PreToolUse hook of the user's refused this call: {why}", started
+            )
+            return False
+        if outcome.permission == "ask":
+            why = outcome.permission_reason or "a hook asks for this call"
+            await ctx.ask(
+                PermissionAsk(
+                    "hook",
+                    [tool.id],
+                    title=f"{tool.id}: {why}",
+                    metadata={"tool": tool.id, "input": args, "reason": why},
+                )
+            )
+        return True
+
+    async def _post_hooks(
+        self, part: ToolPart, tool: Tool[Any], args: dict[str, Any], result: ToolResult, ctx: ToolContext
+    ) -> ToolResult:
+        """Run the PostToolUse hooks: what they say for the model is added to the call's output,
+        and a file a hook changed (a formatter) reaches the editor's buffer as the disk has it."""
+        hooks, step = self._step.hooks, self._step
+        if hooks is None or not hooks.configured("PostToolUse"):
+            return result
+        msg = step.assistant
+        response = {"output": result.output, "title": result.title, **_file_of(result)}
+        before = await _file_copies(result, ctx)
+        outcome = await hooks.run(
+            "PostToolUse",
+            {
+                "tool_input": tool_input(args),
+                "tool_response": response,
+                "tool_use_id": part.callID,
+                "permission_mode": step.permission_mode,
+            },
+            session_id=msg.sessionID,
+            tool=tool.id,
+            record=(self._s.sessions, msg.id),
+        )
+        await sync_hooked_file(result, ctx, before)
+        notes = [
+            f"A PostToolUse hook of the user's said: {r}" for r in outcome.reasons if outcome.block and r
+        ]
+        notes += [f"A PostToolUse hook of the user's added: {c}" for c in outcome.context]
+        if outcome.stop:
+            self.blocked = True
+            notes.append(_stopped("PostToolUse", outcome))
+        if not notes:
+            return result
+        return ToolResult(
+            output=result.output + "\n\n" + "\n".join(notes),
+            title=result.title,
+            metadata=result.metadata,
+            attachments=result.attachments,
+        )
 
     def _live_updater(self, part: ToolPart) -> Callable[[str | None, dict[str, Any]], None]:
         loop = asyncio.get_running_loop()
@@ -224,6 +313,47 @@ class ToolCalls:
             time=ToolTimeError(start=started, end=now_ms()),
         )
         await self._s.sessions.update_part(part)
+
+
+def _stopped(event: str, outcome: Outcome) -> str:
+    why = f": {outcome.stop_reason}" if outcome.stop_reason else ""
+    return f"A {event} hook of the user's stopped the turn{why}. Wait for the user's instructions."
+
+
+def _file_of(result: ToolResult) -> dict[str, Any]:
+    path = result.metadata.get("filepath")
+    return {"file_path": path, "filePath": path} if isinstance(path, str) else {}
+
+
+async def _file_copies(result: ToolResult, ctx: ToolContext) -> tuple[bytes, bytes] | None:
+    """The file a tool wrote, as the disk and as the editor (the workspace) have it."""
+    path = result.metadata.get("filepath")
+    if not isinstance(path, str):
+        return None
+    try:
+        return await asyncio.to_thread(Path(path).read_bytes), await ctx.workspace.read_bytes(Path(path))
+    except OSError:
+        return None
+
+
+async def sync_hooked_file(result: ToolResult, ctx: ToolContext, before: tuple[bytes, bytes] | None) -> None:
+    """After the PostToolUse hooks: when a hook changed the file the tool wrote (a formatter) and
+    the editor's copy agreed with the disk before, the hook's text is written again through the
+    workspace (the disk first set back to what the workspace last wrote, so the workspace sees the
+    file as it left it): an open buffer gets it as one more edit labelled ``hook``, a stock editor
+    as the disk write it reloads, and the next save loses nothing. The change is the user's own
+    tool's, not a hunk to review."""
+    if before is None or before[0] != before[1]:
+        return  # an unsaved buffer the disk does not have: the hook worked on older text
+    path = Path(str(result.metadata["filepath"]))
+    try:
+        hooked = await asyncio.to_thread(path.read_bytes)
+        if hooked == before[0]:
+            return
+        await asyncio.to_thread(path.write_bytes, before[0])
+    except OSError:
+        return
+    await ctx.workspace.write_bytes(path, hooked, ctx.edit_context("hook", approved=True))
 
 
 def _doom_loop(tool_id: str, args: dict[str, Any]) -> PermissionAsk:

@@ -45,6 +45,11 @@ class BashParams(ToolParams):
     description: str | None = Field(
         None, description="What the command does in 5-10 words, e.g. 'Run the unit tests'"
     )
+    background: bool = Field(
+        False,
+        description="Run it in the background and return at once with a shell id (servers, watchers); "
+        "read its output with shell_output, stop it with shell_kill",
+    )
 
 
 class BashTool(Tool[BashParams]):
@@ -74,6 +79,8 @@ class BashTool(Tool[BashParams]):
     async def execute(self, params: BashParams, ctx: ToolContext) -> ToolResult:
         cwd = await self.prepare(params, ctx)
         description = params.description or params.command
+        if params.background:
+            return await self._in_background(params, cwd, description, ctx)
         timeout_ms = params.timeout or DEFAULT_TIMEOUT_MS
 
         def live(text: str) -> None:
@@ -104,6 +111,19 @@ class BashTool(Tool[BashParams]):
             killed="it and every process it started were killed",
         )
         return with_blocked(done, result.blocked, result.exit_code)
+
+    async def _in_background(
+        self, params: BashParams, cwd: Path, description: str, ctx: ToolContext
+    ) -> ToolResult:
+        if ctx.shells is None:
+            raise ToolError("background shells are not available here: run the command without background")
+        shell = await ctx.shells.start(params.command, cwd, ctx.session_id, ctx.sandbox)
+        output = (
+            f"Started in the background as {shell.id}. Read its output with shell_output "
+            f"(shell_id {shell.id!r}), stop it with shell_kill when it is no longer needed."
+        )
+        metadata = {"shellID": shell.id, "background": True, "description": description, "output": ""}
+        return ToolResult(title=description, output=output, metadata=metadata)
 
 
 def with_blocked(done: ToolResult, blocked: Sequence[Blocked], exit_code: int | None) -> ToolResult:

@@ -18,6 +18,7 @@ from core.workspace import EditContext, Workspace
 if TYPE_CHECKING:
     from core.question.service import Questions
     from core.sandbox.sandbox import Sandbox
+    from core.tools.shells import BackgroundShells
 
 DEFAULT_MAX_LINES = 2000
 DEFAULT_MAX_BYTES = 51200
@@ -86,6 +87,7 @@ class ToolContext:
     subtasks: SubtaskRunner | None = None
     editor: EditorIntelligence | None = None  # the editor's language servers, where a host has them
     sandbox: Sandbox | None = None  # what confines the commands a tool runs (None: nothing, as in full mode)
+    shells: BackgroundShells | None = None  # commands started with bash background: true
 
     @property
     def output_dir(self) -> Path:

@@ -111,15 +111,10 @@ async def run_command(
             last_report = now
             on_output(tail.last(live_chars))
 
-    # stdin is closed: a pager would hang. Provider keys agentls holds, and the variables it set for
-    # its own libraries (tiktoken's folder), are not the command's business.
-    env = {**for_children(child_environment(os.environ)), "PAGER": "cat", "GIT_PAGER": "cat"}
-    argv = [*shell(), command]
-    confined = sandbox.confine(argv, cwd, env, session_id=session_id) if sandbox is not None else None
-    reaper().start()
-    spawned, done_with = await _spawn(confined, argv, cwd, env, on_data, ask_host)
-    pid = spawned.pid
-    reaper().watch(pid)  # the group is killed even if agentls is killed with -9
+    started = await start_command(
+        command, cwd=cwd, on_data=on_data, sandbox=sandbox, session_id=session_id, ask_host=ask_host
+    )
+    spawned, pid, confined = started.spawned, started.pid, started.confined
     aborted = asyncio.create_task(abort.wait())
     stop: Stop = "exited"
     try:
@@ -134,9 +129,7 @@ async def run_command(
         aborted.cancel()
         if not spawned.exited.done():
             await kill_group(pid, spawned.exited)
-        reaper().forget(pid)
-        spawned.close()
-        done_with()
+        started.finish()
     tail.feed(b"", final=True)
     if on_output is not None:
         on_output(tail.last(live_chars))
@@ -147,6 +140,42 @@ async def run_command(
 
 def _nothing() -> None:
     return None
+
+
+class Started:
+    """A command that was started in its own process group, watched by the reaper (so it dies with
+    agentls, even under kill -9); ``finish`` once it ended, to let go of what it held."""
+
+    def __init__(self, spawned: Spawned, confined: Confined | None, done_with: Callable[[], None]) -> None:
+        self.spawned, self.confined, self._done_with = spawned, confined, done_with
+        self.pid = spawned.pid
+
+    def finish(self) -> None:
+        reaper().forget(self.pid)
+        self.spawned.close()
+        self._done_with()
+
+
+async def start_command(
+    command: str,
+    *,
+    cwd: Path,
+    on_data: Callable[[bytes], None],
+    sandbox: Sandbox | None = None,
+    session_id: str | None = None,
+    ask_host: AskHost | None = None,
+) -> Started:
+    """Start ``command`` (``bash -c``) as ``run_command`` does, confined by ``sandbox``; its output
+    (stdout and stderr merged) goes to ``on_data``."""
+    # stdin is closed: a pager would hang. Provider keys agentls holds, and the variables it set for
+    # its own libraries (tiktoken's folder), are not the command's business.
+    env = {**for_children(child_environment(os.environ)), "PAGER": "cat", "GIT_PAGER": "cat"}
+    argv = [*shell(), command]
+    confined = sandbox.confine(argv, cwd, env, session_id=session_id) if sandbox is not None else None
+    reaper().start()
+    spawned, done_with = await _spawn(confined, argv, cwd, env, on_data, ask_host)
+    reaper().watch(spawned.pid)  # the group is killed even if agentls is killed with -9
+    return Started(spawned, confined, done_with)
 
 
 async def _spawn(

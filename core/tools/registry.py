@@ -14,6 +14,8 @@ from core.tools.glob import GlobTool
 from core.tools.grep import GrepTool
 from core.tools.list import ListTool
 from core.tools.read import ReadTool
+from core.tools.shell_kill import ShellKillTool
+from core.tools.shell_output import ShellOutputTool
 from core.tools.write import WriteTool
 
 
@@ -57,15 +59,7 @@ class ToolRegistry:
 def builtin_registry() -> ToolRegistry:
     """A registry holding the core file and shell tools."""
     registry = ToolRegistry()
-    for tool in (
-        ReadTool(),
-        WriteTool(),
-        EditTool(),
-        ApplyPatchTool(),
-        BashTool(),
-        GrepTool(),
-        GlobTool(),
-        ListTool(),
-    ):
+    builtin = (ReadTool(), WriteTool(), EditTool(), ApplyPatchTool(), BashTool(), ShellOutputTool(), ShellKillTool())
+    for tool in (*builtin, GrepTool(), GlobTool(), ListTool()):
         registry.register(tool)
     return registry

@@ -33,7 +33,8 @@ async def test_a_dialog_asked_after_the_abort_is_rejected_without_being_shown(tm
                                                               config=config, sandbox=None))  # fmt: skip
         place: Any = SimpleNamespace(directory=tmp_path, worktree=tmp_path, data_dir=tmp_path / "data")
         none: Any = None
-        policy = AgentPolicy(settings, place, none, none, permissions, none, none, none)
+        sessions: Any = SimpleNamespace(bus=bus)  # all the policy takes of them here: the bus
+        policy = AgentPolicy(settings, place, sessions, none, permissions, none, none, none)
         abort = asyncio.Event()
         agent = next(a for a in builtin_agents() if a.name == "build")
         ctx = policy.tool_context("ses_1", agent, abort, [Rule("*", "*", "ask")], "msg_1", "call_1")

@@ -2,8 +2,8 @@
 // reads, what the user said to a tool call, and a turn's error that stays in the transcript.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import type { ToolPart } from "../shared/protocol.ts";
-import { turnEnding, userReply } from "../webview/derive.ts";
+import type { HookPart, ToolPart } from "../shared/protocol.ts";
+import { hookSummary, turnEnding, userReply } from "../webview/derive.ts";
 import { heldBackTail, renderMarkdown } from "../webview/markdown.ts";
 import { applyEvent, messagesOf } from "../webview/state.ts";
 import { fixture, freshState, play } from "./fixtures.ts";
@@ -139,5 +139,23 @@ describe("a turn that ends", () => {
     state.dirty.parts.clear();
     applyEvent(state, { type: "message.updated", properties: { info: { ...last.info, error: { name: "aborted", message: "interrupted: agentls stopped during this turn", retryable: false } } } });
     for (const id of texts) assert.ok(state.dirty.parts.has(id), id);
+  });
+});
+
+describe("a hook's run in the transcript", () => {
+  const base: HookPart = {
+    id: "prt_h", sessionID: "s", messageID: "m", type: "hook", event: "PreToolUse", command: "./no-rm.sh",
+    source: "agentls config", exitCode: 0, timedOut: false, durationMs: 12, output: "", effect: null, time: 0,
+  };
+  test("a hook that passed is one quiet line", () => {
+    assert.deepEqual(hookSummary(base), { text: "Hook PreToolUse: ./no-rm.sh — exit 0, 12 ms", failed: false, detail: "agentls config" });
+  });
+  test("a hook that denied says so, and its output is on hover", () => {
+    const shown = hookSummary({ ...base, exitCode: 2, output: "rm is blocked", effect: "denied" });
+    assert.deepEqual(shown, { text: "Hook PreToolUse: ./no-rm.sh — exit 2, 12 ms · denied", failed: true, detail: "agentls config\nrm is blocked" });
+  });
+  test("a hook stopped at its timeout, and one that did not start", () => {
+    assert.equal(hookSummary({ ...base, exitCode: null, timedOut: true }).text, "Hook PreToolUse: ./no-rm.sh — timed out, 12 ms");
+    assert.equal(hookSummary({ ...base, exitCode: null }).text, "Hook PreToolUse: ./no-rm.sh — did not start, 12 ms");
   });
 });

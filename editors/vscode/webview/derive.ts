@@ -1,5 +1,5 @@
 // What the view shows that is computed from the state: usage figures and tool-card summaries.
-import type { JsonObject, ToolPart } from "../shared/protocol.ts";
+import type { HookPart, JsonObject, ToolPart } from "../shared/protocol.ts";
 import { countChanges } from "../src/diff/patch.ts";
 import type { ChatState } from "./state.ts";
 
@@ -121,4 +121,16 @@ export function userReply(part: ToolPart): { label: string; text: string } | und
     return said ? { label: "You rejected it and said:", text: said[1] } : { label: "You rejected it.", text: "" };
   }
   return undefined;
+}
+
+/** A hook's run as the transcript shows it: one line, whether it failed, and where it came from
+ * with its output (the line's tooltip). */
+export function hookSummary(part: HookPart): { text: string; failed: boolean; detail: string } {
+  const ended = part.timedOut ? "timed out" : part.exitCode === null ? "did not start" : `exit ${part.exitCode}`;
+  const effect = part.effect ? ` · ${part.effect}` : "";
+  return {
+    text: `Hook ${part.event}: ${part.command} — ${ended}, ${part.durationMs} ms${effect}`,
+    failed: part.timedOut || part.exitCode !== 0,
+    detail: [part.source, part.output].filter(Boolean).join("\n"),
+  };
 }

@@ -1,9 +1,9 @@
 // The transcript: one element per message and per part, redrawn only when the reducer marks them.
 // Streaming text is rendered incrementally: the stable Markdown prefix once, the tail each frame.
-import type { MessageInfo, Part, ToolPart } from "../shared/protocol.ts";
+import type { HookPart, MessageInfo, Part, ToolPart } from "../shared/protocol.ts";
 import { button, h, type Post, setMarkdown } from "./dom.ts";
 import { addCodeActions } from "./codeblocks.ts";
-import { lineRange, toolSummary, turnEnding, userReply } from "./derive.ts";
+import { hookSummary, lineRange, toolSummary, turnEnding, userReply } from "./derive.ts";
 import { CutScanner, heldBackTail, isFence } from "./markdown.ts";
 import type { ChatState, MessageView } from "./state.ts";
 import { childSession, stepsOf, type Subtasks } from "./subtasks.ts";
@@ -257,6 +257,9 @@ export class Transcript {
       case "compaction":
         el.replaceChildren(h("div", { class: "compaction" }, part.auto ? "— context compacted automatically —" : "— context compacted —"));
         return;
+      case "hook":
+        el.replaceChildren(hookLine(part));
+        return;
       default:
         el.replaceChildren();
     }
@@ -361,4 +364,10 @@ export class Transcript {
     el.className = `part tool status-${s.rejected ? "rejected" : s.status}`;
     el.replaceChildren(head, ...body, ...(nested === null ? [] : [nested]));
   }
+}
+
+/** A hook's run as one line; where it came from and its output on hover. */
+function hookLine(part: HookPart): HTMLElement {
+  const { text, failed, detail } = hookSummary(part);
+  return h("div", { class: failed ? "hook failed" : "hook", title: detail }, text);
 }

@@ -504,4 +504,16 @@ do
   same('a tool under the revert marker', 0)
   mview:destroy()
 end
+-- A hook's run: one line saying how it ended; a failed one shows its output, folded under it.
+do
+  local parts = require('agentls.parts')
+  local base = { id = 'prt_h', sessionID = 's', messageID = 'm', type = 'hook', event = 'PreToolUse', command = './no-rm.sh', source = 'agentls config', durationMs = 12 }
+  local ok = parts.part(vim.tbl_extend('force', base, { exitCode = 0, timedOut = false, output = '' }))
+  T.eq({ '⚓ hook PreToolUse: ./no-rm.sh — exit 0, 12 ms' }, ok.lines, 'a hook that passed')
+  local denied = parts.part(vim.tbl_extend('force', base, { exitCode = 2, timedOut = false, output = 'rm is blocked', effect = 'denied' }))
+  T.eq({ '⚓ hook PreToolUse: ./no-rm.sh — exit 2, 12 ms · denied', '    rm is blocked' }, denied.lines, 'a hook that denied')
+  T.eq({ 1 }, denied.fold, 'its output folds')
+  local hung = parts.part(vim.tbl_extend('force', base, { timedOut = true, output = '' }))
+  T.eq({ '⚓ hook PreToolUse: ./no-rm.sh — timed out, 12 ms' }, hung.lines, 'a hook stopped at its timeout')
+end
 T.no_errors()

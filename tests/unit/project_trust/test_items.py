@@ -43,6 +43,8 @@ def test_items_cover_every_project_path_the_core_reads_only_when_trusted(tmp_pat
         ([".agentls/commands/x.md"], [".agentls"]),
         ([".agentls/skills/s/SKILL.md"], [".agentls"]),
         ([".claude/commands/x.md"], [".claude/commands"]),
+        ([".claude/settings.json!hooks", ".claude/settings.local.json"], [".claude/settings.json"]),
+        ([".claude/settings.local.json!hooks"], [".claude/settings.local.json"]),
         ([".opencode/command/x.md", ".opencode/commands/y.md"], [".opencode/command", ".opencode/commands"]),
         (["sub/agentls.json"], ["sub/agentls.json"]),  # between the worktree and the working directory
         (["sub/.agentls/agentls.jsonc"], ["sub/.agentls/agentls.jsonc"]),
@@ -52,9 +54,10 @@ def test_items_cover_every_project_path_the_core_reads_only_when_trusted(tmp_pat
 def test_what_counts(tmp_path: Path, files: list[str], expected: list[str]) -> None:
     worktree = tmp_path / "p"
     (worktree / "sub" / "deeper").mkdir(parents=True)
-    for name in files:
+    for entry in files:  # "name!hooks": a settings file that configures a hook
+        name, _, hooks = entry.partition("!")
         (worktree / name).parent.mkdir(parents=True, exist_ok=True)
-        (worktree / name).write_text("{}")
+        (worktree / name).write_text('{"hooks": {"Stop": []}}' if hooks else "{}")
     assert items.found(worktree / "sub" / "deeper", worktree) == expected
 
 

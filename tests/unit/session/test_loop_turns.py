@@ -21,6 +21,7 @@ from core.bus import Bus
 from core.config.schema import Config
 from core.errors import ContextOverflowError
 from core.events import AgentWarning
+from core.hooks.service import Hooks
 from core.llm import events as ev
 from core.llm.model import ModelInfo, resolve_model
 from core.llm.request import LLMRequest
@@ -75,6 +76,7 @@ class FakeSettings:
     agents: Agents
     step_services: StepServices
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+    hooks: Hooks = field(default_factory=lambda: Hooks([], Path(".")))
     pinned: int = 0
 
     def pin(self) -> None:

@@ -51,6 +51,7 @@ SAMPLES = [
     },
     {"type": "compaction", "auto": True},
     {"type": "subtask", "prompt": "p", "description": "d", "agent": "explore"},
+    {"type": "hook", "event": "PreToolUse", "command": "./x.sh", "source": "agentls config", "exitCode": 2},
 ]
 
 
@@ -64,8 +65,8 @@ def test_every_part_round_trips(sample: dict[str, object]) -> None:
     assert again == part
 
 
-def test_all_twelve_part_types_are_covered() -> None:
-    assert {s["type"] for s in SAMPLES} == set(PART_TYPES) and len(PART_TYPES) == 12
+def test_all_thirteen_part_types_are_covered() -> None:
+    assert {s["type"] for s in SAMPLES} == set(PART_TYPES) and len(PART_TYPES) == 13
 
 
 def test_unknown_part_type_and_bad_state_are_rejected() -> None:

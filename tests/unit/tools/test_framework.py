@@ -171,7 +171,18 @@ def test_registry_specs_and_duplicates() -> None:
 
 def test_builtin_registry_holds_the_core_tools_with_their_descriptions() -> None:
     registry = builtin_registry()
-    assert registry.ids() == ["read", "write", "edit", "apply_patch", "bash", "grep", "glob", "list"]
+    assert registry.ids() == [
+        "read",
+        "write",
+        "edit",
+        "apply_patch",
+        "bash",
+        "shell_output",
+        "shell_kill",
+        "grep",
+        "glob",
+        "list",
+    ]
     for tool in registry.all():
         assert len(tool.description) > 100, tool.id
     read_only: dict[str, Any] = {t.id: t.read_only for t in registry.all()}
@@ -181,6 +192,8 @@ def test_builtin_registry_holds_the_core_tools_with_their_descriptions() -> None
         "edit": False,
         "apply_patch": False,
         "bash": False,
+        "shell_output": True,
+        "shell_kill": False,
         "grep": True,
         "glob": True,
         "list": True,

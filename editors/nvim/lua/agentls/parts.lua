@@ -118,6 +118,18 @@ function M.part(part)
     return { lines = { '— the conversation above was summarised —' } }
   elseif kind == 'agent' then
     return { lines = { '@' .. part.name } }
+  elseif kind == 'hook' then
+    local ended = part.timedOut and 'timed out'
+      or (part.exitCode == nil or part.exitCode == vim.NIL) and 'did not start'
+      or ('exit ' .. part.exitCode)
+    local effect = (part.effect and part.effect ~= vim.NIL) and (' · ' .. part.effect) or ''
+    local lines = { ('⚓ hook %s: %s — %s, %d ms%s'):format(part.event, part.command, ended, part.durationMs or 0, effect) }
+    if part.output and part.output ~= '' and (part.timedOut or part.exitCode ~= 0) then
+      for _, line in ipairs(split(part.output)) do
+        table.insert(lines, '    ' .. line)
+      end
+    end
+    return { lines = lines, fold = #lines > 1 and { 1 } or nil }
   elseif kind == 'subtask' then
     return { lines = { ('↳ %s: %s'):format(part.agent, part.description) } }
   elseif kind == 'patch' then
