@@ -28,6 +28,7 @@ CORE_COMMANDS: dict[str, str] = {
     "snapshots": "cli.snapshot_cmd",
     "diff": "cli.snapshot_cmd",
     "review": "cli.review_cmd",
+    "worktrees": "cli.worktrees_cmd",
     "auth": "agentls.auth",
 }
 
