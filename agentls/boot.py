@@ -29,6 +29,7 @@ CORE_COMMANDS: dict[str, str] = {
     "diff": "cli.snapshot_cmd",
     "review": "cli.review_cmd",
     "host": "cli.host_cmd",
+    "worktrees": "cli.worktrees_cmd",
     "auth": "agentls.auth",
 }
 

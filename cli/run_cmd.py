@@ -15,6 +15,7 @@ from cli.host_lost import restart_host
 from cli.render import Transcript
 from cli.terminal_input import read_line
 from cli.trust_prompt import settle_trust
+from cli.worktree_run import in_worktree
 from core.events import PermissionAsked, PermissionReplied
 from core.message.models import AssistantMessage
 from core.message.prompt_input import TextInput
@@ -50,6 +51,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     host.add_argument("--no-host", action="store_true", help="run the agent in this process, never in a host")
     parser.add_argument("-C", dest="directory", default=".", help="the project folder")
     parser.add_argument(
+        "--worktree",
+        nargs="?",
+        const="",
+        metavar="NAME",
+        help="work in a new git worktree on branch agentls/NAME (default: the time), leaving your "
+        "checkout alone; `agentls worktrees` merges or discards it",
+    )
+    parser.add_argument(
         "--trust",
         action="store_true",
         help="use the project's own config, commands and MCP servers for this run without asking "
@@ -65,6 +74,8 @@ async def run(args: argparse.Namespace) -> int:
     args.no_terminal = not (args.yes or args.deny or sys.stdin.isatty())
     args.refused = []
     await settle_trust(Path(args.directory), trust_flag=args.trust, terminal=sys.stdin.isatty())
+    if args.worktree is not None:
+        args.directory = str(await in_worktree(Path(args.directory), args.worktree, trust_flag=args.trust))
     app = await open_agent(
         Path(args.directory),
         import_guard=startup_imports,
