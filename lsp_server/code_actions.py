@@ -25,7 +25,7 @@ from core.prompts import load
 from lsp_server import protocol as p
 from lsp_server.diagnostics import format_diagnostic
 from lsp_server.errors import jsonrpc_errors
-from lsp_server.plain_marks import SOURCE as REVIEW_SOURCE
+from lsp_server.plain_marks import SOURCE as HUNK_SOURCE
 from lsp_server.workspace import path_of
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ def code_actions(params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
     selected = params.range.start != params.range.end
     # This server's own hints mark the agent's pending changes (plain_marks): Keep / Undo act on
     # those, not "Ask agent to fix".
-    diagnostics = [d for d in params.context.diagnostics if d.source != REVIEW_SOURCE]
+    diagnostics = [d for d in params.context.diagnostics if d.source != HUNK_SOURCE]
     if _wanted(lsp.CodeActionKind.QuickFix, only):
         for diagnostic in diagnostics:
             if diagnostic.source == REVIEW_SOURCE:

@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from core.editor import EditorActionEdit, EditorCodeAction, EditorFileEdit, EditorTextEdit
 from core.errors import ToolError

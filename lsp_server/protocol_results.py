@@ -171,19 +171,21 @@ class ModeChoiceInfo(Result):
 
 
 class ModeInfo(Result):
-    """``agent/session/mode``: the session's mode (ask, auto, plan) and the modes there are."""
+    """``agent/session/mode``: the session's mode (ask, auto, plan) and the modes there are; no
+    ``sessionID`` (null): the mode a new session starts in."""
 
-    sessionID: str
-    sessionId: str
+    sessionID: str | None
+    sessionId: str | None
     mode: str
     modes: list[ModeChoiceInfo]
 
 
 class EffortInfo(Result):
-    """``agent/session/effort``: how hard the model thinks, and the levels it supports ([]: none)."""
+    """``agent/session/effort``: how hard the model thinks, and the levels it supports ([]: none);
+    no ``sessionID`` (null): a new session's."""
 
-    sessionID: str
-    sessionId: str
+    sessionID: str | None
+    sessionId: str | None
     effort: str
     levels: list[str]
     model: str | None

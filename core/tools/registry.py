@@ -59,7 +59,15 @@ class ToolRegistry:
 def builtin_registry() -> ToolRegistry:
     """A registry holding the core file and shell tools."""
     registry = ToolRegistry()
-    builtin = (ReadTool(), WriteTool(), EditTool(), ApplyPatchTool(), BashTool(), ShellOutputTool(), ShellKillTool())
+    builtin = (
+        ReadTool(),
+        WriteTool(),
+        EditTool(),
+        ApplyPatchTool(),
+        BashTool(),
+        ShellOutputTool(),
+        ShellKillTool(),
+    )
     for tool in (*builtin, GrepTool(), GlobTool(), ListTool()):
         registry.register(tool)
     return registry

@@ -12,4 +12,3 @@ from tests.nvim.harness import Nvim
 def test_the_session_picker_and_its_preview(nvim: Nvim) -> None:
     nvim.model.script(Turn.text("Zebras have stripes."), Turn.text("Okapis have stripes too."))
     nvim.run("picker.lua").check()
-

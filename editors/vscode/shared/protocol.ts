@@ -80,7 +80,7 @@ export interface AgentPromptPart {
  * aborted turn that did not stop in time. Every client shows it.
  */
 export interface AgentWarning {
-  kind: "snapshot" | "small-model" | "abort" | "review" | "sandbox";
+  kind: "snapshot" | "small-model" | "abort" | "review" | "sandbox" | "hooks";
   message: string;
   sessionID?: string;
 }
@@ -262,10 +262,13 @@ export interface EditorQuery {
   text?: string;
 }
 
-/** ``agent/session/effort``: how hard the model thinks, and the levels it supports ([]: none). */
+/**
+ * ``agent/session/effort``: how hard the model thinks, and the levels it supports ([]: none);
+ * no ``sessionID`` (null): a new session's.
+ */
 export interface EffortInfo {
-  sessionID: string;
-  sessionId: string;
+  sessionID: string | null;
+  sessionId: string | null;
   effort: string;
   levels: string[];
   model: string | null;
@@ -339,6 +342,23 @@ export interface FolderItem {
   budget?: number;
 }
 
+/** One run of a user's hook command (core.hooks): which, how it ended, what it decided. */
+export interface HookPart {
+  id: string;
+  sessionID: string;
+  messageID: string;
+  type: "hook";
+  event: string;
+  command: string;
+  source: string;
+  exitCode?: number;
+  timedOut: boolean;
+  durationMs: number;
+  output: string;
+  effect?: string;
+  time: number;
+}
+
 /** One change the agent made to one file in one step. */
 export interface Hunk {
   id: string;
@@ -398,10 +418,13 @@ export interface ModeChoiceInfo {
   description: string;
 }
 
-/** ``agent/session/mode``: the session's mode (ask, auto, plan) and the modes there are. */
+/**
+ * ``agent/session/mode``: the session's mode (ask, auto, plan) and the modes there are; no
+ * ``sessionID`` (null): the mode a new session starts in.
+ */
 export interface ModeInfo {
-  sessionID: string;
-  sessionId: string;
+  sessionID: string | null;
+  sessionId: string | null;
   mode: string;
   modes: ModeChoiceInfo[];
 }
@@ -433,7 +456,8 @@ export type Part =
   | AgentPart
   | RetryPart
   | CompactionPart
-  | SubtaskPart;
+  | SubtaskPart
+  | HookPart;
 
 export interface PartDelta {
   sessionID: string;
@@ -835,7 +859,7 @@ export interface SessionDiffResult {
 
 /** Read a session's effort, or set it first when ``effort`` is given. */
 export interface SessionEffort {
-  sessionID: string;
+  sessionID?: string;
   effort?: string;
   model?: string;
 }
@@ -880,6 +904,7 @@ export interface SessionItem {
 export interface SessionList {
   limit?: number;
   before?: string;
+  messages?: number;
 }
 
 export interface SessionListResult {
@@ -898,7 +923,7 @@ export interface SessionMessagesResult {
 
 /** Read a session's mode, or set it first when ``mode`` is given. */
 export interface SessionMode {
-  sessionID: string;
+  sessionID?: string;
   mode?: string;
 }
 

@@ -145,7 +145,7 @@ describe("a turn that ends", () => {
 describe("a hook's run in the transcript", () => {
   const base: HookPart = {
     id: "prt_h", sessionID: "s", messageID: "m", type: "hook", event: "PreToolUse", command: "./no-rm.sh",
-    source: "agentls config", exitCode: 0, timedOut: false, durationMs: 12, output: "", effect: null, time: 0,
+    source: "agentls config", exitCode: 0, timedOut: false, durationMs: 12, output: "", time: 0,
   };
   test("a hook that passed is one quiet line", () => {
     assert.deepEqual(hookSummary(base), { text: "Hook PreToolUse: ./no-rm.sh — exit 0, 12 ms", failed: false, detail: "agentls config" });
@@ -155,7 +155,9 @@ describe("a hook's run in the transcript", () => {
     assert.deepEqual(shown, { text: "Hook PreToolUse: ./no-rm.sh — exit 2, 12 ms · denied", failed: true, detail: "agentls config\nrm is blocked" });
   });
   test("a hook stopped at its timeout, and one that did not start", () => {
-    assert.equal(hookSummary({ ...base, exitCode: null, timedOut: true }).text, "Hook PreToolUse: ./no-rm.sh — timed out, 12 ms");
-    assert.equal(hookSummary({ ...base, exitCode: null }).text, "Hook PreToolUse: ./no-rm.sh — did not start, 12 ms");
+    // The server leaves out a field whose value is null (docs/protocol.md): no exitCode, no effect.
+    const { exitCode: _exit, ...noExit } = base;
+    assert.equal(hookSummary({ ...noExit, timedOut: true }).text, "Hook PreToolUse: ./no-rm.sh — timed out, 12 ms");
+    assert.equal(hookSummary(noExit).text, "Hook PreToolUse: ./no-rm.sh — did not start, 12 ms");
   });
 });

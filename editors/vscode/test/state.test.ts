@@ -216,8 +216,11 @@ describe("agent.warning", () => {
 
 describe("an empty chat's controls", () => {
   const f = fixture("edit-turn");
-  const modes = { mode: "plan", modes: [{ id: "ask", name: "Ask" }, { id: "plan", name: "Plan" }] };
-  const effort = { effort: "default", levels: ["low", "high"] };
+  const modes = {
+    sessionID: null, sessionId: null, mode: "plan",
+    modes: [{ id: "ask", name: "Ask", description: "asks before edits" }, { id: "plan", name: "Plan", description: "read-only" }],
+  };
+  const effort = { sessionID: null, sessionId: null, effort: "default", levels: ["low", "high"], model: null };
 
   test("a chat with no session shows what its session will start with", () => {
     const state = initialState();
@@ -230,7 +233,7 @@ describe("an empty chat's controls", () => {
 
   test("a session's own controls win over a late draft", () => {
     const state = freshState(f);
-    loadSnapshot(state, { session: f.session, messages: [], permissions: [], questions: [], todos: [], changes: [], busy: false, mode: { mode: "ask", modes: modes.modes } });
+    loadSnapshot(state, { session: f.session, messages: [], permissions: [], questions: [], todos: [], changes: [], busy: false, mode: { ...modes, sessionID: f.session.id, sessionId: f.session.id, mode: "ask" } });
     setDraftControls(state, modes, effort);
     assert.equal(state.mode?.mode, "ask");
     assert.equal(state.effort, null);

@@ -126,7 +126,7 @@ export function userReply(part: ToolPart): { label: string; text: string } | und
 /** A hook's run as the transcript shows it: one line, whether it failed, and where it came from
  * with its output (the line's tooltip). */
 export function hookSummary(part: HookPart): { text: string; failed: boolean; detail: string } {
-  const ended = part.timedOut ? "timed out" : part.exitCode === null ? "did not start" : `exit ${part.exitCode}`;
+  const ended = part.timedOut ? "timed out" : part.exitCode === undefined ? "did not start" : `exit ${part.exitCode}`;
   const effect = part.effect ? ` · ${part.effect}` : "";
   return {
     text: `Hook ${part.event}: ${part.command} — ${ended}, ${part.durationMs} ms${effect}`,

@@ -122,7 +122,12 @@ local function show_permission(dialog)
   local previewed = config.options.diff_preview and type(meta.after) == 'string' and type(meta.filepath) == 'string'
   if previewed and not dialog.close_preview then -- (kept while the user edits the proposal)
     dialog.close_preview, dialog.edited, dialog.focus = review.preview(meta.filepath, meta.after, meta.editable == true)
-  elseif config.options.diff_preview and type(meta.files) == 'table' and type(meta.diff) == 'string' and not dialog.close_preview then
+  elseif
+    config.options.diff_preview
+    and type(meta.files) == 'table'
+    and type(meta.diff) == 'string'
+    and not dialog.close_preview
+  then
     dialog.close_preview = require('agentls.patch_preview').show(meta.diff) -- an edit of several files
   end
   local choices = PERMISSION_CHOICES

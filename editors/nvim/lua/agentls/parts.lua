@@ -123,7 +123,8 @@ function M.part(part)
       or (part.exitCode == nil or part.exitCode == vim.NIL) and 'did not start'
       or ('exit ' .. part.exitCode)
     local effect = (part.effect and part.effect ~= vim.NIL) and (' · ' .. part.effect) or ''
-    local lines = { ('⚓ hook %s: %s — %s, %d ms%s'):format(part.event, part.command, ended, part.durationMs or 0, effect) }
+    local lines =
+      { ('⚓ hook %s: %s — %s, %d ms%s'):format(part.event, part.command, ended, part.durationMs or 0, effect) }
     if part.output and part.output ~= '' and (part.timedOut or part.exitCode ~= 0) then
       for _, line in ipairs(split(part.output)) do
         table.insert(lines, '    ' .. line)

@@ -71,7 +71,7 @@
 --- changes were not recorded (revert and diff cannot see them), no small model for titles, an
 --- aborted turn that did not stop in time. Every client shows it.
 ---@class agentls.AgentWarning
----@field kind "snapshot"|"small-model"|"abort"|"review"|"sandbox"
+---@field kind "snapshot"|"small-model"|"abort"|"review"|"sandbox"|"hooks"
 ---@field message string
 ---@field sessionID? string
 
@@ -227,10 +227,11 @@
 ---@field position? agentls.Position
 ---@field text? string
 
---- ``agent/session/effort``: how hard the model thinks, and the levels it supports ([]: none).
+--- ``agent/session/effort``: how hard the model thinks, and the levels it supports ([]: none);
+--- no ``sessionID`` (null): a new session's.
 ---@class agentls.EffortInfo
----@field sessionID string
----@field sessionId string
+---@field sessionID string|nil
+---@field sessionId string|nil
 ---@field effort string
 ---@field levels string[]
 ---@field model string|nil
@@ -293,6 +294,22 @@
 ---@field files? boolean
 ---@field budget? integer
 
+--- One run of a user's hook command (core.hooks): which, how it ended, what it decided.
+---@class agentls.HookPart
+---@field id string
+---@field sessionID string
+---@field messageID string
+---@field type "hook"
+---@field event string
+---@field command string
+---@field source string
+---@field exitCode? integer
+---@field timedOut boolean
+---@field durationMs integer
+---@field output string
+---@field effect? string
+---@field time integer
+
 --- One change the agent made to one file in one step.
 ---@class agentls.Hunk
 ---@field id string
@@ -347,10 +364,11 @@
 ---@field name string
 ---@field description string
 
---- ``agent/session/mode``: the session's mode (ask, auto, plan) and the modes there are.
+--- ``agent/session/mode``: the session's mode (ask, auto, plan) and the modes there are; no
+--- ``sessionID`` (null): the mode a new session starts in.
 ---@class agentls.ModeInfo
----@field sessionID string
----@field sessionId string
+---@field sessionID string|nil
+---@field sessionId string|nil
 ---@field mode string
 ---@field modes agentls.ModeChoiceInfo[]
 
@@ -379,6 +397,7 @@
 ---| agentls.RetryPart
 ---| agentls.CompactionPart
 ---| agentls.SubtaskPart
+---| agentls.HookPart
 
 ---@class agentls.PartDelta
 ---@field sessionID string
@@ -728,7 +747,7 @@
 
 --- Read a session's effort, or set it first when ``effort`` is given.
 ---@class agentls.SessionEffort
----@field sessionID string
+---@field sessionID? string
 ---@field effort? string
 ---@field model? string
 
@@ -764,6 +783,7 @@
 ---@class agentls.SessionList
 ---@field limit? integer
 ---@field before? string
+---@field messages? integer
 
 ---@class agentls.SessionListResult
 ---@field sessions agentls.Session[]
@@ -778,7 +798,7 @@
 
 --- Read a session's mode, or set it first when ``mode`` is given.
 ---@class agentls.SessionMode
----@field sessionID string
+---@field sessionID? string
 ---@field mode? string
 
 --- A session's autonomy mode changed: ``ask`` (a dialog before each edit), ``auto`` (edits land

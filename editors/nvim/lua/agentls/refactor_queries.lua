@@ -149,7 +149,8 @@ local function offered(params)
     if params.only and #params.only > 0 then
       context.only = params.only
     end
-    local result = request(c, 'textDocument/codeAction', { textDocument = { uri = params.uri }, range = r, context = context }, buf)
+    local result =
+      request(c, 'textDocument/codeAction', { textDocument = { uri = params.uri }, range = r, context = context }, buf)
     for _, action in ipairs(result ~= vim.NIL and result or {}) do
       table.insert(found, { client = c, action = action, buf = buf })
     end
@@ -255,7 +256,12 @@ local function run(params)
     local_command(job.command, { bufnr = job.bufnr, client_id = c.id })
   else
     -- The server's workspace/applyEdit arrives while this waits, and Neovim applies it.
-    request(c, 'workspace/executeCommand', { command = job.command.command, arguments = job.command.arguments }, job.bufnr)
+    request(
+      c,
+      'workspace/executeCommand',
+      { command = job.command.command, arguments = job.command.arguments },
+      job.bufnr
+    )
   end
   local changed = {}
   for buf, tick in pairs(ticks) do
