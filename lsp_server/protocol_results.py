@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict
 
 from core.api_types import RevertResult
 from core.events import AgentInfo, ModelLimitsInfo, PermissionRequest, QuestionRequest, QueuedPrompt
+from core.message.findings import Finding
 from core.message.models import MessageWithParts, Session, Todo
 from core.message.review import Hunk, HunkConflict, ReviewResult
 
@@ -157,6 +158,7 @@ class CommandRunResult(Result):
     session: Session | None
     items: list[CommandItemInfo]
     review: ReviewResult | None  # the core's review result (hunks without their URI)
+    findings: list[Finding] | None  # /review's code review findings
 
 
 class ReviewCommentResult(Result):

@@ -76,7 +76,7 @@ async def test_every_answer_and_event_matches_the_generated_schema(
         ("agent/providers", {}),
         ("agent/permission/list", {}),
         ("agent/question/list", {}),
-        ("agent/session/command", {"sessionID": sid, "command": "review"}),
+        ("agent/session/command", {"sessionID": sid, "command": "changes"}),
         ("agent/review/keep", {"sessionID": sid}),
         ("agent/session/compact", {"sessionID": sid}),
         ("agent/session/prompt", {"sessionID": sid, "parts": [{"type": "text", "text": "again"}]}),

@@ -152,6 +152,7 @@ export interface CommandRunResult {
   session: Session | null;
   items: CommandItemInfo[];
   review: ReviewResult | null;
+  findings: Finding[] | null;
 }
 
 export interface CompactionPart {
@@ -332,6 +333,21 @@ export interface FileSource {
   text?: string;
   start?: number;
   end?: number;
+}
+
+/**
+ * One problem the review found: the file (``file`` relative to the repository, ``path``
+ * absolute), its 1-based lines ``line``..``endLine``, how bad, and why. ``id`` is unique within
+ * one review.
+ */
+export interface Finding {
+  id: string;
+  file: string;
+  path: string;
+  line: number;
+  endLine: number;
+  severity: "high" | "medium" | "low";
+  reason: string;
 }
 
 export interface FolderItem {

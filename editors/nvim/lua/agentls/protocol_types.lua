@@ -135,6 +135,7 @@
 ---@field session agentls.Session|nil
 ---@field items agentls.CommandItemInfo[]
 ---@field review agentls.ReviewResult|nil
+---@field findings agentls.Finding[]|nil
 
 ---@class agentls.CompactionPart
 ---@field id string
@@ -287,6 +288,18 @@
 ---@field text? string
 ---@field start? integer
 ---@field end? integer
+
+--- One problem the review found: the file (``file`` relative to the repository, ``path``
+--- absolute), its 1-based lines ``line``..``endLine``, how bad, and why. ``id`` is unique within
+--- one review.
+---@class agentls.Finding
+---@field id string
+---@field file string
+---@field path string
+---@field line integer
+---@field endLine integer
+---@field severity "high"|"medium"|"low"
+---@field reason string
 
 ---@class agentls.FolderItem
 ---@field kind "folder"
