@@ -269,7 +269,12 @@ scenarios.firstrun = [
       const v = await s.promptValue();
       return v === "This one will fail" ? v : null;
     }, 20000);
-    r.notice = await s.notice();
+    // The prompt comes back when the prompt's request fails; the turn's error notice with the
+    // session's error event, which may land a moment later on a loaded machine: wait for it.
+    r.notice = await until("the turn's error notice", async () => {
+      const n = await s.notice();
+      return n.includes("The turn failed") ? n : null;
+    }, 20000).catch(async () => s.notice());
     await s.wb.shot("failed-turn-prompt-restored");
     await s.chat.$eval("#prompt-input", (el) => { el.value = ""; });
   }],

@@ -103,9 +103,10 @@ def install_run(tmp_path_factory: pytest.TempPathFactory) -> Run:
                 name: {
                     "litellm_provider": "openai",
                     "options": {"api_base": server.openai_base, "api_key": "offline"},
-                    "models": {"t": {"limit": {"context": 8_000, "output": 100}}},
+                    "models": {"t": {"limit": {"context": context, "output": 100}}},
                 }
-                for name, server in (("fake", main), ("titles", titles))
+                # The agent's first request (system prompt and tool specs) is ~9,000 tokens.
+                for name, server, context in (("fake", main, 100_000), ("titles", titles, 8_000))
             },
         }
         settings = {
