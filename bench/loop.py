@@ -3,6 +3,14 @@ time from process start to the first model request, peak RSS; for the reads20 ta
 first request and the uncached bytes per task (``bench/cache_prefix.py``).
 
 Run: .venv/bin/python bench/loop.py   (offline; uses the bundled fake model server)
+     .venv/bin/python bench/loop.py --opencode PATH   also runs the reads20 task through ``opencode
+     run`` (e.g. ``npm install opencode-ai`` in a temp folder, then its ``node_modules/.bin/opencode``)
+     against the same fake model and prints the same figures for it.
+
+reads20 on 2026-12-07 (default family, OpenAI wire; OpenCode 1.18.33 from npm, its default prompt
+for an unknown model): agentls's first request 26,672 bytes (system prompt 6,369, tool specs 20,209),
+34,969 uncached bytes per task, 656,944 bytes over its 21 requests; OpenCode's 30,582 (9,697 and
+20,812), 40,025 uncached, 748,785 in all. Both are byte-stable from step to step.
 """
 
 from __future__ import annotations
@@ -93,6 +101,52 @@ async def tool_gaps(app: Agent, srv: FakeModelServer, root: Path) -> None:
     print(report(f"reads{STEPS}", figures([r.body for r in srv.requests[-(STEPS + 1) :]])))
 
 
+def opencode_reads(opencode: str, tmp: Path) -> None:
+    """The reads20 task through ``opencode run`` against the fake model: the same scripted reads, the
+    same figures over its agent's requests (its titles go to a server of their own)."""
+    root = tmp / "oc-project"
+    root.mkdir()
+    (root / "a.txt").write_text("".join(f"line {i}\n" for i in range(STEPS)))
+    path = "a.txt"  # as the agentls task reads it
+    with FakeModelServer.threaded() as srv, FakeModelServer.threaded() as titles:
+        srv.script(*[Turn.tool_call("read", {"filePath": path, "offset": i + 1}) for i in range(STEPS)])
+        srv.script(Turn.text("done"))
+        titles.script(*[Turn.text("Reads") for _ in range(4)])
+        config = {
+            "$schema": "https://opencode.ai/config.json",
+            "model": "fake/m",
+            "small_model": "titles/t",
+            "provider": {
+                name: {
+                    "npm": "@ai-sdk/openai-compatible",
+                    "options": {"baseURL": server.openai_base, "apiKey": "offline"},
+                    "models": {model: {}},
+                }
+                for name, server, model in (("fake", srv, "m"), ("titles", titles, "t"))
+            },
+        }
+        config_file = tmp / "opencode.json"
+        config_file.write_text(json.dumps(config))
+        # PWD too: OpenCode takes its folder from it, not from the working directory it starts in.
+        env = {
+            **os.environ,
+            "HOME": str(tmp / "oc-home"),
+            "OPENCODE_CONFIG": str(config_file),
+            "PWD": str(root),
+        }
+        proc = subprocess.run(
+            [opencode, "run", "--model", "fake/m", "read it many times"],
+            cwd=root,
+            env=env,
+            capture_output=True,
+            timeout=300,
+        )
+        if proc.returncode != 0:
+            sys.exit(f"opencode run failed ({proc.returncode}):\n{proc.stderr.decode()[-2000:]}")
+        bodies = [r.body for r in srv.requests]
+    print(report(f"reads{STEPS} (OpenCode)", figures(bodies)))
+
+
 def first_request(srv: FakeModelServer, titles: FakeModelServer, root: Path) -> None:
     """Process start of `agentls run` → the first request the model server sees."""
     content = json.dumps(fake_model_config(srv, titles))
@@ -113,6 +167,7 @@ def first_request(srv: FakeModelServer, titles: FakeModelServer, root: Path) -> 
 
 
 async def main() -> None:
+    opencode = sys.argv[sys.argv.index("--opencode") + 1] if "--opencode" in sys.argv else None
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "project"
         root.mkdir()
@@ -135,6 +190,8 @@ async def main() -> None:
             srv2.script(Turn.text("hello"))
             titles2.script(Turn.text("title"))
             first_request(srv2, titles2, root)
+        if opencode is not None:
+            opencode_reads(opencode, Path(tmp))
     print(f"peak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
 
 
