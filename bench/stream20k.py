@@ -10,7 +10,11 @@ Each measured turn runs in a fresh child process (one warm-up turn first, then a
 runs of two checkouts can alternate on a loaded machine: ``--against DIR`` runs the same bench
 against the code in DIR (e.g. ``git archive main | tar -x -C /tmp/base``) turn for turn.
 
-    .venv/bin/python bench/stream20k.py [--deltas 20000] [--runs 5] [--against DIR]
+``--serve``: the same turn through a real ``agentls serve`` (stdio, a plugin client receiving its
+``agent/event`` notifications), the figure being the server process's CPU (its /proc stat: the
+model servers run in the bench) per delta: the agent and the LSP front end together.
+
+    .venv/bin/python bench/stream20k.py [--deltas 20000] [--runs 5] [--against DIR] [--serve]
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -98,6 +103,65 @@ async def one(deltas: int) -> dict[str, float]:
     return {"agent_us": (cpu - text_cpu) / deltas * 1e6, "text_us": text_cpu / deltas * 1e6, "wall": wall}
 
 
+def _process_cpu(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _children() -> set[int]:
+    me = os.getpid()
+    return {int(pid) for pid in Path(f"/proc/{me}/task/{me}/children").read_text().split()}
+
+
+async def serve(tree: Path, deltas: int) -> dict[str, float]:
+    """One turn of ``deltas`` deltas through ``agentls serve`` run from ``tree``, after a warm-up."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))  # the bench's own client and fake servers; the server runs ``tree``
+    from demo.fake_model import FakeModelServer
+    from demo.fake_script import Turn
+    from tests.lsp.conftest import agent_config
+    from tests.lsp.editor import PLUGIN, SERVER, initialize, make_client, server_env
+
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        FakeModelServer.threaded() as srv,
+        FakeModelServer.threaded() as titles,
+    ):
+        root = Path(tmp) / "project"
+        root.mkdir()
+        client, editor = make_client(("agent/event",))
+
+        def received() -> str:
+            events = editor.notifications.get("agent/event", [])
+            return "".join(e["properties"]["delta"] for e in events if e["type"] == "message.part.delta")
+
+        before = _children()
+        env = {**server_env(Path(tmp) / "data"), "PYTHONPATH": str(tree)}
+        await client.start_io(*SERVER, env=env, cwd=str(tree))
+        [pid] = _children() - before
+        await initialize(
+            client, root, PLUGIN, {"config": agent_config(srv, titles, context=1_000_000, output=32_000)}
+        )
+        try:
+            for n in (2_000, deltas):
+                titles.script(Turn.text("A title"))
+                srv.script(Turn.text(answer(n), chunks=n).usage(input=10, output=n))
+                session = await client.protocol.send_request_async("agent/session/create", {})
+                editor.notifications.clear()
+                cpu, wall = _process_cpu(pid), time.perf_counter()
+                params = {"sessionID": session["id"], "parts": [{"type": "text", "text": "stream"}]}
+                await client.protocol.send_request_async("agent/session/prompt", params)
+                async with asyncio.timeout(30):  # the last frame's deltas may follow the answer
+                    while received() != answer(n):
+                        editor.arrived.clear()
+                        await editor.arrived.wait()
+                cpu, wall = _process_cpu(pid) - cpu, time.perf_counter() - wall
+        finally:
+            await client.shutdown_session()
+            await client.stop()
+    return {"agent_us": cpu / deltas * 1e6, "text_us": 0.0, "wall": wall}
+
+
 def child(tree: Path, deltas: int) -> dict[str, float]:
     """One measured turn in a fresh process importing the code of ``tree``."""
     done = subprocess.run(
@@ -118,6 +182,7 @@ def main() -> None:
     parser.add_argument("--deltas", type=int, default=20_000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--against", type=Path, help="another checkout, run turn for turn with this one")
+    parser.add_argument("--serve", action="store_true", help="through a real `agentls serve`")
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--tree", type=Path, default=ROOT, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -129,7 +194,9 @@ def main() -> None:
     runs: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
     for _ in range(args.runs):
         for name, tree in trees.items():
-            runs[name].append(child(tree, args.deltas))
+            runs[name].append(
+                asyncio.run(serve(tree, args.deltas)) if args.serve else child(tree, args.deltas)
+            )
     print(f"stream20k: {args.deltas} deltas per turn, median of {args.runs} runs (interleaved)")
     for name, tree in trees.items():
         agent = [r["agent_us"] for r in runs[name]]
