@@ -14,6 +14,12 @@ session's id only.
 
 ``--against DIR`` runs the host from the code in DIR (the front ends stay this checkout's), round
 for round with this checkout's host.
+
+Figures (2026-12-07, 2 cores shared at load 8-15, medians of 3): with every delta forwarded to every
+front end (main at b5d8b8b, 5,000 deltas a session) the host spent 116.0 µs of CPU per delta for
+one session and 113.8 µs for ten at once, the ten front ends 85.4 and 80.4 µs; with a frame's
+deltas merged (host/broadcast.py) 18.0 and 19.2 µs, front ends 1.6 µs. At 20,000 deltas a
+session: one session 16.0 µs, ten at once 16.6 µs per delta in the host, front ends 0.9-1.0 µs.
 """
 
 from __future__ import annotations
