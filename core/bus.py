@@ -3,7 +3,8 @@
 A subscriber that falls behind never slows the loop. When its queue is full, a new
 ``message.part.delta`` is merged into a pending delta of the same part and field (so no text is
 lost, it arrives in bigger pieces); every other event is always queued, because it is rare and
-each one carries state the client needs.
+each one carries state the client needs. A merged delta keeps its pieces and joins them when it is
+taken: appending each one to a string copied all of it, quadratic in how long the consumer stalls.
 """
 
 from __future__ import annotations
@@ -23,6 +24,19 @@ E = TypeVar("E", bound=Event)
 Listener = Callable[[Event], None]
 
 DEFAULT_QUEUE_SIZE = 1024
+
+
+class _Merged:
+    """Deltas of one part and field merged in a full queue; the event is made when taken."""
+
+    __slots__ = ("first", "pieces")
+
+    def __init__(self, first: PartDelta) -> None:
+        self.first = first
+        self.pieces = [first.delta]
+
+    def event(self) -> PartDelta:
+        return dataclasses.replace(self.first, delta="".join(self.pieces))
 
 
 def _touches_part(event: Event, part_id: str) -> bool:
@@ -47,7 +61,7 @@ class Subscription:
         self._types = types
         self._session_id = session_id
         self._maxsize = maxsize
-        self._queue: deque[Event] = deque()
+        self._queue: deque[Event | _Merged] = deque()
         self._ready = asyncio.Event()
         self._closed = False
         self.coalesced = 0
@@ -74,19 +88,28 @@ class Subscription:
         # about that part was queued after it (merging would reorder text around it).
         for index in range(len(self._queue) - 1, -1, -1):
             pending = self._queue[index]
-            if isinstance(pending, PartDelta) and pending.partID == event.partID:
-                if pending.field != event.field:
+            delta = pending.first if isinstance(pending, _Merged) else pending
+            if isinstance(delta, PartDelta) and delta.partID == event.partID:
+                if delta.field != event.field:
                     return False
-                self._queue[index] = dataclasses.replace(pending, delta=pending.delta + event.delta)
+                if isinstance(pending, _Merged):
+                    pending.pieces.append(event.delta)
+                else:
+                    merged = self._queue[index] = _Merged(delta)
+                    merged.pieces.append(event.delta)
                 return True
-            if _touches_part(pending, event.partID):
+            if _touches_part(delta, event.partID):
                 return False
         return False
+
+    def _take(self) -> Event:
+        item = self._queue.popleft()
+        return item.event() if isinstance(item, _Merged) else item
 
     def get_nowait(self) -> Event | None:
         """The next queued event, or None."""
         if self._queue:
-            return self._queue.popleft()
+            return self._take()
         self._ready.clear()
         return None
 
@@ -97,7 +120,7 @@ class Subscription:
                 raise StopAsyncIteration
             self._ready.clear()
             await self._ready.wait()
-        return self._queue.popleft()
+        return self._take()
 
     def pending(self) -> int:
         """How many events wait in the queue."""

@@ -18,12 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from core.api import Layer
-from core.events import ConfigUpdated, Event
 from core.remote import codec
 from core.remote.connection import Connection, RemoteError
 from core.remote.wire import ENVIRONMENT_MISMATCH, HOST_REPLACED, NOT_ATTACHED, PROTOCOL_MISMATCH
 from host.hub import Hub
-from host.projects import Project
 
 log = logging.getLogger(__name__)
 
@@ -119,7 +117,7 @@ class FrontEnd:
         ]
         project = await self.hub.projects.open(directory, layers)
         if project.handle not in self.listening:
-            self.listening[project.handle] = project.agent.listen(self._forwarder(project))
+            self.listening[project.handle] = project.broadcast.add(self.conn)
         agent = project.agent
         return {
             "project": project.handle,
@@ -133,14 +131,6 @@ class FrontEnd:
             "queued": {sid: codec.dump_result("queued", agent.queued(sid)) for sid in project.queue_sessions},
             "busy": sorted(project.busy),
         }
-
-    def _forwarder(self, project: Project) -> Callable[[Event], None]:
-        def forward(event: Event) -> None:
-            self.conn.notify("event", {"project": project.handle, **event.to_wire()})
-            if isinstance(event, ConfigUpdated):
-                self.conn.notify("facts", {"project": project.handle, "facts": project.facts})
-
-        return forward
 
     async def _call(self, params: dict[str, Any]) -> Any:
         handle = str(params.get("project"))

@@ -17,6 +17,7 @@ from core.events import ConfigUpdated, QueueAdded, SessionIdle, SessionStatus
 from core.open import open_agent
 from core.remote import codec
 from core.remote.connection import described
+from host.broadcast import Broadcast
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +34,8 @@ class Project:
         self.stop_listening = agent.listen(
             self._on_event, ConfigUpdated, QueueAdded, SessionStatus, SessionIdle
         )
+        # After the listener above: a front end's facts are made after it saw a config change.
+        self.broadcast = Broadcast(handle, agent, lambda: self.facts)
 
     def _on_event(self, event: Any) -> None:
         if isinstance(event, QueueAdded):
@@ -99,6 +102,7 @@ class Projects:
         """Close every agent (their running turns are aborted; what they committed stays)."""
         for project in list(self.by_handle.values()):
             project.stop_listening()
+            project.broadcast.stop()
             try:
                 await project.agent.close(grace=1.0)
             except Exception:  # one agent's failure must not keep the others open

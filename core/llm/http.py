@@ -157,12 +157,16 @@ class _Connection:
             self.writer.write(data)
             await _within(timeout, self.writer.drain(), "sending the request")
 
+    def buffered_event(self) -> h11.Event | type[h11.NEED_DATA]:
+        """The next event of the bytes already read, or ``h11.NEED_DATA``."""
+        try:
+            return self.h11.next_event()  # type: ignore[return-value]
+        except h11.RemoteProtocolError as exc:
+            raise ProtocolError(f"the server broke HTTP/1.1: {exc}") from None
+
     async def next_event(self, timeout: float | None) -> h11.Event:
         while True:
-            try:
-                event = self.h11.next_event()
-            except h11.RemoteProtocolError as exc:
-                raise ProtocolError(f"the server broke HTTP/1.1: {exc}") from None
+            event = self.buffered_event()
             if event is not h11.NEED_DATA:
                 return event  # type: ignore[return-value]
             data = await _within(timeout, self.reader.read(READ_SIZE), "waiting for the answer")
@@ -215,10 +219,14 @@ class Response:
 
     async def aiter_bytes(self) -> AsyncIterator[bytes]:
         """The body's bytes, decoded, a network read at a time; the connection goes back to the
-        pool once the answer is complete."""
-        while self._connection is not None:
+        pool once the answer is complete.
+
+        A read holds many chunks of a chunked body (a model server sends one per event): they are
+        joined and yielded once, so the layers above pay once per read, not once per chunk.
+        """
+        while (connection := self._connection) is not None:
             try:
-                event = await self._connection.next_event(self._read_timeout)
+                event: h11.Event | type[h11.NEED_DATA] = await connection.next_event(self._read_timeout)
             except (OSError, ProtocolError) as exc:
                 self._drop()
                 if isinstance(exc, ProtocolError):
@@ -227,10 +235,21 @@ class Response:
             except BaseException:
                 self._drop()
                 raise
-            if isinstance(event, h11.Data):
-                if data := self._decode(bytes(event.data)):
-                    yield data
-            elif isinstance(event, h11.EndOfMessage | h11.ConnectionClosed):
+            pieces: list[bytes] = []
+            broken: ProtocolError | None = None
+            while isinstance(event, h11.Data):
+                pieces.append(event.data)
+                try:
+                    event = connection.buffered_event()
+                except ProtocolError as exc:
+                    broken = exc  # raised after the chunks before it, as they arrived first
+                    break
+            if pieces and (data := self._decode(b"".join(pieces))):
+                yield data
+            if broken is not None:
+                self._drop()
+                raise broken
+            if isinstance(event, h11.EndOfMessage | h11.ConnectionClosed):
                 if tail := self._flush():
                     yield tail
                 self._finish()

@@ -14,22 +14,28 @@ class SSEDecoder:
         self._data: list[str] = []
 
     def feed(self, chunk: bytes) -> list[tuple[str, str]]:
-        """The events completed by ``chunk`` (lines are split before decoding, so UTF-8 stays whole)."""
-        lines = (self._buffer + chunk).split(b"\n")
-        self._buffer = lines.pop()
+        """The events completed by ``chunk``.
+
+        The complete lines are decoded together, once per chunk (a chunk holds many events); a
+        line's end is a byte no UTF-8 sequence contains, so a character split across two chunks
+        waits whole in the buffer.
+        """
+        complete, newline, self._buffer = (self._buffer + chunk).rpartition(b"\n")
+        if not newline:  # no line ended yet: all of it is the buffer now
+            return []
         out: list[tuple[str, str]] = []
-        for raw in lines:
-            line = raw.decode("utf-8", "replace")
+        data = self._data
+        for line in complete.decode("utf-8", "replace").split("\n"):
             if line.endswith("\r"):
                 line = line[:-1]
-            if not line:
-                if self._data:
-                    out.append((self._event, "\n".join(self._data)))
-                    self._data = []
-                self._event = ""
-            elif line.startswith("data:"):
+            if line.startswith("data:"):
                 value = line[5:]
-                self._data.append(value[1:] if value.startswith(" ") else value)
+                data.append(value[1:] if value.startswith(" ") else value)
+            elif not line:
+                if data:
+                    out.append((self._event, "\n".join(data)))
+                    data.clear()
+                self._event = ""
             elif line.startswith("event:"):
                 self._event = line[6:].strip()
             # ``id:``, ``retry:`` and ``:comment`` lines carry nothing a model stream needs.

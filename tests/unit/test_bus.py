@@ -40,6 +40,21 @@ def test_full_queue_coalesces_deltas_without_losing_text() -> None:
     assert sub.coalesced == 97
 
 
+def test_a_long_stall_becomes_one_delta_per_part_with_every_piece_in_order() -> None:
+    bus = Bus()
+    sub = bus.subscribe(maxsize=2)
+    pieces = [f"<{i}>" for i in range(20_000)]
+    for i, piece in enumerate(pieces):
+        bus.publish(delta("p1" if i % 2 else "p2", piece))
+    events = drain(sub)
+    assert [(e.partID, e.sessionID, e.messageID) for e in events] == [  # type: ignore[attr-defined]
+        ("p2", "ses_1", "msg_1"),
+        ("p1", "ses_1", "msg_1"),
+    ]
+    assert [e.delta for e in events] == ["".join(pieces[0::2]), "".join(pieces[1::2])]  # type: ignore[attr-defined]
+    assert sub.coalesced == 19_998
+
+
 def test_coalescing_never_reorders_around_other_events_of_the_part() -> None:
     bus = Bus()
     sub = bus.subscribe(maxsize=2)

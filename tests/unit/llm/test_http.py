@@ -116,6 +116,39 @@ async def test_a_body_cut_short_is_a_protocol_error_and_the_connection_is_not_ke
         assert client.idle_connections == 0
 
 
+async def test_the_chunks_of_one_read_come_as_one_piece_and_a_broken_one_after_them_raises() -> None:
+    events = [b"data: %d\n\n" % i for i in range(50)]
+    chunks = b"".join(b"%x\r\n%s\r\n" % (len(e), e) for e in events)
+
+    def server(ending: bytes) -> RawServer:
+        async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await read_request(reader)
+            head = b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n"
+            writer.write(head + chunks + ending)  # one write: the client reads it at once
+            await writer.drain()
+            await reader.read()
+
+        return RawServer(answer)
+
+    async with server(b"0\r\n\r\n") as whole:
+        client = http.Client(environ={})
+        response = await _post(client, whole.url)
+        assert [piece async for piece in response.aiter_bytes()] == [b"".join(events)]
+        assert client.idle_connections == 1
+        await client.aclose()
+
+    async with server(b"zz\r\nnot a chunk size\r\n") as broken:
+        client = http.Client(environ={})
+        response = await _post(client, broken.url)
+        received: list[bytes] = []
+        with pytest.raises(http.ProtocolError, match=r"broke HTTP/1\.1"):
+            async for piece in response.aiter_bytes():
+                received.append(piece)
+        assert received == [b"".join(events)]  # what came before the broken chunk, first
+        assert client.idle_connections == 0
+        await client.aclose()
+
+
 async def test_refused_connections_and_silent_servers_fail_with_their_kind() -> None:
     async with RawServer(_answer_ok) as server:
         url = server.url

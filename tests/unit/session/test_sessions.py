@@ -172,7 +172,37 @@ async def test_every_delta_is_published_at_once(sessions: Sessions, project: Pro
         sessions.append_delta(part, "text", word)
     deltas = [e for e in drain(sub) if isinstance(e, PartDelta)]
     assert [(d.partID, d.field, d.delta) for d in deltas] == [(part.id, "text", w) for w in "abc"]
-    assert part.text == "abc"  # the caller's part is the live part
+    assert part.text == ""  # not rebuilt per delta (that copied the whole text each time)
+    await sessions.flush()
+    assert part.text == "abc"  # the caller's part is the live part, joined when written
+
+
+async def test_a_long_answer_is_joined_once_per_write(
+    sessions: Sessions, project: Project, store: CountingStore
+) -> None:
+    s, part = await _live_text(sessions, project)
+    pieces = [f"w{i:05d}" for i in range(20_000)]
+    for piece in pieces:
+        assert sessions.append_delta(part, "text", piece) is part
+    assert store.batches == 0
+    [message] = [m for m in await sessions.messages(s.id) if m.info.id == part.messageID]
+    assert [p.text for p in message.parts if isinstance(p, TextPart)] == ["".join(pieces)]
+    assert part.text == "".join(pieces) and store.batches == 1
+    sessions.append_delta(part, "text", "!")
+    await sessions.end_part(part)
+    assert await _stored_text(store, part) == "".join(pieces) + "!"
+
+
+async def test_update_part_of_the_live_part_keeps_its_deltas(
+    sessions: Sessions, project: Project, store: Store
+) -> None:
+    _, part = await _live_text(sessions, project)
+    sessions.append_delta(part, "text", "kept ")
+    part.synthetic = True  # another field changed on the live part itself
+    await sessions.update_part(part)
+    sessions.append_delta(part, "text", "and more")
+    await sessions.flush()
+    assert await _stored_text(store, part) == "kept and more"
 
 
 async def test_many_deltas_become_one_write_per_flush_window(
