@@ -51,6 +51,11 @@ class SubtaskRunner(Protocol):
         self, ctx: ToolContext, agent: str, prompt: str, description: str, task_id: str | None
     ) -> SubtaskResult: ...
 
+    async def start_background(
+        self, ctx: ToolContext, agent: str, prompt: str, description: str, task_id: str | None
+    ) -> str:
+        """Start the subagent beside the caller's turn; the child session's id (its result comes later)."""
+
 
 def _no_update(title: str | None, metadata: dict[str, Any]) -> None:
     # Live updates are a courtesy to the UI; a context without a listener loses nothing by dropping them.
