@@ -127,3 +127,79 @@ async def test_the_parent_goes_on_while_two_run_and_their_results_reach_it(
     final = {a.description: a.status for a in await app.background_agents(session.id)}
     assert final == {"job JOB-A": "completed", "job JOB-B": "stopped"}
     assert model.pending == 0
+
+
+def tool_outputs(messages: list) -> list[str]:  # type: ignore[type-arg]
+    return [
+        str(getattr(p.state, "output", None) or getattr(p.state, "error", ""))
+        for m in messages
+        for p in m.parts
+        if isinstance(p, ToolPart)
+    ]
+
+
+async def test_the_parent_may_not_overwrite_a_file_a_background_sub_agent_changed(
+    make_harness: HarnessFactory, model: FakeModelServer, project: Path
+) -> None:
+    harness = await make_harness(permission="allow")
+    app = harness.agent
+    shared, gate = project / "shared.py", project / "gate"
+    model.script(
+        Turn.tool_call("task", task("JOB-C")),
+        Turn.tool_call("bash", {"command": wait_for_file(shared), "description": "wait for C"}),
+        Turn.tool_call("write", {"filePath": "shared.py", "content": "parent's\n"}),
+        Turn.text("I leave shared.py to C."),
+        Turn.text("C is done; now I can edit it."),
+    )
+    model.script_for(
+        "JOB-C",
+        Turn.tool_call("write", {"filePath": "shared.py", "content": "C's\n"}),
+        Turn.tool_call("bash", {"command": wait_for_file(gate), "description": "wait"}),
+        Turn.tool_call("write", {"filePath": "calc.py", "content": "C's calc\n"}),
+        Turn.text("C done."),
+    )
+    session = await app.create_session()
+    answer = await asyncio.wait_for(app.prompt(session.id, [TextInput(text="work with C")]), 20)
+    assert text_of(answer) == "I leave shared.py to C."
+    refused = tool_outputs(await app.messages(session.id))[-1]
+    assert "shared.py is being changed by the sub-agent @general" in refused
+    assert "leave this file to it until its result arrives" in refused
+    assert shared.read_text() == "C's\n"  # nothing of the parent's write landed
+    # calc.py is no one's: C may write it.
+    noted = asyncio.create_task(wait_for(app, SessionIdle, lambda e: e.sessionID == session.id, 20))
+    gate.write_text("open")
+    await noted
+    assert (project / "calc.py").read_text() == "C's calc\n"
+    assert model.pending == 0
+
+
+async def test_a_fifth_background_sub_agent_is_refused_and_closing_stops_the_four(
+    make_harness: HarnessFactory, model: FakeModelServer, project: Path
+) -> None:
+    harness = await make_harness(permission="allow")
+    app = harness.agent
+    gate = project / "never"
+    first = Turn.tool_call("task", task("JOB-1"))
+    for n in range(2, 6):
+        first = first.tool_call("task", task(f"JOB-{n}"))
+    model.script(first, Turn.text("Four run; the fifth waits."))
+    for n in range(1, 6):
+        model.script_for(
+            f"JOB-{n}", Turn.tool_call("bash", {"command": wait_for_file(gate), "description": "w"})
+        )
+    session = await app.create_session()
+    answer = await asyncio.wait_for(app.prompt(session.id, [TextInput(text="five jobs")]), 20)
+    assert text_of(answer) == "Four run; the fifth waits."
+    outputs = tool_outputs(await app.messages(session.id))
+    assert sum("Started in the background" in o for o in outputs) == 4
+    [refusal] = [o for o in outputs if "Started" not in o]
+    assert "this session already runs 4 background sub-agents" in refusal
+    assert "wait for a result, or run this task without background" in refusal
+    async with asyncio.timeout(20):  # the four wait on the gate, each in its own command
+        while len(running(str(gate))) < 4:
+            await asyncio.sleep(0.02)
+    requests = len(model.requests)
+    await harness.close()
+    assert running(str(gate)) == []  # closing stopped them, commands and all
+    assert len(model.requests) == requests  # and started no turn of the parent for their news
+    assert model.pending == 1  # the fifth sub-agent never asked
