@@ -260,7 +260,7 @@ class AgentApp:
 
     async def message_background_agent(self, session_id: str, text: str) -> None:
         """Queue a message into a running background sub-agent (its next step sees it)."""
-        self._wiring.background.send(session_id, text)
+        await self._wiring.background.send(session_id, text)
 
     async def background_shells(self, session_id: str | None = None) -> list[BackgroundShell]:
         """The background shells (of one session, or all), running and exited."""

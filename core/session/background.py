@@ -121,8 +121,8 @@ class BackgroundAgents:
         await self._kill_shells(session_id)
         return run.info
 
-    def send(self, session_id: str, text: str) -> None:
-        """Queue a message into a running sub-agent: its next step sees it."""
+    async def send(self, session_id: str, text: str) -> None:
+        """Store a message in a running sub-agent's session: its next step sees it."""
         run = self._runs.get(session_id)
         if run is None:
             raise NotFoundError(f"there is no background sub-agent {session_id}")
@@ -133,9 +133,15 @@ class BackgroundAgents:
             )
         if not text.strip():
             raise InvalidInputError("a message to a sub-agent cannot be empty")
-        # Joins the running turn (stored now, seen at its next step); the turn's answer is delivered
-        # to the parent by the run itself.
-        self._spawn(self._message(session_id, run.info.agent, text), f"message {session_id}")
+        # Stored now (the answer to the caller means it is there); the running turn reloads its
+        # history at each step, and its final answer is delivered to the parent by the run.
+        inputs = [TextInput(text=text)]
+        await self._turns.prompt(session_id, inputs, agent=run.info.agent, no_reply=True, subagent=True)
+        if not self._turns.is_busy(session_id):
+            raise InvalidInputError(
+                f"the background sub-agent {session_id} ended as the message arrived: the message is "
+                "kept in its session, unanswered; its parent can continue it with the task tool's task_id"
+            )
 
     async def close(self) -> None:
         """Stop every sub-agent without delivering results (the agent closes)."""
@@ -164,7 +170,9 @@ class BackgroundAgents:
                 aborted = final.error.name == "aborted"
                 status, error = ("stopped", None) if aborted else ("failed", final.error.message)
             text = "".join(p.text for p in answer.parts if isinstance(p, TextPart) and not p.synthetic)
-        ended = info.model_copy(update={"status": status, "error": error, "ended": now_ms(), "tool": None})
+        # run.info, not info: the steps, tokens and tool seen while it ran.
+        update = {"status": status, "error": error, "ended": now_ms(), "tool": None}
+        ended = run.info.model_copy(update=update)
         run.info = ended
         self.claims.release(info.sessionID)
         body = _report(ended, text.strip())
@@ -182,12 +190,6 @@ class BackgroundAgents:
             await self._turns.prompt(info.parentID, [item], subagent=True)
         except AgentError as exc:  # the parent was deleted, or its turn aborted (the message stays)
             log.info("the result of %s reached %s without an answer: %s", info.sessionID, info.parentID, exc)
-
-    async def _message(self, session_id: str, agent: str, text: str) -> None:
-        try:
-            await self._turns.prompt(session_id, [TextInput(text=text)], agent=agent, subagent=True)
-        except AgentError as exc:
-            log.info("a message to background sub-agent %s: %s", session_id, exc)
 
     def _spawn(self, work: Awaitable[None], name: str) -> asyncio.Task[None]:
         task = asyncio.ensure_future(work)

@@ -124,8 +124,8 @@ async def test_the_parent_goes_on_while_two_run_and_their_results_reach_it(
     )
     last = model.requests[-1].messages
     assert any("A: the answer is 42." in str(m.get("content")) for m in last if m.get("role") == "user")
-    final = {a.description: a.status for a in await app.background_agents(session.id)}
-    assert final == {"job JOB-A": "completed", "job JOB-B": "stopped"}
+    final = {a.description: (a.status, a.step) for a in await app.background_agents(session.id)}
+    assert final == {"job JOB-A": ("completed", 2), "job JOB-B": ("stopped", 1)}  # steps seen while they ran
     assert model.pending == 0
 
 
