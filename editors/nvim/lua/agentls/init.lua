@@ -42,6 +42,7 @@ local function subscribe()
   table.insert(client.event_handlers, require('agentls.review_signs').on_event)
   table.insert(client.event_handlers, require('agentls.notify').on_event)
   table.insert(client.event_handlers, require('agentls.mode').on_event)
+  table.insert(client.event_handlers, require('agentls.background').on_event)
   M.state:subscribe(function(kind, session_id, data)
     if kind == 'status' or kind == 'session' or kind == 'message' or kind == 'queue' then
       follow_status()

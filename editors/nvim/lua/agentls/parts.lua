@@ -60,14 +60,20 @@ function M.footer(info)
   return { lines = {} }
 end
 
---- A short description of what a tool call works on, from its input.
+--- A short description of what a tool call works on, from its input: one line (a command of several
+--- lines shows its first, with `…`).
 function M.tool_subject(part)
   local state = part.state or {}
-  if state.title and state.title ~= '' then
-    return state.title
+  local subject = state.title
+  if not subject or subject == '' then
+    local input = state.input or {}
+    subject = relpath(input.filePath) or input.command or input.pattern or input.url or input.description or ''
   end
-  local input = state.input or {}
-  return relpath(input.filePath) or input.command or input.pattern or input.url or input.description or ''
+  if type(subject) ~= 'string' then
+    return ''
+  end
+  local first = subject:match('^([^\n]*)\n')
+  return first and (first .. ' …') or subject
 end
 
 local function tool(part)
