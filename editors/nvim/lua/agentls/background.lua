@@ -66,6 +66,12 @@ function M.on_event(event)
   end
 end
 
+--- Whether an error of `session_id` is said already: a background sub-agent's abort is its stop,
+--- which `M.ended` announces (one message, not two).
+function M.said(session_id, err)
+  return session_id ~= nil and M.agents[session_id] ~= nil and err.name == 'aborted'
+end
+
 ---@param ended agentls.BackgroundAgentEnded
 function M.ended(ended)
   local a = ended.agent

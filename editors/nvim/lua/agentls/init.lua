@@ -50,7 +50,7 @@ local function subscribe()
       require('agentls.chat').on_config(data)
     elseif kind == 'deleted' then
       require('agentls.chat').forget(session_id)
-    elseif kind == 'error' and data then
+    elseif kind == 'error' and data and not require('agentls.background').said(session_id, data) then
       vim.notify('agentls: ' .. (data.message or data.name or 'error'), vim.log.levels.ERROR)
     elseif kind == 'warning' and data then
       vim.notify('agentls: ' .. (data.message or 'warning'), vim.log.levels.WARN)
