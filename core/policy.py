@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Collection
+from functools import partial
 from typing import Protocol
 
 from core.agent.agents import effective_ruleset
@@ -34,7 +35,7 @@ from core.session.prompt import parse_model_ref
 from core.session.records import Place
 from core.session.sessions import Sessions
 from core.tools.base import ToolSet
-from core.tools.context import SubtaskRunner, ToolContext
+from core.tools.context import SubtaskRunner, ToolContext, no_claims
 from core.tools.editor import EditorTool
 from core.tools.registry import ToolRegistry
 from core.tools.shells import BackgroundShells
@@ -161,6 +162,7 @@ class AgentPolicy:
             editor=self.editor,
             sandbox=state.sandbox,
             shells=self.shells,
+            claim=partial(self.claims.check_all, session_id) if self.claims is not None else no_claims,
         )
 
     def cancel_dialogs(self, session_id: str) -> None:

@@ -12,7 +12,7 @@ refactors), which are how the agent changes files.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from core.errors import ToolError
@@ -43,15 +43,22 @@ class FileClaims:
 
     def check(self, session_id: str, path: Path) -> None:
         """Claim ``path`` for ``session_id``'s writer, or raise ToolError when another one holds it."""
+        self.check_all(session_id, [path])
+
+    def check_all(self, session_id: str, paths: Sequence[Path]) -> None:
+        """Claim every one of ``paths``, or none (ToolError names the first another writer holds):
+        a change of several files (``apply_patch``) is refused before it writes any."""
         root, writer = self._team.writer_of(session_id)
         running = self._team.running_in(root)
         if not running:
             self.release_tree(root)
             return
-        owner = self._owners.get((root, path))
-        if owner is not None and owner != writer and (owner == root or owner in running):
-            raise ToolError(self._refusal(path, owner, writer, root))
-        self._owners[(root, path)] = writer
+        for path in paths:
+            owner = self._owners.get((root, path))
+            if owner is not None and owner != writer and (owner == root or owner in running):
+                raise ToolError(self._refusal(path, owner, writer, root))
+        for path in paths:
+            self._owners[(root, path)] = writer
 
     def release(self, writer: str) -> None:
         """The files ``writer`` (a background sub-agent that ended) held are free again."""
