@@ -292,6 +292,11 @@ class Agent(Protocol):
         InvalidInputError once it has ended; NotFoundError: no such sub-agent."""
         ...
 
+    async def background_settled(self, session_id: str) -> None:
+        """Wait until the session has no background sub-agent running and the turns their results
+        started have ended."""
+        ...
+
     async def background_shells(self, session_id: str | None = None) -> list[BackgroundShell]:
         """The background shells (of one session, or all) with their last lines
         (event: ``background.shell.updated`` when one starts or ends)."""

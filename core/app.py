@@ -262,6 +262,10 @@ class AgentApp:
         """Queue a message into a running background sub-agent (its next step sees it)."""
         await self._wiring.background.send(session_id, text)
 
+    async def background_settled(self, session_id: str) -> None:
+        """Wait until no background sub-agent of the session runs and their results were answered."""
+        await self._wiring.background.settled(session_id)
+
     async def background_shells(self, session_id: str | None = None) -> list[BackgroundShell]:
         """The background shells (of one session, or all), running and exited."""
         return self._wiring.policy.shells.listing(session_id)

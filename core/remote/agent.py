@@ -267,6 +267,9 @@ class RemoteAgent:
     async def message_background_agent(self, session_id: str, text: str) -> None:
         await self.call("message_background_agent", session_id=session_id, text=text)
 
+    async def background_settled(self, session_id: str) -> None:
+        await self.call("background_settled", session_id=session_id)
+
     async def background_shells(self, session_id: str | None = None) -> list[BackgroundShell]:
         result: list[BackgroundShell] = await self.call("background_shells", session_id=session_id)
         return result

@@ -60,6 +60,7 @@ class BackgroundAgents:
         self._parent_of, self._kill_shells = parent_of, kill_shells
         self._runs: dict[str, _Run] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        self._deliveries: dict[str, set[asyncio.Task[None]]] = {}  # by parent: results on their way
         self._closing = False
         self.claims = FileClaims(Team(self._writer_of, self._running_in, self._describe))
         bus.listen(self._seen, PartUpdated, SessionDeleted)
@@ -143,6 +144,16 @@ class BackgroundAgents:
                 "kept in its session, unanswered; its parent can continue it with the task tool's task_id"
             )
 
+    async def settled(self, parent_id: str) -> None:
+        """Wait until ``parent_id`` has no background sub-agent running and the turns their results
+        started have ended (``agentls run`` waits so, instead of stopping them when it exits)."""
+        while True:
+            runs = [r.task for r in self._runs.values() if r.info.parentID == parent_id and r.task]
+            waiting = [t for t in [*runs, *self._deliveries.get(parent_id, ())] if not t.done()]
+            if not waiting:
+                return
+            await asyncio.wait(waiting)
+
     async def close(self) -> None:
         """Stop every sub-agent without delivering results (the agent closes)."""
         self._closing = True
@@ -180,7 +191,10 @@ class BackgroundAgents:
         self._bus.publish(BackgroundAgentUpdated(sessionID=info.parentID, agent=ended))
         self._bus.publish(BackgroundAgentEnded(sessionID=info.parentID, agent=ended, summary=summary))
         if not self._closing:
-            self._spawn(self._deliver(ended, body), f"deliver {info.sessionID}")
+            delivery = self._spawn(self._deliver(ended, body), f"deliver {info.sessionID}")
+            waiting = self._deliveries.setdefault(info.parentID, set())
+            waiting.add(delivery)
+            delivery.add_done_callback(waiting.discard)
 
     async def _deliver(self, info: BackgroundAgent, body: str) -> None:
         """The result as a message to the parent (its running turn's next step, or a turn of its own)."""

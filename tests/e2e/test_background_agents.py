@@ -5,6 +5,7 @@ of their own, and stopping one kills its commands and background shells (checked
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 from pathlib import Path
 
@@ -15,8 +16,9 @@ from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
 from tests.harness import wait_for
 
-from .conftest import HarnessFactory, text_of
+from .conftest import HarnessFactory, fake_config, text_of
 from .test_background_shells import running
+from .test_cli import agentls, clean_env
 
 
 def task(key: str, background: bool = True) -> dict[str, object]:
@@ -203,3 +205,20 @@ async def test_a_fifth_background_sub_agent_is_refused_and_closing_stops_the_fou
     assert running(str(gate)) == []  # closing stopped them, commands and all
     assert len(model.requests) == requests  # and started no turn of the parent for their news
     assert model.pending == 1  # the fifth sub-agent never asked
+
+
+async def test_agentls_run_waits_for_the_background_sub_agents_report_and_its_turn(
+    tmp_path: Path, project: Path, model: FakeModelServer, title_model: FakeModelServer
+) -> None:
+    model.script(
+        Turn.tool_call("task", task("JOB-R")),
+        Turn.text("Waiting for R."),
+        Turn.text("R says 42."),
+    )
+    model.script_for("JOB-R", Turn.text("R: the answer is 42."))
+    env = clean_env(tmp_path)
+    env["AGENTLS_CONFIG_CONTENT"] = json.dumps(fake_config(model, title_model, permission="allow"))
+    code, out, err = await agentls("run", "ask R", cwd=project, env=env)
+    assert code == 0, err
+    assert out.index("Waiting for R.") < out.index("R says 42."), out  # the report's own turn, printed
+    assert model.pending == 0
