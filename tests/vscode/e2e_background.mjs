@@ -101,6 +101,11 @@ await runPhases(args, [
     r.notification = await until("a notification that it was stopped", async () => (await wb.notifications()).find((n) => n.includes("background sub-agent @general")), 20000);
     // Its report reaches the parent, whose turn answers it.
     await until("the parent's answer to the news", async () => (await chat.$$eval(".message.assistant .md", (els) => els.map((e) => e.textContent).join("\n"))).includes("Noted: the job was stopped."), 30000);
+    r.report = await chat.evaluate(() => {
+      const report = document.querySelector(".subagent-report");
+      const message = report?.closest(".message");
+      return { summary: report?.querySelector("summary")?.textContent ?? "", who: message?.querySelector(".who")?.textContent ?? "", text: report?.querySelector(".user-text")?.textContent ?? "" };
+    });
     await wb.shot("background-stopped");
   }],
   ["open", async (wb, r) => {

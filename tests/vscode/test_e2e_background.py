@@ -102,6 +102,9 @@ def test_stopping_the_sub_agent_kills_its_command_and_says_so(run: Run) -> None:
     assert r["before"] >= 1 and r["after"] == [], r
     assert "was stopped" in r["notification"], r
     assert r["row"]["buttons"] == ["Open"] and r["row"]["state"].startswith("stopped · 2 steps"), r
+    # Its news in the parent's transcript: the sub-agent's, not an empty "You".
+    assert r["report"]["summary"] == "Report of the background sub-agent @general: the long job", r
+    assert r["report"]["who"] == "Sub-agent" and "was stopped by the user" in r["report"]["text"], r
 
 
 def test_open_shows_the_sub_agents_transcript(run: Run) -> None:

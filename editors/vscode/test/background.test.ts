@@ -4,6 +4,7 @@ import { test } from "node:test";
 import type { AgentEvent, BackgroundAgent, BackgroundShell } from "../shared/protocol.ts";
 import { agentState, applyBackgroundEvent, elapsed, emptyBackground, pillText, shellState } from "../webview/backgroundState.ts";
 import { applyEvent, initialState, loadSnapshot } from "../webview/state.ts";
+import { onlyReports, reportOf } from "../webview/subagentReport.ts";
 
 const P = "ses_parent";
 const agent = (id: string, over: Partial<BackgroundAgent> = {}): BackgroundAgent => ({
@@ -61,4 +62,13 @@ test("the reducer keeps the session's background work from the snapshot and its 
   applyEvent(state, updated(agent("a", { status: "completed", ended: 9_000 })));
   assert.equal(state.background.agents[0]?.status, "completed");
   assert.equal(state.dirty.background, true);
+});
+
+test("a background sub-agent's report is known by its part's context kind", () => {
+  const part = { id: "p", sessionID: P, messageID: "m", type: "text" as const, text: "The report.", synthetic: true, metadata: { context: { kind: "subagent", label: "@general: job" } } };
+  assert.deepEqual(reportOf(part), { label: "@general: job", text: "The report." });
+  assert.equal(onlyReports([part]), true);
+  assert.equal(reportOf({ ...part, metadata: { context: { kind: "folder", label: "src" } } }), undefined);
+  assert.equal(reportOf({ ...part, synthetic: false }), undefined);
+  assert.equal(onlyReports([part, { ...part, synthetic: false }]), false);
 });

@@ -116,6 +116,10 @@ end, 'the notification')
 T.ok(not T.winbar():find('⧗', 1, true), 'nothing runs: ' .. T.winbar())
 T.eq({ 'stopped', 'stopped' }, { ended[1].agent.status, ended[1].summary }, 'User AgentlsAgentEnded')
 T.idle(session)
+T.wait(function()
+  return T.text(T.transcript()):find('⤷ report of the background sub-agent @general: the long job', 1, true)
+end, "the sub-agent's report, named, in the parent's transcript")
+T.ok(T.text(T.transcript()):find('was stopped by the user', 1, true), 'its text (folded) in the buffer')
 
 table.insert(want, { pick = the_agent, action = 'Open transcript' })
 local child = agent().sessionID

@@ -104,6 +104,15 @@ end
 function M.part(part)
   local kind = part.type
   if kind == 'text' then
+    local context = type(part.metadata) == 'table' and part.metadata.context or nil
+    if part.synthetic and type(context) == 'table' and context.kind == 'subagent' then
+      -- A background sub-agent's report to its parent (docs/protocol.md): named, its text folded.
+      local lines = { '⤷ report of the background sub-agent ' .. tostring(context.label or '?') }
+      for _, line in ipairs(split(part.text)) do
+        table.insert(lines, '    ' .. line)
+      end
+      return { lines = lines, fold = { 1 } }
+    end
     if part.synthetic or part.ignored then
       return { lines = {} }
     end
