@@ -189,6 +189,7 @@ class AgentApp:
     async def delete_session(self, session_id: str) -> None:
         """Delete a session with its messages and child sessions."""
         self._wiring.queue.clear(session_id)
+        await self._wiring.background.stop_under(session_id)
         await self._wiring.loop.abort(session_id)
         await self._sessions.delete(session_id)
 

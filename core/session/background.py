@@ -62,6 +62,7 @@ class BackgroundAgents:
         self._tasks: set[asyncio.Task[None]] = set()
         self._deliveries: dict[str, set[asyncio.Task[None]]] = {}  # by parent: results on their way
         self._closing = False
+        self._gone: set[str] = set()  # sessions being deleted: no result is delivered to them
         self.claims = FileClaims(Team(self._writer_of, self._running_in, self._describe))
         bus.listen(self._seen, PartUpdated, SessionDeleted)
 
@@ -121,6 +122,18 @@ class BackgroundAgents:
                 await asyncio.wait([run.task], timeout=10)
         await self._kill_shells(session_id)
         return run.info
+
+    async def stop_under(self, session_id: str) -> None:
+        """Stop the running sub-agents started in ``session_id`` or under it (before it is deleted:
+        a sub-agent still writing into a deleted session would fail instead of stopping)."""
+        doomed, grew = {session_id}, True
+        while grew:
+            more = {r.info.sessionID for r in self._runs.values() if r.info.parentID in doomed}
+            grew = not more <= doomed
+            doomed |= more
+        self._gone |= doomed
+        running = [sid for sid in doomed if self.is_running(sid)]
+        await asyncio.gather(*(self.stop(sid) for sid in running))
 
     async def send(self, session_id: str, text: str) -> None:
         """Store a message in a running sub-agent's session: its next step sees it."""
@@ -190,7 +203,7 @@ class BackgroundAgents:
         summary = _summary(ended, text)
         self._bus.publish(BackgroundAgentUpdated(sessionID=info.parentID, agent=ended))
         self._bus.publish(BackgroundAgentEnded(sessionID=info.parentID, agent=ended, summary=summary))
-        if not self._closing:
+        if not self._closing and info.parentID not in self._gone:
             delivery = self._spawn(self._deliver(ended, body), f"deliver {info.sessionID}")
             waiting = self._deliveries.setdefault(info.parentID, set())
             waiting.add(delivery)

@@ -222,3 +222,28 @@ async def test_agentls_run_waits_for_the_background_sub_agents_report_and_its_tu
     assert code == 0, err
     assert out.index("Waiting for R.") < out.index("R says 42."), out  # the report's own turn, printed
     assert model.pending == 0
+
+
+async def test_deleting_the_parent_stops_its_background_sub_agents(
+    make_harness: HarnessFactory, model: FakeModelServer, tmp_path: Path
+) -> None:
+    harness = await make_harness(permission="allow")
+    app = harness.agent
+    marker = f"delmark{abs(hash(str(tmp_path))) % 10**8}"
+    model.script(Turn.tool_call("task", task("JOB-D")), Turn.text("It runs."))
+    model.script_for("JOB-D", Turn.tool_call("bash", {"command": sleeper(marker), "description": "block"}))
+    session = await app.create_session()
+    await asyncio.wait_for(app.prompt(session.id, [TextInput(text="start D")]), 20)
+    async with asyncio.timeout(10):
+        while not running(marker):
+            await asyncio.sleep(0.02)
+    ended = asyncio.create_task(wait_for(app, BackgroundAgentEnded, timeout=20))
+    await app.delete_session(session.id)
+    assert (await ended).agent.status == "stopped"
+    async with asyncio.timeout(10):  # its command dies with it
+        while running(marker):
+            await asyncio.sleep(0.02)
+    assert await app.background_agents() == [] or all(
+        a.status != "running" for a in await app.background_agents()
+    )
+    assert model.pending == 0  # and no turn was started for the news of a deleted session
