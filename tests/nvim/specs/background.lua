@@ -120,6 +120,10 @@ T.wait(function()
   return T.text(T.transcript()):find('⤷ report of the background sub-agent @general: the long job', 1, true)
 end, "the sub-agent's report, named, in the parent's transcript")
 T.ok(T.text(T.transcript()):find('was stopped by the user', 1, true), 'its text (folded) in the buffer')
+T.wait(function()
+  return T.text(T.transcript()):find('Noted: it was stopped.', 1, true)
+end, "the parent's answer to the news")
+T.idle(session)
 
 table.insert(want, { pick = the_agent, action = 'Open transcript' })
 local child = agent().sessionID
