@@ -28,7 +28,7 @@ from acp.schema import (
 )
 
 from acp_server import options, tool_calls
-from acp_server.updates import COMPACTING, chunk, compacted_text, plan, title_update
+from acp_server.updates import COMPACTING, chunk, compacted_text, plan, subagent_report, title_update
 from core.errors import AgentError
 from core.events import (
     AgentWarning,
@@ -238,6 +238,8 @@ class Feed:
         # A compaction's summary shows as a thought (see the module's doc).
         self._part_kinds[part.id] = "reasoning" if part.messageID in self._summaries else part.type
         if self._roles.get(part.messageID) != "assistant":
+            if (report := subagent_report(part)) is not None:  # the one user message it did not write
+                await self._send(session_id, report)
             return  # the client wrote the user's message itself
         if part.type in ("text", "reasoning"):
             # Deltas carry the text as it streams; a part that arrives whole is sent here.

@@ -9,7 +9,7 @@ from typing import Any
 from acp.schema import TextContentBlock, UserMessageChunk
 
 from acp_server import tool_calls
-from acp_server.updates import COMPACTED, chunk, plan, title_update
+from acp_server.updates import COMPACTED, chunk, plan, subagent_report, title_update
 from acp_server.workspace import Written
 from core.message.models import AssistantMessage, MessageWithParts, Session, Todo, ToolPart
 
@@ -37,6 +37,8 @@ async def replay(
                 if part.type == "text" and not part.synthetic and part.text:
                     block = TextContentBlock(type="text", text=part.text)
                     await send(UserMessageChunk(session_update="user_message_chunk", content=block))
+                elif (report := subagent_report(part)) is not None:
+                    await send(report)
             elif part.type in ("text", "reasoning") and part.text:
                 # A compaction's summary is context for the model: a thought, as it streamed live.
                 await send(chunk("reasoning" if summary else part.type, part.text))

@@ -12,10 +12,11 @@ from acp.schema import (
     PlanEntry,
     SessionInfoUpdate,
     TextContentBlock,
+    UserMessageChunk,
 )
 
 from core.events import SessionCompacted
-from core.message.models import Session, Todo
+from core.message.models import Part, Session, TextPart, Todo
 
 COMPACTING = "\n\nCompacting the conversation…\n\n"
 COMPACTED = "\n\nCompacted the conversation (older messages are now a summary).\n\n"
@@ -37,6 +38,21 @@ def chunk(kind: str, text: str) -> AgentMessageChunk | AgentThoughtChunk:
     if kind == "reasoning":
         return AgentThoughtChunk(session_update="agent_thought_chunk", content=block)
     return AgentMessageChunk(session_update="agent_message_chunk", content=block)
+
+
+def subagent_report(part: Part) -> UserMessageChunk | None:
+    """A background sub-agent's report to its parent (a synthetic text part of a user message marked
+    ``metadata.context.kind: "subagent"``) as the user's message the client shows; None otherwise.
+    The client did not write this message itself, so without it the answer would follow nothing."""
+    if not isinstance(part, TextPart) or not part.synthetic:
+        return None
+    context = (part.metadata or {}).get("context")
+    if not isinstance(context, dict) or context.get("kind") != "subagent":
+        return None
+    text = f"Report of the background sub-agent {context.get('label', '')}:\n\n{part.text}"
+    return UserMessageChunk(
+        session_update="user_message_chunk", content=TextContentBlock(type="text", text=text)
+    )
 
 
 def plan(todos: list[Todo]) -> AgentPlanUpdate:

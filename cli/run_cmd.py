@@ -161,6 +161,9 @@ async def turn(app: Agent, args: argparse.Namespace) -> int:
         answer = await app.prompt(
             session.id, [TextInput(type="text", text=args.prompt)], agent=args.agent, model=args.model
         )
+        # Background sub-agents the turn started report back in turns of their own: wait for them
+        # (printed as they come) rather than stop them by exiting.
+        await app.background_settled(session.id)
     except ConnectionLost as exc:
         print(f"\nagentls: {exc}: the turn ended with the host", file=sys.stderr)
         await restart_host(app.directory, session.id, f"agentls run (pid {os.getpid()})")

@@ -33,7 +33,15 @@ from core.api_types import (
 )
 from core.bus import Subscription
 from core.config.loader import Layer
-from core.events import Event, FileDiff, PermissionRequest, QuestionRequest, QueuedPrompt
+from core.events import (
+    BackgroundAgent,
+    BackgroundShell,
+    Event,
+    FileDiff,
+    PermissionRequest,
+    QuestionRequest,
+    QueuedPrompt,
+)
 from core.message.context_items import ContextItem, ResolvedItem
 from core.message.models import MessageWithParts, Session, Todo
 from core.message.prompt_input import PromptMode
@@ -265,6 +273,37 @@ class Agent(Protocol):
 
     def remove_queued(self, session_id: str, queue_id: str) -> None:
         """Take a prompt out of the queue: its caller gets AbortedError (NotFoundError once started)."""
+        ...
+
+    # --- background work (issue 40) ---------------------------------------------------------
+
+    async def background_agents(self, session_id: str | None = None) -> list[BackgroundAgent]:
+        """The background sub-agents (of one parent session, or all), running and recently ended
+        (events: ``background.agent.updated``, ``background.agent.ended``)."""
+        ...
+
+    async def stop_background_agent(self, session_id: str) -> BackgroundAgent:
+        """Stop a background sub-agent: its turn is aborted, its commands and background shells are
+        killed, and the parent is told it was stopped. NotFoundError: no such sub-agent."""
+        ...
+
+    async def message_background_agent(self, session_id: str, text: str) -> None:
+        """Queue ``text`` into a running background sub-agent: its next step sees it.
+        InvalidInputError once it has ended; NotFoundError: no such sub-agent."""
+        ...
+
+    async def background_settled(self, session_id: str) -> None:
+        """Wait until the session has no background sub-agent running and the turns their results
+        started have ended."""
+        ...
+
+    async def background_shells(self, session_id: str | None = None) -> list[BackgroundShell]:
+        """The background shells (of one session, or all) with their last lines
+        (event: ``background.shell.updated`` when one starts or ends)."""
+        ...
+
+    async def stop_background_shell(self, shell_id: str) -> BackgroundShell:
+        """Kill a background shell's process group and answer with its state after."""
         ...
 
     async def abort(self, session_id: str) -> None:

@@ -42,7 +42,7 @@ from core.config.schema import Config
 from core.dialogs import AppDialogs
 from core.editor import EditorIntelligence
 from core.errors import ConfigError, InvalidInputError
-from core.events import ConfigUpdated, Event, FileDiff, QueuedPrompt
+from core.events import BackgroundAgent, BackgroundShell, ConfigUpdated, Event, FileDiff, QueuedPrompt
 from core.llm.transport import aclose_http_client
 from core.message.context_items import ContextItem, ResolvedItem
 from core.message.markdown import session_markdown
@@ -146,8 +146,10 @@ class AgentApp:
     async def close(self, grace: float = 0.0) -> None:
         """Stop running turns, flush the store, stop MCP servers; ``grace``: seconds that
         background work (a session title) may take to finish first."""
+        await self._wiring.background.close()  # before the loop: no result starts a parent's turn
         await self._wiring.queue.close()
         await self._wiring.loop.close(grace)
+        await self._wiring.policy.shells.close()
         await self._mcp_retired.close(self._wiring.settings.current.mcp.managers())
         await self._sessions.close()
         await self._wiring.stores.store.close()
@@ -187,6 +189,7 @@ class AgentApp:
     async def delete_session(self, session_id: str) -> None:
         """Delete a session with its messages and child sessions."""
         self._wiring.queue.clear(session_id)
+        await self._wiring.background.stop_under(session_id)
         await self._wiring.loop.abort(session_id)
         await self._sessions.delete(session_id)
 
@@ -245,6 +248,35 @@ class AgentApp:
     def remove_queued(self, session_id: str, queue_id: str) -> None:
         """Take a prompt out of the queue (its caller gets AbortedError)."""
         self._wiring.queue.remove(session_id, queue_id)
+
+    # --- background work (issue 40) ---------------------------------------------------------
+
+    async def background_agents(self, session_id: str | None = None) -> list[BackgroundAgent]:
+        """The background sub-agents (of one parent session, or all), running and recently ended."""
+        return self._wiring.background.agents(session_id)
+
+    async def stop_background_agent(self, session_id: str) -> BackgroundAgent:
+        """Stop a background sub-agent: its turn, its commands and its background shells."""
+        return await self._wiring.background.stop(session_id)
+
+    async def message_background_agent(self, session_id: str, text: str) -> None:
+        """Queue a message into a running background sub-agent (its next step sees it)."""
+        await self._wiring.background.send(session_id, text)
+
+    async def background_settled(self, session_id: str) -> None:
+        """Wait until no background sub-agent of the session runs and their results were answered."""
+        await self._wiring.background.settled(session_id)
+
+    async def background_shells(self, session_id: str | None = None) -> list[BackgroundShell]:
+        """The background shells (of one session, or all), running and exited."""
+        return self._wiring.policy.shells.listing(session_id)
+
+    async def stop_background_shell(self, shell_id: str) -> BackgroundShell:
+        """Kill a background shell's process group; its state after."""
+        shells = self._wiring.policy.shells
+        shell = shells.find(shell_id)
+        await shells.kill(shell)
+        return shell.summary()
 
     async def abort(self, session_id: str) -> None:
         """Abort the running turn of a session, and its commands' shell steps (no-op when idle)."""

@@ -375,6 +375,67 @@ class SessionEffortChanged(Event):
     levels: list[str]
 
 
+# --- background work (issue 40) ------------------------------------------------------------
+
+BackgroundStatus = Literal["running", "completed", "failed", "stopped"]
+
+
+class BackgroundAgent(_Payload):
+    """A sub-agent a ``task`` call started in the background: its own session, run beside its
+    parent's turns. ``step``: model steps so far; ``tool``: the tool it runs now; ``tokens``: input
+    and output tokens of its steps; times in ms since the epoch."""
+
+    sessionID: str  # the sub-agent's session
+    parentID: str
+    agent: str
+    description: str
+    status: BackgroundStatus
+    started: int
+    ended: int | None = None
+    step: int = 0
+    tool: str | None = None
+    tokens: int = 0
+    error: str | None = None
+
+
+class BackgroundAgentUpdated(Event):
+    """A background sub-agent started, took a step, began or finished a tool, or ended."""
+
+    TYPE: ClassVar[str] = "background.agent.updated"
+    sessionID: str  # the parent session
+    agent: BackgroundAgent
+
+
+class BackgroundAgentEnded(Event):
+    """A background sub-agent ended (completed, failed or stopped); its result goes to the parent as
+    a message. ``summary``: the result's first line, for a notification."""
+
+    TYPE: ClassVar[str] = "background.agent.ended"
+    sessionID: str  # the parent session
+    agent: BackgroundAgent
+    summary: str
+
+
+class BackgroundShell(_Payload):
+    """A command ``bash`` started with ``background: true``; ``tail``: its last lines."""
+
+    id: str
+    sessionID: str
+    command: str
+    started: int  # ms since the epoch
+    status: Literal["running", "exited", "stopped"]
+    exitCode: int | None = None
+    tail: str = ""
+
+
+class BackgroundShellUpdated(Event):
+    """A background shell started or ended (its output is read with ``agent/shells/list``)."""
+
+    TYPE: ClassVar[str] = "background.shell.updated"
+    sessionID: str
+    shell: BackgroundShell
+
+
 # --- config ----------------------------------------------------------------------------------
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Collection
+from functools import partial
 from typing import Protocol
 
 from core.agent.agents import effective_ruleset
@@ -28,12 +29,13 @@ from core.permission import rules
 from core.permission.request import PermissionAsk
 from core.permission.service import Permissions
 from core.question.service import Questions
+from core.session.claims import FileClaims
 from core.session.mode import SessionControls, mode_rules
 from core.session.prompt import parse_model_ref
 from core.session.records import Place
 from core.session.sessions import Sessions
 from core.tools.base import ToolSet
-from core.tools.context import SubtaskRunner, ToolContext
+from core.tools.context import SubtaskRunner, ToolContext, no_claims
 from core.tools.editor import EditorTool
 from core.tools.registry import ToolRegistry
 from core.tools.shells import BackgroundShells
@@ -75,6 +77,7 @@ class AgentPolicy:
         self.subtasks: ChildSessions | None = None
         self.editor: EditorIntelligence | None = None
         self.shells = BackgroundShells(sessions.bus)  # bash background: true, per agent
+        self.claims: FileClaims | None = None  # who may write what while background sub-agents run
 
     def ruleset_for(self, agent: AgentInfo, session_id: str) -> rules.Ruleset:
         """The rules a call in this session is judged by (approvals are added by the service), as
@@ -138,13 +141,14 @@ class AgentPolicy:
             await permissions.ask(session_id, message_id, call_id, request, ruleset, task)
 
         state, place = self._settings.state, self._place
+        workspace = state.snapshots.workspace
         return ToolContext(
             session_id=session_id,
             message_id=message_id,
             call_id=call_id,
             agent=agent.name,
             abort=abort,
-            workspace=state.snapshots.workspace,
+            workspace=self.claims.guard(workspace) if self.claims is not None else workspace,
             directory=place.directory,
             worktree=place.worktree,
             data_dir=place.data_dir,
@@ -158,6 +162,7 @@ class AgentPolicy:
             editor=self.editor,
             sandbox=state.sandbox,
             shells=self.shells,
+            claim=partial(self.claims.check_all, session_id) if self.claims is not None else no_claims,
         )
 
     def cancel_dialogs(self, session_id: str) -> None:

@@ -24,6 +24,7 @@ from core.permission.service import Permissions
 from core.policy import AgentPolicy, ModelChoice
 from core.question.service import Questions
 from core.record import record
+from core.session.background import BackgroundAgents
 from core.session.compactor import Compactor
 from core.session.context_hooks import ContextManager
 from core.session.context_resolver import ContextResolver
@@ -68,6 +69,7 @@ class Wiring:
     tools: ToolRegistry
     context: ContextManager
     subtasks: Subtasks
+    background: BackgroundAgents
     loop: SessionLoop
     queue: PromptQueue
     context_items: ContextResolver
@@ -164,7 +166,10 @@ def wire(
     )
     loop = SessionLoop(runtime, abort_timeout())
     subtasks = Subtasks(stores, settings, place, policy, loop)
+    background = BackgroundAgents(bus, loop, subtasks.parent_of, policy.shells.kill_session)
+    subtasks.background = background
     policy.subtasks = subtasks
+    policy.claims = background.claims
     tools.register(TaskTool(subtasks))
     controls_service = ControlsService(controls, stores, settings, models, permissions, subtasks.children_of)
     context_items = ContextResolver(
@@ -185,6 +190,7 @@ def wire(
         tools=tools,
         context=context,
         subtasks=subtasks,
+        background=background,
         loop=loop,
         queue=PromptQueue(loop, bus),
         context_items=context_items,

@@ -55,6 +55,18 @@ class RecordedRequest:
         return list(self.body.get("tools", [])) if isinstance(self.body, dict) else []
 
     @property
+    def first_user_text(self) -> str:
+        """The text of the conversation's first user message (which session asks, in a test)."""
+        for message in self.messages:
+            if message.get("role") == "user":
+                content = message.get("content")
+                if isinstance(content, str):
+                    return content
+                if isinstance(content, list):
+                    return " ".join(str(c.get("text", "")) for c in content if isinstance(c, dict))
+        return ""
+
+    @property
     def system(self) -> Any:
         """Anthropic's top-level ``system``, or the OpenAI system messages."""
         if isinstance(self.body, dict) and "system" in self.body:
@@ -84,6 +96,8 @@ class FakeModelServer:
         self._host, self._port = host, port
         self._tls = tls  # a server context: the endpoints are https://
         self._turns: collections.deque[Turn] = collections.deque()
+        # Turns kept for the conversations whose first user message contains a key (script_for).
+        self._routes: dict[str, collections.deque[Turn]] = {}
         self._server: asyncio.Server | None = None
         self._handlers: set[asyncio.Task[None]] = set()
         self._arrived: asyncio.Condition | None = None
@@ -98,10 +112,15 @@ class FakeModelServer:
         """Queue turns; each request takes the next one."""
         self._turns.extend(turns)
 
+    def script_for(self, key: str, *turns: Turn) -> None:
+        """Queue turns for the requests whose first user message contains ``key``: sessions that
+        run at once (background sub-agents) each take their own, whatever order they ask in."""
+        self._routes.setdefault(key, collections.deque()).extend(turns)
+
     @property
     def pending(self) -> int:
         """How many scripted turns no request has taken yet."""
-        return len(self._turns)
+        return len(self._turns) + sum(len(turns) for turns in self._routes.values())
 
     async def wait_for_requests(self, count: int, timeout: float = 10.0) -> None:
         """Wait until at least ``count`` requests have arrived."""
@@ -250,14 +269,16 @@ class FakeModelServer:
                 writer, 404, json.dumps({"error": {"message": f"no route {req.method} {req.path}"}})
             )
             return True
-        if not self._turns:
+        first = req.first_user_text
+        queue = next((turns for key, turns in self._routes.items() if key in first), self._turns)
+        if not queue:
             message = f"fake model server: no scripted turn left for {req.method} {req.path}"
             log.warning("%s", message)
             await self._send(
                 writer, 500, json.dumps({"error": {"message": message, "type": "fake_unscripted"}})
             )
             return True
-        turn = self._turns.popleft()
+        turn = queue.popleft()
         if turn.first_byte is not None:
             await _wait(turn.first_byte)
         if turn.fault_ is not None:

@@ -13,6 +13,7 @@ from lsprotocol import types as lsp
 
 from core.trust import distrust
 from lsp_server import (
+    background,
     code_actions,
     commands,
     context_items,
@@ -90,6 +91,7 @@ def build_server() -> AgentServer:
         server, lambda: server.lsp_workspace, lambda: server.plain.typing.typed(), findings.changed
     )
     sessions.register(server)
+    background.register(server)
     context_items.register(server)
     commands.register(server, findings.publish)
     review.register(server)

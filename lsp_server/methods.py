@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from core.api_types import RevertResult
-from core.events import QueuedPrompt
+from core.events import BackgroundAgent, BackgroundShell, QueuedPrompt
 from core.message.models import MessageWithParts, Session
 from lsp_server import protocol as p
 from lsp_server import protocol_results as r
@@ -99,6 +99,22 @@ METHODS: tuple[Method, ...] = (
     _request("agent/session/queue/update", p.QueueUpdate, QueuedPrompt, "Edit a queued prompt."),
     _request("agent/session/queue/remove", p.QueueRef, None, "Take a prompt out of the queue."),
     _request("agent/session/abort", p.SessionRef, None, "Stop the session's running turn."),
+    _request(
+        "agent/background/list",
+        p.BackgroundList,
+        r.BackgroundListResult,
+        "Background sub-agents and shells (of a session, or all).",
+    ),
+    _request(
+        "agent/background/stop",
+        p.SessionRef,
+        BackgroundAgent,
+        "Stop a background sub-agent and its processes.",
+    ),
+    _request(
+        "agent/background/message", p.BackgroundMessage, None, "Queue a message into a background sub-agent."
+    ),
+    _request("agent/background/shell/stop", p.ShellRef, BackgroundShell, "Kill a background shell."),
     _request("agent/session/compact", p.SessionRef, MessageWithParts, "Summarise the session now."),
     _request("agent/commands", p.NoParams, r.CommandList, "The slash commands."),
     _request(

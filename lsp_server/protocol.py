@@ -190,6 +190,22 @@ class ContextResolve(Params):
     items: list[ContextItem] = Field(min_length=1, max_length=MAX_ITEMS)
 
 
+class BackgroundList(Params):
+    """``agent/background/list``: one parent session's background work, or all of it."""
+
+    sessionID: str | None = Field(default=None, min_length=1)
+
+
+class BackgroundMessage(SessionRef):
+    """A message for a running background sub-agent (``sessionID``: its session)."""
+
+    text: str = Field(min_length=1, max_length=MAX_INLINE_BYTES)
+
+
+class ShellRef(Params):
+    shellID: str = Field(min_length=1)
+
+
 class QueueRef(SessionRef):
     queueID: str = Field(min_length=1)
 

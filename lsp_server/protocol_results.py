@@ -14,7 +14,15 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from core.api_types import RevertResult
-from core.events import AgentInfo, ModelLimitsInfo, PermissionRequest, QuestionRequest, QueuedPrompt
+from core.events import (
+    AgentInfo,
+    BackgroundAgent,
+    BackgroundShell,
+    ModelLimitsInfo,
+    PermissionRequest,
+    QuestionRequest,
+    QueuedPrompt,
+)
 from core.message.findings import Finding
 from core.message.models import MessageWithParts, Session, Todo
 from core.message.review import Hunk, HunkConflict, ReviewResult
@@ -55,6 +63,13 @@ class SessionMessagesResult(Result):
 
 class QueueListResult(Result):
     items: list[QueuedPrompt]
+
+
+class BackgroundListResult(Result):
+    """A session's background sub-agents (running and recently ended) and background shells."""
+
+    agents: list[BackgroundAgent]
+    shells: list[BackgroundShell]
 
 
 class DiffFile(Result):

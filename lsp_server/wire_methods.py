@@ -8,6 +8,10 @@ fails when this file differs from what it writes). It imports nothing.
 VERSION = 1
 
 METHODS: tuple[str, ...] = (
+    "agent/background/list",
+    "agent/background/message",
+    "agent/background/shell/stop",
+    "agent/background/stop",
     "agent/commands",
     "agent/config",
     "agent/context/resolve",
@@ -48,6 +52,9 @@ METHODS: tuple[str, ...] = (
 
 EVENTS: tuple[str, ...] = (
     "agent.warning",
+    "background.agent.ended",
+    "background.agent.updated",
+    "background.shell.updated",
     "config.updated",
     "file.edited",
     "message.part.delta",

@@ -35,7 +35,16 @@ from core.api import (
 )
 from core.bus import Bus, Subscription
 from core.errors import InvalidInputError, NotFoundError
-from core.events import Event, FileDiff, PartDelta, PermissionRequest, QuestionRequest, QueuedPrompt
+from core.events import (
+    BackgroundAgent,
+    BackgroundShell,
+    Event,
+    FileDiff,
+    PartDelta,
+    PermissionRequest,
+    QuestionRequest,
+    QueuedPrompt,
+)
 from core.message.context_items import ContextItem, ResolvedItem
 from core.message.models import MessageWithParts, Session, Todo
 from core.message.review import Hunk, ReviewResult
@@ -246,6 +255,28 @@ class RemoteAgent:
     def remove_queued(self, session_id: str, queue_id: str) -> None:
         self.mirror.queued_prompt(session_id, queue_id)
         self.send("remove_queued", session_id=session_id, queue_id=queue_id)
+
+    async def background_agents(self, session_id: str | None = None) -> list[BackgroundAgent]:
+        result: list[BackgroundAgent] = await self.call("background_agents", session_id=session_id)
+        return result
+
+    async def stop_background_agent(self, session_id: str) -> BackgroundAgent:
+        result: BackgroundAgent = await self.call("stop_background_agent", session_id=session_id)
+        return result
+
+    async def message_background_agent(self, session_id: str, text: str) -> None:
+        await self.call("message_background_agent", session_id=session_id, text=text)
+
+    async def background_settled(self, session_id: str) -> None:
+        await self.call("background_settled", session_id=session_id)
+
+    async def background_shells(self, session_id: str | None = None) -> list[BackgroundShell]:
+        result: list[BackgroundShell] = await self.call("background_shells", session_id=session_id)
+        return result
+
+    async def stop_background_shell(self, shell_id: str) -> BackgroundShell:
+        result: BackgroundShell = await self.call("stop_background_shell", shell_id=shell_id)
+        return result
 
     async def abort(self, session_id: str) -> None:
         await self.call("abort", session_id=session_id)

@@ -22,7 +22,7 @@ from core.llm import events as ev
 from core.llm.model import ModelInfo
 from core.llm.request import LLMRequest
 from core.message.models import MessageWithParts, ModelRef, UserMessage
-from core.message.prompt_input import AgentInput, FileInput, TextInput
+from core.message.prompt_input import AgentInput, ContextInput, FileInput, TextInput
 from core.permission.rules import Ruleset
 from core.record import record
 from core.session.retry import RetryPolicy
@@ -123,7 +123,7 @@ class Turns(Protocol):
     async def prompt(
         self,
         session_id: str,
-        inputs: Sequence[TextInput | FileInput | AgentInput],
+        inputs: Sequence[TextInput | FileInput | AgentInput | ContextInput],
         *,
         agent: str | None = None,
         model: str | None = None,

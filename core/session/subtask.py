@@ -28,6 +28,7 @@ from core.message.models import (
     now_ms,
 )
 from core.message.prompt_input import TextInput
+from core.session.background import BackgroundAgents
 from core.session.records import Place, Policy, Settings, Stores, Turns
 from core.tools.context import ToolContext
 from core.tools.task import SubtaskResult
@@ -45,6 +46,7 @@ class Subtasks:
         self._policy, self._turns = policy, turns
         self._children: dict[str, set[str]] = defaultdict(set)
         self._origins: dict[str, TaskOrigin] = {}  # child session → the task call it runs for
+        self.background: BackgroundAgents | None = None  # set by the wiring
 
     def describe_subagents(self) -> list[tuple[str, str]]:
         """Subagents the model may pick, with their descriptions."""
@@ -66,7 +68,46 @@ class Subtasks:
         self, ctx: ToolContext, agent: str, prompt: str, description: str, task_id: str | None
     ) -> SubtaskResult:
         """Run ``agent`` on ``prompt`` in a (new or resumed) child session and return its answer."""
-        sessions, turns = self._stores.sessions, self._turns
+        turns = self._turns
+        child, model = await self._prepare(ctx, agent, description, task_id)
+
+        async def propagate_abort() -> None:
+            await ctx.abort.wait()
+            await turns.abort(child)
+
+        watcher = asyncio.create_task(propagate_abort())
+        try:
+            answer = await turns.prompt(
+                child, [TextInput(type="text", text=prompt)], agent=agent, model=model, subagent=True
+            )
+        finally:
+            watcher.cancel()
+        final = answer.info
+        if isinstance(final, AssistantMessage) and final.error is not None:
+            if final.error.name == "aborted":
+                raise AbortedError("the subagent was aborted")
+            raise ToolError(f"The {agent} subagent failed: {final.error.message}")
+        text = "".join(p.text for p in answer.parts if isinstance(p, TextPart) and not p.synthetic)
+        return SubtaskResult(session_id=child, text=text.strip() or "(the subagent returned no text)")
+
+    async def start_background(
+        self, ctx: ToolContext, agent: str, prompt: str, description: str, task_id: str | None
+    ) -> str:
+        """Start ``agent`` on ``prompt`` in a child session that runs beside this turn; its id."""
+        if self.background is None:
+            raise ToolError("background sub-agents are not available here: run the task without background")
+        self.background.check_room(ctx.session_id)  # before a child session is made for nothing
+        if task_id and self.background.is_running(task_id):
+            raise ToolError(f"the sub-agent of task_id {task_id} is still running in the background")
+        child, model = await self._prepare(ctx, agent, description, task_id)
+        self.background.start(ctx.session_id, child, agent, description, prompt, model)
+        return child
+
+    async def _prepare(
+        self, ctx: ToolContext, agent: str, description: str, task_id: str | None
+    ) -> tuple[str, str | None]:
+        """The child session (new, or ``task_id`` resumed) with its rules, and the model it uses."""
+        sessions = self._stores.sessions
         try:
             info = self._settings.agents.get(agent)
         except NotFoundError as exc:
@@ -98,26 +139,12 @@ class Subtasks:
         )
         # The child's id on the running task part at once: clients follow its steps live.
         ctx.update(description, {"sessionID": child.id, "subagent": agent})
-        model = await self._parent_model(ctx.session_id)
+        return child.id, await self._parent_model(ctx.session_id)
 
-        async def propagate_abort() -> None:
-            await ctx.abort.wait()
-            await turns.abort(child.id)
-
-        watcher = asyncio.create_task(propagate_abort())
-        try:
-            answer = await turns.prompt(
-                child.id, [TextInput(type="text", text=prompt)], agent=agent, model=model, subagent=True
-            )
-        finally:
-            watcher.cancel()
-        final = answer.info
-        if isinstance(final, AssistantMessage) and final.error is not None:
-            if final.error.name == "aborted":
-                raise AbortedError("the subagent was aborted")
-            raise ToolError(f"The {agent} subagent failed: {final.error.message}")
-        text = "".join(p.text for p in answer.parts if isinstance(p, TextPart) and not p.synthetic)
-        return SubtaskResult(session_id=child.id, text=text.strip() or "(the subagent returned no text)")
+    def parent_of(self, session_id: str) -> str | None:
+        """The session whose task call started ``session_id`` (None: not a sub-agent of this run)."""
+        origin = self._origins.get(session_id)
+        return origin.sessionID if origin is not None else None
 
     async def run_from_part(
         self, session_id: str, user: UserMessage, part: SubtaskPart, abort: asyncio.Event

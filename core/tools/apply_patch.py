@@ -80,6 +80,7 @@ class ApplyPatchTool(Tool[ApplyPatchParams]):
             await self._ask(ctx, change)
         for change in changes:  # every file settled (the user may have typed meanwhile) before any write
             await self._settle(ctx, change)
+        ctx.claim([change.path for change in changes])  # a file a background sub-agent holds: none written
         for change in changes:
             edit = ctx.edit_context(
                 f"agent: apply_patch {change.rel}", change.proposal.approved if change.proposal else False

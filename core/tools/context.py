@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -51,6 +51,16 @@ class SubtaskRunner(Protocol):
         self, ctx: ToolContext, agent: str, prompt: str, description: str, task_id: str | None
     ) -> SubtaskResult: ...
 
+    async def start_background(
+        self, ctx: ToolContext, agent: str, prompt: str, description: str, task_id: str | None
+    ) -> str:
+        """Start the subagent beside the caller's turn; the child session's id (its result comes later)."""
+
+
+def no_claims(paths: Sequence[Path]) -> None:
+    # A context outside a session's team of writers (tests, a bare runner): no file is anyone's.
+    return None
+
 
 def _no_update(title: str | None, metadata: dict[str, Any]) -> None:
     # Live updates are a courtesy to the UI; a context without a listener loses nothing by dropping them.
@@ -88,6 +98,9 @@ class ToolContext:
     editor: EditorIntelligence | None = None  # the editor's language servers, where a host has them
     sandbox: Sandbox | None = None  # what confines the commands a tool runs (None: nothing, as in full mode)
     shells: BackgroundShells | None = None  # commands started with bash background: true
+    # Claims the files a change of several is about to write, or raises ToolError with who holds
+    # one (core.session.claims): checked before the first write, so a refused change writes none.
+    claim: Callable[[Sequence[Path]], None] = no_claims
 
     @property
     def output_dir(self) -> Path:

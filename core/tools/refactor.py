@@ -118,6 +118,7 @@ async def apply_changes(
         metadata["after"] = changes[0].after
     await ctx.ask(PermissionAsk("edit", rels, always=rels, title=title, metadata=metadata))
     settled = [await _settle(ctx, c) for c in changes]
+    ctx.claim([c.path for c in settled])  # a file a background sub-agent holds: none written
     written: list[FileChange] = []
     try:
         for change in settled:

@@ -20,11 +20,11 @@ import logging
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from core.bus import Bus
-from core.errors import ToolError
-from core.events import Event, SessionDeleted
+from core.errors import NotFoundError, ToolError
+from core.events import BackgroundShell, BackgroundShellUpdated, Event, SessionDeleted
 from core.tools.process import DRAIN_S, Started, kill_group, start_command
 
 if TYPE_CHECKING:
@@ -35,6 +35,8 @@ log = logging.getLogger(__name__)
 MAX_PER_SESSION = 8
 KEEP_CHARS = 1_000_000
 READ_CHARS = 30_000
+TAIL_LINES = 5  # lines a client's list shows of each shell
+TAIL_CHARS = 4_000
 
 
 @dataclass(eq=False)
@@ -49,6 +51,7 @@ class Shell:
     started: Started | None = None
     exit_code: int | None = None
     done: bool = False
+    watcher: asyncio.Task[None] | None = None
     _text: list[str] = field(default_factory=list)
     _kept: int = 0  # characters in _text
     _total: int = 0  # characters ever printed
@@ -82,6 +85,22 @@ class Shell:
     def last(self, chars: int) -> str:
         return "".join(self._text)[-chars:]
 
+    def summary(self, lines: int = TAIL_LINES) -> BackgroundShell:
+        """What a client lists: the command, when it started, its state and its last lines."""
+        status: Literal["running", "exited", "stopped"] = "running"
+        if self.done:
+            status = "stopped" if self.exit_code is None or self.exit_code < 0 else "exited"
+        tail = "\n".join(self.last(TAIL_CHARS).splitlines()[-lines:])
+        return BackgroundShell(
+            id=self.id,
+            sessionID=self.session_id,
+            command=self.command,
+            started=int(self.started_at * 1000),
+            status=status,
+            exitCode=self.exit_code if status == "exited" else None,
+            tail=tail,
+        )
+
     @property
     def state(self) -> str:
         if not self.done:
@@ -98,8 +117,21 @@ class BackgroundShells:
         self._shells: dict[str, Shell] = {}
         self._ids = itertools.count(1)
         self._tasks: set[asyncio.Task[None]] = set()
+        self._bus = bus
         if bus is not None:
             bus.listen(self._deleted, SessionDeleted)
+
+    def listing(self, session_id: str | None = None) -> list[BackgroundShell]:
+        """Every shell (of one session, or all) as a client lists it, oldest first."""
+        shells = self._shells.values() if session_id is None else self.of_session(session_id)
+        return [s.summary() for s in shells]
+
+    def find(self, shell_id: str) -> Shell:
+        """A shell by id, whatever its session (a client's stop button)."""
+        shell = self._shells.get(shell_id)
+        if shell is None:
+            raise NotFoundError(f"there is no background shell {shell_id!r}")
+        return shell
 
     def of_session(self, session_id: str) -> list[Shell]:
         return [s for s in self._shells.values() if s.session_id == session_id]
@@ -123,10 +155,11 @@ class BackgroundShells:
             command, cwd=cwd, on_data=shell.feed, sandbox=sandbox, session_id=session_id
         )
         self._shells[shell.id] = shell
-        task = asyncio.ensure_future(self._watch(shell, shell.started))
+        task = shell.watcher = asyncio.ensure_future(self._watch(shell, shell.started))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         log.info("background shell %s of %s: %s", shell.id, session_id, command)
+        self._publish(shell)
         return shell
 
     def get(self, session_id: str, shell_id: str) -> Shell:
@@ -141,6 +174,8 @@ class BackgroundShells:
     async def kill(self, shell: Shell) -> None:
         if shell.started is not None and not shell.done:
             await kill_group(shell.started.pid, shell.started.spawned.exited)
+        if shell.watcher is not None:  # its state and last output settled before a caller reads them
+            await asyncio.wait([shell.watcher], timeout=DRAIN_S + 1)
 
     async def kill_session(self, session_id: str) -> None:
         await asyncio.gather(*(self.kill(s) for s in self.of_session(session_id)))
@@ -164,6 +199,11 @@ class BackgroundShells:
             shell.exit_code = spawned.returncode()
             shell.done = True
             started.finish()
+            self._publish(shell)
+
+    def _publish(self, shell: Shell) -> None:
+        if self._bus is not None:
+            self._bus.publish(BackgroundShellUpdated(sessionID=shell.session_id, shell=shell.summary()))
 
     def _deleted(self, event: Event) -> None:
         if isinstance(event, SessionDeleted):

@@ -19,6 +19,11 @@ class TaskParams(ToolParams):
     task_id: str | None = Field(
         None, description="To continue an earlier task, the task_id it returned (its session resumes)"
     )
+    background: bool = Field(
+        False,
+        description="Run the subagent in the background: the call returns at once and its report "
+        "arrives later as a message",
+    )
 
 
 class TaskTool(Tool[TaskParams]):
@@ -49,6 +54,19 @@ class TaskTool(Tool[TaskParams]):
                 metadata={"description": params.description, "subagent": params.subagent_type},
             )
         )
+        if params.background:
+            child = await self._runner.start_background(
+                ctx, params.subagent_type, params.prompt, params.description, params.task_id
+            )
+            return ToolResult(
+                title=params.description,
+                output=(
+                    f"Started in the background as task_id {child}. Its report will arrive as a "
+                    "message when it finishes: go on with other work meanwhile, and do not edit the "
+                    "files you asked it to change."
+                ),
+                metadata={"sessionID": child, "subagent": params.subagent_type, "background": True},
+            )
         result = await self._runner.run_subtask(
             ctx, params.subagent_type, params.prompt, params.description, params.task_id
         )

@@ -152,6 +152,16 @@ async function prompt(agent, sessionId, text, blocks = [{ type: "text", text }])
 }
 
 const scenarios = {
+  // A turn that starts a background sub-agent and ends; its report arrives later, unasked, as the
+  // user's message of a turn the agent starts itself; then session/load replays it.
+  async background(agent) {
+    await init(agent);
+    const session = await agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
+    results.prompt = await prompt(agent, session.sessionId, "run R in the background");
+    record({ kind: "answered" });
+    await waitFor((e) => e.kind === "update" && e.update.sessionUpdate === "agent_message_chunk" && e.update.content.text.includes("R says 42."), "the answer to the report");
+    results.sessionId = session.sessionId;
+  },
   // initialize, session/new, one prompt; the log holds the streamed updates.
   async turn(agent) {
     results.initialize = await init(agent);

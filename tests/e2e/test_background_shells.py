@@ -9,10 +9,12 @@ import json
 import sys
 from pathlib import Path
 
+from core.events import BackgroundShellUpdated
+from core.message.prompt_input import TextInput
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
 
-from .conftest import fake_config
+from .conftest import HarnessFactory, fake_config
 from .test_cli import agentls, clean_env
 
 FETCH = (
@@ -70,3 +72,26 @@ async def test_a_dev_server_keeps_running_while_later_steps_use_it(
     async with asyncio.timeout(20):
         while running(f"http.server {port}"):
             await asyncio.sleep(0.05)
+
+
+async def test_closing_the_agent_kills_its_background_shells_and_says_so(
+    make_harness: HarnessFactory, model: FakeModelServer, tmp_path: Path
+) -> None:
+    harness = await make_harness(permission="allow")
+    app = harness.agent
+    marker = f"closemark{abs(hash(str(tmp_path))) % 10**8}"
+    command = f'{sys.executable} -c "import time; time.sleep(300)" {marker}'
+    model.script(
+        Turn.tool_call("bash", {"command": command, "background": True, "description": "sleep"}),
+        Turn.text("It runs."),
+    )
+    updates: list[BackgroundShellUpdated] = []
+    app.listen(lambda e: updates.append(e) if isinstance(e, BackgroundShellUpdated) else None)
+    session = await app.create_session()
+    await app.prompt(session.id, [TextInput(text="start it")])
+    [shell] = await app.background_shells(session.id)
+    assert (shell.id, shell.status, shell.command) == ("shell_1", "running", command)
+    assert running(marker)
+    await harness.close()  # the app's close, not the reaper at exit: this process lives on
+    assert running(marker) == []
+    assert [(u.shell.id, u.shell.status) for u in updates] == [("shell_1", "running"), ("shell_1", "stopped")]

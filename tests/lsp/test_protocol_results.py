@@ -134,6 +134,11 @@ async def test_every_answer_and_event_matches_the_generated_schema(
         "agent/session/queue/update",
         "agent/session/queue/remove",
         "agent/review/undo",
+        # tests/lsp/test_background.py checks these against the schema with background work running
+        "agent/background/list",
+        "agent/background/stop",
+        "agent/background/message",
+        "agent/background/shell/stop",
     }
 
 

@@ -17,6 +17,9 @@ export interface AgentConfig {
 /** The params of `agent/event`: one of the core's events. */
 export type AgentEvent =
   | { type: "agent.warning"; properties: AgentWarning }
+  | { type: "background.agent.ended"; properties: BackgroundAgentEnded }
+  | { type: "background.agent.updated"; properties: BackgroundAgentUpdated }
+  | { type: "background.shell.updated"; properties: BackgroundShellUpdated }
   | { type: "config.updated"; properties: ConfigUpdated }
   | { type: "file.edited"; properties: FileEdited }
   | { type: "message.part.delta"; properties: PartDelta }
@@ -105,6 +108,75 @@ export interface AssistantMessage {
 export interface AssistantTime {
   created: number;
   completed?: number;
+}
+
+/**
+ * A sub-agent a ``task`` call started in the background: its own session, run beside its
+ * parent's turns. ``step``: model steps so far; ``tool``: the tool it runs now; ``tokens``: input
+ * and output tokens of its steps; times in ms since the epoch.
+ */
+export interface BackgroundAgent {
+  sessionID: string;
+  parentID: string;
+  agent: string;
+  description: string;
+  status: "running" | "completed" | "failed" | "stopped";
+  started: number;
+  ended?: number;
+  step: number;
+  tool?: string;
+  tokens: number;
+  error?: string;
+}
+
+/**
+ * A background sub-agent ended (completed, failed or stopped); its result goes to the parent as
+ * a message. ``summary``: the result's first line, for a notification.
+ */
+export interface BackgroundAgentEnded {
+  sessionID: string;
+  agent: BackgroundAgent;
+  summary: string;
+}
+
+/** A background sub-agent started, took a step, began or finished a tool, or ended. */
+export interface BackgroundAgentUpdated {
+  sessionID: string;
+  agent: BackgroundAgent;
+}
+
+/** ``agent/background/list``: one parent session's background work, or all of it. */
+export interface BackgroundList {
+  sessionID?: string;
+}
+
+/** A session's background sub-agents (running and recently ended) and background shells. */
+export interface BackgroundListResult {
+  agents: BackgroundAgent[];
+  shells: BackgroundShell[];
+}
+
+/** A message for a running background sub-agent (``sessionID``: its session). */
+export interface BackgroundMessage {
+  sessionID: string;
+  text: string;
+}
+
+/** A command ``bash`` started with ``background: true``; ``tail``: its last lines. */
+export interface BackgroundShell {
+  id: string;
+  sessionID: string;
+  command: string;
+  started: number;
+  status: "running" | "exited" | "stopped";
+  exitCode?: number;
+  tail: string;
+}
+
+/** A background shell started or ended (its output is read with ``agent/shells/list``). */
+export interface BackgroundShellUpdated {
+  sessionID: string;
+  shell: BackgroundShell;
 }
 
 export interface CacheTokens {
@@ -1016,6 +1088,10 @@ export interface SessionUpdated {
   info: Session;
 }
 
+export interface ShellRef {
+  shellID: string;
+}
+
 export interface SnapshotPart {
   id: string;
   sessionID: string;
@@ -1273,6 +1349,10 @@ export interface Requests {
   "agent/session/queue/update": { params: QueueUpdate; result: QueuedPrompt };
   "agent/session/queue/remove": { params: QueueRef; result: null };
   "agent/session/abort": { params: SessionRef; result: null };
+  "agent/background/list": { params: BackgroundList; result: BackgroundListResult };
+  "agent/background/stop": { params: SessionRef; result: BackgroundAgent };
+  "agent/background/message": { params: BackgroundMessage; result: null };
+  "agent/background/shell/stop": { params: ShellRef; result: BackgroundShell };
   "agent/session/compact": { params: SessionRef; result: MessageWithParts };
   "agent/commands": { params: NoParams; result: CommandList };
   "agent/session/command": { params: SessionCommand; result: CommandRunResult };

@@ -8,6 +8,7 @@ import { button, h, setMarkdown } from "./dom.ts";
 import { LANGUAGES } from "./markdown.ts";
 import { Transcript } from "./parts.ts";
 import { QueueList } from "./queue.ts";
+import { BackgroundList } from "./background.ts";
 import { runSlash, SlashMenu } from "./slash.ts";
 import { Pickers } from "./pickers.ts";
 import { applyEvent, emptyDirty, initialState, loadSnapshot, setConfig, setDraftControls, setServer, setSessions } from "./state.ts";
@@ -39,6 +40,7 @@ const transcript = new Transcript(post);
 const firstRun = new FirstRun(post);
 const prompt = new PromptBox(post, (draft) => vscode.setState({ draft }), vscode.getState()?.draft);
 const queueList = new QueueList(post, focusPrompt);
+const backgroundList = new BackgroundList(post);
 const slash = new SlashMenu(prompt.input, prompt.root, post, (command, args, attachments) => runSlash(post, prompt, command, args, attachments));
 prompt.root.insertBefore(slash.root, prompt.input);
 prompt.intercept = (text, attachments) => slash.runTyped(text, attachments);
@@ -68,7 +70,7 @@ const stats = { frames: 0, events: 0, maxDrawMs: 0, totalDrawMs: 0, maxTranscrip
 const older = new OlderLoader(transcript.root, transcript.top, state, post, () => transcript.above(state));
 const app = document.getElementById("app") as HTMLElement;
 chrome.holdInStatus(prompt.busyActions);
-app.append(chrome.bar, pickers.root, chrome.sessionList, chrome.notice, firstRun.root, h("div", { id: "transcript-box" }, transcript.root, jump), chrome.panels, chrome.status, queueList.root, prompt.root);
+app.append(chrome.bar, pickers.root, chrome.sessionList, chrome.notice, firstRun.root, h("div", { id: "transcript-box" }, transcript.root, jump), chrome.panels, chrome.status, backgroundList.root, queueList.root, prompt.root);
 
 let scheduled = false;
 let retryTimer: number | undefined;
@@ -99,6 +101,7 @@ function draw(): void {
   transcript.settle();
   if (d.dialogs) chrome.drawDialogs(transcript.dialogs, view);
   if (d.queue) queueList.draw(view.queue);
+  if (d.background) backgroundList.draw(view.background);
   const scrollStart = performance.now();
   const prepended = older.drawn();
   if (follow && !prepended) transcript.root.scrollTop = transcript.root.scrollHeight;

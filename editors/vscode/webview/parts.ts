@@ -8,6 +8,7 @@ import { CutScanner, heldBackTail, isFence } from "./markdown.ts";
 import type { ChatState, MessageView } from "./state.ts";
 import { childSession, stepsOf, type Subtasks } from "./subtasks.ts";
 import { subtaskBox } from "./subtaskview.ts";
+import { onlyReports, type Report, reportBlock, reportOf } from "./subagentReport.ts";
 
 interface TextView {
   scanner: CutScanner;
@@ -206,10 +207,11 @@ export class Transcript {
   private messageHead(state: ChatState, info: MessageInfo): HTMLElement | null {
     if (info.role !== "user") return null;
     const sessionID = state.session?.id ?? "";
+    const reported = onlyReports(state.messages.get(info.id)?.parts ?? []);
     return h(
       "div",
       { class: "msg-head" },
-      h("span", { class: "who" }, "You"),
+      h("span", { class: "who" }, reported ? "Sub-agent" : "You"),
       button("Revert", () => this.post({ type: "revert", messageID: info.id }), { class: "link", title: "Undo the agent's changes from this message on" }),
       button("Fork", () => this.post({ type: "forkSession", sessionID, messageID: info.id }), { class: "link", title: "A new session with the conversation before this message" }),
     );
@@ -219,6 +221,11 @@ export class Transcript {
     const role = info.role;
     switch (part.type) {
       case "text":
+        if (reportOf(part) !== undefined) {
+          el.hidden = false;
+          el.replaceChildren(reportBlock(reportOf(part) as Report));
+          return;
+        }
         if (part.synthetic || part.ignored) {
           // Not shown (an attached file's text, for the model): an empty block would still break
           // the row of attachment chips around it.

@@ -20,6 +20,7 @@ import type {
 import type { ServerPhase, Snapshot } from "../src/chat/messages.ts";
 import { applyChildEvent, askedByTask, follow, loadChildren, type Subtasks } from "./subtasks.ts";
 import { applyQueueEvent } from "./queueState.ts";
+import { applyBackgroundEvent, type Background, emptyBackground } from "./backgroundState.ts";
 
 export interface MessageView {
   info: MessageInfo;
@@ -35,6 +36,7 @@ export interface Dirty {
   sessions: boolean;
   header: boolean; // status, tokens, todos, changes, config, server phase
   queue: boolean; // the queued prompts
+  background: boolean; // the background sub-agents and shells
 }
 
 /** What the view keeps of `agent/session/mode` and `agent/session/effort` (events update them too). */
@@ -64,6 +66,7 @@ export interface ChatState {
   subtasks: Subtasks; // child sessions of its task cards (webview/subtasks.ts)
   moreBefore: boolean; // older messages are on the server (webview/virtual.ts loads them)
   queue: QueuedPrompt[]; // prompts waiting for the running turn to end, next first
+  background: Background; // the session's background sub-agents and shells (webview/backgroundState.ts)
   mode: ModeState | null; // the session's mode (null: the server has none to offer)
   effort: EffortState | null; // the session's effort and its model's levels
   dirty: Dirty;
@@ -72,7 +75,7 @@ export interface ChatState {
 const MAX_WARNINGS = 3;
 
 export function emptyDirty(): Dirty {
-  return { parts: new Set(), messages: new Set(), transcript: false, dialogs: false, sessions: false, header: false, queue: false };
+  return { parts: new Set(), messages: new Set(), transcript: false, dialogs: false, sessions: false, header: false, queue: false, background: false };
 }
 
 export function initialState(): ChatState {
@@ -98,14 +101,15 @@ export function initialState(): ChatState {
     subtasks: new Map(),
     moreBefore: false,
     queue: [],
+    background: emptyBackground(),
     mode: null,
     effort: null,
-    dirty: { ...emptyDirty(), transcript: true, dialogs: true, sessions: true, header: true, queue: true },
+    dirty: { ...emptyDirty(), transcript: true, dialogs: true, sessions: true, header: true, queue: true, background: true },
   };
 }
 
 function markAll(state: ChatState): void {
-  state.dirty = { parts: new Set(), messages: new Set(), transcript: true, dialogs: true, sessions: true, header: true, queue: true };
+  state.dirty = { parts: new Set(), messages: new Set(), transcript: true, dialogs: true, sessions: true, header: true, queue: true, background: true };
 }
 
 /** Replace everything with what the server has for a session (or nothing). */
@@ -133,6 +137,7 @@ export function loadSnapshot(state: ChatState, snapshot: Snapshot | null): void 
   state.turnErrors = new Map();
   state.warnings = [];
   state.queue = snapshot?.queue ?? [];
+  state.background = snapshot?.background ?? emptyBackground();
   state.mode = snapshot?.mode ?? null;
   state.effort = snapshot?.effort ?? null;
   markAll(state);
@@ -306,6 +311,12 @@ export function applyEvent(state: ChatState, event: AgentEvent): void {
     if (queue !== undefined) {
       state.queue = queue;
       state.dirty.queue = true;
+      return;
+    }
+    const background = applyBackgroundEvent(state.background, event, state.session.id);
+    if (background !== undefined) {
+      state.background = background;
+      state.dirty.background = true;
       return;
     }
   }

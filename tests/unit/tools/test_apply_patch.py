@@ -216,3 +216,33 @@ def test_a_patch_model_without_apply_patch_keeps_edit_and_write() -> None:
     # apply_patch switched off for the prompt (or hidden by a rule): the model still can edit.
     tools = {t.id: t for t in builtin_registry().all() if t.id != "apply_patch"}
     assert {"edit", "write"} <= set(offered_edit_tools(tools, patch=True))
+
+
+async def test_a_patch_touching_a_file_another_writer_holds_writes_none(
+    ctx: ToolContext, project: Path
+) -> None:
+    write(project / "mine.py", "x = 1\n")
+    write(project / "held.py", "y = 1\n")
+    before = snapshot(project)
+    claimed: list[list[Path]] = []
+
+    def claim(paths: object) -> None:  # as core.session.claims refuses a file a sub-agent holds
+        claimed.append(list(paths))  # type: ignore[call-overload]
+        if project / "held.py" in claimed[-1]:
+            raise ToolError("held.py is being changed by the sub-agent @general")
+
+    ctx.claim = claim
+    text = patch(
+        "*** Update File: mine.py",
+        "@@",
+        "-x = 1",
+        "+x = 2",
+        "*** Update File: held.py",
+        "@@",
+        "-y = 1",
+        "+y = 2",
+    )
+    with pytest.raises(ToolError, match=r"held\.py is being changed"):
+        await apply(ctx, text)
+    assert claimed == [[project / "mine.py", project / "held.py"]]  # asked once, for both, first
+    assert snapshot(project) == before

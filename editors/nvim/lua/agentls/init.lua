@@ -42,6 +42,7 @@ local function subscribe()
   table.insert(client.event_handlers, require('agentls.review_signs').on_event)
   table.insert(client.event_handlers, require('agentls.notify').on_event)
   table.insert(client.event_handlers, require('agentls.mode').on_event)
+  table.insert(client.event_handlers, require('agentls.background').on_event)
   M.state:subscribe(function(kind, session_id, data)
     if kind == 'status' or kind == 'session' or kind == 'message' or kind == 'queue' then
       follow_status()
@@ -49,7 +50,7 @@ local function subscribe()
       require('agentls.chat').on_config(data)
     elseif kind == 'deleted' then
       require('agentls.chat').forget(session_id)
-    elseif kind == 'error' and data then
+    elseif kind == 'error' and data and not require('agentls.background').said(session_id, data) then
       vim.notify('agentls: ' .. (data.message or data.name or 'error'), vim.log.levels.ERROR)
     elseif kind == 'warning' and data then
       vim.notify('agentls: ' .. (data.message or 'warning'), vim.log.levels.WARN)

@@ -60,14 +60,20 @@ function M.footer(info)
   return { lines = {} }
 end
 
---- A short description of what a tool call works on, from its input.
+--- A short description of what a tool call works on, from its input: one line (a command of several
+--- lines shows its first, with `…`).
 function M.tool_subject(part)
   local state = part.state or {}
-  if state.title and state.title ~= '' then
-    return state.title
+  local subject = state.title
+  if not subject or subject == '' then
+    local input = state.input or {}
+    subject = relpath(input.filePath) or input.command or input.pattern or input.url or input.description or ''
   end
-  local input = state.input or {}
-  return relpath(input.filePath) or input.command or input.pattern or input.url or input.description or ''
+  if type(subject) ~= 'string' then
+    return ''
+  end
+  local first = subject:match('^([^\n]*)\n')
+  return first and (first .. ' …') or subject
 end
 
 local function tool(part)
@@ -98,6 +104,15 @@ end
 function M.part(part)
   local kind = part.type
   if kind == 'text' then
+    local context = type(part.metadata) == 'table' and part.metadata.context or nil
+    if part.synthetic and type(context) == 'table' and context.kind == 'subagent' then
+      -- A background sub-agent's report to its parent (docs/protocol.md): named, its text folded.
+      local lines = { '⤷ report of the background sub-agent ' .. tostring(context.label or '?') }
+      for _, line in ipairs(split(part.text)) do
+        table.insert(lines, '    ' .. line)
+      end
+      return { lines = lines, fold = { 1 } }
+    end
     if part.synthetic or part.ignored then
       return { lines = {} }
     end

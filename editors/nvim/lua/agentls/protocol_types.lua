@@ -14,6 +14,9 @@
 --- The params of `agent/event`: one of the core's events.
 ---@alias agentls.AgentEvent
 ---| { type: "agent.warning", properties: agentls.AgentWarning }
+---| { type: "background.agent.ended", properties: agentls.BackgroundAgentEnded }
+---| { type: "background.agent.updated", properties: agentls.BackgroundAgentUpdated }
+---| { type: "background.shell.updated", properties: agentls.BackgroundShellUpdated }
 ---| { type: "config.updated", properties: agentls.ConfigUpdated }
 ---| { type: "file.edited", properties: agentls.FileEdited }
 ---| { type: "message.part.delta", properties: agentls.PartDelta }
@@ -94,6 +97,63 @@
 ---@class agentls.AssistantTime
 ---@field created integer
 ---@field completed? integer
+
+--- A sub-agent a ``task`` call started in the background: its own session, run beside its
+--- parent's turns. ``step``: model steps so far; ``tool``: the tool it runs now; ``tokens``: input
+--- and output tokens of its steps; times in ms since the epoch.
+---@class agentls.BackgroundAgent
+---@field sessionID string
+---@field parentID string
+---@field agent string
+---@field description string
+---@field status "running"|"completed"|"failed"|"stopped"
+---@field started integer
+---@field ended? integer
+---@field step integer
+---@field tool? string
+---@field tokens integer
+---@field error? string
+
+--- A background sub-agent ended (completed, failed or stopped); its result goes to the parent as
+--- a message. ``summary``: the result's first line, for a notification.
+---@class agentls.BackgroundAgentEnded
+---@field sessionID string
+---@field agent agentls.BackgroundAgent
+---@field summary string
+
+--- A background sub-agent started, took a step, began or finished a tool, or ended.
+---@class agentls.BackgroundAgentUpdated
+---@field sessionID string
+---@field agent agentls.BackgroundAgent
+
+--- ``agent/background/list``: one parent session's background work, or all of it.
+---@class agentls.BackgroundList
+---@field sessionID? string
+
+--- A session's background sub-agents (running and recently ended) and background shells.
+---@class agentls.BackgroundListResult
+---@field agents agentls.BackgroundAgent[]
+---@field shells agentls.BackgroundShell[]
+
+--- A message for a running background sub-agent (``sessionID``: its session).
+---@class agentls.BackgroundMessage
+---@field sessionID string
+---@field text string
+
+--- A command ``bash`` started with ``background: true``; ``tail``: its last lines.
+---@class agentls.BackgroundShell
+---@field id string
+---@field sessionID string
+---@field command string
+---@field started integer
+---@field status "running"|"exited"|"stopped"
+---@field exitCode? integer
+---@field tail string
+
+--- A background shell started or ended (its output is read with ``agent/shells/list``).
+---@class agentls.BackgroundShellUpdated
+---@field sessionID string
+---@field shell agentls.BackgroundShell
 
 ---@class agentls.CacheTokens
 ---@field read integer
@@ -873,6 +933,9 @@
 ---@class agentls.SessionUpdated
 ---@field info agentls.Session
 
+---@class agentls.ShellRef
+---@field shellID string
+
 ---@class agentls.SnapshotPart
 ---@field id string
 ---@field sessionID string
@@ -1098,6 +1161,10 @@
 ---| "agent/session/queue/update"
 ---| "agent/session/queue/remove"
 ---| "agent/session/abort"
+---| "agent/background/list"
+---| "agent/background/stop"
+---| "agent/background/message"
+---| "agent/background/shell/stop"
 ---| "agent/session/compact"
 ---| "agent/commands"
 ---| "agent/session/command"
@@ -1123,6 +1190,9 @@
 --- The event types of `agent/event`.
 ---@alias agentls.EventType
 ---| "agent.warning"
+---| "background.agent.ended"
+---| "background.agent.updated"
+---| "background.shell.updated"
 ---| "config.updated"
 ---| "file.edited"
 ---| "message.part.delta"

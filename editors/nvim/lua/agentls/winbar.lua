@@ -1,5 +1,5 @@
 -- The chat's winbar: the session's title, a dialog waiting for an answer, its status (idle, busy,
--- the retry countdown), the tokens of the last step, the session's cost and context use (when not
+-- the retry countdown), what runs in the background (sub-agents, shells), the tokens of the last step, the session's cost and context use (when not
 -- zero), and the agent · model of the next prompt. A narrow window cuts the tokens, cost and model
 -- first, then the title: the status and the mode stay. Before a session shows, what the chat waits
 -- for (or why it has none).
@@ -132,6 +132,10 @@ function M.text(columns)
   local queued = #(state().queue[session_id] or {})
   if queued > 0 then
     table.insert(kept, ('%d queued'):format(queued))
+  end
+  local background = require('agentls.background').winbar_item(session_id)
+  if background then
+    table.insert(kept, background)
   end
   local rest = M.usage(session_id)
   for _, item in ipairs(require('agentls.mode').winbar_items(session_id)) do

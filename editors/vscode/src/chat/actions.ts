@@ -11,6 +11,7 @@ import { contextAttachment, contextPicks, pickedContext, TerminalOutputs } from 
 import { bestMatch } from "./match";
 import { exportSession, olderMessages, searchSessions } from "./sessionTools";
 import { removeQueued, updateQueued } from "./queue";
+import { messageBackground, stopBackground, stopShell } from "./background";
 import { listCommands, runCommand } from "./slash";
 import { setEffort, setMode } from "./pickers";
 import type { ChatHost } from "./host";
@@ -50,6 +51,12 @@ export class Actions {
         return this.newSession();
       case "switchSession":
         return this.view.select(message.sessionID);
+      case "backgroundStop":
+        return stopBackground(this.view.client, message.sessionID);
+      case "backgroundMessage":
+        return messageBackground(this.view.client, message.sessionID, message.description);
+      case "shellStop":
+        return stopShell(this.view.client, message.shellID);
       case "moreSessions":
         return this.view.sendSessions(message.before);
       case "renameSession":

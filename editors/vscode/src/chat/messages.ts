@@ -3,6 +3,7 @@
 import type {
   AgentConfig,
   AgentEvent,
+  BackgroundListResult,
   FileDiff,
   MessageWithParts,
   PermissionAnswer,
@@ -60,6 +61,8 @@ export interface Snapshot {
   children?: Record<string, MessageWithParts[]>;
   /** Prompts waiting for the running turn (`agent/session/queue/list`), next first. */
   queue?: QueuedPrompt[];
+  /** The session's background sub-agents and shells (`agent/background/list`; absent: an older server). */
+  background?: BackgroundListResult;
   /** The session's mode and effort (absent: the server has no such request). */
   mode?: ModeInfo;
   effort?: EffortInfo;
@@ -155,4 +158,9 @@ export type FromWebview =
   /** The session as Markdown in a new editor (none: the view's session, as `/export` does). */
   | { type: "exportSession"; sessionID?: string }
   | { type: "openInTab"; sessionID: string }
-  | { type: "loadOlder"; sessionID: string; before: string };
+  | { type: "loadOlder"; sessionID: string; before: string }
+  /** Background work (webview/background.ts): stop a sub-agent, send it a message (asked for in an
+   * input box), kill a background shell. */
+  | { type: "backgroundStop"; sessionID: string }
+  | { type: "backgroundMessage"; sessionID: string; description?: string }
+  | { type: "shellStop"; shellID: string };

@@ -4,7 +4,8 @@
 // (`permission.asked` / `question.asked`) is announced unless a chat in sight (the sidebar's or an
 // editor tab's) shows its session — a sub-agent's dialog belongs to the session whose task asks
 // (docs/protocol.md "Sub-agents"). The button takes the user to that session's chat. The setting
-// `agentls.notifications` (on by default) turns both off.
+// `agentls.notifications` (on by default) turns both off. A background sub-agent that ends
+// (`background.agent.ended`) is announced too, with its summary.
 import * as vscode from "vscode";
 import type { AgentEvent, Session } from "../../shared/protocol";
 import { trace } from "../trace";
@@ -86,6 +87,14 @@ export class Notifier implements vscode.Disposable {
         if (this.shown(sessionID)) return;
         const what = event.type === "permission.asked" ? `asks to ${event.properties.request.permission}` : "has a question";
         void this.title(sessionID).then((title) => this.tell(`agentls: the agent ${what} and waits for your answer ("${title}").`, sessionID));
+        return;
+      }
+      case "background.agent.ended": {
+        // A background sub-agent ended: said whether or not its parent is in sight (its report
+        // starts a turn there, which the user may want to watch).
+        const { agent, summary } = event.properties;
+        const how = agent.status === "completed" ? `finished: ${summary}` : agent.status === "stopped" ? "was stopped" : summary;
+        this.tell(`agentls: the background sub-agent @${agent.agent} (${agent.description}) ${how}`, agent.parentID);
         return;
       }
       case "permission.replied":

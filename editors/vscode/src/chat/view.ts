@@ -26,6 +26,7 @@ import { MESSAGE_PAGE } from "./sessionTools";
 import type { Attachment, FromWebview, ServerPhase, Snapshot, ToWebview } from "./messages";
 import type { ChatHost } from "./host";
 import { listQueue, removedByUser } from "./queue";
+import { listBackground } from "./background";
 import { attachmentParts } from "./slash";
 import { optionalEffort, sessionControls } from "./pickers";
 
@@ -317,7 +318,7 @@ export class ChatView implements ChatHost, vscode.WebviewViewProvider, vscode.Di
 
   private async snapshot(sessionID: string): Promise<Snapshot> {
     const c = this.client;
-    const [session, messages, permissions, questions, todos, queue, controls] = await Promise.all([
+    const [session, messages, permissions, questions, todos, queue, controls, background] = await Promise.all([
       c.request<Session>("agent/session/get", { sessionID }),
       c.request<{ messages: MessageWithParts[] }>("agent/session/messages", { sessionID, limit: MESSAGE_PAGE }),
       c.request<{ requests: PermissionRequest[] }>("agent/permission/list", {}),
@@ -325,6 +326,7 @@ export class ChatView implements ChatHost, vscode.WebviewViewProvider, vscode.Di
       c.request<{ todos: Todo[] }>("agent/session/todo", { sessionID }),
       listQueue(c, sessionID),
       sessionControls(c, sessionID, this.pickedModel),
+      listBackground(c, sessionID),
     ]);
     for (const request of permissions.requests) this.permissions.set(request.id, request);
     const running = messages.messages.some((m) => m.info.role === "assistant" && m.info.time.completed === undefined && m.info.error === undefined);
@@ -340,6 +342,7 @@ export class ChatView implements ChatHost, vscode.WebviewViewProvider, vscode.Di
       changes: [], // sendChanges: the session's diff reads snapshots, and must not hold up its messages
       busy: this.statuses.get(sessionID)?.type === "busy" || running,
       queue,
+      background,
       ...controls,
     };
   }
