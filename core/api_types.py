@@ -119,7 +119,7 @@ class CommandSummary:
 
     name: str
     description: str
-    kind: str  # "builtin" or "user"
+    kind: str  # "builtin", "user" or "mcp" (an MCP server's prompt)
     source: str  # "built-in", "config", or the file that defines it
     hint: str = ""  # what its arguments are, for a client's menu
     agent: str | None = None

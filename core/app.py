@@ -34,6 +34,8 @@ from core.app_config import (
 )
 from core.bus import Bus, Listener, Subscription
 from core.commands.catalog import Catalog, load_catalog
+from core.commands.mcp_prompts import add_prompts
+from core.commands.model import CommandInfo
 from core.commands.runner import run_command
 from core.commands.shell import shell_runner
 from core.config.loader import Layer, load_config
@@ -253,12 +255,13 @@ class AgentApp:
         await self._wiring.loop.abort(session_id)
 
     async def commands(self) -> CommandList:
-        """The built-in and user commands (files are read again at each call)."""
+        """The built-in and user commands (files are read again at each call) and the MCP servers'
+        prompts."""
         catalog = await self._command_catalog()
         return CommandList(
             commands=tuple(
                 CommandSummary(c.name, c.description, c.kind, c.source, c.hint, c.agent, c.model, c.subtask)
-                for c in sorted(catalog.commands.values(), key=lambda c: (c.kind != "builtin", c.name))
+                for c in sorted(catalog.commands.values(), key=_menu_order)
             ),
             errors=tuple(str(e) for e in catalog.errors),
             warnings=tuple(catalog.warnings),
@@ -306,6 +309,7 @@ class AgentApp:
                 shell=shell,
                 check_file=check_file,
                 subagents={a.name for a in self._state.agents.subagents()},
+                get_prompt=self._state.mcp.get_prompt,
                 attachments=attachments,
             )
         finally:
@@ -316,7 +320,10 @@ class AgentApp:
 
     async def _command_catalog(self) -> Catalog:
         home = Path.home()
-        return await asyncio.to_thread(load_catalog, self._config.command, self.worktree, config_dir(), home)
+        config = self._config.command
+        catalog = await asyncio.to_thread(load_catalog, config, self.worktree, config_dir(), home)
+        add_prompts(catalog, self._state.mcp.prompts())
+        return catalog
 
     async def compact(self, session_id: str) -> MessageWithParts:
         """Summarise the session now (a manual compaction)."""
@@ -479,6 +486,11 @@ async def open_app(
         await app.close()  # the store and any MCP server already started
         raise
     return OpenedAgent(agent=app, wiring=wiring)
+
+
+def _menu_order(command: CommandInfo) -> tuple[bool, bool, str]:
+    """Built-ins, then the user's commands, then the MCP servers' prompts; by name in each."""
+    return command.kind != "builtin", command.kind == "mcp", command.name
 
 
 async def _start_mcp(wiring: Wiring) -> None:

@@ -23,7 +23,7 @@ from core.bus import Bus
 from core.config.loader import ResolvedConfig
 from core.config.merge import format_path
 from core.config.schema import Config, McpServer
-from core.errors import ConfigError, InvalidInputError
+from core.errors import ConfigError, InvalidInputError, NotFoundError
 from core.events import AgentWarning
 from core.hooks.service import Hooks
 from core.hooks.settings import claude_settings
@@ -42,6 +42,7 @@ from core.workspace import Workspace
 
 if TYPE_CHECKING:
     from core.tools.mcp import McpManager
+    from core.tools.mcp_listing import McpPrompt
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +76,17 @@ class McpServers:
             if any(tool.id in offered for tool in manager.tools()):
                 out.append((name, manager.instructions[name]))
         return out
+
+    def prompts(self) -> list[McpPrompt]:
+        """The prompts of every connected server, in the config's order."""
+        return [p for e in self.entries.values() if e.manager is not None for p in e.manager.prompts]
+
+    async def get_prompt(self, prompt: McpPrompt, arguments: dict[str, str]) -> list[Any]:
+        """The messages ``prompt`` renders with ``arguments`` (NotFoundError: its server is gone)."""
+        entry = self.entries.get(prompt.server)
+        if entry is None or entry.manager is None:
+            raise NotFoundError(f"the MCP server {prompt.server} is not connected")
+        return await entry.manager.get_prompt(prompt, arguments)
 
     def managers(self) -> list[McpManager]:
         """Every manager this state started or kept."""

@@ -100,11 +100,11 @@ class ProvidersResult(Result):
 
 
 class CommandInfo(Result):
-    """A slash command: a built-in or the user's own (a Markdown template)."""
+    """A slash command: a built-in, the user's own (a Markdown template) or an MCP server's prompt."""
 
     name: str
     description: str
-    kind: Literal["builtin", "user"]
+    kind: Literal["builtin", "user", "mcp"]
     source: str
     hint: str
     agent: str | None

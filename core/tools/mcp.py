@@ -1,5 +1,6 @@
 """MCP servers from config: connect through the official SDK and offer their tools as ``<server>_<tool>``
-(and keep the ``instructions`` each server gives at initialize, for the system prompt).
+(and keep the ``instructions`` each server gives at initialize, for the system prompt, and the
+prompts it offers, run as slash commands).
 
 Each server runs in a task of its own that enters the SDK client's context and stays inside it until
 ``close()``: the SDK's anyio scopes must be entered and left by the same task. A server that fails
@@ -25,12 +26,13 @@ from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, ConfigDict
 
 from core.config.schema import McpLocal, McpRemote
-from core.errors import AbortedError, ToolError
+from core.errors import AbortedError, InvalidInputError, NotFoundError, ToolError
 from core.permission.request import PermissionAsk
 from core.record import record
 from core.sandbox.sandbox import Sandbox
 from core.tools.base import Tool, ToolResult
 from core.tools.context import ToolContext
+from core.tools.mcp_listing import McpPrompt, prompts_of
 
 log = logging.getLogger(__name__)
 
@@ -131,6 +133,8 @@ class McpManager:
         self.warnings: list[str] = []
         self.connected: list[str] = []
         self.instructions: dict[str, str] = {}  # what each server said at initialize, when anything
+        self.prompts: list[McpPrompt] = []
+        self._clients: dict[str, Client] = {}
 
     async def start(self) -> None:
         """Connect every enabled server at once; report and skip those that fail."""
@@ -152,6 +156,8 @@ class McpManager:
             await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks.clear()
         self._tools.clear()
+        self._clients.clear()
+        self.prompts.clear()
 
     async def _connect(self, name: str, cfg: McpLocal | McpRemote) -> list[McpTool] | None:
         ready: asyncio.Future[list[McpTool]] = asyncio.get_running_loop().create_future()
@@ -219,14 +225,44 @@ class McpManager:
         instructions = (client.instructions or "").strip()
         if instructions:
             self.instructions[name] = instructions
+        self._clients[name] = client
+        if client.server_capabilities.prompts is not None:
+            try:
+                self.prompts.extend(prompts_of(name, await _all_prompts(client)))
+            except MCPError as exc:  # its tools still work: the prompts are said missing
+                self.warnings.append(f"MCP server {name!r} did not list its prompts: {exc}")
         if not ready.done():
             ready.set_result(tools)
         await self._closing.wait()
+
+    async def get_prompt(self, prompt: McpPrompt, arguments: dict[str, str]) -> list[Any]:
+        """The messages ``prompts/get`` renders for ``prompt`` (the SDK's ``PromptMessage``s)."""
+        client = self._clients.get(prompt.server)
+        if client is None:
+            raise NotFoundError(f"the MCP server {prompt.server} is not connected")
+        try:
+            result = await client.get_prompt(prompt.name, arguments)
+        except MCPError as exc:
+            raise InvalidInputError(
+                f"the MCP server {prompt.server} refused the prompt {prompt.name}: {exc}"
+            ) from exc
+        return list(result.messages)
 
     def _skip(self, name: str, reason: str) -> None:
         message = f"MCP server {name!r} skipped: {reason}"
         log.warning("%s", message)
         self.warnings.append(message)
+
+
+async def _all_prompts(client: Client) -> list[Any]:
+    prompts: list[Any] = []
+    cursor: str | None = None
+    while True:
+        page = await client.list_prompts(cursor=cursor)
+        prompts.extend(page.prompts)
+        cursor = page.next_cursor
+        if not cursor:
+            return prompts
 
 
 def _make_tool(server: str, client: Client, listed: _Listed) -> McpTool:

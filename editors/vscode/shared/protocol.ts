@@ -116,11 +116,11 @@ export interface ChangesItem {
   kind: "changes";
 }
 
-/** A slash command: a built-in or the user's own (a Markdown template). */
+/** A slash command: a built-in, the user's own (a Markdown template) or an MCP server's prompt. */
 export interface CommandInfo {
   name: string;
   description: string;
-  kind: "builtin" | "user";
+  kind: "builtin" | "user" | "mcp";
   source: string;
   hint: string;
   agent: string | null;

@@ -102,11 +102,11 @@
 ---@class agentls.ChangesItem
 ---@field kind "changes"
 
---- A slash command: a built-in or the user's own (a Markdown template).
+--- A slash command: a built-in, the user's own (a Markdown template) or an MCP server's prompt.
 ---@class agentls.CommandInfo
 ---@field name string
 ---@field description string
----@field kind "builtin"|"user"
+---@field kind "builtin"|"user"|"mcp"
 ---@field source string
 ---@field hint string
 ---@field agent string|nil

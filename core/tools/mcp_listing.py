@@ -1,0 +1,60 @@
+"""What a connected MCP server offers besides tools, as agentls records: its prompts (run as slash
+commands, ``core.commands.mcp_prompts``) and its resources and resource templates (attached as
+context)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from core.record import record
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+
+
+@record
+class PromptArgument:
+    """One argument of an MCP prompt."""
+
+    name: str
+    description: str = ""
+    required: bool = False
+
+
+@record
+class McpPrompt:
+    """A prompt a connected MCP server offers."""
+
+    server: str
+    name: str
+    description: str
+    arguments: tuple[PromptArgument, ...] = ()
+
+    @property
+    def command(self) -> str:
+        """The slash command that runs it (without the ``/``)."""
+        return command_name(self.server, self.name)
+
+    @property
+    def hint(self) -> str:
+        """Its arguments for a client's menu: ``<required> [optional]``."""
+        return " ".join(f"<{a.name}>" if a.required else f"[{a.name}]" for a in self.arguments)
+
+
+def command_name(server: str, prompt: str) -> str:
+    """``mcp__<server>__<prompt>``, with what a command name cannot hold replaced by ``_``."""
+    return f"mcp__{_UNSAFE.sub('_', server)}__{_UNSAFE.sub('_', prompt)}"
+
+
+def prompts_of(server: str, prompts: Sequence[Any]) -> list[McpPrompt]:
+    """The SDK's ``Prompt`` objects of ``server`` as records."""
+    return [
+        McpPrompt(
+            server,
+            p.name,
+            p.description or p.title or "",
+            tuple(PromptArgument(a.name, a.description or "", bool(a.required)) for a in p.arguments or ()),
+        )
+        for p in prompts
+    ]
