@@ -21,6 +21,9 @@ from core.api_types import (
     CommandSummary,
     ConfigInfo,
     EffortState,
+    McpResourceInfo,
+    McpResourceList,
+    McpTemplateInfo,
     ModeChoice,
     ModelLimits,
     ModeState,
@@ -53,6 +56,9 @@ __all__ = [
     "Dialogs",
     "EffortState",
     "Layer",
+    "McpResourceInfo",
+    "McpResourceList",
+    "McpTemplateInfo",
     "ModeChoice",
     "ModeState",
     "ModelLimits",
@@ -373,4 +379,9 @@ class Agent(Protocol):
     ) -> list[ResolvedItem]:
         """Each context item as the model will see it (``text``) and its token count, or its
         ``error``; a prompt then carries the text as a ``ContextInput``. NotFoundError: no such session."""
+        ...
+
+    async def mcp_resources(self) -> McpResourceList:
+        """The resources and resource templates the running MCP servers list (attached as
+        ``McpResourceItem`` context items)."""
         ...

@@ -212,3 +212,35 @@ class EffortState:
     effort: str
     levels: tuple[str, ...]
     model: str | None = None  # the model the levels are for ("provider/model")
+
+
+@record
+class McpResourceInfo:
+    """A resource a running MCP server lists: attached as ``@server:uri`` (a context item)."""
+
+    server: str
+    uri: str
+    name: str
+    description: str = ""
+    mime_type: str = ""
+    size: int | None = None  # bytes, when the server says
+
+
+@record
+class McpTemplateInfo:
+    """A resource template (``notes://{name}``): attached once its ``arguments`` are filled in."""
+
+    server: str
+    uri_template: str
+    name: str
+    description: str = ""
+    mime_type: str = ""
+    arguments: tuple[str, ...] = ()
+
+
+@record
+class McpResourceList:
+    """The resources and resource templates of the running MCP servers, in the config's order."""
+
+    resources: tuple[McpResourceInfo, ...] = ()
+    templates: tuple[McpTemplateInfo, ...] = ()

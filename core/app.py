@@ -18,6 +18,7 @@ from core.api import (
     CommandSummary,
     ConfigInfo,
     EffortState,
+    McpResourceList,
     ModelLimits,
     ModeState,
     PromptParts,
@@ -425,6 +426,10 @@ class AgentApp:
     ) -> list[ResolvedItem]:
         """Each context item as the model will see it (see ``core.session.context_resolver``)."""
         return await self._wiring.context_items.resolve(session_id, items)
+
+    async def mcp_resources(self) -> McpResourceList:
+        """The running MCP servers' resources and resource templates."""
+        return self._state.mcp.resources()
 
 
 @record(eq=False, repr=False)  # never compared or printed

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.agent.agents import Agents
+from core.api_types import McpResourceList
 from core.bus import Bus
 from core.config.loader import ResolvedConfig
 from core.config.merge import format_path
@@ -38,6 +39,7 @@ from core.session.services import StepServices
 from core.session.sessions import Sessions
 from core.session.snapshots import SnapshotService
 from core.tools.base import Tool
+from core.uri_template import template_matches
 from core.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -87,6 +89,34 @@ class McpServers:
         if entry is None or entry.manager is None:
             raise NotFoundError(f"the MCP server {prompt.server} is not connected")
         return await entry.manager.get_prompt(prompt, arguments)
+
+    def resources(self) -> McpResourceList:
+        """The resources and resource templates of every connected server."""
+        running = [e.manager for e in self.entries.values() if e.manager is not None]
+        return McpResourceList(
+            tuple(r for m in running for r in m.resources), tuple(t for m in running for t in m.templates)
+        )
+
+    async def read_resource(self, server: str | None, uri: str) -> tuple[str, list[Any]]:
+        """The server that read ``uri`` (``server``, else the first that lists it or a template
+        that makes it) and the contents it gave. NotFoundError when no running server has it."""
+        if server is None:
+            server = self._server_of(uri)
+        entry = self.entries.get(server)
+        if entry is None or entry.manager is None:
+            running = ", ".join(n for n, e in self.entries.items() if e.manager is not None) or "none"
+            raise NotFoundError(f"no MCP server {server} is running (running: {running})")
+        return server, await entry.manager.read_resource(server, uri)
+
+    def _server_of(self, uri: str) -> str:
+        listed = self.resources()
+        for resource in listed.resources:
+            if resource.uri == uri:
+                return resource.server
+        for template in listed.templates:
+            if template_matches(template.uri_template, uri):
+                return template.server
+        raise NotFoundError(f"no running MCP server lists the resource {uri}")
 
     def managers(self) -> list[McpManager]:
         """Every manager this state started or kept."""

@@ -102,6 +102,12 @@ METHODS: tuple[Method, ...] = (
     _request("agent/session/compact", p.SessionRef, MessageWithParts, "Summarise the session now."),
     _request("agent/commands", p.NoParams, r.CommandList, "The slash commands."),
     _request(
+        "agent/mcp/resources",
+        p.NoParams,
+        r.McpResourcesResult,
+        "The MCP servers' resources and resource templates, for the @ menu.",
+    ),
+    _request(
         "agent/session/command", SessionCommand, r.CommandRunResult, "Run a slash command in a session."
     ),
     _request(

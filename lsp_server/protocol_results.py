@@ -211,3 +211,32 @@ class PermissionListResult(Result):
 
 class QuestionListResult(Result):
     requests: list[QuestionRequest]
+
+
+class McpResource(Result):
+    """A resource of a running MCP server, attached as ``{kind: "mcp", server, uri}``."""
+
+    server: str
+    uri: str
+    name: str
+    description: str
+    mimeType: str
+    size: int | None
+
+
+class McpTemplate(Result):
+    """A resource template; attached as ``{kind: "mcp", server, template, arguments}``."""
+
+    server: str
+    uriTemplate: str
+    name: str
+    description: str
+    mimeType: str
+    arguments: list[str]
+
+
+class McpResourcesResult(Result):
+    """``agent/mcp/resources``: what a client's ``@`` menu offers of the MCP servers."""
+
+    resources: list[McpResource]
+    templates: list[McpTemplate]

@@ -12,6 +12,7 @@ METHODS: tuple[str, ...] = (
     "agent/config",
     "agent/context/resolve",
     "agent/diagnostics",
+    "agent/mcp/resources",
     "agent/permission/list",
     "agent/permission/reply",
     "agent/providers",

@@ -21,6 +21,7 @@ from core.api import (
     ConfigInfo,
     EffortState,
     Layer,
+    McpResourceList,
     ModelLimits,
     ModeState,
     PromptMode,
@@ -332,6 +333,10 @@ class RemoteAgent:
         self, session_id: str | None, items: Sequence[ContextItem]
     ) -> list[ResolvedItem]:
         result: list[ResolvedItem] = await self.call("resolve_context", session_id=session_id, items=items)
+        return result
+
+    async def mcp_resources(self) -> McpResourceList:
+        result: McpResourceList = await self.call("mcp_resources")
         return result
 
 

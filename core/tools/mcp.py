@@ -1,6 +1,6 @@
 """MCP servers from config: connect through the official SDK and offer their tools as ``<server>_<tool>``
 (and keep the ``instructions`` each server gives at initialize, for the system prompt, and the
-prompts it offers, run as slash commands).
+prompts it offers, run as slash commands, and its resources, attached as context).
 
 Each server runs in a task of its own that enters the SDK client's context and stays inside it until
 ``close()``: the SDK's anyio scopes must be entered and left by the same task. A server that fails
@@ -25,6 +25,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, ConfigDict
 
+from core.api_types import McpResourceInfo, McpTemplateInfo
 from core.config.schema import McpLocal, McpRemote
 from core.errors import AbortedError, InvalidInputError, NotFoundError, ToolError
 from core.permission.request import PermissionAsk
@@ -32,7 +33,7 @@ from core.record import record
 from core.sandbox.sandbox import Sandbox
 from core.tools.base import Tool, ToolResult
 from core.tools.context import ToolContext
-from core.tools.mcp_listing import McpPrompt, prompts_of
+from core.tools.mcp_listing import McpPrompt, prompts_of, resources_of, templates_of
 
 log = logging.getLogger(__name__)
 
@@ -134,6 +135,8 @@ class McpManager:
         self.connected: list[str] = []
         self.instructions: dict[str, str] = {}  # what each server said at initialize, when anything
         self.prompts: list[McpPrompt] = []
+        self.resources: list[McpResourceInfo] = []
+        self.templates: list[McpTemplateInfo] = []
         self._clients: dict[str, Client] = {}
 
     async def start(self) -> None:
@@ -158,6 +161,8 @@ class McpManager:
         self._tools.clear()
         self._clients.clear()
         self.prompts.clear()
+        self.resources.clear()
+        self.templates.clear()
 
     async def _connect(self, name: str, cfg: McpLocal | McpRemote) -> list[McpTool] | None:
         ready: asyncio.Future[list[McpTool]] = asyncio.get_running_loop().create_future()
@@ -231,6 +236,12 @@ class McpManager:
                 self.prompts.extend(prompts_of(name, await _all_prompts(client)))
             except MCPError as exc:  # its tools still work: the prompts are said missing
                 self.warnings.append(f"MCP server {name!r} did not list its prompts: {exc}")
+        if client.server_capabilities.resources is not None:
+            try:
+                self.resources.extend(resources_of(name, await _all_resources(client)))
+                self.templates.extend(templates_of(name, await _all_templates(client)))
+            except MCPError as exc:
+                self.warnings.append(f"MCP server {name!r} did not list its resources: {exc}")
         if not ready.done():
             ready.set_result(tools)
         await self._closing.wait()
@@ -248,6 +259,17 @@ class McpManager:
             ) from exc
         return list(result.messages)
 
+    async def read_resource(self, server: str, uri: str) -> list[Any]:
+        """What ``resources/read`` gives for ``uri`` (the SDK's text and blob contents)."""
+        client = self._clients.get(server)
+        if client is None:
+            raise NotFoundError(f"the MCP server {server} is not connected")
+        try:
+            result = await client.read_resource(uri)
+        except MCPError as exc:
+            raise InvalidInputError(f"the MCP server {server} could not read {uri}: {exc}") from exc
+        return list(result.contents)
+
     def _skip(self, name: str, reason: str) -> None:
         message = f"MCP server {name!r} skipped: {reason}"
         log.warning("%s", message)
@@ -263,6 +285,28 @@ async def _all_prompts(client: Client) -> list[Any]:
         cursor = page.next_cursor
         if not cursor:
             return prompts
+
+
+async def _all_resources(client: Client) -> list[Any]:
+    listed: list[Any] = []
+    cursor: str | None = None
+    while True:
+        page = await client.list_resources(cursor=cursor)
+        listed.extend(page.resources)
+        cursor = page.next_cursor
+        if not cursor:
+            return listed
+
+
+async def _all_templates(client: Client) -> list[Any]:
+    listed: list[Any] = []
+    cursor: str | None = None
+    while True:
+        page = await client.list_resource_templates(cursor=cursor)
+        listed.extend(page.resource_templates)
+        cursor = page.next_cursor
+        if not cursor:
+            return listed
 
 
 def _make_tool(server: str, client: Client, listed: _Listed) -> McpTool:

@@ -8,7 +8,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from core.api_types import McpResourceInfo, McpTemplateInfo
 from core.record import record
+from core.uri_template import template_variables
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
@@ -57,4 +59,27 @@ def prompts_of(server: str, prompts: Sequence[Any]) -> list[McpPrompt]:
             tuple(PromptArgument(a.name, a.description or "", bool(a.required)) for a in p.arguments or ()),
         )
         for p in prompts
+    ]
+
+
+def resources_of(server: str, listed: Sequence[Any]) -> list[McpResourceInfo]:
+    """The SDK's ``Resource`` objects of ``server`` as records."""
+    return [
+        McpResourceInfo(server, str(r.uri), r.name, r.description or r.title or "", r.mime_type or "", r.size)
+        for r in listed
+    ]
+
+
+def templates_of(server: str, listed: Sequence[Any]) -> list[McpTemplateInfo]:
+    """The SDK's ``ResourceTemplate`` objects of ``server`` as records."""
+    return [
+        McpTemplateInfo(
+            server,
+            t.uri_template,
+            t.name,
+            t.description or t.title or "",
+            t.mime_type or "",
+            template_variables(t.uri_template),
+        )
+        for t in listed
     ]

@@ -193,7 +193,8 @@ export type ContextItem =
   | ProblemsItem
   | TerminalItem
   | SymbolItem
-  | EditorItem;
+  | EditorItem
+  | McpResourceItem;
 
 /**
  * A context item: resolved (``kind``, ``label``, ``text`` from agent/context/resolve, sent verbatim)
@@ -385,6 +386,43 @@ export interface HunkConflict {
   reason: string;
   agent: string[];
   current: string[];
+}
+
+/** A resource of a running MCP server, attached as ``{kind: "mcp", server, uri}``. */
+export interface McpResource {
+  server: string;
+  uri: string;
+  name: string;
+  description: string;
+  mimeType: string;
+  size: number | null;
+}
+
+/** A resource of a running MCP server: by ``uri``, or a resource ``template`` with ``arguments``. */
+export interface McpResourceItem {
+  kind: "mcp";
+  /** None: the server that lists the URI */
+  server?: string;
+  uri?: string;
+  template?: string;
+  /** the template's variables */
+  arguments?: { [key: string]: string };
+}
+
+/** ``agent/mcp/resources``: what a client's ``@`` menu offers of the MCP servers. */
+export interface McpResourcesResult {
+  resources: McpResource[];
+  templates: McpTemplate[];
+}
+
+/** A resource template; attached as ``{kind: "mcp", server, template, arguments}``. */
+export interface McpTemplate {
+  server: string;
+  uriTemplate: string;
+  name: string;
+  description: string;
+  mimeType: string;
+  arguments: string[];
 }
 
 /** The typed error of an assistant message. */
@@ -1259,6 +1297,7 @@ export interface Requests {
   "agent/session/abort": { params: SessionRef; result: null };
   "agent/session/compact": { params: SessionRef; result: MessageWithParts };
   "agent/commands": { params: NoParams; result: CommandList };
+  "agent/mcp/resources": { params: NoParams; result: McpResourcesResult };
   "agent/session/command": { params: SessionCommand; result: CommandRunResult };
   "agent/session/revert": { params: SessionRevertParams; result: RevertResult };
   "agent/session/unrevert": { params: SessionRef; result: RevertResult };

@@ -171,6 +171,7 @@
 ---| agentls.TerminalItem
 ---| agentls.SymbolItem
 ---| agentls.EditorItem
+---| agentls.McpResourceItem
 
 --- A context item: resolved (``kind``, ``label``, ``text`` from agent/context/resolve, sent verbatim)
 --- or ``item`` alone, which the server resolves when the prompt arrives (the editor note).
@@ -335,6 +336,37 @@
 ---@field reason string
 ---@field agent string[]
 ---@field current string[]
+
+--- A resource of a running MCP server, attached as ``{kind: "mcp", server, uri}``.
+---@class agentls.McpResource
+---@field server string
+---@field uri string
+---@field name string
+---@field description string
+---@field mimeType string
+---@field size integer|nil
+
+--- A resource of a running MCP server: by ``uri``, or a resource ``template`` with ``arguments``.
+---@class agentls.McpResourceItem
+---@field kind "mcp"
+---@field server? string
+---@field uri? string
+---@field template? string
+---@field arguments? table<string, string>
+
+--- ``agent/mcp/resources``: what a client's ``@`` menu offers of the MCP servers.
+---@class agentls.McpResourcesResult
+---@field resources agentls.McpResource[]
+---@field templates agentls.McpTemplate[]
+
+--- A resource template; attached as ``{kind: "mcp", server, template, arguments}``.
+---@class agentls.McpTemplate
+---@field server string
+---@field uriTemplate string
+---@field name string
+---@field description string
+---@field mimeType string
+---@field arguments string[]
 
 --- The typed error of an assistant message.
 ---@class agentls.MessageError
@@ -1087,6 +1119,7 @@
 ---| "agent/session/abort"
 ---| "agent/session/compact"
 ---| "agent/commands"
+---| "agent/mcp/resources"
 ---| "agent/session/command"
 ---| "agent/session/revert"
 ---| "agent/session/unrevert"
