@@ -1,6 +1,7 @@
 """MCP servers from config: connect through the official SDK and offer their tools as ``<server>_<tool>``
 (and keep the ``instructions`` each server gives at initialize, for the system prompt, and the
-prompts it offers, run as slash commands, and its resources, attached as context).
+prompts it offers, run as slash commands, and its resources, attached as context). A server's
+``elicitation/create`` is asked as a form in the session of its tool call (``core.tools.mcp_elicit``).
 
 Each server runs in a task of its own that enters the SDK client's context and stays inside it until
 ``close()``: the SDK's anyio scopes must be entered and left by the same task. A server that fails
@@ -23,6 +24,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
+from mcp.types import ElicitRequestParams, ElicitRequestURLParams, ElicitResult
 from pydantic import BaseModel, ConfigDict
 
 from core.api_types import McpResourceInfo, McpTemplateInfo
@@ -33,6 +35,7 @@ from core.record import record
 from core.sandbox.sandbox import Sandbox
 from core.tools.base import Tool, ToolResult
 from core.tools.context import ToolContext
+from core.tools.mcp_elicit import ask_form
 from core.tools.mcp_listing import McpPrompt, prompts_of, resources_of, templates_of
 
 log = logging.getLogger(__name__)
@@ -60,10 +63,11 @@ class McpTool(Tool[McpArgs]):
     Params: ClassVar[type[BaseModel]] = McpArgs
     truncate = "head"
 
-    def __init__(self, server: str, client: Client, listed: _Listed) -> None:
+    def __init__(self, server: str, client: Client, listed: _Listed, calls: list[ToolContext]) -> None:
         self.server = server
         self.tool_name = listed.name
         self._client = client
+        self._calls = calls  # the server's calls under way: an elicitation asks in the latest's session
         self._description = listed.description
         self._schema = listed.schema
 
@@ -85,10 +89,12 @@ class McpTool(Tool[McpArgs]):
             raise AbortedError(f"the call of MCP tool {self.id} was aborted")
         call = asyncio.ensure_future(self._client.call_tool(self.tool_name, arguments))
         aborted = asyncio.ensure_future(ctx.abort.wait())
+        self._calls.append(ctx)
         try:
             done, _ = await asyncio.wait({call, aborted}, return_when=asyncio.FIRST_COMPLETED)
         finally:
             aborted.cancel()
+            self._calls.remove(ctx)
         if call not in done:
             call.cancel()
             raise AbortedError(f"the call of MCP tool {self.id} was aborted")
@@ -138,6 +144,7 @@ class McpManager:
         self.resources: list[McpResourceInfo] = []
         self.templates: list[McpTemplateInfo] = []
         self._clients: dict[str, Client] = {}
+        self._calls: dict[str, list[ToolContext]] = {}  # each server's tool calls under way
 
     async def start(self) -> None:
         """Connect every enabled server at once; report and skip those that fail."""
@@ -182,18 +189,27 @@ class McpManager:
         self, name: str, cfg: McpLocal | McpRemote, ready: asyncio.Future[list[McpTool]]
     ) -> None:
         """Hold the server's connection open until ``close()``; this task owns the SDK's scopes."""
+        calls = self._calls.setdefault(name, [])
+
+        async def elicit(context: Any, params: ElicitRequestParams) -> ElicitResult:
+            return await _elicit(name, calls, params)
+
         try:
             if isinstance(cfg, McpLocal):
                 params = self._stdio_params(name, cfg)
-                async with Client(stdio_client(params, errlog=sys.stderr)) as client:
+                transport = stdio_client(params, errlog=sys.stderr)
+                async with Client(transport, elicitation_callback=elicit) as client:
                     await self._ready(name, client, ready)
             elif cfg.transport == "sse":
-                async with Client(sse_client(cfg.url, headers=cfg.headers or None)) as client:
+                transport = sse_client(cfg.url, headers=cfg.headers or None)
+                async with Client(transport, elicitation_callback=elicit) as client:
                     await self._ready(name, client, ready)
             else:
                 async with (
                     create_mcp_http_client(headers=cfg.headers or None) as http,
-                    Client(streamable_http_client(cfg.url, http_client=http)) as client,
+                    Client(
+                        streamable_http_client(cfg.url, http_client=http), elicitation_callback=elicit
+                    ) as client,
                 ):
                     await self._ready(name, client, ready)
         except Exception as exc:  # a failure after start is logged; before, ready carries it
@@ -225,7 +241,7 @@ class McpManager:
             cursor = page.next_cursor
             if not cursor:
                 break
-        tools = [_make_tool(name, client, item) for item in listed]
+        tools = [_make_tool(name, client, item, self._calls.setdefault(name, [])) for item in listed]
         log.info("MCP server %s connected with %s tools", name, len(tools))
         instructions = (client.instructions or "").strip()
         if instructions:
@@ -309,11 +325,27 @@ async def _all_templates(client: Client) -> list[Any]:
             return listed
 
 
-def _make_tool(server: str, client: Client, listed: _Listed) -> McpTool:
+def _make_tool(server: str, client: Client, listed: _Listed, calls: list[ToolContext]) -> McpTool:
     # Tool ids are class attributes in the framework; one small subclass per MCP tool carries it.
     cls = type(f"McpTool_{tool_id(server, listed.name)}", (McpTool,), {"id": tool_id(server, listed.name)})
-    tool: McpTool = cls(server, client, listed)
+    tool: McpTool = cls(server, client, listed, calls)
     return tool
+
+
+async def _elicit(server: str, calls: list[ToolContext], params: ElicitRequestParams) -> ElicitResult:
+    """The user's answer to a server's form, asked in the session of its latest call under way;
+    declined when there is none (a server asking out of the blue) or it asks to open a URL."""
+    if isinstance(params, ElicitRequestURLParams):
+        log.info(
+            "MCP server %s asked to open %s: declined (URL elicitation is not supported)", server, params.url
+        )
+        return ElicitResult(action="decline")
+    if not calls:
+        log.info("MCP server %s elicits outside a tool call: declined", server)
+        return ElicitResult(action="decline")
+    action, content = await ask_form(calls[-1], server, params.message, dict(params.requested_schema))
+    log.info("MCP server %s elicitation: %s", server, action)
+    return ElicitResult(action=action, content=content if action == "accept" else None)
 
 
 def _provider_schema(schema: dict[str, Any]) -> dict[str, Any]:
