@@ -53,3 +53,40 @@ async def test_resource_links_to_an_mcp_server_reach_the_model(acp: Acp) -> None
 
     listed = [c["name"] for u in run.updates("available_commands_update") for c in u["availableCommands"]]
     assert "mcp__docs__explain" in listed
+
+
+def _with_eliciting_server(acp: Acp) -> Path:
+    elicited = acp.project / "elicited.json"  # in the project: the server's sandbox may write there
+    config = json.loads((acp.project / "agentls.json").read_text())
+    env = {"DOCS_ELICITED": str(elicited)}
+    config["mcp"] = {"docs": {"type": "local", "command": [sys.executable, str(SERVER)], "environment": env}}
+    config["permission"] = {**config.get("permission", {}), "docs_*": "allow"}
+    (acp.project / "agentls.json").write_text(json.dumps(config))
+    return elicited
+
+
+async def test_an_mcp_servers_form_is_an_acp_form_and_its_answers_reach_the_server(acp: Acp) -> None:
+    elicited = _with_eliciting_server(acp)
+    acp.model.script(Turn.tool_call("docs_deploy", {}), Turn.text("Deployed."))
+    content = {"q1": "production", "q2": "3", "q3": "yes", "q4": "Leave empty", "q5": "Send"}
+    run = await acp.run(
+        "turn", PROMPT="deploy", FORM_ANSWERS=json.dumps([{"action": "accept", "content": content}])
+    )
+    assert run.failure is None, run.failure
+    (form,) = [e["params"] for e in run.log if e["kind"] == "form"]
+    fields = form["requestedSchema"]["properties"]
+    assert [o["const"] for o in fields["q1"]["oneOf"]] == ["staging", "production"]
+    assert [o["const"] for o in fields["q5"]["oneOf"]] == ["Send", "Decline"]
+    assert json.loads(elicited.read_text()) == {
+        "action": "accept",
+        "data": {"environment": "production", "replicas": 3, "confirm": True, "note": ""},
+    }
+
+
+async def test_an_acp_client_without_forms_declines_and_the_server_is_told(acp: Acp) -> None:
+    elicited = _with_eliciting_server(acp)
+    acp.model.script(Turn.tool_call("docs_deploy", {}), Turn.text("Not deployed."))
+    run = await acp.run("turn", PROMPT="deploy")
+    assert run.failure is None, run.failure
+    assert json.loads(elicited.read_text()) == {"action": "decline", "data": None}
+    assert "not deployed: decline" in json.dumps(acp.model.requests[-1].messages)
