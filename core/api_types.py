@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import field
-from typing import Any
+from typing import Any, Literal
 
 from core.errors import NotFoundError
 from core.message.findings import Finding
@@ -17,6 +17,7 @@ from core.message.review import ReviewResult
 from core.record import record, struct
 
 PromptParts = Sequence[TextInput | FileInput | AgentInput | ContextInput]
+McpAction = Literal["enable", "disable", "restart"]
 
 
 @record
@@ -244,3 +245,17 @@ class McpResourceList:
 
     resources: tuple[McpResourceInfo, ...] = ()
     templates: tuple[McpTemplateInfo, ...] = ()
+
+
+@record
+class McpServerStatus:
+    """One configured MCP server as the servers view shows it."""
+
+    name: str
+    type: str  # "local" or "remote"
+    enabled: bool
+    status: str  # "running", "failed" (``error`` says why) or "disabled"
+    tools: int = 0
+    resources: int = 0
+    prompts: int = 0
+    error: str | None = None

@@ -18,7 +18,9 @@ from core.api import (
     CommandSummary,
     ConfigInfo,
     EffortState,
+    McpAction,
     McpResourceList,
+    McpServerStatus,
     ModelLimits,
     ModeState,
     PromptParts,
@@ -39,12 +41,13 @@ from core.commands.mcp_prompts import add_prompts
 from core.commands.model import CommandInfo
 from core.commands.runner import run_command
 from core.commands.shell import shell_runner
+from core.config.keys import set_mcp_enabled
 from core.config.loader import Layer, load_config
 from core.config.paths import config_dir
 from core.config.schema import Config
 from core.dialogs import AppDialogs
 from core.editor import EditorIntelligence
-from core.errors import ConfigError, InvalidInputError
+from core.errors import ConfigError, InvalidInputError, NotFoundError
 from core.events import ConfigUpdated, Event, FileDiff, QueuedPrompt
 from core.llm.transport import aclose_http_client
 from core.message.context_items import ContextItem, ResolvedItem
@@ -430,6 +433,42 @@ class AgentApp:
     async def mcp_resources(self) -> McpResourceList:
         """The running MCP servers' resources and resource templates."""
         return self._state.mcp.resources()
+
+    async def mcp_servers(self) -> list[McpServerStatus]:
+        """The configured MCP servers: running, failed (and why) or disabled."""
+        return self._wiring.settings.current.mcp.status()
+
+    async def mcp_set(self, name: str, action: McpAction) -> list[McpServerStatus]:
+        """Enable or disable a server (in the user's config, then reconfigured) or restart it."""
+        servers = self._wiring.settings.current.config.mcp
+        if name not in servers:
+            known = ", ".join(sorted(servers)) or "none"
+            raise NotFoundError(f"no MCP server {name!r} is configured (configured: {known})")
+        if action == "restart":
+            await self._restart_mcp(name)
+            return await self.mcp_servers()
+        wanted = action == "enable"
+        await asyncio.to_thread(set_mcp_enabled, name, wanted)
+        await self.reconfigure()
+        resolved = self._wiring.settings.current.resolved
+        if resolved.config.mcp[name].enabled != wanted:
+            raise InvalidInputError(
+                f"{resolved.source_of(('mcp', name, 'enabled'))} sets mcp.{name}.enabled, which wins over "
+                "your own config: change it there"
+            )
+        return await self.mcp_servers()
+
+    async def _restart_mcp(self, name: str) -> None:
+        w = self._wiring
+        async with self._reconfiguring:
+            state = w.settings.current
+            mcp, retired, warnings = await state.mcp.reconcile(
+                state.config.mcp, self.worktree, state.sandbox, restart={name}
+            )
+            w.settings.current = replace(state, mcp=mcp)
+            await self._mcp_retired.retire(retired, after=w.loop.running())
+        for warning in warnings:
+            log.warning("mcp: %s", warning)
 
 
 @record(eq=False, repr=False)  # never compared or printed

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.agent.agents import Agents
-from core.api_types import McpResourceList
+from core.api_types import McpResourceList, McpServerStatus
 from core.bus import Bus
 from core.config.loader import ResolvedConfig
 from core.config.merge import format_path
@@ -55,6 +55,7 @@ class McpEntry:
 
     config: McpServer
     manager: McpManager | None
+    error: str | None = None  # why it did not start
 
 
 @record
@@ -122,8 +123,28 @@ class McpServers:
         """Every manager this state started or kept."""
         return [e.manager for e in self.entries.values() if e.manager is not None]
 
+    def status(self) -> list[McpServerStatus]:
+        """Each configured server: running (with what it offers), failed (and why) or disabled."""
+        out = []
+        for name, entry in self.entries.items():
+            cfg, manager = entry.config, entry.manager
+            if not cfg.enabled:
+                out.append(McpServerStatus(name, cfg.type, False, "disabled"))
+            elif manager is None or manager.failure is not None:
+                error = manager.failure if manager is not None else entry.error
+                out.append(McpServerStatus(name, cfg.type, True, "failed", error=error or "not started"))
+            else:
+                resources = len(manager.resources) + len(manager.templates)
+                counts = (len(manager.tools()), resources, len(manager.prompts))
+                out.append(McpServerStatus(name, cfg.type, True, "running", *counts))
+        return out
+
     async def reconcile(
-        self, wanted: Mapping[str, McpServer], cwd: Path, sandbox: Sandbox | None = None
+        self,
+        wanted: Mapping[str, McpServer],
+        cwd: Path,
+        sandbox: Sandbox | None = None,
+        restart: Collection[str] = (),
     ) -> tuple[McpServers, list[McpManager], list[str]]:
         """The servers for ``wanted``: unchanged ones kept running, added or changed ones started.
 
@@ -131,8 +152,13 @@ class McpServers:
         needs them) and the warnings of servers that failed to start. A server whose config did not
         change is not retried, even if it failed: only a change of its config starts it again.
         Local servers start confined by ``sandbox`` (unless their config says ``"sandbox": false``).
+        ``restart``: servers started again even so (one that failed or crashed, at the user's word).
         """
-        kept = {n: e for n, e in self.entries.items() if n in wanted and e.config == wanted[n]}
+        kept = {
+            n: e
+            for n, e in self.entries.items()
+            if n in wanted and e.config == wanted[n] and n not in restart
+        }
         to_start = {n: cfg for n, cfg in wanted.items() if n not in kept}
         started, warnings = await _start(to_start, cwd, sandbox)
         entries = {**kept, **started}
@@ -164,7 +190,7 @@ async def _start(
             entries[name] = McpEntry(enabled[name], manager)
         else:
             await manager.close()
-            entries[name] = McpEntry(enabled[name], None)
+            entries[name] = McpEntry(enabled[name], None, "; ".join(manager.warnings) or None)
     return entries, warnings
 
 

@@ -240,3 +240,22 @@ class McpResourcesResult(Result):
 
     resources: list[McpResource]
     templates: list[McpTemplate]
+
+
+class McpServerInfo(Result):
+    """A configured MCP server as the servers view shows it."""
+
+    name: str
+    type: Literal["local", "remote"]
+    enabled: bool
+    status: Literal["running", "failed", "disabled"]
+    tools: int
+    resources: int
+    prompts: int
+    error: str | None
+
+
+class McpServersResult(Result):
+    """``agent/mcp/list`` and ``agent/mcp/set``: every configured MCP server, in the config's order."""
+
+    servers: list[McpServerInfo]

@@ -21,7 +21,9 @@ from core.api import (
     ConfigInfo,
     EffortState,
     Layer,
+    McpAction,
     McpResourceList,
+    McpServerStatus,
     ModelLimits,
     ModeState,
     PromptMode,
@@ -337,6 +339,14 @@ class RemoteAgent:
 
     async def mcp_resources(self) -> McpResourceList:
         result: McpResourceList = await self.call("mcp_resources")
+        return result
+
+    async def mcp_servers(self) -> list[McpServerStatus]:
+        result: list[McpServerStatus] = await self.call("mcp_servers")
+        return result
+
+    async def mcp_set(self, name: str, action: McpAction) -> list[McpServerStatus]:
+        result: list[McpServerStatus] = await self.call("mcp_set", name=name, action=action)
         return result
 
 

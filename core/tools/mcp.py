@@ -14,7 +14,7 @@ import asyncio
 import logging
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -24,7 +24,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
-from mcp.types import ElicitRequestParams, ElicitRequestURLParams, ElicitResult
+from mcp.types import CONNECTION_CLOSED, ElicitRequestParams, ElicitRequestURLParams, ElicitResult
 from pydantic import BaseModel, ConfigDict
 
 from core.api_types import McpResourceInfo, McpTemplateInfo
@@ -50,6 +50,14 @@ class McpArgs(BaseModel):
     model_config = ConfigDict(extra="allow")
 
 
+@record(eq=False)
+class _Link:
+    """What a server's tools share with its manager: the calls under way, and how to say it died."""
+
+    calls: list[ToolContext]
+    lost: Callable[[str], None]
+
+
 @record
 class _Listed:
     name: str
@@ -63,11 +71,12 @@ class McpTool(Tool[McpArgs]):
     Params: ClassVar[type[BaseModel]] = McpArgs
     truncate = "head"
 
-    def __init__(self, server: str, client: Client, listed: _Listed, calls: list[ToolContext]) -> None:
+    def __init__(self, server: str, client: Client, listed: _Listed, link: _Link) -> None:
         self.server = server
         self.tool_name = listed.name
         self._client = client
-        self._calls = calls  # the server's calls under way: an elicitation asks in the latest's session
+        self._calls = link.calls  # the server's calls under way: an elicitation asks in the latest's session
+        self._lost = link.lost
         self._description = listed.description
         self._schema = listed.schema
 
@@ -101,6 +110,12 @@ class McpTool(Tool[McpArgs]):
         try:
             result = call.result()
         except MCPError as exc:
+            if exc.code == CONNECTION_CLOSED:  # the server died: it is shown failed, its tools go
+                self._lost(f"it stopped during a call of {self.tool_name} ({exc.error.message})")
+                raise ToolError(
+                    f"The MCP server {self.server} stopped while running {self.tool_name}; its tools are "
+                    "gone until the user restarts it. Go on without them."
+                ) from exc
             raise ToolError(
                 f"The MCP server {self.server} refused the call of {self.tool_name}: {exc}"
             ) from exc
@@ -141,6 +156,7 @@ class McpManager:
         self.connected: list[str] = []
         self.instructions: dict[str, str] = {}  # what each server said at initialize, when anything
         self.prompts: list[McpPrompt] = []
+        self.failure: str | None = None  # why a server that had started stopped (it crashed)
         self.resources: list[McpResourceInfo] = []
         self.templates: list[McpTemplateInfo] = []
         self._clients: dict[str, Client] = {}
@@ -212,11 +228,23 @@ class McpManager:
                     ) as client,
                 ):
                     await self._ready(name, client, ready)
-        except Exception as exc:  # a failure after start is logged; before, ready carries it
+        except (
+            Exception
+        ) as exc:  # a failure after start is kept for the servers view; before, ready carries it
             if not ready.done():
                 ready.set_exception(exc)
-            else:
-                log.warning("MCP server %s stopped: %s", name, _describe(exc))
+            elif not self._closing.is_set():
+                self._stopped(name, _describe(exc))
+            return
+        if ready.done() and not self._closing.is_set():  # the connection ended by itself
+            self._stopped(name, "the server closed the connection")
+
+    def _stopped(self, name: str, reason: str) -> None:
+        """A running server stopped: its tools are no longer offered, the failure is kept."""
+        log.warning("MCP server %s stopped: %s", name, reason)
+        self.failure = reason
+        self._tools.clear()
+        self._clients.pop(name, None)
 
     def _stdio_params(self, name: str, cfg: McpLocal) -> StdioServerParameters:
         """How a local server is started: confined like a command (network on: servers are mostly
@@ -241,7 +269,8 @@ class McpManager:
             cursor = page.next_cursor
             if not cursor:
                 break
-        tools = [_make_tool(name, client, item, self._calls.setdefault(name, [])) for item in listed]
+        link = _Link(self._calls.setdefault(name, []), lambda reason: self._stopped(name, reason))
+        tools = [_make_tool(name, client, item, link) for item in listed]
         log.info("MCP server %s connected with %s tools", name, len(tools))
         instructions = (client.instructions or "").strip()
         if instructions:
@@ -325,10 +354,10 @@ async def _all_templates(client: Client) -> list[Any]:
             return listed
 
 
-def _make_tool(server: str, client: Client, listed: _Listed, calls: list[ToolContext]) -> McpTool:
+def _make_tool(server: str, client: Client, listed: _Listed, link: _Link) -> McpTool:
     # Tool ids are class attributes in the framework; one small subclass per MCP tool carries it.
     cls = type(f"McpTool_{tool_id(server, listed.name)}", (McpTool,), {"id": tool_id(server, listed.name)})
-    tool: McpTool = cls(server, client, listed, calls)
+    tool: McpTool = cls(server, client, listed, link)
     return tool
 
 

@@ -415,6 +415,29 @@ export interface McpResourcesResult {
   templates: McpTemplate[];
 }
 
+/** A configured MCP server as the servers view shows it. */
+export interface McpServerInfo {
+  name: string;
+  type: "local" | "remote";
+  enabled: boolean;
+  status: "running" | "failed" | "disabled";
+  tools: number;
+  resources: number;
+  prompts: number;
+  error: string | null;
+}
+
+/** ``agent/mcp/list`` and ``agent/mcp/set``: every configured MCP server, in the config's order. */
+export interface McpServersResult {
+  servers: McpServerInfo[];
+}
+
+/** Enable or disable an MCP server (in the user's config), or restart it. */
+export interface McpSet {
+  name: string;
+  action: "enable" | "disable" | "restart";
+}
+
 /** A resource template; attached as ``{kind: "mcp", server, template, arguments}``. */
 export interface McpTemplate {
   server: string;
@@ -1298,6 +1321,8 @@ export interface Requests {
   "agent/session/compact": { params: SessionRef; result: MessageWithParts };
   "agent/commands": { params: NoParams; result: CommandList };
   "agent/mcp/resources": { params: NoParams; result: McpResourcesResult };
+  "agent/mcp/list": { params: NoParams; result: McpServersResult };
+  "agent/mcp/set": { params: McpSet; result: McpServersResult };
   "agent/session/command": { params: SessionCommand; result: CommandRunResult };
   "agent/session/revert": { params: SessionRevertParams; result: RevertResult };
   "agent/session/unrevert": { params: SessionRef; result: RevertResult };

@@ -359,6 +359,26 @@
 ---@field resources agentls.McpResource[]
 ---@field templates agentls.McpTemplate[]
 
+--- A configured MCP server as the servers view shows it.
+---@class agentls.McpServerInfo
+---@field name string
+---@field type "local"|"remote"
+---@field enabled boolean
+---@field status "running"|"failed"|"disabled"
+---@field tools integer
+---@field resources integer
+---@field prompts integer
+---@field error string|nil
+
+--- ``agent/mcp/list`` and ``agent/mcp/set``: every configured MCP server, in the config's order.
+---@class agentls.McpServersResult
+---@field servers agentls.McpServerInfo[]
+
+--- Enable or disable an MCP server (in the user's config), or restart it.
+---@class agentls.McpSet
+---@field name string
+---@field action "enable"|"disable"|"restart"
+
 --- A resource template; attached as ``{kind: "mcp", server, template, arguments}``.
 ---@class agentls.McpTemplate
 ---@field server string
@@ -1120,6 +1140,8 @@
 ---| "agent/session/compact"
 ---| "agent/commands"
 ---| "agent/mcp/resources"
+---| "agent/mcp/list"
+---| "agent/mcp/set"
 ---| "agent/session/command"
 ---| "agent/session/revert"
 ---| "agent/session/unrevert"
