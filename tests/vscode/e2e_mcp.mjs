@@ -2,7 +2,9 @@
 // `@` in the chat's prompt and picks @docs:docs://readme (a chip with its token count), the template
 // @docs:notes://{name} (asked for name: a chip @docs:notes://plan), and @docs:docs://logo (binary:
 // a warning says why, no chip); the prompt goes with the two chips. Then `/mcp` lists the server's
-// prompt in the `/` menu, and `/mcp__docs__explain add style=long` runs it.
+// prompt in the `/` menu, and `/mcp__docs__explain add style=long` runs it. Last, the palette's
+// "agentls: MCP Servers" lists docs (running) and broken (failed, why), and disables docs.
+// (The servers' pick is opened first: it waits for the agent, so the @ pick then lists the resources.)
 // Usage: node e2e_mcp.mjs '{"url": ..., "folder": ..., "shots": ...}'
 import { chipsText, mention, quickInput, runPhases, until, waitAnswer } from "./driver.mjs";
 
@@ -17,6 +19,17 @@ const at = async (chat) => {
 };
 
 await runPhases(args, [
+  ["servers-list", async (wb, r) => {
+    // The palette's "agentls: MCP Servers" (answered once the agent and its servers are up).
+    await wb.focusChat();
+    await wb.command("agentls: MCP Servers");
+    r.rows = await until("the servers in the pick", async () => {
+      const rows = await wb.quickRows();
+      return rows.some((row) => row.includes("docs")) && rows.some((row) => row.includes("broken")) ? rows : null;
+    }, 60000);
+    await wb.shot("mcp-servers");
+    await wb.page.keyboard.press("Escape");
+  }],
   ["resources", async (wb, r) => {
     await wb.focusChat();
     const chat = await wb.chat();
@@ -51,5 +64,17 @@ await runPhases(args, [
     await chat.type("#prompt-input", "__docs__explain add style=long");
     await wb.page.keyboard.press("Enter");
     await waitAnswer(chat, "Explained.");
+  }],
+  ["servers", async (wb, r) => {
+    // docs is disabled from the same pick.
+    await wb.command("agentls: MCP Servers");
+    await quickInput(wb, "docs", { title: "agentls: MCP Servers" });
+    await quickInput(wb, "Disable", { title: "MCP server docs" });
+    r.notice = await until("the notice", async () => (await wb.notifications()).find((n) => n.includes("MCP server docs disabled")) ?? null, 20000);
+    r.after = await until("the pick again, docs disabled", async () => {
+      const rows = await wb.quickRows();
+      return rows.some((row) => row.includes("docs") && row.includes("disabled")) ? rows : null;
+    }, 20000);
+    await wb.page.keyboard.press("Escape");
   }],
 ]);

@@ -25,6 +25,7 @@ SERVER = Path(__file__).parents[1] / "fixtures" / "mcp" / "docs_server.py"
 @dataclass
 class Run(Driven):
     model: FakeModelServer
+    tmp: Path
 
     def user_text(self, request: int) -> str:
         users = [m for m in self.model.requests[request].messages if m.get("role") == "user"]
@@ -41,9 +42,12 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
         model.script(Turn.text("Read."), Turn.text("Explained."))
         titles.script(*[Turn.text("MCP") for _ in range(3)])
         config = fake_model_config(model, titles)
-        config["mcp"] = {"docs": {"type": "local", "command": [sys.executable, str(SERVER)]}}
+        config["mcp"] = {
+            "docs": {"type": "local", "command": [sys.executable, str(SERVER)]},
+            "broken": {"type": "local", "command": [str(tmp / "no-such-server")]},
+        }
         driven = drive("e2e_mcp.mjs", "mcp", tmp, folder, config)
-        yield Run(driven.result, driven.output, model)
+        yield Run(driven.result, driven.output, model, tmp)
 
 
 def test_resources_attach_from_the_at_pick_and_reach_the_model(run: Run) -> None:
@@ -61,3 +65,14 @@ def test_the_servers_prompt_is_in_the_slash_menu_and_runs(run: Run) -> None:
     r = run.phase("prompt")
     assert "/mcp__docs__explain" in r["row"] and "<symbol> [style]" in r["row"] and "MCP docs" in r["row"], r
     assert "Explain the symbol add in a long answer." in run.user_text(1), run.user_text(1)
+
+
+def test_the_servers_pick_shows_each_state_and_disables_a_server(run: Run) -> None:
+    r = run.phase("servers-list")
+    docs = next(row for row in r["rows"] if "docs" in row)
+    assert "running · 2 tools, 4 resources, 3 prompts" in docs, r["rows"]
+    broken = next(row for row in r["rows"] if "broken" in row)
+    assert "failed: MCP server 'broken' skipped" in broken, r["rows"]
+    assert "MCP server docs disabled" in run.phase("servers")["notice"]
+    user = json.loads((run.tmp / "agentls-config" / "agentls.json").read_text())
+    assert user == {"mcp": {"docs": {"enabled": False}}}

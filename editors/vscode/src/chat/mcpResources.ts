@@ -12,15 +12,20 @@ export interface McpPick extends vscode.QuickPickItem {
   mcp?: { server: string; uri?: string; template?: string; arguments?: string[] };
 }
 
-/** The MCP entries of the `@` pick (none when no server offers resources, or the server is down). */
+/** How long the `@` pick waits for the servers' list: a server still starting never holds it up. */
+const LIST_WAIT_MS = 1500;
+
+/** The MCP entries of the `@` pick (none when no server offers resources, or the server is down or still starting). */
 export async function mcpPicks(view: ChatHost): Promise<McpPick[]> {
-  let listed: McpResourcesResult;
+  let listed: McpResourcesResult | undefined;
   try {
     if (!view.client.running) return [];
-    listed = await view.client.request<McpResourcesResult>("agent/mcp/resources", {});
+    const late = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), LIST_WAIT_MS));
+    listed = await Promise.race([view.client.request<McpResourcesResult>("agent/mcp/resources", {}), late]);
   } catch {
     return []; // the files and other items are still offered; attaching says what failed
   }
+  if (listed === undefined) return [];
   const picks: McpPick[] = [
     ...listed.resources.map((r) => ({
       label: `@${r.server}:${r.uri}`,
