@@ -5,6 +5,7 @@ menu, run with arguments. The requests the fake model received hold what was att
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -72,3 +73,23 @@ def test_resources_attach_from_the_at_menu_and_prompts_run_from_the_slash_menu(n
         screen.keys("C-s")
         screen.wait(lambda s: "Explained." in s, "the prompt's answer")
     assert user_text(nvim, 1).endswith("Explain the symbol add in a long answer."), user_text(nvim, 1)
+
+
+def test_the_servers_picker_shows_each_state_and_disables_a_server(nvim: Nvim) -> None:
+    nvim.extra_config["mcp"] = {
+        "docs": {"type": "local", "command": [sys.executable, str(SERVER)]},
+        "broken": {"type": "local", "command": [str(nvim.home / "no-such-server")]},
+    }
+    with interactive(nvim, width=160, height=40) as screen:
+        open_chat(screen)
+        screen.keys("Escape")
+        screen.keys(":AgentlsMcp", "Enter")
+        shown = screen.wait(lambda s: "MCP servers" in s and "broken  failed:" in s, "the servers' picker")
+        assert "docs  running · 2 tools, 4 resources, 3 prompts" in shown, shown
+        assert "broken  failed: MCP server 'broken' skipped" in shown, shown
+        screen.keys("1", "Enter")  # docs
+        screen.wait(lambda s: "restart" in s and "disable" in s, "its actions")
+        screen.keys("2", "Enter")  # disable
+        screen.wait(lambda s: "MCP server docs  disabled" in s, "the notice")
+    user = json.loads((nvim.home / "agentls-config" / "agentls.json").read_text())
+    assert user == {"mcp": {"docs": {"enabled": False}}}
