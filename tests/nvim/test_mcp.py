@@ -93,3 +93,36 @@ def test_the_servers_picker_shows_each_state_and_disables_a_server(nvim: Nvim) -
         screen.wait(lambda s: "MCP server docs  disabled" in s, "the notice")
     user = json.loads((nvim.home / "agentls-config" / "agentls.json").read_text())
     assert user == {"mcp": {"docs": {"enabled": False}}}
+
+
+def test_an_mcp_servers_form_is_asked_in_neovims_own_dialogs(nvim: Nvim) -> None:
+    elicited = nvim.project / "elicited.json"  # in the project: the server's sandbox may write there
+    env = {"DOCS_ELICITED": str(elicited)}
+    nvim.extra_config["mcp"] = {
+        "docs": {"type": "local", "command": [sys.executable, str(SERVER)], "environment": env}
+    }
+    nvim.extra_config["permission"] = {**nvim.extra_config["permission"], "docs_*": "allow"}
+    nvim.model.script(Turn.tool_call("docs_deploy", {}), Turn.text("Deployed."))
+    with interactive(nvim, width=160, height=40) as screen:
+        open_chat(screen)
+        screen.keys("deploy it", literal=True)
+        screen.keys("C-s")
+        screen.wait(lambda s: "Where to deploy" in s and "production" in s, "the first field")
+        screen.keys("2", "Enter")  # production
+        screen.wait(lambda s: "How many replicas" in s, "the second field")
+        screen.keys("1", "Enter")  # the only choice: type it
+        screen.wait(
+            lambda s: "How many replicas" in s and "Type number" not in s.splitlines()[-1], "the input"
+        )
+        screen.keys("3", "Enter")
+        screen.wait(lambda s: "Really deploy?" in s, "the third field")
+        screen.keys("1", "Enter")  # yes
+        screen.wait(lambda s: "A note for the log" in s, "the optional field")
+        screen.keys("1", "Enter")  # Leave empty
+        screen.wait(lambda s: "The MCP server docs asks: Deploy settings" in s, "send or decline")
+        screen.keys("1", "Enter")  # Send
+        screen.wait(lambda s: "Deployed." in s, "the answer")
+    assert json.loads(elicited.read_text()) == {
+        "action": "accept",
+        "data": {"environment": "production", "replicas": 3, "confirm": True, "note": ""},
+    }
