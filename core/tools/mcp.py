@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
@@ -37,6 +36,7 @@ from core.tools.base import Tool, ToolResult
 from core.tools.context import ToolContext
 from core.tools.mcp_elicit import ask_form
 from core.tools.mcp_listing import McpPrompt, prompts_of, resources_of, templates_of
+from core.tools.mcp_stderr import StderrTail
 
 log = logging.getLogger(__name__)
 
@@ -156,11 +156,12 @@ class McpManager:
         self.connected: list[str] = []
         self.instructions: dict[str, str] = {}  # what each server said at initialize, when anything
         self.prompts: list[McpPrompt] = []
-        self.failure: str | None = None  # why a server that had started stopped (it crashed)
+        self._failure: tuple[str, str] | None = None  # (server, why) when one that had started stopped
         self.resources: list[McpResourceInfo] = []
         self.templates: list[McpTemplateInfo] = []
         self._clients: dict[str, Client] = {}
         self._calls: dict[str, list[ToolContext]] = {}  # each server's tool calls under way
+        self._stderr: dict[str, StderrTail] = {}  # local servers' stderr, its last lines kept
 
     async def start(self) -> None:
         """Connect every enabled server at once; report and skip those that fail."""
@@ -196,6 +197,8 @@ class McpManager:
         except TimeoutError:
             self._skip(name, f"no answer within {self._timeout:g} s")
         except Exception as exc:  # whatever the SDK or the server raised: the server is skipped
+            if name in self._stderr:  # what it said before it exited, read to the end
+                await asyncio.to_thread(self._stderr[name].wait, 2.0)
             self._skip(name, _describe(exc))
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
@@ -213,9 +216,13 @@ class McpManager:
         try:
             if isinstance(cfg, McpLocal):
                 params = self._stdio_params(name, cfg)
-                transport = stdio_client(params, errlog=sys.stderr)
-                async with Client(transport, elicitation_callback=elicit) as client:
-                    await self._ready(name, client, ready)
+                stderr = self._stderr[name] = StderrTail(name)
+                try:
+                    transport = stdio_client(params, errlog=stderr.writer)
+                    async with Client(transport, elicitation_callback=elicit) as client:
+                        await self._ready(name, client, ready)
+                finally:
+                    stderr.close()
             elif cfg.transport == "sse":
                 transport = sse_client(cfg.url, headers=cfg.headers or None)
                 async with Client(transport, elicitation_callback=elicit) as client:
@@ -241,8 +248,8 @@ class McpManager:
 
     def _stopped(self, name: str, reason: str) -> None:
         """A running server stopped: its tools are no longer offered, the failure is kept."""
-        log.warning("MCP server %s stopped: %s", name, reason)
-        self.failure = reason
+        log.warning("MCP server %s stopped: %s", name, self._with_stderr(name, reason))
+        self._failure = (name, reason)
         self._tools.clear()
         self._clients.pop(name, None)
 
@@ -276,6 +283,8 @@ class McpManager:
         if instructions:
             self.instructions[name] = instructions
         self._clients[name] = client
+        if name in self._stderr:  # the server has its copy now: ours would keep the pipe open after it exits
+            self._stderr[name].close()
         if client.server_capabilities.prompts is not None:
             try:
                 self.prompts.extend(prompts_of(name, await _all_prompts(client)))
@@ -315,8 +324,17 @@ class McpManager:
             raise InvalidInputError(f"the MCP server {server} could not read {uri}: {exc}") from exc
         return list(result.contents)
 
+    @property
+    def failure(self) -> str | None:
+        """Why a server that had started stopped, with the last lines it wrote to stderr."""
+        return None if self._failure is None else self._with_stderr(*self._failure)
+
+    def _with_stderr(self, name: str, reason: str) -> str:
+        tail = self._stderr[name].tail() if name in self._stderr else ""
+        return f"{reason}; its stderr: {tail}" if tail else reason
+
     def _skip(self, name: str, reason: str) -> None:
-        message = f"MCP server {name!r} skipped: {reason}"
+        message = f"MCP server {name!r} skipped: {self._with_stderr(name, reason)}"
         log.warning("%s", message)
         self.warnings.append(message)
 

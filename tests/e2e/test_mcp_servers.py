@@ -1,7 +1,8 @@
 """The MCP servers view of the core: each configured server running (with its tool, resource and
 prompt counts), disabled, or failed with its last error (at start, or a crash mid-session — after
-which the session goes on without its tools); enable and disable written to the user's config
-(mode 600) and applied; restart bringing a crashed server back."""
+which the session goes on without its tools; the last lines it wrote to stderr say why); enable
+and disable written to the user's config (mode 600) and applied; restart bringing a crashed server
+back."""
 
 from __future__ import annotations
 
@@ -44,6 +45,9 @@ async def test_each_server_is_running_disabled_or_failed_with_why(make_app: AppF
     assert (listed["off"].status, listed["off"].enabled) == ("disabled", False)
     broken = listed["broken"]
     assert broken.status == "failed" and "MCP server 'broken' skipped" in (broken.error or ""), broken
+    assert "its stderr:" in (broken.error or "") and "No such file or directory" in (broken.error or ""), (
+        broken
+    )
 
 
 async def test_a_crashed_server_is_shown_failed_and_the_session_goes_on(
@@ -55,6 +59,7 @@ async def test_a_crashed_server_is_shown_failed_and_the_session_goes_on(
     await app.prompt(session.id, [TextInput(text="crash it")])
     docs = by_name(await app.mcp_servers())["docs"]
     assert docs.status == "failed" and docs.error, docs
+    assert "it stopped during a call of crash" in docs.error and "docs server: out of memory" in docs.error
     assert docs.tools == 0
     await app.prompt(session.id, [TextInput(text="and now?")])  # the session goes on
     assert not any(t["function"]["name"].startswith("docs_") for t in model.requests[-1].tools)
