@@ -35,7 +35,7 @@ from core.sandbox.sandbox import Sandbox
 from core.tools.base import Tool, ToolResult
 from core.tools.context import ToolContext
 from core.tools.mcp_elicit import ask_form
-from core.tools.mcp_listing import McpPrompt, prompts_of, resources_of, templates_of
+from core.tools.mcp_listing import McpPrompt, all_pages, prompts_of, resources_of, templates_of
 from core.tools.mcp_stderr import StderrTail
 
 log = logging.getLogger(__name__)
@@ -287,13 +287,15 @@ class McpManager:
             self._stderr[name].close()
         if client.server_capabilities.prompts is not None:
             try:
-                self.prompts.extend(prompts_of(name, await _all_prompts(client)))
+                self.prompts.extend(prompts_of(name, await all_pages(client.list_prompts, "prompts")))
             except MCPError as exc:  # its tools still work: the prompts are said missing
                 self.warnings.append(f"MCP server {name!r} did not list its prompts: {exc}")
         if client.server_capabilities.resources is not None:
             try:
-                self.resources.extend(resources_of(name, await _all_resources(client)))
-                self.templates.extend(templates_of(name, await _all_templates(client)))
+                listed_resources = await all_pages(client.list_resources, "resources")
+                templates = await all_pages(client.list_resource_templates, "resource_templates")
+                self.resources.extend(resources_of(name, listed_resources))
+                self.templates.extend(templates_of(name, templates))
             except MCPError as exc:
                 self.warnings.append(f"MCP server {name!r} did not list its resources: {exc}")
         if not ready.done():
@@ -337,39 +339,6 @@ class McpManager:
         message = f"MCP server {name!r} skipped: {self._with_stderr(name, reason)}"
         log.warning("%s", message)
         self.warnings.append(message)
-
-
-async def _all_prompts(client: Client) -> list[Any]:
-    prompts: list[Any] = []
-    cursor: str | None = None
-    while True:
-        page = await client.list_prompts(cursor=cursor)
-        prompts.extend(page.prompts)
-        cursor = page.next_cursor
-        if not cursor:
-            return prompts
-
-
-async def _all_resources(client: Client) -> list[Any]:
-    listed: list[Any] = []
-    cursor: str | None = None
-    while True:
-        page = await client.list_resources(cursor=cursor)
-        listed.extend(page.resources)
-        cursor = page.next_cursor
-        if not cursor:
-            return listed
-
-
-async def _all_templates(client: Client) -> list[Any]:
-    listed: list[Any] = []
-    cursor: str | None = None
-    while True:
-        page = await client.list_resource_templates(cursor=cursor)
-        listed.extend(page.resource_templates)
-        cursor = page.next_cursor
-        if not cursor:
-            return listed
 
 
 def _make_tool(server: str, client: Client, listed: _Listed, link: _Link) -> McpTool:

@@ -5,7 +5,7 @@ context)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from core.api_types import McpResourceInfo, McpTemplateInfo
@@ -42,6 +42,18 @@ class McpPrompt:
     def hint(self) -> str:
         """Its arguments for a client's menu: ``<required> [optional]``."""
         return " ".join(f"<{a.name}>" if a.required else f"[{a.name}]" for a in self.arguments)
+
+
+async def all_pages(fetch: Callable[..., Awaitable[Any]], field: str) -> list[Any]:
+    """Every item of a paginated MCP list (``client.list_prompts`` and its ``prompts`` …)."""
+    items: list[Any] = []
+    cursor: str | None = None
+    while True:
+        page = await fetch(cursor=cursor)
+        items.extend(getattr(page, field))
+        cursor = page.next_cursor
+        if not cursor:
+            return items
 
 
 def command_name(server: str, prompt: str) -> str:
