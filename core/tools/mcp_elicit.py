@@ -42,7 +42,7 @@ class Field:
         """The question that asks for this field (``error``: why the last answer was refused)."""
         title = str(self.schema.get("title") or self.name)
         text = title + (f": {self.schema['description']}" if self.schema.get("description") else "")
-        if "default" in self.schema:
+        if self.schema.get("default") not in (None, ""):
             text += f" (default: {self.schema['default']})"
         if error:
             text += f" — {error}; answer again"

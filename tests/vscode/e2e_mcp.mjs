@@ -3,7 +3,8 @@
 // @docs:notes://{name} (asked for name: a chip @docs:notes://plan), and @docs:docs://logo (binary:
 // a warning says why, no chip); the prompt goes with the two chips. Then `/mcp` lists the server's
 // prompt in the `/` menu, and `/mcp__docs__explain add style=long` runs it. Last, the palette's
-// "agentls: MCP Servers" lists docs (running) and broken (failed, why), and disables docs.
+// "agentls: MCP Servers" lists docs (running) and broken (failed, why); the server's deploy tool
+// asks its form in the chat's question dialog; and docs is disabled from the servers' pick.
 // (The servers' pick is opened first: it waits for the agent, so the @ pick then lists the resources.)
 // Usage: node e2e_mcp.mjs '{"url": ..., "folder": ..., "shots": ...}'
 import { chipsText, mention, quickInput, runPhases, until, waitAnswer } from "./driver.mjs";
@@ -64,6 +65,24 @@ await runPhases(args, [
     await chat.type("#prompt-input", "__docs__explain add style=long");
     await wb.page.keyboard.press("Enter");
     await waitAnswer(chat, "Explained.");
+  }],
+  ["form", async (wb, r) => {
+    // The server's deploy tool asks a form: the chat's question dialog, one fieldset per field.
+    const chat = await wb.chat();
+    await chat.click("#prompt-input");
+    await chat.type("#prompt-input", "deploy it");
+    await wb.page.keyboard.press("Enter");
+    await chat.waitForSelector(".dialog.question-dialog", { timeout: 30000 });
+    r.legends = await chat.$$eval(".question-dialog fieldset.question legend", (els) => els.map((e) => e.textContent));
+    await chat.click('.question-dialog input[value="production"]');
+    const fields = await chat.$$(".question-dialog fieldset.question");
+    await (await fields[1].$("textarea")).type("3");
+    await chat.click('.question-dialog input[value="yes"]');
+    await chat.click('.question-dialog input[value="Leave empty"]');
+    await chat.click('.question-dialog input[value="Send"]');
+    await wb.shot("mcp-form");
+    await chat.click('.question-dialog [data-action="answer"]');
+    await waitAnswer(chat, "Deployed.");
   }],
   ["servers", async (wb, r) => {
     // docs is disabled from the same pick.

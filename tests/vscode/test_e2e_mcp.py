@@ -26,6 +26,7 @@ SERVER = Path(__file__).parents[1] / "fixtures" / "mcp" / "docs_server.py"
 class Run(Driven):
     model: FakeModelServer
     tmp: Path
+    folder: Path
 
     def user_text(self, request: int) -> str:
         users = [m for m in self.model.requests[request].messages if m.get("role") == "user"]
@@ -39,15 +40,22 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
     folder.mkdir()
     (folder / "README.md").write_text("# A project\n")
     with FakeModelServer.threaded() as model, FakeModelServer.threaded() as titles:
-        model.script(Turn.text("Read."), Turn.text("Explained."))
+        model.script(
+            Turn.text("Read."),
+            Turn.text("Explained."),
+            Turn.tool_call("docs_deploy", {}),
+            Turn.text("Deployed."),
+        )
         titles.script(*[Turn.text("MCP") for _ in range(3)])
         config = fake_model_config(model, titles)
+        elicited = {"DOCS_ELICITED": str(folder / "elicited.json")}  # the server's sandbox may write there
+        config["permission"] = {"docs_*": "allow"}
         config["mcp"] = {
-            "docs": {"type": "local", "command": [sys.executable, str(SERVER)]},
+            "docs": {"type": "local", "command": [sys.executable, str(SERVER)], "environment": elicited},
             "broken": {"type": "local", "command": [str(tmp / "no-such-server")]},
         }
         driven = drive("e2e_mcp.mjs", "mcp", tmp, folder, config)
-        yield Run(driven.result, driven.output, model, tmp)
+        yield Run(driven.result, driven.output, model, tmp, folder)
 
 
 def test_resources_attach_from_the_at_pick_and_reach_the_model(run: Run) -> None:
@@ -76,3 +84,13 @@ def test_the_servers_pick_shows_each_state_and_disables_a_server(run: Run) -> No
     assert "MCP server docs disabled" in run.phase("servers")["notice"]
     user = json.loads((run.tmp / "agentls-config" / "agentls.json").read_text())
     assert user == {"mcp": {"docs": {"enabled": False}}}
+
+
+def test_the_servers_form_is_the_chats_question_dialog_and_its_answers_reach_it(run: Run) -> None:
+    r = run.phase("form")
+    assert any("Where to deploy" in legend for legend in r["legends"]), r
+    assert "The MCP server docs asks: Deploy settings" in r["legends"][-1], r
+    assert json.loads((run.folder / "elicited.json").read_text()) == {
+        "action": "accept",
+        "data": {"environment": "production", "replicas": 3, "confirm": True, "note": ""},
+    }
