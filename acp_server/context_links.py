@@ -10,7 +10,10 @@ model reads the same text:
 - ``agentls:folder?path=<path>[&files=true][&budget=<tokens>]`` — a folder's tree, and with
   ``files`` the text of its files within the budget (a ``file://`` link to a folder is listed only);
 - ``http://…`` / ``https://…`` — the page, fetched as the webfetch tool fetches (asking as its rules
-  say, through ``session/request_permission``).
+  say, through ``session/request_permission``);
+- any other scheme (``docs://readme``) that a running MCP server lists as a resource, or that one
+  of its resource templates makes — the resource, read with ``resources/read`` as the editors'
+  ``@server:uri`` (a link no server has stays the link's text, as before).
 
 A malformed ``agentls:`` link is refused (-32602 naming the forms); one that cannot be resolved (no
 such session, a page that does not load) never fails the prompt: the model is told instead.
@@ -27,8 +30,16 @@ from urllib.parse import parse_qs, urlparse
 from pydantic import ValidationError
 
 from acp_server.errors import invalid_params
-from core.message.context_items import ChangesItem, ContextItem, FolderItem, SessionItem, UrlItem
+from core.message.context_items import (
+    ChangesItem,
+    ContextItem,
+    FolderItem,
+    McpResourceItem,
+    SessionItem,
+    UrlItem,
+)
 from core.message.prompt_input import ContextInput, TextInput
+from core.uri_template import template_matches
 
 if TYPE_CHECKING:
     from core.api import Agent
@@ -40,10 +51,12 @@ FORMS = "agentls:changes, agentls:session/<id>, agentls:folder?path=<path>[&file
 
 @dataclass(frozen=True)
 class ContextLink:
-    """A resource link that names a context item, resolved when the prompt runs."""
+    """A resource link that names a context item, resolved when the prompt runs; ``maybe``: an MCP
+    resource only if a running server has it, else the link's text."""
 
     uri: str
     item: ContextItem
+    maybe: bool = False
 
 
 def context_link(uri: str) -> ContextLink | None:
@@ -52,6 +65,8 @@ def context_link(uri: str) -> ContextLink | None:
     parsed = urlparse(uri)
     if parsed.scheme in ("http", "https") and parsed.netloc:
         return ContextLink(uri, UrlItem(kind="url", url=uri))
+    if parsed.scheme not in ("agentls", "file", "") and len(uri) <= 4_000:
+        return ContextLink(uri, McpResourceItem(kind="mcp", uri=uri), maybe=True)
     if parsed.scheme != "agentls":
         return None
     kind, _, rest = parsed.path.partition("/")
@@ -76,6 +91,7 @@ def context_link(uri: str) -> ContextLink | None:
 
 async def resolve_links(app: Agent, session_id: str, inputs: Sequence[Any]) -> list[Any]:
     """``inputs`` with each ContextLink replaced by the item's text (or a note saying why not)."""
+    inputs = await _mcp_links(app, inputs)
     links = [i for i in inputs if isinstance(i, ContextLink)]
     if not links:
         return list(inputs)
@@ -93,6 +109,29 @@ async def resolve_links(app: Agent, session_id: str, inputs: Sequence[Any]) -> l
             out.append(ContextInput(kind=item.kind, label=item.label, text=item.text))
         except ValidationError:  # larger than a prompt input may be
             out.append(_not_attached(entry.uri, f"it is {len(item.text):,} characters, too large to attach"))
+    return out
+
+
+async def _mcp_links(app: Agent, inputs: Sequence[Any]) -> Sequence[Any]:
+    """Links that may be MCP resources: those a running server has, bound to it; the others the
+    link's text."""
+    if not any(isinstance(i, ContextLink) and i.maybe for i in inputs):
+        return inputs
+    listed = await app.mcp_resources()
+    out: list[Any] = []
+    for entry in inputs:
+        if not (isinstance(entry, ContextLink) and entry.maybe):
+            out.append(entry)
+            continue
+        server = next((r.server for r in listed.resources if r.uri == entry.uri), None)
+        if server is None:
+            server = next(
+                (t.server for t in listed.templates if template_matches(t.uri_template, entry.uri)), None
+            )
+        if server is None:
+            out.append(TextInput(text=entry.uri))  # another scheme no server has: the link itself
+        else:
+            out.append(ContextLink(entry.uri, McpResourceItem(kind="mcp", server=server, uri=entry.uri)))
     return out
 
 

@@ -60,7 +60,7 @@ def to_inputs(blocks: list[Any], cwd: Path) -> Inputs:
             if block.text:
                 inputs.append(TextInput(text=block.text))
         elif isinstance(block, ResourceContentBlock):
-            context = context_link(block.uri)  # @changes, @session, @folder, @url: resolved later
+            context = context_link(block.uri)  # @changes, @session, @folder, @url, MCP: resolved later
             inputs.append(context if context is not None else linked(block.uri, cwd))
         elif isinstance(block, ImageContentBlock):
             inputs.append(_media(block.uri or f"image{len(inputs) + 1}", block.mime_type, block.data))

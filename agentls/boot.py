@@ -30,6 +30,7 @@ CORE_COMMANDS: dict[str, str] = {
     "review": "cli.review_cmd",
     "host": "cli.host_cmd",
     "worktrees": "cli.worktrees_cmd",
+    "mcp": "cli.mcp_cmd",
     "auth": "agentls.auth",
 }
 

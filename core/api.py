@@ -21,6 +21,11 @@ from core.api_types import (
     CommandSummary,
     ConfigInfo,
     EffortState,
+    McpAction,
+    McpResourceInfo,
+    McpResourceList,
+    McpServerStatus,
+    McpTemplateInfo,
     ModeChoice,
     ModelLimits,
     ModeState,
@@ -61,6 +66,11 @@ __all__ = [
     "Dialogs",
     "EffortState",
     "Layer",
+    "McpAction",
+    "McpResourceInfo",
+    "McpResourceList",
+    "McpServerStatus",
+    "McpTemplateInfo",
     "ModeChoice",
     "ModeState",
     "ModelLimits",
@@ -412,4 +422,20 @@ class Agent(Protocol):
     ) -> list[ResolvedItem]:
         """Each context item as the model will see it (``text``) and its token count, or its
         ``error``; a prompt then carries the text as a ``ContextInput``. NotFoundError: no such session."""
+        ...
+
+    async def mcp_resources(self) -> McpResourceList:
+        """The resources and resource templates the running MCP servers list (attached as
+        ``McpResourceItem`` context items)."""
+        ...
+
+    async def mcp_servers(self) -> list[McpServerStatus]:
+        """Every configured MCP server: running (with its tool, resource and prompt counts),
+        failed (with its last error) or disabled."""
+        ...
+
+    async def mcp_set(self, name: str, action: McpAction) -> list[McpServerStatus]:
+        """``enable`` / ``disable`` a server (written to the user's config, then used from the next
+        turn on) or ``restart`` it; the servers after. NotFoundError: no such server;
+        InvalidInputError: a layer above the user's config decides it."""
         ...

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import field
-from typing import Any
+from typing import Any, Literal
 
 from core.errors import NotFoundError
 from core.message.findings import Finding
@@ -17,6 +17,7 @@ from core.message.review import ReviewResult
 from core.record import record, struct
 
 PromptParts = Sequence[TextInput | FileInput | AgentInput | ContextInput]
+McpAction = Literal["enable", "disable", "restart"]
 
 
 @record
@@ -119,7 +120,7 @@ class CommandSummary:
 
     name: str
     description: str
-    kind: str  # "builtin" or "user"
+    kind: str  # "builtin", "user" or "mcp" (an MCP server's prompt)
     source: str  # "built-in", "config", or the file that defines it
     hint: str = ""  # what its arguments are, for a client's menu
     agent: str | None = None
@@ -212,3 +213,49 @@ class EffortState:
     effort: str
     levels: tuple[str, ...]
     model: str | None = None  # the model the levels are for ("provider/model")
+
+
+@record
+class McpResourceInfo:
+    """A resource a running MCP server lists: attached as ``@server:uri`` (a context item)."""
+
+    server: str
+    uri: str
+    name: str
+    description: str = ""
+    mime_type: str = ""
+    size: int | None = None  # bytes, when the server says
+
+
+@record
+class McpTemplateInfo:
+    """A resource template (``notes://{name}``): attached once its ``arguments`` are filled in."""
+
+    server: str
+    uri_template: str
+    name: str
+    description: str = ""
+    mime_type: str = ""
+    arguments: tuple[str, ...] = ()
+
+
+@record
+class McpResourceList:
+    """The resources and resource templates of the running MCP servers, in the config's order."""
+
+    resources: tuple[McpResourceInfo, ...] = ()
+    templates: tuple[McpTemplateInfo, ...] = ()
+
+
+@record
+class McpServerStatus:
+    """One configured MCP server as the servers view shows it."""
+
+    name: str
+    type: str  # "local" or "remote"
+    enabled: bool
+    status: str  # "running", "failed" (``error`` says why) or "disabled"
+    tools: int = 0
+    resources: int = 0
+    prompts: int = 0
+    error: str | None = None

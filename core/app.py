@@ -18,6 +18,9 @@ from core.api import (
     CommandSummary,
     ConfigInfo,
     EffortState,
+    McpAction,
+    McpResourceList,
+    McpServerStatus,
     ModelLimits,
     ModeState,
     PromptParts,
@@ -34,14 +37,17 @@ from core.app_config import (
 )
 from core.bus import Bus, Listener, Subscription
 from core.commands.catalog import Catalog, load_catalog
+from core.commands.mcp_prompts import add_prompts
+from core.commands.model import CommandInfo
 from core.commands.runner import run_command
 from core.commands.shell import shell_runner
+from core.config.keys import set_mcp_enabled
 from core.config.loader import Layer, load_config
 from core.config.paths import config_dir
 from core.config.schema import Config
 from core.dialogs import AppDialogs
 from core.editor import EditorIntelligence
-from core.errors import ConfigError, InvalidInputError
+from core.errors import ConfigError, InvalidInputError, NotFoundError
 from core.events import BackgroundAgent, BackgroundShell, ConfigUpdated, Event, FileDiff, QueuedPrompt
 from core.llm.transport import aclose_http_client
 from core.message.context_items import ContextItem, ResolvedItem
@@ -285,12 +291,13 @@ class AgentApp:
         await self._wiring.loop.abort(session_id)
 
     async def commands(self) -> CommandList:
-        """The built-in and user commands (files are read again at each call)."""
+        """The built-in and user commands (files are read again at each call) and the MCP servers'
+        prompts."""
         catalog = await self._command_catalog()
         return CommandList(
             commands=tuple(
                 CommandSummary(c.name, c.description, c.kind, c.source, c.hint, c.agent, c.model, c.subtask)
-                for c in sorted(catalog.commands.values(), key=lambda c: (c.kind != "builtin", c.name))
+                for c in sorted(catalog.commands.values(), key=_menu_order)
             ),
             errors=tuple(str(e) for e in catalog.errors),
             warnings=tuple(catalog.warnings),
@@ -338,6 +345,7 @@ class AgentApp:
                 shell=shell,
                 check_file=check_file,
                 subagents={a.name for a in self._state.agents.subagents()},
+                get_prompt=self._state.mcp.get_prompt,
                 attachments=attachments,
             )
         finally:
@@ -348,7 +356,10 @@ class AgentApp:
 
     async def _command_catalog(self) -> Catalog:
         home = Path.home()
-        return await asyncio.to_thread(load_catalog, self._config.command, self.worktree, config_dir(), home)
+        config = self._config.command
+        catalog = await asyncio.to_thread(load_catalog, config, self.worktree, config_dir(), home)
+        add_prompts(catalog, self._state.mcp.prompts())
+        return catalog
 
     async def compact(self, session_id: str) -> MessageWithParts:
         """Summarise the session now (a manual compaction)."""
@@ -451,6 +462,46 @@ class AgentApp:
         """Each context item as the model will see it (see ``core.session.context_resolver``)."""
         return await self._wiring.context_items.resolve(session_id, items)
 
+    async def mcp_resources(self) -> McpResourceList:
+        """The running MCP servers' resources and resource templates."""
+        return self._state.mcp.resources()
+
+    async def mcp_servers(self) -> list[McpServerStatus]:
+        """The configured MCP servers: running, failed (and why) or disabled."""
+        return self._wiring.settings.current.mcp.status()
+
+    async def mcp_set(self, name: str, action: McpAction) -> list[McpServerStatus]:
+        """Enable or disable a server (in the user's config, then reconfigured) or restart it."""
+        servers = self._wiring.settings.current.config.mcp
+        if name not in servers:
+            known = ", ".join(sorted(servers)) or "none"
+            raise NotFoundError(f"no MCP server {name!r} is configured (configured: {known})")
+        if action == "restart":
+            await self._restart_mcp(name)
+            return await self.mcp_servers()
+        wanted = action == "enable"
+        await asyncio.to_thread(set_mcp_enabled, name, wanted)
+        await self.reconfigure()
+        resolved = self._wiring.settings.current.resolved
+        if resolved.config.mcp[name].enabled != wanted:
+            raise InvalidInputError(
+                f"{resolved.source_of(('mcp', name, 'enabled'))} sets mcp.{name}.enabled, which wins over "
+                "your own config: change it there"
+            )
+        return await self.mcp_servers()
+
+    async def _restart_mcp(self, name: str) -> None:
+        w = self._wiring
+        async with self._reconfiguring:
+            state = w.settings.current
+            mcp, retired, warnings = await state.mcp.reconcile(
+                state.config.mcp, self.worktree, state.sandbox, restart={name}
+            )
+            w.settings.current = replace(state, mcp=mcp)
+            await self._mcp_retired.retire(retired, after=w.loop.running())
+        for warning in warnings:
+            log.warning("mcp: %s", warning)
+
 
 @record(eq=False, repr=False)  # never compared or printed
 class OpenedAgent:
@@ -511,6 +562,11 @@ async def open_app(
         await app.close()  # the store and any MCP server already started
         raise
     return OpenedAgent(agent=app, wiring=wiring)
+
+
+def _menu_order(command: CommandInfo) -> tuple[bool, bool, str]:
+    """Built-ins, then the user's commands, then the MCP servers' prompts; by name in each."""
+    return command.kind != "builtin", command.kind == "mcp", command.name
 
 
 async def _start_mcp(wiring: Wiring) -> None:

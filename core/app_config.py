@@ -19,11 +19,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.agent.agents import Agents
+from core.api_types import McpResourceList, McpServerStatus
 from core.bus import Bus
 from core.config.loader import ResolvedConfig
 from core.config.merge import format_path
 from core.config.schema import Config, McpServer
-from core.errors import ConfigError, InvalidInputError
+from core.errors import ConfigError, InvalidInputError, NotFoundError
 from core.events import AgentWarning
 from core.hooks.service import Hooks
 from core.hooks.settings import claude_settings
@@ -38,10 +39,12 @@ from core.session.services import StepServices
 from core.session.sessions import Sessions
 from core.session.snapshots import SnapshotService
 from core.tools.base import Tool
+from core.uri_template import template_matches
 from core.workspace import Workspace
 
 if TYPE_CHECKING:
     from core.tools.mcp import McpManager
+    from core.tools.mcp_listing import McpPrompt
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +55,7 @@ class McpEntry:
 
     config: McpServer
     manager: McpManager | None
+    error: str | None = None  # why it did not start
 
 
 @record
@@ -76,12 +80,71 @@ class McpServers:
                 out.append((name, manager.instructions[name]))
         return out
 
+    def prompts(self) -> list[McpPrompt]:
+        """The prompts of every connected server, in the config's order."""
+        return [p for e in self.entries.values() if e.manager is not None for p in e.manager.prompts]
+
+    async def get_prompt(self, prompt: McpPrompt, arguments: dict[str, str]) -> list[Any]:
+        """The messages ``prompt`` renders with ``arguments`` (NotFoundError: its server is gone)."""
+        entry = self.entries.get(prompt.server)
+        if entry is None or entry.manager is None:
+            raise NotFoundError(f"the MCP server {prompt.server} is not connected")
+        return await entry.manager.get_prompt(prompt, arguments)
+
+    def resources(self) -> McpResourceList:
+        """The resources and resource templates of every connected server."""
+        running = [e.manager for e in self.entries.values() if e.manager is not None]
+        return McpResourceList(
+            tuple(r for m in running for r in m.resources), tuple(t for m in running for t in m.templates)
+        )
+
+    async def read_resource(self, server: str | None, uri: str) -> tuple[str, list[Any]]:
+        """The server that read ``uri`` (``server``, else the first that lists it or a template
+        that makes it) and the contents it gave. NotFoundError when no running server has it."""
+        if server is None:
+            server = self._server_of(uri)
+        entry = self.entries.get(server)
+        if entry is None or entry.manager is None:
+            running = ", ".join(n for n, e in self.entries.items() if e.manager is not None) or "none"
+            raise NotFoundError(f"no MCP server {server} is running (running: {running})")
+        return server, await entry.manager.read_resource(server, uri)
+
+    def _server_of(self, uri: str) -> str:
+        listed = self.resources()
+        for resource in listed.resources:
+            if resource.uri == uri:
+                return resource.server
+        for template in listed.templates:
+            if template_matches(template.uri_template, uri):
+                return template.server
+        raise NotFoundError(f"no running MCP server lists the resource {uri}")
+
     def managers(self) -> list[McpManager]:
         """Every manager this state started or kept."""
         return [e.manager for e in self.entries.values() if e.manager is not None]
 
+    def status(self) -> list[McpServerStatus]:
+        """Each configured server: running (with what it offers), failed (and why) or disabled."""
+        out = []
+        for name, entry in self.entries.items():
+            cfg, manager = entry.config, entry.manager
+            if not cfg.enabled:
+                out.append(McpServerStatus(name, cfg.type, False, "disabled"))
+            elif manager is None or manager.failure is not None:
+                error = manager.failure if manager is not None else entry.error
+                out.append(McpServerStatus(name, cfg.type, True, "failed", error=error or "not started"))
+            else:
+                resources = len(manager.resources) + len(manager.templates)
+                counts = (len(manager.tools()), resources, len(manager.prompts))
+                out.append(McpServerStatus(name, cfg.type, True, "running", *counts))
+        return out
+
     async def reconcile(
-        self, wanted: Mapping[str, McpServer], cwd: Path, sandbox: Sandbox | None = None
+        self,
+        wanted: Mapping[str, McpServer],
+        cwd: Path,
+        sandbox: Sandbox | None = None,
+        restart: Collection[str] = (),
     ) -> tuple[McpServers, list[McpManager], list[str]]:
         """The servers for ``wanted``: unchanged ones kept running, added or changed ones started.
 
@@ -89,8 +152,13 @@ class McpServers:
         needs them) and the warnings of servers that failed to start. A server whose config did not
         change is not retried, even if it failed: only a change of its config starts it again.
         Local servers start confined by ``sandbox`` (unless their config says ``"sandbox": false``).
+        ``restart``: servers started again even so (one that failed or crashed, at the user's word).
         """
-        kept = {n: e for n, e in self.entries.items() if n in wanted and e.config == wanted[n]}
+        kept = {
+            n: e
+            for n, e in self.entries.items()
+            if n in wanted and e.config == wanted[n] and n not in restart
+        }
         to_start = {n: cfg for n, cfg in wanted.items() if n not in kept}
         started, warnings = await _start(to_start, cwd, sandbox)
         entries = {**kept, **started}
@@ -122,7 +190,7 @@ async def _start(
             entries[name] = McpEntry(enabled[name], manager)
         else:
             await manager.close()
-            entries[name] = McpEntry(enabled[name], None)
+            entries[name] = McpEntry(enabled[name], None, "; ".join(manager.warnings) or None)
     return entries, warnings
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from typing import Any
 
 from core.app_config import LiveSettings, StateParts
 from core.bus import Bus
@@ -172,8 +173,12 @@ def wire(
     policy.claims = background.claims
     tools.register(TaskTool(subtasks))
     controls_service = ControlsService(controls, stores, settings, models, permissions, subtasks.children_of)
+
+    async def read_resource(server: str | None, uri: str) -> tuple[str, list[Any]]:
+        return await settings.state.mcp.read_resource(server, uri)
+
     context_items = ContextResolver(
-        stores, place, settings, models, context.counter, policy, permissions, workspace
+        stores, place, settings, models, context.counter, policy, permissions, workspace, read_resource
     )
     return Wiring(
         stores=stores,

@@ -19,6 +19,7 @@ from lsp_server import (
     context_items,
     dialogs,
     events,
+    mcp,
     plain,
     plain_review,
     providers,
@@ -94,6 +95,7 @@ def build_server() -> AgentServer:
     background.register(server)
     context_items.register(server)
     commands.register(server, findings.publish)
+    mcp.register(server)
     review.register(server)
     mode_and_effort.register(server)
     dialogs.register(server)

@@ -18,6 +18,7 @@ from lsp_server import protocol as p
 from lsp_server import protocol_results as r
 from lsp_server.commands import SessionCommand
 from lsp_server.control import SessionEffort, SessionMode
+from lsp_server.mcp import McpSet
 
 # ``experimental.agent.version`` of the ``initialize`` answer: raised when a change breaks clients.
 PROTOCOL_VERSION = 1
@@ -117,6 +118,16 @@ METHODS: tuple[Method, ...] = (
     _request("agent/background/shell/stop", p.ShellRef, BackgroundShell, "Kill a background shell."),
     _request("agent/session/compact", p.SessionRef, MessageWithParts, "Summarise the session now."),
     _request("agent/commands", p.NoParams, r.CommandList, "The slash commands."),
+    _request(
+        "agent/mcp/resources",
+        p.NoParams,
+        r.McpResourcesResult,
+        "The MCP servers' resources and resource templates, for the @ menu.",
+    ),
+    _request(
+        "agent/mcp/list", p.NoParams, r.McpServersResult, "The MCP servers: status, counts, last error."
+    ),
+    _request("agent/mcp/set", McpSet, r.McpServersResult, "Enable, disable or restart an MCP server."),
     _request(
         "agent/session/command", SessionCommand, r.CommandRunResult, "Run a slash command in a session."
     ),

@@ -116,11 +116,11 @@ class ProvidersResult(Result):
 
 
 class CommandInfo(Result):
-    """A slash command: a built-in or the user's own (a Markdown template)."""
+    """A slash command: a built-in, the user's own (a Markdown template) or an MCP server's prompt."""
 
     name: str
     description: str
-    kind: Literal["builtin", "user"]
+    kind: Literal["builtin", "user", "mcp"]
     source: str
     hint: str
     agent: str | None
@@ -228,3 +228,51 @@ class PermissionListResult(Result):
 
 class QuestionListResult(Result):
     requests: list[QuestionRequest]
+
+
+class McpResource(Result):
+    """A resource of a running MCP server, attached as ``{kind: "mcp", server, uri}``."""
+
+    server: str
+    uri: str
+    name: str
+    description: str
+    mimeType: str
+    size: int | None
+
+
+class McpTemplate(Result):
+    """A resource template; attached as ``{kind: "mcp", server, template, arguments}``."""
+
+    server: str
+    uriTemplate: str
+    name: str
+    description: str
+    mimeType: str
+    arguments: list[str]
+
+
+class McpResourcesResult(Result):
+    """``agent/mcp/resources``: what a client's ``@`` menu offers of the MCP servers."""
+
+    resources: list[McpResource]
+    templates: list[McpTemplate]
+
+
+class McpServerInfo(Result):
+    """A configured MCP server as the servers view shows it."""
+
+    name: str
+    type: Literal["local", "remote"]
+    enabled: bool
+    status: Literal["running", "failed", "disabled"]
+    tools: int
+    resources: int
+    prompts: int
+    error: str | None
+
+
+class McpServersResult(Result):
+    """``agent/mcp/list`` and ``agent/mcp/set``: every configured MCP server, in the config's order."""
+
+    servers: list[McpServerInfo]

@@ -8,12 +8,14 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 from core.attach import editor, project
+from core.attach.mcp import ReadResource, resource_label, resource_text
 from core.errors import AgentError
 from core.message.context_items import (
     ChangesItem,
     ContextItem,
     EditorItem,
     FolderItem,
+    McpResourceItem,
     ProblemsItem,
     ResolvedItem,
     SessionItem,
@@ -38,6 +40,7 @@ class Sources:
     count: Callable[[str], int]  # the counter model requests are counted with
     session: Callable[[str], Awaitable[tuple[Session, list[MessageWithParts]]]]  # NotFoundError
     fetch: Callable[[str, float | None], Awaitable[tuple[str, str]]]  # (url, timeout) → (final URL, page)
+    read_resource: ReadResource  # an MCP server's resource
 
 
 async def resolve_items(items: Sequence[ContextItem], sources: Sources) -> list[ResolvedItem]:
@@ -70,6 +73,8 @@ def _label(item: ContextItem, sources: Sources) -> str:
         return editor.problems_label(item, sources.worktree)
     if isinstance(item, EditorItem):
         return editor.editor_label(item, sources.worktree)
+    if isinstance(item, McpResourceItem):
+        return resource_label(item)
     return item.kind
 
 
@@ -86,6 +91,8 @@ async def _content(item: ContextItem, sources: Sources) -> tuple[str, str]:
     if isinstance(item, SessionItem):
         session, messages = await sources.session(item.session)
         return project.session_label(session), project.session_text(session, messages)
+    if isinstance(item, McpResourceItem):
+        return await resource_text(item, sources.read_resource)
     label = _label(item, sources)
     if isinstance(item, ProblemsItem):
         return label, editor.problems_text(item, sources.worktree)

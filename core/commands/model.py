@@ -1,4 +1,5 @@
-"""What a command is: a name, a description, and either a built-in action or a prompt template."""
+"""What a command is: a name, a description, and a built-in action, a prompt template or an MCP
+server's prompt."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ from typing import Literal
 
 from core.errors import InvalidInputError
 from core.record import record
+from core.tools.mcp_listing import McpPrompt
 
-Kind = Literal["builtin", "user"]
+Kind = Literal["builtin", "user", "mcp"]
 
 
 @record
@@ -24,6 +26,7 @@ class CommandInfo:
     subtask: bool = False  # run by a subagent in a child session
     source: str = "built-in"  # where it was defined: "built-in", "config", or a file path
     hint: str = ""  # what the arguments are, for a client's menu ("<message id>", "[focus]")
+    prompt: McpPrompt | None = None  # MCP prompts: the server's prompt it runs
 
 
 class CommandFileError(InvalidInputError):

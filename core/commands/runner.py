@@ -1,4 +1,5 @@
-"""Run a command: a built-in one does its action, a user one becomes a prompt for the agent."""
+"""Run a command: a built-in one does its action, a user one or an MCP server's prompt becomes a
+prompt for the agent."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from core.api import CommandResult, PromptParts, RevertResult
 from core.commands.builtins import NAMES, BuiltinHost, hunk_arguments, run_builtin
 from core.commands.catalog import Catalog
 from core.commands.code_review import run_review
+from core.commands.mcp_prompts import GetPrompt, prompt_text
 from core.commands.model import CommandInfo
 from core.commands.template import CheckFile, RunShell, expand, fill_arguments
 from core.errors import InvalidInputError, NotFoundError
@@ -63,11 +65,12 @@ async def run_command(
     shell: RunShell,
     check_file: CheckFile,
     subagents: Collection[str],
+    get_prompt: GetPrompt,
     attachments: PromptParts = (),
 ) -> CommandResult:
     """Run ``/name arguments`` in a session; ``agent``/``model``: the session's current choice;
     ``check_file`` asks for each file a user command's ``@path`` attaches, as ``read`` would;
-    ``subagents``: the agents a subtask command may run as."""
+    ``subagents``: the agents a subtask command may run as; ``get_prompt`` renders an MCP prompt."""
     command = catalog.commands.get(name.removeprefix("/"))
     if command is None:
         known = ", ".join(f"/{n}" for n in sorted(catalog.commands))
@@ -78,6 +81,10 @@ async def run_command(
         if attachments and command.name != "init":
             raise InvalidInputError(f"/{command.name} takes no attached files or mentions")
         return await _builtin(host, session_id, command, arguments, agent, model, attachments)
+    if command.prompt is not None:
+        text = await prompt_text(get_prompt, command.prompt, arguments)
+        answer = await host.prompt(session_id, [TextInput(text=text), *attachments], agent=agent, model=model)
+        return CommandResult(command.name, message=answer)
     parts = [*await command_parts(host, command, arguments, shell, check_file, subagents), *attachments]
     answer = await host.prompt(session_id, parts, agent=command.agent or agent, model=command.model or model)
     return CommandResult(command.name, message=answer)

@@ -1,4 +1,5 @@
-"""Provider keys in the user's config file (``agentls auth``): written owner-only, nothing else touched.
+"""Provider keys in the user's config file (``agentls auth``), and MCP servers switched on or off
+(``agentls mcp enable|disable``): written owner-only, nothing else touched.
 
 A key goes to ``provider.<id>.options.api_key`` of the user config (``~/.config/agentls/agentls.json``
 or the ``agentls.jsonc`` already there); a named environment variable goes there as ``{env:NAME}``,
@@ -78,6 +79,19 @@ def store_key(
     _write_private(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     log.info("stored the %s key in %s", provider, path)
     return StoredKey(path, provider, env)
+
+
+def set_mcp_enabled(name: str, enabled: bool, folder: Path | None = None) -> Path:
+    """Write ``mcp.<name>.enabled`` in the user config (mode 0600); the file's path."""
+    path = user_config_file(folder)
+    data = _read(path)
+    servers = data.setdefault("mcp", {})
+    if not isinstance(servers, dict) or not isinstance(servers.setdefault(name, {}), dict):
+        raise ConfigError(f"{path}: mcp.{name} is not an object; fix it by hand, nothing was written")
+    servers[name]["enabled"] = enabled
+    _write_private(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    log.info("MCP server %s %s in %s", name, "enabled" if enabled else "disabled", path)
+    return path
 
 
 def _read(path: Path) -> dict[str, Any]:

@@ -258,3 +258,16 @@ class Config(ConfigSection):
     command: dict[str, CommandConfig] = {}
     # Commands run at moments of a turn, Claude Code's shape (core.hooks.settings reads it).
     hooks: dict[str, Any] | None = None
+
+    @field_validator("mcp", mode="before")
+    @classmethod
+    def _toggles_only_where_defined(cls, value: Any) -> Any:
+        # `agentls mcp disable NAME` writes {"enabled": false} for NAME in the user's config; where
+        # no layer defines NAME (another project), that toggle alone is not a server: left out.
+        if not isinstance(value, dict):
+            return value
+        return {
+            name: entry
+            for name, entry in value.items()
+            if not (isinstance(entry, dict) and "type" not in entry and set(entry) <= {"enabled"})
+        }

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
 from core.message.models import LAZY
 from core.record import record
@@ -91,14 +91,48 @@ class EditorItem(_Item):
     selection: Selection | None = None
 
 
+class McpResourceItem(_Item):
+    """A resource of a running MCP server: by ``uri``, or a resource ``template`` with ``arguments``."""
+
+    kind: Literal["mcp"]
+    server: str | None = Field(default=None, description="None: the server that lists the URI")
+    uri: str | None = Field(default=None, min_length=1, max_length=4_000)
+    template: str | None = Field(default=None, min_length=1, max_length=4_000)
+    arguments: dict[str, str] = Field(default_factory=dict, description="the template's variables")
+
+    @model_validator(mode="after")
+    def _one_of(self) -> McpResourceItem:
+        if (self.uri is None) == (self.template is None):
+            raise ValueError("give either uri or template (with its arguments)")
+        if self.template is not None and self.server is None:
+            raise ValueError("a template needs its server")
+        return self
+
+
 ContextItem = Annotated[
-    FolderItem | ChangesItem | UrlItem | SessionItem | ProblemsItem | TerminalItem | SymbolItem | EditorItem,
+    FolderItem
+    | ChangesItem
+    | UrlItem
+    | SessionItem
+    | ProblemsItem
+    | TerminalItem
+    | SymbolItem
+    | EditorItem
+    | McpResourceItem,
     Field(discriminator="kind"),
 ]
 ContextItemAdapter: TypeAdapter[
-    FolderItem | ChangesItem | UrlItem | SessionItem | ProblemsItem | TerminalItem | SymbolItem | EditorItem
+    FolderItem
+    | ChangesItem
+    | UrlItem
+    | SessionItem
+    | ProblemsItem
+    | TerminalItem
+    | SymbolItem
+    | EditorItem
+    | McpResourceItem
 ] = TypeAdapter(ContextItem, config=LAZY)
-CONTEXT_KINDS = ("folder", "changes", "url", "session", "problems", "terminal", "symbol", "editor")
+CONTEXT_KINDS = ("folder", "changes", "url", "session", "problems", "terminal", "symbol", "editor", "mcp")
 
 
 @record

@@ -21,6 +21,9 @@ from core.api import (
     ConfigInfo,
     EffortState,
     Layer,
+    McpAction,
+    McpResourceList,
+    McpServerStatus,
     ModelLimits,
     ModeState,
     PromptMode,
@@ -363,6 +366,18 @@ class RemoteAgent:
         self, session_id: str | None, items: Sequence[ContextItem]
     ) -> list[ResolvedItem]:
         result: list[ResolvedItem] = await self.call("resolve_context", session_id=session_id, items=items)
+        return result
+
+    async def mcp_resources(self) -> McpResourceList:
+        result: McpResourceList = await self.call("mcp_resources")
+        return result
+
+    async def mcp_servers(self) -> list[McpServerStatus]:
+        result: list[McpServerStatus] = await self.call("mcp_servers")
+        return result
+
+    async def mcp_set(self, name: str, action: McpAction) -> list[McpServerStatus]:
+        result: list[McpServerStatus] = await self.call("mcp_set", name=name, action=action)
         return result
 
 

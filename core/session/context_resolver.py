@@ -1,6 +1,7 @@
 """Context items as the model will see them (``Agent.resolve_context``): each item read, counted
 with the session's model as its requests are, a ``url`` fetched through the webfetch tool asking
-permission in the session. ``core.wiring`` builds it from the records it uses; it never sees the app.
+permission in the session, an MCP resource read by its server. ``core.wiring`` builds it from the
+records it uses; it never sees the app.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from core.attach.fetch import fetch_url
+from core.attach.mcp import ReadResource
 from core.attach.resolve import Sources, resolve_items
 from core.context.tokens import TokenCounter
 from core.errors import AgentError
@@ -36,6 +38,7 @@ class ContextResolver:
         policy: Policy,
         permissions: Permissions,
         workspace: Workspace,
+        read_resource: ReadResource,
     ) -> None:
         self._stores = stores
         self._place = place
@@ -45,6 +48,7 @@ class ContextResolver:
         self._policy = policy
         self._permissions = permissions
         self._workspace = workspace
+        self._read_resource = read_resource
 
     async def resolve(self, session_id: str | None, items: Sequence[ContextItem]) -> list[ResolvedItem]:
         """Each item as the model will see it (see the module's doc)."""
@@ -60,7 +64,15 @@ class ContextResolver:
             return await fetch_url(fetch_ctx, url, timeout)
 
         at = self._place
-        sources = Sources(at.directory, at.worktree, self._workspace, counter.count_text, earlier, fetch)
+        sources = Sources(
+            at.directory,
+            at.worktree,
+            self._workspace,
+            counter.count_text,
+            earlier,
+            fetch,
+            self._read_resource,
+        )
         return await resolve_items(items, sources)
 
     def _count_with(self, history: list[MessageWithParts]) -> TokenCounter:

@@ -1,5 +1,7 @@
 """MCP servers from config: connect through the official SDK and offer their tools as ``<server>_<tool>``
-(and keep the ``instructions`` each server gives at initialize, for the system prompt).
+(and keep the ``instructions`` each server gives at initialize, for the system prompt, and the
+prompts it offers, run as slash commands, and its resources, attached as context). A server's
+``elicitation/create`` is asked as a form in the session of its tool call (``core.tools.mcp_elicit``).
 
 Each server runs in a task of its own that enters the SDK client's context and stays inside it until
 ``close()``: the SDK's anyio scopes must be entered and left by the same task. A server that fails
@@ -11,8 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -22,15 +23,20 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
+from mcp.types import CONNECTION_CLOSED, ElicitRequestParams, ElicitRequestURLParams, ElicitResult
 from pydantic import BaseModel, ConfigDict
 
+from core.api_types import McpResourceInfo, McpTemplateInfo
 from core.config.schema import McpLocal, McpRemote
-from core.errors import AbortedError, ToolError
+from core.errors import AbortedError, InvalidInputError, NotFoundError, ToolError
 from core.permission.request import PermissionAsk
 from core.record import record
 from core.sandbox.sandbox import Sandbox
 from core.tools.base import Tool, ToolResult
 from core.tools.context import ToolContext
+from core.tools.mcp_elicit import ask_form
+from core.tools.mcp_listing import McpPrompt, all_pages, prompts_of, resources_of, templates_of
+from core.tools.mcp_stderr import StderrTail
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +48,14 @@ class McpArgs(BaseModel):
     """Arguments of an MCP tool: passed through as given; the server validates them against its schema."""
 
     model_config = ConfigDict(extra="allow")
+
+
+@record(eq=False)
+class _Link:
+    """What a server's tools share with its manager: the calls under way, and how to say it died."""
+
+    calls: list[ToolContext]
+    lost: Callable[[str], None]
 
 
 @record
@@ -57,10 +71,12 @@ class McpTool(Tool[McpArgs]):
     Params: ClassVar[type[BaseModel]] = McpArgs
     truncate = "head"
 
-    def __init__(self, server: str, client: Client, listed: _Listed) -> None:
+    def __init__(self, server: str, client: Client, listed: _Listed, link: _Link) -> None:
         self.server = server
         self.tool_name = listed.name
         self._client = client
+        self._calls = link.calls  # the server's calls under way: an elicitation asks in the latest's session
+        self._lost = link.lost
         self._description = listed.description
         self._schema = listed.schema
 
@@ -82,16 +98,24 @@ class McpTool(Tool[McpArgs]):
             raise AbortedError(f"the call of MCP tool {self.id} was aborted")
         call = asyncio.ensure_future(self._client.call_tool(self.tool_name, arguments))
         aborted = asyncio.ensure_future(ctx.abort.wait())
+        self._calls.append(ctx)
         try:
             done, _ = await asyncio.wait({call, aborted}, return_when=asyncio.FIRST_COMPLETED)
         finally:
             aborted.cancel()
+            self._calls.remove(ctx)
         if call not in done:
             call.cancel()
             raise AbortedError(f"the call of MCP tool {self.id} was aborted")
         try:
             result = call.result()
         except MCPError as exc:
+            if exc.code == CONNECTION_CLOSED:  # the server died: it is shown failed, its tools go
+                self._lost(f"it stopped during a call of {self.tool_name} ({exc.error.message})")
+                raise ToolError(
+                    f"The MCP server {self.server} stopped while running {self.tool_name}; its tools are "
+                    "gone until the user restarts it. Go on without them."
+                ) from exc
             raise ToolError(
                 f"The MCP server {self.server} refused the call of {self.tool_name}: {exc}"
             ) from exc
@@ -131,6 +155,13 @@ class McpManager:
         self.warnings: list[str] = []
         self.connected: list[str] = []
         self.instructions: dict[str, str] = {}  # what each server said at initialize, when anything
+        self.prompts: list[McpPrompt] = []
+        self._failure: tuple[str, str] | None = None  # (server, why) when one that had started stopped
+        self.resources: list[McpResourceInfo] = []
+        self.templates: list[McpTemplateInfo] = []
+        self._clients: dict[str, Client] = {}
+        self._calls: dict[str, list[ToolContext]] = {}  # each server's tool calls under way
+        self._stderr: dict[str, StderrTail] = {}  # local servers' stderr, its last lines kept
 
     async def start(self) -> None:
         """Connect every enabled server at once; report and skip those that fail."""
@@ -152,6 +183,10 @@ class McpManager:
             await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks.clear()
         self._tools.clear()
+        self._clients.clear()
+        self.prompts.clear()
+        self.resources.clear()
+        self.templates.clear()
 
     async def _connect(self, name: str, cfg: McpLocal | McpRemote) -> list[McpTool] | None:
         ready: asyncio.Future[list[McpTool]] = asyncio.get_running_loop().create_future()
@@ -162,6 +197,8 @@ class McpManager:
         except TimeoutError:
             self._skip(name, f"no answer within {self._timeout:g} s")
         except Exception as exc:  # whatever the SDK or the server raised: the server is skipped
+            if name in self._stderr:  # what it said before it exited, read to the end
+                await asyncio.to_thread(self._stderr[name].wait, 2.0)
             self._skip(name, _describe(exc))
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
@@ -171,25 +208,50 @@ class McpManager:
         self, name: str, cfg: McpLocal | McpRemote, ready: asyncio.Future[list[McpTool]]
     ) -> None:
         """Hold the server's connection open until ``close()``; this task owns the SDK's scopes."""
+        calls = self._calls.setdefault(name, [])
+
+        async def elicit(context: Any, params: ElicitRequestParams) -> ElicitResult:
+            return await _elicit(name, calls, params)
+
         try:
             if isinstance(cfg, McpLocal):
                 params = self._stdio_params(name, cfg)
-                async with Client(stdio_client(params, errlog=sys.stderr)) as client:
-                    await self._ready(name, client, ready)
+                stderr = self._stderr[name] = StderrTail(name)
+                try:
+                    transport = stdio_client(params, errlog=stderr.writer)
+                    async with Client(transport, elicitation_callback=elicit) as client:
+                        await self._ready(name, client, ready)
+                finally:
+                    stderr.close()
             elif cfg.transport == "sse":
-                async with Client(sse_client(cfg.url, headers=cfg.headers or None)) as client:
+                transport = sse_client(cfg.url, headers=cfg.headers or None)
+                async with Client(transport, elicitation_callback=elicit) as client:
                     await self._ready(name, client, ready)
             else:
                 async with (
                     create_mcp_http_client(headers=cfg.headers or None) as http,
-                    Client(streamable_http_client(cfg.url, http_client=http)) as client,
+                    Client(
+                        streamable_http_client(cfg.url, http_client=http), elicitation_callback=elicit
+                    ) as client,
                 ):
                     await self._ready(name, client, ready)
-        except Exception as exc:  # a failure after start is logged; before, ready carries it
+        except (
+            Exception
+        ) as exc:  # a failure after start is kept for the servers view; before, ready carries it
             if not ready.done():
                 ready.set_exception(exc)
-            else:
-                log.warning("MCP server %s stopped: %s", name, _describe(exc))
+            elif not self._closing.is_set():
+                self._stopped(name, _describe(exc))
+            return
+        if ready.done() and not self._closing.is_set():  # the connection ended by itself
+            self._stopped(name, "the server closed the connection")
+
+    def _stopped(self, name: str, reason: str) -> None:
+        """A running server stopped: its tools are no longer offered, the failure is kept."""
+        log.warning("MCP server %s stopped: %s", name, self._with_stderr(name, reason))
+        self._failure = (name, reason)
+        self._tools.clear()
+        self._clients.pop(name, None)
 
     def _stdio_params(self, name: str, cfg: McpLocal) -> StdioServerParameters:
         """How a local server is started: confined like a command (network on: servers are mostly
@@ -214,26 +276,92 @@ class McpManager:
             cursor = page.next_cursor
             if not cursor:
                 break
-        tools = [_make_tool(name, client, item) for item in listed]
+        link = _Link(self._calls.setdefault(name, []), lambda reason: self._stopped(name, reason))
+        tools = [_make_tool(name, client, item, link) for item in listed]
         log.info("MCP server %s connected with %s tools", name, len(tools))
         instructions = (client.instructions or "").strip()
         if instructions:
             self.instructions[name] = instructions
+        self._clients[name] = client
+        if name in self._stderr:  # the server has its copy now: ours would keep the pipe open after it exits
+            self._stderr[name].close()
+        if client.server_capabilities.prompts is not None:
+            try:
+                self.prompts.extend(prompts_of(name, await all_pages(client.list_prompts, "prompts")))
+            except MCPError as exc:  # its tools still work: the prompts are said missing
+                self.warnings.append(f"MCP server {name!r} did not list its prompts: {exc}")
+        if client.server_capabilities.resources is not None:
+            try:
+                listed_resources = await all_pages(client.list_resources, "resources")
+                templates = await all_pages(client.list_resource_templates, "resource_templates")
+                self.resources.extend(resources_of(name, listed_resources))
+                self.templates.extend(templates_of(name, templates))
+            except MCPError as exc:
+                self.warnings.append(f"MCP server {name!r} did not list its resources: {exc}")
         if not ready.done():
             ready.set_result(tools)
         await self._closing.wait()
 
+    async def get_prompt(self, prompt: McpPrompt, arguments: dict[str, str]) -> list[Any]:
+        """The messages ``prompts/get`` renders for ``prompt`` (the SDK's ``PromptMessage``s)."""
+        client = self._clients.get(prompt.server)
+        if client is None:
+            raise NotFoundError(f"the MCP server {prompt.server} is not connected")
+        try:
+            result = await client.get_prompt(prompt.name, arguments)
+        except MCPError as exc:
+            raise InvalidInputError(
+                f"the MCP server {prompt.server} refused the prompt {prompt.name}: {exc}"
+            ) from exc
+        return list(result.messages)
+
+    async def read_resource(self, server: str, uri: str) -> list[Any]:
+        """What ``resources/read`` gives for ``uri`` (the SDK's text and blob contents)."""
+        client = self._clients.get(server)
+        if client is None:
+            raise NotFoundError(f"the MCP server {server} is not connected")
+        try:
+            result = await client.read_resource(uri)
+        except MCPError as exc:
+            raise InvalidInputError(f"the MCP server {server} could not read {uri}: {exc}") from exc
+        return list(result.contents)
+
+    @property
+    def failure(self) -> str | None:
+        """Why a server that had started stopped, with the last lines it wrote to stderr."""
+        return None if self._failure is None else self._with_stderr(*self._failure)
+
+    def _with_stderr(self, name: str, reason: str) -> str:
+        tail = self._stderr[name].tail() if name in self._stderr else ""
+        return f"{reason}; its stderr: {tail}" if tail else reason
+
     def _skip(self, name: str, reason: str) -> None:
-        message = f"MCP server {name!r} skipped: {reason}"
+        message = f"MCP server {name!r} skipped: {self._with_stderr(name, reason)}"
         log.warning("%s", message)
         self.warnings.append(message)
 
 
-def _make_tool(server: str, client: Client, listed: _Listed) -> McpTool:
+def _make_tool(server: str, client: Client, listed: _Listed, link: _Link) -> McpTool:
     # Tool ids are class attributes in the framework; one small subclass per MCP tool carries it.
     cls = type(f"McpTool_{tool_id(server, listed.name)}", (McpTool,), {"id": tool_id(server, listed.name)})
-    tool: McpTool = cls(server, client, listed)
+    tool: McpTool = cls(server, client, listed, link)
     return tool
+
+
+async def _elicit(server: str, calls: list[ToolContext], params: ElicitRequestParams) -> ElicitResult:
+    """The user's answer to a server's form, asked in the session of its latest call under way;
+    declined when there is none (a server asking out of the blue) or it asks to open a URL."""
+    if isinstance(params, ElicitRequestURLParams):
+        log.info(
+            "MCP server %s asked to open %s: declined (URL elicitation is not supported)", server, params.url
+        )
+        return ElicitResult(action="decline")
+    if not calls:
+        log.info("MCP server %s elicits outside a tool call: declined", server)
+        return ElicitResult(action="decline")
+    action, content = await ask_form(calls[-1], server, params.message, dict(params.requested_schema))
+    log.info("MCP server %s elicitation: %s", server, action)
+    return ElicitResult(action=action, content=content if action == "accept" else None)
 
 
 def _provider_schema(schema: dict[str, Any]) -> dict[str, Any]:

@@ -70,6 +70,10 @@ end, {
   end,
   desc = 'agentls: show (or hide) the lines pending agent changes replaced, above them',
 })
+cmd('AgentlsMcp', function()
+  require('agentls').setup_once()
+  require('agentls.mcp_servers').pick()
+end, { desc = 'agentls: the MCP servers (running, failed, disabled): restart, disable or enable one' })
 cmd('AgentlsDialog', function()
   require('agentls.dialogs').open()
 end, { desc = 'agentls: open the permission or question dialog that waits for an answer' })

@@ -188,11 +188,11 @@ export interface ChangesItem {
   kind: "changes";
 }
 
-/** A slash command: a built-in or the user's own (a Markdown template). */
+/** A slash command: a built-in, the user's own (a Markdown template) or an MCP server's prompt. */
 export interface CommandInfo {
   name: string;
   description: string;
-  kind: "builtin" | "user";
+  kind: "builtin" | "user" | "mcp";
   source: string;
   hint: string;
   agent: string | null;
@@ -266,7 +266,8 @@ export type ContextItem =
   | ProblemsItem
   | TerminalItem
   | SymbolItem
-  | EditorItem;
+  | EditorItem
+  | McpResourceItem;
 
 /**
  * A context item: resolved (``kind``, ``label``, ``text`` from agent/context/resolve, sent verbatim)
@@ -473,6 +474,66 @@ export interface HunkConflict {
   reason: string;
   agent: string[];
   current: string[];
+}
+
+/** A resource of a running MCP server, attached as ``{kind: "mcp", server, uri}``. */
+export interface McpResource {
+  server: string;
+  uri: string;
+  name: string;
+  description: string;
+  mimeType: string;
+  size: number | null;
+}
+
+/** A resource of a running MCP server: by ``uri``, or a resource ``template`` with ``arguments``. */
+export interface McpResourceItem {
+  kind: "mcp";
+  /** None: the server that lists the URI */
+  server?: string;
+  uri?: string;
+  template?: string;
+  /** the template's variables */
+  arguments?: { [key: string]: string };
+}
+
+/** ``agent/mcp/resources``: what a client's ``@`` menu offers of the MCP servers. */
+export interface McpResourcesResult {
+  resources: McpResource[];
+  templates: McpTemplate[];
+}
+
+/** A configured MCP server as the servers view shows it. */
+export interface McpServerInfo {
+  name: string;
+  type: "local" | "remote";
+  enabled: boolean;
+  status: "running" | "failed" | "disabled";
+  tools: number;
+  resources: number;
+  prompts: number;
+  error: string | null;
+}
+
+/** ``agent/mcp/list`` and ``agent/mcp/set``: every configured MCP server, in the config's order. */
+export interface McpServersResult {
+  servers: McpServerInfo[];
+}
+
+/** Enable or disable an MCP server (in the user's config), or restart it. */
+export interface McpSet {
+  name: string;
+  action: "enable" | "disable" | "restart";
+}
+
+/** A resource template; attached as ``{kind: "mcp", server, template, arguments}``. */
+export interface McpTemplate {
+  server: string;
+  uriTemplate: string;
+  name: string;
+  description: string;
+  mimeType: string;
+  arguments: string[];
 }
 
 /** The typed error of an assistant message. */
@@ -1355,6 +1416,9 @@ export interface Requests {
   "agent/background/shell/stop": { params: ShellRef; result: BackgroundShell };
   "agent/session/compact": { params: SessionRef; result: MessageWithParts };
   "agent/commands": { params: NoParams; result: CommandList };
+  "agent/mcp/resources": { params: NoParams; result: McpResourcesResult };
+  "agent/mcp/list": { params: NoParams; result: McpServersResult };
+  "agent/mcp/set": { params: McpSet; result: McpServersResult };
   "agent/session/command": { params: SessionCommand; result: CommandRunResult };
   "agent/session/revert": { params: SessionRevertParams; result: RevertResult };
   "agent/session/unrevert": { params: SessionRef; result: RevertResult };

@@ -5,6 +5,7 @@ import { sendDiagnostics } from "./client/diagnostics";
 import { selectionAttachment } from "./chat/actions";
 import { exportSession } from "./chat/sessionTools";
 import { explainText, fixText } from "./chat/codeActions";
+import { showMcpServers } from "./chat/mcpServers";
 import type { ChatView } from "./chat/view";
 
 export function registerCommands(view: ChatView): vscode.Disposable[] {
@@ -21,6 +22,7 @@ export function registerCommands(view: ChatView): vscode.Disposable[] {
     vscode.commands.registerCommand("agentls.focus", () => view.focusPrompt()),
     vscode.commands.registerCommand("agentls.stop", () => view.abort()),
     vscode.commands.registerCommand("agentls.restartServer", () => view.client.restart()),
+    vscode.commands.registerCommand("agentls.mcpServers", () => showMcpServers(view.client)),
     vscode.commands.registerCommand("agentls.exportSession", () => exportSession(view.client, view.sessionID)),
     vscode.commands.registerCommand("agentls.askAboutSelection", async () => {
       const editor = editorOrWarn();

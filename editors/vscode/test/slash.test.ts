@@ -8,11 +8,12 @@ const server: SlashCommand[] = [
   { name: "undo", description: "Revert the last turn", kind: "builtin", hint: "" },
   { name: "model", description: "the server's /model", kind: "builtin", hint: "" },
   { name: "review", description: "Review a file", kind: "user", hint: "<file>" },
+  { name: "mcp__docs__explain", description: "Explain a symbol", kind: "mcp", hint: "<symbol> [style]", source: "mcp:docs" },
 ];
 
-test("the project's own commands come first, then the built-ins (the view's own winning a shared name) sorted", () => {
+test("the project's own commands come first, then MCP prompts, then the built-ins (the view's own winning a shared name) sorted", () => {
   const names = mergeCommands(server).map((c) => `${c.kind}:${c.name}`);
-  assert.deepEqual(names, ["user:review", "client:agent", "builtin:compact", "client:effort", "client:export", "client:mode", "client:model", "client:new", "builtin:undo"]);
+  assert.deepEqual(names, ["user:review", "mcp:mcp__docs__explain", "client:agent", "builtin:compact", "client:effort", "client:export", "client:mode", "client:model", "client:new", "builtin:undo"]);
 });
 
 test("names that start with what is typed come first, then names or descriptions that contain it", () => {
@@ -35,6 +36,7 @@ test("typed `/name arguments` runs only a known command; anything else is a prom
   const all = mergeCommands(server);
   assert.deepEqual(parseCommand("/review calc.py  focus", all), { command: all.find((c) => c.name === "review"), arguments: "calc.py  focus" });
   assert.equal(parseCommand("/compact", all)?.arguments, "");
+  assert.equal(parseCommand("/mcp__docs__explain add style=long", all)?.arguments, "add style=long");
   assert.equal(parseCommand("/etc/hosts is odd", all), undefined);
   assert.equal(parseCommand("please /compact", all), undefined);
 });

@@ -100,6 +100,7 @@ export class SlashMenu {
           h("span", { class: "slash-name" }, `/${c.name}`),
           c.hint ? h("span", { class: "slash-hint" }, ` ${c.hint}`) : null,
           c.kind === "user" ? h("span", { class: "slash-kind", title: c.source ?? "" }, "yours") : null,
+          c.kind === "mcp" ? h("span", { class: "slash-kind", title: "A prompt of this MCP server" }, (c.source ?? "").replace(/^mcp:/, "MCP ")) : null,
         ),
         h("div", { class: "slash-desc" }, c.description),
       );

@@ -1,11 +1,14 @@
 // The `/` menu's data, with no DOM (unit-tested): the commands the server lists (`agent/commands`) and
 // those the view runs itself, filtered by what the user typed after the `/`.
 
-/** A command of the menu: the server's (`agent/commands`) or one the view runs itself (`kind: "client"`). */
+/**
+ * A command of the menu: the server's (`agent/commands`: built in, the user's, or an MCP server's
+ * prompt) or one the view runs itself (`kind: "client"`).
+ */
 export interface SlashCommand {
   name: string;
   description: string;
-  kind: "builtin" | "user" | "client";
+  kind: "builtin" | "user" | "mcp" | "client";
   hint: string;
   source?: string;
 }
@@ -26,13 +29,15 @@ export const CLIENT_COMMANDS: SlashCommand[] = [
 /**
  * The menu's list: the project's and the user's own commands first (they are what this project
  * added, and the menu shows its first rows: below thirteen built-ins they were out of sight), then
- * the built-ins sorted; the view's own built-ins win over a server command of the same name.
+ * the MCP servers' prompts (`/mcp__server__prompt`), then the built-ins sorted; the view's own
+ * built-ins win over a server command of the same name.
  */
 export function mergeCommands(server: SlashCommand[]): SlashCommand[] {
   const own = new Set(CLIENT_COMMANDS.map((c) => c.name));
   const builtins = server.filter((c) => c.kind === "builtin" && !own.has(c.name));
   const users = server.filter((c) => c.kind === "user" && !own.has(c.name));
-  return users.concat([...CLIENT_COMMANDS, ...builtins].sort((a, b) => a.name.localeCompare(b.name)));
+  const prompts = server.filter((c) => c.kind === "mcp");
+  return [...users, ...prompts].concat([...CLIENT_COMMANDS, ...builtins].sort((a, b) => a.name.localeCompare(b.name)));
 }
 
 /** The commands whose name starts with `typed` first, then those that contain it (name or description). */

@@ -8,6 +8,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,7 +17,7 @@ from core.agent.info import AgentInfo
 from core.bus import Bus
 from core.config.schema import Config
 from core.context.tokens import TokenCounter
-from core.errors import ConfigError
+from core.errors import ConfigError, NotFoundError
 from core.events import PermissionAsked
 from core.llm.model import ModelInfo, resolve_model
 from core.message.context_items import TerminalItem, UrlItem
@@ -109,6 +110,10 @@ class World:
     counted_with: list[str]
 
 
+async def no_mcp_servers(server: str | None, uri: str) -> tuple[str, list[Any]]:
+    raise NotFoundError(f"no running MCP server lists the resource {uri}")
+
+
 @pytest.fixture
 async def world(tmp_path: Path) -> AsyncIterator[World]:
     store = await Store.open(tmp_path / "agentls.db")
@@ -146,6 +151,7 @@ async def world(tmp_path: Path) -> AsyncIterator[World]:
         FakePolicy(tree),
         permissions,
         DiskWorkspace(tree),
+        no_mcp_servers,
     )
     try:
         yield World(resolver, sessions, permissions, bus, project.id, tree, counted_with)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import sys
 from collections.abc import AsyncIterator
@@ -129,15 +130,19 @@ async def test_a_hanging_server_times_out(tmp_path: Path) -> None:
 
 
 @asynccontextmanager
-async def serving(transport: str, path: str) -> AsyncIterator[str]:
-    """The echo server over ``--http`` or ``--sse`` on a free port, ready once uvicorn says where."""
+async def serving(
+    transport: str, path: str, server: Path = SERVER, env: dict[str, str] | None = None
+) -> AsyncIterator[str]:
+    """A test server (the echo one) over ``--http`` or ``--sse`` on a free port, ready once uvicorn
+    says where; ``env``: more variables for it."""
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
-        str(SERVER),
+        str(server),
         transport,
         "0",
         stdout=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, **(env or {})},
     )
     assert proc.stderr is not None
     try:

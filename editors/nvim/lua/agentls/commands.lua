@@ -26,7 +26,12 @@ function M.fetch(done)
   end)
 end
 
---- The menu items for the commands (built-ins first, as the server orders them).
+-- How the menu labels each kind of command, and in which order it lists them.
+local KIND = { builtin = 'built-in', user = 'user', mcp = 'mcp' }
+local RANK = { builtin = 0, user = 1, mcp = 2 }
+
+--- The menu items for the commands: built-ins, the user's, then MCP servers' prompts (as the server
+--- orders them).
 local function items(list)
   local out = {}
   for name, command in pairs(list or {}) do
@@ -36,18 +41,18 @@ local function items(list)
       abbr = '/' .. name,
       menu = menu,
       info = command.description,
-      kind = command.kind == 'builtin' and 'built-in' or 'user',
-      builtin = command.kind == 'builtin',
+      kind = KIND[command.kind] or command.kind,
+      rank = RANK[command.kind] or 1,
     })
   end
   table.sort(out, function(a, b)
-    if a.builtin ~= b.builtin then
-      return a.builtin
+    if a.rank ~= b.rank then
+      return a.rank < b.rank
     end
     return a.abbr < b.abbr
   end)
   for _, item in ipairs(out) do
-    item.builtin = nil
+    item.rank = nil
     item.menu = item.menu and (item.info .. '  ' .. item.menu) or item.info
   end
   return out

@@ -79,11 +79,11 @@ function M.draw(buf)
   chat.fit_prompt() -- the prompt window grows to show them
 end
 
--- Whether the `@url:` reference to `url` in `text` is finished: something follows it, or the user
--- is no longer typing in insert mode. A URL still being typed is not fetched (nor each of its
--- prefixes); a finished one is fetched once, the way the webfetch tool would, and counted.
-local function url_finished(text, url)
-  local ref = '@url:' .. url
+-- Whether the reference `ref` (`@url:…`, `@server:uri`) in `text` is finished: something follows
+-- it, or the user is no longer typing in insert mode. A URL still being typed is not fetched (nor
+-- each of its prefixes); a finished one is fetched once, the way the webfetch tool would, and
+-- counted. An MCP resource likewise: `docs://r` is not read on the way to `docs://readme`.
+local function finished(text, ref)
   local at = 1
   while true do
     local first, last = text:find(ref, at, true)
@@ -95,6 +95,11 @@ local function url_finished(text, url)
     end
     at = last + 1
   end
+end
+
+-- An MCP resource's `server:uri`, as the server labels it.
+local function mcp_label(item)
+  return item.uri and ((item.server and (item.server .. ':') or '') .. item.uri)
 end
 
 -- Keys (item JSON) of the items a request resolves now, and who waits for them (M.after_resolving).
@@ -160,8 +165,9 @@ function M.refresh(buf)
   for _, item in ipairs(items) do
     local key = vim.json.encode(item)
     present[key] = true
-    if item.kind == 'url' and not url_finished(text, item.url) then
-      typing[item.url] = true
+    local ref = item.kind == 'url' and ('@url:' .. item.url) or item.kind == 'mcp' and ('@' .. mcp_label(item))
+    if ref and not finished(text, ref) then
+      typing[key] = true
     elseif not ctx().resolved[key] and not inflight[key] and (item.kind ~= 'url' or session_id) then
       table.insert(todo, item) -- (a URL is fetched in a session: once the chat has one)
     end
@@ -174,9 +180,9 @@ function M.refresh(buf)
   M.chips = {}
   for _, item in ipairs(items) do
     local done = ctx().resolved[vim.json.encode(item)]
-    local label = item.path or item.url or item.name or item.session or item.kind
+    local label = item.path or item.url or item.name or item.session or mcp_label(item) or item.kind
     -- `…`: a URL still being typed; `?`: being counted.
-    local pending = { kind = item.kind, label = label, tokens = typing[item.url] and '…' or '?' }
+    local pending = { kind = item.kind, label = label, tokens = typing[vim.json.encode(item)] and '…' or '?' }
     table.insert(M.chips, done or pending)
   end
   M.draw(buf)
@@ -194,7 +200,12 @@ function M.refresh(buf)
       local answers = not err and result and result.items or {}
       for n, key in ipairs(keys) do
         inflight[key] = nil
-        local label = todo[n].path or todo[n].url or todo[n].name or todo[n].session or todo[n].kind
+        local label = todo[n].path
+          or todo[n].url
+          or todo[n].name
+          or todo[n].session
+          or mcp_label(todo[n])
+          or todo[n].kind
         ctx().resolved[key] = answers[n]
           or { kind = todo[n].kind, label = label, error = err and (err.message or 'failed') or 'no answer' }
       end

@@ -1,6 +1,7 @@
 -- Context items in the prompt (docs/protocol.md, agent/context/resolve): `@folder:PATH`,
 -- `@problems` / `@problems:PATH`, `@terminal`, `@changes`, `@symbol:NAME`, `@url:URL`,
--- `@session:ID`, and the automatic editor note (the file, cursor line and selection of the last file
+-- `@session:ID`, an MCP server's resource `@server:uri` (agentls.mcp_resources), and the automatic
+-- editor note (the file, cursor line and selection of the last file
 -- window). What only Neovim knows is gathered here — diagnostics from vim.diagnostic, a terminal
 -- buffer's last output, a workspace symbol's definition through the attached language servers —
 -- and the server formats and counts every item. Chips below the prompt text show each item's tokens
@@ -34,6 +35,7 @@ function M.completions(base)
       table.insert(out, { word = kind.word, menu = '[context]', info = kind.info })
     end
   end
+  vim.list_extend(out, require('agentls.mcp_resources').completions(base))
   return out
 end
 
@@ -211,6 +213,13 @@ function M.items(text)
       table.insert(errors, ('@%s: %s'):format(kind, err))
     end
   end
+  local kinds = {}
+  for _, kind in ipairs(M.KINDS) do
+    kinds[kind.word:gsub(':$', '')] = true
+  end
+  local mcp, failed = require('agentls.mcp_resources').items(text, kinds)
+  vim.list_extend(items, mcp)
+  vim.list_extend(errors, failed)
   local note = M.editor_item()
   if note then
     table.insert(items, note)
@@ -275,6 +284,7 @@ end
 --- Follow the file windows (for the editor note) and keep the chips of the prompt buffer `buf`.
 function M.attach(buf)
   require('agentls.context_chips').setup()
+  require('agentls.mcp_resources').fetch()
   seed()
   local group = vim.api.nvim_create_augroup('agentls_context_items', { clear = true })
   vim.api.nvim_create_autocmd({ 'BufEnter', 'CursorMoved', 'ModeChanged' }, {

@@ -59,6 +59,9 @@ end
 function M.complete(findstart, base)
   if findstart == 1 then
     local at = reference_start(vim.api.nvim_get_current_line():sub(1, vim.fn.col('.') - 1))
+    if at then
+      require('agentls.mcp_resources').fetch() -- a server that started since: listed as the user types
+    end
     return at or -3 -- 0-based column after the '@' (the '@' stays); -3: no completion, quietly
   end
   local out = require('agentls.context_items').completions(base) -- @folder: @problems … first

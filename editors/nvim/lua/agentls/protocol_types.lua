@@ -162,11 +162,11 @@
 ---@class agentls.ChangesItem
 ---@field kind "changes"
 
---- A slash command: a built-in or the user's own (a Markdown template).
+--- A slash command: a built-in, the user's own (a Markdown template) or an MCP server's prompt.
 ---@class agentls.CommandInfo
 ---@field name string
 ---@field description string
----@field kind "builtin"|"user"
+---@field kind "builtin"|"user"|"mcp"
 ---@field source string
 ---@field hint string
 ---@field agent string|nil
@@ -232,6 +232,7 @@
 ---| agentls.TerminalItem
 ---| agentls.SymbolItem
 ---| agentls.EditorItem
+---| agentls.McpResourceItem
 
 --- A context item: resolved (``kind``, ``label``, ``text`` from agent/context/resolve, sent verbatim)
 --- or ``item`` alone, which the server resolves when the prompt arrives (the editor note).
@@ -408,6 +409,57 @@
 ---@field reason string
 ---@field agent string[]
 ---@field current string[]
+
+--- A resource of a running MCP server, attached as ``{kind: "mcp", server, uri}``.
+---@class agentls.McpResource
+---@field server string
+---@field uri string
+---@field name string
+---@field description string
+---@field mimeType string
+---@field size integer|nil
+
+--- A resource of a running MCP server: by ``uri``, or a resource ``template`` with ``arguments``.
+---@class agentls.McpResourceItem
+---@field kind "mcp"
+---@field server? string
+---@field uri? string
+---@field template? string
+---@field arguments? table<string, string>
+
+--- ``agent/mcp/resources``: what a client's ``@`` menu offers of the MCP servers.
+---@class agentls.McpResourcesResult
+---@field resources agentls.McpResource[]
+---@field templates agentls.McpTemplate[]
+
+--- A configured MCP server as the servers view shows it.
+---@class agentls.McpServerInfo
+---@field name string
+---@field type "local"|"remote"
+---@field enabled boolean
+---@field status "running"|"failed"|"disabled"
+---@field tools integer
+---@field resources integer
+---@field prompts integer
+---@field error string|nil
+
+--- ``agent/mcp/list`` and ``agent/mcp/set``: every configured MCP server, in the config's order.
+---@class agentls.McpServersResult
+---@field servers agentls.McpServerInfo[]
+
+--- Enable or disable an MCP server (in the user's config), or restart it.
+---@class agentls.McpSet
+---@field name string
+---@field action "enable"|"disable"|"restart"
+
+--- A resource template; attached as ``{kind: "mcp", server, template, arguments}``.
+---@class agentls.McpTemplate
+---@field server string
+---@field uriTemplate string
+---@field name string
+---@field description string
+---@field mimeType string
+---@field arguments string[]
 
 --- The typed error of an assistant message.
 ---@class agentls.MessageError
@@ -1167,6 +1219,9 @@
 ---| "agent/background/shell/stop"
 ---| "agent/session/compact"
 ---| "agent/commands"
+---| "agent/mcp/resources"
+---| "agent/mcp/list"
+---| "agent/mcp/set"
 ---| "agent/session/command"
 ---| "agent/session/revert"
 ---| "agent/session/unrevert"

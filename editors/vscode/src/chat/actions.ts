@@ -8,6 +8,7 @@ import type { Session } from "../../shared/protocol";
 import { type Attachment, type FromWebview, IMAGE_TYPES, MAX_IMAGE_BYTES } from "./messages";
 import { copyCode, insertCode } from "./codeblock";
 import { contextAttachment, contextPicks, pickedContext, TerminalOutputs } from "./contextItems";
+import { mcpAttachment, mcpPicks, type McpPick } from "./mcpResources";
 import { bestMatch } from "./match";
 import { exportSession, olderMessages, searchSessions } from "./sessionTools";
 import { removeQueued, updateQueued } from "./queue";
@@ -251,11 +252,16 @@ export class Actions {
     const items: { label: string; uri?: vscode.Uri }[] = files
       .map((uri) => ({ label: vscode.workspace.asRelativePath(uri), uri }))
       .sort((a, b) => a.label.localeCompare(b.label));
-    const picked = await pickMany([...contextPicks(), ...items]);
+    const mcp = await mcpPicks(this.view);
+    const picked = await pickMany<vscode.QuickPickItem & { uri?: vscode.Uri } & McpPick>([...contextPicks(), ...mcp, ...items]);
     if (picked.length === 0) return;
     const attachments = await this.attachments(picked.flatMap((p) => (p.uri ? [p.uri] : [])));
     for (const kind of picked.flatMap((p) => pickedContext(p) ?? [])) {
       const item = await contextAttachment(this.view, kind, this.terminals);
+      if (item !== undefined) attachments.push(item);
+    }
+    for (const pick of picked.filter((p) => p.mcp !== undefined)) {
+      const item = await mcpAttachment(this.view, pick);
       if (item !== undefined) attachments.push(item);
     }
     if (attachments.length > 0) this.view.post({ type: "attach", attachments, mention });

@@ -1,0 +1,80 @@
+"""`agentls mcp list|enable|disable`: the project's MCP servers — whether each runs, what it offers,
+why one failed — and switching one on or off in the user's config (every project that names it)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+from agentls.boot import UsageError
+from cli.trust_prompt import settle_trust
+from core.config.keys import set_mcp_enabled
+from core.config.loader import load_config
+from core.open import open_agent
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `agentls mcp`."""
+    parser = sub.add_parser("mcp", help="list the MCP servers, or enable or disable one", description=__doc__)
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    listing = actions.add_parser("list", help="each server: running, failed (and why) or disabled")
+    listing.add_argument("--json", action="store_true", help="one JSON array")
+    listing.add_argument("--trust", action="store_true", help="trust this project for this run")
+    listing.set_defaults(func=run_list)
+    for action, text in (("enable", "start it from now on"), ("disable", "never start it")):
+        toggle = actions.add_parser(action, help=f"{text} (written to your user config)")
+        toggle.add_argument("name", help="the server's name (its key under mcp)")
+        toggle.set_defaults(func=run_toggle, enabled=action == "enable")
+    for p in (listing, *(actions.choices[a] for a in ("enable", "disable"))):
+        p.add_argument("-C", dest="directory", type=Path, default=Path("."), help="the project folder")
+
+
+async def run_list(args: argparse.Namespace) -> int:
+    """Start the servers as a session would, print how each fared, stop them."""
+    directory = args.directory.resolve()
+    await settle_trust(directory, trust_flag=args.trust, terminal=sys.stdin.isatty())
+    app = await open_agent(directory)
+    try:
+        servers = await app.mcp_servers()
+    finally:
+        await app.close()
+    if args.json:
+        print(json.dumps([asdict(s) for s in servers], indent=2))
+        return 0
+    if not servers:
+        print("no MCP servers are configured for this project (the `mcp` key of agentls.json)")
+        return 0
+    width = max(len(s.name) for s in servers)
+    for s in servers:
+        line = f"{s.name:<{width}}  {s.type:<6}  {s.status:<8}"
+        if s.status == "running":
+            line += f"  {s.tools} tools, {s.resources} resources, {s.prompts} prompts"
+        elif s.error:
+            line += f"  {s.error}"
+        print(line)
+    return 1 if any(s.status == "failed" for s in servers) else 0
+
+
+async def run_toggle(args: argparse.Namespace) -> int:
+    """Write ``mcp.<name>.enabled`` in the user's config, and check that it is what holds here."""
+    directory = args.directory.resolve()
+    resolved = await asyncio.to_thread(load_config, directory)
+    if args.name not in resolved.config.mcp:
+        known = ", ".join(sorted(resolved.config.mcp)) or "none"
+        raise UsageError(f"no MCP server {args.name!r} is configured here (configured: {known})")
+    path = await asyncio.to_thread(set_mcp_enabled, args.name, args.enabled)
+    after = await asyncio.to_thread(load_config, directory)
+    word = "enabled" if args.enabled else "disabled"
+    if after.config.mcp[args.name].enabled != args.enabled:
+        source = after.source_of(("mcp", args.name, "enabled"))
+        print(
+            f"agentls: wrote it to {path}, but {source} sets mcp.{args.name}.enabled, which wins",
+            file=sys.stderr,
+        )
+        return 1
+    print(f"{args.name}: {word} (in {path}); an agent already running takes it when it restarts")
+    return 0
