@@ -72,6 +72,8 @@ async def test_every_answer_and_event_matches_the_generated_schema(
         ("agent/session/mode", {"sessionID": sid}),
         ("agent/session/effort", {"sessionID": sid}),
         ("agent/commands", {}),
+        ("agent/mcp/list", {}),
+        ("agent/mcp/resources", {}),
         ("agent/config", {}),
         ("agent/providers", {}),
         ("agent/permission/list", {}),
@@ -139,6 +141,8 @@ async def test_every_answer_and_event_matches_the_generated_schema(
         "agent/background/stop",
         "agent/background/message",
         "agent/background/shell/stop",
+        # needs an MCP server: tests/e2e/test_mcp_servers.py and the editors' MCP scenarios run it
+        "agent/mcp/set",
     }
 
 
