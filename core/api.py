@@ -33,7 +33,7 @@ from core.api_types import (
 )
 from core.bus import Subscription
 from core.config.loader import Layer
-from core.events import Event, FileDiff, PermissionRequest, QuestionRequest, QueuedPrompt
+from core.events import Event, FileDiff, PermissionRequest, PlanReviewRequest, QuestionRequest, QueuedPrompt
 from core.message.context_items import ContextItem, ResolvedItem
 from core.message.models import MessageWithParts, Session, Todo
 from core.message.prompt_input import PromptMode
@@ -41,6 +41,7 @@ from core.message.review import Hunk, ReviewComment, ReviewResult
 from core.message.search import SearchHit
 from core.permission.rules import Rule, Ruleset
 from core.permission.service import Reply
+from core.plan.review import PlanAnswer
 
 __all__ = [
     "Agent",
@@ -97,6 +98,15 @@ class Dialogs(Protocol):
 
     def dismiss(self, request_id: str) -> None:
         """Dismiss a question without an answer (the tool call fails, the turn goes on)."""
+        ...
+
+    def pending_plans(self, session_id: str | None = None) -> list[PlanReviewRequest]:
+        """Plans the plan agent presented (``plan_exit``) that wait for the user (of one session, or all)."""
+        ...
+
+    def reply_plan(self, request_id: str, answer: PlanAnswer) -> None:
+        """Approve (the build agent carries the plan out), revise (comments and message go back to the
+        plan agent) or reject (the turn stops with the message) a plan."""
         ...
 
     def deny_in_session(self, session_id: str, rules: Ruleset) -> None:

@@ -14,7 +14,14 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from core.api_types import RevertResult
-from core.events import AgentInfo, ModelLimitsInfo, PermissionRequest, QuestionRequest, QueuedPrompt
+from core.events import (
+    AgentInfo,
+    ModelLimitsInfo,
+    PermissionRequest,
+    PlanReviewRequest,
+    QuestionRequest,
+    QueuedPrompt,
+)
 from core.message.models import MessageWithParts, Session, Todo
 from core.message.review import Hunk, HunkConflict, ReviewResult
 
@@ -211,3 +218,7 @@ class PermissionListResult(Result):
 
 class QuestionListResult(Result):
     requests: list[QuestionRequest]
+
+
+class PlanListResult(Result):
+    requests: list[PlanReviewRequest]

@@ -334,8 +334,8 @@ const phases = [
     await transcriptHas(chat, "ANSWER-AUTO", 60000);
     await idle(chat);
     r.dialogs = await chat.$$eval(".dialog.permission", (els) => els.length);
-    // The palette: agentls: Set Mode → Plan; the header follows the server's session.mode.
-    await pick("agentls: Set Mode", "Plan");
+    // The palette: agentls: Set Mode → Read-only; the header follows the server's session.mode.
+    await pick("agentls: Set Mode", "Read-only");
     r.afterPalette = await until("plan in the header", async () => ((await controls()).mode === "plan" ? controls() : null), 10000);
     // /effort high in the prompt, then the palette's Set Effort → low.
     await chat.click("#prompt-input");
