@@ -16,6 +16,7 @@ from core.errors import QuestionRejectedError, ToolError
 from core.plan.review import PlanAnswer, PlanReviews
 from core.tools.base import Tool, ToolParams, ToolResult
 from core.tools.context import ToolContext
+from core.workspace import Workspace
 
 PLAN_DIR = Path(".agentls") / "plans"
 MAX_PLAN_BYTES = 200_000
@@ -48,7 +49,7 @@ class PlanExitTool(Tool[PlanExitParams]):
         self._handoff = handoff
 
     async def execute(self, params: PlanExitParams, ctx: ToolContext) -> ToolResult:
-        relative, text = read_plan(ctx.worktree, params.path)
+        relative, text = await read_plan(ctx.workspace, ctx.worktree, params.path)
         answer = await self._reviews.ask(
             ctx.session_id, ctx.message_id, ctx.call_id, relative, text, ctx.abort
         )
@@ -73,23 +74,17 @@ class PlanExitTool(Tool[PlanExitParams]):
         )
 
 
-def read_plan(worktree: Path, path: str) -> tuple[str, str]:
-    """The plan file's path relative to the project and its text; a ToolError the model can act on
-    when it is outside the plan folder, missing, not a file, too large or not text."""
-    root = worktree.resolve()
-    folder = root / PLAN_DIR
-    target = (root / path).resolve() if not Path(path).is_absolute() else Path(path).resolve()
-    if not target.is_relative_to(folder) or target == folder:
-        raise ToolError(
-            f"{path} is not under the plan folder {PLAN_DIR.as_posix()}/: write the plan to a file "
-            f"there (e.g. {PLAN_DIR.as_posix()}/plan.md), then call plan_exit with its path."
-        )
-    relative = target.relative_to(root).as_posix()
-    if not target.is_file():
+async def read_plan(workspace: Workspace, worktree: Path, path: str) -> tuple[str, str]:
+    """The plan file's path relative to the project and its text as the editor holds it (a buffer
+    the agent's write left unsaved); a ToolError the model can act on when it is outside the plan
+    folder, missing, not a file, too large or not text."""
+    target, relative = plan_target(worktree, path)
+    stat = await workspace.stat(target)
+    if not stat.exists or stat.is_dir:
         raise ToolError(
             f"The plan file {relative} does not exist: write the plan there first, then call plan_exit again."
         )
-    data = target.read_bytes()
+    data = await workspace.read_bytes(target)
     if len(data) > MAX_PLAN_BYTES:
         raise ToolError(f"The plan file {relative} is over {MAX_PLAN_BYTES // 1000} KB: make it shorter.")
     try:
@@ -99,6 +94,20 @@ def read_plan(worktree: Path, path: str) -> tuple[str, str]:
     if not text.strip():
         raise ToolError(f"The plan file {relative} is empty: write the plan into it first.")
     return relative, text
+
+
+def plan_target(worktree: Path, path: str) -> tuple[Path, str]:
+    """The plan file's absolute path (links resolved) and its path relative to the project; a
+    ToolError when it is not inside the plan folder."""
+    root = worktree.resolve()
+    folder = root / PLAN_DIR
+    target = (root / path).resolve()  # an absolute ``path`` stays itself
+    if not target.is_relative_to(folder) or target == folder:
+        raise ToolError(
+            f"{path} is not under the plan folder {PLAN_DIR.as_posix()}/: write the plan to a file "
+            f"there (e.g. {PLAN_DIR.as_posix()}/plan.md), then call plan_exit with its path."
+        )
+    return target, target.relative_to(root).as_posix()
 
 
 def revision_request(path: str, text: str, answer: PlanAnswer) -> str:
