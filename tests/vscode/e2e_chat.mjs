@@ -314,7 +314,7 @@ const phases = [
     const pick = async (title, row) => {
       await wb.leaveWebview();
       await wb.command(title);
-      // Its own rows, not the palette's ("agentls: Set Mode (Ask, Auto-accept, Plan)") while it closes.
+      // Its own rows, not the palette's ("agentls: Set Mode (Ask, Auto-accept, Read-only)") while it closes.
       await until(`the quick pick to offer ${row}`, async () => (await wb.quickRows()).some((l) => l.startsWith(row)), 10000);
       await wb.page.keyboard.type(row);
       await wb.page.keyboard.press("Enter");

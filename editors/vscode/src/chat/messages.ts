@@ -10,6 +10,7 @@ import type {
   EffortInfo,
   ModeInfo,
   PermissionRequest,
+  PlanReviewRequest,
   PromptMode,
   QueuedPrompt,
   QuestionRequest,
@@ -51,6 +52,8 @@ export interface Snapshot {
   messages: MessageWithParts[];
   permissions: PermissionRequest[];
   questions: QuestionRequest[];
+  /** Plans waiting for review (agent/plan/list); absent: none. */
+  plans?: PlanReviewRequest[];
   todos: Todo[];
   changes: FileDiff[];
   busy: boolean;
@@ -133,6 +136,7 @@ export type FromWebview =
   | { type: "showPermissionDiff"; requestID: string }
   | { type: "question"; requestID: string; answers: string[][] }
   | { type: "questionReject"; requestID: string }
+  | { type: "plan"; requestID: string; action: "open" | "approve" | "revise" | "reject" }
   | { type: "revert"; messageID: string }
   | { type: "unrevert" }
   | { type: "openChange"; file: string }
