@@ -184,6 +184,20 @@ async def test_plan_exit_refuses_a_file_outside_the_plan_folder_or_missing(
     assert app.dialogs.pending_plans() == []
 
 
+async def test_plan_exit_refuses_a_link_in_the_plan_folder_that_leads_out_of_it(
+    make_app: AppFactory, model: FakeModelServer, project: Path
+) -> None:
+    folder = project / ".agentls" / "plans"
+    folder.mkdir(parents=True)
+    (folder / "sneaky.md").symlink_to(project / "calc.py")
+    app = await make_app()
+    model.script(Turn.tool_call("plan_exit", {"path": ".agentls/plans/sneaky.md"}), Turn.text("ok"))
+    session = await app.create_session()
+    await app.prompt(session.id, [TextInput(text="plan")], agent="plan")
+    assert "not under the plan folder" in tool_result(model.requests[1])
+    assert app.dialogs.pending_plans() == []
+
+
 async def test_abort_cancels_the_plan_review(make_app: AppFactory, model: FakeModelServer) -> None:
     app = await make_app()
     model.script(write_plan(), Turn.tool_call("plan_exit", {"path": PLAN}))
