@@ -27,11 +27,11 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
-from acp_server import question_form, tool_calls
+from acp_server import plan_review, question_form, tool_calls
 from acp_server.edit_lines import first_changed_line
 from acp_server.workspace import AcpWorkspace, current_session
 from core.errors import AgentError, NotFoundError
-from core.events import PermissionRequest, QuestionOption, QuestionRequest
+from core.events import PermissionRequest, PlanReviewRequest, QuestionOption, QuestionRequest
 from core.permission.rules import Rule
 
 if TYPE_CHECKING:
@@ -82,6 +82,12 @@ class Dialogs:
     def question(self, app: Agent, session: AcpSession, request: QuestionRequest) -> None:
         """Show a question as a dialog when it fits one; dismiss it with a reason otherwise."""
         self._start(request.id, self._question(app, session, request))
+
+    def plan(
+        self, app: Agent, session: AcpSession, request: PlanReviewRequest, send: plan_review.Send
+    ) -> None:
+        """Show a plan for review (``plan_review``): the session's plan and an Approve / Reject dialog."""
+        self._start(request.id, plan_review.ask(self.client, send, app, session, request))
 
     def closed(self, request_id: str) -> None:
         """The core settled a request (answered elsewhere, or the turn was aborted): drop our wait."""

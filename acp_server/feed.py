@@ -38,6 +38,9 @@ from core.events import (
     PartUpdated,
     PermissionAsked,
     PermissionReplied,
+    PlanReviewAsked,
+    PlanReviewCancelled,
+    PlanReviewReplied,
     QuestionAsked,
     QuestionRejected,
     QuestionReplied,
@@ -182,7 +185,15 @@ class Feed:
         if isinstance(event, SessionCreated | SessionUpdated) and event.info.parentID:
             self._parents[event.info.id] = event.info.parentID
         if isinstance(
-            event, PermissionAsked | QuestionAsked | PermissionReplied | QuestionReplied | QuestionRejected
+            event,
+            PermissionAsked
+            | QuestionAsked
+            | PermissionReplied
+            | QuestionReplied
+            | QuestionRejected
+            | PlanReviewAsked
+            | PlanReviewReplied
+            | PlanReviewCancelled,
         ):
             target = self.acp_session(event.session_id())
             if target is not None:

@@ -43,6 +43,9 @@ from core.events import (
     Event,
     PermissionAsked,
     PermissionReplied,
+    PlanReviewAsked,
+    PlanReviewCancelled,
+    PlanReviewReplied,
     QuestionAsked,
     QuestionRejected,
     QuestionReplied,
@@ -150,7 +153,12 @@ class Front:
             self.dialogs.permission(state.project.app, state, event.request)
         elif isinstance(event, QuestionAsked) and state is not None:
             self.dialogs.question(state.project.app, state, event.request)
-        elif isinstance(event, PermissionReplied | QuestionReplied | QuestionRejected):
+        elif isinstance(event, PlanReviewAsked) and state is not None:
+            self.dialogs.plan(state.project.app, state, event.request, self.send)
+        elif isinstance(
+            event,
+            PermissionReplied | QuestionReplied | QuestionRejected | PlanReviewReplied | PlanReviewCancelled,
+        ):
             self.dialogs.closed(event.requestID)
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:

@@ -44,6 +44,7 @@ from core.events import (
     Event,
     FileDiff,
     PermissionRequest,
+    PlanReviewRequest,
     QuestionRequest,
     QueuedPrompt,
 )
@@ -54,6 +55,7 @@ from core.message.review import Hunk, ReviewComment, ReviewResult
 from core.message.search import SearchHit
 from core.permission.rules import Rule, Ruleset
 from core.permission.service import Reply
+from core.plan.review import PlanAnswer
 
 __all__ = [
     "Agent",
@@ -115,6 +117,15 @@ class Dialogs(Protocol):
 
     def dismiss(self, request_id: str) -> None:
         """Dismiss a question without an answer (the tool call fails, the turn goes on)."""
+        ...
+
+    def pending_plans(self, session_id: str | None = None) -> list[PlanReviewRequest]:
+        """Plans the plan agent presented (``plan_exit``) that wait for the user (of one session, or all)."""
+        ...
+
+    def reply_plan(self, request_id: str, answer: PlanAnswer) -> None:
+        """Approve (the build agent carries the plan out), revise (comments and message go back to the
+        plan agent) or reject (the turn stops with the message) a plan."""
         ...
 
     def deny_in_session(self, session_id: str, rules: Ruleset) -> None:

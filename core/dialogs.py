@@ -1,20 +1,22 @@
 """The agent's dialogs as a front end sees them (``core.api.Dialogs``): permission requests,
-questions, and the rules a session adds for itself."""
+questions, plan reviews, and the rules a session adds for itself."""
 
 from __future__ import annotations
 
-from core.events import PermissionRequest, QuestionRequest
+from core.events import PermissionRequest, PlanReviewRequest, QuestionRequest
 from core.permission.rules import Ruleset
 from core.permission.service import Permissions, Reply
+from core.plan.review import PlanAnswer, PlanReviews
 from core.question.service import Questions
 
 
 class AppDialogs:
     """Implements ``core.api.Dialogs`` over the permission and question services."""
 
-    def __init__(self, permissions: Permissions, questions: Questions) -> None:
+    def __init__(self, permissions: Permissions, questions: Questions, plans: PlanReviews) -> None:
         self._permissions = permissions
         self._questions = questions
+        self._plans = plans
         self._session_rules: dict[str, Ruleset] = {}
 
     def pending_permissions(self, session_id: str | None = None) -> list[PermissionRequest]:
@@ -38,6 +40,14 @@ class AppDialogs:
     def dismiss(self, request_id: str) -> None:
         """Dismiss a question without an answer."""
         self._questions.reject(request_id)
+
+    def pending_plans(self, session_id: str | None = None) -> list[PlanReviewRequest]:
+        """Plan reviews not answered yet, oldest first."""
+        return self._plans.pending(session_id)
+
+    def reply_plan(self, request_id: str, answer: PlanAnswer) -> None:
+        """Answer a plan review (InvalidInputError for a revision without comments or message)."""
+        self._plans.reply(request_id, answer)
 
     def deny_in_session(self, session_id: str, rules: Ruleset) -> None:
         """Rules that hold for this session only, replacing the ones set before."""

@@ -333,6 +333,49 @@ class QuestionRejected(Event):
     requestID: str
 
 
+class PlanComment(_Payload):
+    """A comment on one line of a plan under review (0-based, as in the review's comments)."""
+
+    line: int = Field(ge=0)
+    text: str = Field(min_length=1)
+
+
+class PlanReviewRequest(_Payload):
+    """The plan agent's ``plan_exit``: a plan file waiting for the user's approve / revise / reject."""
+
+    id: str
+    sessionID: str
+    messageID: str | None = None
+    callID: str | None = None
+    path: str  # relative to the project, under the plan folder
+    text: str  # the plan (Markdown) as the agent presented it
+
+
+class PlanReviewAsked(Event):
+    TYPE: ClassVar[str] = "plan.review.asked"
+    request: PlanReviewRequest
+
+    def session_id(self) -> str | None:
+        return self.request.sessionID
+
+
+class PlanReviewReplied(Event):
+    """The user answered a plan review; ``reply`` is what they chose."""
+
+    TYPE: ClassVar[str] = "plan.review.replied"
+    sessionID: str
+    requestID: str
+    reply: Literal["approve", "revise", "reject"]
+
+
+class PlanReviewCancelled(Event):
+    """A plan review went away unanswered (the session was aborted)."""
+
+    TYPE: ClassVar[str] = "plan.review.cancelled"
+    sessionID: str
+    requestID: str
+
+
 class TodoUpdated(Event):
     TYPE: ClassVar[str] = "todo.updated"
     sessionID: str

@@ -13,7 +13,7 @@ import threading
 import time
 from typing import Literal
 
-Prefix = Literal["ses", "msg", "prt", "per", "que", "prj", "tool", "snp", "hnk", "qpr"]
+Prefix = Literal["ses", "msg", "prt", "per", "que", "prj", "tool", "snp", "hnk", "qpr", "pln"]
 
 _ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 _TIME_DIGITS = 14  # hex digits: microseconds since 1970 fit until the year 4253

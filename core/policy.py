@@ -86,7 +86,7 @@ class AgentPolicy:
         return mode_rules(self._controls.now(session_id).mode, ruleset, self._plan_rules())
 
     def _plan_rules(self) -> rules.Ruleset:
-        """The plan agent's own rules (what plan mode adds): the project's, else the built-in one's."""
+        """The plan agent's own rules (what read-only mode adds): the project's, else the built-in one's."""
         try:
             return list(self._settings.agents.get("plan").permission)
         except NotFoundError:

@@ -22,6 +22,8 @@ from core.dialogs import AppDialogs
 from core.llm.stream import stream as llm_stream
 from core.message.models import SubtaskPart, UserMessage
 from core.permission.service import Permissions
+from core.plan.handoff import BuildHandoff
+from core.plan.review import PlanReviews
 from core.policy import AgentPolicy, ModelChoice
 from core.question.service import Questions
 from core.record import record
@@ -40,6 +42,7 @@ from core.session.sessions import Sessions
 from core.session.subtask import Subtasks
 from core.session.system import InstructionFiles
 from core.storage.store import Store
+from core.tools.plan_exit import PlanExitTool
 from core.tools.question import QuestionTool
 from core.tools.registry import ToolRegistry, builtin_registry
 from core.tools.schema import tool_parameters_schema
@@ -85,7 +88,7 @@ def prepare_schemas() -> None:
     off (see ``agentls.boot``) — the schemas' defaults are pydantic's first models after them."""
     for tool in builtin_registry().all():
         tool_parameters_schema(tool.Params)
-    for extra in (*BUILTIN_EXTRAS, TaskTool):
+    for extra in (*BUILTIN_EXTRAS, TaskTool, PlanExitTool):
         tool_parameters_schema(extra.Params)
 
 
@@ -128,7 +131,8 @@ def wire(
     models = Models(stream=llm_stream, resolve=choice.resolve, small=choice.small, carry=choice.carry)
     permissions = Permissions(bus, store, project_id)
     questions = Questions(bus)
-    dialogs = AppDialogs(permissions, questions)
+    plans = PlanReviews(bus)
+    dialogs = AppDialogs(permissions, questions, plans)
     tools = builtin_registry()
     for extra in BUILTIN_EXTRAS:
         tools.register(extra())
@@ -172,6 +176,7 @@ def wire(
     policy.subtasks = subtasks
     policy.claims = background.claims
     tools.register(TaskTool(subtasks))
+    tools.register(PlanExitTool(plans, BuildHandoff(controls, lambda: settings.agents, loop)))
     controls_service = ControlsService(controls, stores, settings, models, permissions, subtasks.children_of)
 
     async def read_resource(server: str | None, uri: str) -> tuple[str, list[Any]]:

@@ -26,7 +26,7 @@ from host.hub import Hub
 log = logging.getLogger(__name__)
 
 # Answering one of these closes the dialog everywhere: the others learn who answered first.
-_ANSWERS = {"dialogs.reply_permission", "dialogs.answer", "dialogs.dismiss"}
+_ANSWERS = {"dialogs.reply_permission", "dialogs.answer", "dialogs.dismiss", "dialogs.reply_plan"}
 
 
 class FrontEnd:
@@ -128,6 +128,7 @@ class FrontEnd:
                 "dialogs.pending_permissions", agent.dialogs.pending_permissions()
             ),
             "questions": codec.dump_result("dialogs.pending_questions", agent.dialogs.pending_questions()),
+            "plans": codec.dump_result("dialogs.pending_plans", agent.dialogs.pending_plans()),
             "queued": {sid: codec.dump_result("queued", agent.queued(sid)) for sid in project.queue_sessions},
             "busy": sorted(project.busy),
         }

@@ -1,14 +1,16 @@
-"""``agent/permission/*`` and ``agent/question/*``: the reply half of the dialogs.
+"""``agent/permission/*``, ``agent/question/*`` and ``agent/plan/*``: the reply half of the dialogs.
 
-The ask half is an ``agent/event`` (``permission.asked`` / ``question.asked``), not a server→client
-request: Neovim's client must answer a server request synchronously, and a pending dialog has to
-outlive a client reload — the client asks for the list again and answers late.
+The ask half is an ``agent/event`` (``permission.asked``, ``question.asked``, ``plan.review.asked``),
+not a server→client request: Neovim's client must answer a server request synchronously, and a
+pending dialog has to outlive a client reload — the client asks for the list again and answers late.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from core.events import PlanComment
+from core.plan.review import PlanAnswer
 from lsp_server import protocol as p
 
 if TYPE_CHECKING:
@@ -43,3 +45,18 @@ def register(server: AgentServer) -> None:
     @server.request("agent/question/list", p.NoParams)
     async def question_list(app: Agent, params: p.NoParams) -> Any:
         return {"requests": app.dialogs.pending_questions()}
+
+    @server.request("agent/plan/reply", p.PlanReply)
+    async def plan_reply(app: Agent, params: p.PlanReply) -> Any:
+        app.dialogs.reply_plan(params.requestID, plan_answer(params))
+        return None
+
+    @server.request("agent/plan/list", p.NoParams)
+    async def plan_list(app: Agent, params: p.NoParams) -> Any:
+        return {"requests": app.dialogs.pending_plans()}
+
+
+def plan_answer(params: p.PlanReply) -> PlanAnswer:
+    """The core's answer from the wire's."""
+    comments = tuple(PlanComment(line=c.line, text=c.text) for c in params.comments)
+    return PlanAnswer(params.reply, params.message, comments)

@@ -157,6 +157,10 @@ METHODS: tuple[Method, ...] = (
     _request("agent/question/reply", p.QuestionReply, None, "Answer a question dialog."),
     _request("agent/question/reject", p.QuestionReject, None, "Dismiss a question dialog."),
     _request("agent/question/list", p.NoParams, r.QuestionListResult, "The question dialogs waiting."),
+    _request(
+        "agent/plan/reply", p.PlanReply, None, "Approve, revise (line comments, message) or reject a plan."
+    ),
+    _request("agent/plan/list", p.NoParams, r.PlanListResult, "The plans waiting for review."),
     _request("agent/config", p.NoParams, r.AgentConfig, "The agents and models for a client's pickers."),
     _request("agent/providers", p.NoParams, r.ProvidersResult, "The model providers for a first-run setup."),
     Method(

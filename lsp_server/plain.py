@@ -2,7 +2,8 @@
 
 Such clients (any stock LSP client) get ``workspace/executeCommand`` commands on a current session,
 a cancellable ``$/progress`` while a turn runs, the tool log in ``window/logMessage``, the answer in
-``window/showMessage``, and permission and question dialogs as ``window/showMessageRequest``.
+``window/showMessage``, and permission and question dialogs and plan reviews (``plain_plan``) as
+``window/showMessageRequest``.
 """
 
 from __future__ import annotations
@@ -23,11 +24,13 @@ from core.events import (
     PartUpdated,
     PermissionAsked,
     PermissionRequest,
+    PlanReviewAsked,
     QuestionAsked,
     QuestionRequest,
 )
 from core.message.models import ToolPart
 from core.message.prompt_input import AgentInput, FileInput, TextInput
+from lsp_server import plain_plan
 from lsp_server.errors import jsonrpc_errors
 from lsp_server.plain_gate import NOTICE_AFTER, TypingGate, reask_after, typed_ahead
 from lsp_server.plain_messages import answer_text, describe_part, permission_message
@@ -174,6 +177,8 @@ class PlainPath:
                     self.server.spawn(self._ask_permission(app, event.request))
                 elif isinstance(event, QuestionAsked):
                     self.server.spawn(self._ask_question(app, event.request))
+                elif isinstance(event, PlanReviewAsked):
+                    self.server.spawn(plain_plan.ask_plan(self, app, event.request))
                 elif isinstance(event, AgentWarning):
                     self.server.show_message(f"agentls: {event.message}", lsp.MessageType.Warning)
 
@@ -323,7 +328,8 @@ def register(server: AgentServer) -> PlainPath:
         return dump(await app.compact(await plain.session(app)))
 
     def ready(app: Agent) -> None:
-        server.spawn(plain.dialogs(app, app.subscribe(PermissionAsked, QuestionAsked, AgentWarning)))
+        events = app.subscribe(PermissionAsked, QuestionAsked, PlanReviewAsked, AgentWarning)
+        server.spawn(plain.dialogs(app, events))
 
     server.app_ready.append(ready)
     return plain

@@ -268,6 +268,22 @@ class QuestionReject(Params):
     requestID: str = Field(min_length=1)
 
 
+class PlanLineComment(Params):
+    """A comment on one line of a plan (0-based line of the plan's text)."""
+
+    line: int = Field(ge=0)
+    text: str = Field(min_length=1)
+
+
+class PlanReply(Params):
+    """The user's answer to a plan review: approve, revise (comments and/or a message) or reject."""
+
+    requestID: str = Field(min_length=1)
+    reply: Literal["approve", "revise", "reject"]
+    message: str | None = None
+    comments: list[PlanLineComment] = Field(default_factory=list)
+
+
 class Diagnostic(Params):
     """The fields of an LSP Diagnostic that the agent uses."""
 

@@ -20,6 +20,7 @@ from core.events import (
     BackgroundShell,
     ModelLimitsInfo,
     PermissionRequest,
+    PlanReviewRequest,
     QuestionRequest,
     QueuedPrompt,
 )
@@ -276,3 +277,7 @@ class McpServersResult(Result):
     """``agent/mcp/list`` and ``agent/mcp/set``: every configured MCP server, in the config's order."""
 
     servers: list[McpServerInfo]
+
+
+class PlanListResult(Result):
+    requests: list[PlanReviewRequest]

@@ -42,10 +42,13 @@ def builtin_agents() -> list[AgentInfo]:
         ),
         AgentInfo(
             name="plan",
-            description="Plans without changing anything: edits are denied except plan files.",
+            description=(
+                "Plans without changing anything (edits are denied except plan files), then presents "
+                "the plan for your approval; approved, the build agent carries it out."
+            ),
             mode="primary",
             native=True,
-            permission=from_config({"edit": {"*": "deny", PLAN_FILES: "allow"}}),
+            permission=from_config({"edit": {"*": "deny", PLAN_FILES: "allow"}, "plan_exit": "allow"}),
         ),
         AgentInfo(
             name="general",

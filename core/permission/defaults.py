@@ -62,6 +62,7 @@ DEFAULT_RULES: tuple[tuple[str, str, str], ...] = (
     ("local_network", "*", "ask"),  # a fetch from this machine or its networks (core.tools.webaddress)
     ("network", "*", "ask"),  # a host a sandboxed command connects to (core/sandbox/proxy.py)
     ("doom_loop", "*", "ask"),
+    ("plan_exit", "*", "deny"),  # only the plan agent (and read-only mode) presents plans
     (
         "hook",
         "*",

@@ -227,12 +227,14 @@ def _denied_message(permission: str, pattern: str, rule: Rule) -> str:
     what = f'Permission "{permission}" for "{pattern}"'
     if rule.origin == "mode plan":
         return (
-            f"{what} is refused because plan mode is on: this session is read-only planning (file edits "
-            "are denied, except plan files). Do not retry this call and do not ask the user to change "
-            "their configuration. Finish the plan and ask the user to approve it; to let you make the "
-            "changes, the user leaves plan mode: the mode picker of their editor (VS Code: the chat's "
-            'Mode picker or the "agentls: Set Mode" command; Neovim: :AgentlsMode; an ACP client such as '
-            'Zed: the session\'s "Edits" option) or the command /mode ask (or /mode auto) in the chat.'
+            f"{what} is refused because read-only mode is on: this session is read-only planning (file "
+            "edits are denied, except plan files under .agentls/plans/). Do not retry this call and do "
+            "not ask the user to change their configuration. Write the plan to a file under "
+            ".agentls/plans/ and call plan_exit to present it: approving it leaves read-only mode. "
+            "The user can also leave read-only mode themselves: the mode picker of their editor "
+            '(VS Code: the chat\'s Mode picker or the "agentls: Set Mode" command; Neovim: :AgentlsMode; '
+            'an ACP client such as Zed: the session\'s "Edits" option) or the command /mode ask (or '
+            "/mode auto) in the chat."
         )
     if rule.origin.startswith("agent "):
         agent = rule.origin.removeprefix("agent ")

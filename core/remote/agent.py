@@ -45,12 +45,14 @@ from core.events import (
     FileDiff,
     PartDelta,
     PermissionRequest,
+    PlanReviewRequest,
     QuestionRequest,
     QueuedPrompt,
 )
 from core.message.context_items import ContextItem, ResolvedItem
 from core.message.models import MessageWithParts, Session, Todo
 from core.message.review import Hunk, ReviewResult
+from core.plan.review import PlanAnswer, check_answer
 from core.remote import codec
 from core.remote.connection import Connection
 from core.remote.mirror import Mirror, pending
@@ -407,6 +409,16 @@ class RemoteDialogs:
     def dismiss(self, request_id: str) -> None:
         self._known_question(request_id)
         self._agent.send("dialogs.dismiss", request_id=request_id)
+
+    def pending_plans(self, session_id: str | None = None) -> list[PlanReviewRequest]:
+        return pending(self._agent.mirror.plans, session_id, lambda r: r.sessionID)
+
+    def reply_plan(self, request_id: str, answer: PlanAnswer) -> None:
+        request = self._agent.mirror.plans.get(request_id)
+        if request is None:
+            raise NotFoundError(f"no pending plan review {request_id}")
+        check_answer(request, answer)  # the host's answer to a bad one would reach no one
+        self._agent.send("dialogs.reply_plan", request_id=request_id, answer=answer)
 
     def deny_in_session(self, session_id: str, rules: Ruleset) -> None:
         self._agent.send("dialogs.deny_in_session", session_id=session_id, rules=rules)

@@ -14,6 +14,10 @@ from core.events import (
     PermissionAsked,
     PermissionReplied,
     PermissionRequest,
+    PlanReviewAsked,
+    PlanReviewCancelled,
+    PlanReviewReplied,
+    PlanReviewRequest,
     QuestionAsked,
     QuestionRejected,
     QuestionReplied,
@@ -40,6 +44,9 @@ class Mirror:
         self.questions: dict[str, QuestionRequest] = {
             r.id: r for r in codec.load_result("dialogs.pending_questions", opened["questions"])
         }
+        self.plans: dict[str, PlanReviewRequest] = {
+            r.id: r for r in codec.load_result("dialogs.pending_plans", opened.get("plans", []))
+        }
         self.queues: dict[str, list[QueuedPrompt]] = {
             sid: codec.load_result("queued", items) for sid, items in opened["queued"].items()
         }
@@ -62,6 +69,10 @@ class Mirror:
             self.questions[event.request.id] = event.request
         elif isinstance(event, (QuestionReplied, QuestionRejected)):
             self.questions.pop(event.requestID, None)
+        elif isinstance(event, PlanReviewAsked):
+            self.plans[event.request.id] = event.request
+        elif isinstance(event, (PlanReviewReplied, PlanReviewCancelled)):
+            self.plans.pop(event.requestID, None)
         elif isinstance(event, QueueAdded):
             self.queues.setdefault(event.sessionID, []).insert(event.position, event.item)
         elif isinstance(event, QueueUpdated):

@@ -1,4 +1,4 @@
-"""A session's controls: its autonomy mode (ask / auto / plan) and its effort level.
+"""A session's controls: its autonomy mode (ask / auto / plan, shown as Read-only) and its effort level.
 
 The mode is about file edits only; every other tool keeps its own rules:
 
@@ -6,7 +6,9 @@ The mode is about file edits only; every other tool keeps its own rules:
 - ``auto``: an edit the rules would ask about runs at once and waits for review as hunks
   (``core.review`` records them); an explicit ``deny`` still wins, and a folder outside the project
   still asks (``external_directory`` is its own permission);
-- ``plan``: read-only: the plan agent's rules (edits denied except plan files) are added as floors.
+- ``plan`` (named "Read-only" wherever a user reads it, so that it is not taken for the plan
+  *agent*): the plan agent's rules (edits denied except plan files, ``plan_exit`` offered) are
+  added as floors, whatever the agent; approving a plan (``core.plan``) leaves it for ``ask``.
 
 A session's choice is stored with it (``Session.mode`` / ``Session.effort``); the project remembers
 the mode chosen last (a small file in the data folder), which a session that never chose one
@@ -51,7 +53,7 @@ class ModeInfo:
 MODES: tuple[ModeInfo, ...] = (
     ModeInfo("ask", "Ask", "A dialog before each file edit"),
     ModeInfo("auto", "Auto-accept", "Edits land at once; review them afterwards (keep or undo hunks)"),
-    ModeInfo("plan", "Plan", "Read-only: file edits are denied, except plan files"),
+    ModeInfo("plan", "Read-only", "File edits are denied (plan files excepted), whatever the agent"),
 )
 
 

@@ -1,4 +1,5 @@
-"""Reminders inserted into the request (never stored): plan mode, plan→build, mid-loop messages."""
+"""Reminders inserted into the request (never stored): read-only mode, the plan agent, plan→build,
+mid-loop messages."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ def insert_reminders(
     plan_mode: bool = False,
 ) -> list[MessageWithParts]:
     """A copy of ``history`` with this step's reminders added to its user messages; ``plan_mode``:
-    the session's mode is plan (read-only whatever the agent; left by changing the mode)."""
+    the session's mode is plan, "Read-only" (whatever the agent; left by changing the mode or by
+    approving a plan)."""
     out = [m.model_copy(update={"parts": list(m.parts)}) for m in history]
     users = [m for m in out if isinstance(m.info, UserMessage)]
     if not users:

@@ -58,7 +58,7 @@ class RequestBuilder:
         ruleset = policy.ruleset_for(plan.agent, plan.session_id)
         tools = policy.tools_for(plan.agent, plan.user, ruleset) if plan.tools_enabled else {}
         tools = offered_edit_tools(tools, edits_with_patch(model.family))
-        # Plan mode is reminded like the plan agent (no changes), with its own way out (the mode).
+        # Read-only mode is reminded like the plan agent (no changes), with its own way out (the mode).
         history = insert_reminders(
             plan.history, plan.agent.name, plan.step, plan.last_finished_id, plan_mode=controls.mode == "plan"
         )

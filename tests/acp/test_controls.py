@@ -52,10 +52,10 @@ async def test_plan_refuses_an_edit_naming_plan_mode_and_the_edits_option(acp: A
     assert "permission" not in run.kinds
     assert (acp.project / "hello.py").read_text() == "print('hello')\n"
     told = str(acp.model.requests[1].messages[-1]["content"])
-    assert "plan mode is on" in told and '"Edits" option' in told and "/mode ask" in told
+    assert "read-only mode is on" in told and '"Edits" option' in told and "/mode ask" in told
     assert "denied by the configuration" not in told
     (failed,) = [u for u in run.updates("tool_call_update") if u.get("status") == "failed"]
-    assert "plan mode is on" in json.dumps(failed["content"])
+    assert "read-only mode is on" in json.dumps(failed["content"])
 
 
 async def test_effort_is_a_thought_level_option(acp: Acp) -> None:

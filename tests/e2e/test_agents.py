@@ -33,7 +33,7 @@ async def test_plan_agent_is_refused_an_edit_and_reminded_of_plan_mode(
     result = model.requests[1].messages[-1]
     assert result["role"] == "tool" and "denied" in result["content"]
     first_user = next(m for m in model.requests[0].messages if m["role"] == "user")
-    assert any("Plan mode is active" in c["text"] for c in first_user["content"])
+    assert any("You are the plan agent" in c["text"] for c in first_user["content"])
 
 
 async def test_explore_subagent_sees_only_read_only_tools(

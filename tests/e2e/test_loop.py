@@ -301,7 +301,7 @@ async def test_switching_from_plan_to_build_adds_the_switch_reminder(
     last_user = [m for m in model.requests[1].messages if m["role"] == "user"][-1]
     texts = [c["text"] for c in last_user["content"]]
     assert any("now work as the build agent" in t for t in texts)
-    assert not any("Plan mode is active" in t for t in texts)
+    assert not any("You are the plan agent" in t for t in texts)
 
 
 async def test_plan_mode_and_the_plan_agent_each_name_their_own_way_out(
@@ -318,10 +318,12 @@ async def test_plan_mode_and_the_plan_agent_each_name_their_own_way_out(
 
     def reminder(request: int) -> str:
         last_user = [m for m in model.requests[request].messages if m["role"] == "user"][-1]
-        return next(c["text"] for c in last_user["content"] if "Plan mode is active" in c["text"])
+        return next(c["text"] for c in last_user["content"] if "<system-reminder>" in c["text"])
 
     mode, agent = reminder(0), reminder(1)
-    # Plan mode is left by changing the mode: switching to the build agent would not lift it.
+    assert "Read-only mode is active" in mode and "You are the plan agent" in agent
+    assert "plan_exit" in mode and "plan_exit" in agent
+    # Read-only mode is left by changing the mode (or approving a plan): switching agents would not.
     assert "/mode ask" in mode and "the user chose read-only planning" in mode
-    assert "switch to the build agent" not in mode
-    assert "switch to the build agent" in agent and "/mode" not in agent
+    assert "Switching agents does not leave read-only mode" in mode
+    assert "the build agent then carries it out" in agent and "/mode" not in agent

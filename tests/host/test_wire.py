@@ -10,8 +10,20 @@ import pytest
 
 import core.errors as errors
 from core.api_types import ConfigInfo, ModelLimits
-from core.events import QueueAdded, QueuedPrompt, QueueRemoved, QueueStarted, QueueUpdated
+from core.events import (
+    PlanComment,
+    PlanReviewAsked,
+    PlanReviewCancelled,
+    PlanReviewReplied,
+    PlanReviewRequest,
+    QueueAdded,
+    QueuedPrompt,
+    QueueRemoved,
+    QueueStarted,
+    QueueUpdated,
+)
 from core.message.prompt_input import TextInput
+from core.plan.review import PlanAnswer
 from core.remote import codec
 from core.remote.connection import described, raised
 from core.remote.mirror import Mirror
@@ -162,3 +174,18 @@ def test_the_mirror_answers_model_checks_from_the_hosts_facts() -> None:
     with pytest.raises(errors.ConfigError, match="not among the models"):
         mirror.check_model("x/y")
     assert mirror.model_limits("x/y") == ModelLimits()
+
+
+def test_the_mirror_follows_plan_reviews_and_a_plan_answer_survives_json() -> None:
+    request = PlanReviewRequest(id="pln_1", sessionID="s", path=".agentls/plans/p.md", text="# P\n1. do\n")
+    mirror = Mirror({**_opened(), "plans": codec.dump_result("dialogs.pending_plans", [request])})
+    assert list(mirror.plans) == ["pln_1"]
+    mirror.apply(PlanReviewReplied(sessionID="s", requestID="pln_1", reply="revise"))
+    mirror.apply(PlanReviewAsked(request=request.model_copy(update={"id": "pln_2"})))
+    assert list(mirror.plans) == ["pln_2"]
+    mirror.apply(PlanReviewCancelled(sessionID="s", requestID="pln_2"))
+    assert mirror.plans == {}
+    answer = PlanAnswer("revise", "more tests", (PlanComment(line=1, text="which?"),))
+    args = {"request_id": "pln_1", "answer": answer}
+    data = json.loads(json.dumps(codec.dump_args("dialogs.reply_plan", args)))
+    assert codec.load_args("dialogs.reply_plan", data)["answer"] == answer

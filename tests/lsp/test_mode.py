@@ -101,7 +101,7 @@ async def test_plan_refuses_an_edit_and_tells_the_model(plugin: Connected, model
     assert "plan" in str(first.messages[-1]).lower()  # the plan reminder
     result = second.messages[-1]
     told = str(result["content"])
-    assert result["role"] == "tool" and "plan mode is on" in told and "/mode ask" in told
+    assert result["role"] == "tool" and "read-only mode is on" in told and "/mode ask" in told
     assert "denied by the configuration" not in told
 
 

@@ -78,6 +78,7 @@ async def test_every_answer_and_event_matches_the_generated_schema(
         ("agent/providers", {}),
         ("agent/permission/list", {}),
         ("agent/question/list", {}),
+        ("agent/plan/list", {}),
         ("agent/session/command", {"sessionID": sid, "command": "changes"}),
         ("agent/review/keep", {"sessionID": sid}),
         ("agent/session/compact", {"sessionID": sid}),
@@ -133,6 +134,7 @@ async def test_every_answer_and_event_matches_the_generated_schema(
         "agent/permission/reply",
         "agent/question/reply",
         "agent/question/reject",
+        "agent/plan/reply",  # tests/lsp/test_plan_review.py
         "agent/session/queue/update",
         "agent/session/queue/remove",
         "agent/review/undo",

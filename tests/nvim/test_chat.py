@@ -132,7 +132,7 @@ def test_review_workflow(nvim: Nvim) -> None:
     ask, fix, after_edit = (json.dumps(r.body) for r in nvim.model.requests)
     # The pickers: the plan agent (its reminder) on the second model, then build on the first.
     assert [r.body["model"] for r in nvim.model.requests] == ["m2", "m", "m"]
-    assert "Plan mode is active" in ask and "Plan mode is active" not in fix
+    assert "You are the plan agent" in ask and "You are the plan agent" not in fix
     # The visual selection: lines 2-3 of calc.py, as a file part with its range.
     assert '<file path=\\"calc.py\\" lines=\\"2-3\\">' in ask
     assert "return a - b" in ask and "def add" not in ask.split("lines=")[1]

@@ -314,7 +314,7 @@ const phases = [
     const pick = async (title, row) => {
       await wb.leaveWebview();
       await wb.command(title);
-      // Its own rows, not the palette's ("agentls: Set Mode (Ask, Auto-accept, Plan)") while it closes.
+      // Its own rows, not the palette's ("agentls: Set Mode (Ask, Auto-accept, Read-only)") while it closes.
       await until(`the quick pick to offer ${row}`, async () => (await wb.quickRows()).some((l) => l.startsWith(row)), 10000);
       await wb.page.keyboard.type(row);
       await wb.page.keyboard.press("Enter");
@@ -334,8 +334,8 @@ const phases = [
     await transcriptHas(chat, "ANSWER-AUTO", 60000);
     await idle(chat);
     r.dialogs = await chat.$$eval(".dialog.permission", (els) => els.length);
-    // The palette: agentls: Set Mode → Plan; the header follows the server's session.mode.
-    await pick("agentls: Set Mode", "Plan");
+    // The palette: agentls: Set Mode → Read-only; the header follows the server's session.mode.
+    await pick("agentls: Set Mode", "Read-only");
     r.afterPalette = await until("plan in the header", async () => ((await controls()).mode === "plan" ? controls() : null), 10000);
     // /effort high in the prompt, then the palette's Set Effort → low.
     await chat.click("#prompt-input");

@@ -155,7 +155,7 @@ phase("agent-edits", async (s, r) => {
   // The user allowed what they read: the session's list of pending changes is empty.
   r.approvedReviewShown = await s.chat.$eval("#review-changes", (b) => !b.hidden);
   // From now on the agent edits without asking (the palette's Set Mode, then the quick pick).
-  await wb.command("agentls: Set Mode (Ask, Auto-accept, Plan)");
+  await wb.command("agentls: Set Mode (Ask, Auto-accept, Read-only)");
   await quickInput(wb, "Auto-accept", { placeholder: "Ask before edits" });
   await until("Auto-accept in the chat's mode picker", () => s.chat.$eval("#mode-picker", (el) => el.value === "auto"), 10000);
   await s.prompt("Change c in calc.py");

@@ -82,7 +82,7 @@ def test_new_session_is_an_empty_chat_until_used(run: Run) -> None:
 
 def test_plan_chosen_before_the_first_prompt_runs_that_turn_in_plan_mode(run: Run) -> None:
     r = run.phase("plan-first")
-    assert r["picked"]["value"] == "plan" and r["picked"]["label"] == "Plan", r
+    assert r["picked"]["value"] == "plan" and r["picked"]["label"] == "Read-only", r
     assert r["after"]["value"] == "plan", r
     assert r["dialogs"] == 0, r  # refused, not asked about
     assert r["picked"]["sessions"] == 1 and r["after"]["sessions"] == 1, r  # the choice made the session
@@ -91,4 +91,4 @@ def test_plan_chosen_before_the_first_prompt_runs_that_turn_in_plan_mode(run: Ru
     first, second = run.model.requests[0], run.model.requests[1]
     assert "plan" in str(first.messages[-1]).lower()
     result = second.messages[-1]
-    assert result["role"] == "tool" and "plan mode is on" in str(result["content"]), result
+    assert result["role"] == "tool" and "read-only mode is on" in str(result["content"]), result

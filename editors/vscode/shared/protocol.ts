@@ -29,6 +29,9 @@ export type AgentEvent =
   | { type: "message.updated"; properties: MessageUpdated }
   | { type: "permission.asked"; properties: PermissionAsked }
   | { type: "permission.replied"; properties: PermissionReplied }
+  | { type: "plan.review.asked"; properties: PlanReviewAsked }
+  | { type: "plan.review.cancelled"; properties: PlanReviewCancelled }
+  | { type: "plan.review.replied"; properties: PlanReviewReplied }
   | { type: "question.asked"; properties: QuestionAsked }
   | { type: "question.rejected"; properties: QuestionRejected }
   | { type: "question.replied"; properties: QuestionReplied }
@@ -674,6 +677,51 @@ export interface PermissionRequest {
   metadata: JsonObject;
   always: string[];
   task?: TaskOrigin;
+}
+
+/** A comment on one line of a plan (0-based line of the plan's text). */
+export interface PlanLineComment {
+  line: number;
+  text: string;
+}
+
+export interface PlanListResult {
+  requests: PlanReviewRequest[];
+}
+
+/** The user's answer to a plan review: approve, revise (comments and/or a message) or reject. */
+export interface PlanReply {
+  requestID: string;
+  reply: "approve" | "revise" | "reject";
+  message?: string;
+  comments?: PlanLineComment[];
+}
+
+export interface PlanReviewAsked {
+  request: PlanReviewRequest;
+}
+
+/** A plan review went away unanswered (the session was aborted). */
+export interface PlanReviewCancelled {
+  sessionID: string;
+  requestID: string;
+}
+
+/** The user answered a plan review; ``reply`` is what they chose. */
+export interface PlanReviewReplied {
+  sessionID: string;
+  requestID: string;
+  reply: "approve" | "revise" | "reject";
+}
+
+/** The plan agent's ``plan_exit``: a plan file waiting for the user's approve / revise / reject. */
+export interface PlanReviewRequest {
+  id: string;
+  sessionID: string;
+  messageID?: string;
+  callID?: string;
+  path: string;
+  text: string;
 }
 
 export interface Position {
@@ -1435,6 +1483,8 @@ export interface Requests {
   "agent/question/reply": { params: QuestionReply; result: null };
   "agent/question/reject": { params: QuestionReject; result: null };
   "agent/question/list": { params: NoParams; result: QuestionListResult };
+  "agent/plan/reply": { params: PlanReply; result: null };
+  "agent/plan/list": { params: NoParams; result: PlanListResult };
   "agent/config": { params: NoParams; result: AgentConfig };
   "agent/providers": { params: NoParams; result: ProvidersResult };
 }

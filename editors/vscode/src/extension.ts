@@ -16,6 +16,7 @@ import { setApiKey } from "./chat/apiKey";
 import { statusItem } from "./status";
 import { trace } from "./trace";
 import { registerReview } from "./review";
+import { PlanReviews } from "./plan/review";
 
 let client: AgentClient | undefined;
 
@@ -41,6 +42,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   agent.managedServer = () => installer.location();
   client = agent;
   const diffs = new DiffDocuments();
+  const plans = new PlanReviews(agent);
   const view = new ChatView(context, client, (v) => new Actions(v, diffs, keys));
   const panels = new SessionPanels(context, client, (v) => new Actions(v, diffs, keys));
   client.commandHandler = (command, args) => pickerCommand(view, command, args) ?? runCodeAction(view, command, args);
@@ -54,6 +56,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     statusItem(view),
     ...registerCommands(view),
     ...registerReview(context, view, diffs),
+    plans,
     vscode.commands.registerCommand("agentls.setApiKey", (provider?: string) => setApiKey(agent, keys, typeof provider === "string" ? provider : undefined)),
     panels,
     ...panelCommands(view, panels),

@@ -134,6 +134,26 @@ describe("question", () => {
   });
 });
 
+describe("plan review", () => {
+  test("a plan waits as a dialog card until it is answered or its turn is aborted; a reload shows it", () => {
+    const f = fixture("edit-turn");
+    const state = freshState(f);
+    const request = { id: "pln_1", sessionID: f.session.id, path: ".agentls/plans/fix.md", text: "# Fix\n1. add\n" };
+    state.dirty = emptyDirty();
+    applyEvent(state, { type: "plan.review.asked", properties: { request } });
+    applyEvent(state, { type: "plan.review.asked", properties: { request } }); // listed again after a reconnect
+    assert.deepEqual(state.plans, [request]);
+    assert.equal(state.dirty.dialogs, true);
+    applyEvent(state, { type: "plan.review.replied", properties: { sessionID: f.session.id, requestID: "pln_1", reply: "revise" } });
+    assert.deepEqual(state.plans, []);
+    applyEvent(state, { type: "plan.review.asked", properties: { request: { ...request, id: "pln_2" } } });
+    applyEvent(state, { type: "plan.review.cancelled", properties: { sessionID: f.session.id, requestID: "pln_2" } });
+    assert.deepEqual(state.plans, []);
+    loadSnapshot(state, { session: f.session, messages: f.messages, permissions: [], questions: [], plans: [request], todos: [], changes: [], busy: true });
+    assert.deepEqual(state.plans, [request]);
+  });
+});
+
 describe("retry", () => {
   test("the status shows the retry with its attempt and when it happens, then goes back to busy", () => {
     const f = fixture("retry");

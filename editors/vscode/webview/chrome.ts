@@ -1,5 +1,5 @@
 // Everything around the transcript: session bar and list, status line, todos, changes, dialogs.
-import type { PermissionRequest, QuestionRequest } from "../shared/protocol.ts";
+import type { PermissionRequest, PlanReviewRequest, QuestionRequest } from "../shared/protocol.ts";
 import { button, h, type Post } from "./dom.ts";
 import { usage } from "./derive.ts";
 import type { ChatState } from "./state.ts";
@@ -223,7 +223,11 @@ export class Chrome {
       fresh.push(made);
       return made;
     };
-    const wanted = [...state.permissions.map((r) => fetch(r.id, () => this.permission(r))), ...state.questions.map((q) => fetch(q.id, () => this.question(q)))];
+    const wanted = [
+      ...state.permissions.map((r) => fetch(r.id, () => this.permission(r))),
+      ...state.questions.map((q) => fetch(q.id, () => this.question(q))),
+      ...state.plans.map((p) => fetch(p.id, () => this.plan(p))),
+    ];
     // Only what changed moves: a dialog taken out and put back would lose the focus inside it.
     for (const el of [...container.children]) if (!wanted.includes(el as HTMLElement)) el.remove();
     wanted.forEach((el, i) => {
@@ -271,6 +275,25 @@ export class Chrome {
         button("Always", () => reply("always"), { class: "secondary", "data-action": "always", title: request.always.length ? `Always allow ${request.always.join(", ")}` : undefined }),
         button("Reject", () => reply("reject"), { class: "secondary", "data-action": "reject" }),
         button("Reject with feedback…", () => reply("reject", true), { class: "secondary", "data-action": "feedback" }),
+      ),
+    );
+  }
+
+  /** A plan waiting for review: read and commented on in its editor; answered here or there. */
+  private plan(request: PlanReviewRequest): HTMLElement {
+    const act = (action: "open" | "approve" | "revise" | "reject"): void => this.post({ type: "plan", requestID: request.id, action });
+    const heading = request.text.split("\n").find((line) => line.trim() !== "")?.replace(/^#+\s*/, "") ?? request.path;
+    return h(
+      "div",
+      { class: "dialog plan-dialog", "data-request": request.id, role: "dialog", tabindex: "-1", "aria-label": `The plan ${request.path} waits for your review` },
+      h("div", { class: "dialog-title" }, "The plan waits for your review"),
+      h("div", { class: "dialog-body" }, heading, " — ", button(request.path, () => act("open"), { class: "link", "data-action": "open" })),
+      h(
+        "div",
+        { class: "dialog-actions" },
+        button("Approve", () => act("approve"), { "data-action": "approve", title: "The build agent carries the plan out" }),
+        button("Revise…", () => act("revise"), { class: "secondary", "data-action": "revise", title: "Your comments on the plan's lines (in its editor) and a message go back to the plan agent" }),
+        button("Reject…", () => act("reject"), { class: "secondary", "data-action": "reject" }),
       ),
     );
   }

@@ -11,6 +11,7 @@ import type {
   ModeInfo,
   Part,
   PermissionRequest,
+  PlanReviewRequest,
   QueuedPrompt,
   QuestionRequest,
   Session,
@@ -52,6 +53,7 @@ export interface ChatState {
   partOwner: Map<string, string>; // partID → messageID
   permissions: PermissionRequest[];
   questions: QuestionRequest[];
+  plans: PlanReviewRequest[];
   todos: Todo[];
   changes: FileDiff[];
   status: SessionStatus;
@@ -88,6 +90,7 @@ export function initialState(): ChatState {
     partOwner: new Map(),
     permissions: [],
     questions: [],
+    plans: [],
     todos: [],
     changes: [],
     status: { type: "idle" },
@@ -129,6 +132,7 @@ export function loadSnapshot(state: ChatState, snapshot: Snapshot | null): void 
   loadChildren(state.subtasks, snapshot?.children);
   state.permissions = snapshot?.permissions ?? [];
   state.questions = snapshot?.questions ?? [];
+  state.plans = snapshot?.plans ?? [];
   state.todos = snapshot?.todos ?? [];
   state.changes = snapshot?.changes ?? [];
   state.status = snapshot?.busy ? { type: "busy" } : { type: "idle" };
@@ -395,6 +399,15 @@ export function applyEvent(state: ChatState, event: AgentEvent): void {
     case "question.replied":
     case "question.rejected":
       state.questions = state.questions.filter((r) => r.id !== event.properties.requestID);
+      state.dirty.dialogs = true;
+      return;
+    case "plan.review.asked":
+      if (!state.plans.some((r) => r.id === event.properties.request.id)) state.plans.push(event.properties.request);
+      state.dirty.dialogs = true;
+      return;
+    case "plan.review.replied":
+    case "plan.review.cancelled":
+      state.plans = state.plans.filter((r) => r.id !== event.properties.requestID);
       state.dirty.dialogs = true;
       return;
     case "session.mode":

@@ -21,7 +21,14 @@ from core.storage import Store
 
 AGENTS = {a.name: a for a in builtin_agents()}
 PLAN = list(AGENTS["plan"].permission)
-PLAN_MODE = ["plan mode is on", "read-only planning", "/mode ask", ":AgentlsMode", "Mode picker", '"Edits"']
+PLAN_MODE = [
+    "read-only mode is on",
+    "read-only planning",
+    "/mode ask",
+    ":AgentlsMode",
+    "Mode picker",
+    '"Edits"',
+]
 PLAN_AGENT = ['"plan" agent', "build agent", "/agent build", ":AgentlsAgent", "session mode"]
 CONFIG = ["denied by the configuration", "change the rule"]
 
@@ -86,7 +93,7 @@ async def test_a_subagent_under_plan_mode_is_told_about_plan_mode(service: Permi
     parent = _rules("build", "plan", {})
     child = effective_ruleset(AGENTS["general"], Config(), derive_child_rules(parent, AGENTS["general"]))
     text = await _denial(service, PermissionAsk("edit", ["a.py"]), child)
-    assert "plan mode is on" in text
+    assert "read-only mode is on" in text
 
 
 async def test_a_subagent_denial_sends_it_back_to_its_parent(service: Permissions) -> None:

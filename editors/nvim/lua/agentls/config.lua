@@ -67,6 +67,10 @@ M.defaults = {
   -- of telescope, fzf-lua, snacks, mini.pick), one of those names, or 'select' (vim.ui.select,
   -- which the other picks always use, so your UI plugin draws them).
   picker = 'auto',
+  -- A plan the plan agent presents for review: 'buffer' (a Markdown buffer in a split, with
+  -- :AgentlsPlanApprove / :AgentlsPlanComment / :AgentlsPlanRevise / :AgentlsPlanReject) or
+  -- 'select' (vim.ui.select asks Approve / Revise / Reject, no buffer).
+  plan_view = 'buffer',
   keymaps = {
     send_normal = '<CR>',
     send_insert = '<C-s>',
@@ -109,11 +113,13 @@ local types = {
   coalesce_ms = { 'number' },
   last_messages = { 'number' },
   picker = { 'string' },
+  plan_view = { 'string' },
   keymaps = { 'table' },
 }
 
 local choices = {
   layout = { split = true, float = true },
+  plan_view = { buffer = true, select = true },
   picker = { auto = true, select = true, telescope = true, ['fzf-lua'] = true, snacks = true, ['mini.pick'] = true },
 }
 

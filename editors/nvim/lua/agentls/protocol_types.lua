@@ -26,6 +26,9 @@
 ---| { type: "message.updated", properties: agentls.MessageUpdated }
 ---| { type: "permission.asked", properties: agentls.PermissionAsked }
 ---| { type: "permission.replied", properties: agentls.PermissionReplied }
+---| { type: "plan.review.asked", properties: agentls.PlanReviewAsked }
+---| { type: "plan.review.cancelled", properties: agentls.PlanReviewCancelled }
+---| { type: "plan.review.replied", properties: agentls.PlanReviewReplied }
 ---| { type: "question.asked", properties: agentls.QuestionAsked }
 ---| { type: "question.rejected", properties: agentls.QuestionRejected }
 ---| { type: "question.replied", properties: agentls.QuestionReplied }
@@ -581,6 +584,44 @@
 ---@field metadata table<string, any>
 ---@field always string[]
 ---@field task? agentls.TaskOrigin
+
+--- A comment on one line of a plan (0-based line of the plan's text).
+---@class agentls.PlanLineComment
+---@field line integer
+---@field text string
+
+---@class agentls.PlanListResult
+---@field requests agentls.PlanReviewRequest[]
+
+--- The user's answer to a plan review: approve, revise (comments and/or a message) or reject.
+---@class agentls.PlanReply
+---@field requestID string
+---@field reply "approve"|"revise"|"reject"
+---@field message? string
+---@field comments? agentls.PlanLineComment[]
+
+---@class agentls.PlanReviewAsked
+---@field request agentls.PlanReviewRequest
+
+--- A plan review went away unanswered (the session was aborted).
+---@class agentls.PlanReviewCancelled
+---@field sessionID string
+---@field requestID string
+
+--- The user answered a plan review; ``reply`` is what they chose.
+---@class agentls.PlanReviewReplied
+---@field sessionID string
+---@field requestID string
+---@field reply "approve"|"revise"|"reject"
+
+--- The plan agent's ``plan_exit``: a plan file waiting for the user's approve / revise / reject.
+---@class agentls.PlanReviewRequest
+---@field id string
+---@field sessionID string
+---@field messageID? string
+---@field callID? string
+---@field path string
+---@field text string
 
 ---@class agentls.Position
 ---@field line integer
@@ -1238,6 +1279,8 @@
 ---| "agent/question/reply"
 ---| "agent/question/reject"
 ---| "agent/question/list"
+---| "agent/plan/reply"
+---| "agent/plan/list"
 ---| "agent/config"
 ---| "agent/providers"
 ---| "agent/diagnostics"
@@ -1257,6 +1300,9 @@
 ---| "message.updated"
 ---| "permission.asked"
 ---| "permission.replied"
+---| "plan.review.asked"
+---| "plan.review.cancelled"
+---| "plan.review.replied"
 ---| "question.asked"
 ---| "question.rejected"
 ---| "question.replied"

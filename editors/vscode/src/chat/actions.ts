@@ -76,6 +76,8 @@ export class Actions {
         return this.showPermissionDiff(message.requestID);
       case "question":
         return this.request("agent/question/reply", { requestID: message.requestID, answers: message.answers });
+      case "plan": // the plan's own editor does the asking (src/plan/review.ts)
+        return void (await vscode.commands.executeCommand(`agentls.plan.${message.action}`, message.requestID));
       case "questionReject":
         return this.request("agent/question/reject", { requestID: message.requestID });
       case "revert":

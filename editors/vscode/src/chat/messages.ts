@@ -11,6 +11,7 @@ import type {
   EffortInfo,
   ModeInfo,
   PermissionRequest,
+  PlanReviewRequest,
   PromptMode,
   QueuedPrompt,
   QuestionRequest,
@@ -52,6 +53,8 @@ export interface Snapshot {
   messages: MessageWithParts[];
   permissions: PermissionRequest[];
   questions: QuestionRequest[];
+  /** Plans waiting for review (agent/plan/list); absent: none. */
+  plans?: PlanReviewRequest[];
   todos: Todo[];
   changes: FileDiff[];
   busy: boolean;
@@ -136,6 +139,7 @@ export type FromWebview =
   | { type: "showPermissionDiff"; requestID: string }
   | { type: "question"; requestID: string; answers: string[][] }
   | { type: "questionReject"; requestID: string }
+  | { type: "plan"; requestID: string; action: "open" | "approve" | "revise" | "reject" }
   | { type: "revert"; messageID: string }
   | { type: "unrevert" }
   | { type: "openChange"; file: string }

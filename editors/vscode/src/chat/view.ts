@@ -11,6 +11,7 @@ import type {
   PermissionRequest,
   PromptMode,
   PromptPart,
+  PlanReviewRequest,
   QuestionRequest,
   Session,
   SessionStatusInfo as SessionStatus,
@@ -318,11 +319,12 @@ export class ChatView implements ChatHost, vscode.WebviewViewProvider, vscode.Di
 
   private async snapshot(sessionID: string): Promise<Snapshot> {
     const c = this.client;
-    const [session, messages, permissions, questions, todos, queue, controls, background] = await Promise.all([
+    const [session, messages, permissions, questions, plans, todos, queue, controls, background] = await Promise.all([
       c.request<Session>("agent/session/get", { sessionID }),
       c.request<{ messages: MessageWithParts[] }>("agent/session/messages", { sessionID, limit: MESSAGE_PAGE }),
       c.request<{ requests: PermissionRequest[] }>("agent/permission/list", {}),
       c.request<{ requests: QuestionRequest[] }>("agent/question/list", {}),
+      c.request<{ requests: PlanReviewRequest[] }>("agent/plan/list", {}),
       c.request<{ todos: Todo[] }>("agent/session/todo", { sessionID }),
       listQueue(c, sessionID),
       sessionControls(c, sessionID, this.pickedModel),
@@ -338,6 +340,7 @@ export class ChatView implements ChatHost, vscode.WebviewViewProvider, vscode.Di
       moreBefore: messages.messages.length === MESSAGE_PAGE,
       permissions: dialogsOf(permissions.requests, sessionID, children),
       questions: questions.requests.filter((r) => r.sessionID === sessionID),
+      plans: plans.requests.filter((r) => r.sessionID === sessionID),
       todos: todos.todos,
       changes: [], // sendChanges: the session's diff reads snapshots, and must not hold up its messages
       busy: this.statuses.get(sessionID)?.type === "busy" || running,

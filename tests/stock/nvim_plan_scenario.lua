@@ -1,0 +1,92 @@
+-- A stock Neovim 0.11 user reviews the agent's plan: no plugin, only vim.lsp and the server's
+-- commands. Run by tests/stock/test_neovim_plan.py. The plan opens as its file (window/showDocument);
+-- vim.ui.select (where stock Neovim shows showMessageRequest) answers from a queue: "Revise" after
+-- writing a note into the plan and saving it, then "Approve". Results go to JSON.
+local spec = vim.json.decode(table.concat(vim.fn.readfile(vim.env.AGENTLS_SCENARIO), '\n'))
+local out = { dialogs = {} }
+
+local function save()
+  vim.fn.writefile({ vim.json.encode(out) }, spec.result)
+end
+
+local function fail(message)
+  out.error = message
+  save()
+  vim.cmd('qa!')
+end
+
+local function disk(path)
+  return table.concat(vim.fn.readfile(path), '\n') .. '\n'
+end
+
+local picks = vim.deepcopy(spec.picks)
+vim.ui.select = function(items, opts, on_choice)
+  local titles = {}
+  for _, item in ipairs(items) do
+    table.insert(titles, item.title or vim.NIL)
+  end
+  local want = table.remove(picks, 1)
+  local plan_buf = vim.fn.bufnr(spec.plan)
+  table.insert(out.dialogs, {
+    prompt = opts.prompt,
+    titles = titles,
+    picked = want or vim.NIL,
+    plan_open = plan_buf ~= -1,
+  })
+  if want == 'Revise' and plan_buf ~= -1 then
+    -- The user writes a note under the plan's last line and saves (:w), then picks Revise.
+    vim.cmd('checktime')
+    vim.api.nvim_buf_set_lines(plan_buf, -1, -1, false, { spec.note })
+    vim.api.nvim_buf_call(plan_buf, function()
+      vim.cmd('silent write')
+    end)
+  end
+  for i, title in ipairs(titles) do
+    if title == want then
+      return on_choice(items[i], i)
+    end
+  end
+  on_choice(nil) -- Escape
+end
+
+vim.lsp.config('agentls', {
+  cmd = spec.cmd,
+  cmd_env = spec.env,
+  filetypes = { 'python' },
+  root_markers = { 'agentls.json', '.git' },
+  init_options = { config = spec.config, dialogMinRead = 0 },
+})
+vim.lsp.enable('agentls')
+
+local function scenario()
+  vim.cmd.edit(spec.hello)
+  local buf = vim.api.nvim_get_current_buf()
+  local client
+  if not vim.wait(20000, function()
+    client = vim.lsp.get_clients({ bufnr = buf, name = 'agentls' })[1]
+    return client ~= nil and client.initialized
+  end, 20) then
+    return fail('agentls never attached')
+  end
+
+  local function command(name, arguments, timeout)
+    local response = client:request_sync('workspace/executeCommand', { command = name, arguments = arguments }, timeout or 30000, buf)
+    if not response then
+      error(name .. ' never answered')
+    end
+    return response.result, response.err and response.err.message or nil
+  end
+
+  out.mode = command('agentls.mode', { 'plan' })
+  out.prompt = command('agentls.prompt', { 'plan a goodbye' }, 90000)
+  out.hello = disk(spec.hello)
+  out.mode_after = command('agentls.mode', {})
+  out.messages = vim.api.nvim_exec2('messages', { output = true }).output
+end
+
+local ok, problem = pcall(scenario)
+if not ok then
+  return fail(tostring(problem))
+end
+save()
+vim.cmd('qa!')
