@@ -23,6 +23,7 @@ from core.remote import codec
 from core.remote.connection import Connection, RemoteError
 from core.remote.wire import ENVIRONMENT_MISMATCH, HOST_REPLACED, NOT_ATTACHED, PROTOCOL_MISMATCH
 from host.hub import Hub
+from host.lenders import Lender
 from host.projects import Project
 
 log = logging.getLogger(__name__)
@@ -36,7 +37,7 @@ class FrontEnd:
 
     def __init__(self, hub: Hub, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.hub = hub
-        self.conn = Connection(reader, writer, self._request, lambda _m, _p: None)
+        self.conn = Connection(reader, writer, self._request, self._notified)
         self.name = ""
         self.control = False  # `agentls host status|stop`: no project, not listed among the clients
         self.listening: dict[str, Callable[[], None]] = {}
@@ -46,8 +47,10 @@ class FrontEnd:
         try:
             await self.conn.run()
         finally:
-            for stop in self.listening.values():
+            for handle, stop in self.listening.items():
                 stop()
+                if (project := self.hub.projects.by_handle.get(handle)) is not None:
+                    project.lenders.remove(self)
             self.listening.clear()
             self.hub.front_ends.discard(self)
             self.hub.changed.set()
@@ -120,6 +123,9 @@ class FrontEnd:
         project = await self.hub.projects.open(directory, layers)
         if project.handle not in self.listening:
             self.listening[project.handle] = project.agent.listen(self._forwarder(project))
+        lent = params.get("lend")
+        if isinstance(lent, dict):
+            project.lenders.add(self, Lender(self.name, self.conn, project.handle, lent))
         agent = project.agent
         return {
             "project": project.handle,
@@ -133,6 +139,15 @@ class FrontEnd:
             "queued": {sid: codec.dump_result("queued", agent.queued(sid)) for sid in project.queue_sessions},
             "busy": sorted(project.busy),
         }
+
+    def _notified(self, method: str, params: dict[str, Any]) -> None:
+        """``lent``: the front end's open documents (or its editor's queries) changed."""
+        project = self.hub.projects.by_handle.get(str(params.get("project")))
+        if method != "lent" or project is None or project.handle not in self.listening:
+            return
+        lender = project.lenders.get(self)
+        if lender is not None:
+            lender.update(params)
 
     def _forwarder(self, project: Project) -> Callable[[Event], None]:
         def forward(event: Event) -> None:

@@ -28,7 +28,7 @@ from pygls.lsp.server import LanguageServer
 from agentls.boot import startup_imports
 from core import __version__
 from core.errors import AgentError
-from core.open import open_agent, open_project, session_reader
+from core.open import HostMode, open_agent, open_project, session_reader
 from lsp_server import methods
 from lsp_server.clients import Connection, parse_options, section
 from lsp_server.diagnostics import DiagnosticsStore
@@ -81,6 +81,7 @@ class AgentServer(LanguageServer):
         self.lsp_workspace: LspWorkspace | None = None
         self.root: Path | None = None
         self.config_data: Any = None
+        self.host_option: Any = None  # initializationOptions.host (else AGENTLS_HOST)
         self.app_ready: list[Callable[[Agent], None]] = []
         self.plain: PlainPath  # set by plain.register
         self._app: asyncio.Future[Agent] | None = None
@@ -186,6 +187,9 @@ class AgentServer(LanguageServer):
                 editor=EditorClient(self, self.connection, workspace),
                 import_guard=startup_imports,
                 opened=opened,
+                host=host_mode(self.host_option, self.warn_user),
+                client=self.connection.name or "an editor",
+                notice=self.warn_user,
             )
         except Exception as exc:  # every request will report it; the user sees it once now
             log.exception("the agent failed to start in %s", root)
@@ -364,6 +368,20 @@ class AgentServer(LanguageServer):
         """``window/logMessage``."""
         if self.connection.connected:
             self.window_log_message(lsp.LogMessageParams(type=kind, message=message))
+
+
+def host_mode(option: Any, warn: Callable[[str], None]) -> HostMode:
+    """Whether the agent is the per-user host's (docs/host.md): ``initializationOptions.host``,
+    else ``AGENTLS_HOST``, else ``never`` (in this process); a value that is none of
+    auto/attach/never is shown and read as never."""
+    chosen, where = (option, "initializationOptions.host") if option is not None else (None, "")
+    if chosen is None:
+        chosen, where = os.environ.get("AGENTLS_HOST", "never"), "AGENTLS_HOST"
+    modes: dict[Any, HostMode] = {"auto": "auto", "attach": "attach", "never": "never"}
+    if isinstance(chosen, str) and chosen in modes:
+        return modes[chosen]
+    warn(f"{where} must be auto, attach or never, not {chosen!r}: the agent runs in this process")
+    return "never"
 
 
 def _import_front_door() -> None:

@@ -28,9 +28,10 @@ _INTERNAL = -32603
 class RemoteError(errors.AgentError):
     """The other end answered a request with an error that is not one of the core's."""
 
-    def __init__(self, code: int, message: str) -> None:
+    def __init__(self, code: int, message: str, data: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.code = code
+        self.data = data or {}
 
 
 class ConnectionLost(errors.AgentError):
@@ -171,7 +172,7 @@ class Connection:
 def described(exc: BaseException) -> dict[str, Any]:
     """An exception as a JSON-RPC error: the core's errors by class name (and a provider's details)."""
     if isinstance(exc, RemoteError):
-        return {"code": exc.code, "message": str(exc)}
+        return {"code": exc.code, "message": str(exc), **({"data": exc.data} if exc.data else {})}
     if not isinstance(exc, errors.AgentError):
         return {"code": _INTERNAL, "message": f"the host failed: {type(exc).__name__}: {exc}"}
     data: dict[str, Any] = {"kind": type(exc).__name__}
@@ -194,7 +195,7 @@ def raised(error: dict[str, Any]) -> Exception:
     assert isinstance(data, dict)
     cls = getattr(errors, str(data.get("kind", "")), None)
     if not (isinstance(cls, type) and issubclass(cls, errors.AgentError)):
-        return RemoteError(int(error.get("code", _INTERNAL)), message)
+        return RemoteError(int(error.get("code", _INTERNAL)), message, data)
     provider = data.get("provider")
     if issubclass(cls, errors.ContextOverflowError):
         return errors.CompactionFailedError(message) if cls is errors.CompactionFailedError else cls(message)
