@@ -63,10 +63,10 @@ async def serves(project: Path, env: dict[str, str]) -> AsyncIterator[Callable[.
     """Start `agentls serve` processes attached to the host (``start()``); stopped at the end."""
     started: list[Serve] = []
 
-    async def start(options: dict[str, Any] | None = None) -> Serve:
+    async def start(options: dict[str, Any] | None = None, profile: str = PLUGIN) -> Serve:
         client, editor = make_client(("agent/event",))
         await client.start_io(*SERVER, env=env, cwd=str(REPO))
-        result = await initialize(client, project, PLUGIN, {"host": "attach", **(options or {})})
+        result = await initialize(client, project, profile, {"host": "attach", **(options or {})})
         serve = Serve(client, editor, result)
         editor.saves = True  # a plugin saves what an agent edit touched (savesEdits)
         started.append(serve)
@@ -89,13 +89,14 @@ async def host_status(data_dir: Path) -> dict[str, Any]:
     return status
 
 
-async def until_lent(data_dir: Path, path: Path) -> dict[str, Any]:
-    """Until the host knows that an attached editor has ``path`` open; that lender."""
+async def until_lent(data_dir: Path, path: Path, supported: str = "") -> dict[str, Any]:
+    """Until the host knows that an attached editor has ``path`` open (or, ``supported``, that it
+    answers that editor query); that lender."""
     async with asyncio.timeout(30):
         while True:
             for project in (await host_status(data_dir))["projects"]:
                 for lender in project["lenders"]:
-                    if str(path) in lender["open"]:
+                    if (supported in lender["supported"]) if supported else (str(path) in lender["open"]):
                         return dict(lender)
             await asyncio.sleep(0.05)  # polling the host's own answer: there is no event to wait on
 
@@ -277,7 +278,41 @@ async def test_an_editor_that_vanishes_mid_edit_fails_that_edit_for_the_model_an
     messages = await other.messages(session.id)
     tools = [p for m in messages for p in m.parts if p.type == "tool"]
     (edit,) = tools
-    assert edit.state.status == "error"  # type: ignore[union-attr]
-    assert "pytest-lsp, which was answering workspace.write_bytes, went away" in edit.state.error  # type: ignore[union-attr]
+    assert edit.state.status == "error"
+    assert "pytest-lsp, which was answering workspace.write_bytes, went away" in edit.state.error
     status = await host_status(data_dir)
     assert all(project["lenders"] == [] for project in status["projects"])
+
+
+async def test_an_attached_editors_language_servers_answer_a_turn_another_front_end_started(
+    host: HostProcess,
+    project: Path,
+    data_dir: Path,
+    env: dict[str, str],
+    model: FakeModelServer,
+    serves: Callable[..., Any],
+) -> None:
+    calc = project / "calc.py"
+    (project / "main.py").write_text("from calc import add\nprint(add(1, 2))\n")
+    serve = await serves(profile=f"{PLUGIN}+editor:definition")
+    asked: list[dict[str, Any]] = []
+
+    def definition(params: Any) -> Any:
+        asked.append(params)
+        spot = {"line": 0, "character": 4}
+        return [{"uri": uri(calc), "range": {"start": spot, "end": spot}}]
+
+    serve.client.feature("agent/editorQuery")(definition)
+    await until_lent(data_dir, project / "nothing-open-yet", supported="definition")
+    model.script(
+        Turn.tool_call("editor_definition", {"filePath": "main.py", "line": 2, "symbol": "add"}),
+        Turn.text("It is in calc.py."),
+    )
+    code, out, err = await agentls("run", "where is add?", cwd=project, env=env)
+    assert code == 0, err
+    assert "It is in calc.py." in out
+    offered = {t["function"]["name"] for t in model.requests[0].tools}
+    assert "editor_definition" in offered  # the run is offered what the attached editor answers
+    assert [(a["query"], a["uri"]) for a in asked] == [("definition", uri(project / "main.py"))]
+    results = [m for m in model.requests[1].messages if m.get("role") == "tool"]
+    assert any("calc.py:1: def add(a, b):" in str(m.get("content")) for m in results), results
