@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import os
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
@@ -67,7 +68,7 @@ async def open_agent(
             host,
             client,
             notice,
-            local=bool(tools),
+            tools=tools,
             import_guard=import_guard,
             lent=(workspace, editor),
         )
@@ -87,6 +88,19 @@ async def open_agent(
         opened=opened,
     )
     return opened_agent.agent
+
+
+def host_mode(option: object, where: str, warn: Callable[[str], None]) -> HostMode:
+    """The host mode a front end was given: ``option`` (from ``where``, e.g. its initialization
+    options), else ``AGENTLS_HOST``, else ``never``; any other value is told to ``warn`` and read as
+    ``never`` (the agent in this process)."""
+    if option is None:
+        option, where = os.environ.get("AGENTLS_HOST", "never"), "AGENTLS_HOST"
+    modes: dict[object, HostMode] = {"auto": "auto", "attach": "attach", "never": "never"}
+    if isinstance(option, str) and option in modes:
+        return modes[option]
+    warn(f"{where} must be auto, attach or never, not {option!r}: the agent runs in this process")
+    return "never"
 
 
 async def open_project(
@@ -114,7 +128,7 @@ async def _attached(
     host: HostMode,
     client: str,
     notice: Callable[[str], None] | None,
-    local: bool,
+    tools: Sequence[Tool[Any]],
     import_guard: ImportGuard,
     lent: tuple[Workspace | None, EditorIntelligence | None],
 ) -> RemoteAgent | None:
@@ -125,8 +139,11 @@ async def _attached(
     if not is_trusted(directory):  # the host's agent would act on the files this editor holds back
         say("not attached to the host: this editor has not trusted the project")
         return None
-    if local:
-        say("not attached to the host: it cannot run this front end's own tools yet")
+    from core.remote.lend import LendsTerminal
+
+    terminals = [tool.terminal for tool in tools if isinstance(tool, LendsTerminal)]
+    if len(terminals) != len(tools) or len(terminals) > 1:  # the host routes one: bash in a terminal
+        say("not attached to the host: it cannot run this front end's own tools")
         return None
     # The guard covers the first validations too: pydantic looks for plugins when it builds the
     # first schema, which the attach does (the front door's records, the host's answers).
@@ -142,7 +159,7 @@ async def _attached(
                 data_dir=data_dir or default_data_dir(),
                 client=client,
                 mode=host,
-                lend=Lend(*lent),
+                lend=Lend(*lent, terminals[0] if terminals else None),
             )
         except NoHost:
             if host == "auto":

@@ -23,7 +23,7 @@ from core.remote import codec
 from core.remote.connection import Connection, RemoteError
 from core.remote.wire import ENVIRONMENT_MISMATCH, HOST_REPLACED, NOT_ATTACHED, PROTOCOL_MISMATCH
 from host.hub import Hub
-from host.lenders import Lender
+from host.lenders import Lender, driving
 from host.projects import Project
 
 log = logging.getLogger(__name__)
@@ -173,6 +173,9 @@ class FrontEnd:
                 )
         if not inspect.iscoroutinefunction(function):
             return codec.dump_result(method, function(**args))
+        # The call's tasks (a turn's) know who drives them: ACP lends the files and terminal of its turns.
+        session = args.get("session_id")
+        driving.set((self, session if isinstance(session, str) else None))
         call = asyncio.create_task(function(**args))
         self.hub.track(call)
         try:

@@ -2,10 +2,13 @@
 
 One ``Lenders`` per project: every attached front end that lent something at ``open`` (each with
 its own open documents and its own editor capabilities). The project's agent is opened with a
-``RoutedWorkspace`` and a ``RoutedEditor`` over it: a file goes to the front end that has it open
-(the first to attach, when several do), else to the disk as in-process; an editor query about a
-file goes to that file's front end when it answers the query, else to the first that does. A front
-end that goes away mid-call fails that call with a ``ToolError`` the model can act on, never a hang.
+``RoutedWorkspace``, a ``RoutedEditor`` and a ``RoutedBash`` over it: a file goes to the front end
+that has it open (the first to attach, when several do), else to the front end whose call started
+the turn when it serves its turns' files (ACP's ``fs/*``), else to the disk as in-process; an
+editor query about a file goes to that file's front end when it answers the query, else to the
+first that does; bash goes to the terminal of the front end whose call started the turn, when it
+lent one. A front end that goes away mid-call fails that call with a ``ToolError`` the model can
+act on, never a hang.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import os
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +26,10 @@ from core.remote import lend
 from core.remote.connection import Connection, ConnectionLost, RemoteError
 
 _ids = itertools.count(1)
+
+# The front end whose call runs now and the session it names (``FrontEnd._call`` sets it; the
+# agent's tasks, a turn's among them, inherit it): the turn's driver.
+driving: ContextVar[tuple[object, str | None] | None] = ContextVar("host_driving", default=None)
 
 
 def _key(path: Path | str) -> str:
@@ -37,6 +45,8 @@ class Lender:
         self._conn = conn
         self._project = project
         self.workspace = False
+        self.turns = False  # it serves every file of the turns it drives (ACP's fs/*)
+        self.terminal = False  # it runs bash in its client's terminal
         self.open: frozenset[str] = frozenset()
         self.supported: frozenset[EditorQuery] = frozenset()
         self.update(described)
@@ -44,14 +54,19 @@ class Lender:
     def update(self, described: dict[str, Any]) -> None:
         """Take the front end's latest description (``open``'s ``lend``, a ``lent`` notification)."""
         self.workspace = bool(described.get("workspace"))
+        self.turns = bool(described.get("turns"))
+        self.terminal = bool(described.get("terminal"))
         opened = described.get("open")
-        self.open = frozenset(_key(str(p)) for p in opened) if isinstance(opened, list) else frozenset()
+        paths = opened if isinstance(opened, list) else []
+        self.open = frozenset(_key(p) for p in paths if isinstance(p, str) and os.path.isabs(p))
         listed = described.get("supported")
         self.supported = frozenset(q for q in EDITOR_QUERIES if isinstance(listed, list) and q in listed)
 
     async def call(self, call: str, **args: Any) -> Any:
         """Ask the front end; ToolError when it goes away or fails, OSError for its file errors."""
         params = {"project": self._project, "call": call, "args": lend.dump_args(call, args)}
+        if (driver := driving.get()) is not None and driver[1] is not None:
+            params["session"] = driver[1]
         try:
             data = await self._conn.request("lent", params)
         except ConnectionLost:
@@ -92,16 +107,36 @@ class Lenders:
                 "workspace": lender.workspace,
                 "open": sorted(lender.open),
                 "supported": sorted(lender.supported),
+                "turns": lender.turns,
+                "terminal": lender.terminal,
             }
             for lender in self._by_front.values()
         ]
 
-    def owner(self, path: Path) -> Lender | None:
-        """The front end whose editor has ``path`` open (None: the disk answers)."""
+    def showing(self, path: Path) -> Lender | None:
+        """The front end whose editor has ``path`` open."""
         key = _key(path)
         return next(
             (lender for lender in self._by_front.values() if lender.workspace and key in lender.open), None
         )
+
+    def driver(self) -> Lender | None:
+        """The lender whose call started the running turn, if it lent something."""
+        driver = driving.get()
+        return self._by_front.get(driver[0]) if driver is not None else None
+
+    def owner(self, path: Path) -> Lender | None:
+        """Who answers for ``path``: the editor that has it open, else the turn's driver when it
+        serves its turns' files (None: the disk answers)."""
+        if (showing := self.showing(path)) is not None:
+            return showing
+        driver = self.driver()
+        return driver if driver is not None and driver.workspace and driver.turns else None
+
+    def terminal(self) -> Lender | None:
+        """The turn's driver when it lent a terminal (None: bash runs in the host)."""
+        driver = self.driver()
+        return driver if driver is not None and driver.terminal else None
 
     def supported(self) -> frozenset[EditorQuery]:
         """The queries some attached front end answers."""

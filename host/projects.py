@@ -21,6 +21,7 @@ from core.remote import codec
 from core.remote.connection import described
 from host.lenders import Lenders
 from host.routed import RoutedEditor, RoutedWorkspace
+from host.routed_bash import RoutedBash
 
 log = logging.getLogger(__name__)
 
@@ -101,6 +102,7 @@ class Projects:
             directory,
             workspace=RoutedWorkspace(worktree, lenders),
             editor=RoutedEditor(lenders),
+            tools=[RoutedBash(lenders)],
             layers=layers,
             data_dir=self.data_dir,
             warm=True,

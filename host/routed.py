@@ -60,7 +60,7 @@ class RoutedWorkspace:
         return await self._disk.stat(path)
 
     def is_open(self, path: Path) -> bool:
-        return self._lenders.owner(path) is not None
+        return self._lenders.showing(path) is not None
 
     async def wait_diagnostics(self, path: Path, timeout: float = 2.0) -> list[str]:
         if (owner := self._lenders.owner(path)) is not None:

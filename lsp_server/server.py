@@ -28,7 +28,7 @@ from pygls.lsp.server import LanguageServer
 from agentls.boot import startup_imports
 from core import __version__
 from core.errors import AgentError
-from core.open import HostMode, open_agent, open_project, session_reader
+from core.open import host_mode, open_agent, open_project, session_reader
 from lsp_server import methods
 from lsp_server.clients import Connection, parse_options, section
 from lsp_server.diagnostics import DiagnosticsStore
@@ -187,7 +187,7 @@ class AgentServer(LanguageServer):
                 editor=EditorClient(self, self.connection, workspace),
                 import_guard=startup_imports,
                 opened=opened,
-                host=host_mode(self.host_option, self.warn_user),
+                host=host_mode(self.host_option, "initializationOptions.host", self.warn_user),
                 client=self.connection.name or "an editor",
                 notice=self.warn_user,
             )
@@ -368,20 +368,6 @@ class AgentServer(LanguageServer):
         """``window/logMessage``."""
         if self.connection.connected:
             self.window_log_message(lsp.LogMessageParams(type=kind, message=message))
-
-
-def host_mode(option: Any, warn: Callable[[str], None]) -> HostMode:
-    """Whether the agent is the per-user host's (docs/host.md): ``initializationOptions.host``,
-    else ``AGENTLS_HOST``, else ``never`` (in this process); a value that is none of
-    auto/attach/never is shown and read as never."""
-    chosen, where = (option, "initializationOptions.host") if option is not None else (None, "")
-    if chosen is None:
-        chosen, where = os.environ.get("AGENTLS_HOST", "never"), "AGENTLS_HOST"
-    modes: dict[Any, HostMode] = {"auto": "auto", "attach": "attach", "never": "never"}
-    if isinstance(chosen, str) and chosen in modes:
-        return modes[chosen]
-    warn(f"{where} must be auto, attach or never, not {chosen!r}: the agent runs in this process")
-    return "never"
 
 
 def _import_front_door() -> None:

@@ -85,11 +85,11 @@ class RemoteAgent:
         """The host's handle of the project."""
         return self._project
 
-    async def lent(self, call: str, args: dict[str, Any]) -> Any:
-        """Answer the host's call of what this front end lent (its workspace, its editor)."""
+    async def lent(self, call: str, args: dict[str, Any], session: str | None = None) -> Any:
+        """Answer the host's call of what this front end lent (its workspace, editor, terminal)."""
         if self._lend is None:
             raise InvalidInputError("this front end lent nothing for this project")
-        return await self._lend.serve(call, args)
+        return await self._lend.serve(call, args, session)
 
     def lent_changed(self) -> None:
         """Tell the host what is lent now (the editor opened or closed a document)."""

@@ -66,7 +66,9 @@ async def connect(
         # ``lent``: the host's agent asks what this front end lent it (core/remote/lend.py).
         for agent in agents:
             if method == "lent" and params.get("project") == agent.project:
-                return await agent.lent(str(params.get("call")), params.get("args") or {})
+                session = params.get("session")
+                call, args = str(params.get("call")), params.get("args") or {}
+                return await agent.lent(call, args, session if isinstance(session, str) else None)
         raise RemoteError(-32601, f"this front end takes no request {method!r} for that project")
 
     conn = Connection(reader, writer, called_back, notified)

@@ -21,7 +21,7 @@ import inspect
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Protocol, get_type_hints, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, get_type_hints, runtime_checkable
 
 from core.editor import EditorIntelligence
 from core.errors import InvalidInputError
@@ -30,7 +30,17 @@ from core.remote.connection import RemoteError
 from core.remote.wire import OS_ERROR
 from core.workspace import Workspace
 
-_OWNERS: dict[str, type] = {"workspace": Workspace, "editor": EditorIntelligence}
+if TYPE_CHECKING:  # the tools' modules load only when a terminal call arrives (``agentls run`` starts light)
+    from core.tools.in_terminal import Terminal
+
+
+@functools.cache
+def _owners() -> dict[str, type]:
+    from core.tools.in_terminal import Terminal
+
+    return {"workspace": Workspace, "editor": EditorIntelligence, "terminal": Terminal}
+
+
 _SYNCHRONOUS = frozenset({"is_open", "supported"})  # answered by the host from the description
 
 
@@ -47,12 +57,30 @@ class OpenDocuments(Protocol):
         ...
 
 
+@runtime_checkable
+class SessionBound(Protocol):
+    """A workspace (ACP's) that serves the turns of its own sessions: every file of such a turn goes
+    through it, in the session the host names with each call."""
+
+    def enter_session(self, session_id: str | None) -> None:
+        """Serve the rest of this call in ``session_id`` (the session whose prompt started the turn)."""
+        ...
+
+
+@runtime_checkable
+class LendsTerminal(Protocol):
+    """A host tool (ACP's terminal-backed bash) whose terminal the host may use instead."""
+
+    terminal: Terminal
+
+
 @functools.cache
 def calls() -> frozenset[str]:
-    """The calls the host may make: ``workspace.<m>`` and ``editor.<m>``, the protocols' async methods."""
+    """The calls the host may make: ``workspace.<m>``, ``editor.<m>`` and ``terminal.<m>``, the
+    protocols' async methods."""
     return frozenset(
         f"{prefix}.{name}"
-        for prefix, owner in _OWNERS.items()
+        for prefix, owner in _owners().items()
         for name, member in inspect.getmembers(owner, inspect.isfunction)
         if not name.startswith("_") and name not in _SYNCHRONOUS
     )
@@ -61,7 +89,7 @@ def calls() -> frozenset[str]:
 @functools.cache
 def _hints(call: str) -> dict[str, Any]:
     prefix, _, name = call.partition(".")
-    return get_type_hints(getattr(_OWNERS[prefix], name))
+    return get_type_hints(getattr(_owners()[prefix], name))
 
 
 def dump_args(call: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -102,12 +130,18 @@ def os_error(error: RemoteError) -> OSError | None:
 class Lend:
     """What one front end lends for one project, served when the host calls back."""
 
-    def __init__(self, workspace: Workspace | None, editor: EditorIntelligence | None) -> None:
+    def __init__(
+        self,
+        workspace: Workspace | None,
+        editor: EditorIntelligence | None,
+        terminal: Terminal | None = None,
+    ) -> None:
         self.workspace = workspace
         self.editor = editor
+        self.terminal = terminal
 
     def __bool__(self) -> bool:
-        return self.workspace is not None or self.editor is not None
+        return self.workspace is not None or self.editor is not None or self.terminal is not None
 
     def described(self) -> dict[str, Any]:
         """What the host needs to route and to answer ``is_open``/``supported`` itself."""
@@ -118,6 +152,8 @@ class Lend:
             "workspace": self.workspace is not None,
             "open": sorted(os.path.abspath(path) for path in opened),
             "supported": sorted(self.editor.supported()) if self.editor is not None else [],
+            "turns": isinstance(self.workspace, SessionBound),
+            "terminal": self.terminal is not None,
         }
 
     def watch(self, changed: Callable[[], None]) -> None:
@@ -125,13 +161,16 @@ class Lend:
         if isinstance(self.workspace, OpenDocuments):
             self.workspace.watch_open(changed)
 
-    async def serve(self, call: str, data: dict[str, Any]) -> Any:
-        """Run one call of the host on what is lent; its result as JSON data."""
+    async def serve(self, call: str, data: dict[str, Any], session: str | None = None) -> Any:
+        """Run one call of the host on what is lent (``session``: the session whose turn makes
+        it); its result as JSON data."""
         args = load_args(call, data)
         prefix, _, name = call.partition(".")
-        target = self.workspace if prefix == "workspace" else self.editor
+        target = {"workspace": self.workspace, "editor": self.editor, "terminal": self.terminal}[prefix]
         if target is None:
             raise InvalidInputError(f"this front end lends no {prefix}")
+        if isinstance(self.workspace, SessionBound):  # (each call is its own task: set for it alone)
+            self.workspace.enter_session(session)
         try:
             result = await getattr(target, name)(**args)
         except OSError as exc:

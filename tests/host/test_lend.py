@@ -216,3 +216,25 @@ async def test_a_project_this_editor_has_not_trusted_is_never_attached(
         assert notices == ["not attached to the host: this editor has not trusted the project"]
     finally:
         await agent.close()
+
+
+@pytest.mark.parametrize(
+    "described",
+    [
+        {},
+        {"workspace": "yes", "open": "/p/a.py", "supported": "definition"},
+        {"workspace": True, "open": [1, None, "a.py"], "supported": ["definition", "format;rm -rf /", 3]},
+        {"workspace": True, "open": None, "supported": None, "turns": [], "terminal": 0},
+    ],
+)
+async def test_a_front_ends_odd_description_lends_only_what_it_plainly_says(
+    described: dict[str, Any],
+) -> None:
+    lent = lender("odd", described)
+    assert lent.open == frozenset()  # only a list of absolute paths names open files
+    assert lent.supported <= {"definition"}
+    assert lent.turns is bool(described.get("turns")) and lent.terminal is bool(described.get("terminal"))
+    lenders = Lenders()
+    lenders.add("odd", lent)
+    assert lenders.owner(Path("/p/a.py")) is None  # a string is not a list of open files
+    assert lenders.terminal() is None  # not the turn's driver
