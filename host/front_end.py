@@ -20,7 +20,7 @@ from typing import Any
 from core.api import Layer
 from core.events import ConfigUpdated, Event
 from core.remote import codec
-from core.remote.connection import Connection, RemoteError
+from core.remote.connection import CANCEL_GRACE_S, Connection, RemoteError
 from core.remote.wire import ENVIRONMENT_MISMATCH, HOST_REPLACED, NOT_ATTACHED, PROTOCOL_MISMATCH
 from host.hub import Hub
 from host.lenders import Lender, driving
@@ -183,6 +183,8 @@ class FrontEnd:
         except asyncio.CancelledError:
             if not self.conn.closed.is_set():  # the front end cancelled it; a vanished one did not
                 call.cancel()
+                # Answered once it has stopped (a prompt: its turn aborted), as in-process.
+                await asyncio.wait([call], timeout=CANCEL_GRACE_S)
             raise
         return codec.dump_result(method, result)
 

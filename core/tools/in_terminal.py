@@ -11,10 +11,12 @@ model reads of it.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
+from core.errors import AgentError
 from core.record import record
 from core.tools.bash import DEFAULT_TIMEOUT_MS, BashParams, command_result, with_blocked
 
@@ -24,6 +26,8 @@ if TYPE_CHECKING:
     from core.tools.context import ToolContext
 
 TerminalStop = Literal["exit", "timeout", "aborted"]
+KILL_TIMEOUT_S = 10.0  # a terminal owner that does not answer the kill is given up on
+log = logging.getLogger(__name__)
 
 
 @record
@@ -79,16 +83,28 @@ async def run_in_terminal(
     aborted = asyncio.ensure_future(ctx.abort.wait())
     try:
         await asyncio.wait({waiting, aborted}, return_when=asyncio.FIRST_COMPLETED)
+    except asyncio.CancelledError:  # the call itself was cancelled (its turn stopped): kill, then go
+        await _stop(terminal, terminal_id, waiting)
+        raise
     finally:
         aborted.cancel()
     if waiting.done():
         run = waiting.result()
     else:
-        waiting.cancel()
-        await asyncio.gather(waiting, return_exceptions=True)
-        run = await terminal.kill(terminal_id)
+        run = await _stop(terminal, terminal_id, waiting)
     done = command_result(
         description, run.output, run.output, run.exit_code, run.stop, timeout_ms, killed="it was killed"
     )
     blocked = confined.blocked(run.output) if confined is not None and run.stop == "exit" else []
     return with_blocked(done, blocked, run.exit_code)
+
+
+async def _stop(terminal: Terminal, terminal_id: str, waiting: asyncio.Future[TerminalRun]) -> TerminalRun:
+    """Stop waiting and kill the command (what it printed, as it was killed)."""
+    waiting.cancel()
+    await asyncio.gather(waiting, return_exceptions=True)
+    try:
+        return await asyncio.wait_for(terminal.kill(terminal_id), KILL_TIMEOUT_S)
+    except (AgentError, OSError, TimeoutError) as exc:  # the terminal's owner failed or went away
+        log.warning("killing terminal %s failed: %s", terminal_id, exc)
+        return TerminalRun(stop="aborted", exit_code=None, output="")

@@ -80,6 +80,19 @@ async def test_bash_of_an_attached_acp_turn_runs_in_the_clients_terminal(
     assert run.text() == "Done."
 
 
+async def test_cancelling_an_attached_acp_prompt_kills_the_command_in_the_clients_terminal(
+    acp_host: HostProcess, acp: Acp
+) -> None:
+    acp.model.script(Turn.tool_call("bash", {"command": "sleep 8; echo late", "description": "Wait"}))
+    run = await acp.run("cancel", PROMPT="wait", TERMINALS="1", CANCEL_AFTER="terminal-create", **ATTACHED)
+    assert run.failure is None, run.failure
+    assert await opened_in_host(acp) == [str(acp.project.resolve())]
+    assert run.results["prompt"] == {"stopReason": "cancelled"}
+    assert run.results["cancelToStopMs"] < 6_000  # killed, not waited for (8 s)
+    assert run.kinds.index("terminal-release") > run.kinds.index("cancel-sent")
+    assert len(acp.model.requests) == 1
+
+
 async def test_an_attached_acp_turn_edits_through_the_clients_buffers(
     acp_host: HostProcess, acp: Acp
 ) -> None:

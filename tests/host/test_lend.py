@@ -238,3 +238,17 @@ async def test_a_front_ends_odd_description_lends_only_what_it_plainly_says(
     lenders.add("odd", lent)
     assert lenders.owner(Path("/p/a.py")) is None  # a string is not a list of open files
     assert lenders.terminal() is None  # not the turn's driver
+
+
+async def test_a_call_cancelled_at_once_is_answered_and_returns_without_waiting_out_its_grace(
+    tmp_path: Path,
+) -> None:
+    workspace = StuckWorkspace(tmp_path)
+    async with Pair(Lend(workspace, None)) as pair:
+        for _ in range(20):  # the request and its cancel often arrive in one read: before it ran
+            call = asyncio.ensure_future(pair.lender.call("workspace.read_bytes", path=tmp_path / "a.py"))
+            await asyncio.sleep(0)  # sent
+            call.cancel()
+            done, _ = await asyncio.wait([call], timeout=5)  # the grace is 10 s
+            assert done and call.cancelled()
+        assert not pair.front.closed.is_set() and not pair.host.closed.is_set()
