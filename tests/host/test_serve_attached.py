@@ -316,3 +316,33 @@ async def test_an_attached_editors_language_servers_answer_a_turn_another_front_
     assert [(a["query"], a["uri"]) for a in asked] == [("definition", uri(project / "main.py"))]
     results = [m for m in model.requests[1].messages if m.get("role") == "tool"]
     assert any("calc.py:1: def add(a, b):" in str(m.get("content")) for m in results), results
+
+
+async def test_two_attached_editors_each_get_the_edits_of_the_files_they_have_open(
+    host_allowing_edits: HostProcess,
+    project: Path,
+    data_dir: Path,
+    env: dict[str, str],
+    model: FakeModelServer,
+    serves: Callable[..., Any],
+) -> None:
+    calc, other = project / "calc.py", project / "other.py"
+    other.write_text("x = 1\n")
+    model.script(
+        Turn.tool_call("edit", {"filePath": str(calc), "oldString": "a + b", "newString": "a * b"}),
+        Turn.tool_call("edit", {"filePath": str(other), "oldString": "x = 2", "newString": "x = 3"}),
+        Turn.text("Both changed."),
+    )
+    first, second = await serves(), await serves()
+    first.editor.open(calc, EDITED)
+    second.editor.open(other, "x = 2\n")  # unsaved in the second editor only
+    await until_lent(data_dir, calc)
+    await until_lent(data_dir, other)
+    code, out, err = await agentls("run", "change both", cwd=project, env=env)
+    assert code == 0, err
+    assert "Both changed." in out
+    assert [e.edit.document_changes[0].text_document.uri for e in first.editor.edits] == [uri(calc)]  # type: ignore[index, union-attr]
+    assert [e.edit.document_changes[0].text_document.uri for e in second.editor.edits] == [uri(other)]  # type: ignore[index, union-attr]
+    assert first.editor.buffers[uri(calc)].text == EDITED.replace("a + b", "a * b")
+    assert second.editor.buffers[uri(other)].text == "x = 3\n"  # built on its unsaved text
+    assert uri(other) not in first.editor.buffers and uri(calc) not in second.editor.buffers
