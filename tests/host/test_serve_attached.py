@@ -341,8 +341,8 @@ async def test_two_attached_editors_each_get_the_edits_of_the_files_they_have_op
     code, out, err = await agentls("run", "change both", cwd=project, env=env)
     assert code == 0, err
     assert "Both changed." in out
-    assert [e.edit.document_changes[0].text_document.uri for e in first.editor.edits] == [uri(calc)]  # type: ignore[index, union-attr]
-    assert [e.edit.document_changes[0].text_document.uri for e in second.editor.edits] == [uri(other)]  # type: ignore[index, union-attr]
+    assert [e.edit.document_changes[0].text_document.uri for e in first.editor.edits] == [uri(calc)]
+    assert [e.edit.document_changes[0].text_document.uri for e in second.editor.edits] == [uri(other)]
     assert first.editor.buffers[uri(calc)].text == EDITED.replace("a + b", "a * b")
     assert second.editor.buffers[uri(other)].text == "x = 3\n"  # built on its unsaved text
     assert uri(other) not in first.editor.buffers and uri(calc) not in second.editor.buffers
