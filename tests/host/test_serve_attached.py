@@ -160,6 +160,8 @@ async def test_a_run_is_followed_live_in_serve_and_its_edit_lands_in_the_serve_b
     assert serve.editor.edits, "the edit did not go through the editor"
     assert serve.editor.buffers[uri(calc)].text == EDITED.replace("a + b", "a * b")
     assert calc.read_text() == EDITED.replace("a + b", "a * b")  # the plugin saved it
+    code, shown, _ = await agentls("host", "status", cwd=project, env=env)
+    assert code == 0 and "    pytest-lsp lends 1 open file" in shown, shown
 
 
 async def test_a_file_no_attached_editor_has_open_is_edited_on_disk(
