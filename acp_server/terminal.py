@@ -100,14 +100,15 @@ class ClientTerminal:
 
     async def wait(self, terminal_id: str, timeout_s: float) -> TerminalRun:
         session, client = self._session(), self._front.client
+        # Cancelled (the turn stopped), the terminal stays for ``kill``, which reads and releases it.
         try:
-            try:
-                await asyncio.wait_for(client.wait_for_terminal_exit(session, terminal_id), timeout_s)
-                stop: TerminalStop = "exit"
-            except TimeoutError:
-                stop = "timeout"
-                with contextlib.suppress(RequestError, ConnectionError):
-                    await client.kill_terminal(session, terminal_id)
+            await asyncio.wait_for(client.wait_for_terminal_exit(session, terminal_id), timeout_s)
+            stop: TerminalStop = "exit"
+        except TimeoutError:
+            stop = "timeout"
+            with contextlib.suppress(RequestError, ConnectionError):
+                await client.kill_terminal(session, terminal_id)
+        try:
             return await self._output(session, terminal_id, stop)
         finally:
             with contextlib.suppress(RequestError, ConnectionError):
@@ -124,7 +125,11 @@ class ClientTerminal:
                 await client.release_terminal(session, terminal_id)
 
     async def _output(self, session: str, terminal_id: str, stop: TerminalStop) -> TerminalRun:
-        out = await self._front.client.terminal_output(session, terminal_id)
+        try:
+            out = await self._front.client.terminal_output(session, terminal_id)
+        except (RequestError, ConnectionError) as exc:  # the client lost it: what it printed is gone
+            log.warning("the client could not give terminal %s's output: %s", terminal_id, exc)
+            return TerminalRun(stop=stop, exit_code=None, output="")
         code = out.exit_status.exit_code if out.exit_status else None
         text = ("[... earlier output was not kept ...]\n" if out.truncated else "") + out.output
         return TerminalRun(stop=stop, exit_code=code, output=text)
