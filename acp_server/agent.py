@@ -89,6 +89,8 @@ class AcpAgent:
         self.front.terminal = bool(caps.terminal)
         self.front.dialogs.forms = caps.elicitation is not None and caps.elicitation.form is not None
         name = client_info.name if client_info else "an unnamed client"
+        if client_info:
+            self.front.client_name = client_info.name
         log.info("ACP client %s asks for protocol %s", name, protocol_version)
         return InitializeResponse(
             # The client's version when we speak it, else the newest we speak (the client decides).

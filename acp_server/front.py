@@ -131,9 +131,17 @@ class Front:
         self.sessions: dict[str, AcpSession] = {}
         self.access = FileAccess()
         self.terminal = False
+        self.client_name = "an ACP client"  # clientInfo.name: what the host's other front ends see
         self.dialogs = Dialogs(self.client, {})
         self.projects = Projects(
-            self.client, self.access, self.sessions, self.send, self.dialog, data_dir, self.host_tools
+            self.client,
+            self.access,
+            self.sessions,
+            self.send,
+            self.dialog,
+            data_dir,
+            self.host_tools,
+            lambda: self.client_name,
         )
         self._tasks: set[asyncio.Task[Any]] = set()
 

@@ -19,7 +19,7 @@ from acp.schema import HttpMcpServer, McpServerStdio, SseMcpServer
 
 from acp_server.feed import Feed, Send, Spawn
 from acp_server.workspace import AcpWorkspace, FileAccess, FileClient
-from core.open import open_agent
+from core.open import host_mode, open_agent
 from core.project_trust import TrustQuestion, question_for
 from core.trust import distrust
 
@@ -79,8 +79,10 @@ class Projects:
         dialog: Spawn,
         data_dir: Path | None = None,
         host_tools: Callable[[], Sequence[Tool[Any]]] = tuple,
+        client_name: Callable[[], str] = lambda: "an ACP client",
     ) -> None:
         self._client = client
+        self._client_name = client_name
         self._host_tools = host_tools
         self._access = access
         self._sessions = sessions
@@ -149,7 +151,16 @@ class Projects:
             distrust(question.worktree)
         workspace = AcpWorkspace(cwd, self._client, self._access)
         app = await open_agent(
-            cwd, workspace=workspace, layers=layers, data_dir=self._data_dir, tools=self._host_tools()
+            cwd,
+            workspace=workspace,
+            layers=layers,
+            data_dir=self._data_dir,
+            tools=self._host_tools(),
+            # AGENTLS_HOST=attach|auto: the agent is the host's (docs/host.md), lent this client's
+            # files and terminal for the turns it starts.
+            host=host_mode(None, "AGENTLS_HOST", log.warning),
+            client=self._client_name(),
+            notice=log.warning,
         )
         feed = Feed(app, workspace, self._sessions, self._send, self._dialog)
         log.info("agent ready in %s", cwd)

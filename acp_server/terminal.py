@@ -12,22 +12,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from acp import RequestError
 from acp.schema import CreateTerminalRequest, EnvVariable
 
 from acp_server.workspace import current_session
+from core.errors import ToolError
 from core.host_tools import (
-    DEFAULT_TIMEOUT_MS,
     BashParams,
     BashTool,
+    TerminalRun,
+    TerminalStop,
     Tool,
     ToolContext,
     ToolResult,
-    command_result,
     load_description,
-    with_blocked,
+    run_in_terminal,
 )
 
 if TYPE_CHECKING:
@@ -49,6 +51,7 @@ class TerminalBash(BashTool):
     def __init__(self, front: Front) -> None:
         super().__init__()
         self._front = front
+        self.terminal = ClientTerminal(front)  # what an attached front end lends the host instead
 
     @property
     def description(self) -> str:
@@ -57,67 +60,76 @@ class TerminalBash(BashTool):
 
     async def execute(self, params: BashParams, ctx: ToolContext) -> ToolResult:
         session = current_session.get()
-        state = self._front.sessions.get(session) if session else None
-        if not self._front.terminal or state is None:
+        if not self._front.terminal or session not in self._front.sessions:
             return await super().execute(params, ctx)
-        cwd = await self.prepare(params, ctx)
-        description = params.description or params.command
-        timeout_ms = params.timeout or DEFAULT_TIMEOUT_MS
-        client = self._front.client
-        # The terminal runs the command confined like the agent's own bash (the client's terminal
-        # keeps its own environment: only the sandbox's temp dir variables are added to it).
-        argv, env, confined = ["/bin/sh", "-c", params.command], None, None
-        if ctx.sandbox is not None:
-            confined = ctx.sandbox.confine(argv, cwd, {}, session_id=ctx.session_id)
-            argv = confined.argv
-            if confined.policy is not None:
-                tmp = str(confined.policy.tmpdir)
-                env = [EnvVariable(name=name, value=tmp) for name in ("TMPDIR", "TMP", "TEMP")]
+        return await run_in_terminal(self, self.terminal, params, ctx, super().execute)
+
+
+class ClientTerminal:
+    """``core.host_tools.Terminal`` over the client's ``terminal/*``, in the session of the prompt
+    being served (``current_session``)."""
+
+    def __init__(self, front: Front) -> None:
+        self._front = front
+
+    def _session(self) -> str:
+        session = current_session.get()
+        state = self._front.sessions.get(session) if session else None
+        if state is None:
+            raise ToolError("the client's terminal runs commands only within a prompt of its session")
+        return state.id
+
+    async def create(self, argv: list[str], env: dict[str, str], cwd: Path, call_id: str) -> str:
+        session = self._session()
         try:
-            created = await client.create_terminal(
+            created = await self._front.client.create_terminal(
                 CreateTerminalRequest(
-                    session_id=state.id,
+                    session_id=session,
                     command=argv[0],
                     args=argv[1:],
-                    env=env,
+                    env=[EnvVariable(name=name, value=value) for name, value in env.items()] or None,
                     cwd=str(cwd),
                     output_byte_limit=OUTPUT_LIMIT,
                 )
             )
         except RequestError as exc:
             log.warning("the client could not create a terminal (%s); running bash here", exc)
-            return await super().execute(params, ctx)
-        terminal = created.terminal_id
-        state.project.feed.terminals[ctx.call_id] = terminal
-        ctx.update(description, {"description": description, "terminal": terminal})
-        try:
-            stop, exit_code, output = await self._wait(state.id, terminal, timeout_ms / 1000, ctx.abort)
-        finally:
-            with contextlib.suppress(RequestError, ConnectionError):
-                await client.release_terminal(state.id, terminal)
-        killed = "it was killed"
-        done = command_result(description, output, output, exit_code, stop, timeout_ms, killed=killed)
-        blocked = confined.blocked(output) if confined is not None and stop == "exit" else []
-        return with_blocked(done, blocked, exit_code)
+            return ""
+        self._front.sessions[session].project.feed.terminals[call_id] = created.terminal_id
+        return created.terminal_id
 
-    async def _wait(
-        self, session_id: str, terminal: str, timeout: float, abort: asyncio.Event
-    ) -> tuple[str, int | None, str]:
-        client = self._front.client
-        exited = asyncio.ensure_future(client.wait_for_terminal_exit(session_id, terminal))
-        aborted = asyncio.ensure_future(abort.wait())
+    async def wait(self, terminal_id: str, timeout_s: float) -> TerminalRun:
+        session, client = self._session(), self._front.client
+        # Cancelled (the turn stopped), the terminal stays for ``kill``, which reads and releases it.
         try:
-            done, _ = await asyncio.wait(
-                {exited, aborted}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
-            )
-        finally:
-            aborted.cancel()
-        stop = "exit" if exited in done else "aborted" if aborted in done else "timeout"
-        if stop != "exit":
-            exited.cancel()
+            await asyncio.wait_for(client.wait_for_terminal_exit(session, terminal_id), timeout_s)
+            stop: TerminalStop = "exit"
+        except TimeoutError:
+            stop = "timeout"
             with contextlib.suppress(RequestError, ConnectionError):
-                await client.kill_terminal(session_id, terminal)
-        out = await client.terminal_output(session_id, terminal)
+                await client.kill_terminal(session, terminal_id)
+        try:
+            return await self._output(session, terminal_id, stop)
+        finally:
+            with contextlib.suppress(RequestError, ConnectionError):
+                await client.release_terminal(session, terminal_id)
+
+    async def kill(self, terminal_id: str) -> TerminalRun:
+        session, client = self._session(), self._front.client
+        try:
+            with contextlib.suppress(RequestError, ConnectionError):
+                await client.kill_terminal(session, terminal_id)
+            return await self._output(session, terminal_id, "aborted")
+        finally:
+            with contextlib.suppress(RequestError, ConnectionError):
+                await client.release_terminal(session, terminal_id)
+
+    async def _output(self, session: str, terminal_id: str, stop: TerminalStop) -> TerminalRun:
+        try:
+            out = await self._front.client.terminal_output(session, terminal_id)
+        except (RequestError, ConnectionError) as exc:  # the client lost it: what it printed is gone
+            log.warning("the client could not give terminal %s's output: %s", terminal_id, exc)
+            return TerminalRun(stop=stop, exit_code=None, output="")
         code = out.exit_status.exit_code if out.exit_status else None
         text = ("[... earlier output was not kept ...]\n" if out.truncated else "") + out.output
-        return stop, code, text
+        return TerminalRun(stop=stop, exit_code=code, output=text)

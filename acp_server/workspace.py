@@ -116,6 +116,11 @@ class AcpWorkspace:
     def is_open(self, path: Path) -> bool:
         return False  # ACP does not tell the agent which files the editor shows
 
+    def enter_session(self, session_id: str | None) -> None:
+        """Attached to the host: serve the rest of the host's call in the session of its turn
+        (``core.remote.lend.SessionBound``; each call is a task of its own)."""
+        current_session.set(session_id)
+
     async def wait_diagnostics(self, path: Path, timeout: float = 2.0) -> list[str]:
         return []  # ACP has no diagnostics channel from the editor
 

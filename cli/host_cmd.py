@@ -87,7 +87,22 @@ async def run_status(args: argparse.Namespace) -> int:
     print(f"  clients: {', '.join(status['clients']) or 'none'}; calls running: {status['running']}")
     for project in status["projects"]:
         print(f"  project {project['directory']}")
+        for lender in project.get("lenders", []):
+            print(f"    {_lends(lender)}")
     return 0
+
+
+def _lends(lender: dict[str, Any]) -> str:
+    """One front end's loan to a project's agent, in a line."""
+    opened = len(lender["open"])
+    parts = [f"{opened} open file{'' if opened == 1 else 's'}"] if lender["workspace"] else []
+    if lender["supported"]:
+        parts.append("editor queries " + ", ".join(lender["supported"]))
+    if lender["turns"]:
+        parts.append("the files of its turns")
+    if lender["terminal"]:
+        parts.append("its terminal")
+    return f"{lender['client']} lends " + ("; ".join(parts) or "nothing")
 
 
 async def run_stop(args: argparse.Namespace) -> int:

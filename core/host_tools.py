@@ -11,7 +11,10 @@ here (an import contract in ``pyproject.toml`` says so), so what they depend on 
   core bash tool to subclass (its ``run`` asks permission, then runs the command), and how a command's
   output, exit code and the sandbox's blocked calls become the model's result;
 - ``number_line``, ``split_lines``: how the read tool numbers a file's lines, so that a file a client
-  attaches reads as the read tool would show it.
+  attaches reads as the read tool would show it;
+- ``Terminal``, ``TerminalRun``, ``TerminalStop``, ``run_in_terminal``: bash in a terminal someone
+  else owns (create, wait, kill), with the core bash tool's checks and confinement; the host runs
+  an attached ACP front end's terminal through the same steps.
 """
 
 from __future__ import annotations
@@ -19,12 +22,16 @@ from __future__ import annotations
 from core.tools.base import Tool, ToolParams, ToolResult, load_description
 from core.tools.bash import DEFAULT_TIMEOUT_MS, BashParams, BashTool, command_result, with_blocked
 from core.tools.context import ToolContext
+from core.tools.in_terminal import Terminal, TerminalRun, TerminalStop, run_in_terminal
 from core.tools.read import number_line, split_lines
 
 __all__ = [
     "DEFAULT_TIMEOUT_MS",
     "BashParams",
     "BashTool",
+    "Terminal",
+    "TerminalRun",
+    "TerminalStop",
     "Tool",
     "ToolContext",
     "ToolParams",
@@ -32,6 +39,7 @@ __all__ = [
     "command_result",
     "load_description",
     "number_line",
+    "run_in_terminal",
     "split_lines",
     "with_blocked",
 ]

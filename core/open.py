@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import os
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from core.app import OpenedAgent
     from core.editor import EditorIntelligence
     from core.project import OpenedProject
+    from core.remote.agent import RemoteAgent
     from core.tools.base import Tool
     from core.workspace import Workspace
 
@@ -55,6 +57,8 @@ async def open_agent(
     agent loaded); ``host``: attach to the per-user host's agent (``client``: the name other front
     ends see). Whenever the host cannot be used the agent opens in-process, as without ``host``, and
     ``notice`` is told why (not when ``attach`` finds no host running: that is no failure).
+    Attached, ``workspace`` and ``editor`` are lent to the host's agent, which calls them back
+    for the files this front end's editor has open and the queries it answers.
     """
     if host != "never":
         attached = await _attached(
@@ -64,10 +68,13 @@ async def open_agent(
             host,
             client,
             notice,
-            local=(workspace is not None or bool(tools) or editor is not None or opened is not None),
+            tools=tools,
             import_guard=import_guard,
+            lent=(workspace, editor),
         )
         if attached is not None:
+            if opened is not None:  # the front end's early reads used its store: closed with the agent
+                attached.on_close.append(opened.store.close)
             return attached
     open_app = await asyncio.to_thread(_opener, import_guard)
     opened_agent = await open_app(
@@ -81,6 +88,19 @@ async def open_agent(
         opened=opened,
     )
     return opened_agent.agent
+
+
+def host_mode(option: object, where: str, warn: Callable[[str], None]) -> HostMode:
+    """The host mode a front end was given: ``option`` (from ``where``, e.g. its initialization
+    options), else ``AGENTLS_HOST``, else ``never``; any other value is told to ``warn`` and read as
+    ``never`` (the agent in this process)."""
+    if option is None:
+        option, where = os.environ.get("AGENTLS_HOST", "never"), "AGENTLS_HOST"
+    modes: dict[object, HostMode] = {"auto": "auto", "attach": "attach", "never": "never"}
+    if isinstance(option, str) and option in modes:
+        return modes[option]
+    warn(f"{where} must be auto, attach or never, not {option!r}: the agent runs in this process")
+    return "never"
 
 
 async def open_project(
@@ -108,23 +128,38 @@ async def _attached(
     host: HostMode,
     client: str,
     notice: Callable[[str], None] | None,
-    local: bool,
+    tools: Sequence[Tool[Any]],
     import_guard: ImportGuard,
-) -> Agent | None:
+    lent: tuple[Workspace | None, EditorIntelligence | None],
+) -> RemoteAgent | None:
     """The host's agent of the project, or None (and why, to ``notice``) to open it here."""
     say = notice or (lambda _text: None)
-    if local:
-        say("not attached to the host: it cannot reach this front end's editor buffers or tools yet")
+    from core.trust import is_trusted
+
+    if not is_trusted(directory):  # the host's agent would act on the files this editor holds back
+        say("not attached to the host: this editor has not trusted the project")
+        return None
+    from core.remote.lend import LendsTerminal
+
+    terminals = [tool.terminal for tool in tools if isinstance(tool, LendsTerminal)]
+    if len(terminals) != len(tools) or len(terminals) > 1:  # the host routes one: bash in a terminal
+        say("not attached to the host: it cannot run this front end's own tools")
         return None
     # The guard covers the first validations too: pydantic looks for plugins when it builds the
     # first schema, which the attach does (the front door's records, the host's answers).
     with import_guard():
         from core.config.paths import data_dir as default_data_dir
         from core.remote.attach import AttachError, NoHost, attach
+        from core.remote.lend import Lend
 
         try:
             return await attach(
-                directory, layers=layers, data_dir=data_dir or default_data_dir(), client=client, mode=host
+                directory,
+                layers=layers,
+                data_dir=data_dir or default_data_dir(),
+                client=client,
+                mode=host,
+                lend=Lend(*lent, terminals[0] if terminals else None),
             )
         except NoHost:
             if host == "auto":

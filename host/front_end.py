@@ -19,9 +19,10 @@ from typing import Any
 
 from core.api import Layer
 from core.remote import codec
-from core.remote.connection import Connection, RemoteError
+from core.remote.connection import CANCEL_GRACE_S, Connection, RemoteError
 from core.remote.wire import ENVIRONMENT_MISMATCH, HOST_REPLACED, NOT_ATTACHED, PROTOCOL_MISMATCH
 from host.hub import Hub
+from host.lenders import Lender, driving
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +35,7 @@ class FrontEnd:
 
     def __init__(self, hub: Hub, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.hub = hub
-        self.conn = Connection(reader, writer, self._request, lambda _m, _p: None)
+        self.conn = Connection(reader, writer, self._request, self._notified)
         self.name = ""
         self.control = False  # `agentls host status|stop`: no project, not listed among the clients
         self.listening: dict[str, Callable[[], None]] = {}
@@ -44,8 +45,10 @@ class FrontEnd:
         try:
             await self.conn.run()
         finally:
-            for stop in self.listening.values():
+            for handle, stop in self.listening.items():
                 stop()
+                if (project := self.hub.projects.by_handle.get(handle)) is not None:
+                    project.lenders.remove(self)
             self.listening.clear()
             self.hub.front_ends.discard(self)
             self.hub.changed.set()
@@ -118,6 +121,9 @@ class FrontEnd:
         project = await self.hub.projects.open(directory, layers)
         if project.handle not in self.listening:
             self.listening[project.handle] = project.broadcast.add(self.conn)
+        lent = params.get("lend")
+        if isinstance(lent, dict):
+            project.lenders.add(self, Lender(self.name, self.conn, project.handle, lent))
         agent = project.agent
         return {
             "project": project.handle,
@@ -132,6 +138,15 @@ class FrontEnd:
             "queued": {sid: codec.dump_result("queued", agent.queued(sid)) for sid in project.queue_sessions},
             "busy": sorted(project.busy),
         }
+
+    def _notified(self, method: str, params: dict[str, Any]) -> None:
+        """``lent``: the front end's open documents (or its editor's queries) changed."""
+        project = self.hub.projects.by_handle.get(str(params.get("project")))
+        if method != "lent" or project is None or project.handle not in self.listening:
+            return
+        lender = project.lenders.get(self)
+        if lender is not None:
+            lender.update(params)
 
     async def _call(self, params: dict[str, Any]) -> Any:
         handle = str(params.get("project"))
@@ -149,6 +164,9 @@ class FrontEnd:
                 )
         if not inspect.iscoroutinefunction(function):
             return codec.dump_result(method, function(**args))
+        # The call's tasks (a turn's) know who drives them: ACP lends the files and terminal of its turns.
+        session = args.get("session_id")
+        driving.set((self, session if isinstance(session, str) else None))
         call = asyncio.create_task(function(**args))
         self.hub.track(call)
         try:
@@ -156,6 +174,8 @@ class FrontEnd:
         except asyncio.CancelledError:
             if not self.conn.closed.is_set():  # the front end cancelled it; a vanished one did not
                 call.cancel()
+                # Answered once it has stopped (a prompt: its turn aborted), as in-process.
+                await asyncio.wait([call], timeout=CANCEL_GRACE_S)
             raise
         return codec.dump_result(method, result)
 

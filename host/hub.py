@@ -61,7 +61,7 @@ class Hub:
             "running": sum(1 for task in self.calls if not task.done()),
             "clients": sorted(front.name for front in self.front_ends if not front.control),
             "projects": [
-                {"handle": p.handle, "directory": str(p.agent.directory)}
+                {"handle": p.handle, "directory": str(p.agent.directory), "lenders": p.lenders.described()}
                 for p in self.projects.by_handle.values()
             ],
         }

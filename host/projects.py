@@ -1,5 +1,6 @@
 """The host's agents: one per project folder and set of config layers, opened once, shared by
-every front end that opens the same, kept warm until the host exits."""
+every front end that opens the same, kept warm until the host exits. Each agent works through a
+``RoutedWorkspace`` and a ``RoutedEditor``: the buffers and language servers its front ends lend."""
 
 from __future__ import annotations
 
@@ -12,12 +13,16 @@ from pathlib import Path
 from typing import Any
 
 from core.api import Agent, Layer
+from core.config.paths import worktree_of
 from core.errors import AgentError
 from core.events import ConfigUpdated, QueueAdded, SessionIdle, SessionStatus
 from core.open import open_agent
 from core.remote import codec
 from core.remote.connection import described
 from host.broadcast import Broadcast
+from host.lenders import Lenders
+from host.routed import RoutedEditor, RoutedWorkspace
+from host.routed_bash import RoutedBash
 
 log = logging.getLogger(__name__)
 
@@ -25,9 +30,10 @@ log = logging.getLogger(__name__)
 class Project:
     """One opened agent and what the host tells front ends about it."""
 
-    def __init__(self, handle: str, agent: Agent) -> None:
+    def __init__(self, handle: str, agent: Agent, lenders: Lenders) -> None:
         self.handle = handle
         self.agent = agent
+        self.lenders = lenders
         self.facts = facts(agent)
         self.queue_sessions: set[str] = set()  # sessions that queued a prompt: a new front end reads them
         self.busy: set[str] = set()  # sessions whose turn runs now
@@ -92,8 +98,19 @@ class Projects:
             raise
 
     async def _open(self, handle: str, directory: Path, layers: Sequence[Layer]) -> Project:
-        agent = await open_agent(directory, layers=layers, data_dir=self.data_dir, warm=True)
-        project = Project(handle, agent)
+        lenders = Lenders()
+        # The agent's workspace is rooted where an in-process one is: the project's worktree.
+        worktree = await asyncio.to_thread(worktree_of, directory)
+        agent = await open_agent(
+            directory,
+            workspace=RoutedWorkspace(worktree, lenders),
+            editor=RoutedEditor(lenders),
+            tools=[RoutedBash(lenders)],
+            layers=layers,
+            data_dir=self.data_dir,
+            warm=True,
+        )
+        project = Project(handle, agent, lenders)
         self.by_handle[handle] = project
         log.info("host: opened %s as %s", directory, handle)
         return project

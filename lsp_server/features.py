@@ -57,6 +57,7 @@ def build_server() -> AgentServer:
         if isinstance(options, dict):
             if "config" in options:
                 server.config_data = options["config"]
+            server.host_option = options.get("host")
             connection.trust_decided = "untrusted" in options  # else the server asks (trust_dialog)
             untrusted = options.get("untrusted", False)
             if not isinstance(untrusted, bool):  # the safe reading of a value that is not a boolean

@@ -28,7 +28,7 @@ from pygls.lsp.server import LanguageServer
 from agentls.boot import startup_imports
 from core import __version__
 from core.errors import AgentError
-from core.open import open_agent, open_project, session_reader
+from core.open import host_mode, open_agent, open_project, session_reader
 from lsp_server import methods
 from lsp_server.clients import Connection, parse_options, section
 from lsp_server.diagnostics import DiagnosticsStore
@@ -81,6 +81,7 @@ class AgentServer(LanguageServer):
         self.lsp_workspace: LspWorkspace | None = None
         self.root: Path | None = None
         self.config_data: Any = None
+        self.host_option: Any = None  # initializationOptions.host (else AGENTLS_HOST)
         self.app_ready: list[Callable[[Agent], None]] = []
         self.plain: PlainPath  # set by plain.register
         self._app: asyncio.Future[Agent] | None = None
@@ -186,6 +187,9 @@ class AgentServer(LanguageServer):
                 editor=EditorClient(self, self.connection, workspace),
                 import_guard=startup_imports,
                 opened=opened,
+                host=host_mode(self.host_option, "initializationOptions.host", self.warn_user),
+                client=self.connection.name or "an editor",
+                notice=self.warn_user,
             )
         except Exception as exc:  # every request will report it; the user sees it once now
             log.exception("the agent failed to start in %s", root)

@@ -81,6 +81,7 @@ class LspWorkspace:
         self._overlay: dict[Path, str] = {}  # the text a buffer has after our edit, until it says so
         self._seq: dict[Path, int] = {}  # didOpen/didChange/didClose count per file
         self._modified: set[Path] = set()  # buffers our applyEdit left modified, until saved or reopened
+        self._open_watchers: list[Callable[[], None]] = []  # an attached agent's host: what is open
 
     # --- editor state ----------------------------------------------------------------------
 
@@ -117,6 +118,20 @@ class LspWorkspace:
         self.document_changed(uri)
         if (path := path_of(uri)) is not None:
             self._modified.discard(path)
+        for changed in self._open_watchers:
+            changed()
+
+    def open_paths(self) -> list[Path]:
+        """The files the editor has open (``core.remote.lend.OpenDocuments``)."""
+        try:
+            uris = list(self._server.workspace.text_documents)
+        except RuntimeError:  # not initialized yet: nothing is open
+            return []
+        return [path for uri in uris if (path := path_of(uri)) is not None]
+
+    def watch_open(self, changed: Callable[[], None]) -> None:
+        """Call ``changed()`` after each didOpen and didClose (the host routes files by them)."""
+        self._open_watchers.append(changed)
 
     def _client(self) -> tuple[bool, bool, bool]:
         """(applyEdit works, documentChanges works, the client saves what an agent edit touched)."""

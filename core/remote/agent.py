@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +55,7 @@ from core.message.review import Hunk, ReviewResult
 from core.plan.review import PlanAnswer, check_answer
 from core.remote import codec
 from core.remote.connection import Connection
+from core.remote.lend import Lend
 from core.remote.mirror import Mirror, pending
 
 log = logging.getLogger(__name__)
@@ -63,8 +64,12 @@ log = logging.getLogger(__name__)
 class RemoteAgent:
     """A project's agent in the host, driven over one connection."""
 
-    def __init__(self, conn: Connection, opened: dict[str, Any], host_pid: int) -> None:
+    def __init__(
+        self, conn: Connection, opened: dict[str, Any], host_pid: int, lend: Lend | None = None
+    ) -> None:
         self._conn = conn
+        self._lend = lend
+        self.on_close: list[Callable[[], Awaitable[None]]] = []  # what the front end lets go of then
         self._project = str(opened["project"])
         self._directory = Path(opened["directory"])
         self._worktree = Path(opened["worktree"])
@@ -88,6 +93,22 @@ class RemoteAgent:
             self.mirror.set_facts(params["facts"])
         elif method == "answering":
             self.mirror.answered_by[str(params.get("requestID"))] = str(params.get("client"))
+
+    @property
+    def project(self) -> str:
+        """The host's handle of the project."""
+        return self._project
+
+    async def lent(self, call: str, args: dict[str, Any], session: str | None = None) -> Any:
+        """Answer the host's call of what this front end lent (its workspace, editor, terminal)."""
+        if self._lend is None:
+            raise InvalidInputError("this front end lent nothing for this project")
+        return await self._lend.serve(call, args, session)
+
+    def lent_changed(self) -> None:
+        """Tell the host what is lent now (the editor opened or closed a document)."""
+        if self._lend is not None:
+            self._conn.notify("lent", {"project": self._project, **self._lend.described()})
 
     @property
     def lost(self) -> asyncio.Event:
@@ -339,6 +360,8 @@ class RemoteAgent:
         if self._background:
             await asyncio.wait(self._background, timeout=5.0)
         self._conn.close()
+        for release in self.on_close:
+            await release()
 
     async def unrecorded_steps(self, session_id: str, message_id: str | None = None) -> int:
         result: int = await self.call("unrecorded_steps", session_id=session_id, message_id=message_id)

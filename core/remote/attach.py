@@ -23,6 +23,7 @@ from core.config.loader import Layer
 from core.errors import AgentError
 from core.remote.agent import RemoteAgent
 from core.remote.connection import Connection, ConnectionLost, RemoteError
+from core.remote.lend import Lend
 from core.remote.place import UnsafeFolderError, environment_digest, socket_path
 from core.remote.wire import HOST_REPLACED, MAX_FRAME, PROTOCOL
 
@@ -61,10 +62,16 @@ async def connect(
         for agent in agents:
             agent.on_notification(method, params)
 
-    async def no_requests(method: str, _params: dict[str, Any]) -> Any:
-        raise RemoteError(-32601, f"this front end takes no request {method!r}")
+    async def called_back(method: str, params: dict[str, Any]) -> Any:
+        # ``lent``: the host's agent asks what this front end lent it (core/remote/lend.py).
+        for agent in agents:
+            if method == "lent" and params.get("project") == agent.project:
+                session = params.get("session")
+                call, args = str(params.get("call")), params.get("args") or {}
+                return await agent.lent(call, args, session if isinstance(session, str) else None)
+        raise RemoteError(-32601, f"this front end takes no request {method!r} for that project")
 
-    conn = Connection(reader, writer, no_requests, notified)
+    conn = Connection(reader, writer, called_back, notified)
     conn.start()
     hello = {
         "protocol": PROTOCOL,
@@ -98,8 +105,10 @@ async def attach(
     data_dir: Path,
     client: str,
     mode: HostMode = "attach",
+    lend: Lend | None = None,
 ) -> RemoteAgent:
-    """The project's agent in the host (``auto``: a host is started when none runs)."""
+    """The project's agent in the host (``auto``: a host is started when none runs); ``lend``: this
+    front end's workspace and editor, which the host's agent then calls back."""
     try:
         conn, hello, agents = await connect(data_dir, client)
     except NoHost as exc:
@@ -114,13 +123,18 @@ async def attach(
         await start_host(data_dir, wait_for_lock=True)
         conn, hello, agents = await connect(data_dir, client)
     params = _open_params(directory, layers)
+    lend = lend if lend else None
+    if lend is not None:
+        params["lend"] = lend.described()
     try:
         opened = await conn.request("open", params)
     except AgentError:
         conn.close()
         raise
-    agent = RemoteAgent(conn, opened, int(hello["pid"]))
+    agent = RemoteAgent(conn, opened, int(hello["pid"]), lend)
     agents.append(agent)
+    if lend is not None:
+        lend.watch(agent.lent_changed)
     return agent
 
 

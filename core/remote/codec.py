@@ -8,6 +8,7 @@ hinted type (sessions, messages, records); bytes travel as base64.
 from __future__ import annotations
 
 import base64
+import binascii
 import functools
 import inspect
 from typing import Any, get_type_hints
@@ -70,7 +71,14 @@ def dump(hint: Any, value: Any) -> Any:
 def load(hint: Any, data: Any) -> Any:
     """JSON data back into a value of type ``hint`` (InvalidInputError when it does not fit)."""
     if _is_bytes(hint):
-        return None if data is None else base64.b64decode(data)
+        if data is None and hint is not bytes:
+            return None
+        if not isinstance(data, str):
+            raise InvalidInputError(f"bytes travel as a base64 string, not {type(data).__name__}")
+        try:
+            return base64.b64decode(data, validate=True)
+        except binascii.Error as exc:
+            raise InvalidInputError(f"bytes that are not base64: {exc}") from None
     if data == [] and _is_list(hint):  # most pending lists are empty: no schema to build for them
         return []
     try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -23,14 +24,16 @@ RequestHandler = Callable[[str, dict[str, Any]], Awaitable[Any]]
 NotificationHandler = Callable[[str, dict[str, Any]], None]
 
 _INTERNAL = -32603
+CANCEL_GRACE_S = 10.0  # how long a cancelled call waits for the other end to confirm it stopped
 
 
 class RemoteError(errors.AgentError):
     """The other end answered a request with an error that is not one of the core's."""
 
-    def __init__(self, code: int, message: str) -> None:
+    def __init__(self, code: int, message: str, data: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.code = code
+        self.data = data or {}
 
 
 class ConnectionLost(errors.AgentError):
@@ -54,6 +57,7 @@ class Connection:
         self._next_id = 0
         self._waiting: dict[int, asyncio.Future[Any]] = {}
         self._serving: dict[Any, asyncio.Task[None]] = {}
+        self._unanswered: dict[Any, bool] = {}  # requests being served and not answered yet
         self.closed = asyncio.Event()
         self.close_reason = "the connection closed"
         self._reading: asyncio.Task[None] | None = None
@@ -72,9 +76,14 @@ class Connection:
         self._waiting[request_id] = answer
         try:
             self._send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
-            return await answer
+            return await asyncio.shield(answer)  # a cancelled caller leaves the answer to wait for
         except asyncio.CancelledError:
             self.notify("$/cancel", {"id": request_id})
+            # As in-process, a cancelled call returns once the other end has stopped it (a prompt:
+            # its turn aborted, its tools' work killed), or it went away, or the grace ran out.
+            await asyncio.wait([answer], timeout=CANCEL_GRACE_S)
+            if answer.done() and not answer.cancelled():
+                answer.exception()  # retrieved: the caller was cancelled, that is its answer
             raise
         finally:
             self._waiting.pop(request_id, None)
@@ -136,7 +145,8 @@ class Connection:
             request_id = message["id"]
             task = asyncio.create_task(self._serve(request_id, method, params))
             self._serving[request_id] = task
-            task.add_done_callback(lambda _t: self._serving.pop(request_id, None))
+            self._unanswered[request_id] = True
+            task.add_done_callback(functools.partial(self._served, request_id))
             return
         answer = self._waiting.get(message.get("id"))  # type: ignore[arg-type]
         if answer is None or answer.done():
@@ -147,31 +157,36 @@ class Connection:
         else:
             answer.set_result(message.get("result"))
 
+    def _served(self, request_id: Any, task: asyncio.Task[None]) -> None:
+        self._serving.pop(request_id, None)
+        unanswered = self._unanswered.pop(request_id, False)
+        # A cancelled request is answered here, also one cancelled before its task ran a step.
+        if task.cancelled() and unanswered and not self.closed.is_set():
+            self._send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": request_id,
+                    "error": described(errors.AbortedError("the request was cancelled")),
+                }
+            )
+
     async def _serve(self, request_id: Any, method: str, params: dict[str, Any]) -> None:
         try:
             result = await self._on_request(method, params)
-        except asyncio.CancelledError:
-            if not self.closed.is_set():
-                self._send(
-                    {
-                        "jsonrpc": "2.0",
-                        "id": request_id,
-                        "error": described(errors.AbortedError("the request was cancelled")),
-                    }
-                )
-            raise
         except Exception as exc:
             if not isinstance(exc, (errors.AgentError, RemoteError)):
                 log.exception("host connection: %s failed", method)
+            self._unanswered.pop(request_id, None)
             self._send({"jsonrpc": "2.0", "id": request_id, "error": described(exc)})
         else:
+            self._unanswered.pop(request_id, None)
             self._send({"jsonrpc": "2.0", "id": request_id, "result": result})
 
 
 def described(exc: BaseException) -> dict[str, Any]:
     """An exception as a JSON-RPC error: the core's errors by class name (and a provider's details)."""
     if isinstance(exc, RemoteError):
-        return {"code": exc.code, "message": str(exc)}
+        return {"code": exc.code, "message": str(exc), **({"data": exc.data} if exc.data else {})}
     if not isinstance(exc, errors.AgentError):
         return {"code": _INTERNAL, "message": f"the host failed: {type(exc).__name__}: {exc}"}
     data: dict[str, Any] = {"kind": type(exc).__name__}
@@ -194,7 +209,7 @@ def raised(error: dict[str, Any]) -> Exception:
     assert isinstance(data, dict)
     cls = getattr(errors, str(data.get("kind", "")), None)
     if not (isinstance(cls, type) and issubclass(cls, errors.AgentError)):
-        return RemoteError(int(error.get("code", _INTERNAL)), message)
+        return RemoteError(int(error.get("code", _INTERNAL)), message, data)
     provider = data.get("provider")
     if issubclass(cls, errors.ContextOverflowError):
         return errors.CompactionFailedError(message) if cls is errors.CompactionFailedError else cls(message)

@@ -12,7 +12,7 @@ import asyncio
 import json
 from typing import Any
 
-PROTOCOL = 1
+PROTOCOL = 2  # 2: the host calls back what a front end lends (``lent``)
 MAX_FRAME = 64 * 1024 * 1024  # a transcript page with pasted files fits; a runaway line does not
 
 # JSON-RPC error codes of the host (the -32000 range is the server's own).
@@ -21,6 +21,7 @@ ENVIRONMENT_MISMATCH = -32011
 HOST_REPLACED = -32012
 NOT_ATTACHED = -32013
 AGENT_ERROR = -32020
+OS_ERROR = -32021  # a lent workspace's file error (data.errno): raised again as that OSError
 
 
 class WireError(Exception):

@@ -59,3 +59,13 @@ async def test_a_client_terminal_runs_the_command_in_the_sandbox(acp: Acp) -> No
     assert not outside.exists()
     tool_result = str(acp.model.requests[-1].messages[-1]["content"])
     assert f"The sandbox (workspace-write) blocked writing to {outside}" in tool_result
+
+
+async def test_cancelling_the_prompt_kills_the_command_in_the_client_terminal(acp: Acp) -> None:
+    acp.model.script(Turn.tool_call("bash", {"command": "sleep 8; echo late", "description": "Wait"}))
+    run = await acp.run("cancel", PROMPT="wait", TERMINALS="1", CANCEL_AFTER="terminal-create")
+    assert run.failure is None, run.failure
+    assert run.results["prompt"] == {"stopReason": "cancelled"}
+    assert run.results["cancelToStopMs"] < 6_000  # killed, not waited for (8 s)
+    assert run.kinds.index("terminal-release") > run.kinds.index("cancel-sent")
+    assert len(acp.model.requests) == 1  # the model was not asked again
