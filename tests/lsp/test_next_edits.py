@@ -142,7 +142,9 @@ async def test_the_agents_rename_is_offered_at_the_next_call_site(
     found = await inline(on, main, 2, 5)
     assert found is not None and [i.insert_text for i in found.items] == [SITE_1]
     item = found.items[0]
-    assert item.range == lsp.Range(start=lsp.Position(line=2, character=0), end=lsp.Position(line=2, character=31))
+    assert item.range == lsp.Range(
+        start=lsp.Position(line=2, character=0), end=lsp.Position(line=2, character=31)
+    )
     assert await inline(on, main, 1) is None  # no site on that line
 
     # The code action applies the same edit, as one workspace edit.
