@@ -78,8 +78,24 @@ def _line_range(document: TextDocument, suggestion: Suggestion) -> lsp.Range:
 
 
 def inline_item(document: TextDocument, suggestion: Suggestion) -> lsp.InlineCompletionItem:
-    """The suggestion as an inline completion replacing its whole line."""
-    return lsp.InlineCompletionItem(insert_text=suggestion.new, range=_line_range(document, suggestion))
+    """The suggestion as an inline completion replacing only what changes in its line (the text
+    both versions share at the start and the end stays out of the range): an editor can then show
+    an insertion as ghost text and a replacement at its place (VS Code's inline edit)."""
+    old, new = suggestion.original, suggestion.new
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    codec = document.position_codec
+    start = codec.client_num_units(old[:head])
+    end = codec.client_num_units(old[: len(old) - tail])
+    where = lsp.Range(
+        start=lsp.Position(line=suggestion.line, character=start),
+        end=lsp.Position(line=suggestion.line, character=end),
+    )
+    return lsp.InlineCompletionItem(insert_text=new[head : len(new) - tail], range=where)
 
 
 def code_action(document: TextDocument, suggestion: Suggestion) -> lsp.CodeAction:

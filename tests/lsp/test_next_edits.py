@@ -140,11 +140,10 @@ async def test_the_agents_rename_is_offered_at_the_next_call_site(
     assert "Line to rewrite:\nprint(scale(value=2, factor=3))" in text
 
     found = await inline(on, main, 2, 5)
-    assert found is not None and [i.insert_text for i in found.items] == [SITE_1]
-    item = found.items[0]
-    assert item.range == lsp.Range(
-        start=lsp.Position(line=2, character=0), end=lsp.Position(line=2, character=31)
-    )
+    # Only what changes: `value` (columns 12-17) becomes `amount`.
+    assert found is not None and [i.insert_text for i in found.items] == ["amount"]
+    start, end = lsp.Position(line=2, character=12), lsp.Position(line=2, character=17)
+    assert found.items[0].range == lsp.Range(start=start, end=end)
     assert await inline(on, main, 1) is None  # no site on that line
 
     # The code action applies the same edit, as one workspace edit.
@@ -160,7 +159,7 @@ async def test_the_agents_rename_is_offered_at_the_next_call_site(
     assert await inline(on, main, 2) is None
     assert await actions(on, main, 2) == []
     still = await inline(on, main, 3)
-    assert still is not None and [i.insert_text for i in still.items] == [SITE_2]
+    assert still is not None and [i.insert_text for i in still.items] == ["amount"]
 
 
 async def test_a_failing_small_model_gives_no_suggestion_and_no_message(
