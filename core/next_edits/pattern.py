@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 # Identifiers, and every other non-blank run of characters as its own token.
@@ -39,8 +39,9 @@ class Pattern:
     kind: Kind
     old: str
     new: str
-    before: tuple[str, ...]
-    after: tuple[str, ...]
+    # The example: another edit of the same pattern (the user applying it) is the same pattern.
+    before: tuple[str, ...] = field(compare=False)
+    after: tuple[str, ...] = field(compare=False)
 
     def describe(self) -> str:
         """One line for the model and the code action's title."""

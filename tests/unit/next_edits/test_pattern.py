@@ -87,3 +87,10 @@ def test_nearest_first_puts_the_users_document_and_line_first() -> None:
         Site("b", 2, ""),
         Site("a", 1, ""),
     ]
+
+
+def test_the_same_change_at_another_line_is_the_same_pattern() -> None:
+    # Applying a suggestion is an edit too: it must not start the pattern (and its cache) anew.
+    first = detect(["def scale(value):"], ["def scale(amount):"])
+    again = detect(["print(scale(value=2))"], ["print(scale(amount=2))"])
+    assert first is not None and first == again

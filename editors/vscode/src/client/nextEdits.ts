@@ -41,3 +41,8 @@ export function watchNextEdits(): vscode.Disposable {
     }),
   );
 }
+
+/** VS Code's `InlineCompletionTriggerKind` (0, 1) as LSP's (1, 2), read as VS Code's by the client. */
+export function lspTriggerKind(kind: vscode.InlineCompletionTriggerKind): vscode.InlineCompletionTriggerKind {
+  return (kind + 1) as vscode.InlineCompletionTriggerKind;
+}

@@ -22,7 +22,7 @@ import type { AgentEvent, JsonObject, NextEditReady } from "../../shared/protoco
 import { findServer, readSettings } from "../settings";
 import { trace } from "../trace";
 import { applyAgentEdit } from "./applyEdit";
-import { showNextEdit } from "./nextEdits";
+import { lspTriggerKind, showNextEdit } from "./nextEdits";
 import { answerEditorQuery, EDITOR_QUERIES } from "./editorQuery";
 import { StderrTail } from "./tail";
 import { SerialRestart } from "./serial";
@@ -160,6 +160,10 @@ export class AgentClient implements vscode.Disposable {
       // A failed handshake is reported once, below (the client would add a popup of its own).
       initializationFailedHandler: () => false,
       middleware: {
+        // vscode-languageclient 9 sends VS Code's trigger kind as is (Invoke 0, Automatic 1), but
+        // LSP 3.18 counts from 1 (Invoked 1, Automatic 2): the server refuses a 0 as invalid params.
+        provideInlineCompletionItems: (document, position, context, token, next) =>
+          next(document, position, { ...context, triggerKind: lspTriggerKind(context.triggerKind) }, token),
         executeCommand: (name, args, next) => {
           const handler = this.commandHandler;
           return handler !== undefined && LOCAL_COMMANDS.has(name) ? handler(name, args) : next(name, args);
