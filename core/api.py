@@ -53,6 +53,7 @@ from core.message.models import MessageWithParts, Session, Todo
 from core.message.prompt_input import PromptMode
 from core.message.review import Hunk, ReviewComment, ReviewResult
 from core.message.search import SearchHit
+from core.next_edits.request import NextEditRequest
 from core.permission.rules import Rule, Ruleset
 from core.permission.service import Reply
 from core.plan.review import PlanAnswer
@@ -76,6 +77,7 @@ __all__ = [
     "ModeChoice",
     "ModeState",
     "ModelLimits",
+    "NextEditRequest",
     "PromptMode",
     "PromptParts",
     "ProviderChoice",
@@ -424,6 +426,14 @@ class Agent(Protocol):
         and answer with that turn's final message; ``send=False`` stores the prompt without a turn
         (the agent reads it next time) and answers with it. No comments, a path outside the project,
         lines past a file's end: InvalidInputError; an unknown hunk: NotFoundError; nothing is sent."""
+        ...
+
+    # --- next edits ------------------------------------------------------
+
+    async def next_edit(self, request: NextEditRequest) -> str | None:
+        """The configured small model's rewrite of one line where recent edits' pattern still has
+        to be applied (``core.next_edits``), or None: no change, or the model failed or timed out
+        (logged, never raised: the user asked for nothing)."""
         ...
 
     # --- context items ---------------------------------------------------

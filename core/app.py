@@ -49,6 +49,7 @@ from core.dialogs import AppDialogs
 from core.editor import EditorIntelligence
 from core.errors import ConfigError, InvalidInputError, NotFoundError
 from core.events import BackgroundAgent, BackgroundShell, ConfigUpdated, Event, FileDiff, QueuedPrompt
+from core.llm.model import ModelInfo, resolve_small_model
 from core.llm.transport import aclose_http_client
 from core.message.context_items import ContextItem, ResolvedItem
 from core.message.markdown import session_markdown
@@ -57,6 +58,8 @@ from core.message.prompt_input import PromptMode, TextInput
 from core.message.review import Hunk, ReviewComment, ReviewResult
 from core.message.search import SearchFilter, SearchHit
 from core.message.title_text import clean_title
+from core.next_edits.request import NextEditRequest
+from core.next_edits.suggest import suggest
 from core.permission.request import PermissionAsk
 from core.project import OpenedProject, open_project
 from core.record import record
@@ -455,6 +458,14 @@ class AgentApp:
         hunks = await self._snapshots.review.hunks(session_id)
         text = await review_prompt(comments, hunks, self._snapshots.workspace, self.worktree)
         return await self.prompt(session_id, [TextInput(text=text)], no_reply=not send, mode="queue")
+
+    async def next_edit(self, request: NextEditRequest) -> str | None:
+        """The small model's rewrite of one site's line (see ``core.next_edits.suggest``)."""
+        return await suggest(self._wiring.models.stream, self._small_model, request)
+
+    def _small_model(self) -> ModelInfo:
+        config = self._config
+        return resolve_small_model(config, self._wiring.choice.resolve(self.check_model()))
 
     async def resolve_context(
         self, session_id: str | None, items: Sequence[ContextItem]

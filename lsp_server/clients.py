@@ -49,6 +49,7 @@ class ClientOptions(BaseModel):
     dialogTimeout: float | None = Field(default=None, gt=0)
     dialogMinRead: float | None = Field(default=None, ge=0, le=5)
     editorTimeout: float | None = Field(default=None, gt=0, le=60)
+    nextEdits: bool | None = None
 
 
 @dataclass
@@ -113,6 +114,11 @@ class Connection:
         """Seconds the server waits for an ``agent/editorQuery`` answer before the tool fails."""
         value: float | None = self._pick("editorTimeout")
         return value if value is not None else EDITOR_TIMEOUT
+
+    @property
+    def next_edits(self) -> bool:
+        """Whether next edits are offered (``lsp_server.next_edits``): off unless the user set it."""
+        return self._pick("nextEdits") is True
 
 
 def agent_capability(capabilities: Any) -> dict[str, Any] | None:

@@ -20,6 +20,7 @@ from lsp_server import (
     dialogs,
     events,
     mcp,
+    next_edits,
     plain,
     plain_review,
     providers,
@@ -89,8 +90,14 @@ def build_server() -> AgentServer:
         await server.close_app()
 
     findings = review_findings.ReviewFindings(server)
+    suggested = next_edits.register(server)
+
+    def edited(uri: str) -> None:
+        findings.changed(uri)
+        suggested.changed(uri)
+
     register_document_hooks(
-        server, lambda: server.lsp_workspace, lambda: server.plain.typing.typed(), findings.changed
+        server, lambda: server.lsp_workspace, lambda: server.plain.typing.typed(), edited, suggested.opened
     )
     sessions.register(server)
     background.register(server)
@@ -105,7 +112,11 @@ def build_server() -> AgentServer:
     hunk_actions = plain_review.register(server).actions
 
     async def more_actions(params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
-        return [*await hunk_actions(params), *await findings.actions(params)]
+        return [
+            *await hunk_actions(params),
+            *await findings.actions(params),
+            *await suggested.code_actions(params),
+        ]
 
     code_actions.register(server, more_actions)
     review_findings.register(server, findings)

@@ -62,6 +62,8 @@ CAPABILITIES: dict[str, Any] = {
         }
     },
 }
+# Announced only when initializationOptions.nextEdits is true (see ``result``).
+INLINE_COMPLETION = "inlineCompletionProvider"
 # pygls' choice: the client's first listed encoding that it supports, else UTF-16.
 _ENCODINGS = ("utf-8", "utf-16", "utf-32")
 _MAX_HEADER = 8192
@@ -92,6 +94,9 @@ def result(params: dict[str, Any]) -> dict[str, Any]:
     named = {key: False for key in ("willSave", "willSaveWaitUntil") if _field(sync, key) is not None}
     if named:
         capabilities["textDocumentSync"] = {**capabilities["textDocumentSync"], **named}
+    # Next edits (lsp_server/next_edits.py) cost nothing unless asked for: no capability either.
+    if _field(params, "initializationOptions", "nextEdits") is True:
+        capabilities[INLINE_COMPLETION] = {}
     # The server's own process id: a client that starts it through a wrapper (or a library that keeps
     # the child to itself) still knows which process answers.
     agent = {**CAPABILITIES["experimental"]["agent"], "processId": os.getpid()}

@@ -179,6 +179,14 @@ METHODS: tuple[Method, ...] = (
         direction="server→client",
     ),
     Method(
+        "agent/nextEdit/ready",
+        p.NextEditReady,
+        None,
+        "A next edit is ready at a line (only with `nextEdits` on; plugin clients only).",
+        kind="notification",
+        direction="server→client",
+    ),
+    Method(
         "agent/editorQuery",
         p.EditorQuery,
         Any,

@@ -354,3 +354,11 @@ def dump(value: Any) -> Any:
     if hasattr(value, "__dataclass_fields__"):
         return {name: dump(getattr(value, name)) for name in value.__dataclass_fields__}
     return value
+
+
+class NextEditReady(Params):
+    """``agent/nextEdit/ready``: a next edit waits at ``line`` (0-based) of ``uri``; a client whose
+    cursor is on that line asks for inline completions again (lsp_server/next_edits.py)."""
+
+    uri: str = Field(min_length=1)
+    line: int = Field(ge=0)

@@ -75,6 +75,8 @@ class AgentProtocol(LanguageServerProtocol):
         answer = handshake.result(self.initialize_json or {"capabilities": {}})
         pygls_view = self._converter.unstructure(built.capabilities)
         pygls_view["experimental"] = {"agent": self._server.agent_capability()}
+        if handshake.INLINE_COMPLETION not in answer["capabilities"]:  # next edits are off
+            pygls_view.pop(handshake.INLINE_COMPLETION, None)
         if pygls_view != answer["capabilities"]:
             # A feature registered without its capability in handshake.CAPABILITIES (or the reverse).
             log.error(

@@ -319,9 +319,11 @@ def register_document_hooks(
     current: Callable[[], LspWorkspace | None],
     typed: Callable[[], None] = lambda: None,
     edited: Callable[[str], None] = lambda uri: None,
+    opened: Callable[[str], None] = lambda uri: None,
 ) -> None:
     """Feed buffer changes and ``agent/diagnostics`` reports to the workspace ``current()`` returns;
-    ``typed()`` hears of each didChange (the user is typing), ``edited(uri)`` of each document's."""
+    ``typed()`` hears of each didChange (the user is typing), ``edited(uri)`` of each document's,
+    ``opened(uri)`` of each didOpen and didClose."""
 
     def changed(params: Any) -> None:
         typed()
@@ -332,6 +334,7 @@ def register_document_hooks(
     def reset(params: Any) -> None:
         if (workspace := current()) is not None:
             workspace.document_reset(params.text_document.uri)
+        opened(params.text_document.uri)
 
     def saved(params: Any) -> None:
         if (workspace := current()) is not None:

@@ -26,6 +26,7 @@ from core.api import (
     McpServerStatus,
     ModelLimits,
     ModeState,
+    NextEditRequest,
     PromptMode,
     PromptParts,
     ProviderChoice,
@@ -385,6 +386,10 @@ class RemoteAgent:
         result: MessageWithParts = await self.call(
             "review_comment", session_id=session_id, comments=comments, send=send
         )
+        return result
+
+    async def next_edit(self, request: NextEditRequest) -> str | None:
+        result: str | None = await self.call("next_edit", request=request)
         return result
 
     async def resolve_context(

@@ -114,6 +114,9 @@ SHAPES: dict[str, dict[str, Any]] = {
     "workspaceFolders bad item": {"workspaceFolders": [{"uri": 1}]},
     "workspaceFolders fine": {"workspaceFolders": [{"uri": "file:///tmp/x", "name": "x"}]},
     "initializationOptions a string": {"initializationOptions": "x"},
+    # Next edits announce inlineCompletion only when asked for (lsp_server/next_edits.py).
+    "nextEdits on": {"initializationOptions": {"nextEdits": True}},
+    "nextEdits off": {"initializationOptions": {"nextEdits": False}},
     "capabilities a list": {"capabilities": []},
     "capabilities missing": {"capabilities": ...},
     "capabilities.window a list": {"capabilities": {"window": []}},
@@ -161,6 +164,8 @@ def test_the_early_path_and_the_full_server_agree(name: str, caplog: pytest.LogC
         return
     assert early, f"the full server accepts it, the early path should answer it: {answer}"
     assert handshake.result(handshake.read_params(message["params"])[0]) == answer["result"]
+    inline = "inlineCompletionProvider" in answer["result"]["capabilities"]
+    assert inline == (name == "nextEdits on")
 
 
 def test_a_different_full_answer_is_logged_and_dropped(caplog: pytest.LogCaptureFixture) -> None:

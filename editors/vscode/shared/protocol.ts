@@ -592,6 +592,15 @@ export interface ModelRef {
   modelID: string;
 }
 
+/**
+ * ``agent/nextEdit/ready``: a next edit waits at ``line`` (0-based) of ``uri``; a client whose
+ * cursor is on that line asks for inline completions again (lsp_server/next_edits.py).
+ */
+export interface NextEditReady {
+  uri: string;
+  line: number;
+}
+
 /** A method that takes nothing (``{}`` or no params at all). */
 export interface NoParams {
 }
@@ -1502,6 +1511,7 @@ export interface ServerRequests {
 /** The notifications the server sends: method → params. */
 export interface ServerNotifications {
   "agent/event": AgentEvent;
+  "agent/nextEdit/ready": NextEditReady;
 }
 
 /** The event types of `agent/event`. */

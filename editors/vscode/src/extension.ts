@@ -5,6 +5,7 @@ import { ChatView, VIEW_ID } from "./chat/view";
 import { panelCommands, SessionPanels, showSession } from "./chat/panel";
 import { Notifier } from "./chat/notify";
 import { pickerCommand } from "./chat/pickers";
+import { watchNextEdits } from "./client/nextEdits";
 import { AgentClient, NOT_FOUND } from "./client/server";
 import { registerCommands } from "./commands";
 import { DiffDocuments, SCHEME } from "./diff/provider";
@@ -69,6 +70,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     // Trusted now: the workspace's own .venv/bin/agentls and server settings may be used.
     vscode.workspace.onDidGrantWorkspaceTrust(() => void restartWhenIdle(view)),
+    watchNextEdits(),
   );
   await agent.start();
 }

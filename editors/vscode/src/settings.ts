@@ -13,6 +13,8 @@ export interface Settings {
   serverArgs: string[];
   /** What goes to the server as `initializationOptions.config` (same keys as agentls.json). */
   config: JsonObject;
+  /** `initializationOptions.nextEdits`: next edits as inline suggestions and code actions. */
+  nextEdits: boolean;
 }
 
 function isObject(value: unknown): value is JsonObject {
@@ -43,6 +45,7 @@ export function readSettings(keys: Readonly<Record<string, string>> = {}): Setti
     serverPath: cfg.get<string>("server.path", ""),
     serverArgs: cfg.get<string[]>("server.args", ["serve"]),
     config,
+    nextEdits: cfg.get<boolean>("nextEdits", false),
   };
 }
 
@@ -64,7 +67,8 @@ function withKeys(config: JsonObject, keys: Readonly<Record<string, string>>): v
 
 /** Settings of the server process itself: a change needs a new process. */
 export function affectsProcess(event: vscode.ConfigurationChangeEvent): boolean {
-  return event.affectsConfiguration(`${SECTION}.server`);
+  // nextEdits: the server announces inline completions (or not) in its initialize answer.
+  return event.affectsConfiguration(`${SECTION}.server`) || event.affectsConfiguration(`${SECTION}.nextEdits`);
 }
 
 /** Settings that make up the agent's config: the running server applies a change from the next turn. */

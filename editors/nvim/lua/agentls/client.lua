@@ -190,7 +190,11 @@ function M.start(on_ready)
     capabilities = M.capabilities(),
     -- A project the user has not trusted (agentls.trust): the server ignores its own config,
     -- commands, agents and skills (docs/protocol.md).
-    init_options = { untrusted = not require('agentls.trust').trusted(root) },
+    -- nextEdits: sent only when on (off, the server announces nothing for it and asks no model).
+    init_options = {
+      untrusted = not require('agentls.trust').trusted(root),
+      nextEdits = config.options.next_edits or nil,
+    },
     -- The config goes as settings, not initializationOptions: a later change then replaces it
     -- whole (Neovim sends them right after `initialized`, before the agent has loaded).
     settings = M.settings(),

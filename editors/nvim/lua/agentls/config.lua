@@ -54,6 +54,10 @@ M.defaults = {
   forward_diagnostics = true,
   -- Let the agent ask your language servers (definition, references, hover, symbols, diagnostics).
   editor_queries = true,
+  -- Next edits: when the agent's or your edit starts a pattern (a renamed identifier, a changed
+  -- call), the small model's edit at each remaining site as the code action "Apply the agent's
+  -- pattern here" (and inline completions where Neovim has them). Each is a small-model request.
+  next_edits = false,
   -- How long (ms) Neovim waits for your language servers to answer one such question.
   editor_query_timeout = 5000,
   -- Send the file, cursor line and selection of the last file window with each prompt, as a short
@@ -107,6 +111,7 @@ local types = {
   inline_diff = { 'boolean' },
   attach_buffers = { 'boolean' },
   editor_queries = { 'boolean' },
+  next_edits = { 'boolean' },
   editor_query_timeout = { 'number' },
   editor_context = { 'boolean' },
   forward_diagnostics = { 'boolean' },

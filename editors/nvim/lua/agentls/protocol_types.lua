@@ -509,6 +509,12 @@
 ---@field providerID string
 ---@field modelID string
 
+--- ``agent/nextEdit/ready``: a next edit waits at ``line`` (0-based) of ``uri``; a client whose
+--- cursor is on that line asks for inline completions again (lsp_server/next_edits.py).
+---@class agentls.NextEditReady
+---@field uri string
+---@field line integer
+
 --- A method that takes nothing (``{}`` or no params at all).
 ---@class agentls.NoParams
 

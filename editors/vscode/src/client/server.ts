@@ -18,10 +18,11 @@ import {
   type StaticFeature,
 } from "vscode-languageclient/node";
 import { keyEnvironment } from "../keys";
-import type { AgentEvent, JsonObject } from "../../shared/protocol";
+import type { AgentEvent, JsonObject, NextEditReady } from "../../shared/protocol";
 import { findServer, readSettings } from "../settings";
 import { trace } from "../trace";
 import { applyAgentEdit } from "./applyEdit";
+import { lspTriggerKind, showNextEdit } from "./nextEdits";
 import { answerEditorQuery, EDITOR_QUERIES } from "./editorQuery";
 import { StderrTail } from "./tail";
 import { SerialRestart } from "./serial";
@@ -149,15 +150,20 @@ export class AgentClient implements vscode.Disposable {
       documentSelector: [{ scheme: "file" }, { scheme: "untitled" }],
       // `untrusted`: the server then ignores the workspace's own agentls.json, commands, agents and
       // skills (docs/protocol.md); granting trust restarts the server (extension.ts) without it.
-      initializationOptions: () => ({
-        config: readSettings(this.keys()).config,
-        untrusted: !vscode.workspace.isTrusted,
-      }),
+      initializationOptions: () => {
+        const settings = readSettings(this.keys());
+        // nextEdits only when on: off, the server announces no inline completions and asks no model.
+        return { config: settings.config, untrusted: !vscode.workspace.isTrusted, ...(settings.nextEdits ? { nextEdits: true } : {}) };
+      },
       outputChannel: this.stderr,
       errorHandler: this.errorHandler(() => handshaken && this.client === self),
       // A failed handshake is reported once, below (the client would add a popup of its own).
       initializationFailedHandler: () => false,
       middleware: {
+        // vscode-languageclient 9 sends VS Code's trigger kind as is (Invoke 0, Automatic 1), but
+        // LSP 3.18 counts from 1 (Invoked 1, Automatic 2): the server refuses a 0 as invalid params.
+        provideInlineCompletionItems: (document, position, context, token, next) =>
+          next(document, position, { ...context, triggerKind: lspTriggerKind(context.triggerKind) }, token),
         executeCommand: (name, args, next) => {
           const handler = this.commandHandler;
           return handler !== undefined && LOCAL_COMMANDS.has(name) ? handler(name, args) : next(name, args);
@@ -169,10 +175,14 @@ export class AgentClient implements vscode.Disposable {
     const client = new AgentLanguageClient("agentls", "agentls", serverOptions, clientOptions);
     self = client;
     client.registerFeature(new AgentCapability());
+    // LSP 3.18's textDocument/inlineCompletion (next edits): in vscode-languageclient 9 it is a
+    // proposed feature, and the only one; it registers a provider only if the server announces it.
+    client.registerProposedFeatures();
     // Registered before start, so it replaces the client's default handler (also after a restart).
     client.onRequest(ApplyWorkspaceEditRequest.type, (params) => applyAgentEdit(client, params));
     client.onRequest("agent/editorQuery", answerEditorQuery);
     client.onNotification("agent/event", (params: AgentEvent) => this.eventEmitter.fire(params));
+    client.onNotification("agent/nextEdit/ready", (params: NextEditReady) => showNextEdit(params));
     client.onDidChangeState((change) => {
       if (change.newState === State.Running) {
         handshaken = true;

@@ -1,0 +1,205 @@
+"""Next edits through the real server (issue #41): after the agent renames a parameter, the small
+model's edit at a remaining call site is offered as an inline completion and as a code action; it
+goes when the line changes; a failing model gives no suggestion and shows the user nothing; with
+the feature off nothing is announced and no request reaches the small model."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lsprotocol import types as lsp
+
+from demo.fake_model import FakeModelServer
+from demo.fake_script import Turn
+from tests.lsp.conftest import Connected, agent_config
+from tests.lsp.editor import PLUGIN, SERVER, start, uri
+
+READY = "agent/nextEdit/ready"
+UTIL = "def scale(value, factor):\n    return value * factor\n"
+RENAMED = "def scale(amount, factor):\n    return amount * factor\n"
+MAIN = "from util import scale\n\nprint(scale(value=2, factor=3))\ntotal = scale(value=4, factor=5)\n"
+SITE_1 = "print(scale(amount=2, factor=3))"
+SITE_2 = "total = scale(amount=4, factor=5)"
+
+
+@pytest.fixture
+async def small() -> AsyncIterator[FakeModelServer]:
+    """The small model of these tests (titled sessions ask it for no title)."""
+    async with FakeModelServer() as srv:
+        yield srv
+
+
+async def connected(
+    tmp_path: Path, project: Path, model: FakeModelServer, small: FakeModelServer, on: bool, profile: str
+) -> AsyncIterator[Connected]:
+    options: dict[str, Any] = {"config": agent_config(model, small)}
+    if on:
+        options["nextEdits"] = True
+    client, editor, result = await start(
+        SERVER, project, tmp_path / "data", profile, options, ("agent/event", READY)
+    )
+    editor.saves = profile == PLUGIN
+    yield Connected(client, editor, result, project, profile)
+    await client.shutdown_session()
+    await client.stop()
+
+
+@pytest.fixture
+async def on(
+    tmp_path: Path, project: Path, model: FakeModelServer, small: FakeModelServer
+) -> AsyncIterator[Connected]:
+    async for c in connected(tmp_path, project, model, small, True, PLUGIN):
+        yield c
+
+
+@pytest.fixture
+async def off(
+    tmp_path: Path, project: Path, model: FakeModelServer, small: FakeModelServer
+) -> AsyncIterator[Connected]:
+    async for c in connected(tmp_path, project, model, small, False, PLUGIN):
+        yield c
+
+
+@pytest.fixture
+async def stock(
+    tmp_path: Path, project: Path, model: FakeModelServer, small: FakeModelServer
+) -> AsyncIterator[Connected]:
+    async for c in connected(tmp_path, project, model, small, True, "neovim@v0.10.0"):
+        yield c
+
+
+async def agent_renames(c: Connected, model: FakeModelServer) -> Path:
+    """The agent renames ``value`` to ``amount`` in util.py; main.py is open in the editor."""
+    util, main = c.root / "util.py", c.root / "main.py"
+    util.write_text(UTIL)
+    main.write_text(MAIN)
+    c.editor.open(main, MAIN)
+    edit = {"filePath": str(util), "oldString": UTIL, "newString": RENAMED}
+    model.script(Turn.tool_call("edit", edit), Turn.text("Renamed."))
+    if c.profile == PLUGIN:
+        sid = (await c.call("agent/session/create", {"title": "rename"}))["id"]
+        parts = [{"type": "text", "text": "rename value to amount"}]
+        await c.call("agent/session/prompt", {"sessionID": sid, "parts": parts})
+    else:  # a stock client: the plain path's session, titled first so the small model titles nothing
+        await command(c, "agentls.newSession")
+        await command(c, "agentls.mode", "auto")
+        await command(c, "agentls.prompt", "rename value to amount")
+    assert util.read_text() == RENAMED
+    return main
+
+
+async def command(c: Connected, name: str, *arguments: Any) -> Any:
+    params = lsp.ExecuteCommandParams(command=name, arguments=list(arguments))
+    return await asyncio.wait_for(c.client.workspace_execute_command_async(params), 30)
+
+
+async def inline(c: Connected, path: Path, line: int, character: int = 0) -> lsp.InlineCompletionList | None:
+    params = lsp.InlineCompletionParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri(path)),
+        position=lsp.Position(line=line, character=character),
+        context=lsp.InlineCompletionContext(trigger_kind=lsp.InlineCompletionTriggerKind.Automatic),
+    )
+    found = await asyncio.wait_for(c.client.text_document_inline_completion_async(params), 10)
+    assert found is None or isinstance(found, lsp.InlineCompletionList)
+    return found
+
+
+async def actions(c: Connected, path: Path, line: int) -> list[lsp.CodeAction]:
+    where = lsp.Range(start=lsp.Position(line=line, character=0), end=lsp.Position(line=line, character=0))
+    params = lsp.CodeActionParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri(path)),
+        range=where,
+        context=lsp.CodeActionContext(diagnostics=[]),
+    )
+    found = await asyncio.wait_for(c.client.text_document_code_action_async(params), 30)
+    return [a for a in found or [] if isinstance(a, lsp.CodeAction) and a.title.startswith("Apply the agent")]
+
+
+def ready(c: Connected) -> list[dict[str, Any]]:
+    return list(c.editor.notifications.get(READY, []))
+
+
+async def test_the_agents_rename_is_offered_at_the_next_call_site(
+    on: Connected, model: FakeModelServer, small: FakeModelServer
+) -> None:
+    assert on.result.capabilities.inline_completion_provider is not None
+    small.script(Turn.text(SITE_1), Turn.text(SITE_2))
+    main = await agent_renames(on, model)
+    await on.editor.wait_for(lambda: len(ready(on)) == 2)
+    assert {(r["uri"], r["line"]) for r in ready(on)} == {(uri(main), 2), (uri(main), 3)}
+
+    # What the small model read: the pattern, the agent's hunk, the site.
+    asked = small.requests[0].messages[-1]["content"]
+    text = asked if isinstance(asked, str) else asked[0]["text"]
+    assert "`value` was renamed to `amount`" in text
+    assert "-def scale(value, factor):\n-    return value * factor\n+def scale(amount, factor):" in text
+    assert "Line to rewrite:\nprint(scale(value=2, factor=3))" in text
+
+    found = await inline(on, main, 2, 5)
+    # Only what changes: `value` (columns 12-17) becomes `amount`.
+    assert found is not None and [i.insert_text for i in found.items] == ["amount"]
+    start, end = lsp.Position(line=2, character=12), lsp.Position(line=2, character=17)
+    assert found.items[0].range == lsp.Range(start=start, end=end)
+    assert await inline(on, main, 1) is None  # no site on that line
+
+    # The code action applies the same edit, as one workspace edit.
+    (action,) = await actions(on, main, 3)
+    assert action.title == "Apply the agent's pattern here (`value` was renamed to `amount`)"
+    assert action.edit is not None and action.edit.changes is not None
+    (edit,) = action.edit.changes[uri(main)]
+    assert edit.new_text == SITE_2
+
+    # The user types on line 3 (another version): its edit no longer applies; line 4's still does.
+    typed = MAIN.replace("print(scale(value=2", "print(scale(value=22")
+    on.editor.type(main, typed)
+    assert await inline(on, main, 2) is None
+    assert await actions(on, main, 2) == []
+    still = await inline(on, main, 3)
+    assert still is not None and [i.insert_text for i in still.items] == ["amount"]
+
+
+async def test_a_failing_small_model_gives_no_suggestion_and_no_message(
+    on: Connected, model: FakeModelServer, small: FakeModelServer
+) -> None:
+    small.script(Turn.fault(500, "overloaded"), Turn.text(SITE_2))
+    main = await agent_renames(on, model)
+    await on.editor.wait_for(lambda: ready(on))
+    assert ready(on) == [{"uri": uri(main), "line": 3}]  # the first site's call failed
+    assert await inline(on, main, 2) is None
+    assert await actions(on, main, 2) == []
+    shown = [m for m in on.client.messages if m.type in (lsp.MessageType.Error, lsp.MessageType.Warning)]
+    assert shown == []
+
+
+async def test_off_nothing_is_announced_and_the_small_model_is_never_asked(
+    off: Connected, model: FakeModelServer, small: FakeModelServer
+) -> None:
+    assert off.result.capabilities.inline_completion_provider is None
+    main = await agent_renames(off, model)
+    off.editor.type(main, MAIN.replace("value=2", "amount=2"))  # the user's own edit too
+    # A request after the edit: the server has read it (requests are handled in order).
+    assert await inline(off, main, 3) is None
+    assert await actions(off, main, 3) == []
+    assert small.requests == [] and ready(off) == []
+
+
+async def test_a_stock_client_gets_the_code_action_and_the_user_edit_starts_a_pattern(
+    stock: Connected, model: FakeModelServer, small: FakeModelServer
+) -> None:
+    main = stock.root / "main.py"
+    main.write_text(MAIN)
+    stock.editor.open(main, MAIN)
+    small.script(Turn.text(SITE_2))
+    # The user renames the argument at one call; the other call is the pattern's next site.
+    stock.editor.type(main, MAIN.replace("print(scale(value=2", "print(scale(amount=2"))
+    logged = lambda: [m for m in stock.client.log_messages if "next edit ready" in m.message]  # noqa: E731
+    await stock.editor.wait_for(logged)
+    assert logged()[0].message == "agentls: next edit ready at main.py:4"
+    (action,) = await actions(stock, main, 3)
+    assert action.edit is not None and action.edit.changes is not None
+    assert [e.new_text for e in action.edit.changes[uri(main)]] == [SITE_2]
+    assert ready(stock) == []  # a stock client gets no agent/* notification

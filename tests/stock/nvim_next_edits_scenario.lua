@@ -1,0 +1,102 @@
+-- A stock Neovim 0.11 user (no plugin, only vim.lsp) with next edits on: the user renames the
+-- argument at one call of scale(); at the other call Neovim's code action menu (vim.ui.select,
+-- picking by title from a queue) offers "Apply the agent's pattern here", which edits the line in
+-- one undo step. Run by tests/stock/test_neovim_next_edits.py; results go to JSON.
+local spec = vim.json.decode(table.concat(vim.fn.readfile(vim.env.AGENTLS_SCENARIO), '\n'))
+local out = { menus = {} }
+
+local function save()
+  vim.fn.writefile({ vim.json.encode(out) }, spec.result)
+end
+
+local function fail(message)
+  out.error = message
+  save()
+  vim.cmd('qa!')
+end
+
+local picks = vim.deepcopy(spec.picks)
+vim.ui.select = function(items, opts, on_choice)
+  local titles = {}
+  for _, item in ipairs(items) do
+    table.insert(titles, item.title or (item.action and item.action.title) or vim.NIL)
+  end
+  local want = table.remove(picks, 1)
+  table.insert(out.menus, { titles = titles, picked = want or vim.NIL })
+  for i, title in ipairs(titles) do
+    if title == want then
+      return on_choice(items[i], i)
+    end
+  end
+  on_choice(nil) -- Escape
+end
+
+vim.lsp.config('agentls', {
+  cmd = spec.cmd,
+  cmd_env = spec.env,
+  filetypes = { 'python' },
+  root_markers = { 'agentls.json', '.git' },
+  init_options = { config = spec.config, nextEdits = true },
+})
+vim.lsp.enable('agentls')
+
+local function pattern_actions(client, buf, line)
+  local params = {
+    textDocument = { uri = vim.uri_from_bufnr(buf) },
+    range = { start = { line = line, character = 0 }, ['end'] = { line = line, character = 0 } },
+    context = { diagnostics = {} },
+  }
+  local response = client:request_sync('textDocument/codeAction', params, 5000, buf)
+  local titles = {}
+  for _, action in ipairs(response and response.result or {}) do
+    if action.title:find("Apply the agent's pattern here", 1, true) then
+      table.insert(titles, action.title)
+    end
+  end
+  return titles
+end
+
+local function scenario()
+  vim.cmd.edit(spec.file)
+  local buf = vim.api.nvim_get_current_buf()
+  local client
+  if not vim.wait(20000, function()
+    client = vim.lsp.get_clients({ bufnr = buf, name = 'agentls' })[1]
+    return client ~= nil and client.initialized
+  end, 20) then
+    return fail('agentls never attached')
+  end
+  out.inline_capability = client.server_capabilities.inlineCompletionProvider ~= nil
+
+  -- The user renames the keyword argument at the first call.
+  vim.api.nvim_buf_set_lines(buf, 2, 3, false, { 'print(scale(amount=2, factor=3))' })
+  -- A script's changes share one undo block; a user's typing ends its own (:h undo-break).
+  vim.cmd('let &undolevels = &undolevels')
+  local titles
+  if not vim.wait(30000, function()
+    titles = pattern_actions(client, buf, 3)
+    return #titles > 0
+  end, 100) then
+    return fail('no next edit was offered on line 4')
+  end
+  out.offered = titles
+  out.elsewhere = pattern_actions(client, buf, 0)
+
+  vim.api.nvim_win_set_cursor(0, { 4, 0 })
+  vim.lsp.buf.code_action()
+  if not vim.wait(10000, function()
+    return vim.api.nvim_buf_get_lines(buf, 3, 4, false)[1] ~= 'total = scale(value=4, factor=5)'
+  end, 20) then
+    return fail('the code action changed nothing: ' .. vim.inspect(vim.api.nvim_buf_get_lines(buf, 0, -1, false)))
+  end
+  out.applied = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  vim.cmd('silent undo')
+  out.undone = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+end
+
+local ok, problem = pcall(scenario)
+if not ok then
+  return fail(tostring(problem))
+end
+save()
+vim.cmd('qa!')
