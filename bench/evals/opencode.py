@@ -8,16 +8,14 @@ OpenCode takes the same ``provider/model`` ids for the common providers and read
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 from bench.evals.model import Call, Run, Task, build
-from bench.evals.runner import IDENTITY, TIMEOUT_S
+from bench.evals.runner import IDENTITY, spawn
 
 
 async def run_opencode(
@@ -33,25 +31,9 @@ async def run_opencode(
         command += ["--agent", task.agent]
     # PWD too: OpenCode takes its project folder from it, not from the directory it starts in.
     child_env = {**os.environ, **IDENTITY, **env, "PWD": str(repo)}
-    started = time.monotonic()
-    proc = await asyncio.create_subprocess_exec(
-        *command,
-        task.prompt,
-        cwd=repo,
-        env=child_env,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    try:
-        out, err = await asyncio.wait_for(proc.communicate(), TIMEOUT_S)
-    except TimeoutError:
-        proc.kill()
-        await proc.wait()
-        out, err = b"", f"no answer within {TIMEOUT_S:g} s".encode()
-    run = read_events(out.decode("utf-8", "replace"), head)
-    run.exit_code = proc.returncode if proc.returncode is not None else -1
-    run.seconds, run.stderr = time.monotonic() - started, err.decode("utf-8", "replace")[-2000:]
+    code, out, err, seconds = await spawn(command, task.prompt, repo, child_env)
+    run = read_events(out, head)
+    run.exit_code, run.seconds, run.stderr = code, seconds, err[-2000:]
     return repo, run
 
 

@@ -38,27 +38,35 @@ async def run_task(task: Task, model: str, env: dict[str, str], keep: Path | Non
         command += ["--agent", task.agent]
     child_env = {**os.environ, **IDENTITY, **env, "AGENTLS_DATA_DIR": str(data)}
     child_env["AGENTLS_CONFIG_CONTENT"] = json.dumps(unsandboxed(child_env.get("AGENTLS_CONFIG_CONTENT")))
+    code, _, err, seconds = await spawn(command, task.prompt, repo, child_env)
+    run = await _read(repo, data, head)
+    run.exit_code, run.seconds, run.stderr = code, seconds, err[-2000:]
+    return repo, run
+
+
+async def spawn(
+    command: list[str], prompt: str, cwd: Path, env: dict[str, str]
+) -> tuple[int, str, str, float]:
+    """Run a harness's ``command prompt`` in ``cwd`` without a terminal, bounded by ``TIMEOUT_S``:
+    its exit code (-1 when killed), stdout, stderr and wall seconds."""
     started = time.monotonic()
     proc = await asyncio.create_subprocess_exec(
         *command,
-        task.prompt,
-        cwd=repo,
-        env=child_env,
+        prompt,
+        cwd=cwd,
+        env=env,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
     try:
-        _, err = await asyncio.wait_for(proc.communicate(), TIMEOUT_S)
+        out, err = await asyncio.wait_for(proc.communicate(), TIMEOUT_S)
     except TimeoutError:
         proc.kill()
         await proc.wait()
-        err = f"no answer within {TIMEOUT_S:g} s".encode()
-    seconds = time.monotonic() - started
-    run = await _read(repo, data, head)
-    run.exit_code = proc.returncode if proc.returncode is not None else -1
-    run.seconds, run.stderr = seconds, err.decode("utf-8", "replace")[-2000:]
-    return repo, run
+        out, err = b"", f"no answer within {TIMEOUT_S:g} s".encode()
+    code = proc.returncode if proc.returncode is not None else -1
+    return code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), time.monotonic() - started
 
 
 def unsandboxed(content: str | None) -> dict[str, Any]:
