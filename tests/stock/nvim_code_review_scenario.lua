@@ -2,43 +2,11 @@
 -- arrive as vim.diagnostic entries; the user's own edit clears one, the code action menu (Neovim's
 -- vim.ui.select, picking by title from a queue) dismisses the other. Run by
 -- tests/stock/test_neovim_code_review.py; results go to JSON.
-local spec = vim.json.decode(table.concat(vim.fn.readfile(vim.env.AGENTLS_SCENARIO), '\n'))
-local out = { menus = {} }
-
-local function save()
-  vim.fn.writefile({ vim.json.encode(out) }, spec.result)
-end
-
-local function fail(message)
-  out.error = message
-  save()
-  vim.cmd('qa!')
-end
-
-local picks = vim.deepcopy(spec.picks)
-vim.ui.select = function(items, opts, on_choice)
-  local titles = {}
-  for _, item in ipairs(items) do
-    table.insert(titles, item.title or (item.action and item.action.title) or vim.NIL)
-  end
-  local want = table.remove(picks, 1)
-  table.insert(out.menus, { titles = titles, picked = want or vim.NIL })
-  for i, title in ipairs(titles) do
-    if title == want then
-      return on_choice(items[i], i)
-    end
-  end
-  on_choice(nil) -- Escape
-end
-
-vim.lsp.config('agentls', {
-  cmd = spec.cmd,
-  cmd_env = spec.env,
-  filetypes = { 'python' },
-  root_markers = { 'agentls.json', '.git' },
-  init_options = { config = spec.config, dialogMinRead = 0 },
-})
-vim.lsp.enable('agentls')
+local user = dofile(vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2)) .. '/nvim_user.lua')
+local spec, out, save, fail = user.spec, user.out, user.save, user.fail
+out.menus = {}
+user.pick_by_title(out.menus, user.action_title)
+user.start({ dialogMinRead = 0 })
 
 local function review_diagnostics(buf)
   local found = {}

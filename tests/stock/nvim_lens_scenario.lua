@@ -2,47 +2,14 @@
 -- Run by tests/stock/test_neovim_lens.py. The user's config refreshes the lenses as Neovim's help
 -- suggests (`vim.lsp.codelens.refresh`); `vim.lsp.codelens.run()` on the hunk's line shows the
 -- lenses in vim.ui.select, which picks by title from a queue here. Results go to JSON.
-local spec = vim.json.decode(table.concat(vim.fn.readfile(vim.env.AGENTLS_SCENARIO), '\n'))
-local out = { menus = {} }
-
-local function save()
-  vim.fn.writefile({ vim.json.encode(out) }, spec.result)
-end
-
-local function fail(message)
-  out.error = message
-  save()
-  vim.cmd('qa!')
-end
-
-local function lines(buf)
-  return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n') .. '\n'
-end
-
-local picks = vim.deepcopy(spec.picks)
-vim.ui.select = function(items, opts, on_choice)
-  local titles = {}
-  for _, item in ipairs(items) do
-    table.insert(titles, opts.format_item and opts.format_item(item) or tostring(item))
-  end
-  local want = table.remove(picks, 1)
-  table.insert(out.menus, { prompt = opts.prompt, titles = titles, picked = want or vim.NIL })
-  for i, title in ipairs(titles) do
-    if title == want then
-      return on_choice(items[i], i)
-    end
-  end
-  on_choice(nil) -- Escape
-end
-
-vim.lsp.config('agentls', {
-  cmd = spec.cmd,
-  cmd_env = spec.env,
-  filetypes = { 'python' },
-  root_markers = { 'agentls.json', '.git' },
-  init_options = { config = spec.config, dialogMinRead = 0 },
-})
-vim.lsp.enable('agentls')
+local user = dofile(vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2)) .. '/nvim_user.lua')
+local spec, out, save, fail = user.spec, user.out, user.save, user.fail
+local lines = user.lines
+out.menus = {}
+user.pick_by_title(out.menus, function(item, opts)
+  return opts.format_item and opts.format_item(item) or tostring(item)
+end, true)
+user.start({ dialogMinRead = 0 })
 
 local function scenario()
   vim.cmd.edit(spec.hello)

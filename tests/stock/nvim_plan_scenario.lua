@@ -2,22 +2,10 @@
 -- commands. Run by tests/stock/test_neovim_plan.py. The plan opens as its file (window/showDocument);
 -- vim.ui.select (where stock Neovim shows showMessageRequest) answers from a queue: "Revise" after
 -- writing a note into the plan and saving it, then "Approve". Results go to JSON.
-local spec = vim.json.decode(table.concat(vim.fn.readfile(vim.env.AGENTLS_SCENARIO), '\n'))
-local out = { dialogs = {} }
-
-local function save()
-  vim.fn.writefile({ vim.json.encode(out) }, spec.result)
-end
-
-local function fail(message)
-  out.error = message
-  save()
-  vim.cmd('qa!')
-end
-
-local function disk(path)
-  return table.concat(vim.fn.readfile(path), '\n') .. '\n'
-end
+local user = dofile(vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2)) .. '/nvim_user.lua')
+local spec, out, save, fail = user.spec, user.out, user.save, user.fail
+local disk = user.disk
+out.dialogs = {}
 
 local picks = vim.deepcopy(spec.picks)
 vim.ui.select = function(items, opts, on_choice)
@@ -49,14 +37,7 @@ vim.ui.select = function(items, opts, on_choice)
   on_choice(nil) -- Escape
 end
 
-vim.lsp.config('agentls', {
-  cmd = spec.cmd,
-  cmd_env = spec.env,
-  filetypes = { 'python' },
-  root_markers = { 'agentls.json', '.git' },
-  init_options = { config = spec.config, dialogMinRead = 0 },
-})
-vim.lsp.enable('agentls')
+user.start({ dialogMinRead = 0 })
 
 local function scenario()
   vim.cmd.edit(spec.hello)

@@ -1,53 +1,14 @@
 -- A stock Neovim 0.11 user reviews the agent's changes: no plugin, only vim.lsp and the server's
 -- commands and code actions. Run by tests/stock/test_neovim_review.py. vim.ui.select (where stock
 -- Neovim shows the code action menu and dialogs) picks by title from a queue; results go to JSON.
-local spec = vim.json.decode(table.concat(vim.fn.readfile(vim.env.AGENTLS_SCENARIO), '\n'))
-local out = { dialogs = {}, menus = {} }
-
-local function save()
-  vim.fn.writefile({ vim.json.encode(out) }, spec.result)
-end
-
-local function fail(message)
-  out.error = message
-  save()
-  vim.cmd('qa!')
-end
-
-local function disk(path)
-  return table.concat(vim.fn.readfile(path), '\n') .. '\n'
-end
-
-local function lines(buf)
-  return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n') .. '\n'
-end
-
-local picks = vim.deepcopy(spec.picks)
-vim.ui.select = function(items, opts, on_choice)
-  local titles = {}
-  for _, item in ipairs(items) do
-    table.insert(titles, item.title or (item.action and item.action.title) or vim.NIL)
-  end
-  local want = table.remove(picks, 1)
-  table.insert(out.menus, { prompt = opts.prompt, titles = titles, picked = want or vim.NIL })
-  for i, title in ipairs(titles) do
-    if title == want then
-      return on_choice(items[i], i)
-    end
-  end
-  on_choice(nil) -- Escape
-end
-
-vim.lsp.config('agentls', {
-  cmd = spec.cmd,
-  cmd_env = spec.env,
-  filetypes = { 'python' },
-  root_markers = { 'agentls.json', '.git' },
-  -- The stand-in answers the moment it is asked; the server's guard against typed-ahead answers
-  -- (which would ask again) is for a person, tested in test_neovim_interactive.py.
-  init_options = { config = spec.config, dialogMinRead = 0 },
-})
-vim.lsp.enable('agentls')
+local user = dofile(vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2)) .. '/nvim_user.lua')
+local spec, out, save, fail = user.spec, user.out, user.save, user.fail
+local lines, disk = user.lines, user.disk
+out.dialogs, out.menus = {}, {}
+user.pick_by_title(out.menus, user.action_title, true)
+-- The stand-in answers the moment it is asked; the server's guard against typed-ahead answers
+-- (which would ask again) is for a person, tested in test_neovim_interactive.py.
+user.start({ dialogMinRead = 0 })
 
 local function scenario()
   vim.cmd.edit(spec.hello)

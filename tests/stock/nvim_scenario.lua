@@ -2,26 +2,10 @@
 -- Run by tests/stock/test_neovim.py: nvim --headless --clean -c 'luafile nvim_scenario.lua'.
 -- The only stand-in for the user is vim.ui.select (where stock Neovim asks showMessageRequest),
 -- answered from a queue, the way a UI plugin would. Results go to a JSON file for pytest.
-local spec = vim.json.decode(table.concat(vim.fn.readfile(vim.env.AGENTLS_SCENARIO), '\n'))
-local out = { steps = {}, conflicts = {}, dialogs = {} }
-
-local function save()
-  vim.fn.writefile({ vim.json.encode(out) }, spec.result)
-end
-
-local function fail(message)
-  out.error = message
-  save()
-  vim.cmd('qa!')
-end
-
-local function lines(buf)
-  return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n') .. '\n'
-end
-
-local function disk(path)
-  return table.concat(vim.fn.readfile(path), '\n') .. '\n'
-end
+local user = dofile(vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2)) .. '/nvim_user.lua')
+local spec, out, save, fail = user.spec, user.out, user.save, user.fail
+local lines, disk = user.lines, user.disk
+out.steps, out.conflicts, out.dialogs = {}, {}, {}
 
 -- Any "file changed" situation Neovim would warn or prompt about (W11, W12, W16, deleted).
 -- A silent autoread reload does not fire this event.
@@ -44,16 +28,9 @@ vim.ui.select = function(items, opts, on_choice)
   on_choice(nil) -- Escape
 end
 
-vim.lsp.config('agentls', {
-  cmd = spec.cmd,
-  cmd_env = spec.env,
-  filetypes = { 'python' },
-  root_markers = { 'agentls.json', '.git' },
-  -- The stand-in answers the moment it is asked; the server's guard against typed-ahead answers
-  -- (which would ask again) is for a person, tested in test_neovim_interactive.py.
-  init_options = { config = spec.config, dialogMinRead = 0 },
-})
-vim.lsp.enable('agentls')
+-- The stand-in answers the moment it is asked; the server's guard against typed-ahead answers
+-- (which would ask again) is for a person, tested in test_neovim_interactive.py.
+user.start({ dialogMinRead = 0 })
 
 local function scenario()
   vim.cmd.edit(spec.unsaved)
