@@ -44,9 +44,12 @@ class Terminal:
         # A private server socket: the test's tmux never meets the user's (or another test's).
         self._socket = f"agentls-test-{self.name}"
         env_args = [arg for key, value in env.items() for arg in ("-e", f"{key}={value}")]
+        # tmux 3.3 gives a new session the PATH of the client that makes it, whatever -e says: the
+        # client gets the program's PATH too, so that a command the test put first on it is found.
+        client = {**os.environ, "PATH": env["PATH"]} if "PATH" in env else None
         self._tmux(
             "new-session", "-d", "-s", self.name, "-x", str(width), "-y", str(height),
-            "-c", str(cwd), *env_args, *command,
+            "-c", str(cwd), *env_args, *command, env=client,
         )  # fmt: skip
         # What the program writes to the terminal arrives here too: a wait wakes on it.
         self._dir = tempfile.mkdtemp(prefix="agentls-tmux-")
@@ -56,9 +59,14 @@ class Terminal:
         self._keep_open = os.open(fifo, os.O_WRONLY)  # so the FIFO never reads as ended between writers
         self._tmux("pipe-pane", "-O", "-t", self.name, f"cat > {fifo}")
 
-    def _tmux(self, *args: str) -> str:
+    def _tmux(self, *args: str, env: dict[str, str] | None = None) -> str:
         done = subprocess.run(
-            [tmux(), "-L", self._socket, *args], capture_output=True, text=True, timeout=10, check=False
+            [tmux(), "-L", self._socket, *args],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+            env=env,
         )
         if done.returncode != 0:
             raise RuntimeError(f"tmux {args[0]} failed: {done.stderr.strip()}")
