@@ -6,6 +6,7 @@ menu, run with arguments. The requests the fake model received hold what was att
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -87,7 +88,10 @@ def test_the_servers_picker_shows_each_state_and_disables_a_server(nvim: Nvim) -
         shown = screen.wait(lambda s: "MCP servers" in s and "broken  failed:" in s, "the servers' picker")
         assert "docs  running · 2 tools, 4 resources, 3 prompts" in shown, shown
         assert "broken  failed: MCP server 'broken' skipped" in shown, shown
-        screen.keys("1", "Enter")  # docs
+        # The user picks docs by the number Neovim's inputlist shows beside it.
+        number = re.search(r"(\d+)[:.] docs  running", shown)
+        assert number is not None, shown
+        screen.keys(number.group(1), "Enter")
         screen.wait(lambda s: "restart" in s and "disable" in s, "its actions")
         screen.keys("2", "Enter")  # disable
         screen.wait(lambda s: "MCP server docs  disabled" in s, "the notice")
