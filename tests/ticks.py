@@ -1,11 +1,16 @@
-"""Waiting in tests without sleeping: the next loop pass, and the file clock's next tick."""
+"""Waiting in tests without fixed pauses: the next loop pass, the file clock's next tick, and a
+condition on state that no event announces."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import os
+import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+
+POLL_S = 0.02  # how often a condition on another process's state is read again
 
 
 async def next_tick() -> None:
@@ -35,3 +40,34 @@ async def past_mtime(path: Path, timeout: float = 5.0) -> None:
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(probe)
+
+
+async def until(condition: Callable[[], object], what: str, timeout: float = 20.0) -> None:
+    """Until ``condition()`` is true, for state that no event announces (a process of another
+    program started or ended, another process's answer): read again every ``POLL_S``;
+    TimeoutError naming ``what`` after ``timeout`` seconds."""
+    try:
+        async with asyncio.timeout(timeout):
+            while not condition():
+                await asyncio.sleep(POLL_S)
+    except TimeoutError:
+        raise TimeoutError(f"waited {timeout:g} s for {what}") from None
+
+
+async def until_async(condition: Callable[[], Awaitable[bool]], what: str, timeout: float = 20.0) -> None:
+    """``until`` for a condition that is itself asked over a connection (another process's answer)."""
+    try:
+        async with asyncio.timeout(timeout):
+            while not await condition():
+                await asyncio.sleep(POLL_S)
+    except TimeoutError:
+        raise TimeoutError(f"waited {timeout:g} s for {what}") from None
+
+
+def until_sync(condition: Callable[[], object], what: str, timeout: float = 20.0) -> None:
+    """``until`` for a test that drives a terminal synchronously."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"waited {timeout:g} s for {what}")
+        time.sleep(POLL_S)

@@ -15,6 +15,7 @@ from core.message.prompt_input import TextInput
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
 from tests.harness import wait_for
+from tests.ticks import until
 
 from .conftest import HarnessFactory, fake_config, text_of
 from .test_background_shells import running
@@ -101,9 +102,7 @@ async def test_the_parent_goes_on_while_two_run_and_their_results_reach_it(
 
     # B blocks on a foreground command with a background shell beside it: stop it from the roster.
     b_id = (await b_blocks).agent.sessionID
-    async with asyncio.timeout(10):
-        while len(running(marker)) < 2:
-            await asyncio.sleep(0.02)
+    await until(lambda: len(running(marker)) >= 2, "B's command and shell to run", 10)
     b_ended = asyncio.create_task(wait_for(app, BackgroundAgentEnded, timeout=20))
     b_noted = asyncio.create_task(wait_for(app, SessionIdle, lambda e: e.sessionID == session.id, 20))
     stopped = await app.stop_background_agent(b_id)
@@ -197,9 +196,8 @@ async def test_a_fifth_background_sub_agent_is_refused_and_closing_stops_the_fou
     [refusal] = [o for o in outputs if "Started" not in o]
     assert "this session already runs 4 background sub-agents" in refusal
     assert "wait for a result, or run this task without background" in refusal
-    async with asyncio.timeout(20):  # the four wait on the gate, each in its own command
-        while len(running(str(gate))) < 4:
-            await asyncio.sleep(0.02)
+    # The four wait on the gate, each in its own command.
+    await until(lambda: len(running(str(gate))) >= 4, "the four sub-agents' commands")
     requests = len(model.requests)
     await harness.close()
     assert running(str(gate)) == []  # closing stopped them, commands and all
@@ -234,15 +232,11 @@ async def test_deleting_the_parent_stops_its_background_sub_agents(
     model.script_for("JOB-D", Turn.tool_call("bash", {"command": sleeper(marker), "description": "block"}))
     session = await app.create_session()
     await asyncio.wait_for(app.prompt(session.id, [TextInput(text="start D")]), 20)
-    async with asyncio.timeout(10):
-        while not running(marker):
-            await asyncio.sleep(0.02)
+    await until(lambda: running(marker), "D's command to run", 10)
     ended = asyncio.create_task(wait_for(app, BackgroundAgentEnded, timeout=20))
     await app.delete_session(session.id)
     assert (await ended).agent.status == "stopped"
-    async with asyncio.timeout(10):  # its command dies with it
-        while running(marker):
-            await asyncio.sleep(0.02)
+    await until(lambda: not running(marker), "D's command to die with it", 10)
     assert await app.background_agents() == [] or all(
         a.status != "running" for a in await app.background_agents()
     )

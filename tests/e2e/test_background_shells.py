@@ -4,7 +4,6 @@ returns only what is new, and nothing of it is left once agentls exits."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from pathlib import Path
@@ -13,6 +12,7 @@ from core.events import BackgroundShellUpdated
 from core.message.prompt_input import TextInput
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
+from tests.ticks import until
 
 from .conftest import HarnessFactory, fake_config
 from .test_cli import agentls, clean_env
@@ -69,9 +69,7 @@ async def test_a_dev_server_keeps_running_while_later_steps_use_it(
     assert second.startswith("(no new output)") and "GET" not in second  # only what is new
     assert "no background shell 'shell_7' in this session (its shells: shell_1)" in unknown
     # agentls exited: its reaper kills the background shells' groups (it may take a moment).
-    async with asyncio.timeout(20):
-        while running(f"http.server {port}"):
-            await asyncio.sleep(0.05)
+    await until(lambda: not running(f"http.server {port}"), "the reaper to kill the background server")
 
 
 async def test_closing_the_agent_kills_its_background_shells_and_says_so(

@@ -23,6 +23,7 @@ from core.remote.attach import connect
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
 from tests.lsp.editor import PLUGIN, REPO, SERVER, Editor, initialize, make_client, uri
+from tests.ticks import until_async
 
 from .conftest import HostProcess, agentls, attach_as, config, set_config, start_host
 from .test_watch import start_watch
@@ -92,13 +93,18 @@ async def host_status(data_dir: Path) -> dict[str, Any]:
 async def until_lent(data_dir: Path, path: Path, supported: str = "") -> dict[str, Any]:
     """Until the host knows that an attached editor has ``path`` open (or, ``supported``, that it
     answers that editor query); that lender."""
-    async with asyncio.timeout(30):
-        while True:
-            for project in (await host_status(data_dir))["projects"]:
-                for lender in project["lenders"]:
-                    if (supported in lender["supported"]) if supported else (str(path) in lender["open"]):
-                        return dict(lender)
-            await asyncio.sleep(0.05)  # polling the host's own answer: there is no event to wait on
+    found: list[dict[str, Any]] = []
+
+    async def lent() -> bool:
+        for project in (await host_status(data_dir))["projects"]:
+            for lender in project["lenders"]:
+                if (supported in lender["supported"]) if supported else (str(path) in lender["open"]):
+                    found.append(dict(lender))
+                    return True
+        return False
+
+    await until_async(lent, f"the host to know the editor lends {supported or path}", 30)
+    return found[0]
 
 
 @pytest.fixture

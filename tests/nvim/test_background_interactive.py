@@ -5,7 +5,6 @@ stops it: its command is gone, the winbar no longer counts it, and vim.notify sa
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 from demo.fake_script import Turn
@@ -13,6 +12,7 @@ from tests.e2e.test_background_shells import running
 from tests.nvim.harness import Nvim
 from tests.nvim.test_interactive import open_chat
 from tests.nvim.tmux import interactive
+from tests.ticks import until_sync
 
 
 def test_a_background_sub_agent_is_counted_listed_and_stopped_with_neovims_select(
@@ -39,10 +39,8 @@ def test_a_background_sub_agent_is_counted_listed_and_stopped_with_neovims_selec
         screen.keys("1", "Enter")
         shown = screen.wait(lambda s: "Stop" in s and "Type number" in s, "its actions")
         assert "1: Open transcript" in shown and "2: Message" in shown and "3: Stop" in shown, shown
-        deadline = time.monotonic() + 15
-        while not running(marker):  # the tool's part shows before its process starts
-            assert time.monotonic() < deadline, "its command never started"
-            time.sleep(0.02)
+        # The tool's part shows before its process starts.
+        until_sync(lambda: running(marker), "its command to start", 15)
         screen.keys("3", "Enter")
         screen.wait(lambda s: "⧗" not in s, "the winbar without it")
         screen.wait_lua(

@@ -3,7 +3,6 @@ one or a deleted session's; unknown ids."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
@@ -14,12 +13,7 @@ from core.events import SessionDeleted
 from core.message.models import Session, SessionTime
 from core.tools import shells as shells_module
 from core.tools.shells import MAX_PER_SESSION, BackgroundShells, Shell
-
-
-async def until(condition: object, timeout: float = 20.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not condition():  # type: ignore[operator]
-            await asyncio.sleep(0.02)
+from tests.ticks import until
 
 
 def group_alive(pgid: int) -> bool:
@@ -40,10 +34,10 @@ async def test_output_is_read_once_and_the_end_is_reported(tmp_path: Path) -> No
     shells = BackgroundShells()
     command = "echo one; while [ ! -e go ]; do sleep 0.05; done; echo two; exit 3"
     shell = await shells.start(command, tmp_path, "s1", None)
-    await until(lambda: "one" in shell.last(100))
+    await until(lambda: "one" in shell.last(100), "its first line")
     assert shell.read()[0] == "one\n" and shell.state == "running"
     (tmp_path / "go").touch()
-    await until(lambda: shell.done)
+    await until(lambda: shell.done, "the shell to end")
     assert shell.read() == ("two\n", 0, False)
     assert shell.read() == ("", 0, False)
     assert shell.state == "exited with code 3"
@@ -87,8 +81,8 @@ async def test_kill_stops_the_whole_group(tmp_path: Path) -> None:
     assert shell.started is not None
     pid = shell.started.pid
     await shells.kill(shell)
-    await until(lambda: shell.done)
-    await until(lambda: not group_alive(pid))
+    await until(lambda: shell.done, "the shell to end")
+    await until(lambda: not group_alive(pid), "its process group to go")
     assert shell.state == "stopped (killed)"
 
 
@@ -100,5 +94,5 @@ async def test_a_deleted_session_s_shells_are_killed(tmp_path: Path) -> None:
         id="ses_1", projectID="p", directory=str(tmp_path), title="t", time=SessionTime(created=0, updated=0)
     )
     bus.publish(SessionDeleted(info=session))
-    await until(lambda: shell.done)
+    await until(lambda: shell.done, "the shell to end")
     assert shells.of_session("ses_1") == []
