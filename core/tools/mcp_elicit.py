@@ -40,8 +40,13 @@ class Field:
 
     def question(self, server: str, error: str = "") -> QuestionItem:
         """The question that asks for this field (``error``: why the last answer was refused)."""
-        title = str(self.schema.get("title") or self.name)
-        text = title + (f": {self.schema['description']}" if self.schema.get("description") else "")
+        # The header shows the field's name: a title that only repeats it is left out.
+        title = str(self.schema.get("title") or "")
+        described = str(self.schema.get("description") or "")
+        if title.strip().lower() in ("", self.name.lower()):
+            text = described or self.name
+        else:
+            text = title + (f": {described}" if described else "")
         if self.schema.get("default") not in (None, ""):
             text += f" (default: {self.schema['default']})"
         if error:

@@ -52,6 +52,22 @@ def test_each_field_offers_its_choices_and_optional_ones_can_be_left_empty() -> 
 
 
 @pytest.mark.parametrize(
+    ("schema", "text"),
+    [
+        ({"title": "Environment", "description": "Where to deploy"}, "Where to deploy"),  # the header says it
+        ({"title": "Target", "description": "Where to deploy"}, "Target: Where to deploy"),
+        ({"title": "Target"}, "Target"),
+        ({"description": "Where to deploy"}, "Where to deploy"),
+        ({}, "environment"),
+    ],
+)
+def test_a_question_leaves_out_the_name_its_header_shows(schema: dict[str, Any], text: str) -> None:
+    form = {"type": "object", "properties": {"environment": {"type": "string", **schema}}}
+    question = fields_of(form)[0].question("srv")
+    assert (question.header, question.question) == ("environment", text)
+
+
+@pytest.mark.parametrize(
     ("name", "answer", "expected"),
     [
         ("env", ["Production"], (True, "prod", "")),
