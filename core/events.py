@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, ClassVar, Literal, dataclass_transform
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from typing_extensions import TypedDict
 
 from core.message.models import Message as _Message
@@ -302,6 +302,14 @@ class QuestionItem(_Payload):
     header: str = Field(default="", max_length=30)
     options: list[QuestionOption] = Field(default_factory=list)
     multiple: bool = False
+    # False: only the options answer it (a yes/no, a fixed list); clients offer no field to type into.
+    custom: bool = True
+
+    @model_validator(mode="after")
+    def _answerable(self) -> QuestionItem:
+        if not self.custom and not self.options:
+            raise ValueError("a question without a typed answer needs options")
+        return self
 
 
 class QuestionRequest(_Payload):

@@ -65,6 +65,13 @@ class Questions:
             raise InvalidInputError(
                 f"question {request_id} has {expected} questions, got {len(answers)} answers"
             )
+        for number, (item, answer) in enumerate(zip(pending.request.questions, answers, strict=True), 1):
+            labels = {option.label for option in item.options}
+            if not item.custom and any(choice not in labels for choice in answer):
+                raise InvalidInputError(
+                    f"question {number} of {request_id} is answered only with its options: "
+                    + ", ".join(sorted(labels))
+                )
         self._pending.pop(request_id)
         pending.future.set_result(answers)
         self._bus.publish(

@@ -55,7 +55,10 @@ class Field:
         if not self.required:
             options.append(QuestionOption(label=EMPTY, description=f"{server} gets no value for {self.name}"))
         multiple = self.schema.get("type") == "array"
-        return QuestionItem(question=text, header=self.name[:30], options=options, multiple=multiple)
+        # A fixed set of values (a yes/no, an enum) is answered by its options alone.
+        return QuestionItem(
+            question=text, header=self.name[:30], options=options, multiple=multiple, custom=not self.choices
+        )
 
     def parse(self, answer: list[str]) -> tuple[bool, Any, str]:
         """(given, value, error): ``given`` False when left empty; ``error`` says what is wrong."""
@@ -150,6 +153,7 @@ async def ask_form(
                     QuestionOption(label=SEND, description=f"send these answers to {server}"),
                     QuestionOption(label=DECLINE, description=f"tell {server} you decline"),
                 ],
+                custom=False,
             )
         )
         try:

@@ -111,7 +111,9 @@ def test_an_mcp_servers_form_is_asked_in_neovims_own_dialogs(nvim: Nvim) -> None
         open_chat(screen)
         screen.keys("deploy it", literal=True)
         screen.keys("C-s")
-        screen.wait(lambda s: "Where to deploy" in s and "production" in s, "the first field")
+        first = screen.wait(lambda s: "Where to deploy" in s and "production" in s, "the first field")
+        # A field of fixed values is answered by them alone: no "Type an answer…" among its items.
+        assert "Type an answer" not in first, first
         screen.keys("2", "Enter")  # production
         screen.wait(lambda s: "How many replicas" in s, "the second field")
         screen.keys("1", "Enter")  # the only choice: type it
@@ -119,7 +121,8 @@ def test_an_mcp_servers_form_is_asked_in_neovims_own_dialogs(nvim: Nvim) -> None
             lambda s: "How many replicas" in s and "Type number" not in s.splitlines()[-1], "the input"
         )
         screen.keys("3", "Enter")
-        screen.wait(lambda s: "Really deploy?" in s, "the third field")
+        third = screen.wait(lambda s: "Really deploy?" in s, "the third field")
+        assert "Type an answer" not in third.split("Really deploy?")[-1], third
         screen.keys("1", "Enter")  # yes
         screen.wait(lambda s: "A note for the log" in s, "the optional field")
         screen.keys("1", "Enter")  # Leave empty

@@ -74,6 +74,8 @@ await runPhases(args, [
     await wb.page.keyboard.press("Enter");
     await chat.waitForSelector(".dialog.question-dialog", { timeout: 30000 });
     r.legends = await chat.$$eval(".question-dialog fieldset.question legend", (els) => els.map((e) => e.textContent));
+    // Only the fields that take a typed value have the box to type into (not the choice, the yes/no, Send).
+    r.typed = await chat.$$eval(".question-dialog fieldset.question", (els) => els.map((e) => e.querySelector("textarea") !== null));
     await chat.click('.question-dialog input[value="production"]');
     const fields = await chat.$$(".question-dialog fieldset.question");
     await (await fields[1].$("textarea")).type("3");

@@ -90,6 +90,7 @@ def test_the_servers_form_is_the_chats_question_dialog_and_its_answers_reach_it(
     r = run.phase("form")
     assert any("Where to deploy" in legend for legend in r["legends"]), r
     assert "The MCP server docs asks: Deploy settings" in r["legends"][-1], r
+    assert r["typed"] == [False, True, False, True, False], r
     assert json.loads((run.folder / "elicited.json").read_text()) == {
         "action": "accept",
         "data": {"environment": "production", "replicas": 3, "confirm": True, "note": ""},

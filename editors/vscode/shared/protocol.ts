@@ -782,6 +782,7 @@ export interface QuestionItem {
   header: string;
   options: QuestionOption[];
   multiple: boolean;
+  custom: boolean;
 }
 
 export interface QuestionListResult {

@@ -302,7 +302,9 @@ export class Chrome {
     const chosen = request.questions.map(() => new Set<string>());
     // Like the prompt box: Enter answers the whole dialog, Shift+Enter breaks the line.
     const submit = (): void => this.post({ type: "question", requestID: request.id, answers: answers() });
-    const typed = request.questions.map(() => {
+    // A question whose options are the only answers (custom false: a yes/no, a fixed list) has no field.
+    const typed = request.questions.map((q) => {
+      if (q.custom === false) return null;
       const field = h("textarea", { class: "other", rows: "1", placeholder: "Or type your own answer", title: "Enter answers, Shift+Enter breaks the line", "aria-label": "Your own answer" });
       field.addEventListener("keydown", (event) => {
         if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
@@ -337,7 +339,7 @@ export class Chrome {
     // A typed answer goes with the ticked ones; for a single-choice question it replaces the pick.
     const answers = (): string[][] =>
       request.questions.map((q, i) => {
-        const own = typed[i].value.trim();
+        const own = typed[i]?.value.trim() ?? "";
         if (!own) return [...chosen[i]];
         return q.multiple ? [...chosen[i], own] : [own];
       });

@@ -49,6 +49,18 @@ def test_each_field_offers_its_choices_and_optional_ones_can_be_left_empty() -> 
         "ok": ["yes", "no"],
     }
     assert field("tags").question("srv").multiple and not field("env").question("srv").multiple
+    # Fixed values (a choice, a yes/no) are answered by their options alone; the others may be typed.
+    typed = {f.name: f.question("srv").custom for f in fields_of(SCHEMA)}
+    assert typed == {
+        "env": False,
+        "tier": False,
+        "tags": False,
+        "ok": False,
+        "count": True,
+        "ratio": True,
+        "name": True,
+        "mail": True,
+    }
 
 
 @pytest.mark.parametrize(

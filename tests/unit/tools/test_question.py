@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from pydantic import ValidationError
 
 from core.bus import Bus
 from core.errors import InvalidInputError, NotFoundError, QuestionRejectedError, ToolError
-from core.events import QuestionAsked, QuestionRejected, QuestionReplied
+from core.events import QuestionAsked, QuestionItem, QuestionOption, QuestionRejected, QuestionReplied
 from core.question import Questions
 from core.tools.base import ToolResult
 from core.tools.context import ToolContext
@@ -111,3 +112,31 @@ async def test_header_too_long_and_no_service(ctx: ToolContext) -> None:
     ctx.questions = None
     with pytest.raises(ToolError, match="cannot be asked"):
         await run_tool(QuestionTool(), ARGS, ctx)
+
+
+async def test_a_question_answered_only_by_its_options_refuses_a_typed_answer() -> None:
+    bus = Bus()
+    service = Questions(bus)
+    items = [
+        QuestionItem(
+            question="Deploy?",
+            options=[QuestionOption(label="yes"), QuestionOption(label="no")],
+            custom=False,
+        ),
+        QuestionItem(question="Why?", options=[QuestionOption(label="because")]),
+    ]
+    with bus.subscribe(QuestionAsked) as sub:
+        asked = asyncio.create_task(service.ask("ses_test", None, None, items))
+        event = await asyncio.wait_for(sub.get(), 5)
+    assert isinstance(event, QuestionAsked)
+    request = event.request
+    with pytest.raises(InvalidInputError, match="answered only with its options: no, yes"):
+        service.reply(request.id, [["maybe"], ["typed reason"]])
+    assert service.pending() == [request]  # still waiting: the refused reply changed nothing
+    service.reply(request.id, [["yes"], ["typed reason"]])  # the second takes a typed answer
+    assert await asyncio.wait_for(asked, 5) == [["yes"], ["typed reason"]]
+
+
+def test_a_question_without_a_typed_answer_needs_options() -> None:
+    with pytest.raises(ValidationError, match="needs options"):
+        QuestionItem(question="Anything?", custom=False)

@@ -199,7 +199,10 @@ local function show_question(dialog, i, answers)
         table.insert(items, option)
       end
     end
-    table.insert(items, { label = OTHER })
+    -- custom == false: only the options answer it (a yes/no, a fixed list), so nothing to type.
+    if q.custom ~= false then
+      table.insert(items, { label = OTHER })
+    end
     if q.multiple and #chosen > 0 then
       table.insert(items, { label = DONE })
     end

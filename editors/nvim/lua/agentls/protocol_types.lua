@@ -679,6 +679,7 @@
 ---@field header string
 ---@field options agentls.QuestionOption[]
 ---@field multiple boolean
+---@field custom boolean
 
 ---@class agentls.QuestionListResult
 ---@field requests agentls.QuestionRequest[]
