@@ -80,4 +80,33 @@ await runPhases(args, [
     }, 10000).catch(async () => wb.page.$$eval(".statusbar-item", (items) => items.map((i) => i.textContent).find((t) => /Ln \d+/.test(t ?? "")) ?? ""));
     await wb.shot("review-from-chat");
   }],
+  ["busy-row", async (wb, r) => {
+    // A second turn waits on a command's permission while the three hunks still wait for review: the
+    // status line holds Working…, Queue · Steer · Stop and send and Review 3 changes at once.
+    chat = await wb.focusChat();
+    await chat.click("#prompt-input");
+    await chat.type("#prompt-input", "Run the tests");
+    await wb.page.keyboard.press("Enter");
+    await chat.waitForSelector(".dialog.permission", { timeout: 30000 });
+    await until("the busy buttons", () => chat.$eval(".busy-actions", (el) => !el.hidden), 10000);
+    r.row = await chat.evaluate(() => {
+      const status = document.getElementById("status").getBoundingClientRect();
+      const inside = (el) => {
+        const b = el.getBoundingClientRect();
+        return b.width > 0 && b.left >= status.left - 0.5 && b.right <= status.right + 0.5 && b.top >= status.top - 0.5 && b.bottom <= status.bottom + 0.5;
+      };
+      const shown = [...document.querySelectorAll("#status button")].filter((b) => !b.hidden && b.offsetParent !== null);
+      const text = document.getElementById("status-text");
+      return {
+        buttons: shown.map((b) => ({ label: b.textContent, inside: inside(b), clipped: b.scrollWidth > b.clientWidth + 1 })),
+        text: text.textContent,
+        textWidth: text.getBoundingClientRect().width,
+        width: status.width,
+        height: status.height,
+      };
+    });
+    await wb.shot("busy-row");
+    await chat.click('.dialog.permission [data-action="once"]');
+    await waitAnswer(chat, "The tests ran.");
+  }],
 ]);

@@ -3,7 +3,8 @@ extension, the real ``agentls serve`` and the scripted fake model: with seven co
 prompt and a turn that leaves three pending hunks, the transcript keeps most of the side bar (the
 Changes list lives in the panel, not beside the chat), nothing in the chat jumps during the turn
 (the browser's own LayoutShift entries), and the status line's "Review 3 changes" takes the user to
-the first hunk in the editor. Screenshots go to ``tests/vscode/screenshots/layout``.
+the first hunk in the editor; a second turn waiting on a command's permission shows the status line's
+buttons whole (it wraps in the narrow side bar). Screenshots go to ``tests/vscode/screenshots/layout``.
 """
 
 from __future__ import annotations
@@ -42,7 +43,8 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
     answer = "Changed b, d and h.\n\n" + "\n".join(f"- line {n} of the summary" for n in range(1, 25))
     with FakeModelServer.threaded() as model, FakeModelServer.threaded() as titles:
         edits = [_edit("b = 2\n", "b = 20\n"), _edit("d = 4\n", "d = 40\n"), _edit("h = 8\n", "h = 80\n")]
-        model.script(*edits, Turn.text(answer, chunks=12))
+        run_tests = Turn.tool_call("bash", {"command": "make test", "description": "Run the tests"})
+        model.script(*edits, Turn.text(answer, chunks=12), run_tests, Turn.text("The tests ran."))
         titles.script(*[Turn.text("Three edits") for _ in range(3)])
         config = fake_model_config(model, titles)
         # Edits land without a dialog (as in Auto-accept), so all three wait for review.
@@ -74,3 +76,12 @@ def test_review_changes_in_the_status_line_opens_the_first_hunk_in_the_editor(ru
     assert "calc.py" in r["activeTab"], r
     assert sum(1 for t in r["lenses"] if t.endswith("Keep")) == 3, r
     assert "Ln 2," in r["position"], r  # b = 20, the first hunk
+
+
+def test_the_busy_status_line_wraps_rather_than_cutting_off_review(run: Run) -> None:
+    r = run.phase("busy-row")["row"]
+    labels = [b["label"] for b in r["buttons"]]
+    assert {"Queue", "Steer", "Stop and send", "Review 3 changes"} <= set(labels), r
+    # Every button whole and inside the status line (it grew a second row), and the text still read.
+    assert all(b["inside"] and not b["clipped"] for b in r["buttons"]), r
+    assert r["text"].startswith("Working") and r["textWidth"] > 30, r
