@@ -27,11 +27,14 @@ from acp.schema import (
     UsageUpdate,
 )
 
-from acp_server import options, tool_calls
+from acp_server import background, options, tool_calls
 from acp_server.updates import COMPACTING, chunk, compacted_text, plan, subagent_report, title_update
 from core.errors import AgentError
 from core.events import (
     AgentWarning,
+    BackgroundAgentEnded,
+    BackgroundAgentUpdated,
+    BackgroundShellUpdated,
     Event,
     MessageUpdated,
     PartDelta,
@@ -90,6 +93,7 @@ class Feed:
         self._part_kinds: dict[str, str] = {}
         self._sent_text: dict[str, int] = {}
         self._announced: set[str] = set()
+        self._roster: set[str] = set()  # the background sub-agents' and shells' calls announced
         self._summaries: set[str] = set()  # compaction summaries (assistant messages) seen
         self._parents: dict[str, str] = {}
         self._costs: dict[str, dict[str, float]] = {}
@@ -204,6 +208,9 @@ class Feed:
             if (target := self.acp_session(event.session_id())) is not None:
                 await self._send(target, chunk("text", f"\n\n> Warning: {event.message}\n\n"))
             return
+        if isinstance(event, BackgroundAgentUpdated | BackgroundAgentEnded | BackgroundShellUpdated):
+            await self._background(event)
+            return
         session_id = event.session_id()
         if session_id is None or session_id not in self._sessions:
             return  # another client's session, or a subagent's inner steps
@@ -225,6 +232,24 @@ class Feed:
             await self._title(session_id, event.info)
         elif isinstance(event, SessionModeChanged | SessionEffortChanged):
             await self._controls(session_id)
+
+    async def _background(
+        self, event: BackgroundAgentUpdated | BackgroundAgentEnded | BackgroundShellUpdated
+    ) -> None:
+        """A background sub-agent or shell of a session the client shows (or of one of its
+        sub-agents), as a tool call of that session (``acp_server.background``)."""
+        target = self.acp_session(event.sessionID)
+        if target is None:
+            return
+        if isinstance(event, BackgroundShellUpdated):
+            call_id = background.shell_call_id(event.shell)
+            update = background.shell_update(event.shell, call_id in self._roster)
+        else:
+            call_id = background.agent_call_id(event.agent)
+            summary = event.summary if isinstance(event, BackgroundAgentEnded) else None
+            update = background.agent_update(event.agent, call_id in self._roster, summary)
+        self._roster.add(call_id)
+        await self._send(target, update)
 
     async def _controls(self, session_id: str) -> None:
         """The session's mode or effort changed (through this client, a slash command, or another
