@@ -122,13 +122,13 @@ class FakeModelServer:
         """How many scripted turns no request has taken yet."""
         return len(self._turns) + sum(len(turns) for turns in self._routes.values())
 
-    async def wait_for_requests(self, count: int, timeout: float = 10.0) -> None:
+    async def wait_for_requests(self, count: int, timeout: float = 30.0) -> None:
         """Wait until at least ``count`` requests have arrived."""
         assert self._arrived is not None, "server not started"
         async with asyncio.timeout(timeout), self._arrived:
             await self._arrived.wait_for(lambda: len(self.requests) >= count)
 
-    def wait_for_requests_from_thread(self, count: int, timeout: float = 10.0) -> None:
+    def wait_for_requests_from_thread(self, count: int, timeout: float = 30.0) -> None:
         """``wait_for_requests`` for a thread other than the server's loop (a ``threaded()``
         server): blocks; TimeoutError after ``timeout`` seconds."""
         assert self._loop is not None, "server not started"

@@ -121,7 +121,7 @@ async def wait_for(
     agent: Agent,
     event_type: type[E],
     predicate: Callable[[E], bool] = lambda _e: True,
-    timeout: float = 10.0,
+    timeout: float = 30.0,
 ) -> E:
     """The next event of ``event_type`` that satisfies ``predicate`` (TimeoutError after ``timeout``)."""
     with agent.subscribe(event_type) as sub:

@@ -170,7 +170,7 @@ class Editor:
         self.notifications.setdefault(method, []).append(params)
         self.arrived.set()
 
-    async def wait_for(self, predicate: Callable[[], Any], timeout: float = 20.0) -> Any:
+    async def wait_for(self, predicate: Callable[[], Any], timeout: float = 30.0) -> Any:
         """Wait until ``predicate()`` is truthy, re-checking on every notification."""
         async with asyncio.timeout(timeout):
             while not (value := predicate()):
