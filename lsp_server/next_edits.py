@@ -17,17 +17,22 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
+from pydantic import Field
 from pygls.workspace import TextDocument
 
+from core.errors import InvalidInputError
 from core.events import Event, ReviewUpdated
+from core.message.review import Hunk
 from core.next_edits.pattern import Pattern, changed_lines, detect
 from core.next_edits.request import NextEditRequest
 from core.next_edits.sites import context_of, find_sites, nearest_first
-from lsp_server.next_edits_cache import Suggestion, SuggestionCache, code_action, inline_item
-from lsp_server.protocol import NextEditReady
+from lsp_server import protocol as p
+from lsp_server.errors import jsonrpc_errors
+from lsp_server.next_edits_cache import APPLIED, Suggestion, SuggestionCache, code_action, inline_item
+from lsp_server.protocol import NextEditReady, dump
 from lsp_server.workspace import path_of
 
 if TYPE_CHECKING:
@@ -43,6 +48,16 @@ MAX_EXAMPLES = 4
 READY = "agent/nextEdit/ready"
 
 
+class Applied(p.Params):
+    """``agentls.nextEditApplied``'s argument: the suggestion the client applied (next_edits_cache)."""
+
+    uri: str
+    line: int = Field(ge=0)
+    original: str
+    new: str
+    sessionID: str = Field(min_length=1)
+
+
 class NextEdits:
     """The current pattern, its cached edits and the background work that fills them."""
 
@@ -51,6 +66,7 @@ class NextEdits:
         self.app: Agent | None = None
         self.cache = SuggestionCache()
         self.pattern: Pattern | None = None
+        self.session: str | None = None  # whose hunk started the pattern (None: the user's edit)
         self.examples: list[str] = []
         self.asked = 0  # model calls made for the current pattern
         self.focus: tuple[str | None, int] = (None, 0)  # where the user is: sites near it go first
@@ -82,7 +98,7 @@ class NextEdits:
             after = [line.rstrip("\r\n") for line in hunk.after]
             pattern = detect(before, after)
             if pattern is not None:
-                self._start(pattern, _diff(hunk.file, before, after, hunk.beforeStart))
+                self._start(pattern, _diff(hunk.file, before, after, hunk.beforeStart), hunk.sessionID)
                 started = True
         if started:
             self._restart()
@@ -107,11 +123,13 @@ class NextEdits:
             self._bases.setdefault(uri, document.source)
         self._restart(uri)
 
-    def _start(self, pattern: Pattern, example: str) -> None:
+    def _start(self, pattern: Pattern, example: str, session: str | None = None) -> None:
         if pattern != self.pattern:
-            self.pattern, self.asked = pattern, 0
+            self.pattern, self.asked, self.session = pattern, 0, session
             self.examples = []
             self.cache.clear()
+        elif session is not None:  # the agent's hunk of a pattern the user started: now the agent's
+            self.session = session
         self.examples = [*self.examples, example][-MAX_EXAMPLES:]
 
     def _restart(self, edited: str | None = None) -> None:
@@ -135,7 +153,7 @@ class NextEdits:
         if region is None:
             return
         pattern = detect(*region)
-        if pattern is not None:
+        if pattern is not None and not _reverses(pattern, self.pattern):
             self._start(pattern, _diff(_shown(uri), *region, 0))
 
     # --- the model, in the background -------------------------------------------------
@@ -168,7 +186,8 @@ class NextEdits:
             if self.pattern is not pattern:
                 return  # another pattern started meanwhile
             if new is not None:
-                suggestion = Suggestion(site.uri, version, site.line, site.text, new, pattern.describe())
+                described = pattern.describe()
+                suggestion = Suggestion(site.uri, version, site.line, site.text, new, described, self.session)
                 self.cache.put(suggestion)
                 self._announce(suggestion)
 
@@ -209,6 +228,33 @@ class NextEdits:
         found = (self.cache.at(document, line) for line in range(first, min(last, first + 50) + 1))
         return [code_action(document, s) for s in found if s is not None]
 
+    async def applied(self, choice: Applied) -> list[Hunk]:
+        """``agentls.nextEditApplied``: the client applied a suggestion of the agent's pattern; it
+        joins the review of the session whose pattern it was (the document must show the edit)."""
+        document = self.server.workspace.text_documents.get(choice.uri)
+        path = path_of(choice.uri)
+        if document is None or path is None:
+            raise InvalidInputError(f"{choice.uri} is not open in the editor: the edit was not recorded")
+        lines = document.source.splitlines(keepends=True)
+        current = lines[choice.line].rstrip("\r\n") if choice.line < len(lines) else None
+        if current != choice.new:
+            raise InvalidInputError(
+                f"line {choice.line + 1} of {_shown(choice.uri)} reads {current!r}, not the applied edit "
+                f"{choice.new!r}: the edit was not recorded"
+            )
+        ending = lines[choice.line][len(current) :]
+        before = "".join([*lines[: choice.line], choice.original + ending, *lines[choice.line + 1 :]])
+        app = await self.server.app()
+        return await app.record_edit(choice.sessionID, str(path), before, document.source)
+
+
+def _reverses(pattern: Pattern, current: Pattern | None) -> bool:
+    """Whether ``pattern`` takes ``current`` back (the user undid an accepted suggestion): that is
+    no pattern to offer elsewhere, and the current one keeps its suggestions."""
+    if current is None or not pattern.kind == current.kind == "rename":
+        return False
+    return (pattern.old, pattern.new) == (current.new, current.old)
+
 
 def _shown(uri: str) -> str:
     path = path_of(uri)
@@ -223,12 +269,18 @@ def _diff(file: str, before: list[str], after: list[str], start: int) -> str:
 
 
 def register(server: AgentServer) -> NextEdits:
-    """Add the inline completion handler; the caller routes code actions and document events."""
+    """Add the inline completion handler and ``agentls.nextEditApplied``; the caller routes code
+    actions and document events."""
     edits = NextEdits(server)
     server.app_ready.append(edits.ready)
 
     @server.feature(lsp.TEXT_DOCUMENT_INLINE_COMPLETION, lsp.InlineCompletionOptions())
     def inline_completion(params: lsp.InlineCompletionParams) -> lsp.InlineCompletionList | None:
         return edits.inline_completion(params)
+
+    @server.command(APPLIED)
+    @jsonrpc_errors
+    async def applied(*args: Any) -> Any:
+        return dump(await edits.applied(p.parse(Applied, args[0] if args else {})))
 
     return edits

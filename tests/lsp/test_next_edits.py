@@ -203,3 +203,56 @@ async def test_a_stock_client_gets_the_code_action_and_the_user_edit_starts_a_pa
     assert action.edit is not None and action.edit.changes is not None
     assert [e.new_text for e in action.edit.changes[uri(main)]] == [SITE_2]
     assert ready(stock) == []  # a stock client gets no agent/* notification
+
+
+async def test_an_applied_suggestion_joins_the_agents_review_and_undoes_as_its_hunks(
+    on: Connected, model: FakeModelServer, small: FakeModelServer
+) -> None:
+    small.script(Turn.text(SITE_1), Turn.text(SITE_2))
+    main = await agent_renames(on, model)
+    await on.editor.wait_for(lambda: len(ready(on)) == 2)
+    sid = (await on.call("agent/session/list", {}))["sessions"][0]["id"]
+    (action,) = await actions(on, main, 3)
+    found = await inline(on, main, 3)
+    assert found is not None and found.items[0].command == action.command  # the same record either way
+    assert action.command is not None and action.command.command == "agentls.nextEditApplied"
+    assert action.edit is not None
+
+    # The editor applies the edit, then runs the command (as LSP clients do with a code action).
+    on.editor.apply(lsp.ApplyWorkspaceEditParams(edit=action.edit))
+    (hunk,) = await command(on, action.command.command, *(action.command.arguments or []))
+    assert (hunk["file"], hunk["before"], hunk["after"]) == (
+        "main.py",
+        [MAIN.splitlines()[3] + "\n"],
+        [SITE_2 + "\n"],
+    )
+    listed = (await on.call("agent/review/list", {"sessionID": sid}))["hunks"]
+    assert [h["file"] for h in listed] == ["util.py", "main.py"]
+
+    # Undone as the agent's hunks are: the line as it was, the util.py rename untouched.
+    undone = await on.call("agent/review/undo", {"sessionID": sid, "hunkIDs": [hunk["id"]]})
+    assert undone["conflicts"] == [] and [h["id"] for h in undone["changed"]] == [hunk["id"]]
+    assert on.editor.buffers[uri(main)].text == MAIN
+    assert (on.root / "util.py").read_text() == RENAMED
+
+    # Recording it again now that the line no longer reads the edit: an error, nothing recorded.
+    with pytest.raises(Exception, match="reads 'total = scale\\(value=4, factor=5\\)', not the applied edit"):
+        await command(on, action.command.command, *(action.command.arguments or []))
+    with pytest.raises(Exception, match="sessionID"):
+        await command(on, action.command.command, {**(action.command.arguments or [{}])[0], "sessionID": ""})
+    assert len((await on.call("agent/review/list", {"sessionID": sid}))["hunks"]) == 1
+
+
+async def test_a_pattern_of_the_users_own_edit_is_not_recorded(
+    stock: Connected, model: FakeModelServer, small: FakeModelServer
+) -> None:
+    main = stock.root / "main.py"
+    main.write_text(MAIN)
+    stock.editor.open(main, MAIN)
+    small.script(Turn.text(SITE_2))
+    stock.editor.type(main, MAIN.replace("print(scale(value=2", "print(scale(amount=2"))
+    await stock.editor.wait_for(
+        lambda: [m for m in stock.client.log_messages if "next edit ready" in m.message]
+    )
+    (action,) = await actions(stock, main, 3)
+    assert action.command is None  # the user's edit, the user's pattern: no review hunk to make
