@@ -23,17 +23,19 @@ from lsprotocol import types as lsp
 from pydantic import Field
 from pygls.workspace import TextDocument
 
-from core.errors import InvalidInputError
+from core.editor import EditorLocation
+from core.errors import InvalidInputError, ToolError
 from core.events import Event, ReviewUpdated
 from core.message.review import Hunk
-from core.next_edits.pattern import Pattern, changed_lines, detect
+from core.next_edits.pattern import Pattern, anchor, changed_lines, detect
 from core.next_edits.request import NextEditRequest
-from core.next_edits.sites import context_of, find_sites, nearest_first
+from core.next_edits.sites import Site, context_of, find_sites, nearest_first
 from lsp_server import protocol as p
+from lsp_server.editor import EditorClient
 from lsp_server.errors import jsonrpc_errors
 from lsp_server.next_edits_cache import APPLIED, Suggestion, SuggestionCache, code_action, inline_item
 from lsp_server.protocol import NextEditReady, dump
-from lsp_server.workspace import path_of
+from lsp_server.workspace import path_of, uri_of
 
 if TYPE_CHECKING:
     from core.api import Agent
@@ -45,6 +47,8 @@ QUIET = 0.3  # seconds without a keystroke before the model is asked
 MAX_ASKS = 8  # model calls per pattern (the sites nearest the cursor)
 MAX_DOCUMENTS = 50  # open documents scanned for sites
 MAX_EXAMPLES = 4
+MAX_CLOSED = 50  # closed files the editor's references name that are read for sites
+MAX_CLOSED_BYTES = 1_000_000
 READY = "agent/nextEdit/ready"
 
 
@@ -67,6 +71,10 @@ class NextEdits:
         self.cache = SuggestionCache()
         self.pattern: Pattern | None = None
         self.session: str | None = None  # whose hunk started the pattern (None: the user's edit)
+        # The function whose calls are the pattern's sites (from the agent's hunk), and the lines
+        # the editor's references of it name, by document (asked once a pattern; None: not yet).
+        self.anchor: EditorLocation | None = None
+        self.referenced: dict[str, set[int]] | None = None
         self.examples: list[str] = []
         self.asked = 0  # model calls made for the current pattern
         self.focus: tuple[str | None, int] = (None, 0)  # where the user is: sites near it go first
@@ -98,7 +106,11 @@ class NextEdits:
             after = [line.rstrip("\r\n") for line in hunk.after]
             pattern = detect(before, after)
             if pattern is not None:
-                self._start(pattern, _diff(hunk.file, before, after, hunk.beforeStart), hunk.sessionID)
+                at = anchor(pattern, after)
+                where = None
+                if at is not None and self.app is not None:
+                    where = EditorLocation(self.app.worktree / hunk.file, hunk.afterStart + at[0], at[1])
+                self._start(pattern, _diff(hunk.file, before, after, hunk.beforeStart), hunk.sessionID, where)
                 started = True
         if started:
             self._restart()
@@ -123,13 +135,18 @@ class NextEdits:
             self._bases.setdefault(uri, document.source)
         self._restart(uri)
 
-    def _start(self, pattern: Pattern, example: str, session: str | None = None) -> None:
+    def _start(
+        self, pattern: Pattern, example: str, session: str | None = None, at: EditorLocation | None = None
+    ) -> None:
         if pattern != self.pattern:
             self.pattern, self.asked, self.session = pattern, 0, session
+            self.anchor, self.referenced = at, None
             self.examples = []
             self.cache.clear()
         elif session is not None:  # the agent's hunk of a pattern the user started: now the agent's
             self.session = session
+        if self.anchor is None and at is not None:
+            self.anchor, self.referenced = at, None
         self.examples = [*self.examples, example][-MAX_EXAMPLES:]
 
     def _restart(self, edited: str | None = None) -> None:
@@ -163,15 +180,17 @@ class NextEdits:
         if app is None or pattern is None:
             return
         documents = list(self.server.workspace.text_documents.values())[:MAX_DOCUMENTS]
-        texts = {d.uri: d for d in documents}
+        texts: dict[str, tuple[int | None, str]] = {d.uri: (d.version, d.source) for d in documents}
         sites = find_sites(pattern, ((d.uri, d.source) for d in documents))
+        sites += await self._closed_sites(pattern, texts)
+        if self.pattern is not pattern:
+            return  # another pattern started while the editor answered
         for site in nearest_first(sites, *self.focus):
             if self.asked >= MAX_ASKS:
                 return
             if self.cache.has(site.uri, site.line, site.text):
                 continue
-            document = texts[site.uri]
-            version, source = document.version, document.source
+            version, source = texts[site.uri]
             before, after = context_of(source, site.line)
             request = NextEditRequest(
                 pattern=pattern.describe(),
@@ -190,6 +209,44 @@ class NextEdits:
                 suggestion = Suggestion(site.uri, version, site.line, site.text, new, described, self.session)
                 self.cache.put(suggestion)
                 self._announce(suggestion)
+
+    async def _closed_sites(self, pattern: Pattern, texts: dict[str, tuple[int | None, str]]) -> list[Site]:
+        """The sites at the lines the editor's references name in files no editor shows (read from
+        disk, their text added to ``texts``): their edits are ready when the user opens them."""
+        if self.referenced is None:
+            self.referenced = await self._references()
+        closed: list[tuple[str, str]] = []
+        for uri in [u for u in self.referenced if u not in texts][:MAX_CLOSED]:
+            path = path_of(uri)
+            try:
+                if path is None or path.stat().st_size > MAX_CLOSED_BYTES:
+                    continue
+                text = await asyncio.to_thread(path.read_text, encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                log.info("next edit: %s not read: %s", uri, exc)
+                continue
+            closed.append((uri, text))
+            texts[uri] = (None, text)
+        return [s for s in find_sites(pattern, closed) if s.line in self.referenced[s.uri]]
+
+    async def _references(self) -> dict[str, set[int]]:
+        """The lines the editor's references of the anchor name, by document; none when the client
+        answers no references (a stock client) or the query fails (logged: the user asked nothing)."""
+        workspace, at = self.server.lsp_workspace, self.anchor
+        if workspace is None or at is None:
+            return {}
+        editor = EditorClient(self.server, self.server.connection, workspace)
+        if "references" not in editor.supported():
+            return {}
+        try:
+            found = await editor.references(at)
+        except ToolError as exc:
+            log.info("next edit: the editor's references of %s:%d failed: %s", at.path, at.line + 1, exc)
+            return {}
+        lines: dict[str, set[int]] = {}
+        for location in found:
+            lines.setdefault(uri_of(location.path), set()).add(location.line)
+        return lines
 
     def _announce(self, suggestion: Suggestion) -> None:
         """Tell the client (a plugin re-asks for inline completions if its cursor is there)."""

@@ -6,7 +6,8 @@ the feature off nothing is announced and no request reaches the small model."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -80,7 +81,7 @@ async def agent_renames(c: Connected, model: FakeModelServer) -> Path:
     c.editor.open(main, MAIN)
     edit = {"filePath": str(util), "oldString": UTIL, "newString": RENAMED}
     model.script(Turn.tool_call("edit", edit), Turn.text("Renamed."))
-    if c.profile == PLUGIN:
+    if c.profile.startswith(PLUGIN):
         sid = (await c.call("agent/session/create", {"title": "rename"}))["id"]
         parts = [{"type": "text", "text": "rename value to amount"}]
         await c.call("agent/session/prompt", {"sessionID": sid, "parts": parts})
@@ -256,3 +257,97 @@ async def test_a_pattern_of_the_users_own_edit_is_not_recorded(
     )
     (action,) = await actions(stock, main, 3)
     assert action.command is None  # the user's edit, the user's pattern: no review hunk to make
+
+
+OTHER = "from util import scale\n\nhalf = scale(value=1, factor=0.5)\n"
+SITE_OTHER = "half = scale(amount=1, factor=0.5)"
+
+
+def location(path: Path, line: int, character: int) -> dict[str, Any]:
+    pos = {"line": line, "character": character}
+    return {"uri": uri(path), "range": {"start": pos, "end": pos}}
+
+
+@dataclass
+class Referencing:
+    """A plugin that answers the ``references`` editor query with ``answer(params)``."""
+
+    c: Connected
+    asked: list[Any] = field(default_factory=list)
+    answer: Callable[[Any], Awaitable[Any]] | None = None
+
+
+@pytest.fixture
+async def referencing(
+    tmp_path: Path, project: Path, model: FakeModelServer, small: FakeModelServer
+) -> AsyncIterator[Referencing]:
+    options = {"config": agent_config(model, small), "nextEdits": True, "editorTimeout": 2}
+    profile = f"{PLUGIN}+editor:references"
+    client, editor, result = await start(
+        SERVER, project, tmp_path / "data", profile, options, ("agent/event", READY)
+    )
+    editor.saves = True
+    side = Referencing(Connected(client, editor, result, project, profile))
+
+    async def references(params: Any) -> Any:
+        side.asked.append(params)
+        assert side.answer is not None
+        return await side.answer(params)
+
+    client.feature("agent/editorQuery")(references)
+    yield side
+    await client.shutdown_session()
+    await client.stop()
+
+
+async def test_the_editors_references_bring_the_sites_of_files_no_editor_shows(
+    referencing: Referencing, project: Path, model: FakeModelServer, small: FakeModelServer
+) -> None:
+    util, main, other = project / "util.py", project / "main.py", project / "other.py"
+    other.write_text(OTHER)  # on disk, never opened
+
+    async def answer(params: Any) -> Any:
+        return [location(util, 0, 4), location(main, 2, 6), location(main, 3, 8), location(other, 2, 7)]
+
+    small.script_for("Line to rewrite:\nprint(scale", Turn.text(SITE_1))
+    small.script_for("Line to rewrite:\ntotal = scale", Turn.text(SITE_2))
+    small.script_for("Line to rewrite:\nhalf = scale", Turn.text(SITE_OTHER))
+    c, referencing.answer = referencing.c, answer
+    await agent_renames(c, model)
+    await c.editor.wait_for(lambda: len(ready(c)) == 3)
+    assert {(r["uri"], r["line"]) for r in ready(c)} == {(uri(main), 2), (uri(main), 3), (uri(other), 2)}
+    # Asked once, at the function whose parameter was renamed: `scale` in util.py's first line.
+    (query,) = referencing.asked
+    assert (query["query"], query["uri"], query["position"]) == (
+        "references",
+        uri(util),
+        {"line": 0, "character": 4},
+    )
+    # The user opens other.py: its edit is there at once, and the model is not asked again.
+    c.editor.open(other, OTHER)
+    found = await inline(c, other, 2)
+    assert found is not None and [i.insert_text for i in found.items] == ["amount"]
+    (action,) = await actions(c, other, 2)
+    assert action.edit is not None and action.edit.changes is not None
+    assert [e.new_text for e in action.edit.changes[uri(other)]] == [SITE_OTHER]
+    assert len(small.requests) == 3
+
+
+async def test_references_that_fail_leave_the_open_documents_sites_and_show_nothing(
+    referencing: Referencing, project: Path, model: FakeModelServer, small: FakeModelServer
+) -> None:
+    (project / "other.py").write_text(OTHER)
+    never = asyncio.Event()
+
+    async def answer(params: Any) -> Any:
+        await never.wait()  # an editor whose language server never answers: the query times out
+
+    small.script(Turn.text(SITE_1), Turn.text(SITE_2))
+    c, referencing.answer = referencing.c, answer
+    main = await agent_renames(c, model)
+    await c.editor.wait_for(lambda: len(ready(c)) == 2)
+    assert {(r["uri"], r["line"]) for r in ready(c)} == {(uri(main), 2), (uri(main), 3)}
+    assert [q["query"] for q in referencing.asked] == ["references"]
+    shown = [m for m in c.client.messages if m.type in (lsp.MessageType.Error, lsp.MessageType.Warning)]
+    assert shown == []
+    never.set()
