@@ -1,8 +1,9 @@
 // Next edits that replace text, in a real VS Code (run by test_e2e_next_edits.py): main.py is open;
 // the agent renames send()'s parameter `msg` to `text` in util.py. With agentls.nextEdits on, the
 // cursor on main.py's next call shows the extension's inline edit (`msg` struck through, `text`
-// beside it: ghost text cannot remove characters), Tab accepts it in one undo step; at the other
-// call, typing dismisses it. Off (`args.off`): the same moves show nothing and ask no model.
+// beside it: ghost text cannot remove characters), Tab accepts it in one undo step and it joins the
+// agent's review; at the other call, Escape and typing dismiss it. Off (`args.off`): the same moves
+// show nothing and ask no model.
 // Usage: node e2e_next_rename.mjs '{"url": ..., "folder": ..., "shots": ..., "off": false}'
 import path from "node:path";
 import { runPhases, until, waitAnswer } from "./driver.mjs";
@@ -122,7 +123,15 @@ if (!args.off) {
     }],
     ["dismiss", async (wb, r) => {
       await goTo(wb, "4:6"); // before `msg` of send(msg="bye", loud=True)
-      r.before = await until("the inline edit at line 4", () => shownEdit(wb), 30000, 200);
+      await until("the inline edit at line 4", () => shownEdit(wb), 30000, 200);
+      await wb.page.keyboard.press("Escape");
+      r.escaped = await until("no inline edit after Escape", async () => {
+        const seen = await inlineEdit(wb);
+        return seen.struck.length === 0 && seen.added.length === 0 ? seen : null;
+      }, 10000);
+      await goTo(wb, "3:1");
+      await goTo(wb, "4:6"); // back on the line: shown again
+      r.before = await until("the inline edit at line 4 again", () => shownEdit(wb), 30000, 200);
       await wb.page.keyboard.type("z");
       r.after = await until("no inline edit once the user types", async () => {
         const seen = await inlineEdit(wb);

@@ -131,8 +131,9 @@ def test_the_accepted_edit_joins_the_agents_review_and_undoes_as_its_hunks(
     assert r["undone"].splitlines()[2] == 'send(msg="hi")', r["undone"]
 
 
-def test_typing_dismisses_the_inline_edit(rename: tuple[Driven, list[str]]) -> None:
+def test_escape_and_typing_dismiss_the_inline_edit(rename: tuple[Driven, list[str]]) -> None:
     r = rename[0].phase("dismiss")
+    assert r["escaped"] == {"struck": [], "added": []}, r  # Escape dismissed it first
     assert r["before"] == {"struck": ["msg"], "added": ["text"]}, r
     assert r["after"] == {"struck": [], "added": []}, r
     assert r["text"].splitlines()[3] == 'send(zmsg="bye", loud=True)', r["text"]
