@@ -77,6 +77,9 @@ class NextEdits:
         self.referenced: dict[str, set[int]] | None = None
         self.examples: list[str] = []
         self.asked = 0  # model calls made for the current pattern
+        # The model's rewrite of each line text asked for the current pattern (None: no edit): a
+        # line that reads the same again (an undone edit, a copy elsewhere) is not asked twice.
+        self.answers: dict[str, str | None] = {}
         self.focus: tuple[str | None, int] = (None, 0)  # where the user is: sites near it go first
         self._bases: dict[str, str] = {}  # each document's text when its edits were last read
         self._job: asyncio.Task[None] | None = None
@@ -140,6 +143,7 @@ class NextEdits:
     ) -> None:
         if pattern != self.pattern:
             self.pattern, self.asked, self.session = pattern, 0, session
+            self.answers = {}
             self.anchor, self.referenced = at, None
             self.examples = []
             self.cache.clear()
@@ -186,9 +190,9 @@ class NextEdits:
         if self.pattern is not pattern:
             return  # another pattern started while the editor answered
         for site in nearest_first(sites, *self.focus):
-            if self.asked >= MAX_ASKS:
-                return
             if self.cache.has(site.uri, site.line, site.text):
+                continue
+            if site.text not in self.answers and self.asked >= MAX_ASKS:
                 continue
             version, source = texts[site.uri]
             before, after = context_of(source, site.line)
@@ -200,10 +204,14 @@ class NextEdits:
                 line=site.text,
                 after=after,
             )
-            self.asked += 1
-            new = await app.next_edit(request)
-            if self.pattern is not pattern:
-                return  # another pattern started meanwhile
+            if site.text in self.answers:
+                new = self.answers[site.text]
+            else:
+                self.asked += 1
+                new = await app.next_edit(request)
+                if self.pattern is not pattern:
+                    return  # another pattern started meanwhile
+                self.answers[site.text] = new
             if new is not None:
                 described = pattern.describe()
                 suggestion = Suggestion(site.uri, version, site.line, site.text, new, described, self.session)

@@ -235,6 +235,10 @@ async def test_an_applied_suggestion_joins_the_agents_review_and_undoes_as_its_h
     assert undone["conflicts"] == [] and [h["id"] for h in undone["changed"]] == [hunk["id"]]
     assert on.editor.buffers[uri(main)].text == MAIN
     assert (on.root / "util.py").read_text() == RENAMED
+    # The line reads as before the edit: its suggestion is offered again, the model not asked again.
+    again = await inline(on, main, 3)
+    assert again is not None and [i.insert_text for i in again.items] == ["amount"]
+    assert len(small.requests) == 2
 
     # Recording it again now that the line no longer reads the edit: an error, nothing recorded.
     with pytest.raises(Exception, match="reads 'total = scale\\(value=4, factor=5\\)', not the applied edit"):
@@ -351,3 +355,25 @@ async def test_references_that_fail_leave_the_open_documents_sites_and_show_noth
     shown = [m for m in c.client.messages if m.type in (lsp.MessageType.Error, lsp.MessageType.Warning)]
     assert shown == []
     never.set()
+
+
+async def test_a_line_that_reads_the_same_as_one_asked_is_not_asked_again(
+    on: Connected, model: FakeModelServer, small: FakeModelServer
+) -> None:
+    twice = "from util import scale\n\nprint(scale(value=2, factor=3))\nprint(scale(value=2, factor=3))\n"
+    small.script(Turn.text(SITE_1), Turn.text("never asked"))
+    util, main = on.root / "util.py", on.root / "main.py"
+    util.write_text(UTIL)
+    main.write_text(twice)
+    on.editor.open(main, twice)
+    model.script(
+        Turn.tool_call("edit", {"filePath": str(util), "oldString": UTIL, "newString": RENAMED}),
+        Turn.text("Renamed."),
+    )
+    sid = (await on.call("agent/session/create", {"title": "rename"}))["id"]
+    await on.call("agent/session/prompt", {"sessionID": sid, "parts": [{"type": "text", "text": "go"}]})
+    await on.editor.wait_for(lambda: len(ready(on)) == 2)
+    assert {r["line"] for r in ready(on)} == {2, 3} and len(small.requests) == 1
+    for line in (2, 3):
+        found = await inline(on, main, line)
+        assert found is not None and [i.insert_text for i in found.items] == ["amount"]
