@@ -254,6 +254,15 @@ class Agent(Protocol):
         next step."""
         ...
 
+    async def record_edit(self, session_id: str, path: str, before: str, after: str) -> list[Hunk]:
+        """Record an edit made in the editor outside a turn on the session's behalf (the agent's
+        pattern applied at another site: ``core.next_edits``) as pending hunks of the session,
+        kept and undone as the agent's own. ``path`` is relative to ``worktree`` or absolute
+        inside it; ``before`` and ``after`` are the file's whole text around the edit. No change:
+        no hunk. An unknown session: NotFoundError; a path outside the project, a session with no
+        turn yet: InvalidInputError; nothing is recorded."""
+        ...
+
     async def file_at_snapshot(self, snapshot: str, path: str) -> bytes | None:
         """A file's bytes in a step snapshot (``path`` relative to ``worktree``); None when the file
         did not exist then. An AgentError when the snapshot cannot be read (snapshots off, collected)."""

@@ -63,7 +63,7 @@ from core.next_edits.suggest import suggest
 from core.permission.request import PermissionAsk
 from core.project import OpenedProject, open_project
 from core.record import record
-from core.review.comments import review_prompt
+from core.review.comments import project_path, review_prompt
 from core.session.prompt import parse_model_ref
 from core.session.reader import read_messages
 from core.session.records import Place
@@ -395,6 +395,11 @@ class AgentApp:
     ) -> ReviewResult:
         """Undo pending hunks, keeping the user's edits (conflicts change nothing)."""
         return await self._snapshots.review.undo(session_id, hunk_ids, file)
+
+    async def record_edit(self, session_id: str, path: str, before: str, after: str) -> list[Hunk]:
+        """Record an editor's edit as pending hunks of the session (see ``ReviewService.record_edit``)."""
+        rel = project_path(path, self.worktree)
+        return await self._snapshots.review.record_edit(session_id, rel, before.encode(), after.encode())
 
     async def todos(self, session_id: str) -> list[Todo]:
         """The session's todo list."""

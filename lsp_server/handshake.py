@@ -37,6 +37,7 @@ CAPABILITIES: dict[str, Any] = {
     "codeLensProvider": {"resolveProvider": False},
     "executeCommandProvider": {
         "commands": [
+            "agentls.nextEditApplied",
             "agentls.prompt",
             "agentls.abort",
             "agentls.newSession",

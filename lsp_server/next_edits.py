@@ -17,18 +17,25 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types as lsp
+from pydantic import Field
 from pygls.workspace import TextDocument
 
+from core.editor import EditorLocation
+from core.errors import InvalidInputError, ToolError
 from core.events import Event, ReviewUpdated
-from core.next_edits.pattern import Pattern, changed_lines, detect
+from core.message.review import Hunk
+from core.next_edits.pattern import Pattern, anchor, changed_lines, detect
 from core.next_edits.request import NextEditRequest
-from core.next_edits.sites import context_of, find_sites, nearest_first
-from lsp_server.next_edits_cache import Suggestion, SuggestionCache, code_action, inline_item
-from lsp_server.protocol import NextEditReady
-from lsp_server.workspace import path_of
+from core.next_edits.sites import Site, context_of, find_sites, nearest_first
+from lsp_server import protocol as p
+from lsp_server.editor import EditorClient
+from lsp_server.errors import jsonrpc_errors
+from lsp_server.next_edits_cache import APPLIED, Suggestion, SuggestionCache, code_action, inline_item
+from lsp_server.protocol import NextEditReady, dump
+from lsp_server.workspace import path_of, uri_of
 
 if TYPE_CHECKING:
     from core.api import Agent
@@ -40,7 +47,19 @@ QUIET = 0.3  # seconds without a keystroke before the model is asked
 MAX_ASKS = 8  # model calls per pattern (the sites nearest the cursor)
 MAX_DOCUMENTS = 50  # open documents scanned for sites
 MAX_EXAMPLES = 4
+MAX_CLOSED = 50  # closed files the editor's references name that are read for sites
+MAX_CLOSED_BYTES = 1_000_000
 READY = "agent/nextEdit/ready"
+
+
+class Applied(p.Params):
+    """``agentls.nextEditApplied``'s argument: the suggestion the client applied (next_edits_cache)."""
+
+    uri: str
+    line: int = Field(ge=0)
+    original: str
+    new: str
+    sessionID: str = Field(min_length=1)
 
 
 class NextEdits:
@@ -51,8 +70,16 @@ class NextEdits:
         self.app: Agent | None = None
         self.cache = SuggestionCache()
         self.pattern: Pattern | None = None
+        self.session: str | None = None  # whose hunk started the pattern (None: the user's edit)
+        # The function whose calls are the pattern's sites (from the agent's hunk), and the lines
+        # the editor's references of it name, by document (asked once a pattern; None: not yet).
+        self.anchor: EditorLocation | None = None
+        self.referenced: dict[str, set[int]] | None = None
         self.examples: list[str] = []
         self.asked = 0  # model calls made for the current pattern
+        # The model's rewrite of each line text asked for the current pattern (None: no edit): a
+        # line that reads the same again (an undone edit, a copy elsewhere) is not asked twice.
+        self.answers: dict[str, str | None] = {}
         self.focus: tuple[str | None, int] = (None, 0)  # where the user is: sites near it go first
         self._bases: dict[str, str] = {}  # each document's text when its edits were last read
         self._job: asyncio.Task[None] | None = None
@@ -82,7 +109,11 @@ class NextEdits:
             after = [line.rstrip("\r\n") for line in hunk.after]
             pattern = detect(before, after)
             if pattern is not None:
-                self._start(pattern, _diff(hunk.file, before, after, hunk.beforeStart))
+                at = anchor(pattern, after)
+                where = None
+                if at is not None and self.app is not None:
+                    where = EditorLocation(self.app.worktree / hunk.file, hunk.afterStart + at[0], at[1])
+                self._start(pattern, _diff(hunk.file, before, after, hunk.beforeStart), hunk.sessionID, where)
                 started = True
         if started:
             self._restart()
@@ -107,11 +138,19 @@ class NextEdits:
             self._bases.setdefault(uri, document.source)
         self._restart(uri)
 
-    def _start(self, pattern: Pattern, example: str) -> None:
+    def _start(
+        self, pattern: Pattern, example: str, session: str | None = None, at: EditorLocation | None = None
+    ) -> None:
         if pattern != self.pattern:
-            self.pattern, self.asked = pattern, 0
+            self.pattern, self.asked, self.session = pattern, 0, session
+            self.answers = {}
+            self.anchor, self.referenced = at, None
             self.examples = []
             self.cache.clear()
+        elif session is not None:  # the agent's hunk of a pattern the user started: now the agent's
+            self.session = session
+        if self.anchor is None and at is not None:
+            self.anchor, self.referenced = at, None
         self.examples = [*self.examples, example][-MAX_EXAMPLES:]
 
     def _restart(self, edited: str | None = None) -> None:
@@ -135,7 +174,7 @@ class NextEdits:
         if region is None:
             return
         pattern = detect(*region)
-        if pattern is not None:
+        if pattern is not None and not _reverses(pattern, self.pattern):
             self._start(pattern, _diff(_shown(uri), *region, 0))
 
     # --- the model, in the background -------------------------------------------------
@@ -145,15 +184,17 @@ class NextEdits:
         if app is None or pattern is None:
             return
         documents = list(self.server.workspace.text_documents.values())[:MAX_DOCUMENTS]
-        texts = {d.uri: d for d in documents}
+        texts: dict[str, tuple[int | None, str]] = {d.uri: (d.version, d.source) for d in documents}
         sites = find_sites(pattern, ((d.uri, d.source) for d in documents))
+        sites += await self._closed_sites(pattern, texts)
+        if self.pattern is not pattern:
+            return  # another pattern started while the editor answered
         for site in nearest_first(sites, *self.focus):
-            if self.asked >= MAX_ASKS:
-                return
             if self.cache.has(site.uri, site.line, site.text):
                 continue
-            document = texts[site.uri]
-            version, source = document.version, document.source
+            if site.text not in self.answers and self.asked >= MAX_ASKS:
+                continue
+            version, source = texts[site.uri]
             before, after = context_of(source, site.line)
             request = NextEditRequest(
                 pattern=pattern.describe(),
@@ -163,14 +204,57 @@ class NextEdits:
                 line=site.text,
                 after=after,
             )
-            self.asked += 1
-            new = await app.next_edit(request)
-            if self.pattern is not pattern:
-                return  # another pattern started meanwhile
+            if site.text in self.answers:
+                new = self.answers[site.text]
+            else:
+                self.asked += 1
+                new = await app.next_edit(request)
+                if self.pattern is not pattern:
+                    return  # another pattern started meanwhile
+                self.answers[site.text] = new
             if new is not None:
-                suggestion = Suggestion(site.uri, version, site.line, site.text, new, pattern.describe())
+                described = pattern.describe()
+                suggestion = Suggestion(site.uri, version, site.line, site.text, new, described, self.session)
                 self.cache.put(suggestion)
                 self._announce(suggestion)
+
+    async def _closed_sites(self, pattern: Pattern, texts: dict[str, tuple[int | None, str]]) -> list[Site]:
+        """The sites at the lines the editor's references name in files no editor shows (read from
+        disk, their text added to ``texts``): their edits are ready when the user opens them."""
+        if self.referenced is None:
+            self.referenced = await self._references()
+        closed: list[tuple[str, str]] = []
+        for uri in [u for u in self.referenced if u not in texts][:MAX_CLOSED]:
+            path = path_of(uri)
+            try:
+                if path is None or path.stat().st_size > MAX_CLOSED_BYTES:
+                    continue
+                text = await asyncio.to_thread(path.read_text, encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                log.info("next edit: %s not read: %s", uri, exc)
+                continue
+            closed.append((uri, text))
+            texts[uri] = (None, text)
+        return [s for s in find_sites(pattern, closed) if s.line in self.referenced[s.uri]]
+
+    async def _references(self) -> dict[str, set[int]]:
+        """The lines the editor's references of the anchor name, by document; none when the client
+        answers no references (a stock client) or the query fails (logged: the user asked nothing)."""
+        workspace, at = self.server.lsp_workspace, self.anchor
+        if workspace is None or at is None:
+            return {}
+        editor = EditorClient(self.server, self.server.connection, workspace)
+        if "references" not in editor.supported():
+            return {}
+        try:
+            found = await editor.references(at)
+        except ToolError as exc:
+            log.info("next edit: the editor's references of %s:%d failed: %s", at.path, at.line + 1, exc)
+            return {}
+        lines: dict[str, set[int]] = {}
+        for location in found:
+            lines.setdefault(uri_of(location.path), set()).add(location.line)
+        return lines
 
     def _announce(self, suggestion: Suggestion) -> None:
         """Tell the client (a plugin re-asks for inline completions if its cursor is there)."""
@@ -209,6 +293,33 @@ class NextEdits:
         found = (self.cache.at(document, line) for line in range(first, min(last, first + 50) + 1))
         return [code_action(document, s) for s in found if s is not None]
 
+    async def applied(self, choice: Applied) -> list[Hunk]:
+        """``agentls.nextEditApplied``: the client applied a suggestion of the agent's pattern; it
+        joins the review of the session whose pattern it was (the document must show the edit)."""
+        document = self.server.workspace.text_documents.get(choice.uri)
+        path = path_of(choice.uri)
+        if document is None or path is None:
+            raise InvalidInputError(f"{choice.uri} is not open in the editor: the edit was not recorded")
+        lines = document.source.splitlines(keepends=True)
+        current = lines[choice.line].rstrip("\r\n") if choice.line < len(lines) else None
+        if current != choice.new:
+            raise InvalidInputError(
+                f"line {choice.line + 1} of {_shown(choice.uri)} reads {current!r}, not the applied edit "
+                f"{choice.new!r}: the edit was not recorded"
+            )
+        ending = lines[choice.line][len(current) :]
+        before = "".join([*lines[: choice.line], choice.original + ending, *lines[choice.line + 1 :]])
+        app = await self.server.app()
+        return await app.record_edit(choice.sessionID, str(path), before, document.source)
+
+
+def _reverses(pattern: Pattern, current: Pattern | None) -> bool:
+    """Whether ``pattern`` takes ``current`` back (the user undid an accepted suggestion): that is
+    no pattern to offer elsewhere, and the current one keeps its suggestions."""
+    if current is None or not pattern.kind == current.kind == "rename":
+        return False
+    return (pattern.old, pattern.new) == (current.new, current.old)
+
 
 def _shown(uri: str) -> str:
     path = path_of(uri)
@@ -223,12 +334,18 @@ def _diff(file: str, before: list[str], after: list[str], start: int) -> str:
 
 
 def register(server: AgentServer) -> NextEdits:
-    """Add the inline completion handler; the caller routes code actions and document events."""
+    """Add the inline completion handler and ``agentls.nextEditApplied``; the caller routes code
+    actions and document events."""
     edits = NextEdits(server)
     server.app_ready.append(edits.ready)
 
     @server.feature(lsp.TEXT_DOCUMENT_INLINE_COMPLETION, lsp.InlineCompletionOptions())
     def inline_completion(params: lsp.InlineCompletionParams) -> lsp.InlineCompletionList | None:
         return edits.inline_completion(params)
+
+    @server.command(APPLIED)
+    @jsonrpc_errors
+    async def applied(*args: Any) -> Any:
+        return dump(await edits.applied(p.parse(Applied, args[0] if args else {})))
 
     return edits

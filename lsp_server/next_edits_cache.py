@@ -14,6 +14,9 @@ from lsprotocol import types as lsp
 from pygls.workspace import TextDocument
 
 ACTION_TITLE = "Apply the agent's pattern here"
+# Run by the client once it applied a suggestion of the agent's pattern: the server records the
+# edit as a review hunk of that session (``lsp_server.next_edits``).
+APPLIED = "agentls.nextEditApplied"
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +29,7 @@ class Suggestion:
     original: str
     new: str
     pattern: str  # what the action's title says the pattern is
+    session: str | None = None  # the session whose hunk started the pattern (None: the user's edit)
 
 
 class SuggestionCache:
@@ -95,11 +99,29 @@ def inline_item(document: TextDocument, suggestion: Suggestion) -> lsp.InlineCom
         start=lsp.Position(line=suggestion.line, character=start),
         end=lsp.Position(line=suggestion.line, character=end),
     )
-    return lsp.InlineCompletionItem(insert_text=new[head : len(new) - tail], range=where)
+    return lsp.InlineCompletionItem(
+        insert_text=new[head : len(new) - tail], range=where, command=applied(document, suggestion)
+    )
+
+
+def applied(document: TextDocument, suggestion: Suggestion) -> lsp.Command | None:
+    """The command that tells the server a suggestion of the agent's pattern was applied (None for
+    a pattern of the user's own edit: that edit is the user's, not a review hunk)."""
+    if suggestion.session is None:
+        return None
+    argument = {
+        "uri": document.uri,
+        "line": suggestion.line,
+        "original": suggestion.original,
+        "new": suggestion.new,
+        "sessionID": suggestion.session,
+    }
+    return lsp.Command(title="Record the agent's pattern applied", command=APPLIED, arguments=[argument])
 
 
 def code_action(document: TextDocument, suggestion: Suggestion) -> lsp.CodeAction:
-    """The suggestion as a code action whose edit the client applies (one undo step).
+    """The suggestion as a code action whose edit the client applies (one undo step), then runs
+    its command (``applied``) so that the edit joins the agent's review.
 
     ``changes``, not ``documentChanges``: stock Neovim 0.11 announces no ``documentChanges``.
     """
@@ -108,4 +130,5 @@ def code_action(document: TextDocument, suggestion: Suggestion) -> lsp.CodeActio
         title=f"{ACTION_TITLE} ({suggestion.pattern})",
         kind=lsp.CodeActionKind.QuickFix,
         edit=lsp.WorkspaceEdit(changes={document.uri: [edit]}),
+        command=applied(document, suggestion),
     )

@@ -91,6 +91,21 @@ def _signature(before: Sequence[str], after: Sequence[str]) -> Pattern | None:
     return Pattern("signature", name, name, tuple(before), tuple(after))
 
 
+def anchor(pattern: Pattern, lines: Sequence[str]) -> tuple[int, int] | None:
+    """Where ``lines`` (an edit's new lines) name the function whose calls are the pattern's sites,
+    as (line index, column): the function whose arguments changed, the function one of whose
+    parameters was renamed, or the renamed function itself. None when no line names one."""
+    word = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(pattern.new)}(?![A-Za-z0-9_])")
+    for index, line in enumerate(lines):
+        for match in _CALL.finditer(line):
+            name, args = match.group(1), match.group(2)
+            if name in _KEYWORDS:
+                continue
+            if name == pattern.new or (pattern.kind == "rename" and word.search(args)):
+                return index, match.start(1)
+    return None
+
+
 def changed_lines(old: str, new: str, limit: int = 200) -> tuple[list[str], list[str]] | None:
     """The lines of ``old`` that ``new`` replaced and the lines it wrote in their place (one
     region: from the first changed line to the last), or None when nothing changed or the region

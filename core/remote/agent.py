@@ -243,6 +243,12 @@ class RemoteAgent:
         result: ReviewResult = await self.call("undo", session_id=session_id, hunk_ids=hunk_ids, file=file)
         return result
 
+    async def record_edit(self, session_id: str, path: str, before: str, after: str) -> list[Hunk]:
+        result: list[Hunk] = await self.call(
+            "record_edit", session_id=session_id, path=path, before=before, after=after
+        )
+        return result
+
     async def file_at_snapshot(self, snapshot: str, path: str) -> bytes | None:
         result: bytes | None = await self.call("file_at_snapshot", snapshot=snapshot, path=path)
         return result

@@ -112,6 +112,25 @@ def undo_hunk(now: Sequence[bytes], agent: Sequence[bytes], hunk: LineHunk) -> L
     return out
 
 
+def undo_in_place(now: Sequence[bytes], hunk: LineHunk) -> Lines | Conflict:
+    """The file ``now`` with the hunk's lines put back as they were, for a hunk with no stored
+    version of the file after it (an edit made in the editor, ``ReviewService.record_edit``): its
+    lines are taken where it left them, or, when lines above were added or removed since, at the
+    one place they occur; lines changed or occurring more than once are a Conflict."""
+    s, n = hunk.after_start, len(hunk.after)
+    if n == 0:
+        return Conflict("lines the edit removed cannot be found again", hunk.after, ())
+    if tuple(now[s : s + n]) == hunk.after:
+        starts = [s]
+    else:
+        starts = [i for i in range(len(now) - n + 1) if tuple(now[i : i + n]) == hunk.after]
+    if len(starts) != 1:
+        reason = "the edited lines occur more than once" if starts else "you changed the edited lines"
+        return Conflict(reason, hunk.after, tuple(now[s : s + n]))
+    at = starts[0]
+    return [*now[:at], *hunk.before, *now[at + n :]]
+
+
 def _conflict(
     reason: str, ops: Sequence[tuple[str, int, int, int, int]], now: Sequence[bytes], hunk: LineHunk
 ) -> Conflict:

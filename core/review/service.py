@@ -12,13 +12,14 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 
+from core import ids
 from core.bus import Bus
 from core.errors import AgentError, InvalidInputError, NotFoundError
 from core.events import ReviewUpdated
 from core.message.review import Hunk, HunkConflict, ReviewResult
 from core.prompts import load
 from core.review.authorship import StepWrites, WriteLog, agent_only
-from core.review.merge import Conflict, LineHunk, split_lines, undo_hunk, undo_hunks
+from core.review.merge import Conflict, LineHunk, split_lines, undo_hunk, undo_hunks, undo_in_place
 from core.review.record import as_text, step_hunks
 from core.snapshot.backend import Content, Snapshots
 from core.snapshot.history import SessionAccess, StepPatch, before_point, find_point, step_patches
@@ -77,6 +78,33 @@ class ReviewService:
                 self._writes.forget(patch.hash, patch.after)
         if hunks:
             self._publish(session_id, hunks, len(await self.pending(session_id)))
+        return hunks
+
+    async def record_edit(self, session_id: str, path: str, before: bytes, after: bytes) -> list[Hunk]:
+        """Store an edit made in the editor on the session's behalf, outside any step (the agent's
+        pattern applied at another site: ``core.next_edits``), as pending hunks of the session's
+        last message; publish ``review.updated``. ``path`` is worktree-relative; ``before`` and
+        ``after`` are the whole file around the edit, which only changes lines of a text file."""
+        await self._sessions.get(session_id)  # NotFoundError for an unknown session
+        messages = await self._sessions.messages(session_id, PartFilter(()))
+        if not messages:
+            raise InvalidInputError(f"session {session_id} has no turn whose review the edit could join")
+        if as_text(before) is None or as_text(after) is None:
+            raise InvalidInputError(f"{path} is not text: only edits of lines are recorded")
+        # No snapshot holds the file after an editor's edit: its hunks say so with empty snapshot
+        # ids, and are undone by finding their lines (``undo_in_place``).
+        hunks = step_hunks(
+            session_id=session_id,
+            message_id=messages[-1].info.id,
+            step_id=ids.ascending("prt"),
+            path=path,
+            before_snapshot="",
+            after_snapshot="",
+            before=before,
+            after=after,
+        )
+        await self._table.add_hunks(hunks)
+        self._publish(session_id, hunks, len(await self.pending(session_id)))
         return hunks
 
     async def pending(self, session_id: str) -> list[Hunk]:
@@ -163,7 +191,11 @@ class ReviewService:
                 continue
             hunk = group[0]
             try:
-                merged = await self._merge(hunk, now, await self._agent_version(hunk))
+                merged: bytes | HunkConflict | None
+                if not hunk.afterSnapshot:  # an edit made in the editor (``record_edit``)
+                    merged = self._undo_edit(hunk, now)
+                else:
+                    merged = await self._merge(hunk, now, await self._agent_version(hunk))
             except NotFoundError as exc:  # the step's snapshot was garbage-collected
                 merged = _conflict(hunk, f"the agent's version is no longer stored: {exc}")
             if isinstance(merged, HunkConflict):
@@ -234,6 +266,21 @@ class ReviewService:
             return await self._workspace.read_bytes(target)
         except FileNotFoundError:
             return None
+
+    def _undo_edit(self, hunk: Hunk, now: bytes | None) -> bytes | HunkConflict:
+        if now is None or as_text(now) is None:
+            return _conflict(hunk, "the file is gone or no longer text since the edit")
+        line_hunk = LineHunk(
+            hunk.beforeStart,
+            tuple(line.encode() for line in hunk.before),
+            hunk.afterStart,
+            tuple(line.encode() for line in hunk.after),
+        )
+        merged = undo_in_place(split_lines(now), line_hunk)
+        if isinstance(merged, Conflict):
+            current = [line.decode("utf-8", "replace") for line in merged.current]
+            return _conflict(hunk, merged.reason, current)
+        return b"".join(merged)
 
     async def _merge(self, hunk: Hunk, now: bytes | None, agent: bytes | None) -> bytes | HunkConflict | None:
         """The file's content with ``hunk`` undone, or the conflict."""
@@ -322,6 +369,7 @@ def _steps(hunks: list[Hunk]) -> list[list[Hunk]]:
             last is not None
             and hunk.kind == "text"
             and last[-1].kind == "text"
+            and hunk.afterSnapshot  # an edit made in the editor stands alone
             and last[-1].afterSnapshot == hunk.afterSnapshot
         ):
             last.append(hunk)

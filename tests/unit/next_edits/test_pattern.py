@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from core.next_edits.pattern import Pattern, changed_lines, detect
+from core.next_edits.pattern import Pattern, anchor, changed_lines, detect
 from core.next_edits.sites import MAX_LINES, Site, find_sites, nearest_first
 
 
@@ -94,3 +94,14 @@ def test_the_same_change_at_another_line_is_the_same_pattern() -> None:
     first = detect(["def scale(value):"], ["def scale(amount):"])
     again = detect(["print(scale(value=2))"], ["print(scale(amount=2))"])
     assert first is not None and first == again
+
+
+def test_the_anchor_is_the_function_whose_calls_are_the_sites() -> None:
+    renamed = detect(["def send(msg, loud=False):"], ["def send(text, loud=False):"])
+    assert renamed is not None and anchor(renamed, ["def send(text, loud=False):"]) == (0, 4)
+    signature = detect(["def send(msg):"], ["def send(msg, timeout):"])
+    assert signature is not None and anchor(signature, ["", "  def send(msg, timeout):"]) == (1, 6)
+    function = detect(["def total(xs):"], ["def sum_of(xs):"])
+    assert function is not None and anchor(function, ["def sum_of(xs):"]) == (0, 4)
+    local = detect(["    x = 1"], ["    y = 1"])  # a renamed variable names no function
+    assert local is not None and anchor(local, ["    y = 1"]) is None

@@ -6,7 +6,15 @@ import random
 
 import pytest
 
-from core.review.merge import Conflict, LineHunk, hunks_between, split_lines, undo_hunk, undo_hunks
+from core.review.merge import (
+    Conflict,
+    LineHunk,
+    hunks_between,
+    split_lines,
+    undo_hunk,
+    undo_hunks,
+    undo_in_place,
+)
 
 
 def lines(text: str) -> list[bytes]:
@@ -155,3 +163,17 @@ def test_a_clashing_hunk_stays_and_the_others_of_its_step_are_undone() -> None:
     assert list(conflicts) == [1]
     assert conflicts[1].reason == "you changed lines the agent wrote"
     assert conflicts[1].current == (b"mine\n",)
+
+
+def test_undo_in_place_finds_the_edited_lines_where_they_moved_and_refuses_a_guess() -> None:
+    hunk = only_hunk("a\nb\nc\n", "a\nB\nc\n")
+    back = undo_in_place(lines("a\nB\nc\n"), hunk)
+    assert not isinstance(back, Conflict) and b"".join(back) == b"a\nb\nc\n"
+    moved = undo_in_place(lines("new\na\nB\nc\n"), hunk)  # a line added above since
+    assert not isinstance(moved, Conflict) and b"".join(moved) == b"new\na\nb\nc\n"
+    changed = undo_in_place(lines("a\nBee\nc\n"), hunk)
+    assert isinstance(changed, Conflict) and changed.reason == "you changed the edited lines"
+    twice = undo_in_place(lines("x\ny\nB\nB\n"), hunk)  # moved, and no longer one place to put it back
+    assert isinstance(twice, Conflict) and twice.reason == "the edited lines occur more than once"
+    removed = undo_in_place(lines("a\nc\n"), only_hunk("a\nb\nc\n", "a\nc\n"))
+    assert isinstance(removed, Conflict)

@@ -11,7 +11,7 @@ import pytest
 
 from core import ids
 from core.bus import Bus
-from core.errors import NotFoundError, StorageError, ToolError
+from core.errors import InvalidInputError, NotFoundError, StorageError, ToolError
 from core.events import AgentWarning, Event, ReviewUpdated
 from core.message.models import Session, SessionRevert, SessionTime, now_ms
 from core.message.review import Hunk
@@ -284,3 +284,49 @@ async def test_hunks_that_cannot_be_recorded_warn_and_the_step_goes_on(env: Env)
     (warning,) = warnings
     assert isinstance(warning, AgentWarning) and warning.kind == "review"
     assert "could not be recorded for review (database write failed" in warning.message
+
+
+async def test_an_editor_edit_joins_the_review_and_is_undone_where_its_line_went(env: Env) -> None:
+    await env.step({"src/main.py": _edited(MAIN, {3: b"three\n"})})
+    session_id = env.agent.session.id
+    main = env.root / "src" / "main.py"
+    # The user applies the agent's pattern at line 15 in the editor (not a step): it is recorded.
+    applied = _edited(MAIN, {3: b"three\n", 15: b"fifteen\n"})
+    main.write_bytes(applied)
+    (edit,) = await env.review.record_edit(
+        session_id, "src/main.py", _edited(applied, {15: b"line 15\n"}), applied
+    )
+    assert (edit.kind, edit.lines_label(), edit.before, edit.after) == (
+        "text",
+        "line 15",
+        ["line 15\n"],
+        ["fifteen\n"],
+    )
+    assert [e.pending for e in env.events if isinstance(e, ReviewUpdated)] == [1, 2]
+    assert [h.id for h in await env.review.pending(session_id)][-1] == edit.id
+    # The user adds lines above it since: undo finds the edited line where it went.
+    main.write_bytes(b"# header\n# more\n" + applied)
+    result = await env.review.undo(session_id, [edit.id])
+    assert [h.id for h in result.changed] == [edit.id] and not result.conflicts
+    assert main.read_bytes() == b"# header\n# more\n" + _edited(MAIN, {3: b"three\n"})
+    # An edit of the same line again, then changed by the user: a conflict that writes nothing.
+    (again,) = await env.review.record_edit(
+        session_id, "src/main.py", MAIN, _edited(MAIN, {15: b"fifteen\n"})
+    )
+    mine = _edited(MAIN, {15: b"fifteen, as the user fixed it\n"})
+    main.write_bytes(mine)
+    (conflict,) = (await env.review.undo(session_id, [again.id])).conflicts
+    assert conflict.reason == "you changed the edited lines" and main.read_bytes() == mine
+
+
+async def test_an_editor_edit_of_an_unknown_session_or_a_binary_file_records_nothing(env: Env) -> None:
+    with pytest.raises(NotFoundError):
+        await env.review.record_edit("ses_unknown", "src/main.py", MAIN, _edited(MAIN, {1: b"one\n"}))
+    session_id = env.agent.session.id
+    with pytest.raises(InvalidInputError, match="no turn"):  # a session without a message yet
+        await env.review.record_edit(session_id, "src/main.py", MAIN, _edited(MAIN, {1: b"one\n"}))
+    await env.step({"src/main.py": _edited(MAIN, {3: b"three\n"})})
+    with pytest.raises(InvalidInputError, match="not text"):
+        await env.review.record_edit(session_id, "image.bin", b"\0\1", b"\0\2")
+    assert await env.review.record_edit(session_id, "src/main.py", MAIN, MAIN) == []
+    assert len(await env.review.pending(session_id)) == 1

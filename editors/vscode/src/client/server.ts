@@ -22,6 +22,7 @@ import type { AgentEvent, JsonObject, NextEditReady } from "../../shared/protoco
 import { findServer, readSettings } from "../settings";
 import { trace } from "../trace";
 import { applyAgentEdit } from "./applyEdit";
+import { InlineEdits } from "./inlineEdit";
 import { lspTriggerKind, showNextEdit } from "./nextEdits";
 import { answerEditorQuery, EDITOR_QUERIES } from "./editorQuery";
 import { StderrTail } from "./tail";
@@ -79,6 +80,8 @@ export class AgentClient implements vscode.Disposable {
   private readonly stderr: StderrTail;
   private phaseValue: ServerPhase = "stopped";
   private readonly restarter = new SerialRestart(() => this.stop(), () => this.start());
+  // Next edits ghost text cannot show (a replacement) are shown by the extension (inlineEdit.ts).
+  private readonly inlineEdits = new InlineEdits();
   /** Protocol events (`agent/event`), from every session of the project. */
   readonly onEvent = this.eventEmitter.event;
   /** The server answered `initialize` (again, after a restart: rebuild the state then). */
@@ -162,8 +165,10 @@ export class AgentClient implements vscode.Disposable {
       middleware: {
         // vscode-languageclient 9 sends VS Code's trigger kind as is (Invoke 0, Automatic 1), but
         // LSP 3.18 counts from 1 (Invoked 1, Automatic 2): the server refuses a 0 as invalid params.
-        provideInlineCompletionItems: (document, position, context, token, next) =>
-          next(document, position, { ...context, triggerKind: lspTriggerKind(context.triggerKind) }, token),
+        provideInlineCompletionItems: async (document, position, context, token, next) => {
+          const result = await next(document, position, { ...context, triggerKind: lspTriggerKind(context.triggerKind) }, token);
+          return this.inlineEdits.present(document, position, result, token);
+        },
         executeCommand: (name, args, next) => {
           const handler = this.commandHandler;
           return handler !== undefined && LOCAL_COMMANDS.has(name) ? handler(name, args) : next(name, args);
@@ -300,6 +305,7 @@ export class AgentClient implements vscode.Disposable {
 
   dispose(): void {
     void this.stop();
+    this.inlineEdits.dispose();
     this.eventEmitter.dispose();
     this.readyEmitter.dispose();
     this.phaseEmitter.dispose();
