@@ -36,9 +36,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     login.add_argument(
         "--timeout", type=float, default=300.0, help="seconds to wait for the browser (default 300)"
     )
+    login.add_argument("--trust", action="store_true", help="trust this project for this run")
     login.set_defaults(func=run_login)
     logout = actions.add_parser("logout", help="delete a remote server's stored tokens")
     logout.add_argument("name", help="the server's name (its key under mcp)")
+    logout.add_argument("--trust", action="store_true", help="trust this project for this run")
     logout.set_defaults(func=run_logout)
     for p in (listing, *(actions.choices[a] for a in ("enable", "disable", "login", "logout"))):
         p.add_argument("-C", dest="directory", type=Path, default=Path("."), help="the project folder")
@@ -87,7 +89,10 @@ async def run_login(args: argparse.Namespace) -> int:
             print("agentls: no browser could be opened here: open the address yourself", file=sys.stderr)
         print(f"waiting for the browser (up to {args.timeout:g} s)…", file=sys.stderr, flush=True)
 
-    outcome = await login(args.directory.resolve(), args.name, open_url, args.timeout)
+    directory = args.directory.resolve()
+    # An untrusted project's own servers are not in its config: none of them is logged in to.
+    await settle_trust(directory, trust_flag=args.trust, terminal=sys.stdin.isatty())
+    outcome = await login(directory, args.name, open_url, args.timeout)
     if outcome == "not-needed":
         print(f"{args.name} needs no login: it answered without one; nothing was stored")
     else:
@@ -102,7 +107,9 @@ async def run_logout(args: argparse.Namespace) -> int:
     """Delete the server's stored tokens."""
     from core.mcp_login import logout
 
-    if await logout(args.directory.resolve(), args.name):
+    directory = args.directory.resolve()
+    await settle_trust(directory, trust_flag=args.trust, terminal=sys.stdin.isatty())
+    if await logout(directory, args.name):
         print(f"{args.name}: logged out (its tokens are deleted)")
     else:
         print(f"{args.name}: was not logged in; nothing to delete")

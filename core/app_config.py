@@ -134,7 +134,7 @@ class McpServers:
             if not cfg.enabled:
                 out.append(McpServerStatus(name, cfg.type, False, "disabled", auth=auth))
             elif entry.needs_login:
-                error = entry.error or f"it needs a login: run `agentls mcp login {name}`"
+                error = f"it needs a login: run `agentls mcp login {name}`"
                 out.append(McpServerStatus(name, cfg.type, True, "needs-login", error=error, auth=auth))
             elif manager is None or manager.failure is not None:
                 error = (manager.failure if manager is not None else entry.error) or "not started"
