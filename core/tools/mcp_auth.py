@@ -11,9 +11,10 @@ opens the authorization URL through the caller and waits for the loopback redire
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Literal, Never
+from typing import Any, Literal, Never
 
 import httpx2
 from mcp import Client
@@ -113,6 +114,23 @@ async def login(
         log.info("MCP server %s: logged in", name)
         return "logged-in"
     return "not-needed"
+
+
+async def begin_login(
+    name: str, cfg: McpRemote, timeout: float = LOGIN_TIMEOUT
+) -> tuple[str | None, asyncio.Task[LoginOutcome]]:
+    """Start a login whose authorization URL someone else opens (an editor, through its client):
+    the URL once the flow reaches it, and the task that goes on waiting for the redirect; None
+    and the finished task when it ended first (no login needed, or it failed before)."""
+    address: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+
+    async def hand_over(url: str) -> None:
+        address.set_result(url)
+
+    task = asyncio.create_task(login(name, cfg, hand_over, timeout), name=f"mcp-login:{name}")
+    either: list[asyncio.Future[Any]] = [address, task]
+    await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+    return (address.result() if address.done() else None), task
 
 
 async def _connect(cfg: McpRemote, auth: httpx2.Auth) -> None:
