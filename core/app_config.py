@@ -183,8 +183,12 @@ def _auth_state(entry: McpEntry) -> str | None:
         return "needs-login"
     from core.tools.mcp_tokens import logged_in  # small: no SDK import
 
-    if logged_in(cfg.url):
-        return "logged-in"
+    try:
+        if logged_in(cfg.url):
+            return "logged-in"
+    except ConfigError as exc:  # the token file is broken: the server's start says so, as its error
+        log.warning("mcp: %s", exc)
+        return None
     return "not-needed" if entry.manager is not None and entry.manager.failure is None else None
 
 
