@@ -167,14 +167,16 @@ class McpLocal(ConfigSection):
 
 class McpOAuth(ConfigSection):
     """The OAuth client of a remote MCP server, when its authorization server does not let agentls
-    register one itself (RFC 7591): the client id (and secret) made for you there, and the scopes
-    to ask for (else those the server names)."""
+    register one itself (RFC 7591): the client id (and secret) made for you there, the scopes to
+    ask for (else those the server names), and the loopback port its redirect URI names (else a
+    free one: an authorization server that compares redirect URIs exactly needs it fixed)."""
 
     model_config = ConfigDict(extra="allow", defer_build=True, populate_by_name=True)
 
     client_id: str = Field(alias="clientId", min_length=1)
     client_secret: str | None = Field(default=None, alias="clientSecret")
     scopes: list[str] | None = None
+    redirect_port: int | None = Field(default=None, alias="redirectPort", ge=1, le=65535)
 
 
 class McpRemote(ConfigSection):

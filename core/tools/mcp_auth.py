@@ -97,7 +97,8 @@ async def login(
     LoginError when the flow failed (refused, timed out, a mismatched redirect, a token error)."""
     if not cfg.uses_oauth:
         raise LoginError(f"the MCP server {name} is given an Authorization header in its config; no login")
-    async with LoopbackRedirect(timeout) as redirect:
+    port = cfg.oauth.redirect_port if cfg.oauth is not None else None
+    async with LoopbackRedirect(timeout, port or 0) as redirect:
         storage = TokenFile(cfg.url, fresh=True, configured=_configured(cfg, redirect.uri))
 
         async def send_user(url: str) -> None:

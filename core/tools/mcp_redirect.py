@@ -28,16 +28,19 @@ class LoginError(InvalidInputError):
 class LoopbackRedirect:
     """Listens on 127.0.0.1 for one redirect; ``async with`` opens and closes the port."""
 
-    def __init__(self, timeout: float) -> None:
+    def __init__(self, timeout: float, port: int = 0) -> None:
         self.timeout = timeout
         self._server: asyncio.Server | None = None
-        self._port = 0
+        self._port = port  # 0: a free one
         self._state: str | None = None
         self._result: asyncio.Future[AuthorizationCodeResult] | None = None
 
     async def __aenter__(self) -> LoopbackRedirect:
         self._result = asyncio.get_running_loop().create_future()
-        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        try:
+            self._server = await asyncio.start_server(self._serve, "127.0.0.1", self._port)
+        except OSError as exc:
+            raise LoginError(f"cannot listen for the redirect on 127.0.0.1:{self._port} ({exc})") from None
         self._port = self._server.sockets[0].getsockname()[1]
         return self
 

@@ -9,6 +9,7 @@ server that needs no login says so."""
 from __future__ import annotations
 
 import json
+import socket
 import stat
 import time
 from pathlib import Path
@@ -150,3 +151,19 @@ async def test_a_server_that_needs_no_login_says_so(make_app: AppFactory, tmp_pa
         app = await make_app(mcp=vault(server))
         [status] = await app.mcp_servers()
         assert (status.status, status.auth) == ("running", "not-needed"), status
+
+
+async def test_a_client_named_in_the_config_is_used_instead_of_registering(tmp_path: Path) -> None:
+    with socket.socket() as probe:  # a port free now, as a user picks one for their client
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    redirect = f"http://127.0.0.1:{port}/callback"
+    async with oauth_server(tmp_path, OAUTH_CLIENT=f"mine {redirect}") as server:
+        cfg = McpRemote.model_validate(
+            {"type": "remote", "url": server.url, "oauth": {"clientId": "mine", "redirectPort": port}}
+        )
+        browser = Browser()
+        assert await login("vault", cfg, browser.open, timeout=30) == "logged-in"
+        query = parse_qs(urlsplit(browser.opened[0]).query)
+        assert (query["client_id"], query["redirect_uri"]) == (["mine"], [redirect])
+        assert server.grants() == ["authorize", "token authorization_code"]  # no registration
