@@ -2,6 +2,8 @@
 (and keep the ``instructions`` each server gives at initialize, for the system prompt, and the
 prompts it offers, run as slash commands, and its resources, attached as context). A server's
 ``elicitation/create`` is asked as a form in the session of its tool call (``core.tools.mcp_elicit``).
+A remote server is reached with its stored OAuth tokens, refreshed when they expire; one that wants a
+login it has no token for is skipped and listed in ``needs_login`` (``core.tools.mcp_auth``).
 
 Each server runs in a task of its own that enters the SDK client's context and stays inside it until
 ``close()``: the SDK's anyio scopes must be entered and left by the same task. A server that fails

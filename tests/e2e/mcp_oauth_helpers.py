@@ -7,9 +7,10 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
+import subprocess
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -51,6 +52,21 @@ async def oauth_server(folder: Path, **env: str) -> AsyncIterator[OAuthServer]:
     finally:
         proc.terminate()
         await proc.wait()
+
+
+@contextmanager
+def protected_server() -> Iterator[str]:
+    """``oauth_server`` for a test that is not a coroutine (an editor driven from outside): the
+    MCP endpoint's URL."""
+    proc = subprocess.Popen(
+        [sys.executable, str(SERVER)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    )
+    try:
+        assert proc.stdout is not None
+        yield proc.stdout.readline().strip() + "/mcp"
+    finally:
+        proc.terminate()
+        proc.wait()
 
 
 async def approve(authorization_url: str, state: str | None = None) -> httpx.Response:

@@ -7,15 +7,13 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 
 from demo.fake_script import Turn
+from tests.e2e.mcp_oauth_helpers import protected_server
 from tests.nvim.harness import Nvim
 from tests.nvim.test_context_items import user_text
 from tests.nvim.test_interactive import PROMPT_LINES, open_chat
@@ -23,7 +21,6 @@ from tests.nvim.tmux import interactive
 
 SERVER = Path(__file__).parents[1] / "fixtures" / "mcp" / "docs_server.py"
 CHIPS = "require'agentls.context_chips'.chips"
-OAUTH_SERVER = SERVER.parent / "oauth_server.py"
 # The server's state as Neovim last heard it, asked every 200 ms (no event announces a restart).
 WATCH = (
     ":lua vim.uv.new_timer():start(0, 200, vim.schedule_wrap(function() require'agentls.client'.request("
@@ -147,22 +144,8 @@ def test_an_mcp_servers_form_is_asked_in_neovims_own_dialogs(nvim: Nvim) -> None
     }
 
 
-@contextmanager
-def protected_server(folder: Path) -> Iterator[str]:
-    """The SDK's MCP server behind its own authorization server (tests/fixtures/mcp/oauth_server.py)."""
-    proc = subprocess.Popen(
-        [sys.executable, str(OAUTH_SERVER)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
-    )
-    try:
-        assert proc.stdout is not None
-        yield proc.stdout.readline().strip() + "/mcp"
-    finally:
-        proc.terminate()
-        proc.wait()
-
-
-def test_a_server_that_needs_a_login_is_logged_in_to_from_the_picker(nvim: Nvim, tmp_path: Path) -> None:
-    with protected_server(tmp_path) as url:
+def test_a_server_that_needs_a_login_is_logged_in_to_from_the_picker(nvim: Nvim) -> None:
+    with protected_server() as url:
         nvim.extra_config["mcp"] = {"vault": {"type": "remote", "url": url}}
         with interactive(nvim, width=160, height=40) as screen:
             open_chat(screen)
