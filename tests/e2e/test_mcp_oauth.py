@@ -114,7 +114,7 @@ async def test_logout_deletes_the_tokens_and_the_next_start_needs_login(
     ("env", "state", "timeout", "said"),
     [
         ({}, "forged", 30.0, "the redirect's state does not match this login's"),
-        ({"OAUTH_DENY": "1"}, None, 30.0, "the server refused: access_denied (the user said no)"),
+        ({"OAUTH_DENY": "1"}, None, 30.0, "authorization server refused: access_denied (the user said no)"),
         ({}, "", 0.5, "no answer from the browser within 0.5 s"),
     ],
     ids=["wrong-state", "denied", "timeout"],
