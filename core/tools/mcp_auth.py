@@ -22,8 +22,13 @@ from mcp.client.auth import OAuthClientProvider, OAuthFlowError
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
-from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata
-from pydantic import AnyUrl
+from mcp.shared.auth import (
+    OAuthClientInformationFull,
+    OAuthClientMetadata,
+    OAuthMetadata,
+    ProtectedResourceMetadata,
+)
+from pydantic import AnyUrl, ValidationError
 
 from core.config.schema import McpRemote
 from core.tools.mcp_redirect import LoginError, LoopbackRedirect
@@ -75,6 +80,7 @@ class SessionAuth:
         self.provider = OAuthClientProvider(
             cfg.url, _metadata(cfg, _UNUSED_REDIRECT), storage, self._redirect, self._callback
         )
+        _restore_metadata(self.provider, storage)
 
     async def _redirect(self, url: str) -> None:
         self.needs_login = True
@@ -112,9 +118,34 @@ async def login(
         except Exception as exc:
             raise _login_error(name, exc) from None
     if storage.stored:
+        _keep_metadata(provider, storage)
         log.info("MCP server %s: logged in", name)
         return "logged-in"
     return "not-needed"
+
+
+# The SDK discovers the authorization server's metadata only on a 401, and refreshes at the token
+# endpoint it names — else at ``/token`` of the MCP server's origin, wrong wherever the authorization
+# server lives elsewhere. So a login keeps what it discovered, and a session gives it back: two
+# public fields of the provider's ``context`` (the SDK's ``OAuthContext``), which the test with an
+# authorization server on an origin of its own pins by name (tests/e2e/test_mcp_oauth.py).
+
+
+def _keep_metadata(provider: OAuthClientProvider, storage: TokenFile) -> None:
+    found = provider.context.oauth_metadata, provider.context.protected_resource_metadata
+    authorization, resource = (m.model_dump(mode="json", exclude_none=True) if m else None for m in found)
+    storage.remember_metadata(authorization, resource)
+
+
+def _restore_metadata(provider: OAuthClientProvider, storage: TokenFile) -> None:
+    authorization, resource = storage.metadata()
+    try:
+        if authorization is not None:
+            provider.context.oauth_metadata = OAuthMetadata.model_validate(authorization)
+        if resource is not None:
+            provider.context.protected_resource_metadata = ProtectedResourceMetadata.model_validate(resource)
+    except ValidationError:  # stored by another version: a 401 discovers it again
+        log.info("the stored OAuth metadata of %s is not valid; it is discovered again", storage.url)
 
 
 async def begin_login(

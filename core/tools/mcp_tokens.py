@@ -136,6 +136,25 @@ class TokenFile:
         self._fresh = False
         self.stored = True
 
+    def remember_metadata(
+        self, authorization: dict[str, Any] | None, resource: dict[str, Any] | None
+    ) -> None:
+        """Keep the authorization server's and the protected resource's metadata with the tokens
+        (JSON forms): a later session refreshes at the token endpoint they name."""
+        data = _read(self.path)
+        entry = data.get(self.url)
+        if not isinstance(entry, dict):
+            return
+        entry["authorization_server"] = authorization
+        entry["resource"] = resource
+        _write(self.path, data)
+
+    def metadata(self) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+        """The stored metadata (authorization server, protected resource), when a login kept it."""
+        entry = self._entry()
+        found = entry.get("authorization_server"), entry.get("resource")
+        return tuple(m if isinstance(m, dict) else None for m in found)  # type: ignore[return-value]
+
     async def get_client_info(self) -> OAuthClientInformationFull | None:
         """The client registration: the configured one or the one made in this flow, else the stored one."""
         from mcp.shared.auth import OAuthClientInformationFull

@@ -77,10 +77,12 @@ async def test_a_session_shows_needs_login_then_the_login_lets_a_turn_use_the_to
         assert "the secret door is 42" in str(model.requests[-1].messages)
 
 
+@pytest.mark.parametrize("separate", [False, True], ids=["same-origin", "separate-authorization-server"])
 async def test_an_expired_access_token_is_refreshed_not_logged_in_again(
-    make_app: AppFactory, model: FakeModelServer, tmp_path: Path
+    make_app: AppFactory, model: FakeModelServer, tmp_path: Path, separate: bool
 ) -> None:
-    async with oauth_server(tmp_path, OAUTH_TTL="1") as server:
+    env = {"OAUTH_SEPARATE_AS": "1"} if separate else {}
+    async with oauth_server(tmp_path, OAUTH_TTL="1", **env) as server:
         browser = Browser()
         await login("vault", remote(server.url), browser.open, timeout=30)
         first = stored()[server.url]
