@@ -469,3 +469,11 @@ class Agent(Protocol):
         turn on) or ``restart`` it; the servers after. NotFoundError: no such server;
         InvalidInputError: a layer above the user's config decides it."""
         ...
+
+    async def mcp_login(self, name: str) -> str | None:
+        """Start a browser login (OAuth) to the remote server ``name``: the authorization address
+        for the user to open, or None when the server let agentls in without one (it is restarted).
+        The login waits for the browser's redirect in the background (5 minutes); when it completes
+        the server restarts with its new tokens, when it fails an ``agent.warning`` says why.
+        NotFoundError: no such server; InvalidInputError: a local server, or the login failed at once."""
+        ...

@@ -254,8 +254,10 @@ class McpServerStatus:
     name: str
     type: str  # "local" or "remote"
     enabled: bool
-    status: str  # "running", "failed" (``error`` says why) or "disabled"
+    status: str  # "running", "failed" (``error`` says why), "needs-login" (``error`` says how) or "disabled"
     tools: int = 0
     resources: int = 0
     prompts: int = 0
     error: str | None = None
+    # remote servers' OAuth: "logged-in" (tokens stored), "needs-login", "not-needed"; None: local
+    auth: str | None = None

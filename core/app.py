@@ -5,6 +5,7 @@ reach it through ``core.open.open_agent``, tests through ``tests/harness.py``.""
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -44,11 +45,19 @@ from core.commands.shell import shell_runner
 from core.config.keys import set_mcp_enabled
 from core.config.loader import Layer, load_config
 from core.config.paths import config_dir
-from core.config.schema import Config
+from core.config.schema import Config, McpRemote
 from core.dialogs import AppDialogs
 from core.editor import EditorIntelligence
 from core.errors import ConfigError, InvalidInputError, NotFoundError
-from core.events import BackgroundAgent, BackgroundShell, ConfigUpdated, Event, FileDiff, QueuedPrompt
+from core.events import (
+    AgentWarning,
+    BackgroundAgent,
+    BackgroundShell,
+    ConfigUpdated,
+    Event,
+    FileDiff,
+    QueuedPrompt,
+)
 from core.llm.model import ModelInfo, resolve_small_model
 from core.llm.transport import aclose_http_client
 from core.message.context_items import ContextItem, ResolvedItem
@@ -89,6 +98,7 @@ class AgentApp:
         self._layers = tuple(config_layers)
         self._reconfiguring = asyncio.Lock()
         self._mcp_retired = Retired()
+        self._mcp_logins: dict[str, asyncio.Task[None]] = {}  # browser logins under way, by server
         self._command_aborts: dict[str, set[asyncio.Event]] = {}  # commands expanding, by session
 
     @property
@@ -159,6 +169,9 @@ class AgentApp:
         await self._wiring.queue.close()
         await self._wiring.loop.close(grace)
         await self._wiring.policy.shells.close()
+        for login in self._mcp_logins.values():
+            login.cancel()
+        await asyncio.gather(*self._mcp_logins.values(), return_exceptions=True)
         await self._mcp_retired.close(self._wiring.settings.current.mcp.managers())
         await self._sessions.close()
         await self._wiring.stores.store.close()
@@ -505,6 +518,37 @@ class AgentApp:
                 "your own config: change it there"
             )
         return await self.mcp_servers()
+
+    async def mcp_login(self, name: str) -> str | None:
+        """Start a browser login to a remote server (see ``core.api.Agent``)."""
+        cfg = self._wiring.settings.current.config.mcp.get(name)
+        if cfg is None:
+            known = ", ".join(sorted(self._wiring.settings.current.config.mcp)) or "none"
+            raise NotFoundError(f"no MCP server {name!r} is configured (configured: {known})")
+        if not isinstance(cfg, McpRemote):
+            raise InvalidInputError(f"{name} is a local MCP server: only remote (HTTP) servers log in")
+        earlier = self._mcp_logins.pop(name, None)
+        if earlier is not None:  # its listener gives way to the new one
+            earlier.cancel()
+        auth = await asyncio.to_thread(importlib.import_module, "core.tools.mcp_auth")
+        url: str | None
+        url, login = await auth.begin_login(name, cfg)
+        if url is None:  # it ended before a browser was needed: no login needed, or an error
+            await login
+            await self._restart_mcp(name)
+            return None
+        self._mcp_logins[name] = asyncio.create_task(self._finish_mcp_login(name, login))
+        return url
+
+    async def _finish_mcp_login(self, name: str, login: asyncio.Task[str]) -> None:
+        try:
+            await login
+        except InvalidInputError as exc:  # LoginError: refused, timed out, a mismatched redirect
+            self._wiring.stores.bus.publish(AgentWarning(kind="mcp", message=str(exc)))
+            return
+        finally:
+            self._mcp_logins.pop(name, None)
+        await self._restart_mcp(name)
 
     async def _restart_mcp(self, name: str) -> None:
         w = self._wiring

@@ -23,7 +23,7 @@ from core.api_types import McpResourceList, McpServerStatus
 from core.bus import Bus
 from core.config.loader import ResolvedConfig
 from core.config.merge import format_path
-from core.config.schema import Config, McpServer
+from core.config.schema import Config, McpRemote, McpServer
 from core.errors import ConfigError, InvalidInputError, NotFoundError
 from core.events import AgentWarning
 from core.hooks.service import Hooks
@@ -56,6 +56,7 @@ class McpEntry:
     config: McpServer
     manager: McpManager | None
     error: str | None = None  # why it did not start
+    needs_login: bool = False  # it answered 401 and no stored token was usable
 
 
 @record
@@ -124,19 +125,24 @@ class McpServers:
         return [e.manager for e in self.entries.values() if e.manager is not None]
 
     def status(self) -> list[McpServerStatus]:
-        """Each configured server: running (with what it offers), failed (and why) or disabled."""
+        """Each configured server: running (with what it offers), failed (and why), needing a login
+        (remote servers behind OAuth) or disabled."""
         out = []
         for name, entry in self.entries.items():
             cfg, manager = entry.config, entry.manager
+            auth = _auth_state(entry)
             if not cfg.enabled:
-                out.append(McpServerStatus(name, cfg.type, False, "disabled"))
+                out.append(McpServerStatus(name, cfg.type, False, "disabled", auth=auth))
+            elif entry.needs_login:
+                error = f"it needs a login: run `agentls mcp login {name}`"
+                out.append(McpServerStatus(name, cfg.type, True, "needs-login", error=error, auth=auth))
             elif manager is None or manager.failure is not None:
-                error = manager.failure if manager is not None else entry.error
-                out.append(McpServerStatus(name, cfg.type, True, "failed", error=error or "not started"))
+                error = (manager.failure if manager is not None else entry.error) or "not started"
+                out.append(McpServerStatus(name, cfg.type, True, "failed", error=error, auth=auth))
             else:
                 resources = len(manager.resources) + len(manager.templates)
                 counts = (len(manager.tools()), resources, len(manager.prompts))
-                out.append(McpServerStatus(name, cfg.type, True, "running", *counts))
+                out.append(McpServerStatus(name, cfg.type, True, "running", *counts, auth=auth))
         return out
 
     async def reconcile(
@@ -166,6 +172,26 @@ class McpServers:
         return McpServers({n: entries[n] for n in wanted}), retired, warnings
 
 
+def _auth_state(entry: McpEntry) -> str | None:
+    """A remote server's login: "needs-login", "logged-in" (tokens stored for its URL) or
+    "not-needed" (it runs without); None for a local server, one whose headers carry their own
+    Authorization, or one that is not running and has no tokens (unknown)."""
+    cfg = entry.config
+    if not isinstance(cfg, McpRemote) or not cfg.uses_oauth:
+        return None
+    if entry.needs_login:
+        return "needs-login"
+    from core.tools.mcp_tokens import logged_in  # small: no SDK import
+
+    try:
+        if logged_in(cfg.url):
+            return "logged-in"
+    except ConfigError as exc:  # the token file is broken: the server's start says so, as its error
+        log.warning("mcp: %s", exc)
+        return None
+    return "not-needed" if entry.manager is not None and entry.manager.failure is None else None
+
+
 async def _start(
     servers: Mapping[str, McpServer], cwd: Path, sandbox: Sandbox | None
 ) -> tuple[dict[str, McpEntry], list[str]]:
@@ -190,7 +216,8 @@ async def _start(
             entries[name] = McpEntry(enabled[name], manager)
         else:
             await manager.close()
-            entries[name] = McpEntry(enabled[name], None, "; ".join(manager.warnings) or None)
+            error = "; ".join(manager.warnings) or None
+            entries[name] = McpEntry(enabled[name], None, error, name in manager.needs_login)
     return entries, warnings
 
 

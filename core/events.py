@@ -490,7 +490,7 @@ class BackgroundShellUpdated(Event):
 # --- config ----------------------------------------------------------------------------------
 
 
-WarningKind = Literal["snapshot", "small-model", "abort", "review", "sandbox", "hooks"]
+WarningKind = Literal["snapshot", "small-model", "abort", "review", "sandbox", "hooks", "mcp"]
 
 
 class AgentWarning(Event):

@@ -1,12 +1,16 @@
 """``agent/mcp/*``: the MCP servers' resources for a client's ``@`` menu, and the servers view
-(list them; enable, disable or restart one)."""
+(list them; enable, disable or restart one; log in to a remote one — its authorization address
+opened in the user's browser with ``window/showDocument {external: true}``)."""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, Literal
 
+from lsprotocol import types as lsp
 from pydantic import Field
+from pygls.exceptions import JsonRpcException
 
 from lsp_server import protocol as p
 
@@ -15,11 +19,15 @@ if TYPE_CHECKING:
     from lsp_server.server import AgentServer
 
 
+log = logging.getLogger(__name__)
+
+
 class McpSet(p.Params):
-    """Enable or disable an MCP server (in the user's config), or restart it."""
+    """Enable or disable an MCP server (in the user's config), restart it, or log in to it (a
+    remote one: the answer's ``login`` says where; the server restarts once the browser is done)."""
 
     name: str = Field(min_length=1)
-    action: Literal["enable", "disable", "restart"]
+    action: Literal["enable", "disable", "restart", "login"]
 
 
 def register(server: AgentServer) -> None:
@@ -31,6 +39,12 @@ def register(server: AgentServer) -> None:
 
     @server.request("agent/mcp/set", McpSet)
     async def set_server(app: Agent, params: McpSet) -> Any:
+        if params.action == "login":
+            url = await app.mcp_login(params.name)
+            listed = {"servers": [asdict(s) for s in await app.mcp_servers()]}
+            if url is None:  # it needed no login and was restarted
+                return listed
+            return {**listed, "login": {"url": url, "opened": await _open_external(server, url)}}
         return {"servers": [asdict(s) for s in await app.mcp_set(params.name, params.action)]}
 
     @server.request("agent/mcp/resources", p.NoParams)
@@ -60,3 +74,16 @@ def register(server: AgentServer) -> None:
                 for t in listed.templates
             ],
         }
+
+
+async def _open_external(server: AgentServer, url: str) -> bool:
+    """Open ``url`` in the user's browser through the client; False when it cannot or refused."""
+    window = server.client_capabilities.window
+    if window is None or window.show_document is None or not window.show_document.support:
+        return False
+    try:
+        shown = await server.window_show_document_async(lsp.ShowDocumentParams(uri=url, external=True))
+    except JsonRpcException as exc:
+        log.info("window/showDocument (external) failed: %s", exc)
+        return False
+    return bool(shown.success)

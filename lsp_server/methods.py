@@ -127,7 +127,9 @@ METHODS: tuple[Method, ...] = (
     _request(
         "agent/mcp/list", p.NoParams, r.McpServersResult, "The MCP servers: status, counts, last error."
     ),
-    _request("agent/mcp/set", McpSet, r.McpServersResult, "Enable, disable or restart an MCP server."),
+    _request(
+        "agent/mcp/set", McpSet, r.McpServersResult, "Enable, disable, restart or log in to an MCP server."
+    ),
     _request(
         "agent/session/command", SessionCommand, r.CommandRunResult, "Run a slash command in a session."
     ),

@@ -266,17 +266,28 @@ class McpServerInfo(Result):
     name: str
     type: Literal["local", "remote"]
     enabled: bool
-    status: Literal["running", "failed", "disabled"]
+    status: Literal["running", "failed", "needs-login", "disabled"]
     tools: int
     resources: int
     prompts: int
     error: str | None
+    # a remote server's OAuth login; null for a local one (or one given an Authorization header)
+    auth: Literal["logged-in", "needs-login", "not-needed"] | None
+
+
+class McpLogin(Result):
+    """A browser login under way: the authorization address, and whether the client opened it."""
+
+    url: str
+    opened: bool
 
 
 class McpServersResult(Result):
-    """``agent/mcp/list`` and ``agent/mcp/set``: every configured MCP server, in the config's order."""
+    """``agent/mcp/list`` and ``agent/mcp/set``: every configured MCP server, in the config's order;
+    after ``login``, the login under way (absent: the server needed none and was restarted)."""
 
     servers: list[McpServerInfo]
+    login: McpLogin | None = None
 
 
 class PlanListResult(Result):

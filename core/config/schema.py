@@ -165,8 +165,24 @@ class McpLocal(ConfigSection):
     sandbox: bool = True
 
 
+class McpOAuth(ConfigSection):
+    """The OAuth client of a remote MCP server, when its authorization server does not let agentls
+    register one itself (RFC 7591): the client id (and secret) made for you there, the scopes to
+    ask for (else those the server names), and the loopback port its redirect URI names (else a
+    free one: an authorization server that compares redirect URIs exactly needs it fixed)."""
+
+    model_config = ConfigDict(extra="allow", defer_build=True, populate_by_name=True)
+
+    client_id: str = Field(alias="clientId", min_length=1)
+    client_secret: str | None = Field(default=None, alias="clientSecret")
+    scopes: list[str] | None = None
+    redirect_port: int | None = Field(default=None, alias="redirectPort", ge=1, le=65535)
+
+
 class McpRemote(ConfigSection):
-    """An MCP server reached over HTTP: streamable HTTP, or the older HTTP+SSE transport."""
+    """An MCP server reached over HTTP: streamable HTTP, or the older HTTP+SSE transport. One that
+    answers 401 is logged in to with OAuth (``agentls mcp login``), unless ``headers`` carry an
+    ``Authorization`` of their own."""
 
     type: Literal["remote"]
     url: str
@@ -174,6 +190,13 @@ class McpRemote(ConfigSection):
     enabled: bool = True
     # "sse": the 2024-11-05 transport (a GET event stream, messages POSTed to the endpoint it names)
     transport: Literal["http", "sse"] = "http"
+    oauth: McpOAuth | None = None
+
+    @property
+    def uses_oauth(self) -> bool:
+        """Whether agentls logs in to it with OAuth: not when its headers carry their own
+        ``Authorization`` (a token the user manages)."""
+        return not any(key.lower() == "authorization" for key in self.headers)
 
 
 McpServer: TypeAlias = Annotated[McpLocal | McpRemote, Field(discriminator="type")]

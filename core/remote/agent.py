@@ -416,6 +416,10 @@ class RemoteAgent:
         result: list[McpServerStatus] = await self.call("mcp_set", name=name, action=action)
         return result
 
+    async def mcp_login(self, name: str) -> str | None:
+        result: str | None = await self.call("mcp_login", name=name)
+        return result
+
 
 class RemoteDialogs:
     """``core.api.Dialogs`` of a ``RemoteAgent``: pending requests from its mirror, answers sent."""

@@ -2,6 +2,8 @@
 (and keep the ``instructions`` each server gives at initialize, for the system prompt, and the
 prompts it offers, run as slash commands, and its resources, attached as context). A server's
 ``elicitation/create`` is asked as a form in the session of its tool call (``core.tools.mcp_elicit``).
+A remote server is reached with its stored OAuth tokens, refreshed when they expire; one that wants a
+login it has no token for is skipped and listed in ``needs_login`` (``core.tools.mcp_auth``).
 
 Each server runs in a task of its own that enters the SDK client's context and stays inside it until
 ``close()``: the SDK's anyio scopes must be entered and left by the same task. A server that fails
@@ -17,6 +19,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
+import httpx2
 from mcp import Client
 from mcp.client.sse import sse_client
 from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -34,6 +37,7 @@ from core.record import record
 from core.sandbox.sandbox import Sandbox
 from core.tools.base import Tool, ToolResult
 from core.tools.context import ToolContext
+from core.tools.mcp_auth import SessionAuth
 from core.tools.mcp_elicit import ask_form
 from core.tools.mcp_listing import McpPrompt, all_pages, prompts_of, resources_of, templates_of
 from core.tools.mcp_stderr import StderrTail
@@ -162,6 +166,8 @@ class McpManager:
         self._clients: dict[str, Client] = {}
         self._calls: dict[str, list[ToolContext]] = {}  # each server's tool calls under way
         self._stderr: dict[str, StderrTail] = {}  # local servers' stderr, its last lines kept
+        self._oauth: dict[str, SessionAuth] = {}  # remote servers' OAuth
+        self.needs_login: set[str] = set()  # servers that answered 401 and have no usable token
 
     async def start(self) -> None:
         """Connect every enabled server at once; report and skip those that fail."""
@@ -199,7 +205,11 @@ class McpManager:
         except Exception as exc:  # whatever the SDK or the server raised: the server is skipped
             if name in self._stderr:  # what it said before it exited, read to the end
                 await asyncio.to_thread(self._stderr[name].wait, 2.0)
-            self._skip(name, _describe(exc))
+            if name in self._oauth and self._oauth[name].needs_login:
+                self.needs_login.add(name)
+                self._skip(name, f"it needs a login: run `agentls mcp login {name}`")
+            else:
+                self._skip(name, _describe(exc))
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
         return None
@@ -224,12 +234,12 @@ class McpManager:
                 finally:
                     stderr.close()
             elif cfg.transport == "sse":
-                transport = sse_client(cfg.url, headers=cfg.headers or None)
+                transport = sse_client(cfg.url, headers=cfg.headers or None, auth=self._auth(name, cfg))
                 async with Client(transport, elicitation_callback=elicit) as client:
                     await self._ready(name, client, ready)
             else:
                 async with (
-                    create_mcp_http_client(headers=cfg.headers or None) as http,
+                    create_mcp_http_client(headers=cfg.headers or None, auth=self._auth(name, cfg)) as http,
                     Client(
                         streamable_http_client(cfg.url, http_client=http), elicitation_callback=elicit
                     ) as client,
@@ -245,6 +255,14 @@ class McpManager:
             return
         if ready.done() and not self._closing.is_set():  # the connection ended by itself
             self._stopped(name, "the server closed the connection")
+
+    def _auth(self, name: str, cfg: McpRemote) -> httpx2.Auth | None:
+        """The OAuth of a remote server (stored tokens, refreshed; never a browser), unless its
+        headers carry an ``Authorization`` of their own."""
+        if not cfg.uses_oauth:
+            return None
+        auth = self._oauth[name] = SessionAuth(cfg)
+        return auth.provider
 
     def _stopped(self, name: str, reason: str) -> None:
         """A running server stopped: its tools are no longer offered, the failure is kept."""

@@ -10,7 +10,10 @@ import re
 import sys
 from pathlib import Path
 
+import httpx
+
 from demo.fake_script import Turn
+from tests.e2e.mcp_oauth_helpers import protected_server
 from tests.nvim.harness import Nvim
 from tests.nvim.test_context_items import user_text
 from tests.nvim.test_interactive import PROMPT_LINES, open_chat
@@ -18,6 +21,15 @@ from tests.nvim.tmux import interactive
 
 SERVER = Path(__file__).parents[1] / "fixtures" / "mcp" / "docs_server.py"
 CHIPS = "require'agentls.context_chips'.chips"
+# The server's state as Neovim last heard it, asked every 200 ms (no event announces a restart).
+WATCH = (
+    ":lua vim.uv.new_timer():start(0, 200, vim.schedule_wrap(function() require'agentls.client'.request("
+    "'agent/mcp/list', {}, function(_, r) if r then vim.g.vault = r.servers[1].status end end) end))"
+)
+BROWSER = (
+    ":lua vim.ui.open = function(url) vim.g.opened = url;"
+    " return { wait = function() return { code = 0 } end } end"
+)
 
 
 def test_resources_attach_from_the_at_menu_and_prompts_run_from_the_slash_menu(nvim: Nvim) -> None:
@@ -133,3 +145,33 @@ def test_an_mcp_servers_form_is_asked_in_neovims_own_dialogs(nvim: Nvim) -> None
         "action": "accept",
         "data": {"environment": "production", "replicas": 3, "confirm": True, "note": ""},
     }
+
+
+def test_a_server_that_needs_a_login_is_logged_in_to_from_the_picker(nvim: Nvim) -> None:
+    with protected_server() as url:
+        nvim.extra_config["mcp"] = {"vault": {"type": "remote", "url": url}}
+        with interactive(nvim, width=160, height=40) as screen:
+            open_chat(screen)
+            screen.keys("Escape")
+            # The user's browser: what Neovim opens (window/showDocument external → vim.ui.open).
+            screen.keys(BROWSER, "Enter")
+            screen.keys(":AgentlsMcp", "Enter")
+            shown = screen.wait(lambda s: "vault  needs login:" in s, "the server needing a login")
+            assert "vault  needs login: pick it and log in (or run agentls mcp login vault)" in shown, shown
+            number = re.search(r"(\d+)[:.] vault  needs login", shown)
+            assert number is not None, shown
+            screen.keys(number.group(1), "Enter")
+            screen.wait(lambda s: "log in" in s and "disable" in s, "its actions")
+            screen.keys("1", "Enter")  # log in
+            screen.wait(lambda s: "agentls: log in to vault in your browser" in s, "the notice")
+            screen.wait_lua("vim.g.opened ~= nil", "the browser opened")
+            opened = screen.lua("vim.g.opened")
+            with httpx.Client(timeout=30) as browser:
+                answer = browser.get(opened)
+                assert browser.get(answer.headers["location"]).status_code == 200
+            # Once back, the server restarts logged in (no event says so: asked until it has).
+            screen.keys(WATCH, "Enter")
+            screen.wait_lua("vim.g.vault == 'running'", "the server restarted, logged in", timeout=60)
+            screen.keys(":AgentlsMcp", "Enter")
+            shown = screen.wait(lambda s: "vault  running" in s, "the picker again")
+            assert "vault  running · 1 tools, 0 resources, 0 prompts · logged in" in shown, shown

@@ -4,7 +4,10 @@
 // a warning says why, no chip); the prompt goes with the two chips. Then `/mcp` lists the server's
 // prompt in the `/` menu, and `/mcp__docs__explain add style=long` runs it. Last, the palette's
 // "agentls: MCP Servers" lists docs (running) and broken (failed, why); the server's deploy tool
-// asks its form in the chat's question dialog; and docs is disabled from the servers' pick.
+// asks its form in the chat's question dialog; and docs is disabled from the servers' pick. vault, a
+// remote server behind OAuth, is listed as needing a login; Log In opens its authorization page in
+// a browser tab (after VS Code's question to open an external site, when it asks one), which comes
+// back to agentls' loopback port; the pick then shows vault running, logged in.
 // (The servers' pick is opened first: it waits for the agent, so the @ pick then lists the resources.)
 // Usage: node e2e_mcp.mjs '{"url": ..., "folder": ..., "shots": ...}'
 import { chipsText, mention, quickInput, runPhases, until, waitAnswer } from "./driver.mjs";
@@ -26,7 +29,8 @@ await runPhases(args, [
     await wb.command("agentls: MCP Servers");
     r.rows = await until("the servers in the pick", async () => {
       const rows = await wb.quickRows();
-      return rows.some((row) => row.includes("docs")) && rows.some((row) => row.includes("broken")) ? rows : null;
+      const all = ["docs", "broken", "vault"].every((name) => rows.some((row) => row.includes(name)));
+      return all ? rows : null;
     }, 60000);
     await wb.shot("mcp-servers");
     await wb.page.keyboard.press("Escape");
@@ -96,6 +100,39 @@ await runPhases(args, [
       const rows = await wb.quickRows();
       return rows.some((row) => row.includes("docs") && row.includes("disabled")) ? rows : null;
     }, 20000);
+    await wb.page.keyboard.press("Escape");
+  }],
+  ["login", async (wb, r) => {
+    // The user's browser: the page VS Code opens for the authorization URL, in a tab of its own
+    // (VS Code may first ask whether to open the external site: then the user says Open).
+    const isLogin = (t) => t.url().includes("/authorize") || t.url().includes("/callback");
+    await wb.command("agentls: MCP Servers");
+    await quickInput(wb, "vault", { title: "agentls: MCP Servers" });
+    await quickInput(wb, "Log In", { title: "MCP server vault" });
+    const target = await until("the authorization page in a tab", async () => {
+      const asked = await wb.modal();
+      if (asked !== null) {
+        r.asked = asked.message;
+        await wb.shot("mcp-login-open");
+        await wb.modalButton("Open");
+      }
+      return wb.browser.targets().find(isLogin) ?? null;
+    }, 60000);
+    const tab = await target.page();
+    r.page = await until("the loopback's page", async () => {
+      const text = await tab.evaluate(() => document.body?.innerText ?? "").catch(() => "");
+      return text.includes("logged in") || text.includes("failed") ? text : null;
+    }, 60000);
+    r.after = await until("the pick, vault running", async () => {
+      await wb.page.keyboard.press("Escape");
+      await wb.command("agentls: MCP Servers");
+      const rows = await until("the servers in the pick", async () => {
+        const listed = await wb.quickRows();
+        return listed.some((row) => row.includes("vault")) ? listed : null;
+      }, 20000);
+      return rows.some((row) => row.includes("vault") && row.includes("running")) ? rows : null;
+    }, 60000);
+    await wb.shot("mcp-logged-in");
     await wb.page.keyboard.press("Escape");
   }],
 ]);

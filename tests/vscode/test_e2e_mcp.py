@@ -17,6 +17,7 @@ import pytest
 from demo.config import fake_model_config
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
+from tests.e2e.mcp_oauth_helpers import protected_server
 from tests.vscode.scenario import Driven, drive
 
 SERVER = Path(__file__).parents[1] / "fixtures" / "mcp" / "docs_server.py"
@@ -39,7 +40,11 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
     folder = tmp / "project"
     folder.mkdir()
     (folder / "README.md").write_text("# A project\n")
-    with FakeModelServer.threaded() as model, FakeModelServer.threaded() as titles:
+    with (
+        FakeModelServer.threaded() as model,
+        FakeModelServer.threaded() as titles,
+        protected_server() as vault,
+    ):
         model.script(
             Turn.text("Read."),
             Turn.text("Explained."),
@@ -53,6 +58,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
         config["mcp"] = {
             "docs": {"type": "local", "command": [sys.executable, str(SERVER)], "environment": elicited},
             "broken": {"type": "local", "command": [str(tmp / "no-such-server")]},
+            "vault": {"type": "remote", "url": vault},
         }
         driven = drive("e2e_mcp.mjs", "mcp", tmp, folder, config)
         yield Run(driven.result, driven.output, model, tmp, folder)
@@ -81,6 +87,8 @@ def test_the_servers_pick_shows_each_state_and_disables_a_server(run: Run) -> No
     assert "running · 2 tools, 4 resources, 3 prompts" in docs, r["rows"]
     broken = next(row for row in r["rows"] if "broken" in row)
     assert "failed: MCP server 'broken' skipped" in broken, r["rows"]
+    vault = next(row for row in r["rows"] if "vault" in row)
+    assert "needs login: choose Log In (or run agentls mcp login vault)" in vault, r["rows"]
     assert "MCP server docs disabled" in run.phase("servers")["notice"]
     user = json.loads((run.tmp / "agentls-config" / "agentls.json").read_text())
     assert user == {"mcp": {"docs": {"enabled": False}}}
@@ -95,3 +103,13 @@ def test_the_servers_form_is_the_chats_question_dialog_and_its_answers_reach_it(
         "action": "accept",
         "data": {"environment": "production", "replicas": 3, "confirm": True, "note": ""},
     }
+
+
+def test_a_remote_server_is_logged_in_to_through_the_browser(run: Run) -> None:
+    r = run.phase("login")
+    assert "asked" not in r or "external website" in r["asked"].lower(), r
+    assert "You are logged in" in r["page"], r
+    vault = next(row for row in r["after"] if "vault" in row)
+    assert "running · 1 tools, 0 resources, 0 prompts · logged in" in vault, r["after"]
+    tokens = json.loads((run.tmp / "agentls-data" / "mcp-oauth.json").read_text())
+    assert [entry["tokens"]["refresh_token"] != "" for entry in tokens.values()] == [True]

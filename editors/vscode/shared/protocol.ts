@@ -86,7 +86,7 @@ export interface AgentPromptPart {
  * aborted turn that did not stop in time. Every client shows it.
  */
 export interface AgentWarning {
-  kind: "snapshot" | "small-model" | "abort" | "review" | "sandbox" | "hooks";
+  kind: "snapshot" | "small-model" | "abort" | "review" | "sandbox" | "hooks" | "mcp";
   message: string;
   sessionID?: string;
 }
@@ -479,6 +479,12 @@ export interface HunkConflict {
   current: string[];
 }
 
+/** A browser login under way: the authorization address, and whether the client opened it. */
+export interface McpLogin {
+  url: string;
+  opened: boolean;
+}
+
 /** A resource of a running MCP server, attached as ``{kind: "mcp", server, uri}``. */
 export interface McpResource {
   server: string;
@@ -511,22 +517,30 @@ export interface McpServerInfo {
   name: string;
   type: "local" | "remote";
   enabled: boolean;
-  status: "running" | "failed" | "disabled";
+  status: "running" | "failed" | "needs-login" | "disabled";
   tools: number;
   resources: number;
   prompts: number;
   error: string | null;
+  auth: "logged-in" | "needs-login" | "not-needed" | null;
 }
 
-/** ``agent/mcp/list`` and ``agent/mcp/set``: every configured MCP server, in the config's order. */
+/**
+ * ``agent/mcp/list`` and ``agent/mcp/set``: every configured MCP server, in the config's order;
+ * after ``login``, the login under way (absent: the server needed none and was restarted).
+ */
 export interface McpServersResult {
   servers: McpServerInfo[];
+  login?: McpLogin;
 }
 
-/** Enable or disable an MCP server (in the user's config), or restart it. */
+/**
+ * Enable or disable an MCP server (in the user's config), restart it, or log in to it (a
+ * remote one: the answer's ``login`` says where; the server restarts once the browser is done).
+ */
 export interface McpSet {
   name: string;
-  action: "enable" | "disable" | "restart";
+  action: "enable" | "disable" | "restart" | "login";
 }
 
 /** A resource template; attached as ``{kind: "mcp", server, template, arguments}``. */

@@ -1,6 +1,8 @@
 -- `:AgentlsMcp`: the MCP servers (docs/protocol.md, agent/mcp/list and agent/mcp/set) in a picker —
--- running with what each offers, failed with its last error, disabled — and, for the one picked,
--- restart / disable / enable (enable and disable go to the user's config).
+-- running with what each offers, failed with its last error, needing a login, disabled — and, for
+-- the one picked, restart / disable / enable (enable and disable go to the user's config), and
+-- log in for a remote one (the server opens the authorization page in the browser, through
+-- window/showDocument; it restarts once the login is done).
 local client = require('agentls.client')
 local notify = require('agentls.notify')
 
@@ -11,15 +13,38 @@ local M = {}
 ---@return string
 function M.describe(s)
   if s.status == 'running' then
-    return ('%s  running · %d tools, %d resources, %d prompts'):format(s.name, s.tools, s.resources, s.prompts)
+    local login = s.auth == 'logged-in' and ' · logged in' or ''
+    return ('%s  running · %d tools, %d resources, %d prompts%s'):format(
+      s.name,
+      s.tools,
+      s.resources,
+      s.prompts,
+      login
+    )
   elseif s.status == 'failed' then
     return ('%s  failed: %s'):format(s.name, s.error or 'no reason given')
+  elseif s.status == 'needs-login' then
+    return ('%s  needs login: pick it and log in (or run agentls mcp login %s)'):format(s.name, s.name)
   end
   return s.name .. '  disabled'
 end
 
+--- What the user can do with a server: a remote one behind OAuth can be logged in to.
+---@param s agentls.McpServerInfo
+---@return string[]
+local function actions_for(s)
+  if not s.enabled then
+    return { 'enable' }
+  elseif s.status == 'needs-login' then
+    return { 'log in', 'disable' }
+  elseif s.auth ~= nil and s.auth ~= vim.NIL then
+    return { 'restart', 'log in', 'disable' }
+  end
+  return { 'restart', 'disable' }
+end
+
 local function act(server)
-  local actions = server.enabled and { 'restart', 'disable' } or { 'enable' }
+  local actions = actions_for(server)
   require('agentls.picker').select(actions, {
     prompt = 'MCP server ' .. M.describe(server),
     kind = 'agentls.mcp_action',
@@ -30,7 +55,8 @@ local function act(server)
     if not action then
       return
     end
-    client.request('agent/mcp/set', { name = server.name, action = action }, function(err, result)
+    local wire = action == 'log in' and 'login' or action
+    client.request('agent/mcp/set', { name = server.name, action = wire }, function(err, result)
       vim.schedule(function()
         if err or not result then
           return notify.say(
@@ -39,6 +65,18 @@ local function act(server)
           )
         end
         ---@cast result agentls.McpServersResult
+        if result.login and result.login ~= vim.NIL then
+          if not result.login.opened then -- the server could not have Neovim open it
+            vim.ui.open(result.login.url)
+          end
+          return notify.say(
+            ('agentls: log in to %s in your browser; the server starts once you have (%s)'):format(
+              server.name,
+              result.login.url
+            ),
+            vim.log.levels.INFO
+          )
+        end
         for _, now in ipairs(result.servers) do
           if now.name == server.name then
             notify.say('agentls: MCP server ' .. M.describe(now), vim.log.levels.INFO)

@@ -77,7 +77,7 @@
 --- changes were not recorded (revert and diff cannot see them), no small model for titles, an
 --- aborted turn that did not stop in time. Every client shows it.
 ---@class agentls.AgentWarning
----@field kind "snapshot"|"small-model"|"abort"|"review"|"sandbox"|"hooks"
+---@field kind "snapshot"|"small-model"|"abort"|"review"|"sandbox"|"hooks"|"mcp"
 ---@field message string
 ---@field sessionID? string
 
@@ -413,6 +413,11 @@
 ---@field agent string[]
 ---@field current string[]
 
+--- A browser login under way: the authorization address, and whether the client opened it.
+---@class agentls.McpLogin
+---@field url string
+---@field opened boolean
+
 --- A resource of a running MCP server, attached as ``{kind: "mcp", server, uri}``.
 ---@class agentls.McpResource
 ---@field server string
@@ -440,20 +445,24 @@
 ---@field name string
 ---@field type "local"|"remote"
 ---@field enabled boolean
----@field status "running"|"failed"|"disabled"
+---@field status "running"|"failed"|"needs-login"|"disabled"
 ---@field tools integer
 ---@field resources integer
 ---@field prompts integer
 ---@field error string|nil
+---@field auth "logged-in"|"needs-login"|"not-needed"|nil
 
---- ``agent/mcp/list`` and ``agent/mcp/set``: every configured MCP server, in the config's order.
+--- ``agent/mcp/list`` and ``agent/mcp/set``: every configured MCP server, in the config's order;
+--- after ``login``, the login under way (absent: the server needed none and was restarted).
 ---@class agentls.McpServersResult
 ---@field servers agentls.McpServerInfo[]
+---@field login? agentls.McpLogin
 
---- Enable or disable an MCP server (in the user's config), or restart it.
+--- Enable or disable an MCP server (in the user's config), restart it, or log in to it (a
+--- remote one: the answer's ``login`` says where; the server restarts once the browser is done).
 ---@class agentls.McpSet
 ---@field name string
----@field action "enable"|"disable"|"restart"
+---@field action "enable"|"disable"|"restart"|"login"
 
 --- A resource template; attached as ``{kind: "mcp", server, template, arguments}``.
 ---@class agentls.McpTemplate
