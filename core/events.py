@@ -482,7 +482,7 @@ class BackgroundShellUpdated(Event):
 # --- config ----------------------------------------------------------------------------------
 
 
-WarningKind = Literal["snapshot", "small-model", "abort", "review", "sandbox", "hooks"]
+WarningKind = Literal["snapshot", "small-model", "abort", "review", "sandbox", "hooks", "host"]
 
 
 class AgentWarning(Event):

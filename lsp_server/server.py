@@ -189,6 +189,7 @@ class AgentServer(LanguageServer):
                 opened=opened,
                 host=host_mode(self.host_option, "initializationOptions.host", self.warn_user),
                 client=self.connection.name or "an editor",
+                reattach=True,  # when the host dies: a new one, attached again (core/remote/reattach.py)
                 notice=self.warn_user,
             )
         except Exception as exc:  # every request will report it; the user sees it once now
