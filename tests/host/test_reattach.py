@@ -13,7 +13,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from core.remote.attach import attach
+from core.remote.place import socket_path
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
 from tests.acp import conftest as acp_suite
@@ -213,3 +216,22 @@ async def test_acp_says_so_in_the_session_and_its_next_prompt_is_answered_by_a_n
 
     await until_async(marked, "the cut-off turn to be marked interrupted", 60)
     stop_leftover_host(acp.data)
+
+
+async def test_a_host_that_cannot_be_restarted_is_said_once_and_calls_fail_rather_than_hang(
+    host: HostProcess, project: Path, data_dir: Path, serves: Callable[..., Any]
+) -> None:
+    serve = await serves()
+    folder = socket_path(data_dir).parent
+    folder.chmod(0o777)  # a socket folder others can open is never used: no host can be reached
+    try:
+        os.kill(host.pid, signal.SIGKILL)
+        await serve.editor.wait_for(lambda: len(host_warnings(serve)) == 2, timeout=60)
+        lost, gave_up = host_warnings(serve)
+        assert f"the agent host (pid {host.pid}) stopped" in lost["message"]
+        assert "the agent host could not be restarted" in gave_up["message"], gave_up
+        assert "can be opened by other users (mode 777)" in gave_up["message"], gave_up
+        with pytest.raises(Exception, match="the agent host"):
+            await serve.call("agent/session/create", {}, timeout=60)
+    finally:
+        folder.chmod(0o700)
