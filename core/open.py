@@ -45,6 +45,7 @@ async def open_agent(
     client: str = "agentls",
     notice: Callable[[str], None] | None = None,
     reattach: bool = False,
+    host_gone: Callable[[str], Awaitable[None]] | None = None,
 ) -> Agent:
     """Open the agent of the project at ``directory``.
 
@@ -60,7 +61,8 @@ async def open_agent(
     ``notice`` is told why (not when ``attach`` finds no host running: that is no failure).
     Attached, ``workspace`` and ``editor`` are lent to the host's agent, which calls them back
     for the files this front end's editor has open and the queries it answers; ``reattach``: when
-    that host dies, start a new one and go on attached to it (core/remote/reattach.py).
+    that host dies, start a new one and go on attached to it (core/remote/reattach.py); when none
+    can be reached, ``host_gone`` is told why (the front end opens the agent in-process then).
     """
     if host != "never":
         attached = await _attached(
@@ -74,6 +76,7 @@ async def open_agent(
             import_guard=import_guard,
             lent=(workspace, editor),
             reattach=reattach,
+            host_gone=host_gone,
         )
         if attached is not None:
             if opened is not None:  # the front end's early reads used its store: closed with the agent
@@ -135,6 +138,7 @@ async def _attached(
     import_guard: ImportGuard,
     lent: tuple[Workspace | None, EditorIntelligence | None],
     reattach: bool,
+    host_gone: Callable[[str], Awaitable[None]] | None = None,
 ) -> RemoteAgent | None:
     """The host's agent of the project, or None (and why, to ``notice``) to open it here."""
     say = notice or (lambda _text: None)
@@ -169,7 +173,10 @@ async def _attached(
             say(f"not attached to the host ({exc}); the agent runs in this process")
             return None
     if reattach:
-        Reattach(agent, directory, layers=layers, data_dir=data, client=client, lend=lend).start()
+        watch = Reattach(
+            agent, directory, layers=layers, data_dir=data, client=client, lend=lend, fallback=host_gone
+        )
+        watch.start()
     return agent
 
 

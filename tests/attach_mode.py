@@ -29,9 +29,7 @@ IDLE_S = "60"  # a host a test left (one it did not find to stop) exits on its o
 
 def configure(config: pytest.Config) -> None:
     """Register the marker (called from tests/conftest.py)."""
-    config.addinivalue_line(
-        "markers", "in_process(reason): the in-process agent only; skipped attached"
-    )
+    config.addinivalue_line("markers", "in_process(reason): the in-process agent only; skipped attached")
 
 
 def skip_in_process(item: pytest.Item) -> None:

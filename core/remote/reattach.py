@@ -10,14 +10,15 @@ why. Then a new host is started — or, when another front end started one first
 lets only one run and this one attaches to it — the project is opened there again with what this
 front end lends (its buffers, editor, terminal), and the dead host's turns are marked interrupted
 in the store (``Agent.mark_interrupted``): the editors kept the store open, so no crash recovery
-ran. When no host can be reached the front end's ``fallback`` runs (it opens the agent in-process).
+ran. When no host can be reached the front end's ``fallback`` runs (`agentls serve` opens the agent
+in its own process); without one (`agentls acp`, for now) the clients are told and the calls fail.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 from core.config.loader import Layer
@@ -40,6 +41,9 @@ log = logging.getLogger(__name__)
 ATTEMPTS = 5  # a host another front end just started may not listen yet: try again, a little later
 FIRST_WAIT_S = 0.2
 
+# What a front end does when no host can be reached: it opens the agent in its own process (told why).
+Fallback = Callable[[str], Awaitable[None]]
+
 
 class Reattach:
     """Watches one ``RemoteAgent``'s connection and reattaches it when its host dies."""
@@ -53,6 +57,7 @@ class Reattach:
         data_dir: Path,
         client: str,
         lend: Lend | None,
+        fallback: Fallback | None = None,
     ) -> None:
         self._agent = agent
         self._directory = directory
@@ -60,6 +65,7 @@ class Reattach:
         self._data_dir = data_dir
         self._client = client
         self._lend = lend
+        self._fallback = fallback
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -82,21 +88,25 @@ class Reattach:
             dead_pid, reason = agent.host_pid, agent.lost_reason
             busy = sorted(agent.mirror.busy)
             agent.reattaching = asyncio.get_running_loop().create_future()
+            gave_up: str | None = None
             try:
                 self._lost(dead_pid, reason, busy)
                 try:
                     opened = await self._open_again()
                 except AttachError as exc:
-                    self._gave_up(str(exc))
-                    return
-                if agent.closing:
-                    opened.conn.close()
-                    return
-                agent.reattached(opened.conn, opened.answer, opened.host_pid)
-                opened.agents.append(agent)
+                    gave_up = str(exc)
+                else:
+                    if agent.closing:
+                        opened.conn.close()
+                        return
+                    agent.reattached(opened.conn, opened.answer, opened.host_pid)
+                    opened.agents.append(agent)
             finally:
                 agent.reattaching.set_result(None)
                 agent.reattaching = None
+            if gave_up is not None:
+                await self._gave_up(gave_up)
+                return
             log.warning(
                 "reattached %s to the agent host (pid %s) after pid %s stopped",
                 self._directory,
@@ -156,7 +166,10 @@ class Reattach:
             wait *= 2
         raise AssertionError("unreachable")
 
-    def _gave_up(self, why: str) -> None:
-        text = f"the agent host could not be restarted ({why}): restart agentls to go on"
+    async def _gave_up(self, why: str) -> None:
+        text = f"the agent host could not be restarted ({why})"
         log.warning("%s: %s", self._directory, text)
-        self._agent.bus.publish(AgentWarning(kind="host", message=text))
+        if self._fallback is not None:
+            await self._fallback(text)
+            return
+        self._agent.bus.publish(AgentWarning(kind="host", message=f"{text}: restart agentls to go on"))
