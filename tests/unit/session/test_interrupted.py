@@ -24,9 +24,7 @@ async def _unfinished_turn(store: Store, project_id: str) -> dict[str, str]:
     for m in (u, done, cut):
         await store.upsert_message(m)
     running = f.running_tool(s.id, cut.id)
-    pending = running.model_copy(
-        update={"id": f.running_tool(s.id, cut.id).id, "state": ToolStatePending(raw="{")}
-    )
+    pending = f.running_tool(s.id, cut.id).model_copy(update={"state": ToolStatePending(raw="{")})
     text = f.text(s.id, cut.id, "half an ans")
     assert text.time is not None and text.time.end is None
     await store.upsert_parts([running, pending, text])
@@ -60,6 +58,7 @@ async def test_the_named_sessions_unfinished_turns_are_marked_and_published(tmp_
         # the session not named, and the finished turn, are left as they were
         untouched = (await store.get_message(other["session"], other["cut"])).info
         assert isinstance(untouched, AssistantMessage) and untouched.time.completed is None
-        assert (await store.get_message(mine["session"], mine["done"])).info.error is None
+        finished = (await store.get_message(mine["session"], mine["done"])).info
+        assert isinstance(finished, AssistantMessage) and finished.error is None
         assert await mark_interrupted(sessions, [mine["session"]]) == []  # nothing left to mark
         await sessions.close()
