@@ -21,8 +21,6 @@ from pathlib import Path
 
 import pytest
 
-from core.storage import DB_NAME
-
 ATTACHED = os.environ.get("AGENTLS_TEST_HOST") == "attach"
 IDLE_S = "60"  # a host a test left (one it did not find to stop) exits on its own
 
@@ -57,6 +55,7 @@ def attached_env() -> Iterator[None]:
 def stop_hosts(tmp_path: Path) -> list[str]:
     """Stop the hosts of the data dirs under ``tmp_path``; the data dirs whose store was opened with
     no host ever started on them (the front end ran in-process)."""
+    from core.storage import DB_NAME  # (here: the suites that never attach need not import the store)
     from tests.host.conftest import stop_leftover_host
 
     in_process = []
