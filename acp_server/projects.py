@@ -160,6 +160,7 @@ class Projects:
             # files and terminal for the turns it starts.
             host=host_mode(None, "AGENTLS_HOST", log.warning),
             client=self._client_name(),
+            reattach=True,  # when the host dies: a new one, attached again (core/remote/reattach.py)
             notice=log.warning,
         )
         feed = Feed(app, workspace, self._sessions, self._send, self._dialog)

@@ -342,6 +342,13 @@ class Agent(Protocol):
         """Abort the running turn of a session (no-op when idle)."""
         ...
 
+    async def mark_interrupted(self, session_ids: list[str]) -> list[str]:
+        """Mark the unfinished turns of these sessions as interrupted: a process that ran them died
+        (an agent host killed mid-turn) while others kept the store open, so no crash recovery ran.
+        A session whose turn runs in this agent is left alone. The ids of the messages marked
+        (events: ``message.updated``, ``message.part.updated``)."""
+        ...
+
     # --- commands ------------------------------------------------------------------------
 
     async def commands(self) -> CommandList:

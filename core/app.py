@@ -73,6 +73,7 @@ from core.permission.request import PermissionAsk
 from core.project import OpenedProject, open_project
 from core.record import record
 from core.review.comments import project_path, review_prompt
+from core.session.interrupted import mark_interrupted
 from core.session.prompt import parse_model_ref
 from core.session.reader import read_messages
 from core.session.records import Place
@@ -305,6 +306,12 @@ class AgentApp:
         for command in self._command_aborts.get(session_id, ()):
             command.set()
         await self._wiring.loop.abort(session_id)
+
+    async def mark_interrupted(self, session_ids: list[str]) -> list[str]:
+        """Mark the unfinished turns of sessions a dead process ran (core/session/interrupted.py)."""
+        loop = self._wiring.loop
+        idle = [session_id for session_id in session_ids if not loop.is_busy(session_id)]
+        return await mark_interrupted(self._sessions, idle)
 
     async def commands(self) -> CommandList:
         """The built-in and user commands (files are read again at each call) and the MCP servers'

@@ -490,7 +490,7 @@ class BackgroundShellUpdated(Event):
 # --- config ----------------------------------------------------------------------------------
 
 
-WarningKind = Literal["snapshot", "small-model", "abort", "review", "sandbox", "hooks", "mcp"]
+WarningKind = Literal["snapshot", "small-model", "abort", "review", "sandbox", "hooks", "mcp", "host"]
 
 
 class AgentWarning(Event):

@@ -44,6 +44,8 @@ async def open_agent(
     host: HostMode = "never",
     client: str = "agentls",
     notice: Callable[[str], None] | None = None,
+    reattach: bool = False,
+    host_gone: Callable[[str], Awaitable[None]] | None = None,
 ) -> Agent:
     """Open the agent of the project at ``directory``.
 
@@ -58,7 +60,9 @@ async def open_agent(
     ends see). Whenever the host cannot be used the agent opens in-process, as without ``host``, and
     ``notice`` is told why (not when ``attach`` finds no host running: that is no failure).
     Attached, ``workspace`` and ``editor`` are lent to the host's agent, which calls them back
-    for the files this front end's editor has open and the queries it answers.
+    for the files this front end's editor has open and the queries it answers; ``reattach``: when
+    that host dies, start a new one and go on attached to it (core/remote/reattach.py); when none
+    can be reached, ``host_gone`` is told why (the front end opens the agent in-process then).
     """
     if host != "never":
         attached = await _attached(
@@ -71,6 +75,8 @@ async def open_agent(
             tools=tools,
             import_guard=import_guard,
             lent=(workspace, editor),
+            reattach=reattach,
+            host_gone=host_gone,
         )
         if attached is not None:
             if opened is not None:  # the front end's early reads used its store: closed with the agent
@@ -131,6 +137,8 @@ async def _attached(
     tools: Sequence[Tool[Any]],
     import_guard: ImportGuard,
     lent: tuple[Workspace | None, EditorIntelligence | None],
+    reattach: bool,
+    host_gone: Callable[[str], Awaitable[None]] | None = None,
 ) -> RemoteAgent | None:
     """The host's agent of the project, or None (and why, to ``notice``) to open it here."""
     say = notice or (lambda _text: None)
@@ -151,16 +159,12 @@ async def _attached(
         from core.config.paths import data_dir as default_data_dir
         from core.remote.attach import AttachError, NoHost, attach
         from core.remote.lend import Lend
+        from core.remote.reattach import Reattach
 
+        lend = Lend(*lent, terminals[0] if terminals else None)
+        data = data_dir or default_data_dir()
         try:
-            return await attach(
-                directory,
-                layers=layers,
-                data_dir=data_dir or default_data_dir(),
-                client=client,
-                mode=host,
-                lend=Lend(*lent, terminals[0] if terminals else None),
-            )
+            agent = await attach(directory, layers=layers, data_dir=data, client=client, mode=host, lend=lend)
         except NoHost:
             if host == "auto":
                 say("not attached: the host did not start; the agent runs in this process")
@@ -168,6 +172,12 @@ async def _attached(
         except AttachError as exc:
             say(f"not attached to the host ({exc}); the agent runs in this process")
             return None
+    if reattach:
+        watch = Reattach(
+            agent, directory, layers=layers, data_dir=data, client=client, lend=lend, fallback=host_gone
+        )
+        watch.start()
+    return agent
 
 
 def _opener(import_guard: ImportGuard) -> Callable[..., Awaitable[OpenedAgent]]:

@@ -189,6 +189,8 @@ class AgentServer(LanguageServer):
                 opened=opened,
                 host=host_mode(self.host_option, "initializationOptions.host", self.warn_user),
                 client=self.connection.name or "an editor",
+                reattach=True,  # when the host dies: a new one, attached again (core/remote/reattach.py)
+                host_gone=lambda why: self._in_process(root, workspace, why),
                 notice=self.warn_user,
             )
         except Exception as exc:  # every request will report it; the user sees it once now
@@ -202,6 +204,37 @@ class AgentServer(LanguageServer):
         for callback in self.app_ready:
             callback(app)
         self._reconfigure(app)  # settings that arrived while it opened
+
+    async def _in_process(self, root: Path, workspace: LspWorkspace, why: str) -> None:
+        """The agent host died and no new one could be reached: go on with the agent in this
+        process (the editor is told once; the store holds what the host committed). Requests
+        made meanwhile wait for it, as at start."""
+        lost = self._app
+        if lost is None:  # the server is closing
+            return
+        future = self._app = asyncio.get_running_loop().create_future()
+        self.show_message(f"agentls: {why}; the agent runs in this process now", lsp.MessageType.Warning)
+        try:
+            app = await open_agent(
+                root,
+                workspace=workspace,
+                layers=self._config_layers(self._applied_config),
+                warm=True,
+                editor=EditorClient(self, self.connection, workspace),
+                import_guard=startup_imports,
+            )
+        except Exception as exc:  # every request will report it; the user sees it once now
+            log.exception("the agent failed to start in %s", root)
+            future.set_exception(exc)
+            self.show_message(f"agentls could not start: {exc}", lsp.MessageType.Error)
+            return
+        future.set_result(app)
+        if self._app is not future:  # the server closed meanwhile: close_app closes it
+            return
+        for callback in self.app_ready:
+            callback(app)
+        if lost.done() and not lost.cancelled() and lost.exception() is None:
+            await lost.result().close()
 
     def _config_layers(self, settings_config: Any) -> list[Layer]:
         """The editor's config layers: initialization options, then its settings (which win)."""

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 
 from demo.fake_model import FakeModelServer
+from tests import attach_mode
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -31,3 +32,17 @@ async def title_model() -> AsyncIterator[FakeModelServer]:
     """The small model, which titles sessions: a suite that wants titles answered scripts them."""
     async with FakeModelServer() as srv:
         yield srv
+
+
+# --- The suites attached (AGENTLS_TEST_HOST=attach): every front end a test spawns attaches to a
+# host of the test's own (tests/attach_mode.py). Off otherwise: these then do nothing.
+attached_env = attach_mode.attached_env
+attached_test = attach_mode.attached_test
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    attach_mode.configure(config)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    attach_mode.skip_in_process(item)

@@ -55,7 +55,7 @@ from core.message.models import MessageWithParts, Session, Todo
 from core.message.review import Hunk, ReviewResult
 from core.plan.review import PlanAnswer, check_answer
 from core.remote import codec
-from core.remote.connection import Connection
+from core.remote.connection import Connection, ConnectionLost
 from core.remote.lend import Lend
 from core.remote.mirror import Mirror, pending
 
@@ -79,6 +79,8 @@ class RemoteAgent:
         self.bus = Bus()
         self._dialogs = RemoteDialogs(self)
         self._background: set[asyncio.Task[Any]] = set()
+        self.closing = False  # closed by its front end: a lost connection is then no host's death
+        self.reattaching: asyncio.Future[None] | None = None  # set while a new host is being reached
 
     # --- the connection's side ------------------------------------------------------------
 
@@ -130,9 +132,30 @@ class RemoteAgent:
         return self.mirror.answered_by.get(request_id)
 
     async def call(self, method: str, **args: Any) -> Any:
-        """Call ``method`` of the host's agent with ``args``; its result as the method's type."""
+        """Call ``method`` of the host's agent with ``args``; its result as the method's type.
+
+        A call made while a new host is being reached waits for it (core/remote/reattach.py); a call
+        the host's death cut off fails with ConnectionLost saying so."""
+        if self._conn.closed.is_set() and self.reattaching is not None:
+            await asyncio.shield(self.reattaching)
         params = {"project": self._project, "method": method, "args": codec.dump_args(method, args)}
-        return codec.load_result(method, await self._conn.request("call", params))
+        conn = self._conn
+        try:
+            answer = await conn.request("call", params)
+        except ConnectionLost as exc:
+            if self.closing:
+                raise
+            raise ConnectionLost(
+                f"the agent host (pid {self.host_pid}) stopped during {method}: {exc}"
+            ) from None
+        return codec.load_result(method, answer)
+
+    def reattached(self, conn: Connection, opened: dict[str, Any], host_pid: int) -> None:
+        """Go on over ``conn`` to a new host that opened the project again (``opened``: its answer)."""
+        self._conn = conn
+        self._project = str(opened["project"])
+        self.host_pid = host_pid
+        self.mirror = Mirror(opened)
 
     def send(self, method: str, **args: Any) -> None:
         """Call a method whose in-process twin returns nothing synchronously (its failure is logged)."""
@@ -314,6 +337,10 @@ class RemoteAgent:
     async def abort(self, session_id: str) -> None:
         await self.call("abort", session_id=session_id)
 
+    async def mark_interrupted(self, session_ids: list[str]) -> list[str]:
+        result: list[str] = await self.call("mark_interrupted", session_ids=session_ids)
+        return result
+
     async def commands(self) -> CommandList:
         result: CommandList = await self.call("commands")
         return result
@@ -364,6 +391,7 @@ class RemoteAgent:
     async def close(self, grace: float = 0.0) -> None:
         """Detach from the host: its agent and any turn it runs go on."""
         del grace  # the host's agent finishes its own background work
+        self.closing = True
         if self._background:
             await asyncio.wait(self._background, timeout=5.0)
         self._conn.close()

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import os
 import subprocess
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -24,7 +26,7 @@ from core.errors import AgentError
 from core.remote.agent import RemoteAgent
 from core.remote.connection import Connection, ConnectionLost, RemoteError
 from core.remote.lend import Lend
-from core.remote.place import UnsafeFolderError, environment_digest, socket_path
+from core.remote.place import UnsafeFolderError, environment_digest, lock_path, socket_path
 from core.remote.wire import HOST_REPLACED, MAX_FRAME, PROTOCOL
 
 HostMode = Literal["auto", "attach", "never"]
@@ -109,6 +111,36 @@ async def attach(
 ) -> RemoteAgent:
     """The project's agent in the host (``auto``: a host is started when none runs); ``lend``: this
     front end's workspace and editor, which the host's agent then calls back."""
+    opened = await open_on_host(
+        directory, layers=layers, data_dir=data_dir, client=client, mode=mode, lend=lend
+    )
+    agent = RemoteAgent(opened.conn, opened.answer, opened.host_pid, lend)
+    opened.agents.append(agent)
+    if lend is not None:
+        lend.watch(agent.lent_changed)
+    return agent
+
+
+@dataclass
+class Opened:
+    """A connection to the host with the project opened on it (``answer``: what ``open`` said)."""
+
+    conn: Connection
+    answer: dict[str, Any]
+    host_pid: int
+    agents: list[RemoteAgent]  # where the connection's notifications and call-backs go
+
+
+async def open_on_host(
+    directory: Path,
+    *,
+    layers: Sequence[Layer],
+    data_dir: Path,
+    client: str,
+    mode: HostMode,
+    lend: Lend | None,
+) -> Opened:
+    """Connect to the host (``auto``: starting one when none runs) and open the project there."""
     try:
         conn, hello, agents = await connect(data_dir, client)
     except NoHost as exc:
@@ -123,19 +155,14 @@ async def attach(
         await start_host(data_dir, wait_for_lock=True)
         conn, hello, agents = await connect(data_dir, client)
     params = _open_params(directory, layers)
-    lend = lend if lend else None
     if lend is not None:
         params["lend"] = lend.described()
     try:
-        opened = await conn.request("open", params)
+        answer = await conn.request("open", params)
     except AgentError:
         conn.close()
         raise
-    agent = RemoteAgent(conn, opened, int(hello["pid"]), lend)
-    agents.append(agent)
-    if lend is not None:
-        lend.watch(agent.lent_changed)
-    return agent
+    return Opened(conn, answer, int(hello["pid"]), agents)
 
 
 def _open_params(directory: Path, layers: Sequence[Layer]) -> dict[str, Any]:
@@ -183,9 +210,9 @@ async def start_host(data_dir: Path, *, idle_s: float | None = None, wait_for_lo
             os.close(write_end)
         os.close(read_end)
     if not line.startswith("ready"):
-        tail = _log_tail(log_path)
-        if any("a host already runs" in text for text in tail):
+        if _host_runs(data_dir):
             return  # another front end started one at the same moment: use that one
+        tail = _log_tail(log_path)
         raise AttachError("the host could not start: " + (" / ".join(tail) or "it exited silently"))
 
 
@@ -223,6 +250,21 @@ async def _read_line(fd: int) -> str:
                 break
             data += chunk
     return data.decode(errors="replace")
+
+
+def _host_runs(data_dir: Path) -> bool:
+    """Whether a host holds the data dir's lock (the log cannot say: both hosts write to it)."""
+    try:
+        fd = os.open(lock_path(data_dir), os.O_RDONLY)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # (releases the lock when it was taken)
+    return False
 
 
 def _log_tail(path: Path) -> list[str]:

@@ -58,7 +58,7 @@ async def recover(conn: aiosqlite.Connection) -> RecoveryReport:
                 unreadable.append(str(exc))
                 continue
             if isinstance(part, ToolPart):
-                fixed_parts.append(_interrupt_tool(part, now))
+                fixed_parts.append(interrupt_tool(part, now))
         await conn.executemany(
             "UPDATE parts SET body = ? WHERE id = ?", [(part_row(p)[4], p.id) for p in fixed_parts]
         )
@@ -73,7 +73,7 @@ async def recover(conn: aiosqlite.Connection) -> RecoveryReport:
                 unreadable.append(str(exc))
                 continue
             if isinstance(info, AssistantMessage):
-                fixed_messages.append(_interrupt_turn(info, now))
+                fixed_messages.append(interrupt_turn(info, now))
         await conn.executemany(
             "UPDATE messages SET body = ? WHERE id = ?", [(message_row(m)[4], m.id) for m in fixed_messages]
         )
@@ -110,21 +110,23 @@ async def recover(conn: aiosqlite.Connection) -> RecoveryReport:
     return report
 
 
-def _interrupt_tool(part: ToolPart, now: int) -> ToolPart:
+def interrupt_tool(part: ToolPart, now: int, reason: str = TOOL_INTERRUPTED) -> ToolPart:
+    """A pending or running tool part as ended by the interruption (its input kept)."""
     state = part.state
     if isinstance(state, ToolStateRunning):
         start, metadata = state.time.start, state.metadata
     else:  # pending: the call never started
         start, metadata = now, None
     error = ToolStateError(
-        input=state.input, error=TOOL_INTERRUPTED, metadata=metadata, time=ToolTimeError(start=start, end=now)
+        input=state.input, error=reason, metadata=metadata, time=ToolTimeError(start=start, end=now)
     )
     return part.model_copy(update={"state": error})
 
 
-def _interrupt_turn(info: AssistantMessage, now: int) -> AssistantMessage:
+def interrupt_turn(info: AssistantMessage, now: int, reason: str = TURN_INTERRUPTED) -> AssistantMessage:
+    """An unfinished turn as ended now by the interruption (an error it had already is kept)."""
     time = info.time.model_copy(update={"completed": now})
-    error = info.error or MessageError(name="aborted", message=TURN_INTERRUPTED)
+    error = info.error or MessageError(name="aborted", message=reason)
     return info.model_copy(update={"time": time, "error": error})
 
 

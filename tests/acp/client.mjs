@@ -208,6 +208,23 @@ const scenarios = {
     results.first = await first;
     results.second = await second;
   },
+  // A prompt whose agent host dies mid-turn: once its first chunk arrived, the session id goes to
+  // READY_FILE (the test kills the host then); the first prompt's end is recorded, then the
+  // client waits for the notice and sends PROMPT2 on the same session.
+  async hostLost(agent) {
+    await init(agent);
+    const session = await agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
+    results.session = session;
+    const first = prompt(agent, session.sessionId, process.env.PROMPT ?? "hello").then(
+      (response) => ({ response }), (error) => ({ error: { code: error.code, message: error.message } }));
+    await waitFor((e) => e.kind === "update" && e.update.sessionUpdate === "agent_message_chunk", "the first chunk");
+    writeFileSync(process.env.READY_FILE, session.sessionId);
+    results.first = await first;
+    await waitFor((e) => e.kind === "update" && e.update.sessionUpdate === "agent_message_chunk"
+      && e.update.content.text.includes("agent host"), "the notice that the host stopped");
+    record({ kind: "second-sent" });
+    results.second = await prompt(agent, session.sessionId, process.env.PROMPT2);
+  },
   // session/load of a session stored by an earlier process (SESSION_ID).
   async load(agent) {
     await init(agent);

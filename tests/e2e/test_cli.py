@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from core.message.prompt_input import TextInput
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
@@ -124,6 +126,7 @@ async def test_run_with_a_missing_api_key_names_the_variable(tmp_path: Path, pro
     assert "ANTHROPIC_API_KEY" in err and "Traceback" not in err
 
 
+@pytest.mark.in_process("its session is made in this process, and `agentls compact` opens its own agent")
 async def test_compact_command_summarises_a_session(
     tmp_path: Path,
     project: Path,

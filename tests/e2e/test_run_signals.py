@@ -152,6 +152,7 @@ async def _group_gone(pgid: int, members: list[int]) -> list[int]:
     return group_members(pgid)
 
 
+@pytest.mark.in_process("the reaper of the run's own process group: attached, bash runs in the host")
 async def test_sigterm_of_run_during_a_bash_tool_leaves_no_process_of_its_group(
     running: tuple[asyncio.subprocess.Process, int, Log],
 ) -> None:
@@ -166,6 +167,7 @@ async def test_sigterm_of_run_during_a_bash_tool_leaves_no_process_of_its_group(
     assert await _group_gone(pgid, members) == []
 
 
+@pytest.mark.in_process("the reaper of the run's own process group: attached, bash runs in the host")
 async def test_sigkill_of_run_during_a_bash_tool_leaves_no_process_of_its_group(
     running: tuple[asyncio.subprocess.Process, int, Log],
 ) -> None:

@@ -6,6 +6,7 @@ does; a prompt it sends on a session another front end runs waits in the host's 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import AsyncIterator
 
@@ -42,7 +43,8 @@ async def acp_host(acp: Acp, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[H
     try:
         yield process
     finally:
-        process.proc.terminate()
+        with contextlib.suppress(ProcessLookupError):  # (a test may have killed it)
+            process.proc.terminate()
         await asyncio.wait_for(process.proc.wait(), 30)
         assert "Traceback" not in process.log_text(), process.log_text()
 

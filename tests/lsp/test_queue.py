@@ -130,7 +130,7 @@ async def test_a_stock_clients_second_prompt_waits_for_its_own_turn(
         return asyncio.ensure_future(vscode.client.workspace_execute_command_async(params))
 
     first = command("go")
-    await model.wait_for_requests(1)
+    await model.wait_for_requests(1, timeout=60)  # attached, a cold host starts first
     second = command("and then this")
     # The second prompt has its own progress; its turn has not started while the first streams.
     await vscode.editor.wait_for(lambda: len(vscode.client.progress_reports) == 2)

@@ -86,7 +86,7 @@ export interface AgentPromptPart {
  * aborted turn that did not stop in time. Every client shows it.
  */
 export interface AgentWarning {
-  kind: "snapshot" | "small-model" | "abort" | "review" | "sandbox" | "hooks" | "mcp";
+  kind: "snapshot" | "small-model" | "abort" | "review" | "sandbox" | "hooks" | "mcp" | "host";
   message: string;
   sessionID?: string;
 }

@@ -5,6 +5,7 @@ import * as vscode from "vscode";
 import { keyVariable } from "./keys";
 import type { JsonObject } from "../shared/protocol";
 import { trace } from "./trace";
+import type { HostSetting } from "./client/init_options";
 
 export const SECTION = "agentls";
 
@@ -15,6 +16,8 @@ export interface Settings {
   config: JsonObject;
   /** `initializationOptions.nextEdits`: next edits as inline suggestions and code actions. */
   nextEdits: boolean;
+  /** `initializationOptions.host`: run the agent in the shared agent host; undefined when not set. */
+  host?: HostSetting;
 }
 
 function isObject(value: unknown): value is JsonObject {
@@ -46,7 +49,17 @@ export function readSettings(keys: Readonly<Record<string, string>> = {}): Setti
     serverArgs: cfg.get<string[]>("server.args", ["serve"]),
     config,
     nextEdits: cfg.get<boolean>("nextEdits", false),
+    host: hostSetting(cfg),
   };
+}
+
+/** `agentls.host` when the user set it anywhere (an unset one leaves the server's default). */
+function hostSetting(cfg: vscode.WorkspaceConfiguration): HostSetting | undefined {
+  const set = cfg.inspect<string>("host");
+  const value = set?.workspaceFolderValue ?? set?.workspaceValue ?? set?.globalValue;
+  if (value === "never" || value === "auto" || value === "attach") return value;
+  if (value !== undefined) trace("badHostSetting", { value });
+  return undefined;
 }
 
 /** Name each key's variable under `provider.<id>.options.api_key`, keeping what the settings say of that provider. */
@@ -67,8 +80,9 @@ function withKeys(config: JsonObject, keys: Readonly<Record<string, string>>): v
 
 /** Settings of the server process itself: a change needs a new process. */
 export function affectsProcess(event: vscode.ConfigurationChangeEvent): boolean {
-  // nextEdits: the server announces inline completions (or not) in its initialize answer.
-  return event.affectsConfiguration(`${SECTION}.server`) || event.affectsConfiguration(`${SECTION}.nextEdits`);
+  // nextEdits: the server announces inline completions (or not) in its initialize answer; host: the
+  // server attaches (or not) when it opens the agent.
+  return ["server", "nextEdits", "host"].some((key) => event.affectsConfiguration(`${SECTION}.${key}`));
 }
 
 /** Settings that make up the agent's config: the running server applies a change from the next turn. */

@@ -194,6 +194,8 @@ function M.start(on_ready)
     init_options = {
       untrusted = not require('agentls.trust').trusted(root),
       nextEdits = config.options.next_edits or nil,
+      -- host: sent only when set (unset, the server keeps its own default: AGENTLS_HOST, else never).
+      host = config.options.host,
     },
     -- The config goes as settings, not initializationOptions: a later change then replaces it
     -- whole (Neovim sends them right after `initialized`, before the agent has loaded).

@@ -58,6 +58,10 @@ M.defaults = {
   -- call), the small model's edit at each remaining site as the code action "Apply the agent's
   -- pattern here" (and inline completions where Neovim has them). Each is a small-model request.
   next_edits = false,
+  -- Where the agent runs (initializationOptions.host): 'attach' or 'auto' share one live agent with
+  -- your other editors, ACP clients and `agentls run` through the per-user agent host ('auto'
+  -- starts it); 'never' in the server's own process; nil: the server's AGENTLS_HOST, else 'never'.
+  host = nil,
   -- How long (ms) Neovim waits for your language servers to answer one such question.
   editor_query_timeout = 5000,
   -- Send the file, cursor line and selection of the last file window with each prompt, as a short
@@ -112,6 +116,7 @@ local types = {
   attach_buffers = { 'boolean' },
   editor_queries = { 'boolean' },
   next_edits = { 'boolean' },
+  host = { 'string', 'nil' },
   editor_query_timeout = { 'number' },
   editor_context = { 'boolean' },
   forward_diagnostics = { 'boolean' },
@@ -125,6 +130,7 @@ local types = {
 local choices = {
   layout = { split = true, float = true },
   plan_view = { buffer = true, select = true },
+  host = { never = true, auto = true, attach = true },
   picker = { auto = true, select = true, telescope = true, ['fzf-lua'] = true, snacks = true, ['mini.pick'] = true },
 }
 

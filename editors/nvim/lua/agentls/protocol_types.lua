@@ -77,7 +77,7 @@
 --- changes were not recorded (revert and diff cannot see them), no small model for titles, an
 --- aborted turn that did not stop in time. Every client shows it.
 ---@class agentls.AgentWarning
----@field kind "snapshot"|"small-model"|"abort"|"review"|"sandbox"|"hooks"|"mcp"
+---@field kind "snapshot"|"small-model"|"abort"|"review"|"sandbox"|"hooks"|"mcp"|"host"
 ---@field message string
 ---@field sessionID? string
 

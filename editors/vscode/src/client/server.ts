@@ -23,6 +23,7 @@ import { findServer, readSettings } from "../settings";
 import { trace } from "../trace";
 import { applyAgentEdit } from "./applyEdit";
 import { InlineEdits } from "./inlineEdit";
+import { initializationOptions } from "./init_options";
 import { lspTriggerKind, showNextEdit } from "./nextEdits";
 import { answerEditorQuery, EDITOR_QUERIES } from "./editorQuery";
 import { StderrTail } from "./tail";
@@ -154,9 +155,7 @@ export class AgentClient implements vscode.Disposable {
       // `untrusted`: the server then ignores the workspace's own agentls.json, commands, agents and
       // skills (docs/protocol.md); granting trust restarts the server (extension.ts) without it.
       initializationOptions: () => {
-        const settings = readSettings(this.keys());
-        // nextEdits only when on: off, the server announces no inline completions and asks no model.
-        return { config: settings.config, untrusted: !vscode.workspace.isTrusted, ...(settings.nextEdits ? { nextEdits: true } : {}) };
+        return initializationOptions(readSettings(this.keys()), vscode.workspace.isTrusted);
       },
       outputChannel: this.stderr,
       errorHandler: this.errorHandler(() => handshaken && this.client === self),
