@@ -36,9 +36,14 @@ async def acp_host(acp: Acp, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[H
     for name in ("AGENTLS_CONFIG", "AGENTLS_CONFIG_CONTENT", "AGENTLS_PERMISSION", "AGENTLS_DATA_DIR"):
         monkeypatch.delenv(name, raising=False)
     ours = {"AGENTLS_CONFIG_DIR": str(acp.data / "config"), "XDG_CONFIG_HOME": str(acp.data / "xdg")}
+    tools = tools_env()
+    # The test tools' AGENTLS_* variables too: a host started by the ACP agent gets them, and a host
+    # refuses a front end (this test's own attach) whose agentls variables differ from its own.
+    ours |= {name: value for name, value in tools.items() if name.startswith("AGENTLS_") and name not in ours}
+    ours.pop("AGENTLS_DATA_DIR", None)
     for name, value in ours.items():  # as Acp.run sets them for the agent
         monkeypatch.setenv(name, value)
-    process, line = await start_host(acp.data, {**tools_env(), **ours, "PYTHONPATH": str(ROOT)})
+    process, line = await start_host(acp.data, {**tools, **ours, "PYTHONPATH": str(ROOT)})
     assert line.startswith("ready"), process.log_text()
     try:
         yield process
