@@ -4,6 +4,13 @@ import { button, h, type Post } from "./dom.ts";
 import { usage } from "./derive.ts";
 import type { ChatState } from "./state.ts";
 import { SessionSearch } from "./search.ts";
+import { worktreeLabel, worktreeOf, worktreeTooltip } from "../shared/worktree.ts";
+
+/** The worktree label of a session working in one (none for the checkout's). */
+function worktreeTag(worktree: ReturnType<typeof worktreeOf>): HTMLElement | null {
+  if (worktree === undefined) return null;
+  return h("span", { class: "worktree-tag", title: worktreeTooltip(worktree), "data-worktree": worktree.name, "data-path": worktree.path }, worktreeLabel(worktree));
+}
 
 function formatTokens(n: number): string {
   return n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
@@ -73,6 +80,7 @@ export class Chrome {
 
   drawBar(state: ChatState): void {
     const title = state.session?.title ?? "New session";
+    const worktree = worktreeTag(worktreeOf(state.session ?? undefined));
     this.bar.replaceChildren(
       button(`≡ ${title}`, () => this.toggleList(), {
         class: "session-title",
@@ -82,7 +90,13 @@ export class Chrome {
         "aria-expanded": String(this.listOpen),
         "aria-controls": "sessions",
       }),
+      ...(worktree ? [worktree] : []),
       button("New", () => this.post({ type: "newSession" }), { class: "icon-button", title: "New session", "aria-label": "New session" }),
+      button("+ Worktree", () => this.post({ type: "newWorktreeSession" }), {
+        class: "icon-button new-worktree",
+        title: "New session in a worktree: its own git branch and folder, your checkout untouched",
+        "aria-label": "New session in a worktree",
+      }),
     );
   }
 
@@ -116,6 +130,7 @@ export class Chrome {
           this.toggleList(false);
           this.post({ type: "switchSession", sessionID: s.id });
         }, { class: "link session-link" }),
+        worktreeTag(worktreeOf(s)),
         h("span", { class: "when" }, ago(s.time.updated)),
         // Any session, not only the current one, can be renamed or deleted from the list.
         button("Rename", () => this.post({ type: "renameSession", sessionID: s.id }), { class: "link row-rename", title: `Rename "${s.title}"`, "aria-label": `Rename session ${s.title}` }),

@@ -1,0 +1,25 @@
+// How a worktree session is named to the user, by the chat (webview) and by the extension host alike:
+// plain TypeScript with neither `vscode` nor the DOM, unit-tested (test/worktrees.test.ts).
+import type { Session } from "./protocol.ts";
+
+// LOCAL until the server's protocol is merged (then the generated `Session.worktree` type).
+export interface SessionWorktree {
+  name: string;
+  branch: string;
+  path: string;
+}
+
+/** Where a session works when it is not the checkout: its worktree, or undefined. */
+export function worktreeOf(session: Session | undefined): SessionWorktree | undefined {
+  return (session as (Session & { worktree?: SessionWorktree | null }) | undefined)?.worktree ?? undefined;
+}
+
+/** The short label beside a session's title: the worktree's name (its branch is in the tooltip). */
+export function worktreeLabel(worktree: SessionWorktree): string {
+  return `worktree: ${worktree.name}`;
+}
+
+/** The label's tooltip: where the session's files are, and that the checkout is not touched. */
+export function worktreeTooltip(worktree: SessionWorktree): string {
+  return `This session works in the worktree ${worktree.path} on the branch ${worktree.branch}; your checkout is untouched until you merge it (agentls: Worktrees).`;
+}
