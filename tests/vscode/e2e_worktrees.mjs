@@ -128,7 +128,7 @@ const inGit = [
     const chat = await wb.chat();
     await chat.click("#bar .new-worktree");
     // The name alpha is taken: said under the field as it is typed, and nothing is made.
-    await quickInput(wb, "alpha", { title: "New Worktree Session", list: false }).catch(() => null);
+    await quickInput(wb, "alpha", { title: "New Worktree Session", list: false });
     r.taken = await until("the input box to refuse a taken name", () =>
       wb.page.evaluate(() => document.querySelector(".quick-input-widget .quick-input-message")?.textContent ?? "").then((t) => (t.includes("exists already") ? t : null)), 10000);
     await wb.shot("taken-name");
