@@ -1,17 +1,10 @@
 // How a worktree session is named to the user, by the chat (webview) and by the extension host alike:
 // plain TypeScript with neither `vscode` nor the DOM, unit-tested (test/worktrees.test.ts).
-import type { Session } from "./protocol.ts";
-
-// LOCAL until the server's protocol is merged (then the generated `Session.worktree` type).
-export interface SessionWorktree {
-  name: string;
-  branch: string;
-  path: string;
-}
+import type { Session, SessionWorktree } from "./protocol.ts";
 
 /** Where a session works when it is not the checkout: its worktree, or undefined. */
 export function worktreeOf(session: Session | undefined): SessionWorktree | undefined {
-  return (session as (Session & { worktree?: SessionWorktree | null }) | undefined)?.worktree ?? undefined;
+  return session?.worktree ?? undefined;
 }
 
 /** The short label beside a session's title: the worktree's name (its branch is in the tooltip). */

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { reversePatch } from "../src/diff/patch.ts";
-import { mergeMessage, nameProblem, splitDiff, type WorktreeInfo, worktreeRow, worktreeState } from "../src/worktrees/describe.ts";
+import { mergeMessage, nameProblem, splitDiff, worktreeRow, worktreeState } from "../src/worktrees/describe.ts";
 import { worktreeLabel, worktreeOf, worktreeTooltip } from "../shared/worktree.ts";
-import type { Session } from "../shared/protocol.ts";
+import type { Session, WorktreeInfo } from "../shared/protocol.ts";
 
 const info = (over: Partial<WorktreeInfo> = {}): WorktreeInfo => ({
   name: "alpha",
@@ -94,7 +94,6 @@ test("after a merge: merged says so; a conflict names its files and that the wor
 test("a session's worktree label: none for the checkout's, the name with the branch and path in the tooltip", () => {
   const base = { id: "ses_1", projectID: "p", title: "t", directory: "/p", time: { created: 0, updated: 0 } } as Session;
   assert.equal(worktreeOf(base), undefined);
-  assert.equal(worktreeOf({ ...base, worktree: null } as Session), undefined);
   const w = { name: "alpha", branch: "agentls/alpha", path: "/wt/alpha" };
   const session = { ...base, worktree: w } as Session;
   assert.deepEqual(worktreeOf(session), w);

@@ -8,17 +8,8 @@ import type { ChatView } from "../chat/view";
 import type { DiffDocuments } from "../diff/provider";
 import { reversePatch } from "../diff/patch";
 import { trace } from "../trace";
-import {
-  mergeMessage,
-  type MergeHow,
-  nameProblem,
-  splitDiff,
-  type WorktreeDiffResult,
-  type WorktreeInfo,
-  type WorktreeListResult,
-  type WorktreeMergeResult,
-  worktreeRow,
-} from "./describe";
+import type { WorktreeDiffResult, WorktreeInfo, WorktreeListResult, WorktreeMergeResult } from "../../shared/protocol";
+import { mergeMessage, type MergeHow, nameProblem, splitDiff, worktreeRow } from "./describe";
 
 const errorText = (err: unknown): string => (err as Error).message ?? String(err);
 

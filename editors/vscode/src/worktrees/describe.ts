@@ -2,34 +2,9 @@
 // quick pick's rows, the name check of the input box, the branch's diff cut into files, the words
 // after a merge. Unit-tested in test/worktrees.test.ts.
 
-// LOCAL until the server's protocol is merged (then the generated `agent/worktree/*` result types).
-export interface WorktreeInfo {
-  name: string;
-  branch: string;
-  path: string;
-  base: string;
-  created: number;
-  sessionIDs: string[];
-  changed: string[];
-  uncommitted: number;
-  merged: boolean;
-  missing: boolean;
-}
-export interface WorktreeListResult {
-  available: boolean;
-  reason?: string | null;
-  worktrees: WorktreeInfo[];
-}
-export interface WorktreeDiffResult {
-  diff: string;
-  files: string[];
-}
-export type MergeHow = "merge" | "squash" | "ff-only";
-export interface WorktreeMergeResult {
-  outcome: "merged" | "conflict" | "refused";
-  message: string;
-  files: string[];
-}
+import type { WorktreeInfo, WorktreeMerge, WorktreeMergeResult } from "../../shared/protocol";
+
+export type MergeHow = NonNullable<WorktreeMerge["how"]>;
 
 /** The server's own rule for a worktree name (core/worktrees/service.py), checked as the user types. */
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
