@@ -37,6 +37,19 @@ async function sessionRows(chat) {
   })));
 }
 
+/**
+ * Run the palette command titled exactly `title`: "agentls: Worktrees" also matches the recently used
+ * "agentls: New Worktree Session…", listed first, so its own row is clicked, not the first one.
+ */
+async function command(wb, title) {
+  await wb.openQuickInput("F1", title, title, 20000);
+  const row = await until(`the palette row ${title}`, () => wb.page.evaluateHandle((t) =>
+    [...document.querySelectorAll(".quick-input-widget .quick-input-list .monaco-list-row")]
+      .find((r) => { const l = r.getAttribute("aria-label") ?? ""; return l === t || l.startsWith(`${t},`); }) ?? null, title)
+    .then((h) => h.asElement()), 10000);
+  await row.click();
+}
+
 /** The input box of "New Worktree Session…": type `name`, read its validation message, Enter unless refused. */
 async function nameWorktree(wb, name) {
   await quickInput(wb, name, { title: "New Worktree Session", list: false }).catch(async (err) => {
@@ -46,19 +59,31 @@ async function nameWorktree(wb, name) {
 
 /** Run "agentls: Worktrees", pick `name`, then `action` (and `then` for the picks after it). */
 async function worktreeAction(wb, name, action) {
-  await wb.command("agentls: Worktrees");
+  await command(wb, "agentls: Worktrees");
   await quickInput(wb, name, { title: "agentls Worktrees" });
   await quickInput(wb, action, { title: `Worktree ${name}` });
 }
 
-/** The quick pick's rows of "agentls: Worktrees", then Escape. */
-async function worktreeRows(wb) {
-  await wb.command("agentls: Worktrees");
-  const rows = await until("the worktrees listed", async () => {
-    const r = await wb.quickRows();
-    return r.length >= 2 ? r : null;
+/** The title of the quick input shown now ("" for the palette), or null when none is. */
+const quickTitle = (wb) => wb.page.evaluate(() => {
+  const widget = document.querySelector(".quick-input-widget");
+  return widget && widget.style.display !== "none" ? widget.querySelector(".quick-input-title")?.textContent ?? "" : null;
+});
+
+/** The rows of the "agentls: Worktrees" pick once it lists `count` (the palette before it has rows too); the pick stays open. */
+async function worktreeRows(wb, count = 2) {
+  await command(wb, "agentls: Worktrees");
+  return until("the worktrees listed", async () => {
+    if (!(await quickTitle(wb))?.includes("agentls Worktrees")) return null;
+    const rows = await wb.quickRows();
+    return rows.length >= count ? rows : null;
   }, 15000);
-  return rows;
+}
+
+/** Close the quick input shown now, and wait for it to be gone. */
+async function closeQuick(wb) {
+  await wb.page.keyboard.press("Escape");
+  await until("the quick input closed", async () => (await quickTitle(wb)) === null, 5000);
 }
 
 /** The text of a notification holding `words`, and a way to click its button `label`. */
@@ -92,9 +117,12 @@ const outsideGit = [
   ["unavailable", async (wb, r) => {
     // Each way in says it (VS Code shows one notification for identical ones: clear them between).
     const ways = {
-      palette: () => wb.command("agentls: New Worktree Session…"),
-      worktrees: () => wb.command("agentls: Worktrees"),
-      chatButton: async () => (await wb.chat()).click("#bar .new-worktree"),
+      palette: () => command(wb, "agentls: New Worktree Session…"),
+      worktrees: () => command(wb, "agentls: Worktrees"),
+      chatButton: async () => {
+        await wb.command("agentls: Focus Chat");
+        await (await wb.chat()).click("#bar .new-worktree");
+      },
     };
     for (const [way, run] of Object.entries(ways)) {
       await wb.command("Notifications: Clear All Notifications");
@@ -113,9 +141,13 @@ const outsideGit = [
 
 const inGit = [
   ["alpha-from-palette", async (wb, r) => {
+    // The server answers first (the models fill the picker): on a busy machine it starts slowly.
+    await wb.command("agentls: Focus Chat");
+    const ready = await wb.chat();
+    await until("the server's models in the picker", () => ready.$eval("#model-picker", (el) => el.options.length > 0), 60000);
     await wb.openFile("calc.py");
     r.checkoutEditor = await wb.editorText();
-    await wb.command("agentls: New Worktree Session…");
+    await command(wb, "agentls: New Worktree Session…");
     await nameWorktree(wb, "alpha");
     const chat = await wb.chat();
     r.tag = await shownWorktree(chat, "alpha");
@@ -182,17 +214,17 @@ const inGit = [
   ["worktrees-list", async (wb, r) => {
     r.rows = await worktreeRows(wb);
     await wb.shot("worktrees-pick");
-    await wb.page.keyboard.press("Escape");
+    await closeQuick(wb);
     await worktreeAction(wb, "alpha", "Show Changes");
     r.changesTab = await until("the changes editor", () =>
       wb.page.$$eval(".tabs-container .tab", (tabs) => tabs.map((t) => t.getAttribute("aria-label") ?? "").find((l) => l.includes("alpha: changes")) ?? null), 15000);
     await wb.shot("alpha-changes");
     r.actions = await (async () => {
-      await wb.command("agentls: Worktrees");
+      await command(wb, "agentls: Worktrees");
       await quickInput(wb, "beta", { title: "agentls Worktrees" });
-      const rows = await until("the actions", async () => ((await wb.quickRows()).length >= 4 ? wb.quickRows() : null), 10000);
+      const rows = await until("the actions", async () => ((await quickTitle(wb))?.includes("Worktree beta") && (await wb.quickRows()).length >= 4 ? wb.quickRows() : null), 10000);
       await wb.shot("worktree-actions");
-      await wb.page.keyboard.press("Escape");
+      await closeQuick(wb);
       return rows;
     })();
   }],
@@ -202,7 +234,7 @@ const inGit = [
     r.notification = await notification(wb, "merged into");
     r.checkoutDisk = read(checkoutFile);
     r.rows = await worktreeRows(wb);
-    await wb.page.keyboard.press("Escape");
+    await closeQuick(wb);
   }],
   ["merge-beta-conflict", async (wb, r) => {
     await worktreeAction(wb, "beta", "Merge…");
