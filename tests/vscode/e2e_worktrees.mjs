@@ -64,6 +64,12 @@ async function worktreeAction(wb, name, action) {
   await quickInput(wb, action, { title: `Worktree ${name}` });
 }
 
+/**
+ * A picture of part of the page at full resolution, to judge the glyphs. Inside the viewport only:
+ * a shot beyond it resizes the page for a moment, and the workbench kept a narrower side bar after.
+ */
+const zoom = (wb, name, clip) => wb.page.screenshot({ path: path.join(args.shots, `zoom-${name}.png`), clip, captureBeyondViewport: false });
+
 /** The title of the quick input shown now ("" for the palette), or null when none is. */
 const quickTitle = (wb) => wb.page.evaluate(() => {
   const widget = document.querySelector(".quick-input-widget");
@@ -185,6 +191,7 @@ const inGit = [
     const chat = await wb.chat();
     r.rows = await sessionRows(chat);
     await wb.shot("sessions-list");
+    await zoom(wb, "sessions-list", { x: 50, y: 60, width: 300, height: 220 });
     // Back to alpha from the list: its turn ended, its answer is there.
     const row = await until("alpha's row", async () => {
       for (const el of await chat.$$(".session-row")) {
@@ -214,6 +221,7 @@ const inGit = [
   ["worktrees-list", async (wb, r) => {
     r.rows = await worktreeRows(wb);
     await wb.shot("worktrees-pick");
+    await zoom(wb, "worktrees-pick", { x: 390, y: 0, width: 620, height: 200 });
     await closeQuick(wb);
     await worktreeAction(wb, "alpha", "Show Changes");
     r.changesTab = await until("the changes editor", () =>
@@ -250,10 +258,14 @@ const inGit = [
     await wb.shot("beta-conflict-file");
   }],
   ["open-in-new-window", async (wb, r) => {
-    const opened = new Promise((resolve) => wb.browser.on("targetcreated", (t) => resolve(t.url())));
     await worktreeAction(wb, "beta", "Open in New Window");
-    r.url = await Promise.race([opened, new Promise((_, reject) => setTimeout(() => reject(new Error("no new window")), 15000))]);
+    const first = wb.page.target();
+    const target = await wb.browser.waitForTarget((t) => t !== first && t.type() === "page" && t.url().includes("folder="), { timeout: 15000 });
+    r.url = target.url();
     log("new window", r.url);
+    // Close it: a second workbench loading beside the first starved the first page's calls.
+    await (await target.page())?.close();
+    await wb.page.bringToFront();
   }],
   ["discard-alpha", async (wb, r) => {
     await worktreeAction(wb, "alpha", "Discard…");

@@ -24,6 +24,9 @@ from tests.vscode.scenario import Driven, drive
 
 CALC = "a = 1\nb = 2\nc = 3\n"
 
+# Two sessions, two merges, a second window: longer than one scenario's default on a busy machine.
+pytestmark = pytest.mark.timeout(900)
+
 
 def git(folder: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=folder, check=True, capture_output=True, text=True).stdout
