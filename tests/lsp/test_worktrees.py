@@ -122,6 +122,9 @@ async def test_two_worktree_sessions_edit_the_same_file_and_merge_back_with_a_co
     merged = await call(plugin, "agent/worktree/merge", {"name": "one", "how": "squash"})
     assert merged["outcome"] == "merged" and merged["files"] == ["calc.py"], merged
     assert (project / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
+    # Squashed, its branch is no ancestor of the checkout's, but nothing is left to merge.
+    rows = {w["name"]: w for w in (await call(plugin, "agent/worktree/list", {}))["worktrees"]}
+    assert rows["one"]["merged"] is True and rows["two"]["merged"] is False
     conflict = await call(plugin, "agent/worktree/merge", {"name": "two"})
     assert conflict["outcome"] == "conflict" and conflict["files"] == ["calc.py"], conflict
     assert "git merge --abort" in conflict["message"]
