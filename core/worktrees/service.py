@@ -141,18 +141,27 @@ def owning(directory: Path, data_dir: Path) -> Worktree | None:
 
 
 def status(made: Worktree) -> Status:
-    """What ``made`` changed since its base, and whether its branch is in the checkout's HEAD."""
+    """What ``made`` changed since its base, and whether its branch is in the checkout's HEAD
+    (merged, or squashed: its files there as on the branch)."""
     if not made.path.is_dir():
         return Status(changed=[], uncommitted=0, merged=False, missing=True)
     # Not stripped: each line's first two columns are its state, a leading space included.
     pending = [line for line in git(made.path, "status", "--porcelain").stdout.splitlines() if line]
     committed = out(made.path, "diff", "--name-only", made.base, "HEAD").splitlines()
     untracked_or_changed = [line[3:] for line in pending]
-    merged = (
-        not pending
-        and git(made.repo, "merge-base", "--is-ancestor", made.branch, "HEAD", check=False).returncode == 0
-    )
+    merged = not pending and _in_checkout(made, committed)
     return Status(sorted(set(committed) | set(untracked_or_changed)), len(pending), merged)
+
+
+def _in_checkout(made: Worktree, committed: list[str]) -> bool:
+    """Whether the checkout's HEAD holds the branch: merged into it, or squashed (every file the
+    branch changed is in HEAD as on the branch)."""
+    if git(made.repo, "merge-base", "--is-ancestor", made.branch, "HEAD", check=False).returncode == 0:
+        return True
+    if not committed:
+        return False
+    same = git(made.repo, "diff", "--quiet", made.branch, "HEAD", "--", *committed, check=False)
+    return same.returncode == 0
 
 
 def diff(made: Worktree) -> str:

@@ -1,9 +1,10 @@
 """Worktree sessions started from an editor (issue 40), through the real server over stdio, real git
 and the fake model: two sessions, each in a worktree of its own, edit the same file at once while the
 user's checkout (and its uncommitted changes) stays untouched; both are listed with their worktree;
-the first merges, the second's merge reports its conflict with the file, nothing lost; discard
-removes worktree, branch and sessions; bad names and a folder outside git are clear errors with
-nothing made."""
+the first merges, the second's merge reports its conflict with the file, nothing lost; a merge over
+the user's changes is refused with the files; discard removes worktree, branch and sessions (not
+while a turn runs); a worktree is trusted as its checkout is; bad names and a folder outside git
+are clear errors with nothing made."""
 
 from __future__ import annotations
 
@@ -122,6 +123,9 @@ async def test_two_worktree_sessions_edit_the_same_file_and_merge_back_with_a_co
     merged = await call(plugin, "agent/worktree/merge", {"name": "one", "how": "squash"})
     assert merged["outcome"] == "merged" and merged["files"] == ["calc.py"], merged
     assert (project / "calc.py").read_text() == "def add(a, b):\n    return a + b\n"
+    # Squashed, its branch is no ancestor of the checkout's, but nothing is left to merge.
+    rows = {w["name"]: w for w in (await call(plugin, "agent/worktree/list", {}))["worktrees"]}
+    assert rows["one"]["merged"] is True and rows["two"]["merged"] is False
     conflict = await call(plugin, "agent/worktree/merge", {"name": "two"})
     assert conflict["outcome"] == "conflict" and conflict["files"] == ["calc.py"], conflict
     assert "git merge --abort" in conflict["message"]
@@ -226,3 +230,39 @@ async def test_outside_git_the_worktrees_are_unavailable_with_the_reason(
         )
         assert (await call(plugin, "agent/session/list", {}))["sessions"] == []
         assert not (tmp_path / "data" / "worktrees").exists()
+
+
+@pytest.mark.parametrize("untrusted", [True, False], ids=["untrusted", "trusted"])
+async def test_a_worktree_is_trusted_as_the_checkout_is(
+    tmp_path: Path, project: Path, model: FakeModelServer, title_model: FakeModelServer, untrusted: bool
+) -> None:
+    from tests.lsp.conftest import connect
+
+    # The repository's own agent file: used in a trusted checkout only, and so in its worktrees.
+    (project / ".agentls" / "agent").mkdir(parents=True)
+    (project / ".agentls" / "agent" / "yolo.md").write_text("---\ndescription: from the repo\n---\nDo it.\n")
+    sh(project, "git", "add", "-A")
+    sh(project, "git", "commit", "-qm", "an agent")
+    options = {"config": agent_config(model, title_model), "untrusted": untrusted}
+    async for plugin in connect(tmp_path, project, "plugin", options):
+        params = {"worktree": "repo-agent", "agent": "yolo"}
+        if untrusted:
+            await refused(plugin, "agent/session/create", params, NOT_FOUND, "yolo")
+            assert "agentls/repo-agent" not in sh(project, "git", "branch")
+        else:
+            session = await call(plugin, "agent/session/create", params)
+            assert session["worktree"]["name"] == "repo-agent"
+
+
+async def test_a_merge_that_would_overwrite_the_user_s_changes_is_refused_with_the_files(
+    plugin: Connected, model: FakeModelServer, project: Path
+) -> None:
+    session = await call(plugin, "agent/session/create", {"worktree": "mine"})
+    model.script(*fix("return a + b"))
+    await prompt(plugin, session["id"], "add")
+    mine = "def add(a, b):\n    return 0  # the user's own, unsaved in git\n"
+    (project / "calc.py").write_text(mine)
+    merged = await call(plugin, "agent/worktree/merge", {"name": "mine"})
+    assert merged["outcome"] == "refused" and merged["files"] == ["calc.py"], merged
+    assert "git did not merge agentls/mine" in merged["message"]
+    assert (project / "calc.py").read_text() == mine
