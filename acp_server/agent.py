@@ -42,7 +42,7 @@ from acp.schema import (
     SetSessionModeResponse,
 )
 
-from acp_server import commands, history, options, replay_diffs, trust_question
+from acp_server import commands, history, options, replay_diffs, trust_question, worktrees
 from acp_server.auth import authenticate
 from acp_server.auth_methods import auth_methods
 from acp_server.context_links import resolve_links
@@ -121,18 +121,25 @@ class AcpAgent:
     async def new_session(
         self, cwd: str, mcp_servers: list[ClientMcp] | None = None, **kwargs: Any
     ) -> NewSessionResponse:
+        name = worktrees.requested(kwargs)  # _meta.agentls.worktree: in a worktree of its own
         project = await self._project(cwd, mcp_servers)
         try:
-            info = await project.app.create_session()
+            if name is not None:
+                project, info = await worktrees.new_session(
+                    self.front.projects, Path(cwd), mcp_servers or [], name
+                )
+            else:
+                info = await project.app.create_session()
         except AgentError as exc:
             raise to_request_error(exc) from exc
-        state = self._open(info.id, project, cwd, None, None)
+        state = self._open(info.id, project, info.directory if name is not None else cwd, None, None)
         state.title = info.title
         self._announce_commands(state)
         return NewSessionResponse(
             session_id=info.id,
             modes=options.mode_state(project.app, state),
             config_options=await self._options(state),
+            field_meta=worktrees.described(info),
         )
 
     async def load_session(
@@ -370,9 +377,15 @@ class AcpAgent:
         self, cwd: str, session_id: str, servers: list[ClientMcp] | None
     ) -> tuple[Project, AcpSession]:
         project = await self._project(cwd, servers)
+        try:
+            info = await project.app.get_session(session_id)
+        except AgentError as exc:
+            raise to_request_error(exc) from exc
+        elsewhere = await worktrees.reopen(self.front.projects, info, servers or [])
+        if elsewhere is not None:  # a worktree session goes on in its worktree, with its agent
+            project, cwd = elsewhere, info.directory
         app = project.app
         try:
-            await app.get_session(session_id)
             messages = await app.messages(session_id, limit=20)
         except AgentError as exc:
             raise to_request_error(exc) from exc

@@ -19,6 +19,7 @@ from acp.schema import HttpMcpServer, McpServerStdio, SseMcpServer
 
 from acp_server.feed import Feed, Send, Spawn
 from acp_server.workspace import AcpWorkspace, FileAccess, FileClient
+from core.config.paths import data_dir as default_data_dir
 from core.open import host_mode, open_agent
 from core.project_trust import TrustQuestion, question_for
 from core.trust import distrust
@@ -92,6 +93,11 @@ class Projects:
         self._open: dict[tuple[str, str], asyncio.Future[Project]] = {}
         # Projects the user trusted in this connection (even where the answer could not be stored).
         self.trusted: set[Path] = set()
+
+    @property
+    def data_dir(self) -> Path:
+        """The agents' data folder."""
+        return self._data_dir or default_data_dir()
 
     async def get(self, cwd: Path, servers: Sequence[ClientMcp] = ()) -> Project:
         """The agent for ``cwd`` with these MCP servers (opened once, then shared)."""

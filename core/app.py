@@ -62,7 +62,7 @@ from core.llm.model import ModelInfo, resolve_small_model
 from core.llm.transport import aclose_http_client
 from core.message.context_items import ContextItem, ResolvedItem
 from core.message.markdown import session_markdown
-from core.message.models import MessageWithParts, Session, Todo
+from core.message.models import MessageWithParts, Session, SessionWorktree, Todo
 from core.message.prompt_input import PromptMode, TextInput
 from core.message.review import Hunk, ReviewComment, ReviewResult
 from core.message.search import SearchFilter, SearchHit
@@ -85,6 +85,7 @@ from core.tools.paths import read_requests
 from core.warmup import warm_up
 from core.wiring import Wiring, wire
 from core.workspace import DiskWorkspace, Workspace
+from core.worktrees import service as worktrees
 
 log = logging.getLogger(__name__)
 
@@ -188,7 +189,16 @@ class AgentApp:
             self._state.agents.get(agent)  # NotFoundError names the agents there are
         if model is not None:
             parse_model_ref(model)
-        return await self._sessions.create(self._project_id, str(self.directory), title=title)
+        return await self._sessions.create(
+            self._project_id, str(self.directory), title=title, worktree=self._own_worktree()
+        )
+
+    def _own_worktree(self) -> SessionWorktree | None:
+        """The agentls worktree this agent was opened in (its sessions say so), or None."""
+        made = worktrees.owning(self.directory, self._wiring.place.data_dir)
+        if made is None:
+            return None
+        return SessionWorktree(name=made.name, branch=made.branch, path=str(made.path))
 
     async def list_sessions(self, limit: int = 50, before: str | None = None) -> list[Session]:
         """This project's sessions, newest first."""

@@ -22,8 +22,9 @@ def register(server: AgentServer) -> None:
     async def background_list(app: Agent, params: p.BackgroundList) -> Any:
         if params.sessionID is not None:
             await app.get_session(params.sessionID)  # NotFoundError for an unknown session
-        agents = await app.background_agents(params.sessionID)
-        shells = await app.background_shells(params.sessionID)
+        every = [app] if params.sessionID is not None else [app, *server.worktrees.running()]
+        agents = [a for one in every for a in await one.background_agents(params.sessionID)]
+        shells = [s for one in every for s in await one.background_shells(params.sessionID)]
         return {"agents": agents, "shells": shells}
 
     @server.request("agent/background/stop", p.SessionRef)

@@ -3,6 +3,8 @@
 The ask half is an ``agent/event`` (``permission.asked``, ``question.asked``, ``plan.review.asked``),
 not a server→client request: Neovim's client must answer a server request synchronously, and a
 pending dialog has to outlive a client reload — the client asks for the list again and answers late.
+The lists hold the dialogs of worktree sessions too; a reply goes to the agent that asked
+(``WorktreeAgents.for_params``).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ def register(server: AgentServer) -> None:
 
     @server.request("agent/permission/list", p.NoParams)
     async def permission_list(app: Agent, params: p.NoParams) -> Any:
-        return {"requests": app.dialogs.pending_permissions()}
+        return {"requests": [r for a in _every(server, app) for r in a.dialogs.pending_permissions()]}
 
     @server.request("agent/question/reply", p.QuestionReply)
     async def question_reply(app: Agent, params: p.QuestionReply) -> Any:
@@ -44,7 +46,7 @@ def register(server: AgentServer) -> None:
 
     @server.request("agent/question/list", p.NoParams)
     async def question_list(app: Agent, params: p.NoParams) -> Any:
-        return {"requests": app.dialogs.pending_questions()}
+        return {"requests": [r for a in _every(server, app) for r in a.dialogs.pending_questions()]}
 
     @server.request("agent/plan/reply", p.PlanReply)
     async def plan_reply(app: Agent, params: p.PlanReply) -> Any:
@@ -53,7 +55,12 @@ def register(server: AgentServer) -> None:
 
     @server.request("agent/plan/list", p.NoParams)
     async def plan_list(app: Agent, params: p.NoParams) -> Any:
-        return {"requests": app.dialogs.pending_plans()}
+        return {"requests": [r for a in _every(server, app) for r in a.dialogs.pending_plans()]}
+
+
+def _every(server: AgentServer, app: Agent) -> list[Agent]:
+    """The checkout's agent and the worktree sessions' (a list shows the dialogs of all)."""
+    return [app, *server.worktrees.running()]
 
 
 def plan_answer(params: p.PlanReply) -> PlanAnswer:

@@ -27,6 +27,7 @@ from lsp_server import (
     review,
     review_findings,
     sessions,
+    worktrees,
 )
 from lsp_server import control as mode_and_effort
 from lsp_server.clients import agent_capability, parse_options
@@ -97,9 +98,15 @@ def build_server() -> AgentServer:
         suggested.changed(uri)
 
     register_document_hooks(
-        server, lambda: server.lsp_workspace, lambda: server.plain.typing.typed(), edited, suggested.opened
+        server,
+        lambda: server.lsp_workspace,
+        lambda: server.plain.typing.typed(),
+        edited,
+        suggested.opened,
+        server.worktrees.workspaces,
     )
     sessions.register(server)
+    worktrees.register(server)
     background.register(server)
     context_items.register(server)
     commands.register(server, findings.publish)

@@ -116,6 +116,27 @@ METHODS: tuple[Method, ...] = (
         "agent/background/message", p.BackgroundMessage, None, "Queue a message into a background sub-agent."
     ),
     _request("agent/background/shell/stop", p.ShellRef, BackgroundShell, "Kill a background shell."),
+    _request(
+        "agent/worktree/list",
+        p.NoParams,
+        r.WorktreeListResult,
+        "The worktrees of the project's repository, with their sessions and changes.",
+    ),
+    _request(
+        "agent/worktree/diff", p.WorktreeRef, r.WorktreeDiffResult, "A worktree's changes against its base."
+    ),
+    _request(
+        "agent/worktree/merge",
+        p.WorktreeMerge,
+        r.WorktreeMergeResult,
+        "Merge a worktree's branch into the checkout's branch.",
+    ),
+    _request(
+        "agent/worktree/discard",
+        p.WorktreeRef,
+        r.WorktreeDiscardResult,
+        "Remove a worktree, its branch and its sessions.",
+    ),
     _request("agent/session/compact", p.SessionRef, MessageWithParts, "Summarise the session now."),
     _request("agent/commands", p.NoParams, r.CommandList, "The slash commands."),
     _request(

@@ -50,6 +50,22 @@ class SessionCreate(Params):
     title: str | None = None
     agent: str | None = None
     model: str | None = None
+    # A string: the session works in a new worktree of the project's repository by that name
+    # ("": a name from the time); None: in the checkout.
+    worktree: str | None = Field(default=None, max_length=63)
+
+
+class WorktreeRef(Params):
+    """One of the project's worktrees, by name (``agent/worktree/*``)."""
+
+    name: str = Field(min_length=1, max_length=63)
+
+
+class WorktreeMerge(WorktreeRef):
+    """Merge a worktree's branch into the checkout's: a merge commit, one squashed commit, or a
+    fast-forward only."""
+
+    how: Literal["merge", "squash", "ff-only"] = "merge"
 
 
 class SessionList(Params):

@@ -292,3 +292,40 @@ class McpServersResult(Result):
 
 class PlanListResult(Result):
     requests: list[PlanReviewRequest]
+
+
+class WorktreeInfo(Result):
+    """A worktree agentls made for the project: where, on which branch, from which commit, its
+    sessions, and what it changed (committed or not) since that commit."""
+
+    name: str
+    branch: str
+    path: str
+    base: str
+    created: int  # ms since the epoch
+    sessionIDs: list[str]
+    changed: list[str]
+    uncommitted: int
+    merged: bool  # its branch is in the checkout's and nothing is left uncommitted
+    missing: bool  # its folder is gone
+
+
+class WorktreeListResult(Result):
+    available: bool  # false outside a git repository (``reason`` says why)
+    reason: str | None
+    worktrees: list[WorktreeInfo]
+
+
+class WorktreeDiffResult(Result):
+    diff: str
+    files: list[str]
+
+
+class WorktreeMergeResult(Result):
+    outcome: Literal["merged", "conflict", "refused"]
+    message: str
+    files: list[str]
+
+
+class WorktreeDiscardResult(Result):
+    """``{}``: the worktree, its branch and its sessions are gone."""

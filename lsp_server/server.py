@@ -41,6 +41,7 @@ from lsp_server.protocol import dump, parse
 from lsp_server.rpc import AgentProtocol
 from lsp_server.trust_dialog import settle_trust
 from lsp_server.workspace import AGENT_DIAGNOSTICS, LspWorkspace
+from lsp_server.worktree_agents import WorktreeAgents
 
 if TYPE_CHECKING:
     from core.api import Agent, Layer, SessionReads
@@ -83,6 +84,7 @@ class AgentServer(LanguageServer):
         self.config_data: Any = None
         self.host_option: Any = None  # initializationOptions.host (else AGENTLS_HOST)
         self.app_ready: list[Callable[[Agent], None]] = []
+        self.worktrees = WorktreeAgents(self)  # the agents of worktree sessions, beside the checkout's
         self.plain: PlainPath  # set by plain.register
         self._app: asyncio.Future[Agent] | None = None
         self._project: asyncio.Future[OpenedProject] | None = None  # opened before the rest of the app
@@ -236,6 +238,10 @@ class AgentServer(LanguageServer):
         if lost.done() and not lost.cancelled() and lost.exception() is None:
             await lost.result().close()
 
+    def config_layers(self) -> list[Layer]:
+        """The config layers in effect now (a worktree's agent opens with them)."""
+        return self._config_layers(self._applied_config)
+
     def _config_layers(self, settings_config: Any) -> list[Layer]:
         """The editor's config layers: initialization options, then its settings (which win)."""
         return config_layers(self.config_data, settings_config)
@@ -268,7 +274,7 @@ class AgentServer(LanguageServer):
         ``exit``): a second caller never returns while the first is still flushing the store."""
         future, self._app = self._app, None
         if future is not None:
-            self._closing = asyncio.ensure_future(_close(future))
+            self._closing = asyncio.ensure_future(_close(future, self.worktrees))
         if self._closing is not None:
             await asyncio.shield(self._closing)
 
@@ -302,6 +308,8 @@ class AgentServer(LanguageServer):
         while self.settings_config != self._applied_config:
             config = self._applied_config = self.settings_config
             try:
+                for worktree_app in self.worktrees.running():  # (the same layers: the same editor)
+                    await worktree_app.reconfigure(self._config_layers(config))
                 result = await app.reconfigure(self._config_layers(config))
             except AgentError as exc:  # the user's config: they fix it
                 self._not_applied(str(exc))
@@ -338,18 +346,26 @@ class AgentServer(LanguageServer):
             log.error("background task failed", exc_info=exc)
 
     def request(self, method: str, model: type[M]) -> Callable[[Handler[M]], Handler[M]]:
-        """Register ``fn(app, params)`` for a custom request: validated, app awaited, errors mapped."""
-        return self._register(method, model, self.app)
+        """Register ``fn(app, params)`` for a custom request: validated, app awaited, errors mapped.
+        ``app`` is the agent of the session the params name (``sessionID``; a worktree session's is
+        its worktree's: ``WorktreeAgents.for_params``), else the checkout's."""
+        return self._register(method, model, self._routed)
+
+    async def _routed(self, params: BaseModel) -> Agent:
+        return await self.worktrees.for_params(await self.app(), params)
+
+    async def _read(self, params: BaseModel) -> SessionReads:
+        return await self.reader()
 
     def read_request(self, method: str, model: type[M]) -> Callable[[ReadHandler[M]], ReadHandler[M]]:
         """Register ``fn(reader, params)`` for a session read, answered before the agent has loaded
         (see ``reader``); validated and mapped as ``request`` does."""
-        return self._register(method, model, self.reader)
+        return self._register(method, model, self._read)
 
     def _register(
-        self, method: str, model: type[M], receiver: Callable[[], Awaitable[Any]]
+        self, method: str, model: type[M], receiver: Callable[[M], Awaitable[Any]]
     ) -> Callable[[Callable[[Any, M], Awaitable[Any]]], Any]:
-        """The handler of ``method``: params validated, ``fn(await receiver(), params)`` answered,
+        """The handler of ``method``: params validated, ``fn(await receiver(params), params)`` answered,
         the core's errors mapped to JSON-RPC."""
 
         # The table of methods is the one list: a handler for another method, or with other
@@ -366,7 +382,7 @@ class AgentServer(LanguageServer):
             async def handler(params: Any) -> Any:
                 parsed = parse(model, params)
                 try:
-                    return dump(await fn(await receiver(), parsed))
+                    return dump(await fn(await receiver(parsed), parsed))
                 except AgentError as exc:
                     log.info("%s failed: %s: %s", method, type(exc).__name__, exc)
                     raise to_jsonrpc(exc) from exc
@@ -408,7 +424,8 @@ def _import_front_door() -> None:
         import core.api  # noqa: F401
 
 
-async def _close(opening: asyncio.Future[Agent]) -> None:
+async def _close(opening: asyncio.Future[Agent], worktrees: WorktreeAgents) -> None:
+    await worktrees.close()
     try:
         app = await asyncio.shield(opening)
     except Exception:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import mimetypes
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pygls.exceptions import JsonRpcInvalidParams
@@ -72,6 +73,11 @@ def register(server: AgentServer) -> None:
 
     @server.request("agent/session/create", p.SessionCreate)
     async def create(app: Agent, params: p.SessionCreate) -> Any:
+        if params.worktree is not None:  # a new worktree, and the session in its agent
+            root = server.root or Path.cwd()
+            return await server.worktrees.create_session(
+                root, params.worktree, params.title, params.agent, params.model
+            )
         return await app.create_session(params.title, params.agent, params.model)
 
     @server.request("agent/session/search", p.SessionSearch)

@@ -53,6 +53,10 @@ METHODS: tuple[str, ...] = (
     "agent/session/todo",
     "agent/session/unrevert",
     "agent/session/update",
+    "agent/worktree/diff",
+    "agent/worktree/discard",
+    "agent/worktree/list",
+    "agent/worktree/merge",
 )
 
 EVENTS: tuple[str, ...] = (

@@ -320,24 +320,30 @@ def register_document_hooks(
     typed: Callable[[], None] = lambda: None,
     edited: Callable[[str], None] = lambda uri: None,
     opened: Callable[[str], None] = lambda uri: None,
+    others: Callable[[], list[LspWorkspace]] = list,
 ) -> None:
-    """Feed buffer changes and ``agent/diagnostics`` reports to the workspace ``current()`` returns;
-    ``typed()`` hears of each didChange (the user is typing), ``edited(uri)`` of each document's,
-    ``opened(uri)`` of each didOpen and didClose."""
+    """Feed buffer changes and ``agent/diagnostics`` reports to the workspace ``current()`` returns
+    (and to the ``others()``: the worktree agents' workspaces); ``typed()`` hears of each didChange
+    (the user is typing), ``edited(uri)`` of each document's, ``opened(uri)`` of each didOpen and
+    didClose."""
+
+    def every() -> list[LspWorkspace]:
+        workspace = current()
+        return [*([workspace] if workspace is not None else []), *others()]
 
     def changed(params: Any) -> None:
         typed()
-        if (workspace := current()) is not None:
+        for workspace in every():
             workspace.document_changed(params.text_document.uri)
         edited(params.text_document.uri)
 
     def reset(params: Any) -> None:
-        if (workspace := current()) is not None:
+        for workspace in every():
             workspace.document_reset(params.text_document.uri)
         opened(params.text_document.uri)
 
     def saved(params: Any) -> None:
-        if (workspace := current()) is not None:
+        for workspace in every():
             workspace.document_changed(params.text_document.uri, saved=True)
 
     server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)(changed)

@@ -50,6 +50,14 @@ class DiffSummary(_Model):
     files: int = 0
 
 
+class SessionWorktree(_Model):
+    """The agentls worktree a session works in (core/worktrees): its name, branch and folder."""
+
+    name: str
+    branch: str
+    path: str
+
+
 class Session(_Model):
     id: str
     projectID: str
@@ -61,6 +69,8 @@ class Session(_Model):
     summary: DiffSummary | None = None
     mode: str | None = None  # "ask" | "auto" | "plan" once chosen (core/session/mode.py)
     effort: str | None = None  # the effort level chosen for its model (core/llm/effort.py)
+    # Set when the session works in a worktree of its own (``directory`` is inside it); None: the checkout.
+    worktree: SessionWorktree | None = None
 
 
 # --- messages ------------------------------------------------------------------------------

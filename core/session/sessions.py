@@ -40,6 +40,7 @@ from core.message.models import (
     MessageWithParts,
     Session,
     SessionTime,
+    SessionWorktree,
     Todo,
     ToolPart,
     UserMessage,
@@ -78,8 +79,10 @@ class Sessions:
         directory: str,
         title: str | None = None,
         parent_id: str | None = None,
+        worktree: SessionWorktree | None = None,
     ) -> Session:
-        """A new session in ``project`` (publishes session.created)."""
+        """A new session in ``project`` (publishes session.created); ``worktree``: the agentls
+        worktree ``directory`` is in."""
         now = now_ms()
         session = Session(
             # Ascending: listings sort by (time.updated, id) descending, so a tie goes to the newest.
@@ -89,6 +92,7 @@ class Sessions:
             title=clean_title(title or "") or _default_title(now),
             directory=directory,
             time=SessionTime(created=now, updated=now),
+            worktree=worktree,
         )
         await self.store.insert_session(session)
         self.bus.publish(SessionCreated(info=session))
@@ -142,6 +146,7 @@ class Sessions:
             title=f"{source.title} (fork)",
             directory=source.directory,
             time=SessionTime(created=now, updated=now),
+            worktree=source.worktree,
         )
         stored = await self.store.fork(session_id, message_id, new)
         self.bus.publish(SessionCreated(info=stored))

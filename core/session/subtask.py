@@ -126,6 +126,9 @@ class Subtasks:
                 str(self._place.directory),
                 title=f"{description} (@{agent})",
                 parent_id=ctx.session_id,
+                worktree=(
+                    await sessions.get(ctx.session_id)
+                ).worktree,  # the parent's folder, so its worktree
             )
         parent_rules = ctx.ruleset
         self._policy.set_session_rules(child.id, derive_child_rules(parent_rules, info))

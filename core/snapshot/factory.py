@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from pathlib import Path
 
@@ -37,6 +38,7 @@ def open_snapshots(
     use_git: bool = True,
 ) -> SnapshotSetup:
     """The git store when it can run here; otherwise the journal, wrapping ``workspace`` to record edits."""
+    project_id = store_key(project_id, worktree)
     if use_git:
         store = SnapshotStore(
             data_dir,
@@ -64,3 +66,18 @@ def open_snapshots(
     )
     log.info("snapshots of %s use the edit journal: %s", worktree, reason)
     return SnapshotSetup(journal, RecordingWorkspace(workspace, journal), reason)
+
+
+def store_key(project_id: str, worktree: Path) -> str:
+    """The name of ``worktree``'s snapshot store: the project's id, but for a linked git worktree
+    (``git worktree add``, as agentls's worktree sessions are) the id and a hash of its path. They
+    are the same project as their checkout (one root commit), but each has its own files: one
+    store's index or journal for both would take one's files for the other's."""
+    marker = worktree / ".git"
+    try:
+        linked = marker.is_file() and "/worktrees/" in marker.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        linked = False
+    if not linked:
+        return project_id
+    return f"{project_id}-{hashlib.sha256(str(worktree.resolve()).encode()).hexdigest()[:12]}"

@@ -126,18 +126,42 @@ def find(repo: Path, name: str, data_dir: Path) -> Worktree:
     raise NotFoundError(f"no worktree named {name!r} for {repo} (there are: {names})")
 
 
+def owning(directory: Path, data_dir: Path) -> Worktree | None:
+    """The worktree agentls made that holds ``directory``, or None (the user's own checkout, or a
+    folder that is no worktree of ours). Path arithmetic and one small read: no git."""
+    top = (data_dir / "worktrees").resolve()
+    resolved = directory.resolve()
+    if not resolved.is_relative_to(top):
+        return None
+    inside = resolved.relative_to(top).parts
+    if len(inside) < 2:
+        return None
+    made = _read_facts(top / inside[0] / f"{inside[1]}.json")
+    return made if made is not None and made.path == top / inside[0] / inside[1] else None
+
+
 def status(made: Worktree) -> Status:
-    """What ``made`` changed since its base, and whether its branch is in the checkout's HEAD."""
+    """What ``made`` changed since its base, and whether its branch is in the checkout's HEAD
+    (merged, or squashed: its files there as on the branch)."""
     if not made.path.is_dir():
         return Status(changed=[], uncommitted=0, merged=False, missing=True)
-    pending = [line for line in out(made.path, "status", "--porcelain").splitlines() if line]
+    # Not stripped: each line's first two columns are its state, a leading space included.
+    pending = [line for line in git(made.path, "status", "--porcelain").stdout.splitlines() if line]
     committed = out(made.path, "diff", "--name-only", made.base, "HEAD").splitlines()
     untracked_or_changed = [line[3:] for line in pending]
-    merged = (
-        not pending
-        and git(made.repo, "merge-base", "--is-ancestor", made.branch, "HEAD", check=False).returncode == 0
-    )
+    merged = not pending and _in_checkout(made, committed)
     return Status(sorted(set(committed) | set(untracked_or_changed)), len(pending), merged)
+
+
+def _in_checkout(made: Worktree, committed: list[str]) -> bool:
+    """Whether the checkout's HEAD holds the branch: merged into it, or squashed (every file the
+    branch changed is in HEAD as on the branch)."""
+    if git(made.repo, "merge-base", "--is-ancestor", made.branch, "HEAD", check=False).returncode == 0:
+        return True
+    if not committed:
+        return False
+    same = git(made.repo, "diff", "--quiet", made.branch, "HEAD", "--", *committed, check=False)
+    return same.returncode == 0
 
 
 def diff(made: Worktree) -> str:
@@ -250,4 +274,16 @@ def _read_facts(path: Path) -> Worktree | None:
         return None
 
 
-__all__ = ["GitError", "Merged", "Status", "Worktree", "create", "diff", "discard", "every", "find", "merge"]
+__all__ = [
+    "GitError",
+    "Merged",
+    "Status",
+    "Worktree",
+    "create",
+    "diff",
+    "discard",
+    "every",
+    "find",
+    "merge",
+    "owning",
+]

@@ -162,6 +162,29 @@ const scenarios = {
     await waitFor((e) => e.kind === "update" && e.update.sessionUpdate === "agent_message_chunk" && e.update.content.text.includes("R says 42."), "the answer to the report");
     results.sessionId = session.sessionId;
   },
+  // Worktree sessions (_meta.agentls.worktree): two made and prompted at once ("task one", "task
+  // two"), the refusals of BAD_NAMES (a JSON list) recorded, then the project's session list.
+  async worktrees(agent) {
+    await init(agent);
+    const inWorktree = (name) => agent.request(methods.agent.session.new, {
+      cwd: project, mcpServers: [], _meta: { agentls: { worktree: name } },
+    });
+    results.one = await inWorktree("one");
+    results.two = await inWorktree("two");
+    results.refused = [];
+    for (const name of JSON.parse(process.env.BAD_NAMES ?? "[]")) {
+      try {
+        results.refused.push(await inWorktree(name));
+      } catch (error) {
+        results.refused.push({ error: { code: error.code, message: error.message } });
+      }
+    }
+    results.prompts = await Promise.all([
+      prompt(agent, results.one.sessionId, "task one"),
+      prompt(agent, results.two.sessionId, "task two"),
+    ]);
+    results.list = await agent.request(methods.agent.session.list, { cwd: project });
+  },
   // initialize, session/new, one prompt; the log holds the streamed updates.
   async turn(agent) {
     results.initialize = await init(agent);

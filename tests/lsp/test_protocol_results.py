@@ -143,6 +143,11 @@ async def test_every_answer_and_event_matches_the_generated_schema(
         "agent/background/stop",
         "agent/background/message",
         "agent/background/shell/stop",
+        # tests/lsp/test_worktrees.py checks these against the schema in a git repository
+        "agent/worktree/list",
+        "agent/worktree/diff",
+        "agent/worktree/merge",
+        "agent/worktree/discard",
         # needs an MCP server: tests/e2e/test_mcp_servers.py and the editors' MCP scenarios run it
         "agent/mcp/set",
     }

@@ -15,9 +15,22 @@ end
 cmd('Agentls', function()
   agentls().open()
 end, { desc = 'agentls: open the chat' })
-cmd('AgentlsNew', function()
-  agentls().new_session()
-end, { desc = 'agentls: start a new session' })
+cmd('AgentlsNew', function(o)
+  local worktree = require('agentls.worktrees').parse_new(o.args)
+  if worktree ~= false then
+    agentls().new_session(worktree or nil)
+  end
+end, {
+  nargs = '?',
+  complete = function()
+    return { 'worktree', 'worktree=' }
+  end,
+  desc = 'agentls: start a new session (worktree[=NAME]: in a new git worktree of its own)',
+})
+cmd('AgentlsWorktrees', function()
+  require('agentls').setup_once()
+  require('agentls.worktrees').pick()
+end, { desc = "agentls: the project's worktrees: diff, merge, open in a tab or discard one" })
 cmd('AgentlsSessions', function(o)
   agentls().open({ insert = false }) -- the picker comes next
   require('agentls.sessions').pick(o.args)

@@ -1029,6 +1029,7 @@ export interface Session {
   summary?: DiffSummary;
   mode?: string;
   effort?: string;
+  worktree?: SessionWorktree;
 }
 
 /** Run ``/command arguments`` in a session; ``parts``: files attached to it. */
@@ -1052,6 +1053,7 @@ export interface SessionCreate {
   title?: string;
   agent?: string;
   model?: string;
+  worktree?: string;
 }
 
 export interface SessionCreated {
@@ -1219,6 +1221,13 @@ export interface SessionUpdate {
 
 export interface SessionUpdated {
   info: Session;
+}
+
+/** The agentls worktree a session works in (core/worktrees): its name, branch and folder. */
+export interface SessionWorktree {
+  name: string;
+  branch: string;
+  path: string;
 }
 
 export interface ShellRef {
@@ -1465,6 +1474,58 @@ export interface WireTextEdit {
   newText: string;
 }
 
+export interface WorktreeDiffResult {
+  diff: string;
+  files: string[];
+}
+
+/** ``{}``: the worktree, its branch and its sessions are gone. */
+export interface WorktreeDiscardResult {
+}
+
+/**
+ * A worktree agentls made for the project: where, on which branch, from which commit, its
+ * sessions, and what it changed (committed or not) since that commit.
+ */
+export interface WorktreeInfo {
+  name: string;
+  branch: string;
+  path: string;
+  base: string;
+  created: number;
+  sessionIDs: string[];
+  changed: string[];
+  uncommitted: number;
+  merged: boolean;
+  missing: boolean;
+}
+
+export interface WorktreeListResult {
+  available: boolean;
+  reason: string | null;
+  worktrees: WorktreeInfo[];
+}
+
+/**
+ * Merge a worktree's branch into the checkout's: a merge commit, one squashed commit, or a
+ * fast-forward only.
+ */
+export interface WorktreeMerge {
+  name: string;
+  how?: "merge" | "squash" | "ff-only";
+}
+
+export interface WorktreeMergeResult {
+  outcome: "merged" | "conflict" | "refused";
+  message: string;
+  files: string[];
+}
+
+/** One of the project's worktrees, by name (``agent/worktree/*``). */
+export interface WorktreeRef {
+  name: string;
+}
+
 /** The requests a client sends: method → params and result. */
 export interface Requests {
   "agent/session/create": { params: SessionCreate; result: Session };
@@ -1486,6 +1547,10 @@ export interface Requests {
   "agent/background/stop": { params: SessionRef; result: BackgroundAgent };
   "agent/background/message": { params: BackgroundMessage; result: null };
   "agent/background/shell/stop": { params: ShellRef; result: BackgroundShell };
+  "agent/worktree/list": { params: NoParams; result: WorktreeListResult };
+  "agent/worktree/diff": { params: WorktreeRef; result: WorktreeDiffResult };
+  "agent/worktree/merge": { params: WorktreeMerge; result: WorktreeMergeResult };
+  "agent/worktree/discard": { params: WorktreeRef; result: WorktreeDiscardResult };
   "agent/session/compact": { params: SessionRef; result: MessageWithParts };
   "agent/commands": { params: NoParams; result: CommandList };
   "agent/mcp/resources": { params: NoParams; result: McpResourcesResult };

@@ -7,8 +7,10 @@ import { exportSession } from "./chat/sessionTools";
 import { explainText, fixText } from "./chat/codeActions";
 import { showMcpServers } from "./chat/mcpServers";
 import type { ChatView } from "./chat/view";
+import type { DiffDocuments } from "./diff/provider";
+import { newWorktreeSession, showWorktrees } from "./worktrees/commands";
 
-export function registerCommands(view: ChatView): vscode.Disposable[] {
+export function registerCommands(view: ChatView, diffs: DiffDocuments): vscode.Disposable[] {
   const editorOrWarn = (): vscode.TextEditor | undefined => {
     const editor = vscode.window.activeTextEditor;
     if (editor === undefined) void vscode.window.showInformationMessage("agentls: open a file first.");
@@ -19,6 +21,8 @@ export function registerCommands(view: ChatView): vscode.Disposable[] {
       await view.reveal();
       await view.actions.newSession();
     }),
+    vscode.commands.registerCommand("agentls.newWorktreeSession", () => newWorktreeSession(view)),
+    vscode.commands.registerCommand("agentls.worktrees", () => showWorktrees(view, diffs)),
     vscode.commands.registerCommand("agentls.focus", () => view.focusPrompt()),
     vscode.commands.registerCommand("agentls.stop", () => view.abort()),
     vscode.commands.registerCommand("agentls.restartServer", () => view.client.restart()),

@@ -55,7 +55,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.workspace.registerTextDocumentContentProvider(SCHEME, diffs),
     vscode.window.registerWebviewViewProvider(VIEW_ID, view, { webviewOptions: { retainContextWhenHidden: true } }),
     statusItem(view),
-    ...registerCommands(view),
+    ...registerCommands(view, diffs),
     ...registerReview(context, view, diffs),
     plans,
     vscode.commands.registerCommand("agentls.setApiKey", (provider?: string) => setApiKey(agent, keys, typeof provider === "string" ? provider : undefined)),

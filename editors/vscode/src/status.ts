@@ -1,13 +1,16 @@
 // The status bar item: what the current session is doing, with its title; a click opens the chat.
 import * as vscode from "vscode";
 import type { ChatView } from "./chat/view";
+import { worktreeOf, worktreeTooltip } from "../shared/worktree";
 
 export function statusItem(view: ChatView): vscode.Disposable {
   const item = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 50);
   item.command = "agentls.focus";
   const update = (): void => {
     const status = view.status;
-    const title = view.session?.title ?? "no session";
+    const worktree = worktreeOf(view.session);
+    // A worktree session says so beside its title: its edits are not in the checkout.
+    const title = `${view.session?.title ?? "no session"}${worktree ? ` $(git-branch) ${worktree.name}` : ""}`;
     const phase = view.client.phase;
     if (phase === "missing" || phase === "stopped") {
       item.text = "$(circle-slash) agentls";
@@ -25,6 +28,7 @@ export function statusItem(view: ChatView): vscode.Disposable {
       item.text = `$(comment-discussion) agentls: ${title}`;
       item.tooltip = "agentls is idle — click to open the chat";
     }
+    if (worktree && phase !== "missing" && phase !== "stopped") item.tooltip = `${item.tooltip}\n${worktreeTooltip(worktree)}`;
   };
   update();
   item.show();

@@ -4,6 +4,26 @@ import { button, h, type Post } from "./dom.ts";
 import { usage } from "./derive.ts";
 import type { ChatState } from "./state.ts";
 import { SessionSearch } from "./search.ts";
+import { worktreeLabel, worktreeOf, worktreeTooltip } from "../shared/worktree.ts";
+import type { SessionWorktree } from "../shared/protocol.ts";
+
+/**
+ * A session's title with, for a worktree session, its label on a line of its own under it: a narrow
+ * side bar then cuts neither (the checkout's sessions keep the title alone).
+ */
+function withWorktree(title: HTMLElement, worktree: SessionWorktree | undefined, branch = false): HTMLElement {
+  return worktree === undefined ? title : h("div", { class: "titled-worktree" }, title, worktreeTag(worktree, branch));
+}
+
+/** The worktree label of a session working in one: its name (`branch`: and its branch beside it). */
+function worktreeTag(worktree: SessionWorktree, branch = false): HTMLElement {
+  return h(
+    "div",
+    { class: "worktree-line" },
+    h("span", { class: "worktree-tag", title: worktreeTooltip(worktree), "data-worktree": worktree.name, "data-path": worktree.path }, worktreeLabel(worktree)),
+    branch ? h("span", { class: "worktree-branch", title: worktree.path }, `on ${worktree.branch}`) : null,
+  );
+}
 
 function formatTokens(n: number): string {
   return n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
@@ -74,15 +94,20 @@ export class Chrome {
   drawBar(state: ChatState): void {
     const title = state.session?.title ?? "New session";
     this.bar.replaceChildren(
-      button(`≡ ${title}`, () => this.toggleList(), {
+      withWorktree(button(`≡ ${title}`, () => this.toggleList(), {
         class: "session-title",
         title: `${title} — rename, fork, delete, or switch sessions`,
         // Read as the session's name and what the button opens, not as "identical to".
         "aria-label": `Session: ${title}. Sessions menu`,
         "aria-expanded": String(this.listOpen),
         "aria-controls": "sessions",
-      }),
+      }), worktreeOf(state.session ?? undefined), true),
       button("New", () => this.post({ type: "newSession" }), { class: "icon-button", title: "New session", "aria-label": "New session" }),
+      button("+ Worktree", () => this.post({ type: "newWorktreeSession" }), {
+        class: "icon-button new-worktree",
+        title: "New session in a worktree: its own git branch and folder, your checkout untouched",
+        "aria-label": "New session in a worktree",
+      }),
     );
   }
 
@@ -112,10 +137,10 @@ export class Chrome {
       h(
         "div",
         { class: `session-row${s.id === state.session?.id ? " current" : ""}`, "data-session": s.id },
-        button(s.title, () => {
+        withWorktree(button(s.title, () => {
           this.toggleList(false);
           this.post({ type: "switchSession", sessionID: s.id });
-        }, { class: "link session-link" }),
+        }, { class: "link session-link" }), worktreeOf(s)),
         h("span", { class: "when" }, ago(s.time.updated)),
         // Any session, not only the current one, can be renamed or deleted from the list.
         button("Rename", () => this.post({ type: "renameSession", sessionID: s.id }), { class: "link row-rename", title: `Rename "${s.title}"`, "aria-label": `Rename session ${s.title}` }),

@@ -459,15 +459,19 @@ function M.forget(session_id)
   end
 end
 
-function M.new_session(title)
+--- Start a new session and show it; `worktree`: in a new git worktree by that name ('': a name from
+--- the time; nil: in the checkout).
+function M.new_session(title, worktree)
   M.opening = true
-  client.request('agent/session/create', { title = title, agent = M.agent, model = M.model }, function(err, session)
+  local params = { title = title, agent = M.agent, model = M.model, worktree = worktree }
+  client.request('agent/session/create', params, function(err, session)
     if err then
       M.opening = false
       M.failed = err.message -- the winbar of the empty chat says it (e.g. a config the agent rejects)
       return vim.notify('agentls: ' .. err.message, vim.log.levels.ERROR)
     end
     state().sessions[session.id] = session
+    require('agentls.worktrees').seen(session)
     state():load(session.id, {})
     M.loaded[session.id] = true
     M.show(session.id)

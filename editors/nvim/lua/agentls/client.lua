@@ -92,8 +92,8 @@ function M.is_project_file(buf)
   if name == '' or name:match('^%a[%w+.-]*://') then
     return false
   end
-  local root = config.root()
-  return vim.startswith(vim.fs.normalize(name), root .. '/')
+  local root, path = config.root(), vim.fs.normalize(name)
+  return vim.startswith(path, root .. '/') or require('agentls.worktrees').holds(path)
 end
 
 --- Attach `buf` to the server (didOpen: the agent now reads its unsaved text).

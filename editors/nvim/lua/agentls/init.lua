@@ -168,11 +168,14 @@ function M.open(opts)
   end
 end
 
-function M.new_session()
+--- Start a new session and show it; `worktree` (a name, '' for one from the time): in a new git
+--- worktree of the project (:AgentlsNew worktree[=NAME]).
+---@param worktree? string
+function M.new_session(worktree)
   if start() then
     local chat = require('agentls.chat')
     chat.fetch_config()
-    chat.new_session()
+    chat.new_session(nil, worktree)
   end
 end
 

@@ -887,6 +887,7 @@
 ---@field summary? agentls.DiffSummary
 ---@field mode? string
 ---@field effort? string
+---@field worktree? agentls.SessionWorktree
 
 --- Run ``/command arguments`` in a session; ``parts``: files attached to it.
 ---@class agentls.SessionCommand
@@ -907,6 +908,7 @@
 ---@field title? string
 ---@field agent? string
 ---@field model? string
+---@field worktree? string
 
 ---@class agentls.SessionCreated
 ---@field info agentls.Session
@@ -1041,6 +1043,12 @@
 
 ---@class agentls.SessionUpdated
 ---@field info agentls.Session
+
+--- The agentls worktree a session works in (core/worktrees): its name, branch and folder.
+---@class agentls.SessionWorktree
+---@field name string
+---@field branch string
+---@field path string
 
 ---@class agentls.ShellRef
 ---@field shellID string
@@ -1253,6 +1261,47 @@
 ---@field range agentls.Range
 ---@field newText string
 
+---@class agentls.WorktreeDiffResult
+---@field diff string
+---@field files string[]
+
+--- ``{}``: the worktree, its branch and its sessions are gone.
+---@class agentls.WorktreeDiscardResult
+
+--- A worktree agentls made for the project: where, on which branch, from which commit, its
+--- sessions, and what it changed (committed or not) since that commit.
+---@class agentls.WorktreeInfo
+---@field name string
+---@field branch string
+---@field path string
+---@field base string
+---@field created integer
+---@field sessionIDs string[]
+---@field changed string[]
+---@field uncommitted integer
+---@field merged boolean
+---@field missing boolean
+
+---@class agentls.WorktreeListResult
+---@field available boolean
+---@field reason string|nil
+---@field worktrees agentls.WorktreeInfo[]
+
+--- Merge a worktree's branch into the checkout's: a merge commit, one squashed commit, or a
+--- fast-forward only.
+---@class agentls.WorktreeMerge
+---@field name string
+---@field how? "merge"|"squash"|"ff-only"
+
+---@class agentls.WorktreeMergeResult
+---@field outcome "merged"|"conflict"|"refused"
+---@field message string
+---@field files string[]
+
+--- One of the project's worktrees, by name (``agent/worktree/*``).
+---@class agentls.WorktreeRef
+---@field name string
+
 --- The methods a client calls (requests and notifications).
 ---@alias agentls.Method
 ---| "agent/session/create"
@@ -1274,6 +1323,10 @@
 ---| "agent/background/stop"
 ---| "agent/background/message"
 ---| "agent/background/shell/stop"
+---| "agent/worktree/list"
+---| "agent/worktree/diff"
+---| "agent/worktree/merge"
+---| "agent/worktree/discard"
 ---| "agent/session/compact"
 ---| "agent/commands"
 ---| "agent/mcp/resources"

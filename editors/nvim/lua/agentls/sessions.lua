@@ -41,6 +41,9 @@ function M.describe(s)
       )
     )
   end
+  if type(s.worktree) == 'table' then
+    table.insert(items, 1, '⎇ ' .. s.worktree.name)
+  end
   table.insert(items, '#' .. s.id:sub(-6))
   return ('%s%s  (%s)'):format(mark, s.title, table.concat(items, ' · '))
 end

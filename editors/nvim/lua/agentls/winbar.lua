@@ -1,4 +1,5 @@
--- The chat's winbar: the session's title, a dialog waiting for an answer, its status (idle, busy,
+-- The chat's winbar: the session's title, a dialog waiting for an answer, its worktree (⎇ name, for a
+-- worktree session), its status (idle, busy,
 -- the retry countdown), what runs in the background (sub-agents, shells), the tokens of the last step, the session's cost and context use (when not
 -- zero), and the agent · model of the next prompt. A narrow window cuts the tokens, cost and model
 -- first, then the title: the status and the mode stay. Before a session shows, what the chat waits
@@ -129,6 +130,10 @@ function M.text(columns)
     waiting = ('%s of "%s"'):format(waiting, other and other.title or asking)
   end
   local kept = { M.status_text(session_id) }
+  local worktree = session and session.worktree
+  if type(worktree) == 'table' then -- a worktree session: its name stays in sight
+    table.insert(kept, 1, '⎇ ' .. worktree.name)
+  end
   local queued = #(state().queue[session_id] or {})
   if queued > 0 then
     table.insert(kept, ('%d queued'):format(queued))

@@ -17,6 +17,7 @@ import { listCommands, runCommand } from "./slash";
 import { setEffort, setMode } from "./pickers";
 import type { ChatHost } from "./host";
 import { proposals } from "../review/proposal";
+import { worktreeOf } from "../../shared/worktree";
 
 const SAFE_LINK = /^(https?|mailto):/i;
 
@@ -50,6 +51,8 @@ export class Actions {
     switch (message.type) {
       case "newSession":
         return this.newSession();
+      case "newWorktreeSession":
+        return void (await vscode.commands.executeCommand("agentls.newWorktreeSession"));
       case "switchSession":
         return this.view.select(message.sessionID);
       case "backgroundStop":
@@ -166,8 +169,10 @@ export class Actions {
     return id;
   }
 
+  /** A file the session names: a relative path is under where it works (a worktree session's worktree). */
   private fileUri(file: string): vscode.Uri {
-    const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? "";
+    const session = this.view.session;
+    const root = worktreeOf(session) !== undefined && session !== undefined ? session.directory : (vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? "");
     return vscode.Uri.file(path.isAbsolute(file) ? file : path.join(root, file));
   }
 

@@ -2,13 +2,15 @@
 // that drives them: its server, its session, what it shows. ChatView implements it; the helpers
 // name this instead of the view, so the view can build them without a loop of imports.
 import type { AgentClient } from "../client/server";
-import type { PermissionRequest } from "../../shared/protocol";
+import type { PermissionRequest, Session } from "../../shared/protocol";
 import type { ToWebview } from "./messages";
 
 export interface ChatHost {
   readonly client: AgentClient;
   /** The session the chat shows (none in an empty chat: it makes one when the user sends or chooses). */
   readonly sessionID: string | undefined;
+  /** That session as the server last described it (its worktree, if it works in one). */
+  readonly session: Session | undefined;
   /**
    * The session the chat shows, or the one its empty chat creates now (one, however many ask);
    * `prepare` runs on a session this call creates, before the chat shows it.

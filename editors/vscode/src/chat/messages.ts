@@ -130,6 +130,8 @@ export type FromWebview =
   | { type: "modelPicked"; model?: string }
   | { type: "abort" }
   | { type: "newSession" }
+  /** "New session in a worktree": the host asks for its name (agentls.newWorktreeSession). */
+  | { type: "newWorktreeSession" }
   | { type: "switchSession"; sessionID: string }
   | { type: "renameSession"; sessionID: string }
   | { type: "deleteSession"; sessionID: string }

@@ -384,6 +384,18 @@ export class ChatView implements ChatHost, vscode.WebviewViewProvider, vscode.Di
     return session.id;
   }
 
+  /**
+   * A session in a new git worktree of the project (`name` empty: the server names it from the
+   * time), made at once and shown: unlike an empty chat, the worktree is what the user asked for.
+   */
+  async createWorktreeSession(name: string): Promise<Session> {
+    const session = await this.client.request<Session>("agent/session/create", { worktree: name });
+    trace("worktreeSession", { sessionID: session.id, directory: session.directory });
+    await this.select(session.id);
+    await this.sendSessions();
+    return session;
+  }
+
   async select(sessionID: string | undefined): Promise<void> {
     await this.remember(sessionID);
     await this.sendSnapshot();

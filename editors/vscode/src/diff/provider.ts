@@ -64,6 +64,11 @@ export class DiffDocuments implements vscode.TextDocumentContentProvider, vscode
     if (tabs.length > 0) await vscode.window.tabGroups.close(tabs, true);
   }
 
+  /** A read-only document holding `text` (a diff editor's side), named like `file`. */
+  virtual(kind: string, file: string, text: string): vscode.Uri {
+    return this.put(kind, file, text);
+  }
+
   async showChange(file: string, before: string, after: string, title: string): Promise<void> {
     const left = this.put("before", file, before);
     const right = this.put("after", file, after);
