@@ -468,6 +468,14 @@ export interface Hunk {
   afterSnapshot: string;
   told: boolean;
   time: number;
+  agent?: HunkAgent;
+}
+
+/** The sub-agent whose step made a hunk (shown in the review of the session that started it). */
+export interface HunkAgent {
+  sessionID: string;
+  name: string;
+  description: string;
 }
 
 /** An undo that was not done: the user's edits overlap the agent's lines. */
@@ -969,6 +977,7 @@ export interface ReviewHunk {
   afterSnapshot: string;
   told: boolean;
   time: number;
+  agent?: HunkAgent;
   uri: string;
 }
 

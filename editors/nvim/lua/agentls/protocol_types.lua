@@ -404,6 +404,13 @@
 ---@field afterSnapshot string
 ---@field told boolean
 ---@field time integer
+---@field agent? agentls.HunkAgent
+
+--- The sub-agent whose step made a hunk (shown in the review of the session that started it).
+---@class agentls.HunkAgent
+---@field sessionID string
+---@field name string
+---@field description string
 
 --- An undo that was not done: the user's edits overlap the agent's lines.
 ---@class agentls.HunkConflict
@@ -838,6 +845,7 @@
 ---@field afterSnapshot string
 ---@field told boolean
 ---@field time integer
+---@field agent? agentls.HunkAgent
 ---@field uri string
 
 ---@class agentls.ReviewListResult
