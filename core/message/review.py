@@ -51,6 +51,12 @@ class Hunk(_Model):
     # made it. None: the session's own agent. A session's review lists its sub-agents' hunks too.
     agent: HunkAgent | None = None
 
+    def by(self) -> str:
+        """`` by @general: fix the parser`` for a sub-agent's hunk, else empty: what labels show."""
+        if self.agent is None:
+            return ""
+        return f" by @{self.agent.name}: {self.agent.description}"
+
     def lines_label(self) -> str:
         """``lines 10-14`` (1-based, of the agent's version), or the whole-file kind."""
         if self.kind != "text":
