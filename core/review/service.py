@@ -152,9 +152,24 @@ class ReviewService:
     async def _live(self, session_id: str, state: str | None) -> list[Hunk]:
         session = await self._sessions.get(session_id)
         hunks = await self._own(session, state)
+        # A sub-agent's hunks made after a revert point of a session above it went with that turn.
+        cutoff: dict[str, int | None] = {session_id: await self._reverted_at(session)}
         for child in await self._descendants(session_id):
-            hunks += await self._own(child, state)
+            parent = child.parentID or session_id
+            cutoff[child.id] = _earliest(cutoff.get(parent), await self._reverted_at(child))
+            inherited = cutoff.get(parent)
+            hunks += [h for h in await self._own(child, state) if inherited is None or h.time < inherited]
         return sorted(hunks, key=lambda h: h.id)  # ids ascend with time, across sessions
+
+    async def _reverted_at(self, session: Session) -> int | None:
+        """When the session's reverted turn began (ms), for hiding its sub-agents' later hunks; None
+        when nothing is reverted, or the revert is to a part within a message (the sub-agents of
+        that message's earlier parts stay: their hunks are kept listed)."""
+        if session.revert is None or session.revert.partID is not None:
+            return None
+        messages = await self._sessions.messages(session.id, PartFilter(()))
+        found = [m for m in messages if m.info.id == session.revert.messageID]
+        return found[0].info.time.created if found else None
 
     async def _descendants(self, session_id: str) -> list[Session]:
         """The sessions ``session_id`` started, theirs, and so on."""
@@ -479,6 +494,10 @@ def _blame_later_steps(conflicts: list[HunkConflict], hunks: Sequence[Hunk]) -> 
             conflict = conflict.model_copy(update={"reason": reason})
         out.append(conflict)
     return out
+
+
+def _earliest(a: int | None, b: int | None) -> int | None:
+    return b if a is None else a if b is None else min(a, b)
 
 
 def _conflict(hunk: Hunk, reason: str, current: Sequence[str] = ()) -> HunkConflict:

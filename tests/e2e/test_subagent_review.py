@@ -116,3 +116,25 @@ async def test_a_background_sub_agents_edits_show_in_the_parents_review_and_undo
     with pytest.raises(NotFoundError, match="hnk_nope"):
         await app.keep(session.id, ["hnk_nope"])
     assert len(await app.review(session.id)) == 2
+
+
+async def test_a_reverted_turns_sub_agent_hunks_leave_the_parents_review(
+    make_harness: HarnessFactory, model: FakeModelServer, project: Path
+) -> None:
+    harness = await make_harness(permission="allow")
+    app = harness.agent
+    model.script(Turn.tool_call("task", task("JOB-R", background=False)), Turn.text("It is fixed."))
+    model.script_for(
+        "JOB-R",
+        Turn.tool_call("edit", {"filePath": "calc.py", "oldString": "a - b", "newString": "a + b"}),
+        Turn.text("R: fixed."),
+    )
+    session = await app.create_session()
+    await asyncio.wait_for(app.prompt(session.id, [TextInput(text="fix add")]), 30)
+    assert [h.file for h in await app.review(session.id)] == ["calc.py"]
+    first = (await app.messages(session.id))[0].info.id
+    await app.revert(session.id, first)
+    assert (project / "calc.py").read_text() == "def add(a, b):\n    return a - b\n"
+    assert await app.review(session.id) == []
+    await app.unrevert(session.id)
+    assert [h.file for h in await app.review(session.id)] == ["calc.py"]
