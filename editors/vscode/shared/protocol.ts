@@ -991,7 +991,11 @@ export interface ReviewResult {
   conflicts: HunkConflict[];
 }
 
-/** Hunks of the agent's changes were added, kept or undone; ``pending`` is the count left. */
+/**
+ * Hunks of the agent's changes were added, kept or undone; ``pending`` is the count left in
+ * ``sessionID``'s review. Sent for the hunks' session and each session above it (a sub-agent's
+ * hunks are in its parent's review too).
+ */
 export interface ReviewUpdated {
   sessionID: string;
   changed: Hunk[];

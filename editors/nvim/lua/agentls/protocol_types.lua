@@ -856,7 +856,9 @@
 ---@field changed agentls.Hunk[]
 ---@field conflicts agentls.HunkConflict[]
 
---- Hunks of the agent's changes were added, kept or undone; ``pending`` is the count left.
+--- Hunks of the agent's changes were added, kept or undone; ``pending`` is the count left in
+--- ``sessionID``'s review. Sent for the hunks' session and each session above it (a sub-agent's
+--- hunks are in its parent's review too).
 ---@class agentls.ReviewUpdated
 ---@field sessionID string
 ---@field changed agentls.Hunk[]
