@@ -78,7 +78,7 @@ def _relative(app: Agent, file: str | None) -> str | None:
 
 
 def _line(hunk: Hunk) -> str:
-    return f"{hunk.id}  {hunk.file}: {hunk.lines_label()}"
+    return f"{hunk.id}  {hunk.file}: {hunk.lines_label()}{hunk.by()}"
 
 
 def _report(result: ReviewResult, done: str) -> int:

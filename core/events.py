@@ -391,7 +391,9 @@ class TodoUpdated(Event):
 
 
 class ReviewUpdated(Event):
-    """Hunks of the agent's changes were added, kept or undone; ``pending`` is the count left."""
+    """Hunks of the agent's changes were added, kept or undone; ``pending`` is the count left in
+    ``sessionID``'s review. Sent for the hunks' session and each session above it (a sub-agent's
+    hunks are in its parent's review too)."""
 
     TYPE: ClassVar[str] = "review.updated"
     sessionID: str

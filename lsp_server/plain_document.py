@@ -43,11 +43,11 @@ def review_diff(hunks: list[Hunk], title: str) -> str:
             shown = hunk.file
             lines += ["", f"--- a/{hunk.file}", f"+++ b/{hunk.file}"]
         if hunk.kind != "text":
-            lines.append(f"@@ {hunk.lines_label()} @@ {hunk.id}")
+            lines.append(f"@@ {hunk.lines_label()} @@ {hunk.id}{hunk.by()}")
             continue
         old = f"{hunk.beforeStart + 1},{len(hunk.before)}"
         new = f"{hunk.afterStart + 1},{len(hunk.after)}"
-        lines.append(f"@@ -{old} +{new} @@ {hunk.id}")
+        lines.append(f"@@ -{old} +{new} @@ {hunk.id}{hunk.by()}")
         lines += ["-" + text.rstrip("\r\n") for text in hunk.before]
         lines += ["+" + text.rstrip("\r\n") for text in hunk.after]
     return "\n".join(lines) + "\n"

@@ -67,7 +67,7 @@ def diagnostic(hunk: Hunk) -> lsp.Diagnostic:
     """The hint that marks a pending hunk's lines."""
     return lsp.Diagnostic(
         range=hunk_range(hunk),
-        message=f"agent change ({hunk.lines_label()}) waiting for review: Keep or Undo",
+        message=f"agent change ({hunk.lines_label()}){hunk.by()} waiting for review: Keep or Undo",
         severity=lsp.DiagnosticSeverity.Hint,
         source=SOURCE,
         code=CODE,

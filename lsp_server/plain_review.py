@@ -76,7 +76,7 @@ class ReviewActions:
         for hunk in await app.review(session_id):
             if hunk.file != file or not _touches(hunk, first, last):
                 continue
-            where = hunk.lines_label()
+            where = hunk.lines_label() + hunk.by()
             for title, command in (("Keep agent change", KEEP), ("Undo agent change", UNDO)):
                 argument = {"sessionID": session_id, "hunkIDs": [hunk.id]}
                 full = f"{title} ({where})"
@@ -109,7 +109,9 @@ def review_text(hunks: list[Hunk]) -> str:
     """The pending hunks as one message."""
     if not hunks:
         return "agentls: no agent changes wait for review"
-    lines = [f"- {h.file}: {h.lines_label()} (+{len(h.after)} -{len(h.before)}) {h.id}" for h in hunks]
+    lines = [
+        f"- {h.file}: {h.lines_label()} (+{len(h.after)} -{len(h.before)}) {h.id}{h.by()}" for h in hunks
+    ]
     return f"agentls: {len(hunks)} agent change(s) to review\n" + "\n".join(lines)
 
 

@@ -174,7 +174,7 @@ def _write(directory: Path, name: str, text: str) -> Path:
 def _listed(hunks: list[Hunk]) -> CommandResult:
     if not hunks:
         return CommandResult("changes", text="No agent changes wait for review.")
-    items = tuple(CommandItem(h.id, f"{h.file}: {h.lines_label()}", _counts(h)) for h in hunks)
+    items = tuple(CommandItem(h.id, f"{h.file}: {h.lines_label()}{h.by()}", _counts(h)) for h in hunks)
     lines = [f"- `{item.id}` {item.label} ({item.detail})" for item in items]
     head = f"{len(hunks)} agent change(s) to review — `/keep` or `/undo` them all, or by id:\n"
     return CommandResult("changes", items=items, text=head + "\n".join(lines))

@@ -20,6 +20,14 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="allow", populate_by_name=True, defer_build=True)  # built at first use
 
 
+class HunkAgent(_Model):
+    """The sub-agent whose step made a hunk (shown in the review of the session that started it)."""
+
+    sessionID: str  # the sub-agent's session
+    name: str  # the sub-agent (``general``, ...)
+    description: str  # the task's short description
+
+
 class Hunk(_Model):
     """One change the agent made to one file in one step."""
 
@@ -39,6 +47,15 @@ class Hunk(_Model):
     afterSnapshot: str  # the step's end snapshot: the agent's version
     told: bool = True  # False: undone, and the model has not been told yet
     time: int = 0
+    # A sub-agent's hunk (its session started by ``task``, in the foreground or background): who
+    # made it. None: the session's own agent. A session's review lists its sub-agents' hunks too.
+    agent: HunkAgent | None = None
+
+    def by(self) -> str:
+        """`` by @general: fix the parser`` for a sub-agent's hunk, else empty: what labels show."""
+        if self.agent is None:
+            return ""
+        return f" by @{self.agent.name}: {self.agent.description}"
 
     def lines_label(self) -> str:
         """``lines 10-14`` (1-based, of the agent's version), or the whole-file kind."""

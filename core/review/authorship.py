@@ -7,6 +7,12 @@ tools write through the workspace, so the ``AuthoredWorkspace`` logs each of the
 starts and ends. Review then keeps only the agent's lines (``agent_only``), and leaves out a file
 the agent's tools never wrote in the step — unless a tool ran that may change files behind the
 workspace's back (a shell command, a sub-agent, an MCP tool), when any changed file may be its.
+Every write and tool is logged with the session it ran in, and a step reads only its own session's
+entries: a parent's step running while a background sub-agent writes does not claim the sub-agent's
+changes (they are the sub-agent's hunks, shown in the parent's review as its). What the log cannot
+tell is who changed a file behind the workspace: a step that ran a shell command still keeps every
+file changed in its window, a concurrent sub-agent's included. ``task`` itself is not such a tool:
+its sub-agent's writes are logged under the sub-agent's session.
 Without a log for a step (a server restarted in between, or the log's memory cap was reached) the
 step's review is as the snapshots have it. A write the user approved in its permission dialog
 (``EditContext.approved``) counts as the user's own: it was reviewed before it landed.
@@ -20,7 +26,7 @@ from dataclasses import field
 from pathlib import Path
 
 from core.bus import Bus
-from core.events import Event, PartUpdated
+from core.events import Event, PartUpdated, SessionIdle
 from core.message.models import ToolPart
 from core.record import record, struct
 from core.review.merge import hunks_between, split_lines, undo_hunks
@@ -44,6 +50,7 @@ WORKSPACE_ONLY_TOOLS = frozenset(
         "skill",
         "todowrite",
         "todoread",
+        "task",  # the sub-agent's own writes and tools are logged under its session
     }
     | {"webfetch", "rename", "format"}  # the last two: edits the editor computed, written as edit writes
 )
@@ -53,13 +60,15 @@ _LOG_BYTES = 64 * 1024 * 1024  # the contents the log keeps at most (the oldest 
 @record
 class Write:
     """One write of the agent: the file before and after it (None: absent / deleted); ``approved``:
-    the user accepted this change in its permission dialog."""
+    the user accepted this change in its permission dialog; ``session``: the session whose tool
+    wrote it (None: not known, any step's)."""
 
     seq: int
     path: str
     before: bytes | None
     after: bytes | None
     approved: bool = False
+    session: str | None = None
 
     @property
     def size(self) -> int:
@@ -77,7 +86,8 @@ class StepWrites:
 
 @struct
 class WriteLog:
-    """The agent's writes in order, and the steps' start and end marks into them (in memory)."""
+    """The agent's writes in order, and the steps' start and end marks into them (in memory); marks
+    and steps are per session (two sessions' snapshots of the same files share a hash)."""
 
     worktree: Path
     limit: int = _LOG_BYTES
@@ -85,9 +95,12 @@ class WriteLog:
     _writes: list[Write] = field(default_factory=list)
     _bytes: int = 0
     _forgotten: int = 0  # writes with a lower seq were dropped to stay under ``limit``
-    _opaque: list[int] = field(default_factory=list)
-    _marks: dict[str, int] = field(default_factory=dict)
-    _steps: dict[tuple[str, str], tuple[int, int]] = field(default_factory=dict)
+    _opaque: list[tuple[int, str | None]] = field(default_factory=list)  # (seq, session)
+    _marks: dict[tuple[str | None, str], int] = field(default_factory=dict)
+    _steps: dict[tuple[str | None, str, str], tuple[int, int]] = field(default_factory=dict)
+    # Each busy session's last mark: the start of a step still running, whose writes another
+    # session's finished step must not drop (a foreground sub-agent's steps end inside its parent's).
+    _running: dict[str | None, int] = field(default_factory=dict)
 
     def now(self) -> int:
         """The position of the next write."""
@@ -100,9 +113,17 @@ class WriteLog:
             return resolved.relative_to(self.worktree).as_posix()
         return resolved.as_posix()
 
-    def wrote(self, path: Path, before: bytes | None, after: bytes | None, approved: bool = False) -> None:
-        """Log one write of the agent (``approved``: the user accepted it in its dialog)."""
-        entry = Write(self._seq, self.key(path), before, after, approved)
+    def wrote(
+        self,
+        path: Path,
+        before: bytes | None,
+        after: bytes | None,
+        approved: bool = False,
+        session: str | None = None,
+    ) -> None:
+        """Log one write of the agent (``approved``: the user accepted it in its dialog) made by
+        ``session``'s tools."""
+        entry = Write(self._seq, self.key(path), before, after, approved, session)
         self._seq += 1
         self._writes.append(entry)
         self._bytes += entry.size
@@ -111,10 +132,11 @@ class WriteLog:
             self._bytes -= dropped.size
             self._forgotten = dropped.seq + 1
 
-    def tool_ran(self, tool: str) -> None:
-        """A tool started; one that may write behind the workspace makes its steps opaque."""
+    def tool_ran(self, tool: str, session: str | None = None) -> None:
+        """A tool started in ``session``; one that may write behind the workspace makes that
+        session's steps opaque."""
         if tool not in WORKSPACE_ONLY_TOOLS and not tool.startswith("editor_"):
-            self._opaque.append(self._seq)
+            self._opaque.append((self._seq, session))
             self._seq += 1
 
     def listen(self, bus: Bus) -> None:
@@ -123,46 +145,60 @@ class WriteLog:
         def on_part(event: Event) -> None:
             part = getattr(event, "part", None)
             if isinstance(part, ToolPart) and part.state.status == "running":
-                self.tool_ran(part.tool)
+                self.tool_ran(part.tool, part.sessionID)
+
+        def on_idle(event: Event) -> None:
+            self._running.pop(getattr(event, "sessionID", None), None)
 
         bus.listen(on_part, PartUpdated)
+        bus.listen(on_idle, SessionIdle)
 
-    def mark(self, snapshot: str, at: int) -> None:
-        """A snapshot ``snapshot`` was taken when the log stood at ``at``."""
-        self._marks[snapshot] = at
+    def mark(self, snapshot: str, at: int, session: str | None = None) -> None:
+        """``session`` took snapshot ``snapshot`` when the log stood at ``at``."""
+        self._marks[session, snapshot] = at
+        self._running[session] = at
 
-    def step(self, start: str, end: str | None) -> None:
-        """The processor asked for the files changed from ``start`` to ``end``: remember the window."""
-        if end is None or start not in self._marks or end not in self._marks:
+    def step(self, start: str, end: str | None, session: str | None = None) -> None:
+        """The processor asked for the files ``session``'s step changed from ``start`` to ``end``:
+        remember the window."""
+        if end is None or (session, start) not in self._marks or (session, end) not in self._marks:
             return
-        self._steps[start, end] = (self._marks[start], self._marks[end])
+        self._steps[session, start, end] = (self._marks[session, start], self._marks[session, end])
 
-    def writes(self, start: str, end: str | None) -> StepWrites | None:
-        """The step's writes, or None when the log does not know the step (whole)."""
-        window = self._steps.get((start, end)) if end is not None else None
+    def writes(self, start: str, end: str | None, session: str | None = None) -> StepWrites | None:
+        """``session``'s writes in the step (and those of no known session), or None when the log
+        does not know the step (whole)."""
+        window = self._steps.get((session, start, end)) if end is not None else None
         if window is None or window[0] < self._forgotten:
             return None
         lo, hi = window
         by_file: dict[str, list[Write]] = {}
         for entry in self._writes:
-            if lo <= entry.seq < hi:
+            if lo <= entry.seq < hi and _ours(entry.session, session):
                 by_file.setdefault(entry.path, []).append(entry)
-        self._opaque = [s for s in self._opaque if s >= self._oldest_open()]
-        return StepWrites(by_file, any(lo <= s < hi for s in self._opaque))
+        self._opaque = [o for o in self._opaque if o[0] >= self._oldest_open()]
+        opaque = any(lo <= seq < hi and _ours(who, session) for seq, who in self._opaque)
+        return StepWrites(by_file, opaque)
 
     def _oldest_open(self) -> int:
-        return min((lo for lo, _ in self._steps.values()), default=self._seq)
+        starts = [lo for lo, _ in self._steps.values()] + list(self._running.values())
+        return min(starts, default=self._seq)
 
-    def forget(self, start: str, end: str | None) -> None:
+    def forget(self, start: str, end: str | None, session: str | None = None) -> None:
         """The step is recorded: drop what no other step still needs."""
         if end is not None:
-            self._steps.pop((start, end), None)
+            self._steps.pop((session, start, end), None)
         oldest = self._oldest_open()
         kept = [w for w in self._writes if w.seq >= oldest]
         self._bytes -= sum(w.size for w in self._writes) - sum(w.size for w in kept)
         self._writes = kept
-        live = {m for window in self._steps.values() for m in window}
+        live = {m for window in self._steps.values() for m in window} | set(self._running.values())
         self._marks = {h: at for h, at in self._marks.items() if at >= oldest or at in live}
+
+
+def _ours(who: str | None, session: str | None) -> bool:
+    """Whether an entry of ``who`` belongs to a step of ``session`` (either unknown: it may)."""
+    return who is None or session is None or who == session
 
 
 def agent_only(before: bytes | None, after: bytes | None, writes: Sequence[Write]) -> bytes | None:
@@ -196,12 +232,12 @@ class AuthoredWorkspace(ForwardingWorkspace):
     async def write_bytes(self, path: Path, data: bytes, ctx: EditContext) -> None:
         before = await self._current(path)
         await self.inner.write_bytes(path, data, ctx)
-        self.log.wrote(path, before, data, ctx.approved)
+        self.log.wrote(path, before, data, ctx.approved, ctx.session_id)
 
     async def delete(self, path: Path, ctx: EditContext) -> None:
         before = await self._current(path)
         await self.inner.delete(path, ctx)
-        self.log.wrote(path, before, None, ctx.approved)
+        self.log.wrote(path, before, None, ctx.approved, ctx.session_id)
 
     async def _current(self, path: Path) -> bytes | None:
         try:

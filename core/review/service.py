@@ -3,12 +3,18 @@
 Undo writes through the Workspace (an open editor buffer gets the change as an edit) and never
 overwrites what the user wrote: each hunk is merged three ways (see ``merge``) and one that
 overlaps the user's edits comes back as a conflict, its file untouched.
+
+A session's review includes its sub-agents' hunks (sessions started by ``task``, foreground or
+background, nested too), each stored once, in the sub-agent's session, and marked with who made it
+(``Hunk.agent``). Keep and undo from any session that shows a hunk act on that one hunk, and each
+change is announced (``review.updated``) to the hunk's session and every session above it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -16,7 +22,8 @@ from core import ids
 from core.bus import Bus
 from core.errors import AgentError, InvalidInputError, NotFoundError
 from core.events import ReviewUpdated
-from core.message.review import Hunk, HunkConflict, ReviewResult
+from core.message.models import MessageWithParts, Session, UserMessage
+from core.message.review import Hunk, HunkAgent, HunkConflict, ReviewResult
 from core.prompts import load
 from core.review.authorship import StepWrites, WriteLog, agent_only
 from core.review.merge import Conflict, LineHunk, split_lines, undo_hunk, undo_hunks, undo_in_place
@@ -31,6 +38,9 @@ log = logging.getLogger(__name__)
 
 _STEP_PARTS = ("step-start", "step-finish", "patch")
 _VERSIONS_KEPT = 16  # agent versions of files kept for undo (each at most snapshot.max_file_bytes)
+_SUBTASK_TITLE = re.compile(r"^(?P<description>.*) \(@(?P<name>[^)]+)\)$")  # core.session.subtask's titles
+
+Children = Callable[[str], Awaitable[list[Session]]]
 
 
 class ReviewService:
@@ -45,8 +55,10 @@ class ReviewService:
         bus: Bus,
         worktree: Path,
         writes: WriteLog | None = None,
+        children: Children | None = None,
     ) -> None:
         self._table = table
+        self._children = children  # the sessions a session started (None: reviews stand alone)
         self._writes = writes
         self._sessions = sessions
         self._snapshots = snapshots
@@ -65,20 +77,39 @@ class ReviewService:
         wanted = [(side, f) for p in patches for f in p.files for side in (p.hash, p.after or p.hash)]
         contents = await self._snapshots.contents(wanted)
         logged = self._writes
-        steps = [logged.writes(p.hash, p.after) if logged is not None and p.after else None for p in patches]
+        steps = [
+            logged.writes(p.hash, p.after, session_id) if logged is not None and p.after else None
+            for p in patches
+        ]
         # Diffing every file of every step (and replaying the agent's writes over it) is CPU work of
         # up to ~100 ms for a long file: on a thread, so the server keeps answering the editor.
         hunks = await asyncio.to_thread(_patch_hunks, session_id, patches, steps, contents)
+        hunks = await self._attributed(session_id, messages, hunks)
         await self._table.add_hunks(hunks)
         # Steps without hunks too: later the write log no longer knows them, and their whole change
         # would look like the agent's.
         await self._table.examined([(session_id, p.message_id, p.part_id) for p in patches])
         if self._writes is not None:
             for patch in patches:
-                self._writes.forget(patch.hash, patch.after)
-        if hunks:
-            self._publish(session_id, hunks, len(await self.pending(session_id)))
+                self._writes.forget(patch.hash, patch.after, session_id)
+        await self._publish(hunks)
         return hunks
+
+    async def _attributed(
+        self, session_id: str, messages: list[MessageWithParts], hunks: list[Hunk]
+    ) -> list[Hunk]:
+        """``hunks`` marked with the sub-agent whose session made them (unchanged for a top session)."""
+        if not hunks:
+            return hunks
+        session = await self._sessions.get(session_id)
+        if session.parentID is None:
+            return hunks
+        found = _SUBTASK_TITLE.match(session.title)
+        users = [m.info.agent for m in messages if isinstance(m.info, UserMessage)]
+        name = found["name"] if found else (users[0] if users else "subagent")
+        description = found["description"] if found else session.title
+        agent = HunkAgent(sessionID=session_id, name=name, description=description)
+        return [h.model_copy(update={"agent": agent}) for h in hunks]
 
     async def record_edit(self, session_id: str, path: str, before: bytes, after: bytes) -> list[Hunk]:
         """Store an edit made in the editor on the session's behalf, outside any step (the agent's
@@ -103,20 +134,71 @@ class ReviewService:
             before=before,
             after=after,
         )
+        hunks = await self._attributed(session_id, messages, hunks)
         await self._table.add_hunks(hunks)
-        self._publish(session_id, hunks, len(await self.pending(session_id)))
+        await self._publish(hunks)
         return hunks
 
     async def pending(self, session_id: str) -> list[Hunk]:
-        """The hunks still to review, oldest first (a reverted turn's hunks are not)."""
+        """The hunks still to review, its sub-agents' too, oldest first (a reverted turn's hunks
+        are not)."""
         return await self._live(session_id, "pending")
 
     async def hunks(self, session_id: str) -> list[Hunk]:
-        """Every hunk of the session in any state, oldest first (a reverted turn's are not)."""
+        """Every hunk of the session and its sub-agents in any state, oldest first (a reverted
+        turn's are not)."""
         return await self._live(session_id, None)
 
     async def _live(self, session_id: str, state: str | None) -> list[Hunk]:
         session = await self._sessions.get(session_id)
+        hunks = await self._own(session, state)
+        # A sub-agent's hunks made after a revert point of a session above it went with that turn.
+        cutoff: dict[str, int | None] = {session_id: await self._reverted_at(session)}
+        for child in await self._descendants(session_id):
+            parent = child.parentID or session_id
+            cutoff[child.id] = _earliest(cutoff.get(parent), await self._reverted_at(child))
+            inherited = cutoff.get(parent)
+            hunks += [h for h in await self._own(child, state) if inherited is None or h.time < inherited]
+        return sorted(hunks, key=lambda h: h.id)  # ids ascend with time, across sessions
+
+    async def _reverted_at(self, session: Session) -> int | None:
+        """When the session's reverted turn began (ms), for hiding its sub-agents' later hunks; None
+        when nothing is reverted, or the revert is to a part within a message (the sub-agents of
+        that message's earlier parts stay: their hunks are kept listed)."""
+        if session.revert is None or session.revert.partID is not None:
+            return None
+        messages = await self._sessions.messages(session.id, PartFilter(()))
+        found = [m for m in messages if m.info.id == session.revert.messageID]
+        return found[0].info.time.created if found else None
+
+    async def _descendants(self, session_id: str) -> list[Session]:
+        """The sessions ``session_id`` started, theirs, and so on."""
+        if self._children is None:
+            return []
+        found: list[Session] = []
+        queue = [session_id]
+        while queue:
+            for child in await self._children(queue.pop()):
+                if all(s.id != child.id for s in found):  # a cycle cannot loop (none are made)
+                    found.append(child)
+                    queue.append(child.id)
+        return found
+
+    async def _ancestors(self, session_id: str) -> list[str]:
+        """``session_id`` and the sessions above it, nearest first."""
+        chain = [session_id]
+        while True:
+            try:
+                parent = (await self._sessions.get(chain[-1])).parentID
+            except NotFoundError:  # deleted meanwhile: nobody above to tell
+                return chain
+            if parent is None or parent in chain:
+                return chain
+            chain.append(parent)
+
+    async def _own(self, session: Session, state: str | None) -> list[Hunk]:
+        """The session's own hunks (not its sub-agents'), a reverted turn's left out."""
+        session_id = session.id
         hunks = await self._table.hunks(session_id, state)
         if session.revert is None:
             return hunks
@@ -132,10 +214,10 @@ class ReviewService:
         self, session_id: str, hunk_ids: Sequence[str] | None = None, file: str | None = None
     ) -> ReviewResult:
         """Mark hunks kept (by id, by file, or all pending ones): the files are not touched."""
-        chosen, pending = await self._choose(session_id, hunk_ids, file)
+        chosen, _pending = await self._choose(session_id, hunk_ids, file)
         kept = [h.model_copy(update={"state": "kept"}) for h in chosen]
         await self._table.update_hunks(kept)
-        self._publish(session_id, kept, pending - len(kept))
+        await self._publish(kept, session_id)
         return ReviewResult(changed=kept)
 
     async def undo(
@@ -143,7 +225,7 @@ class ReviewService:
     ) -> ReviewResult:
         """Undo hunks (by id, by file, or all pending ones), newest first; a hunk whose lines the
         user changed since is reported as a conflict and its file left as it is."""
-        chosen, pending = await self._choose(session_id, hunk_ids, file)
+        chosen, _pending = await self._choose(session_id, hunk_ids, file)
         live = await self._live(session_id, None)
         by_file: dict[str, list[Hunk]] = {}
         for hunk in sorted(chosen, key=lambda h: h.id, reverse=True):  # later steps sit on earlier
@@ -155,7 +237,7 @@ class ReviewService:
             await self._table.update_hunks(undone)  # file by file: a later failure keeps these
             result.changed += undone
             result.conflicts += conflicts
-        self._publish(session_id, result.changed, pending - len(result.changed))
+        await self._publish(result.changed, session_id)
         return result
 
     async def _choose(
@@ -329,10 +411,21 @@ class ReviewService:
             await self._table.update_hunks([h.model_copy(update={"told": True}) for h in hunks])
         return note
 
-    def _publish(self, session_id: str, changed: list[Hunk], pending: int) -> None:
+    async def _publish(self, changed: list[Hunk], viewed: str | None = None) -> None:
+        """Announce ``changed`` to every session whose review shows them (each hunk's session and
+        those above it), and to ``viewed``, the session keep or undo was asked in, with how many
+        hunks each still has pending."""
         if not changed:
             return
-        self._bus.publish(ReviewUpdated(sessionID=session_id, changed=changed, pending=pending))
+        sessions: dict[str, None] = dict.fromkeys([viewed] if viewed is not None else [])
+        for owner in dict.fromkeys(h.sessionID for h in changed):
+            sessions.update(dict.fromkeys(await self._ancestors(owner)))
+        for session_id in sessions:
+            try:
+                pending = len(await self.pending(session_id))
+            except NotFoundError:  # deleted meanwhile
+                continue
+            self._bus.publish(ReviewUpdated(sessionID=session_id, changed=changed, pending=pending))
 
 
 _SHOWN_LINES = 4  # of each side of an undone hunk, in the note to the model
@@ -401,6 +494,10 @@ def _blame_later_steps(conflicts: list[HunkConflict], hunks: Sequence[Hunk]) -> 
             conflict = conflict.model_copy(update={"reason": reason})
         out.append(conflict)
     return out
+
+
+def _earliest(a: int | None, b: int | None) -> int | None:
+    return b if a is None else a if b is None else min(a, b)
 
 
 def _conflict(hunk: Hunk, reason: str, current: Sequence[str] = ()) -> HunkConflict:

@@ -20,9 +20,11 @@ log = logging.getLogger(__name__)
 class SnapshotHooks(Protocol):
     """What the processor needs of step snapshots (core.snapshot provides it)."""
 
-    async def track(self) -> str | None: ...
+    async def track(self, session_id: str | None = None) -> str | None: ...
 
-    async def changed_files(self, since: str, until: str | None = None) -> list[str]: ...
+    async def changed_files(
+        self, since: str, until: str | None = None, session_id: str | None = None
+    ) -> list[str]: ...
 
 
 @struct
@@ -49,7 +51,7 @@ class StepServices:
         if self.snapshots is None:
             return None
         try:
-            return await self.snapshots.track()
+            return await self.snapshots.track(session_id)
         except Exception as exc:  # a snapshot failure must never fail the user's turn
             log.exception("step snapshot failed in %s", session_id)
             self._unrecorded(session_id, f"the step snapshot failed ({type(exc).__name__}: {exc})")
@@ -61,7 +63,7 @@ class StepServices:
         if self.snapshots is None:
             return []
         try:
-            return await self.snapshots.changed_files(since, until)
+            return await self.snapshots.changed_files(since, until, session_id)
         except Exception as exc:
             log.exception("step patch failed in %s", session_id)
             self._unrecorded(session_id, f"the step's patch failed ({type(exc).__name__}: {exc})")

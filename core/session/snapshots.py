@@ -59,18 +59,20 @@ class _Hooks:
         self._snapshots = snapshots
         self._writes = writes
 
-    async def track(self) -> str | None:
+    async def track(self, session_id: str | None = None) -> str | None:
         at = self._writes.now()
         snapshot = await self._snapshots.track()
         if snapshot is not None:
-            self._writes.mark(snapshot, at)
+            self._writes.mark(snapshot, at, session_id)
         return snapshot
 
-    async def changed_files(self, since: str, until: str | None = None) -> list[str]:
-        self._writes.step(since, until)
+    async def changed_files(
+        self, since: str, until: str | None = None, session_id: str | None = None
+    ) -> list[str]:
+        self._writes.step(since, until, session_id)
         files = (await self._snapshots.patch(since, until)).files
         if not files:  # no patch part, so review never asks for this step
-            self._writes.forget(since, until)
+            self._writes.forget(since, until, session_id)
         return files
 
 
@@ -100,7 +102,9 @@ class SnapshotService:
         # undo would stand in for the agent's version of the file, and the next undo would not find
         # its hunks there).
         users = workspace.inner if isinstance(workspace, RecordingWorkspace) else workspace
-        self.review = ReviewService(sessions.store, access, snapshots, users, bus, worktree, self.writes)
+        self.review = ReviewService(
+            sessions.store, access, snapshots, users, bus, worktree, self.writes, sessions.children
+        )
 
     @classmethod
     def create(

@@ -218,3 +218,42 @@ async def test_a_client_with_document_content_gets_the_review_as_a_virtual_docum
             gone = lsp.TextDocumentContentParams(uri="agentls:/review/ses_gone-0.diff")
             await client.client.protocol.send_request_async(lsp.WORKSPACE_TEXT_DOCUMENT_CONTENT, gone)
         assert caught.value.code == -32602
+
+
+async def test_a_background_sub_agents_change_is_marked_as_its_in_the_parents_review(
+    vscode: Connected, model: FakeModelServer
+) -> None:
+    """The sub-agent's hunk is recorded in its own session; the hint, the code actions and the
+    review document of the session the client shows say whose it is, and Undo works from there."""
+    path = vscode.root / "hello.py"
+    path.write_text(FILE)
+    await command(vscode, "agentls.mode", "auto")
+    job = {
+        "description": "capitalise b",
+        "prompt": "JOB-CAP: do it",
+        "subagent_type": "general",
+        "background": True,
+    }
+    model.script(Turn.tool_call("task", job), Turn.text("It runs."), Turn.text("Noted."))
+    model.script_for(
+        "JOB-CAP",
+        Turn.tool_call("edit", {"filePath": str(path), "oldString": "b\n", "newString": "B\n"}),
+        Turn.text("Done."),
+    )
+    await command(vscode, "agentls.prompt", "capitalise b in the background")
+    await vscode.editor.wait_for(lambda: len(hints(vscode)) == 1)
+    assert hints(vscode)[0][2].startswith(
+        "agent change (line 2) by @general: capitalise b waiting for review: Keep or Undo"
+    )
+    titles = [a.title for a in await actions_at(vscode, 1)]
+    assert titles == [
+        "Keep agent change (line 2 by @general: capitalise b)",
+        "Undo agent change (line 2 by @general: capitalise b)",
+    ]
+    await command(vscode, "agentls.review")
+    assert "by @general: capitalise b" in shown_review(vscode)
+    (undo,) = [a for a in await actions_at(vscode, 1) if a.title.startswith("Undo")]
+    assert undo.command is not None
+    await command(vscode, undo.command.command, *(undo.command.arguments or []))
+    await vscode.editor.wait_for(lambda: hints(vscode) == [])
+    assert path.read_text() == FILE

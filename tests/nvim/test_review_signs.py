@@ -49,3 +49,23 @@ def test_an_undo_with_keys_typed_right_behind_it_succeeds(nvim: Nvim) -> None:
     )
     run = nvim.run("review_typing.lua").check()
     assert nvim.model.pending == 0, run.stderr
+
+
+def test_a_background_sub_agents_change_is_labelled_and_undone_from_the_parent(nvim: Nvim) -> None:
+    calc = nvim.project / "calc.py"
+    calc.write_text(CALC)
+    nvim.extra_config.update(permission={"edit": "allow", "read": "allow", "task": "allow"})
+    job = {"description": "fix the sign", "prompt": "JOB-SIGN: fix add", "subagent_type": "general"}
+    nvim.model.script(
+        Turn.tool_call("task", {**job, "background": True}),
+        Turn.text("It runs in the background."),
+        Turn.text("Noted."),
+    )
+    nvim.model.script_for(
+        "JOB-SIGN",
+        Turn.tool_call("edit", {"filePath": str(calc), "oldString": "a - b", "newString": "a + b"}),
+        Turn.text("Fixed add."),
+    )
+    run = nvim.run("review_subagent.lua").check()
+    assert nvim.model.pending == 0, run.stderr
+    assert calc.read_text() == CALC

@@ -3,7 +3,8 @@
 // user switches the session to Auto-accept; the agent edits calc.py twice more, the user types at the
 // top of the file between the turns and at its end after them; the hunks show in the editor (gutter, line background, CodeLens Keep | Undo) in the light,
 // dark and high-contrast themes, and in the Changes view with a badge; Undo by CodeLens keeps the
-// user's line; Keep from the Changes view; 200 hunks listed and kept from the view's title.
+// user's line; Keep from the Changes view; 200 hunks listed and kept from the view's title; a
+// sub-agent's edit listed in the parent's Changes view as its ("by @general: set j").
 // Usage: node e2e_review.mjs '{"url", "folder", "shots", "trace"}'
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -318,6 +319,18 @@ phase("two-hundred", async (s, r) => {
   await keepAll.click();
   r.kept = await until("every hunk kept", () => traceEvents().slice(before).find((e) => e.event === "reviewKept")?.changed.length, 30000);
   r.after = await until("an empty Changes view", async () => ((await s.changesRows()).length === 0 ? [] : null));
+});
+
+phase("sub-agent", async (s, r) => {
+  // A foreground sub-agent's edit: a hunk of its session, listed in the parent's Changes view with whose it is.
+  await s.prompt("Delegate setting j");
+  await waitAnswer(s.chat, "Delegated.");
+  await s.focusChanges();
+  r.rows = await until("the sub-agent's hunk in the Changes view", async () => {
+    const rows = await s.changesRows();
+    return rows.some((x) => x.includes("by @general")) ? rows : null;
+  });
+  await s.wb.shot("sub-agent-hunk");
 });
 
 await runPhases(args, phases, (wb) => new Scenario(wb));

@@ -3,7 +3,8 @@
 reviewed again; after a switch to Auto-accept, hunks in the editor (gutter, background, CodeLens) and
 in the Changes view (in the panel) with its badge, Undo by CodeLens that keeps what the user typed
 between the agent's edits (a saved line between two turns, an unsaved one after them), Keep from the
-Changes view, next-hunk navigation, and 200 hunks listed (timed) and kept from the view's title.
+Changes view, next-hunk navigation, 200 hunks listed (timed) and kept from the view's title, and a
+foreground sub-agent's edit in the parent's Changes view, labelled with the sub-agent.
 Screenshots go to ``tests/vscode/screenshots/review`` (light, dark and high contrast, zoomed).
 """
 
@@ -56,6 +57,10 @@ def turns() -> list[Turn]:
         Turn.text("80 is the limit."),
         Turn.tool_call("write", {"filePath": "big.py", "content": BIG_CHANGED}),
         Turn.text("Rewritten."),
+        Turn.tool_call(
+            "task", {"description": "set j", "prompt": "JOB-VS: set j", "subagent_type": "general"}
+        ),
+        Turn.text("Delegated."),
     ]
 
 
@@ -71,6 +76,13 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
     shots, trace, log = tmp / "screenshots", tmp / "trace.jsonl", tmp / "server.log"
     with FakeModelServer.threaded() as model, FakeModelServer.threaded() as titles:
         model.script(*turns())
+        model.script_for(
+            "JOB-VS",
+            Turn.tool_call(
+                "edit", {"filePath": "calc.py", "oldString": "j = 10\n", "newString": "j = 100\n"}
+            ),
+            Turn.text("Set j."),
+        )
         titles.script(*[Turn.text("Review") for _ in range(6)])
         settings = {
             "agentls.server.path": str(AGENTLS),
@@ -176,3 +188,9 @@ def test_two_hundred_hunks_list_quickly_and_keep_all(run: Run) -> None:
     print(f"200 hunks: listed in {r['listMs']} ms, decorated in {r['decoratedMs']} ms")
     assert r["kept"] == 200 and r["after"] == []
     assert (run.folder / "big.py").read_text() == BIG_CHANGED  # kept: the file is the agent's
+
+
+def test_a_sub_agents_hunk_is_labelled_with_it_in_the_parents_changes_view(run: Run) -> None:
+    r = run.phase("sub-agent")
+    assert any("by @general: set j" in row for row in r["rows"]), r["rows"]
+    assert "j = 100\n" in (run.folder / "calc.py").read_text()

@@ -468,6 +468,14 @@ export interface Hunk {
   afterSnapshot: string;
   told: boolean;
   time: number;
+  agent?: HunkAgent;
+}
+
+/** The sub-agent whose step made a hunk (shown in the review of the session that started it). */
+export interface HunkAgent {
+  sessionID: string;
+  name: string;
+  description: string;
 }
 
 /** An undo that was not done: the user's edits overlap the agent's lines. */
@@ -983,6 +991,7 @@ export interface ReviewHunk {
   afterSnapshot: string;
   told: boolean;
   time: number;
+  agent?: HunkAgent;
   uri: string;
 }
 
@@ -996,7 +1005,11 @@ export interface ReviewResult {
   conflicts: HunkConflict[];
 }
 
-/** Hunks of the agent's changes were added, kept or undone; ``pending`` is the count left. */
+/**
+ * Hunks of the agent's changes were added, kept or undone; ``pending`` is the count left in
+ * ``sessionID``'s review. Sent for the hunks' session and each session above it (a sub-agent's
+ * hunks are in its parent's review too).
+ */
 export interface ReviewUpdated {
   sessionID: string;
   changed: Hunk[];

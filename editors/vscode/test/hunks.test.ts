@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { type Hunk, byFile, hunkAt, lensLines, linesLabel, nextHunk, place } from "../src/review/hunks.ts";
+import { type Hunk, byAgent, byFile, hunkAt, lensLines, linesLabel, nextHunk, place } from "../src/review/hunks.ts";
 
 function hunk(id: string, afterStart: number, after: string[], before: string[] = ["x\n"], file = "a.py"): Hunk {
   return { id, sessionID: "s", file, uri: `file:///p/${file}`, kind: "text", state: "pending", beforeStart: afterStart, before, afterStart, after };
@@ -76,4 +76,12 @@ test("hunks that start on one line share one CodeLens line; others keep their ow
   // The agent removed line b and changed the line after it: both are marked where "C" stands now.
   const placed = place(["a", "C", "d", "E"], [hunk("removed", 1, [], ["b\n"]), hunk("changed", 1, ["C\n"]), hunk("later", 3, ["E\n"])]);
   assert.deepEqual(lensLines(placed).map((line) => line.map((p) => [p.hunk.id, p.start])), [[["removed", 1], ["changed", 1]], [["later", 3]]]);
+});
+
+test("a sub-agent's hunk says whose it is; the session's own agent's says nothing", () => {
+  const own = hunk("h1", 1, ["B\n"]);
+  assert.equal(byAgent(own), "");
+  assert.equal(byAgent({ ...own, agent: null }), "");
+  const sub = { ...own, sessionID: "ses_child", agent: { sessionID: "ses_child", name: "general", description: "fix the parser" } };
+  assert.equal(byAgent(sub), "by @general: fix the parser");
 });

@@ -13,7 +13,7 @@ import pytest
 
 from core import ids
 from core.bus import Bus
-from core.events import PartUpdated
+from core.events import PartUpdated, SessionIdle
 from core.message.models import (
     PatchPart,
     StepFinishPart,
@@ -54,13 +54,13 @@ class Env:
         end snapshot, patch part, review recorded."""
         hooks = self.service.hooks()
         msg = await self.agent.reply(await self.agent.user())
-        start = await hooks.track()
+        start = await hooks.track(msg.sessionID)
         assert start is not None
         await self.agent.store.upsert_part(
             StepStartPart(id=ids.ascending("prt"), sessionID=msg.sessionID, messageID=msg.id, snapshot=start)
         )
         await during()
-        end = await hooks.track()
+        end = await hooks.track(msg.sessionID)
         assert end is not None
         await self.agent.store.upsert_part(
             StepFinishPart(
@@ -71,7 +71,7 @@ class Env:
                 snapshot=end,
             )
         )
-        files = await hooks.changed_files(start, end)
+        files = await hooks.changed_files(start, end, msg.sessionID)
         if files:
             part = PatchPart(
                 id=ids.ascending("prt"), sessionID=msg.sessionID, messageID=msg.id, hash=start, files=files
@@ -264,7 +264,7 @@ def test_the_log_forgets_recorded_steps_and_steps_without_changes(tmp_path: Path
 
 
 @pytest.mark.parametrize(
-    ("tool", "opaque"), [("bash", True), ("task", True), ("edit", False), ("editor_hover", False)]
+    ("tool", "opaque"), [("bash", True), ("task", False), ("edit", False), ("editor_hover", False)]
 )
 def test_a_running_tool_on_the_bus_makes_its_step_opaque_unless_it_writes_through_the_workspace(
     tmp_path: Path, tool: str, opaque: bool
@@ -280,3 +280,57 @@ def test_a_running_tool_on_the_bus_makes_its_step_opaque_unless_it_writes_throug
     log.step("a", "b")
     step = log.writes("a", "b")
     assert step is not None and step.opaque is opaque
+
+
+def test_a_step_reads_only_its_own_sessions_writes_and_tools(tmp_path: Path) -> None:
+    """A parent's step and a background sub-agent's overlap: each sees its own writes, and only the
+    session that ran a shell command has an opaque step (a write of no known session is anyone's)."""
+    bus = Bus()
+    log = WriteLog(tmp_path)
+    log.listen(bus)
+    log.mark("p0", log.now(), "ses_parent")
+    log.mark("c0", log.now(), "ses_child")
+    log.wrote(tmp_path / "parent.py", b"1\n", b"2\n", session="ses_parent")
+    log.wrote(tmp_path / "child.py", b"1\n", b"2\n", session="ses_child")
+    log.wrote(tmp_path / "anyone.py", None, b"x\n")
+    running = ToolStateRunning(input={}, time=ToolTimeStart(start=0))
+    part = ToolPart(
+        id="prt_1", sessionID="ses_child", messageID="msg_1", callID="c1", tool="bash", state=running
+    )
+    bus.publish(PartUpdated(part=part))
+    # Both sessions' snapshots of the same files may share a hash: marks are per session.
+    log.mark("same", log.now(), "ses_parent")
+    log.mark("same", log.now(), "ses_child")
+    log.step("p0", "same", "ses_parent")
+    log.step("c0", "same", "ses_child")
+    parent, child = log.writes("p0", "same", "ses_parent"), log.writes("c0", "same", "ses_child")
+    assert parent is not None and sorted(parent.by_file) == ["anyone.py", "parent.py"] and not parent.opaque
+    assert child is not None and sorted(child.by_file) == ["anyone.py", "child.py"] and child.opaque
+    assert log.writes("p0", "same", "ses_child") is None  # not a step of that session
+
+
+def test_a_finished_step_keeps_the_writes_of_another_sessions_running_step(tmp_path: Path) -> None:
+    """A foreground sub-agent's steps start and end inside its parent's step: recording one must not
+    drop the parent's writes or start mark; once the parent is idle, nothing is kept for it."""
+    bus = Bus()
+    log = WriteLog(tmp_path)
+    log.listen(bus)
+    log.mark("p0", log.now(), "ses_parent")
+    log.wrote(tmp_path / "parent.py", b"1\n", b"2\n", session="ses_parent")
+    log.mark("c0", log.now(), "ses_child")
+    log.wrote(tmp_path / "child.py", b"1\n", b"2\n", session="ses_child")
+    log.mark("c1", log.now(), "ses_child")
+    log.step("c0", "c1", "ses_child")
+    log.forget("c0", "c1", "ses_child")
+    bus.publish(SessionIdle(sessionID="ses_child"))
+    log.mark("p1", log.now(), "ses_parent")
+    log.step("p0", "p1", "ses_parent")
+    parent = log.writes("p0", "p1", "ses_parent")
+    assert parent is not None and list(parent.by_file) == ["parent.py"]
+    log.forget("p0", "p1", "ses_parent")
+    log.wrote(tmp_path / "later.py", None, b"x\n", session="ses_other")
+    log.forget("p1", "p1", "ses_parent")  # p1 may start the parent's next step: its writes stay
+    assert [w.path for w in log._writes] == ["later.py"]
+    bus.publish(SessionIdle(sessionID="ses_parent"))
+    log.forget("p1", "p1", "ses_parent")
+    assert log._writes == [] and log._bytes == 0

@@ -330,3 +330,66 @@ async def test_an_editor_edit_of_an_unknown_session_or_a_binary_file_records_not
         await env.review.record_edit(session_id, "image.bin", b"\0\1", b"\0\2")
     assert await env.review.record_edit(session_id, "src/main.py", MAIN, MAIN) == []
     assert len(await env.review.pending(session_id)) == 1
+
+
+async def test_a_sessions_review_holds_its_nested_sub_agents_hunks_once_each(env: Env) -> None:
+    """A sub-agent's sub-agent (a config may allow ``task`` to sub-agents): every session above a
+    hunk lists it, marked with who made it, hears of it, and can undo it for all of them."""
+    review = ReviewService(
+        env.store,
+        StoreSessions(env.store),
+        env.agent.snapshots,
+        env.agent.workspace,
+        bus := Bus(),
+        env.root,
+        children=env.store.child_sessions,
+    )
+    heard: list[Event] = []
+    bus.listen(heard.append, ReviewUpdated)
+
+    async def sub_agent(parent: Agent, title: str) -> Agent:
+        t = now_ms()
+        session = Session(
+            id=ids.descending("ses"),
+            projectID=parent.session.projectID,
+            parentID=parent.session.id,
+            title=title,
+            directory=str(env.root),
+            time=SessionTime(created=t, updated=t),
+        )
+        await env.store.insert_session(session)
+        return Agent(env.store, parent.snapshots, parent.workspace, session)
+
+    async def step(agent: Agent, lines: dict[int, bytes]) -> None:
+        main = env.root / "src" / "main.py"
+        msg = await agent.reply(await agent.user())
+        await agent.step(msg, writes(env.root, {"src/main.py": _edited(main.read_bytes(), lines)}))
+        await review.record(agent.session.id)
+
+    parent = env.agent
+    child = await sub_agent(parent, "look around (@general)")
+    grandchild = await sub_agent(child, "dig deeper (@explore)")
+    await step(parent, {3: b"three\n"})
+    await step(child, {10: b"ten\n"})
+    await step(grandchild, {15: b"fifteen\n"})
+
+    pending = await review.pending(parent.session.id)
+    assert [(h.after, h.sessionID) for h in pending] == [
+        (["three\n"], parent.session.id),
+        (["ten\n"], child.session.id),
+        (["fifteen\n"], grandchild.session.id),
+    ]
+    assert [h.by() for h in pending] == ["", " by @general: look around", " by @explore: dig deeper"]
+    assert [h.id for h in await review.pending(child.session.id)] == [h.id for h in pending[1:]]
+    # The grandchild's hunk was announced to it and to both sessions above it, each with its count.
+    announced = [(e.sessionID, e.pending) for e in heard if isinstance(e, ReviewUpdated)][-3:]
+    assert announced == [(grandchild.session.id, 1), (child.session.id, 2), (parent.session.id, 3)]
+
+    # Undone from the top session: gone from every review, the file back, the others untouched.
+    result = await review.undo(parent.session.id, [pending[2].id])
+    assert [h.id for h in result.changed] == [pending[2].id] and not result.conflicts
+    assert (env.root / "src" / "main.py").read_bytes() == _edited(MAIN, {3: b"three\n", 10: b"ten\n"})
+    assert await review.pending(grandchild.session.id) == []
+    assert [h.id for h in await review.pending(parent.session.id)] == [pending[0].id, pending[1].id]
+    # Undoing it again from the sub-agent's own review changes nothing: it is the same hunk.
+    assert (await review.undo(grandchild.session.id, [pending[2].id])).changed == []

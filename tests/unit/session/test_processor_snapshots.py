@@ -44,7 +44,7 @@ class SlowSnapshots:
         self.tracks: list[str] = []
         self.patches: list[tuple[str, str | None]] = []
 
-    async def track(self) -> str:
+    async def track(self, session_id: str | None = None) -> str:
         name = f"snap{sum(1 for t in self.tracks if t.endswith('begun')) + 1}"
         self.tracks.append(name + " begun")
         self.begun.set()
@@ -53,7 +53,9 @@ class SlowSnapshots:
         self.tracks.append(name)
         return name
 
-    async def changed_files(self, since: str, until: str | None = None) -> list[str]:
+    async def changed_files(
+        self, since: str, until: str | None = None, session_id: str | None = None
+    ) -> list[str]:
         self.patches.append((since, until))
         return ["calc.py"]
 

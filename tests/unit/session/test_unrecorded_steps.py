@@ -30,13 +30,15 @@ class BrokenSnapshots:
         self.track_fails = track_fails
         self.tracks = 0
 
-    async def track(self) -> str:
+    async def track(self, session_id: str | None = None) -> str:
         self.tracks += 1
         if self.track_fails and self.tracks > 1:
             raise OSError("git: index.lock exists")
         return f"snap{self.tracks}"
 
-    async def changed_files(self, since: str, until: str | None = None) -> list[str]:
+    async def changed_files(
+        self, since: str, until: str | None = None, session_id: str | None = None
+    ) -> list[str]:
         raise OSError("git: object file is empty")
 
 

@@ -404,6 +404,13 @@
 ---@field afterSnapshot string
 ---@field told boolean
 ---@field time integer
+---@field agent? agentls.HunkAgent
+
+--- The sub-agent whose step made a hunk (shown in the review of the session that started it).
+---@class agentls.HunkAgent
+---@field sessionID string
+---@field name string
+---@field description string
 
 --- An undo that was not done: the user's edits overlap the agent's lines.
 ---@class agentls.HunkConflict
@@ -847,6 +854,7 @@
 ---@field afterSnapshot string
 ---@field told boolean
 ---@field time integer
+---@field agent? agentls.HunkAgent
 ---@field uri string
 
 ---@class agentls.ReviewListResult
@@ -857,7 +865,9 @@
 ---@field changed agentls.Hunk[]
 ---@field conflicts agentls.HunkConflict[]
 
---- Hunks of the agent's changes were added, kept or undone; ``pending`` is the count left.
+--- Hunks of the agent's changes were added, kept or undone; ``pending`` is the count left in
+--- ``sessionID``'s review. Sent for the hunks' session and each session above it (a sub-agent's
+--- hunks are in its parent's review too).
 ---@class agentls.ReviewUpdated
 ---@field sessionID string
 ---@field changed agentls.Hunk[]

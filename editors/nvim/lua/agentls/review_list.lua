@@ -25,11 +25,13 @@ end
 ---@return string
 local function describe(hunk)
   local removed, added = #(hunk.before or {}), #(hunk.after or {})
+  local by = signs.by(hunk)
+  local who = by and (' (' .. by .. ')') or ''
   if hunk.kind ~= 'text' then
-    return ('agent %s the file'):format(hunk.kind == 'binary' and 'changed' or hunk.kind)
+    return ('agent %s the file%s'):format(hunk.kind == 'binary' and 'changed' or hunk.kind, who)
   end
   local first = (hunk.after or {})[1] or (hunk.before or {})[1] or ''
-  return ('agent change +%d -%d: %s'):format(added, removed, vim.trim((first:gsub('\r?\n$', ''))))
+  return ('agent change%s +%d -%d: %s'):format(who, added, removed, vim.trim((first:gsub('\r?\n$', ''))))
 end
 
 --- The quickfix items of `hunks` (by file, then line).

@@ -125,6 +125,17 @@ end
 
 --- Put the signs of the pending hunks in `buf` (a buffer of a file): hunks already marked keep
 --- their extmark (it followed the user's edits); new ones are found in the text.
+--- "by @general: fix the parser" for a sub-agent's hunk (shown in its parent's review), else nil.
+---@param hunk agentls.ReviewHunk
+---@return string?
+function M.by(hunk)
+  local agent = hunk.agent
+  if type(agent) ~= 'table' then -- absent, or vim.NIL: the session's own agent
+    return nil
+  end
+  return ('by @%s: %s'):format(agent.name, agent.description)
+end
+
 function M.refresh(buf)
   if not vim.api.nvim_buf_is_valid(buf) or not vim.api.nvim_buf_is_loaded(buf) then
     return
@@ -140,12 +151,16 @@ function M.refresh(buf)
       lines = lines or vim.api.nvim_buf_get_lines(buf, 0, -1, false)
       local first, last = locate(lines, hunk)
       local text, hl = sign_of(hunk)
+      local by = M.by(hunk)
       marks[hunk.id] = vim.api.nvim_buf_set_extmark(buf, M.ns, first, 0, {
         end_row = last,
         end_col = 0,
         sign_text = text,
         sign_hl_group = hl,
         priority = 20,
+        -- A sub-agent's change says whose it is at the end of its first line.
+        virt_text = by and { { by, 'Comment' } } or nil,
+        virt_text_pos = by and 'eol' or nil,
       })
     end
   end

@@ -4,7 +4,7 @@
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { HunkDecorations } from "./decorations";
-import { type Hunk, linesLabel } from "./hunks";
+import { type Hunk, byAgent, linesLabel } from "./hunks";
 import type { ReviewState } from "./state";
 
 export const CHANGES_VIEW = "agentls.changes";
@@ -56,8 +56,9 @@ export class ChangesView implements vscode.TreeDataProvider<ChangeItem>, vscode.
     const tree = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
     tree.id = `hunk:${hunk.id}`;
     const first = hunk.after.find((l) => l.trim()) ?? hunk.before.find((l) => l.trim()) ?? "";
-    tree.description = first.trim().slice(0, 60);
-    tree.tooltip = `${hunk.file}: ${label}`;
+    const by = byAgent(hunk);
+    tree.description = by ? `${by} · ${first.trim().slice(0, 60)}` : first.trim().slice(0, 60);
+    tree.tooltip = by ? `${hunk.file}: ${label}, ${by}` : `${hunk.file}: ${label}`;
     tree.iconPath = new vscode.ThemeIcon(hunk.after.length === 0 ? "diff-removed" : hunk.before.length === 0 ? "diff-added" : "diff-modified");
     tree.contextValue = "agentlsHunk";
     tree.command = { command: "agentls.review.open", title: "Open", arguments: [hunk.id] };

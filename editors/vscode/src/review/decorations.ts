@@ -3,7 +3,7 @@
 // CodeLens "Keep | Undo" above each hunk. Placement follows the user's typing (hunks.ts `place`).
 import * as vscode from "vscode";
 import { trace } from "../trace";
-import { type Hunk, type Placed, lensLines, linesLabel, place } from "./hunks";
+import { type Hunk, type Placed, byAgent, lensLines, linesLabel, place } from "./hunks";
 import type { ReviewState } from "./state";
 
 export class HunkDecorations implements vscode.CodeLensProvider, vscode.Disposable {
@@ -96,6 +96,7 @@ export class HunkDecorations implements vscode.CodeLensProvider, vscode.Disposab
     const range = new vscode.Range(p.start, 0, Math.max(p.start, p.end - 1), 0);
     const was = p.hunk.before.map((l) => l.replace(/\r?\n$/, "")).join("\n");
     const hover = new vscode.MarkdownString(`**agentls** changed ${linesLabel(p.hunk, p.start)}`);
+    if (p.hunk.agent) hover.appendText(` (${byAgent(p.hunk)})`); // the description is the model's text, not markdown
     if (was) hover.appendMarkdown("; before:").appendCodeblock(was, document.languageId);
     else hover.appendMarkdown(" (new lines)");
     return { range, hoverMessage: hover };
@@ -104,7 +105,9 @@ export class HunkDecorations implements vscode.CodeLensProvider, vscode.Disposab
   private removedOption(document: vscode.TextDocument, p: Placed): vscode.DecorationOptions {
     const line = Math.min(p.start, Math.max(0, document.lineCount - 1));
     const was = p.hunk.before.map((l) => l.replace(/\r?\n$/, "")).join("\n");
-    const hover = new vscode.MarkdownString(`**agentls** removed ${p.hunk.before.length} line(s) here:`).appendCodeblock(was, document.languageId);
+    const hover = new vscode.MarkdownString(`**agentls** removed ${p.hunk.before.length} line(s)`);
+    if (p.hunk.agent) hover.appendText(` (${byAgent(p.hunk)})`);
+    hover.appendMarkdown(" here:").appendCodeblock(was, document.languageId);
     return {
       range: new vscode.Range(line, 0, line, 0),
       hoverMessage: hover,
@@ -122,7 +125,7 @@ export class HunkDecorations implements vscode.CodeLensProvider, vscode.Disposab
     const lenses: vscode.CodeLens[] = [];
     for (const group of lensLines(this.placed(document))) {
       const range = new vscode.Range(group[0].start, 0, group[0].start, 0);
-      const label = group.map((p) => linesLabel(p.hunk, p.start)).join(", ");
+      const label = group.map((p) => [linesLabel(p.hunk, p.start), byAgent(p.hunk)].filter(Boolean).join(" ")).join(", ");
       const changes = group.length === 1 ? "change" : `${group.length} changes`;
       const ids = group.map((p) => p.hunk.id);
       const arg = ids.length === 1 ? ids[0] : ids;

@@ -15,6 +15,8 @@ export interface Hunk {
   before: string[];
   afterStart: number;
   after: string[];
+  /** The sub-agent that made it (its session is the hunk's); null or absent: the session's own agent. */
+  agent?: { sessionID: string; name: string; description: string } | null;
 }
 
 export interface HunkConflict {
@@ -126,6 +128,11 @@ export function byFile(hunks: readonly Hunk[]): Map<string, Hunk[]> {
     files.set(hunk.file, list);
   }
   return files;
+}
+
+/** "by @general: fix the parser" for a sub-agent's hunk, else "" (the session's own agent). */
+export function byAgent(hunk: Hunk): string {
+  return hunk.agent ? `by @${hunk.agent.name}: ${hunk.agent.description}` : "";
 }
 
 /**
