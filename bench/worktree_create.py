@@ -8,6 +8,10 @@ Run: .venv/bin/python bench/worktree_create.py [--files 10000] [--repeat 7]
 One repository of ``--files`` small files in 100 folders (committed once); each repetition creates
 a fresh worktree (timed), then discards it (not timed). Prints the median, min and max, and the
 machine's load average (the figures move with it).
+
+2026-12-07, a 2-core machine shared with other sessions: median 2,005 ms (min 1,643, max 3,678;
+5 runs) at a load average of 4.8; median 19,156 ms (min 2,662) at a load average of 14.9. Nearly
+all of it is `git worktree add` checking out the 10,000 files.
 """
 
 from __future__ import annotations
