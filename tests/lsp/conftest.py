@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
@@ -95,6 +96,20 @@ async def server(
 @pytest.fixture
 async def plugin(tmp_path: Path, project: Path, options: Any) -> AsyncIterator[Connected]:
     async for connected in connect(tmp_path, project, PLUGIN, options):
+        yield connected
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def shared_plugin(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Connected]:
+    """One plugin server (no model, no options) for the tests of a module that change nothing it
+    holds — a refused request, a read — each marked ``@pytest.mark.asyncio(loop_scope="module")``:
+    a request each instead of a server's start each (most of an lsp test's CPU). A test that
+    creates, prompts or configures keeps its own server (``plugin``, ``server``)."""
+    base = tmp_path_factory.mktemp("shared")
+    root = base / "project"
+    root.mkdir()
+    (root / "hello.py").write_text("print('hello')\n")
+    async for connected in connect(base, root, PLUGIN, None):
         yield connected
 
 
