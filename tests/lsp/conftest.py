@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
@@ -17,6 +18,11 @@ from demo.fake_script import Turn
 from tests.lsp.editor import PLUGIN, SERVER, Editor, start
 
 EVENTS = ("agent/event",)
+# How long a request may go unanswered before the test fails: a bound for a hang, not a measure of
+# speed. The first request waits for the agent's background load, which took over 30 s (the old
+# bound) on a 2-core machine shared by seven sessions (load 19: 3 of 92 tests failed so, and
+# passed alone); pytest-timeout's 300 s still ends a test that hangs.
+CALL_TIMEOUT = 120.0
 
 
 @dataclass
@@ -27,7 +33,7 @@ class Connected:
     root: Path
     profile: str
 
-    async def call(self, method: str, params: Any = None, timeout: float = 30.0) -> Any:
+    async def call(self, method: str, params: Any = None, timeout: float = CALL_TIMEOUT) -> Any:
         import asyncio
 
         return await asyncio.wait_for(self.client.protocol.send_request_async(method, params), timeout)
@@ -95,6 +101,20 @@ async def server(
 @pytest.fixture
 async def plugin(tmp_path: Path, project: Path, options: Any) -> AsyncIterator[Connected]:
     async for connected in connect(tmp_path, project, PLUGIN, options):
+        yield connected
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def shared_plugin(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Connected]:
+    """One plugin server (no model, no options) for the tests of a module that change nothing it
+    holds — a refused request, a read — each marked ``@pytest.mark.asyncio(loop_scope="module")``:
+    a request each instead of a server's start each (most of an lsp test's CPU). A test that
+    creates, prompts or configures keeps its own server (``plugin``, ``server``)."""
+    base = tmp_path_factory.mktemp("shared")
+    root = base / "project"
+    root.mkdir()
+    (root / "hello.py").write_text("print('hello')\n")
+    async for connected in connect(base, root, PLUGIN, None):
         yield connected
 
 

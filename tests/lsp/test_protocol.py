@@ -65,16 +65,18 @@ async def test_initialize_announces_the_agent_protocol(server: Connected) -> Non
     assert server.result.server_info is not None and server.result.server_info.name == "agentls"
 
 
+# A refused request changes nothing the server holds: every case asks the same server.
+@pytest.mark.asyncio(loop_scope="module")
 @pytest.mark.parametrize(("method", "params", "field"), MALFORMED, ids=[f"{m}-{f}" for m, _, f in MALFORMED])
 async def test_malformed_params_are_invalid_params_naming_the_field(
-    plugin: Connected, method: str, params: Any, field: str
+    shared_plugin: Connected, method: str, params: Any, field: str
 ) -> None:
     with pytest.raises(JsonRpcException) as caught:
-        await plugin.call(method, params)
+        await shared_plugin.call(method, params)
     assert caught.value.code == errors.INVALID_PARAMS
     assert field in caught.value.message
-    # ...and the server keeps serving.
-    assert "sessions" in await plugin.call("agent/session/list", {})
+    # ...and the server keeps serving, with nothing created.
+    assert await shared_plugin.call("agent/session/list", {}) == {"sessions": []}
 
 
 async def test_malformed_command_arguments(plugin: Connected) -> None:

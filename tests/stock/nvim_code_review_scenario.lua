@@ -22,12 +22,9 @@ end
 local function scenario()
   vim.cmd.edit(spec.file)
   local buf = vim.api.nvim_get_current_buf()
-  local client
-  if not vim.wait(20000, function()
-    client = vim.lsp.get_clients({ bufnr = buf, name = 'agentls' })[1]
-    return client ~= nil and client.initialized
-  end, 20) then
-    return fail('agentls never attached')
+  local client = user.attached(buf)
+  if not client then
+    return
   end
 
   local response = client:request_sync('workspace/executeCommand', { command = 'agentls.codeReview', arguments = {} }, 60000, buf)

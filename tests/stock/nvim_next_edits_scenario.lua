@@ -27,12 +27,9 @@ end
 local function scenario()
   vim.cmd.edit(spec.file)
   local buf = vim.api.nvim_get_current_buf()
-  local client
-  if not vim.wait(20000, function()
-    client = vim.lsp.get_clients({ bufnr = buf, name = 'agentls' })[1]
-    return client ~= nil and client.initialized
-  end, 20) then
-    return fail('agentls never attached')
+  local client = user.attached(buf)
+  if not client then
+    return
   end
   out.inline_capability = client.server_capabilities.inlineCompletionProvider ~= nil
 

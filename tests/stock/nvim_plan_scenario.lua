@@ -42,21 +42,12 @@ user.start({ dialogMinRead = 0 })
 local function scenario()
   vim.cmd.edit(spec.hello)
   local buf = vim.api.nvim_get_current_buf()
-  local client
-  if not vim.wait(20000, function()
-    client = vim.lsp.get_clients({ bufnr = buf, name = 'agentls' })[1]
-    return client ~= nil and client.initialized
-  end, 20) then
-    return fail('agentls never attached')
+  local client = user.attached(buf)
+  if not client then
+    return
   end
 
-  local function command(name, arguments, timeout)
-    local response = client:request_sync('workspace/executeCommand', { command = name, arguments = arguments }, timeout or 30000, buf)
-    if not response then
-      error(name .. ' never answered')
-    end
-    return response.result, response.err and response.err.message or nil
-  end
+  local command = user.commands(client, buf)
 
   out.mode = command('agentls.mode', { 'plan' })
   out.prompt = command('agentls.prompt', { 'plan a goodbye' }, 90000)

@@ -40,12 +40,9 @@ local function scenario()
   local buf = vim.api.nvim_get_current_buf()
   local original = lines(buf)
 
-  local client
-  if not vim.wait(20000, function()
-    client = vim.lsp.get_clients({ bufnr = buf, name = 'agentls' })[1]
-    return client ~= nil and client.initialized
-  end, 20) then
-    return fail('agentls never attached')
+  local client = user.attached(buf)
+  if not client then
+    return
   end
   out.server_pid = client.rpc and client.rpc.pid or vim.NIL
 

@@ -66,4 +66,31 @@ function M.start(init_options)
   vim.lsp.enable('agentls')
 end
 
+--- The agentls client once it has attached to `buf` and answered `initialize`; nil (the scenario
+--- has failed, with `fail`) when it has not within 20 s.
+function M.attached(buf)
+  local client
+  if vim.wait(20000, function()
+    client = vim.lsp.get_clients({ bufnr = buf, name = 'agentls' })[1]
+    return client ~= nil and client.initialized
+  end, 20) then
+    return client
+  end
+  M.fail('agentls never attached')
+  return nil
+end
+
+--- A function that runs one of the server's commands as the user's `:lua` would
+--- (workspace/executeCommand on `buf`): `command(name, arguments, timeout)` returns the result
+--- and the error's message (nil when none); a command that never answers raises.
+function M.commands(client, buf)
+  return function(name, arguments, timeout)
+    local response = client:request_sync('workspace/executeCommand', { command = name, arguments = arguments }, timeout or 30000, buf)
+    if not response then
+      error(name .. ' never answered')
+    end
+    return response.result, response.err and response.err.message or nil
+  end
+end
+
 return M
