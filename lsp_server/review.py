@@ -31,7 +31,8 @@ def _file(app: Agent, params: p.ReviewChoice) -> str | None:
 
 
 def _hunk(hunk: Any, app: Agent) -> dict[str, Any]:
-    wire: dict[str, Any] = hunk.model_dump(mode="json")
+    # Like every answer (protocol.dump): a field that is None is left out (a hunk's ``agent``).
+    wire: dict[str, Any] = hunk.model_dump(mode="json", exclude_none=True)
     wire["uri"] = (app.worktree / hunk.file).as_uri()
     return wire
 
