@@ -192,10 +192,9 @@ def check_reads(where: str, lines: list[str], scope: range, name: str, kind: str
     return problems
 
 
-def check_file(path: Path, types: Types) -> list[str]:
-    """The unknown type names and fields of one plugin file."""
+def check_file(path: Path, types: Types, where: str) -> list[str]:
+    """The unknown type names and fields of one plugin file, named ``where`` in the problems."""
     lines = path.read_text(encoding="utf-8").splitlines()
-    where = path.name
     problems = []
     params: dict[str, str] = {}
     for i, line in enumerate(lines):
@@ -227,13 +226,13 @@ def check_file(path: Path, types: Types) -> list[str]:
 
 
 def check(plugin: Path) -> list[str]:
-    """Every problem in the plugin's Lua files."""
+    """Every problem in the plugin's Lua files, its folders' included (named by their path in it)."""
     files = sorted(plugin.rglob("*.lua"))
     types = read_types(files)
     problems = []
     for path in files:
         if path.name != "protocol_types.lua":
-            problems += check_file(path, types)
+            problems += check_file(path, types, path.relative_to(plugin).as_posix())
     return problems
 
 
