@@ -74,6 +74,13 @@ CASES: list[tuple[str, str | None]] = [
     ),
     ("---@param s agentls.Session\nfunction M.f(s)\n  local s = {}\n  return s.anything\nend\n", None),
     ("---@param s agentls.Session[]\nfunction M.f(s)\n  return s.n\nend\n", None),
+    # A public function says what it does in a --- comment (a -- comment, or none, is not one); a
+    # local function need not.
+    ("function M.f()\nend\n", "M.f has no --- comment (what it does)"),
+    ("-- Does f.\nfunction M:f()\nend\n", "M:f has no --- comment (what it does)"),
+    ("M.f = function()\nend\n", "M.f has no --- comment (what it does)"),
+    ("--- Does f.\nfunction M.f()\nend\n--- Does g.\nM.g = function()\nend\n", None),
+    ("local function f()\nend\nlocal g = function() end\n", None),
     # The plugin's own classes count.
     (
         "---@class agentls.Mine\n---@field a string\n\n"

@@ -18,6 +18,7 @@ local function run(cmd, args)
   return done
 end
 
+--- :checkhealth agentls: Neovim, setup() problems, project trust, the server, its version and model.
 function M.check()
   health.start('agentls')
   if vim.fn.has('nvim-0.10') == 0 then

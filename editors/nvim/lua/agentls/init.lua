@@ -179,10 +179,12 @@ function M.new_session(worktree)
   end
 end
 
+--- Abort the chat's running turn (:AgentlsAbort).
 function M.abort()
   require('agentls.chat').abort()
 end
 
+--- Ask about lines `first`..`last` of `buf` (the whole file when nil) in the chat (:AgentlsAsk).
 function M.ask(buf, first, last, text)
   if start() then
     require('agentls.chat').ask(buf, first, last, text)

@@ -168,6 +168,7 @@ local function size(fraction, total)
   return fraction < 1 and math.floor(total * fraction) or math.floor(fraction)
 end
 
+--- Set the window options of a transcript window `win`: wrapped, folded by block, the chat's winbar.
 function M.style_transcript(win)
   local wo = vim.wo[win]
   wo.wrap, wo.linebreak = true, true
@@ -417,6 +418,7 @@ function M.on_config(cfg)
   pcall(vim.cmd, 'redrawstatus!')
 end
 
+--- Close the chat's windows (the transcript and the prompt), unless one is the last window.
 function M.close()
   for _, win in ipairs({ M.prompt_win, M.win }) do
     if valid_win(win) and #vim.api.nvim_list_wins() > 1 then

@@ -101,6 +101,8 @@ local function tool(part)
   }
 end
 
+--- The block of one part of a message (text, reasoning, tool call, file, …): its lines and folds.
+---@param part agentls.Part
 function M.part(part)
   local kind = part.type
   if kind == 'text' then
@@ -160,6 +162,7 @@ end
 
 local marks = { pending = '[ ]', in_progress = '[~]', completed = '[x]', cancelled = '[-]' }
 
+--- The block of a session's todo list: a checkbox line per item.
 function M.todos(todos)
   local lines = { '### Todo' }
   for _, todo in ipairs(todos) do
@@ -168,6 +171,7 @@ function M.todos(todos)
   return { lines = lines }
 end
 
+--- The block that marks where a revert took the transcript back to.
 function M.revert_marker()
   return { lines = { '⟲ reverted from here — :AgentlsUnrevert brings it back' } }
 end

@@ -272,6 +272,7 @@ function M.waiting()
   return M.describe(dialog), M.owner(dialog.request)
 end
 
+--- What a dialog asks, in a few words (the winbar and the notification that one waits).
 function M.describe(dialog)
   if dialog.kind == 'permission' then
     return 'permission: ' .. (dialog.request.permission or '?')

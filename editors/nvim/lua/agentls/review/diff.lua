@@ -104,8 +104,8 @@ function M.preview(path, after, editable)
   return close, edited, focus
 end
 
--- Undo a unified diff of one file on `new_lines`: the text before the change, or nil if it no
--- longer applies (the file changed since).
+--- Undo a unified diff of one file on `new_lines`: the text before the change, or nil if it no
+--- longer applies (the file changed since).
 function M.reverse_patch(patch, new_lines)
   local old, pos = {}, 1 -- pos: the next line of new_lines to copy
   local in_hunk = false

@@ -202,6 +202,7 @@ function M.revise(message)
   reply(entry, 'revise', message ~= '' and message or nil, comments)
 end
 
+--- Approve the plan under review: the build agent carries it out (:AgentlsPlanApprove).
 function M.approve()
   local entry = current()
   if entry then
@@ -209,6 +210,7 @@ function M.approve()
   end
 end
 
+--- Reject the plan under review, with an optional message (:AgentlsPlanReject).
 function M.reject(message)
   local entry = current()
   if entry then

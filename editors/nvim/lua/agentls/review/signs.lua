@@ -136,6 +136,7 @@ function M.by(hunk)
   return ('by @%s: %s'):format(agent.name, agent.description)
 end
 
+--- Draw the signs of `buf`'s pending hunks again: new ones added, gone ones removed.
 function M.refresh(buf)
   if not vim.api.nvim_buf_is_valid(buf) or not vim.api.nvim_buf_is_loaded(buf) then
     return

@@ -30,6 +30,7 @@ local function state()
   return require('agentls').state
 end
 
+--- The client capabilities: Neovim's, with workspace edits and the agent protocol (`experimental.agent`).
 function M.capabilities()
   local caps = vim.lsp.protocol.make_client_capabilities()
   caps.workspace = caps.workspace or {}
@@ -299,6 +300,7 @@ function M.request(method, params, cb)
   end
 end
 
+--- Send a notification to the server, when it runs and is ready (else it is dropped).
 function M.notify(method, params)
   local client = M.get()
   if client and M.ready then

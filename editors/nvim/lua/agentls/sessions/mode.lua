@@ -175,6 +175,7 @@ function M.complete_mode()
   return ids
 end
 
+--- The effort levels of the chat's session, for :AgentlsEffort's completion.
 function M.complete_effort()
   local session_id = require('agentls.chat').session_id
   return session_id and M.effort[session_id] and M.effort[session_id].levels or {}
