@@ -247,7 +247,7 @@ class AcpAgent:
     async def set_session_mode(
         self, session_id: str, mode_id: str, **kwargs: Any
     ) -> SetSessionModeResponse | None:
-        state = self._state(session_id)
+        state = await self._session(session_id)
         self._set_mode(state, mode_id)
         await self.front.send(
             session_id,
@@ -261,7 +261,7 @@ class AcpAgent:
     async def set_config_option(
         self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
     ) -> SetSessionConfigOptionResponse | None:
-        state = self._state(session_id)
+        state = await self._session(session_id)
         app = state.project.app
         if config_id == options.MODE and isinstance(value, str):
             self._set_mode(state, value)
@@ -284,7 +284,7 @@ class AcpAgent:
 
     async def set_session_model(self, session_id: str, model_id: str, **kwargs: Any) -> dict[str, Any]:
         """``session/set_model`` of older clients: the same as the ``model`` config option."""
-        state = self._state(session_id)
+        state = await self._session(session_id)
         self._set_model(state, model_id)
         await self.front.send(
             session_id,
@@ -300,7 +300,7 @@ class AcpAgent:
     async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
         """A prompt sent while one is answered waits in the session's queue and runs as its own turn
         once the turns before it have ended; each request gets its own turn's stop reason."""
-        state = self._state(session_id)
+        state = await self._session(session_id)
         inputs = to_inputs(prompt, state.cwd)
         current_session.set(session_id)  # file requests of this turn name this session (tasks inherit it)
         await trust_question.settle(self.front, state)  # may reopen the project's agent
@@ -419,6 +419,15 @@ class AcpAgent:
             raise unknown_session(session_id)
         return state
 
+    async def _session(self, session_id: str) -> AcpSession:
+        """The session, once its project's agent can answer (it may be moving into this process)."""
+        state = self._state(session_id)
+        try:
+            await state.project.agent()
+        except AgentError as exc:
+            raise to_request_error(exc) from exc
+        return state
+
     def _set_mode(self, state: AcpSession, mode_id: str) -> None:
         names = [n for n, _ in options.modes(state.project.app)]
         if mode_id not in names:
@@ -440,7 +449,12 @@ class AcpAgent:
             turn.cancel()  # the loop aborts its run (and waits until it is consistent); a queued one leaves
         if stopping:
             await asyncio.wait(stopping)
-        await state.project.app.abort(state.id)
+        try:
+            app = await state.project.agent()
+        except AgentError as exc:  # no agent to stop: the project's could not be opened again
+            log.info("session %s not aborted: %s", state.id, exc)
+            return
+        await app.abort(state.id)
 
     def _announce_commands(self, state: AcpSession) -> None:
         # After the response that makes the session known to the client (the writes are in order).

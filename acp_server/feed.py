@@ -28,7 +28,7 @@ from acp.schema import (
 )
 
 from acp_server import background, options, tool_calls
-from acp_server.updates import COMPACTING, chunk, compacted_text, plan, subagent_report, title_update
+from acp_server.updates import COMPACTING, chunk, compacted_text, plan, subagent_report, title_update, warning
 from core.errors import AgentError
 from core.events import (
     AgentWarning,
@@ -99,6 +99,7 @@ class Feed:
         self._costs: dict[str, dict[str, float]] = {}
         self._usage: dict[str, tuple[int, int]] = {}
         self.terminals: dict[str, str] = {}  # call id → client terminal id (bash through terminal/*)
+        self._closed = False
         self._unlisten = app.listen(self._offer)
         self._task = asyncio.create_task(self._drain(), name="acp feed")
         self._poll = asyncio.create_task(self._watch_controls(), name="acp controls")
@@ -122,18 +123,26 @@ class Feed:
         self._ready.set()
 
     async def flush(self) -> None:
-        """Return once everything published so far has been sent."""
+        """Return once everything published so far has been sent (at once when the feed is closed:
+        a prompt that ends as its agent moves into this process flushes the feed it started with)."""
+        if self._closed:
+            return
         barrier: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._queue.append(barrier)
         self._ready.set()
         await barrier
 
     async def close(self) -> None:
-        """Stop listening and sending."""
+        """Stop listening and sending; a flush still waiting returns."""
+        self._closed = True
         self._unlisten()
         self._task.cancel()
         self._poll.cancel()
         await asyncio.gather(self._task, self._poll, return_exceptions=True)
+        for item in self._queue:
+            if isinstance(item, asyncio.Future) and not item.done():
+                item.set_result(None)
+        self._queue.clear()
 
     async def _drain(self) -> None:
         while True:
@@ -206,7 +215,7 @@ class Feed:
         if isinstance(event, AgentWarning):
             # ACP has no notice of its own: the warning is a line of the agent's message.
             if (target := self.acp_session(event.session_id())) is not None:
-                await self._send(target, chunk("text", f"\n\n> Warning: {event.message}\n\n"))
+                await self._send(target, warning(event.message))
             return
         if isinstance(event, BackgroundAgentUpdated | BackgroundAgentEnded | BackgroundShellUpdated):
             await self._background(event)

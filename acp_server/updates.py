@@ -40,6 +40,11 @@ def chunk(kind: str, text: str) -> AgentMessageChunk | AgentThoughtChunk:
     return AgentMessageChunk(session_update="agent_message_chunk", content=block)
 
 
+def warning(text: str) -> AgentMessageChunk | AgentThoughtChunk:
+    """A warning as ACP shows one (it has no notice of its own): a line of the agent's message."""
+    return chunk("text", f"\n\n> Warning: {text}\n\n")
+
+
 def subagent_report(part: Part) -> UserMessageChunk | None:
     """A background sub-agent's report to its parent (a synthetic text part of a user message marked
     ``metadata.context.kind: "subagent"``) as the user's message the client shows; None otherwise.

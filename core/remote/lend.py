@@ -11,11 +11,14 @@ synchronous questions (``is_open``, ``supported``) from what the front end last 
 Both ends use the call table here: its arguments and results travel as JSON typed by the
 ``Workspace`` and ``EditorIntelligence`` protocols' own hints, as ``codec`` does for ``Agent``.
 A file error of the front end's workspace travels with its errno and is raised again as that
-``OSError`` in the host (a read of a missing file is a ``FileNotFoundError`` there too).
+``OSError`` in the host (a read of a missing file is a ``FileNotFoundError`` there too). One raised
+with no errno (``FileNotFoundError(path)``, as ACP's workspace raises for a file its client cannot
+read) travels with the errno of its kind: the host's tools tell a new file by that kind.
 """
 
 from __future__ import annotations
 
+import errno
 import functools
 import inspect
 import os
@@ -123,8 +126,8 @@ def os_error(error: RemoteError) -> OSError | None:
     """The file error a lent workspace raised, when ``error`` carries one."""
     if error.code != OS_ERROR:
         return None
-    errno = error.data.get("errno")
-    return OSError(errno, str(error)) if isinstance(errno, int) else OSError(str(error))
+    number = error.data.get("errno")
+    return OSError(number, str(error)) if isinstance(number, int) else OSError(str(error))
 
 
 class Lend:
@@ -174,5 +177,22 @@ class Lend:
         try:
             result = await getattr(target, name)(**args)
         except OSError as exc:
-            raise RemoteError(OS_ERROR, str(exc), {"errno": exc.errno}) from None
+            raise RemoteError(OS_ERROR, str(exc), {"errno": errno_of(exc)}) from None
         return dump_result(call, result)
+
+
+# The kinds of OSError the workspace's callers tell apart, each with the errno Python maps to it.
+_KIND_ERRNO: tuple[tuple[type[OSError], int], ...] = (
+    (FileNotFoundError, errno.ENOENT),
+    (IsADirectoryError, errno.EISDIR),
+    (NotADirectoryError, errno.ENOTDIR),
+    (FileExistsError, errno.EEXIST),
+    (PermissionError, errno.EACCES),
+)
+
+
+def errno_of(exc: OSError) -> int | None:
+    """The errno that raises ``exc``'s kind again: its own, else its subclass's (None for a bare OSError)."""
+    if exc.errno is not None:
+        return exc.errno
+    return next((number for kind, number in _KIND_ERRNO if isinstance(exc, kind)), None)

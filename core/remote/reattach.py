@@ -10,8 +10,8 @@ why. Then a new host is started — or, when another front end started one first
 lets only one run and this one attaches to it — the project is opened there again with what this
 front end lends (its buffers, editor, terminal), and the dead host's turns are marked interrupted
 in the store (``Agent.mark_interrupted``): the editors kept the store open, so no crash recovery
-ran. When no host can be reached the front end's ``fallback`` runs (`agentls serve` opens the agent
-in its own process); without one (`agentls acp`, for now) the clients are told and the calls fail.
+ran. When no host can be reached the front end's ``fallback`` runs (`agentls serve` and `agentls acp`
+open the agent in their own process); without one the clients are told and the calls fail.
 """
 
 from __future__ import annotations

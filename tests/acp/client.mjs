@@ -233,7 +233,7 @@ const scenarios = {
   },
   // A prompt whose agent host dies mid-turn: once its first chunk arrived, the session id goes to
   // READY_FILE (the test kills the host then); the first prompt's end is recorded, then the
-  // client waits for the notice and sends PROMPT2 on the same session.
+  // client waits for the notice and sends PROMPT2 on the same session (its answer or error recorded).
   async hostLost(agent) {
     await init(agent);
     const session = await agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
@@ -246,7 +246,8 @@ const scenarios = {
     await waitFor((e) => e.kind === "update" && e.update.sessionUpdate === "agent_message_chunk"
       && e.update.content.text.includes("agent host"), "the notice that the host stopped");
     record({ kind: "second-sent" });
-    results.second = await prompt(agent, session.sessionId, process.env.PROMPT2);
+    results.second = await prompt(agent, session.sessionId, process.env.PROMPT2).catch(
+      (error) => ({ error: { code: error.code, message: error.message } }));
   },
   // session/load of a session stored by an earlier process (SESSION_ID).
   async load(agent) {

@@ -33,6 +33,14 @@ node_workdir = acp_suite.node_workdir
 @pytest.fixture
 async def acp_host(acp: Acp, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[HostProcess]:
     """A host on the ACP agent's data dir, with the environment the ACP agent gets (and this test)."""
+    async with host_of(acp, monkeypatch) as process:
+        yield process
+
+
+@contextlib.asynccontextmanager
+async def host_of(acp: Acp, monkeypatch: pytest.MonkeyPatch, **extra: str) -> AsyncIterator[HostProcess]:
+    """``acp_host``'s host; ``extra``: more environment for it and this test (an ACP agent of the
+    test gets it from ``acp.run``)."""
     for name in ("AGENTLS_CONFIG", "AGENTLS_CONFIG_CONTENT", "AGENTLS_PERMISSION", "AGENTLS_DATA_DIR"):
         monkeypatch.delenv(name, raising=False)
     ours = {"AGENTLS_CONFIG_DIR": str(acp.data / "config"), "XDG_CONFIG_HOME": str(acp.data / "xdg")}
@@ -41,6 +49,7 @@ async def acp_host(acp: Acp, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[H
     # refuses a front end (this test's own attach) whose agentls variables differ from its own.
     ours |= {name: value for name, value in tools.items() if name.startswith("AGENTLS_") and name not in ours}
     ours.pop("AGENTLS_DATA_DIR", None)
+    ours |= extra
     for name, value in ours.items():  # as Acp.run sets them for the agent
         monkeypatch.setenv(name, value)
     process, line = await start_host(acp.data, {**tools, **ours, "PYTHONPATH": str(ROOT)})

@@ -110,6 +110,28 @@ async def test_file_errors_of_the_lent_workspace_keep_their_kind_in_the_host(tmp
         assert stat.exists and stat.size == 7
 
 
+class NoErrnoWorkspace(DiskWorkspace):
+    """A front end's workspace that raises its file errors' kinds with no errno, as ACP's does."""
+
+    async def read_bytes(self, path: Path) -> bytes:
+        if path.name == "folder":
+            raise IsADirectoryError(path)
+        if path.name == "new.py":
+            raise FileNotFoundError(path)
+        raise OSError("the client could not read it")
+
+
+async def test_a_file_error_raised_with_no_errno_keeps_its_kind_in_the_host(tmp_path: Path) -> None:
+    async with Pair(Lend(NoErrnoWorkspace(tmp_path), None)) as pair:
+        with pytest.raises(FileNotFoundError):  # the write tool's sign of a new file
+            await pair.lender.call("workspace.read_bytes", path=tmp_path / "new.py")
+        with pytest.raises(IsADirectoryError):
+            await pair.lender.call("workspace.read_bytes", path=tmp_path / "folder")
+        with pytest.raises(OSError, match="could not read it") as raised:
+            await pair.lender.call("workspace.read_bytes", path=tmp_path / "there.py")
+        assert type(raised.value) is OSError  # no kind to give it
+
+
 class StuckWorkspace(DiskWorkspace):
     """A front end's workspace whose reads wait until the test lets them go."""
 
