@@ -26,14 +26,19 @@ from core.remote.tcp import TcpHost
 from core.remote.wire import PROTOCOL, UNAUTHORIZED
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
+from tests.acp import conftest as acp_suite
+from tests.acp.conftest import Acp
 from tests.lsp.editor import uri
+from tests.tools import tools_env
 
 from . import test_serve_attached as serve_suite
-from .conftest import AGENTLS, HostProcess, agentls, start_host
+from .conftest import AGENTLS, ROOT, HostProcess, agentls, start_host
 from .test_serve_attached import EDITED, Serve, until_lent
 
 serves = serve_suite.serves  # `agentls serve` processes (their options name the host)
 edits_allowed = serve_suite.edits_allowed
+acp = acp_suite.acp  # the ACP suite's project with the fake model, and its SDK client's folder
+node_workdir = acp_suite.node_workdir
 
 
 @dataclass
@@ -419,6 +424,32 @@ async def test_a_connection_that_sends_no_hello_is_closed(host: TcpHostProcess) 
     finally:
         writer.close()
     assert "before its hello: no hello in 30 s" in host.process.log_text()
+
+
+@pytest.fixture
+async def acp_tcp_host(acp: Acp, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[TcpHostProcess]:
+    """A TCP host on the ACP agent's data dir, with the ACP agent's config (as the ACP suite's)."""
+    for name in ("AGENTLS_CONFIG", "AGENTLS_CONFIG_CONTENT", "AGENTLS_PERMISSION", "AGENTLS_DATA_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    ours = {"AGENTLS_CONFIG_DIR": str(acp.data / "config"), "XDG_CONFIG_HOME": str(acp.data / "xdg")}
+    env = {**tools_env(), **ours, "PYTHONPATH": str(ROOT)}
+    env.pop("AGENTLS_DATA_DIR", None)
+    async for started in tcp_host(acp.data, env, acp.data / "host.token"):
+        yield started
+
+
+async def test_acp_attached_over_tcp_runs_its_turn_in_the_host(
+    acp_tcp_host: TcpHostProcess, acp: Acp
+) -> None:
+    host = acp_tcp_host
+    acp.model.script(Turn.text("Answered by the host."))
+    run = await acp.run(
+        "turn", PROMPT="hello?", AGENTLS_HOST=str(host.address), AGENTLS_HOST_TOKEN_FILE=str(host.token_file)
+    )
+    assert run.failure is None, run.failure
+    assert run.text() == "Answered by the host."
+    _, (status,) = await exchange_hello(host, {"status": {}})
+    assert [p["directory"] for p in status["result"]["projects"]] == [str(acp.project.resolve())], run.stderr
 
 
 @pytest.mark.parametrize(
