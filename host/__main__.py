@@ -62,7 +62,8 @@ def tcp_listen(args: argparse.Namespace, data: Path) -> TcpListen | None:
             "token drives the agents (an SSH tunnel to 127.0.0.1 is safer)",
             file=sys.stderr,
         )
-    token = load_token(args.token_file, args.token_env, data / "tcp" / "host.token")
+    # Its own file by pid: a second host that loses the race for the lock removes only its own.
+    token = load_token(args.token_file, args.token_env, data / "tcp" / f"host-{os.getpid()}.token")
     if args.token_file:  # the user's file stays (a front end elsewhere keeps a copy of it)
         token = Token(token.value, token.source)
     return TcpListen(bind, port, token)

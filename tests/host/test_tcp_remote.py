@@ -399,9 +399,9 @@ async def test_host_start_with_tcp_in_the_background_and_its_generated_token(
 ) -> None:
     code, out, err = await agentls("host", "start", "--tcp", "127.0.0.1:0", cwd=project, env=env)
     assert code == 0, err
-    token_file = data_dir / "tcp" / "host.token"
     found = re.search(r"started \(pid (\d+), .+; (tcp://127\.0\.0\.1:\d+), its token in (.+)\)$", out.strip())
     assert found is not None, out
+    token_file = data_dir / "tcp" / f"host-{found.group(1)}.token"
     assert found.group(3) == str(token_file) and stat.S_IMODE(token_file.stat().st_mode) == 0o600
     code, again, _ = await agentls("host", "start", "--tcp", "127.0.0.1:0", cwd=project, env=env)
     assert code == 0 and f"already running (pid {found.group(1)}; {found.group(2)}" in again, again
