@@ -4,6 +4,7 @@ raw sockets for what a stranger might send, 127.0.0.1 only."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import fcntl
 import json
@@ -26,6 +27,7 @@ from core.remote.tcp import TcpHost
 from core.remote.wire import PROTOCOL, UNAUTHORIZED
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
+from host.__main__ import tcp_listen
 from tests.acp import conftest as acp_suite
 from tests.acp.conftest import Acp
 from tests.lsp.editor import uri
@@ -466,6 +468,29 @@ async def test_host_serve_refuses_a_bad_tcp_option(
 ) -> None:
     code, _, err = await agentls("host", "serve", *args, cwd=project, env=env, timeout=60)
     assert code == 2 and said in err, err
+
+
+async def test_host_serve_on_a_tcp_port_in_use_says_so(project: Path, env: dict[str, str]) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code, _, err = await agentls(
+            "host", "serve", "--tcp", f"127.0.0.1:{port}", cwd=project, env=env, timeout=60
+        )
+    assert code == 1 and "address already in use" in err, err
+
+
+def test_allow_remote_binds_beyond_loopback_with_a_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = argparse.Namespace(tcp="0.0.0.0:7777", token_file=None, token_env=None, allow_remote=True)
+    listen = tcp_listen(args, tmp_path)  # (nothing is bound here)
+    assert listen is not None and (listen.host, listen.port) == ("0.0.0.0", 7777)
+    assert "listening on 0.0.0.0, beyond loopback" in capsys.readouterr().err
+    assert listen.token.created == tmp_path / "tcp" / f"host-{os.getpid()}.token"  # removed at exit
+    loopback = argparse.Namespace(tcp="[::1]:0", token_file=None, token_env=None, allow_remote=False)
+    assert tcp_listen(loopback, tmp_path) is not None and capsys.readouterr().err == ""
 
 
 def _as_nobody(port: int, token: str) -> subprocess.CompletedProcess[str]:
