@@ -35,6 +35,7 @@ from tests.tools import tools_env
 
 from . import test_serve_attached as serve_suite
 from .conftest import AGENTLS, ROOT, HostProcess, agentls, start_host
+from .test_reattach import start_turn
 from .test_serve_attached import EDITED, Serve, until_lent
 
 serves = serve_suite.serves  # `agentls serve` processes (their options name the host)
@@ -334,8 +335,11 @@ async def test_serve_says_once_when_the_tcp_host_dies_and_goes_on_in_its_own_pro
 ) -> None:
     remote_env(env, host)
     serve: Serve = await serves({"host": str(host.address)})
-    session = await serve.call("agent/session/create", {})
+    model.script(Turn.text("never finished", chunks=6).stall(after=2))
+    session_id, prompt = await start_turn(serve)  # its first delta reached the editor
     os.kill(host.process.pid, signal.SIGKILL)
+    failed = await asyncio.gather(prompt, return_exceptions=True)
+    assert f"the agent host (pid {host.process.pid}) stopped during prompt" in str(failed[0]), failed
 
     def fell_back() -> list[str]:
         return [m.message for m in serve.client.messages if "runs in this process now" in m.message]
@@ -350,10 +354,11 @@ async def test_serve_says_once_when_the_tcp_host_dies_and_goes_on_in_its_own_pro
     await serve.editor.wait_for(host_warnings, timeout=30)
     (lost,) = host_warnings()
     assert f"the agent host at {host.address} (pid {host.process.pid}) stopped" in lost["message"]
+    assert lost["sessionID"] == session_id and serve.events("session.idle", session_id)  # no spinner left
     model.script(Turn.text("in this process"))
-    answer = await serve.call(
+    answer = await serve.call(  # (this machine's store has the session: the test's host shares it)
         "agent/session/prompt",
-        {"sessionID": session["id"], "parts": [{"type": "text", "text": "still there?"}]},
+        {"sessionID": session_id, "parts": [{"type": "text", "text": "still there?"}]},
         timeout=90,
     )
     assert [p["text"] for p in answer["parts"] if p["type"] == "text"] == ["in this process"]
