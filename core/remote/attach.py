@@ -60,8 +60,8 @@ async def connect(
         # The host runs every agent with its own environment: a front end's must be the same.
         hello["environment"] = environment_digest()
     else:
+        hello["token"] = _token(tcp)  # (before connecting: without one the host would only refuse)
         reader, writer = await _open_tcp(tcp)
-        hello["token"] = _token(tcp, writer)
     hello.update(pid=os.getpid(), control=control)
     agents: list[RemoteAgent] = []
 
@@ -121,11 +121,10 @@ async def _open_tcp(tcp: TcpHost) -> tuple[asyncio.StreamReader, asyncio.StreamW
         raise AttachError(f"the host at {tcp} cannot be reached ({exc.strerror or exc})") from None
 
 
-def _token(tcp: TcpHost, writer: asyncio.StreamWriter) -> str:
+def _token(tcp: TcpHost) -> str:
     try:
         return client_token()
     except ConfigError as exc:
-        writer.close()
         raise AttachError(f"the host at {tcp}: {exc}") from None
 
 
