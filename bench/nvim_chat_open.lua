@@ -109,7 +109,7 @@ end, { nargs = 1 })
 -- :BenchOlder: load the page before the first message shown (what `gL` does).
 vim.api.nvim_create_user_command('BenchOlder', function()
   older_at = older_at or now()
-  require('agentls.history').load_older(require('agentls.chat').session_id)
+  require('agentls.chat.history').load_older(require('agentls.chat').session_id)
 end, {})
 vim.api.nvim_create_user_command('BenchDump', function(o)
   probe:stop()

@@ -45,7 +45,7 @@ Before (main at 03e1fa4) and after, run alternately, medians (each run's worst b
         (main 113, 118, 71; now 182, 28, 46); longest slice 63 -> 18 ms CPU
       (now, alone at load 3.3: worst blocks 17, 16, 35 ms)
 
-After moving the rebuild into agentls.rebuild (same code), at load 2.2-4.5:
+After moving the rebuild into agentls.rebuild (now agentls.chat.rebuild; same code), at load 2.2-4.5:
 
     last 100, 5 runs: shown 114 -> 93 ms, worst block 50 -> 17 ms (main 74, 50, 43, 36, 52;
         now 17, 17, 24, 15, 35); longest slice 22 -> 15 ms CPU
@@ -219,11 +219,11 @@ def one(
             options["config"]["mcp"] = {"slow": {"type": "local", "command": [sys.executable, "-c", wait]}}
         with interactive(nvim, width=160, height=50, options=options, plugin=plugin) as screen:
             if not cold:
-                screen.keys(":lua require'agentls.client'.start()", "Enter")
-                screen.wait_lua("require'agentls.client'.ready", "the server", timeout=60)
+                screen.keys(":lua require'agentls.server.client'.start()", "Enter")
+                screen.wait_lua("require'agentls.server.client'.ready", "the server", timeout=60)
                 # A server in use: its store open and warm (the first request pays for that).
-                warm = "require'agentls.client'.request('agent/session/list', {}, function() vim.g.warm = 1"
-                warm += " end)"
+                warm = "require'agentls.server.client'.request('agent/session/list', {},"
+                warm += " function() vim.g.warm = 1 end)"
                 screen.keys(f":lua {warm}", "Enter")
                 screen.wait_lua("vim.g.warm == 1", "the first answer", timeout=60)
             screen.keys(f":source {PROBE}", "Enter")
@@ -236,7 +236,7 @@ def one(
                 screen.keys("Escape")
                 screen.wait_lua("vim.api.nvim_get_mode().mode == 'n'", "normal mode")
             # Then `older` pages before it, one after the other (as gL does), each until it is in.
-            view = f"require'agentls.render'.views[require'agentls.chat'.buffers['{session}']]"
+            view = f"require'agentls.chat.render'.views[require'agentls.chat'.buffers['{session}']]"
             loaded = f"#require'agentls'.state.transcripts['{session}'].order"
             for page in range(older):
                 want = min(messages, last * (page + 2))

@@ -6,7 +6,7 @@
 vim.opt.rtp:prepend(os.getenv('AGENTLS_BENCH_PLUGIN'))
 local count = tonumber(os.getenv('AGENTLS_BENCH_MESSAGES'))
 local State = require('agentls.state')
-local render = require('agentls.render')
+local render = require('agentls.chat.render')
 
 local state = State.new()
 local sid = 'ses_bench'

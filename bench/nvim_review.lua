@@ -5,7 +5,7 @@
 local T = dofile(os.getenv('AGENTLS_TEST_HELPERS'))
 T.setup()
 local uv = vim.uv
-local signs = require('agentls.review_signs')
+local signs = require('agentls.review.signs')
 
 vim.cmd('edit big.py')
 local big = vim.api.nvim_get_current_buf()

@@ -67,7 +67,7 @@ T.wait(function()
 end, 'the chat to open', 60000)
 local session = chat.session_id
 local view = chat.views[session]
-table.insert(require('agentls.client').event_handlers, function(e)
+table.insert(require('agentls.server.client').event_handlers, function(e)
   if e.type == 'message.part.delta' then
     events = events + 1
   end
@@ -115,7 +115,7 @@ local result = {
   worst_block_ms = worst, worst_block_cpu_ms = worst_cpu, worst_tick_cpu_ms = worst_tick_cpu,
   worst_at_ms = worst_at and worst_at.ms,
   worst_at_events = worst_at and worst_at.events, probe_ticks = ticks, blocks_over_50ms = over, lines = lines,
-  -- Whether the buffer's highlighting was paused for slow draws (agentls.pacing; absent before it).
+  -- Whether the buffer's highlighting was paused for slow draws (agentls.chat.pacing; absent before it).
   paused = view.pacer and view.pacer.slow_draws > 0 and 1 or 0,
 }
 

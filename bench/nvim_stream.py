@@ -8,7 +8,7 @@ Two modes, each run ``--runs`` times in a fresh headless Neovim 0.11 with the pl
   millisecond, to isolate the plugin's own cost.
 
 Reported per mode (medians): buffer writes (coalesced, ~one per 16 ms, fewer when writing and
-drawing get slow: agentls.pacing), the longest block of Neovim's main loop measured as the lateness of
+drawing get slow: agentls.chat.pacing), the longest block of Neovim's main loop measured as the lateness of
 a 5 ms repeating timer (goal ≤ 50 ms) with the CPU Neovim used during it (on shared cores lateness
 without CPU is the process waiting for a core, not the plugin), the most CPU used between two ticks
 (``worst_tick_cpu``: the longest block of work, whatever the machine's load), whether the chat's

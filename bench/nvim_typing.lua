@@ -15,7 +15,7 @@ probe:start(period, period, vim.schedule_wrap(function()
   table.insert(ticks, { now, now - expected, c - last_cpu })
   expected, last_cpu = now + period, c
 end))
-table.insert(require('agentls.client').event_handlers, function(e)
+table.insert(require('agentls.server.client').event_handlers, function(e)
   if e.type == 'session.status' and e.properties.status.type == 'idle' then
     ended_at = uv.hrtime() / 1e6
   end

@@ -448,8 +448,9 @@ class Agent(Protocol):
 
     async def next_edit(self, request: NextEditRequest) -> str | None:
         """The configured small model's rewrite of one line where recent edits' pattern still has
-        to be applied (``core.next_edits``), or None: no change, or the model failed or timed out
-        (logged, never raised: the user asked for nothing)."""
+        to be applied (``core.next_edits``), or None: no change, or no small model. A failed or
+        timed-out request raises ``ProviderError`` (ask again later; show the user nothing: they
+        asked for nothing)."""
         ...
 
     # --- context items ---------------------------------------------------

@@ -24,7 +24,7 @@ from pydantic import Field
 from pygls.workspace import TextDocument
 
 from core.editor import EditorLocation
-from core.errors import InvalidInputError, ToolError
+from core.errors import AgentError, InvalidInputError, ToolError
 from core.events import Event, ReviewUpdated
 from core.message.review import Hunk
 from core.next_edits.pattern import Pattern, anchor, changed_lines, detect
@@ -208,7 +208,13 @@ class NextEdits:
                 new = self.answers[site.text]
             else:
                 self.asked += 1
-                new = await app.next_edit(request)
+                try:
+                    new = await app.next_edit(request)
+                except AgentError as exc:  # (logged by the core) no answer: asked again at the next pause
+                    log.debug("next edit: no answer for %s:%d: %s", site.uri, site.line + 1, exc)
+                    if self.pattern is not pattern:
+                        return
+                    continue
                 if self.pattern is not pattern:
                     return  # another pattern started meanwhile
                 self.answers[site.text] = new

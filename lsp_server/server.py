@@ -183,11 +183,7 @@ class AgentServer(LanguageServer):
             # warm: the first prompt then finds the model catalog, connection pool and decoders loaded.
             app = await open_agent(
                 root,
-                workspace=workspace,
-                layers=self._config_layers(self._applied_config),
-                warm=True,
-                editor=EditorClient(self, self.connection, workspace),
-                import_guard=startup_imports,
+                **self._agent_options(workspace),
                 opened=opened,
                 host=host_mode(self.host_option, "initializationOptions.host", self.warn_user),
                 client=self.connection.name or "an editor",
@@ -195,11 +191,8 @@ class AgentServer(LanguageServer):
                 host_gone=lambda why: self._in_process(root, workspace, why),
                 notice=self.warn_user,
             )
-        except Exception as exc:  # every request will report it; the user sees it once now
-            log.exception("the agent failed to start in %s", root)
-            future.set_exception(exc)
-            self.show_message(f"agentls could not start: {exc}", lsp.MessageType.Error)
-            return
+        except Exception as exc:
+            return self._failed(root, future, exc)
         future.set_result(app)
         # The figure bench/startup.py reports as the background load itself (issue #14).
         log.info("agent ready in %s after %.0f ms", root, (time.perf_counter() - started) * 1000)
@@ -217,19 +210,9 @@ class AgentServer(LanguageServer):
         future = self._app = asyncio.get_running_loop().create_future()
         self.show_message(f"agentls: {why}; the agent runs in this process now", lsp.MessageType.Warning)
         try:
-            app = await open_agent(
-                root,
-                workspace=workspace,
-                layers=self._config_layers(self._applied_config),
-                warm=True,
-                editor=EditorClient(self, self.connection, workspace),
-                import_guard=startup_imports,
-            )
-        except Exception as exc:  # every request will report it; the user sees it once now
-            log.exception("the agent failed to start in %s", root)
-            future.set_exception(exc)
-            self.show_message(f"agentls could not start: {exc}", lsp.MessageType.Error)
-            return
+            app = await open_agent(root, **self._agent_options(workspace))
+        except Exception as exc:
+            return self._failed(root, future, exc)
         future.set_result(app)
         if self._app is not future:  # the server closed meanwhile: close_app closes it
             return
@@ -237,6 +220,23 @@ class AgentServer(LanguageServer):
             callback(app)
         if lost.done() and not lost.cancelled() and lost.exception() is None:
             await lost.result().close()
+
+    def _agent_options(self, workspace: LspWorkspace) -> dict[str, Any]:
+        """What every agent this server opens in-process is opened with (at start, or when its host
+        died): the editor's buffers, config layers and language servers, warmed for the first prompt."""
+        return {
+            "workspace": workspace,
+            "layers": self._config_layers(self._applied_config),
+            "warm": True,
+            "editor": EditorClient(self, self.connection, workspace),
+            "import_guard": startup_imports,
+        }
+
+    def _failed(self, root: Path, future: asyncio.Future[Agent], exc: Exception) -> None:
+        """The agent could not open: every request will report it; the user sees it once now."""
+        log.exception("the agent failed to start in %s", root, exc_info=exc)
+        future.set_exception(exc)
+        self.show_message(f"agentls could not start: {exc}", lsp.MessageType.Error)
 
     def config_layers(self) -> list[Layer]:
         """The config layers in effect now (a worktree's agent opens with them)."""

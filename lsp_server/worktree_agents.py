@@ -10,8 +10,10 @@ repository's root commit), so its sessions are in the same store and the checkou
 shows them, each with its ``worktree``; a request naming a session goes to the agent of the
 session's folder (``Session.directory``), opened when first needed (after a restart too).
 
-The worktree agents run in this process, also when the checkout's agent is attached to the host:
-they end with the editor's server.
+When the checkout's agent is the host's (docs/host.md), so is each worktree's: the host opens the
+worktree as a project of its own, its turns go on when the editor closes and every attached front end
+sees them live; this server lends the host its buffers of the worktree's files. When that host dies
+and no new one can be reached, the worktree's agent opens in this process, as the checkout's does.
 """
 
 from __future__ import annotations
@@ -184,6 +186,9 @@ class WorktreeAgents:
         if not is_trusted(server.root or Path.cwd()):
             distrust(made.path)
         workspace = LspWorkspace(server, directory, server.diagnostics)
+        # Attached when the checkout's agent is (it is the host's only once the host answered, so a
+        # server that fell back to its own process opens the worktree's here too).
+        attached = await self._attached()
         app = await open_agent(
             directory,
             workspace=workspace,
@@ -191,12 +196,55 @@ class WorktreeAgents:
             editor=EditorClient(server, server.connection, workspace),
             client=server.connection.name or "an editor",
             notice=server.warn_user,
+            host="attach" if attached else "never",
+            reattach=attached,
+            host_gone=lambda why: self._in_process(made, directory, why),
         )
+        log.info("the agent of worktree %s is ready in %s", made.name, directory)
+        return self._adopt(made, app, workspace)
+
+    def _adopt(self, made: Worktree, app: Agent, workspace: LspWorkspace) -> _Opened:
+        """Follow ``app``'s turns and send its events to the editor."""
         opened = _Opened(made, app, workspace)
         app.listen(opened.heard, SessionStatus)
-        server.spawn(forward(server, app.subscribe()))
-        log.info("the agent of worktree %s is ready in %s", made.name, directory)
+        self._server.spawn(forward(self._server, app.subscribe()))
         return opened
+
+    async def _attached(self) -> bool:
+        """Whether the checkout's agent is the agent host's."""
+        from core.remote.agent import RemoteAgent  # (the host's front door: imported only here)
+
+        try:
+            return isinstance(await self._server.app(), RemoteAgent)
+        except Exception:  # the checkout's agent did not open: the worktree's opens here
+            return False
+
+    async def _in_process(self, made: Worktree, directory: Path, why: str) -> None:
+        """The host died and no new one could be reached: the worktree's agent opens in this
+        process (the editor was told once, by the checkout's agent). Requests made meanwhile wait
+        for it; the store holds what the host committed."""
+        lost = self._open.get(made.path)
+        if lost is None or not lost.done() or lost.exception() is not None:
+            return
+        log.warning("the agent of worktree %s opens in this process: %s", made.name, why)
+        future: asyncio.Future[_Opened] = asyncio.get_running_loop().create_future()
+        self._open[made.path] = future
+        server, workspace = self._server, lost.result().workspace
+        try:
+            app = await open_agent(
+                directory,
+                workspace=workspace,
+                layers=server.config_layers(),
+                editor=EditorClient(server, server.connection, workspace),
+            )
+        except Exception as exc:
+            log.exception("the agent of worktree %s could not open in this process", made.name)
+            del self._open[made.path]  # opened again, or its error said, at the next request
+            future.set_exception(exc)
+            future.exception()
+            return
+        future.set_result(self._adopt(made, app, workspace))
+        await lost.result().app.close()
 
 
 def _inside(directory: Path, repo: Path) -> Path:

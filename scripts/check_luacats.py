@@ -9,7 +9,10 @@ matters for the protocol, in the same terms:
    plugin is a ``---@class`` or ``---@alias`` (of ``protocol_types.lua`` or the plugin itself);
 2. every field read or written through a name annotated with such a type — a function's parameter
    (``---@param``) in that function's body, or a local (``---@type``) in its block, including paths
-   like ``p.info.id`` — is a field of that type (of any member, for a union).
+   like ``p.info.id`` — is a field of that type (of any member, for a union);
+3. every public function of a module (``function M.f``, ``function M:f``, ``M.f = function``) has
+   a ``---`` comment right above it — its one-line description, with ``---@param``/``---@return``
+   where they say more — which is what lua-language-server shows for it.
 
     scripts/check_luacats.py [PLUGIN_LUA_DIR]    exit 1 naming file:line and the unknown name
 """
@@ -25,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PLUGIN = ROOT / "editors" / "nvim" / "lua" / "agentls"
 NAME = re.compile(r"agentls\.[A-Za-z_][\w.]*[A-Za-z_0-9]")
 STRING = re.compile(r"'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"")
+PUBLIC = re.compile(r"^(?:function\s+(M[.:][\w.]+)\s*\(|(M\.[\w.]+)\s*=\s*function\s*\()")
 FUNCTION = re.compile(
     r"^\s*(?:local\s+)?(?:function\s+[\w.:]+\s*\(([^)]*)\)|[\w.]+\s*=\s*function\s*\(([^)]*)\))"
 )
@@ -192,10 +196,9 @@ def check_reads(where: str, lines: list[str], scope: range, name: str, kind: str
     return problems
 
 
-def check_file(path: Path, types: Types) -> list[str]:
-    """The unknown type names and fields of one plugin file."""
+def check_file(path: Path, types: Types, where: str) -> list[str]:
+    """The unknown type names and fields of one plugin file, named ``where`` in the problems."""
     lines = path.read_text(encoding="utf-8").splitlines()
-    where = path.name
     problems = []
     params: dict[str, str] = {}
     for i, line in enumerate(lines):
@@ -216,6 +219,8 @@ def check_file(path: Path, types: Types) -> list[str]:
             continue
         if stripped.startswith("---"):
             continue
+        if (m := PUBLIC.match(line)) and not (i > 0 and lines[i - 1].startswith("---")):
+            problems.append(f"{where}:{i + 1}: {m.group(1) or m.group(2)} has no --- comment (what it does)")
         if params and (m := FUNCTION.match(line)):
             names = [n.strip() for n in (m.group(1) or m.group(2) or "").split(",")]
             scope = scope_of_function(lines, i)
@@ -227,13 +232,13 @@ def check_file(path: Path, types: Types) -> list[str]:
 
 
 def check(plugin: Path) -> list[str]:
-    """Every problem in the plugin's Lua files."""
+    """Every problem in the plugin's Lua files, its folders' included (named by their path in it)."""
     files = sorted(plugin.rglob("*.lua"))
     types = read_types(files)
     problems = []
     for path in files:
         if path.name != "protocol_types.lua":
-            problems += check_file(path, types)
+            problems += check_file(path, types, path.relative_to(plugin).as_posix())
     return problems
 
 
@@ -245,7 +250,8 @@ def main(argv: list[str]) -> int:
     if problems:
         print(
             f"{len(problems)} LuaCATS problem(s): name a type of protocol_types.lua (scripts/gen_protocol "
-            "writes it from the server's protocol) or read only the fields it has",
+            "writes it from the server's protocol), read only the fields it has, and say in a --- comment "
+            "what each public function does",
             file=sys.stderr,
         )
         return 1

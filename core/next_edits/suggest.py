@@ -1,7 +1,8 @@
 """The small model's edit at one site: the recent edits as context, the site's line rewritten.
 
-Never raises for the model's failures: an error, a timeout or an answer that is no single line is
-no suggestion (logged at info: the user asked for nothing, so nothing is shown to them).
+An answer that is no single line, or no small model configured, is no suggestion (None). A failed
+or timed-out request raises ``ProviderError`` (logged at info: the user asked for nothing, so
+nothing is shown to them), so that the caller asks again later instead of taking it for "no edit".
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
 
-from core.errors import AgentError
+from core.errors import AgentError, ProviderError
 from core.llm import events as ev
 from core.llm.model import ModelInfo
 from core.llm.request import LLMRequest
@@ -52,7 +53,8 @@ async def suggest(
     request: NextEditRequest,
     timeout: float = TIMEOUT,
 ) -> str | None:
-    """The small model's rewrite of ``request.line``, or None (no model, an error, no change)."""
+    """The small model's rewrite of ``request.line``, or None (no small model, no change); a failed
+    or timed-out request raises ``ProviderError``."""
     try:
         model = small_model()
     except AgentError as exc:
@@ -71,7 +73,11 @@ async def suggest(
             async for event in stream(llm_request, asyncio.Event()):
                 if isinstance(event, ev.TextDelta):
                     chunks.append(event.text)
+    except ProviderError as exc:
+        log.info("next edit: the small model failed: %s: %s", type(exc).__name__, exc)
+        raise
     except (AgentError, TimeoutError) as exc:
         log.info("next edit: the small model failed: %s: %s", type(exc).__name__, exc)
-        return None
+        why = f"timed out after {timeout:g} s" if isinstance(exc, TimeoutError) else str(exc)
+        raise ProviderError(f"the small model's next edit failed: {why}", retryable=True) from exc
     return read_answer("".join(chunks), request.line)

@@ -1,4 +1,4 @@
-"""``editors/nvim/lua/agentls/protocol_types.lua``: the protocol's types as LuaCATS annotations.
+"""``editors/nvim/lua/agentls/server/protocol_types.lua``: the protocol's types as LuaCATS annotations.
 
 Every definition becomes ``---@class agentls.Name`` with a ``---@field`` per field, or
 ``---@alias agentls.Name`` for a union or a literal; the plugin names them in ``---@param``,

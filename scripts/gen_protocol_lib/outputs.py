@@ -33,7 +33,7 @@ def _docs(document: dict[str, Any], current: str | None) -> str:
 OUTPUTS: dict[str, Writer] = {
     "docs/protocol.schema.json": _schema,
     "editors/vscode/shared/protocol.ts": lambda document, _: typescript.write(document),
-    "editors/nvim/lua/agentls/protocol_types.lua": lambda document, _: luacats.write(document),
+    "editors/nvim/lua/agentls/server/protocol_types.lua": lambda document, _: luacats.write(document),
     "lsp_server/wire_methods.py": lambda document, _: markdown.wire_methods(document),
     "docs/protocol.md": _docs,
 }

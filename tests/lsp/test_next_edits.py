@@ -1,6 +1,7 @@
 """Next edits through the real server (issue #41): after the agent renames a parameter, the small
 model's edit at a remaining call site is offered as an inline completion and as a code action; it
-goes when the line changes; a failing model gives no suggestion and shows the user nothing; with
+goes when the line changes; a failing model gives no suggestion and shows the user nothing (and
+is asked again at the next pause in typing); with
 the feature off nothing is announced and no request reaches the small model."""
 
 from __future__ import annotations
@@ -163,7 +164,7 @@ async def test_the_agents_rename_is_offered_at_the_next_call_site(
     assert still is not None and [i.insert_text for i in still.items] == ["amount"]
 
 
-async def test_a_failing_small_model_gives_no_suggestion_and_no_message(
+async def test_a_failing_small_model_gives_no_suggestion_and_no_message_and_is_asked_again_later(
     on: Connected, model: FakeModelServer, small: FakeModelServer
 ) -> None:
     small.script(Turn.fault(500, "overloaded"), Turn.text(SITE_2))
@@ -174,6 +175,15 @@ async def test_a_failing_small_model_gives_no_suggestion_and_no_message(
     assert await actions(on, main, 2) == []
     shown = [m for m in on.client.messages if m.type in (lsp.MessageType.Error, lsp.MessageType.Warning)]
     assert shown == []
+    # The user goes on typing elsewhere: at the next pause the failed site is asked again (the
+    # answered one is not), and this time its edit is offered.
+    small.script(Turn.text(SITE_1))
+    on.editor.type(main, MAIN + "# done\n")
+    await on.editor.wait_for(lambda: len(ready(on)) == 2)
+    assert ready(on)[-1] == {"uri": uri(main), "line": 2}
+    found = await inline(on, main, 2, 5)
+    assert found is not None and [i.insert_text for i in found.items] == ["amount"]
+    assert len(small.requests) == 3
 
 
 async def test_off_nothing_is_announced_and_the_small_model_is_never_asked(

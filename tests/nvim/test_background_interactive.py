@@ -29,7 +29,8 @@ def test_a_background_sub_agent_is_counted_listed_and_stopped_with_neovims_selec
         screen.keys("start it", literal=True)
         screen.keys("C-s")
         screen.wait(lambda s: "⧗ 1 agent" in s and "It runs." in s, "the winbar counting the sub-agent")
-        screen.wait_lua("vim.tbl_values(require'agentls.background'.agents)[1].tool == 'bash'", "its command")
+        agents = "require'agentls.sessions.background'.agents"
+        screen.wait_lua(f"vim.tbl_values({agents})[1].tool == 'bash'", "its command")
         screen.keys(":AgentlsAgents", "Enter")
         shown = screen.wait(lambda s: "Type number" in s and "@general" in s, "Neovim's select of it")
         assert (

@@ -104,10 +104,10 @@ def test_url_and_session_chips_count_their_tokens_and_reach_the_model(nvim: Nvim
         shown = screen.wait(lambda s: "Allow once" in s and "local_network" in s, "the address's permission")
         assert "127.0.0.1 (loopback)" in shown, shown
         screen.keys("1", "Enter")
-        chips = "require'agentls.context_chips'.chips"
+        chips = "require'agentls.context.chips'.chips"
         screen.wait_lua(f"#{chips} == 2 and type({chips}[1].tokens) == 'number'"
                         f" and type({chips}[2].tokens) == 'number'", "both chips counted")  # fmt: skip
-        text = screen.lua("require'agentls.context_chips'.chip_text()")
+        text = screen.lua("require'agentls.context.chips'.chip_text()")
         # The earlier session by its title (the fake title model's).
         match = re.fullmatch(rf"\[@ {re.escape(url)} · (\d+) tok\] \[@ A title · (\d+) tok\]", text)
         assert match and int(match[1]) > 0 and int(match[2]) > 0, text

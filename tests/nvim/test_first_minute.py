@@ -21,6 +21,8 @@ from tests.nvim.tmux import Screen, interactive
 PROMPT = f"table.concat({PROMPT_LINES}, '|')"
 HIT_ENTER = r"Press ENTER|-- More --"
 
+CLIENT = "require'agentls.server.client'"
+
 
 def no_hit_enter(screen: Screen) -> None:
     """No screen read during the run showed a hit-enter or more prompt."""
@@ -60,9 +62,9 @@ def test_trusting_the_project_then_chatting_works_the_first_time(nvim: Nvim) -> 
         screen.wait_lua("vim.api.nvim_get_mode().mode == 'i'", "the prompt, in insert mode")
         screen.keys("Escape")  # a pause in normal mode: the trust dialog may open
         screen.wait(lambda s: "1: Trust this project" in s, "the trust dialog")
-        first = screen.lua("require'agentls.client'.id")
+        first = screen.lua("require'agentls.server.client'.id")
         screen.keys("1", "Enter")
-        screen.wait_lua(f"require'agentls.client'.id ~= {first} and require'agentls.client'.ready",
+        screen.wait_lua(f"{CLIENT}.id ~= {first} and {CLIENT}.ready",
                         "the server started again, trusted")  # fmt: skip
         screen.wait_lua("require'agentls.chat'.session_id ~= nil", "the chat's session")
         screen.keys("i")
@@ -70,7 +72,7 @@ def test_trusting_the_project_then_chatting_works_the_first_time(nvim: Nvim) -> 
         screen.keys("C-s")
         shown = screen.wait(lambda s: "Trusted and answering." in s, "the answer, on the first try")
         assert not screen.terminal.ever("after shutdown"), shown
-        assert screen.lua("require'agentls.trust'.state(vim.fn.getcwd())") == "trusted"
+        assert screen.lua("require'agentls.server.trust'.state(vim.fn.getcwd())") == "trusted"
         no_hit_enter(screen)
 
 
@@ -120,7 +122,7 @@ def test_chips_wrap_and_the_winbar_keeps_the_status_and_mode_at_80_columns(nvim:
         folders = " ".join(f"@folder:{name}" for name in ("alpha", "beta", "gamma", "delta", "epsilon"))
         screen.keys(f"see {folders}", literal=True)
         screen.keys("Escape")
-        chips = "require'agentls.context_chips'.chips"
+        chips = "require'agentls.context.chips'.chips"
         screen.wait_lua(f"#{chips} == 6 and type({chips}[5].tokens) == 'number'", "six chips counted")
         shown = screen.text()
         for name in ("alpha", "beta", "gamma", "delta", "epsilon"):
@@ -144,7 +146,7 @@ def test_a_rejected_url_is_asked_about_once_and_its_prompt_is_not_sent(nvim: Nvi
         screen.keys("Escape")  # a pause in normal mode: the fetch's question opens
         screen.wait(lambda s: "Allow once" in s and "webfetch" in s, "the fetch's permission")
         screen.keys("3", "Enter")  # Reject
-        chips = "require'agentls.context_chips'.chips"
+        chips = "require'agentls.context.chips'.chips"
         screen.wait_lua(f"{chips}[1] and {chips}[1].error ~= nil", "the chip's error")
         for word in (" please", " thanks"):  # typing on asks nothing again
             screen.keys("A")
@@ -171,11 +173,11 @@ def test_a_prompt_waiting_for_its_url_goes_once_the_server_that_died_is_back(nvi
     with interactive(nvim, width=120, height=30) as screen:
         screen.keys(":Agentls", "Enter")
         screen.wait_lua("require'agentls.chat'.session_id ~= nil", "the chat's session")
-        caps = "require'agentls.client'.get().server_capabilities"
+        caps = "require'agentls.server.client'.get().server_capabilities"
         pid = int(screen.lua(f"{caps}.experimental.agent.processId"))
-        first = screen.lua("require'agentls.client'.id")
+        first = screen.lua("require'agentls.server.client'.id")
         screen.keys(f"read @url:{url} now", literal=True)
-        chip = "require'agentls.context_chips'.chips[1]"
+        chip = "require'agentls.context.chips'.chips[1]"
         screen.wait_lua(f"{chip} and {chip}.tokens == '?'", "the URL's fetch, asking (not while typing)")
         screen.keys("C-s")  # sent while the URL's fetch waits for its question: the prompt waits
         screen.wait(lambda s: "Allow once" in s and "webfetch" in s, "the fetch's permission")
@@ -186,7 +188,7 @@ def test_a_prompt_waiting_for_its_url_goes_once_the_server_that_died_is_back(nvi
         shown = screen.wait(lambda s: "quit with exit code" in s, "Neovim's notice")
         if "Press ENTER" in shown:
             screen.keys("Enter")
-        screen.wait_lua(f"require'agentls.client'.id ~= {first} and require'agentls.client'.ready",
+        screen.wait_lua(f"{CLIENT}.id ~= {first} and {CLIENT}.ready",
                         "the server started again")  # fmt: skip
         # The prompt went to the new server, which fetches the URL (asking first) with it.
         screen.wait(lambda s: "Allow once" in s and "webfetch" in s, "the new server's question")
@@ -203,7 +205,7 @@ def test_a_prompt_the_dying_server_had_not_stored_comes_back_to_the_prompt(nvim:
     with interactive(nvim, width=120, height=30) as screen:
         screen.keys(":Agentls", "Enter")
         screen.wait_lua("require'agentls.chat'.session_id ~= nil", "the chat's session")
-        caps = "require'agentls.client'.get().server_capabilities"
+        caps = "require'agentls.server.client'.get().server_capabilities"
         pid = int(screen.lua(f"{caps}.experimental.agent.processId"))
         # Sent at once (before the chip's own fetch starts): the server fetches it with the prompt,
         # asking first, before it stores the prompt.
@@ -216,7 +218,7 @@ def test_a_prompt_the_dying_server_had_not_stored_comes_back_to_the_prompt(nvim:
             screen.keys("Enter")
         screen.wait_lua(f"{PROMPT} == 'read @url:{url} now'", "the prompt's text back")
         assert not screen.terminal.ever("stopped before answering"), "said once, by the restart notice"
-        screen.wait_lua("require'agentls.client'.ready", "the new server")
+        screen.wait_lua("require'agentls.server.client'.ready", "the new server")
         screen.keys("Enter")  # send again
         screen.wait(lambda s: "Allow once" in s and "webfetch" in s, "the new server's question")
         screen.keys("1", "Enter")
@@ -229,7 +231,7 @@ def test_a_prompt_the_dying_server_had_stored_is_not_given_back(nvim: Nvim) -> N
     with interactive(nvim, width=120, height=30) as screen:
         screen.keys(":Agentls", "Enter")
         screen.wait_lua("require'agentls.chat'.session_id ~= nil", "the chat's session")
-        caps = "require'agentls.client'.get().server_capabilities"
+        caps = "require'agentls.server.client'.get().server_capabilities"
         pid = int(screen.lua(f"{caps}.experimental.agent.processId"))
         screen.keys("explain the code", literal=True)
         screen.keys("C-s")
@@ -238,6 +240,6 @@ def test_a_prompt_the_dying_server_had_stored_is_not_given_back(nvim: Nvim) -> N
         shown = screen.wait(lambda s: "quit with exit code" in s, "Neovim's notice")
         if "Press ENTER" in shown:
             screen.keys("Enter")
-        screen.wait_lua("require'agentls.client'.ready", "the new server")
+        screen.wait_lua("require'agentls.server.client'.ready", "the new server")
         shown = screen.wait(lambda s: "explain the code" in s, "the stored prompt in the transcript")
         assert screen.lua(PROMPT) == "", "not given back: the transcript shows it"

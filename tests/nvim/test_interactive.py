@@ -144,7 +144,7 @@ def test_the_winbar_keeps_the_title_at_80_columns(nvim: Nvim) -> None:
         bar = next(line for line in shown.splitlines() if "A title" in line)
         # The chat is 32 columns wide: the title first, the rest cut after it.
         assert "│ A title │ " in bar, bar
-        winbar = screen.lua("require'agentls.winbar'.text()")
+        winbar = screen.lua("require'agentls.chat.winbar'.text()")
         assert "$0.0000" not in winbar, f"items that read zero are left out: {winbar}"
 
 

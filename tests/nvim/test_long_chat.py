@@ -24,11 +24,11 @@ async def seed(data_dir: Path, project: Path) -> str:
 def test_a_long_session_opens_while_the_user_types_and_loads_older_pages(nvim: Nvim) -> None:
     (nvim.home / "agentls-data").mkdir()
     session = asyncio.run(seed(nvim.home / "agentls-data", nvim.project))
-    view = f"require'agentls.render'.views[require'agentls.chat'.buffers['{session}']]"
+    view = f"require'agentls.chat.render'.views[require'agentls.chat'.buffers['{session}']]"
     lines = f"vim.api.nvim_buf_get_lines(require'agentls.chat'.buffers['{session}'], 0, -1, false)"
     with interactive(nvim, width=140, height=40) as screen:
-        screen.keys(":lua require'agentls.client'.start()", "Enter")
-        screen.wait_lua("require'agentls.client'.ready", "the server", timeout=60)
+        screen.keys(":lua require'agentls.server.client'.start()", "Enter")
+        screen.wait_lua("require'agentls.server.client'.ready", "the server", timeout=60)
         # The chat opens on the session; the user starts typing in the prompt at once.
         screen.keys(f":lua require'agentls.chat'.open({{session_id = '{session}'}})", "Enter")
         screen.keys("i")

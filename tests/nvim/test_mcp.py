@@ -20,11 +20,12 @@ from tests.nvim.test_interactive import PROMPT_LINES, open_chat
 from tests.nvim.tmux import interactive
 
 SERVER = Path(__file__).parents[1] / "fixtures" / "mcp" / "docs_server.py"
-CHIPS = "require'agentls.context_chips'.chips"
+CHIPS = "require'agentls.context.chips'.chips"
 # The server's state as Neovim last heard it, asked every 200 ms (no event announces a restart).
 WATCH = (
-    ":lua vim.uv.new_timer():start(0, 200, vim.schedule_wrap(function() require'agentls.client'.request("
-    "'agent/mcp/list', {}, function(_, r) if r then vim.g.vault = r.servers[1].status end end) end))"
+    ":lua vim.uv.new_timer():start(0, 200, vim.schedule_wrap(function() "
+    "require'agentls.server.client'.request('agent/mcp/list', {}, "
+    "function(_, r) if r then vim.g.vault = r.servers[1].status end end) end))"
 )
 BROWSER = (
     ":lua vim.ui.open = function(url) vim.g.opened = url;"

@@ -1,4 +1,4 @@
-"""Project trust in the Neovim plugin (editors/nvim/lua/agentls/trust.lua) against the real server.
+"""Project trust in the Neovim plugin (editors/nvim/lua/agentls/server/trust.lua) against the real server.
 
 A cloned project can bring its own agentls.json (MCP servers are programs), command files (a
 ``!`cmd` `` runs a shell), agents, skills and a ``.venv/bin/agentls``: none of it is used until the
@@ -48,11 +48,11 @@ def test_the_projects_own_server_runs_only_once_trusted_and_typed_keys_never_ans
         assert "hasitsown.venv/bin/agentls" in re.sub(r"\s", "", shown), shown
         assert "Press ENTER" not in shown, shown
         assert not marker.exists(), "the project's server ran before the user trusted the project"
-        assert screen.lua("require('agentls.trust').state(vim.fn.getcwd()) or 'none'") == "none", shown
+        assert screen.lua("require('agentls.server.trust').state(vim.fn.getcwd()) or 'none'") == "none", shown
         screen.keys("1", "Enter")
         screen.wait_lua("require('agentls.chat').prompt_win ~= nil", "the chat, on the project's own server")
         assert marker.read_text().split("\n")[0].startswith("serve"), marker.read_text()
-        assert screen.lua("require('agentls.trust').state(vim.fn.getcwd())") == "trusted"
+        assert screen.lua("require('agentls.server.trust').state(vim.fn.getcwd())") == "trusted"
 
 
 def test_a_folder_below_the_work_trees_top_is_asked_about_for_the_tops_config(nvim: Nvim) -> None:
@@ -65,7 +65,7 @@ def test_a_folder_below_the_work_trees_top_is_asked_about_for_the_tops_config(nv
 
 
 def lua_items() -> list[str]:
-    text = (PLUGIN / "lua" / "agentls" / "trust.lua").read_text()
+    text = (PLUGIN / "lua" / "agentls" / "server" / "trust.lua").read_text()
     table = re.search(r"M\.ITEMS = \{(.*?)\n\}", text, re.S)
     assert table, "M.ITEMS not found in trust.lua"
     return re.findall(r"'([^']+)'", table.group(1))

@@ -16,7 +16,7 @@ cmd('Agentls', function()
   agentls().open()
 end, { desc = 'agentls: open the chat' })
 cmd('AgentlsNew', function(o)
-  local worktree = require('agentls.worktrees').parse_new(o.args)
+  local worktree = require('agentls.sessions.worktrees').parse_new(o.args)
   if worktree ~= false then
     agentls().new_session(worktree or nil)
   end
@@ -29,7 +29,7 @@ end, {
 })
 cmd('AgentlsWorktrees', function()
   require('agentls').setup_once()
-  require('agentls.worktrees').pick()
+  require('agentls.sessions.worktrees').pick()
 end, { desc = "agentls: the project's worktrees: diff, merge, open in a tab or discard one" })
 cmd('AgentlsSessions', function(o)
   agentls().open({ insert = false }) -- the picker comes next
@@ -59,7 +59,7 @@ cmd('AgentlsFix', function(o)
   if o.range > 0 then
     first, last = o.line1, o.line2
   end
-  local prompt = require('agentls.diagnostics').fix_prompt(buf, first, last)
+  local prompt = require('agentls.server.diagnostics').fix_prompt(buf, first, last)
   if not prompt then
     return vim.notify('agentls: no diagnostics here', vim.log.levels.INFO)
   end
@@ -70,12 +70,12 @@ cmd('AgentlsQueue', function()
 end, { desc = 'agentls: the queued prompts (edit or remove one)' })
 cmd('AgentlsAgents', function()
   require('agentls').setup_once()
-  require('agentls.background').pick()
+  require('agentls.sessions.background').pick()
 end, { desc = 'agentls: background sub-agents and shells (open, message or stop one)' })
 cmd('AgentlsInlineDiff', function(o)
   require('agentls').setup_once()
   local arg = vim.trim(o.args)
-  require('agentls.review_inline').toggle(arg == 'on' or (arg ~= 'off' and nil))
+  require('agentls.review.inline').toggle(arg == 'on' or (arg ~= 'off' and nil))
 end, {
   nargs = '?',
   complete = function()
@@ -85,23 +85,23 @@ end, {
 })
 cmd('AgentlsMcp', function()
   require('agentls').setup_once()
-  require('agentls.mcp_servers').pick()
+  require('agentls.server.mcp_servers').pick()
 end, { desc = 'agentls: the MCP servers (running, failed, disabled): restart, disable or enable one' })
 cmd('AgentlsPlanApprove', function()
   require('agentls').setup_once()
-  require('agentls.plan').approve()
+  require('agentls.review.plan').approve()
 end, { desc = 'agentls: approve the plan under review (the build agent carries it out)' })
 cmd('AgentlsPlanReject', function(o)
   require('agentls').setup_once()
-  require('agentls.plan').reject(o.args)
+  require('agentls.review.plan').reject(o.args)
 end, { nargs = '*', desc = 'agentls: reject the plan under review, with a message' })
 cmd('AgentlsPlanRevise', function(o)
   require('agentls').setup_once()
-  require('agentls.plan').revise(o.args)
+  require('agentls.review.plan').revise(o.args)
 end, { nargs = '*', desc = "agentls: send the plan's comments (and a message) back for revision" })
 cmd('AgentlsPlanComment', function(o)
   require('agentls').setup_once()
-  require('agentls.plan').comment(o)
+  require('agentls.review.plan').comment(o)
 end, { range = true, nargs = '*', desc = 'agentls: comment on lines of the plan under review' })
 cmd('AgentlsDialog', function()
   require('agentls.dialogs').open()
@@ -122,7 +122,7 @@ cmd('AgentlsDiff', function()
   require('agentls.sessions').diff()
 end, { desc = "agentls: the session's changes in a diff tab" })
 cmd('AgentlsReview', function(o)
-  require('agentls.review_list').command(o.fargs)
+  require('agentls.review.list').command(o.fargs)
 end, {
   nargs = '*',
   complete = function()
@@ -131,25 +131,25 @@ end, {
   desc = "agentls: the agent's changes to review (keep or undo all, by file; list: the quickfix list)",
 })
 cmd('AgentlsMode', function(o)
-  require('agentls.mode').set_mode(o.args)
+  require('agentls.sessions.mode').set_mode(o.args)
 end, {
   nargs = '?',
   complete = function()
-    return require('agentls.mode').complete_mode()
+    return require('agentls.sessions.mode').complete_mode()
   end,
   desc = "agentls: the session's mode: ask (a dialog before each edit), auto (review after), plan (read-only)",
 })
 cmd('AgentlsEffort', function(o)
-  require('agentls.mode').set_effort(o.args)
+  require('agentls.sessions.mode').set_effort(o.args)
 end, {
   nargs = '?',
   complete = function()
-    return require('agentls.mode').complete_effort()
+    return require('agentls.sessions.mode').complete_effort()
   end,
   desc = "agentls: how hard the session's model thinks (the levels it supports)",
 })
 cmd('AgentlsExport', function(o)
-  require('agentls.export').export(require('agentls.chat').session_id, o.args, o.bang)
+  require('agentls.chat.export').export(require('agentls.chat').session_id, o.args, o.bang)
 end, {
   nargs = '?',
   bang = true,
@@ -158,17 +158,17 @@ end, {
 })
 cmd('AgentlsChat', function(o)
   require('agentls').setup_once()
-  require('agentls.chats').command(o.args)
+  require('agentls.chat.tabs').command(o.args)
 end, {
   nargs = '?',
   complete = function()
-    return require('agentls.chats').complete()
+    return require('agentls.chat.tabs').complete()
   end,
   desc = "agentls: a session's chat in a tab of its own (new: a new session; no argument: pick one)",
 })
 cmd('AgentlsComment', function(o)
   require('agentls').setup_once()
-  require('agentls.comments').command(o)
+  require('agentls.review.comments').command(o)
 end, {
   range = true,
   nargs = '*',
@@ -186,5 +186,5 @@ cmd('AgentlsModel', function()
   require('agentls.sessions').pick_config('model')
 end, { desc = 'agentls: choose the model' })
 cmd('AgentlsInstall', function()
-  require('agentls.install').install()
+  require('agentls.server.install').install()
 end, { desc = "agentls: install the server into a venv of its own (stdpath('data'))" })

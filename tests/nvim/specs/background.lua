@@ -52,7 +52,7 @@ vim.api.nvim_create_autocmd('User', {
     table.insert(ended, ev.data)
   end,
 })
-local bg = require('agentls.background')
+local bg = require('agentls.sessions.background')
 local function the_agent(items)
   return vim.iter(items):find(function(e)
     return e.agent ~= nil
@@ -135,5 +135,5 @@ T.wait(function()
   return T.text(T.transcript()):find('bash', 1, true)
 end, 'its steps')
 -- The sub-agent's commands span lines: each tool line shows the first (the buffer takes no newline).
-T.eq('a …', require('agentls.parts').tool_subject({ state = { input = { command = 'a\nb' } } }), 'a two-line command')
+T.eq('a …', require('agentls.chat.parts').tool_subject({ state = { input = { command = 'a\nb' } } }), 'a two-line command')
 T.finish()

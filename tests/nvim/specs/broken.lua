@@ -16,7 +16,7 @@ T.ok(bar:find('^agentls │ no session: ') and bar:find('model', 1, true), 'the 
 T.eq(nil, chat.session_id, 'no session')
 T.ok(#errors >= 1, 'the error was shown')
 T.settled()
-require('agentls.client').stop()
+require('agentls.server.client').stop()
 T.wait(function()
-  return require('agentls.client').get() == nil
+  return require('agentls.server.client').get() == nil
 end, 'the server to stop', 10000)

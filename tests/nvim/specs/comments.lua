@@ -3,8 +3,8 @@
 -- the batch to the agent as one prompt.
 local T = dofile(os.getenv('AGENTLS_TEST_HELPERS'))
 T.setup()
-local comments = require('agentls.comments')
-local signs = require('agentls.review_signs')
+local comments = require('agentls.review.comments')
+local signs = require('agentls.review.signs')
 
 vim.cmd('edit calc.py')
 local calc = vim.api.nvim_get_current_buf()

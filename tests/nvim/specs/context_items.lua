@@ -5,7 +5,7 @@
 -- (its keymap) for one prompt, and the setting switches the note off.
 local T = dofile(os.getenv('AGENTLS_TEST_HELPERS'))
 T.setup()
-local items = require('agentls.context_items')
+local items = require('agentls.context.items')
 
 local toy = vim.json.decode(os.getenv('AGENTLS_TEST_TOY_LS'))
 vim.api.nvim_create_autocmd('FileType', {
@@ -42,7 +42,7 @@ local chat = T.chat()
 vim.api.nvim_set_current_win(chat.prompt_win)
 local text = 'explain @problems @terminal @symbol:greet @changes'
 vim.api.nvim_buf_set_lines(chat.prompt_buf, 0, -1, false, { text })
-local chip_list = require('agentls.context_chips')
+local chip_list = require('agentls.context.chips')
 chip_list.refresh(chat.prompt_buf)
 T.wait(function()
   return #chip_list.chips == 5 and not chip_list.chip_text():find('?', 1, true)

@@ -7,7 +7,7 @@ local said = T.notifications(function(msg)
   return vim.startswith(msg, 'agentls:')
 end)
 
-local client = require('agentls.client')
+local client = require('agentls.server.client')
 local function kill()
   local old = client.id
   for _, pid in ipairs(vim.api.nvim_get_proc_children(vim.fn.getpid())) do

@@ -56,7 +56,7 @@ end
 
 --- The chat's winbar text, its title whole (how a narrow window cuts it is tested in tmux).
 function T.winbar()
-  return require('agentls.winbar').text(1000)
+  return require('agentls.chat.winbar').text(1000)
 end
 
 --- The transcript buffer of the chat's session.
@@ -93,7 +93,7 @@ end
 
 --- Wait until the server has answered every request the plugin sent.
 function T.settled()
-  local lsp = require('agentls.client').get()
+  local lsp = require('agentls.server.client').get()
   T.wait(function()
     for _, request in pairs(lsp and lsp.requests or {}) do
       if request.type == 'pending' then
@@ -109,7 +109,7 @@ end
 function T.finish()
   T.settled()
   T.no_errors()
-  local client = require('agentls.client')
+  local client = require('agentls.server.client')
   client.stop()
   T.wait(function()
     return client.get() == nil

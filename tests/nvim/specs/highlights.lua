@@ -3,7 +3,7 @@
 local T = dofile(os.getenv('AGENTLS_TEST_HELPERS'))
 vim.api.nvim_set_hl(0, 'AgentlsChip', { fg = '#ff0000' }) -- the user's own, before setup
 T.setup()
-local links = require('agentls.highlights').LINKS
+local links = require('agentls.ui.highlights').LINKS
 local function link(name)
   return vim.api.nvim_get_hl(0, { name = name, link = true }).link
 end
@@ -18,7 +18,7 @@ for name, target in pairs(links) do
   T.eq(target, link(name), name .. ' after :colorscheme')
 end
 -- The tool steps' states use them (a colour scheme can tell a failed step from a done one).
-for state, shown in pairs(require('agentls.parts').tool_states) do
+for state, shown in pairs(require('agentls.chat.parts').tool_states) do
   T.ok(links[shown.hl], ('%s (%s) is one of the groups'):format(shown.hl, state))
 end
 T.finish()

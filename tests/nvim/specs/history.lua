@@ -30,7 +30,7 @@ for i, line in ipairs(T.lines(T.transcript())) do
   end
 end
 vim.api.nvim_win_set_cursor(chat.win, { row, 0 })
-require('agentls.rebuild').CHUNK_LINES = 4 -- older lines come in chunks: a few turns of the loop
+require('agentls.chat.rebuild').CHUNK_LINES = 4 -- older lines come in chunks: a few turns of the loop
 vim.api.nvim_feedkeys('gL', 'xt', false)
 T.wait(function()
   return T.text(T.transcript()):find('answer one', 1, true)
@@ -59,7 +59,7 @@ T.eq(vim.fn.readfile('out.md'), T.lines(0), 'the same text')
 
 -- Every message (`last_messages` = 0): still asked a page at a time (a whole long session's answer
 -- is decoded in one go), the older pages following by themselves, newest first.
-local history = require('agentls.history')
+local history = require('agentls.chat.history')
 require('agentls.config').options.last_messages = 0
 history.PAGE = 2
 local pages = {}
@@ -71,7 +71,7 @@ end)
 chat.load(session)
 T.wait(function()
   return #pages > 0 and not history.older[session] and not history.loading[session]
-    and require('agentls.render').views[T.transcript()].from == nil
+    and require('agentls.chat.render').views[T.transcript()].from == nil
 end, 'every message: ' .. T.text(T.transcript()))
 unsubscribe()
 T.eq({ 2, 4, 6, 6 }, pages, 'a page of 2 at a time (the last, empty, says there are no more)')

@@ -5,7 +5,7 @@ local options = vim.deepcopy(T.options)
 options.cmd = nil
 require('agentls').setup(options)
 local config = require('agentls.config')
-local install = require('agentls.install')
+local install = require('agentls.server.install')
 
 local cmd, reason, short = config.server_cmd()
 T.eq(nil, cmd, 'no server before the install')

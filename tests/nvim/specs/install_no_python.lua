@@ -4,7 +4,7 @@ local options = vim.deepcopy(T.options)
 options.cmd = nil
 options.python = '/nonexistent/python3'
 require('agentls').setup(options)
-local install = require('agentls.install')
+local install = require('agentls.server.install')
 
 local messages = {}
 vim.notify = function(msg, level)

@@ -3,7 +3,7 @@
 -- then its syntax, one buffer after the other; the end state is what setting the filetype gives.
 local T = dofile(os.getenv('AGENTLS_TEST_HELPERS'))
 T.setup()
-local markdown = require('agentls.markdown')
+local markdown = require('agentls.chat.markdown')
 
 -- Turns of the loop, counted by a timer that starts itself again each time it runs: two pieces of
 -- work with the same count ran in the same turn.

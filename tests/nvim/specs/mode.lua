@@ -3,7 +3,7 @@
 -- review instead); the pickers are vim.ui.select; a level the model lacks is an error naming its levels.
 local T = dofile(os.getenv('AGENTLS_TEST_HELPERS'))
 T.setup()
-local mode = require('agentls.mode')
+local mode = require('agentls.sessions.mode')
 
 local picks = {}
 local asked = {}
@@ -43,7 +43,7 @@ T.idle(session)
 T.eq('    return a + b', T.lines(calc)[2], 'the edit landed')
 T.eq({}, asked, 'no dialog')
 T.wait(function()
-  return #require('agentls.review_signs').in_buffer(calc) == 1
+  return #require('agentls.review.signs').in_buffer(calc) == 1
 end, 'the edit to wait for review')
 
 -- The picker: plan.
@@ -57,7 +57,7 @@ T.eq('agentls.mode', asked[1].kind, 'its kind')
 T.ok(asked[1].items[2]:find('^● Auto'), 'the current mode marked: ' .. vim.inspect(asked[1].items))
 
 -- Another client (or a command) changes it: the event updates the winbar.
-require('agentls.client').request('agent/session/mode', { sessionID = session, mode = 'ask' }, nil)
+require('agentls.server.client').request('agent/session/mode', { sessionID = session, mode = 'ask' }, nil)
 T.wait(function()
   return T.winbar():find('mode ask', 1, true)
 end, 'the event in the winbar: ' .. T.winbar())

@@ -4,7 +4,7 @@
 local T = dofile(os.getenv('AGENTLS_TEST_HELPERS'))
 T.setup()
 
-local client = require('agentls.client')
+local client = require('agentls.server.client')
 local request = client.request
 local release
 client.request = function(method, params, cb)

@@ -3,7 +3,7 @@
 -- lines, and the preview of a session (its last messages, asked from the server once).
 local T = dofile(os.getenv('AGENTLS_TEST_HELPERS'))
 T.setup()
-local picker, config = require('agentls.picker'), require('agentls.config')
+local picker, config = require('agentls.ui.picker'), require('agentls.config')
 
 -- Which picker, by the option and by what is installed (none is, here: `available` says).
 local function installed(...)

@@ -4,7 +4,7 @@
 -- the build agent, whose edit lands.
 local T = dofile(os.getenv('AGENTLS_TEST_HELPERS'))
 T.setup()
-local plan = require('agentls.plan')
+local plan = require('agentls.review.plan')
 local NAME = 'agentls://plan/.agentls/plans/fix-add.md'
 
 local function only_pending()

@@ -3,7 +3,7 @@ local T = dofile(os.getenv('AGENTLS_TEST_HELPERS'))
 T.setup()
 
 local events = {}
-table.insert(require('agentls.client').event_handlers, function(event)
+table.insert(require('agentls.server.client').event_handlers, function(event)
   table.insert(events, event)
 end)
 vim.ui.select = function(_, _, on_choice)
@@ -17,7 +17,7 @@ local session = T.open()
 T.send(os.getenv('AGENTLS_RECORD_PROMPT'))
 T.idle(session)
 local messages
-require('agentls.client').request('agent/session/messages', { sessionID = session }, function(err, result)
+require('agentls.server.client').request('agent/session/messages', { sessionID = session }, function(err, result)
   assert(not err, vim.inspect(err))
   messages = result.messages
 end)

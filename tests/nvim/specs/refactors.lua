@@ -38,7 +38,7 @@ T.wait(function()
 end, 'the answer', 90000)
 T.idle(session)
 
-local client = require('agentls.client').get()
+local client = require('agentls.server.client').get()
 local listed = client:request_sync('agent/review/list', { sessionID = session }, 10000)
 T.ok(listed and listed.result, 'the review list: ' .. vim.inspect(listed))
 local files = {}

@@ -5,8 +5,8 @@
 local T = dofile(os.getenv('AGENTLS_TEST_HELPERS'))
 T.setup()
 local State = require('agentls.state')
-local render = require('agentls.render')
-local rebuild = require('agentls.rebuild')
+local render = require('agentls.chat.render')
+local rebuild = require('agentls.chat.rebuild')
 local chat = require('agentls.chat')
 
 local function fixture(name)
@@ -77,7 +77,7 @@ local _, headers = text:gsub('## Agent', '')
 T.eq(1, headers, 'agent headers in:\n' .. text)
 T.ok(text:find('## Agent · build · fake/m\n', 1, true), 'the header names agent and model:\n' .. text)
 -- A step on another model says so.
-local parts = require('agentls.parts')
+local parts = require('agentls.chat.parts')
 local first = { role = 'assistant', agent = 'build', providerID = 'fake', modelID = 'm' }
 T.eq({}, parts.header(first, first).lines, 'same model: no header')
 T.eq({ '## Agent · build · fake/m2' }, parts.header(vim.tbl_extend('force', first, { modelID = 'm2' }), first).lines,
@@ -224,20 +224,20 @@ for _, e in ipairs(retry.events) do
   rstate:apply(e)
   if e.type == 'session.status' and e.properties.status.type == 'retry' then
     chat.session_id = retry.session
-    saw_retry = require('agentls.winbar').status_text(retry.session)
+    saw_retry = require('agentls.chat.winbar').status_text(retry.session)
   end
 end
 T.ok(saw_retry and saw_retry:match('^retrying in %d+s %(attempt 1%)$'), 'retry countdown, got ' .. tostring(saw_retry))
-T.eq('idle', require('agentls.winbar').status_text(retry.session), 'idle at the end')
+T.eq('idle', require('agentls.chat.winbar').status_text(retry.session), 'idle at the end')
 local rbuf = scratch()
 local rview = render.new(rstate, retry.session, rbuf, {})
 T.ok(T.text(rbuf):find('↻ retry 1: fake returned HTTP 503', 1, true), 'the retry line:\n' .. T.text(rbuf))
 rview:destroy()
 
--- Pacing (agentls.pacing): the time Neovim takes to draw a transcript window is measured; a slow
+-- Pacing (agentls.chat.pacing): the time Neovim takes to draw a transcript window is measured; a slow
 -- draw while a turn streams spaces the writes and pauses the windows' highlighting (the buffer's
 -- syntax stays), and the end of the turn brings it back.
-local pacing = require('agentls.pacing')
+local pacing = require('agentls.chat.pacing')
 local pstate = State.new()
 local pbuf = vim.api.nvim_create_buf(false, true)
 vim.bo[pbuf].filetype = 'markdown'
@@ -286,7 +286,7 @@ T.ok(not highlighted(), 'the highlighting still paused while the user types')
 T.wait(highlighted, 'the highlighting back once the turn ended and the user paused', 5000)
 T.eq(pwin, vim.api.nvim_get_current_win(), 'the same window')
 T.eq(pbuf, vim.api.nvim_win_get_buf(pwin), 'showing the transcript')
-T.eq("v:lua.require'agentls.render'.foldexpr(v:lnum)", vim.wo[pwin].foldexpr, 'its options kept')
+T.eq("v:lua.require'agentls.chat.render'.foldexpr(v:lnum)", vim.wo[pwin].foldexpr, 'its options kept')
 T.eq('## Agent\n\nwords and more\n', T.text(pbuf), 'the text')
 
 -- With tree-sitter highlighting (the user's choice for markdown): stopped while slow, started again.
@@ -506,7 +506,7 @@ do
 end
 -- A hook's run: one line saying how it ended; a failed one shows its output, folded under it.
 do
-  local parts = require('agentls.parts')
+  local parts = require('agentls.chat.parts')
   local base = { id = 'prt_h', sessionID = 's', messageID = 'm', type = 'hook', event = 'PreToolUse', command = './no-rm.sh', source = 'agentls config', durationMs = 12 }
   local ok = parts.part(vim.tbl_extend('force', base, { exitCode = 0, timedOut = false, output = '' }))
   T.eq({ '⚓ hook PreToolUse: ./no-rm.sh — exit 0, 12 ms' }, ok.lines, 'a hook that passed')

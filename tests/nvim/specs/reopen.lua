@@ -20,7 +20,7 @@ vim.ui.select = function(items, opts, on_choice)
 end
 
 -- What the chat asks the server while it resumes (the plugin's own request function, recorded).
-local client = require('agentls.client')
+local client = require('agentls.server.client')
 local request, asked = client.request, {}
 client.request = function(method, params, cb)
   table.insert(asked, { method, params })

@@ -16,7 +16,7 @@ T.wait(function()
   return T.text(T.transcript()):find('Once upon', 1, true)
 end, 'the first deltas')
 
-local client = require('agentls.client')
+local client = require('agentls.server.client')
 local old = client.id
 local function server_pid()
   for _, pid in ipairs(vim.api.nvim_get_proc_children(vim.fn.getpid())) do

@@ -2,7 +2,7 @@
 -- and the user picks (here: keep theirs for one change, put the old lines back for the other).
 local T = dofile(os.getenv('AGENTLS_TEST_HELPERS'))
 T.setup()
-local signs = require('agentls.review_signs')
+local signs = require('agentls.review.signs')
 
 vim.cmd('edit calc.py')
 local calc = vim.api.nvim_get_current_buf()

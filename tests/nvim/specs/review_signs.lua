@@ -3,7 +3,7 @@
 -- undo puts back only the agent's lines, and the typed text stays (the buffer is never reloaded).
 local T = dofile(os.getenv('AGENTLS_TEST_HELPERS'))
 T.setup()
-local signs = require('agentls.review_signs')
+local signs = require('agentls.review.signs')
 
 vim.cmd('edit calc.py')
 local calc = vim.api.nvim_get_current_buf()

@@ -2,7 +2,7 @@
 -- label at the end of its line, the quickfix entry saying whose it is, and undo under the cursor.
 local T = dofile(os.getenv('AGENTLS_TEST_HELPERS'))
 T.setup()
-local signs = require('agentls.review_signs')
+local signs = require('agentls.review.signs')
 
 vim.cmd('edit calc.py')
 local calc = vim.api.nvim_get_current_buf()

@@ -4,7 +4,7 @@
 -- both the undone line and the typed one in the buffer, and no conflict shown.
 local T = dofile(os.getenv('AGENTLS_TEST_HELPERS'))
 T.setup()
-local signs = require('agentls.review_signs')
+local signs = require('agentls.review.signs')
 
 vim.cmd('edit calc.py')
 local calc = vim.api.nvim_get_current_buf()

@@ -4,7 +4,7 @@
 -- transcript, winbar and answer stays with its session.
 local T = dofile(os.getenv('AGENTLS_TEST_HELPERS'))
 T.setup()
-local chats = require('agentls.chats')
+local chats = require('agentls.chat.tabs')
 local state = require('agentls').state
 
 local function here()

@@ -1,4 +1,4 @@
--- Project trust (agentls.trust) in a project with its own command file (.agentls/commands/hello.md):
+-- Project trust (agentls.server.trust) in a project with its own command file (.agentls/commands/hello.md):
 -- the server starts without it and the plugin asks (vim.ui.select, recorded here); "Not now" keeps
 -- it out; :AgentlsTrust → Trust restarts the server with it; :AgentlsTrust → Never restarts it
 -- without, and that answer is remembered (TRUST_STEP=again: a second Neovim asks nothing).
@@ -14,8 +14,8 @@ vim.ui.select = function(items, opts, on_choice)
   end)
 end
 
-local client = require('agentls.client')
-local trust = require('agentls.trust')
+local client = require('agentls.server.client')
+local trust = require('agentls.server.trust')
 
 local function commands()
   local names, done = nil, false

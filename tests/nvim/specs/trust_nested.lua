@@ -3,7 +3,7 @@
 -- trusted, the server starts untrusted.
 local T = dofile(os.getenv('AGENTLS_TEST_HELPERS'))
 T.setup()
-local trust = require('agentls.trust')
+local trust = require('agentls.server.trust')
 local root = vim.fn.getcwd()
 local top = vim.fs.dirname(root)
 T.eq({ vim.fn.fnamemodify(top .. '/agentls.json', ':~') }, trust.found(root), 'what the folder has of its own')

@@ -6,7 +6,7 @@ T.setup()
 
 vim.cmd('edit hello.py')
 local hello = vim.api.nvim_get_current_buf()
-local render = require('agentls.render')
+local render = require('agentls.chat.render')
 
 local asked = {}
 vim.ui.select = function(items, opts, on_choice)

@@ -72,7 +72,7 @@ async def test_the_model_reads_the_pattern_the_examples_and_the_site() -> None:
     assert request.tools == [] and "rewritten" in request.system[0]
 
 
-async def test_an_error_or_a_timeout_is_no_suggestion_logged_at_info(
+async def test_an_error_or_a_timeout_raises_logged_at_info_and_no_model_is_no_suggestion(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     async def failing(request: LLMRequest, abort: asyncio.Event) -> AsyncIterator[ev.StreamEvent]:
@@ -89,9 +89,13 @@ async def test_an_error_or_a_timeout_is_no_suggestion_logged_at_info(
         raise ConfigError("no model is configured")
 
     with caplog.at_level(logging.INFO, logger="core.next_edits.suggest"):
-        assert await suggest(failing, small, REQUEST) is None
-        assert await suggest(hanging, small, REQUEST, timeout=0.05) is None
-        assert await suggest(failing, no_model, REQUEST) is None
+        # Raised, so that the front end asks again later instead of taking it for "no edit".
+        with pytest.raises(ProviderError, match="overloaded"):
+            await suggest(failing, small, REQUEST)
+        with pytest.raises(ProviderError, match=r"timed out after 0\.05 s") as timed_out:
+            await suggest(hanging, small, REQUEST, timeout=0.05)
+        assert timed_out.value.retryable
+        assert await suggest(failing, no_model, REQUEST) is None  # no model: nothing to ask again
     ours = [r for r in caplog.records if r.name == "core.next_edits.suggest"]
     assert {r.levelno for r in ours} == {logging.INFO}
     assert [r.getMessage().split(":")[1].strip() for r in ours] == [

@@ -74,6 +74,13 @@ CASES: list[tuple[str, str | None]] = [
     ),
     ("---@param s agentls.Session\nfunction M.f(s)\n  local s = {}\n  return s.anything\nend\n", None),
     ("---@param s agentls.Session[]\nfunction M.f(s)\n  return s.n\nend\n", None),
+    # A public function says what it does in a --- comment (a -- comment, or none, is not one); a
+    # local function need not.
+    ("function M.f()\nend\n", "M.f has no --- comment (what it does)"),
+    ("-- Does f.\nfunction M:f()\nend\n", "M:f has no --- comment (what it does)"),
+    ("M.f = function()\nend\n", "M.f has no --- comment (what it does)"),
+    ("--- Does f.\nfunction M.f()\nend\n--- Does g.\nM.g = function()\nend\n", None),
+    ("local function f()\nend\nlocal g = function() end\n", None),
     # The plugin's own classes count.
     (
         "---@class agentls.Mine\n---@field a string\n\n"
@@ -98,9 +105,20 @@ def test_the_plugins_annotations_against_the_types(tmp_path: Path, lua: str, pro
 def test_the_plugin_as_it_is_checks_clean_and_names_protocol_types() -> None:
     plugin = Path(__file__).parents[3] / "editors" / "nvim" / "lua" / "agentls"
     assert check(plugin) == []
-    annotated = "".join(p.read_text() for p in plugin.glob("*.lua") if p.name != "protocol_types.lua")
+    annotated = "".join(p.read_text() for p in plugin.rglob("*.lua") if p.name != "protocol_types.lua")
     for name in ("agentls.AgentEvent", "agentls.Session", "agentls.Part", "agentls.EditorQuery"):
         assert name in annotated
+
+
+def test_the_modules_in_folders_are_checked_against_types_in_a_folder(tmp_path: Path) -> None:
+    """The plugin is grouped in folders (chat/, server/, …): all are read, a problem named by its path."""
+    (tmp_path / "server").mkdir()
+    (tmp_path / "server" / "protocol_types.lua").write_text(TYPES)
+    (tmp_path / "chat").mkdir()
+    reads = "---@param s agentls.Session\nfunction f(s)\n  return s.%s\nend\n"
+    (tmp_path / "chat" / "init.lua").write_text(reads % "x")
+    (tmp_path / "init.lua").write_text(reads % "id")
+    assert check(tmp_path) == ["chat/init.lua:3: s.x: agentls.Session has no field 'x'"]
 
 
 def test_the_command_exits_1_naming_the_problem(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

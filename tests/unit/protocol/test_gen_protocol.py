@@ -16,16 +16,17 @@ import pytest
 
 ROOT = Path(__file__).parents[3]
 TREES = ("core", "lsp_server", "agentls", "prompts", "scripts")
+LUACATS = "editors/nvim/lua/agentls/server/protocol_types.lua"
 FILES = (
     "docs/protocol.md",
     "docs/protocol.schema.json",
     "editors/vscode/shared/protocol.ts",
-    "editors/nvim/lua/agentls/protocol_types.lua",
+    LUACATS,
 )
 TYPES = [
     "docs/protocol.schema.json",
     "editors/vscode/shared/protocol.ts",
-    "editors/nvim/lua/agentls/protocol_types.lua",
+    LUACATS,
 ]
 
 
@@ -164,7 +165,7 @@ def test_writing_brings_a_drifted_copy_back_in_line(pristine: Path, tmp_path: Pa
     script = str(root / "scripts/gen_protocol")
     subprocess.run([sys.executable, script], capture_output=True, check=True, timeout=120)
     assert "  excerpt: string;" in (root / "editors/vscode/shared/protocol.ts").read_text()
-    assert "---@field excerpt string" in (root / "editors/nvim/lua/agentls/protocol_types.lua").read_text()
+    assert "---@field excerpt string" in (root / LUACATS).read_text()
     assert (
         subprocess.run([sys.executable, script, "--check"], capture_output=True, check=False).returncode == 0
     )

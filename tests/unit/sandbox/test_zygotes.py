@@ -15,6 +15,7 @@ from core.config.schema import SandboxConfig, SandboxNetwork
 from core.sandbox.sandbox import Sandbox
 from core.sandbox.zygotes import zygote_for
 from core.tools.process import run_command
+from tests.ticks import until
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed here")
 
@@ -72,9 +73,8 @@ async def test_a_dead_zygote_is_replaced_and_its_commands_killed(project: Path) 
     first = zygote_for(prefix, {})
     assert first is not None
     running = asyncio.ensure_future(run("sleep 300", project, sandbox))
-    async with asyncio.timeout(10):  # polled: the zygote has no event for it
-        while not first.busy:
-            await asyncio.sleep(0.01)  # until the zygote answered with the command's pid
+    # Polled: the zygote announces no event when it answered with the command's pid.
+    await until(lambda: first.busy, "the zygote to take the command", 10)
     os.kill(first.pid, signal.SIGKILL)
     assert (await asyncio.wait_for(running, 10))[1] == -9
     assert await run("echo again", project, sandbox) == ("again\n", 0, "exited")

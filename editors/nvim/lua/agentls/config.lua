@@ -211,14 +211,14 @@ function M.server_cmd()
   local cmd = M.options.cmd
   if cmd == nil then
     local venv = M.root() .. '/.venv/bin/agentls'
-    -- The project's own program runs only in a project the user trusted (agentls.trust).
+    -- The project's own program runs only in a project the user trusted (agentls.server.trust).
     local own = vim.fn.executable(venv) == 1
-    if own and require('agentls.trust').trusted(M.root()) then
+    if own and require('agentls.server.trust').trusted(M.root()) then
       cmd = { venv, 'serve' }
     elseif vim.fn.executable('agentls') == 1 then
       cmd = { 'agentls', 'serve' }
-    elseif vim.fn.executable(require('agentls.install').bin()) == 1 then
-      cmd = { require('agentls.install').bin(), 'serve' }
+    elseif vim.fn.executable(require('agentls.server.install').bin()) == 1 then
+      cmd = { require('agentls.server.install').bin(), 'serve' }
     elseif own then
       return nil, M.UNTRUSTED_SERVER, 'project not trusted, see :AgentlsTrust'
     else

@@ -18,6 +18,7 @@ local function run(cmd, args)
   return done
 end
 
+--- :checkhealth agentls: Neovim, setup() problems, project trust, the server, its version and model.
 function M.check()
   health.start('agentls')
   if vim.fn.has('nvim-0.10') == 0 then
@@ -29,8 +30,8 @@ function M.check()
     health.warn('setup(): ' .. problem, { 'Fix the option in your require("agentls").setup({...}) call' })
   end
 
-  -- Project trust (agentls.trust): what the project has of its own, and whether it is used.
-  local trust = require('agentls.trust')
+  -- Project trust (agentls.server.trust): what the project has of its own, and whether it is used.
+  local trust = require('agentls.server.trust')
   local found, state = trust.found(config.root()), trust.state(config.root())
   if #found == 0 then
     health.ok('project trust: the project has no config or server of its own')
@@ -115,7 +116,7 @@ function M.check()
       'Set "model": "provider/model" in agentls.json, or pass it with setup({ config = { model = "..." } })',
     })
   end
-  local client = require('agentls.client')
+  local client = require('agentls.server.client')
   if client.get() then
     local info = client.server_info or {}
     health.ok(('server running (client %d, %s %s)'):format(client.id, info.name or '', info.version or ''))

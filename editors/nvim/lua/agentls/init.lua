@@ -37,13 +37,13 @@ local function subscribe()
     return
   end
   subscribed = true
-  local client = require('agentls.client')
+  local client = require('agentls.server.client')
   table.insert(client.event_handlers, require('agentls.dialogs').on_event)
-  table.insert(client.event_handlers, require('agentls.review_signs').on_event)
-  table.insert(client.event_handlers, require('agentls.notify').on_event)
-  table.insert(client.event_handlers, require('agentls.mode').on_event)
-  table.insert(client.event_handlers, require('agentls.background').on_event)
-  table.insert(client.event_handlers, require('agentls.plan').on_event)
+  table.insert(client.event_handlers, require('agentls.review.signs').on_event)
+  table.insert(client.event_handlers, require('agentls.ui.notify').on_event)
+  table.insert(client.event_handlers, require('agentls.sessions.mode').on_event)
+  table.insert(client.event_handlers, require('agentls.sessions.background').on_event)
+  table.insert(client.event_handlers, require('agentls.review.plan').on_event)
   M.state:subscribe(function(kind, session_id, data)
     if kind == 'status' or kind == 'session' or kind == 'message' or kind == 'queue' then
       follow_status()
@@ -51,7 +51,7 @@ local function subscribe()
       require('agentls.chat').on_config(data)
     elseif kind == 'deleted' then
       require('agentls.chat').forget(session_id)
-    elseif kind == 'error' and data and not require('agentls.background').said(session_id, data) then
+    elseif kind == 'error' and data and not require('agentls.sessions.background').said(session_id, data) then
       vim.notify('agentls: ' .. (data.message or data.name or 'error'), vim.log.levels.ERROR)
     elseif kind == 'warning' and data then
       vim.notify('agentls: ' .. (data.message or 'warning'), vim.log.levels.WARN)
@@ -64,21 +64,21 @@ function M.setup(opts)
   config.setup(opts)
   subscribe()
   -- Called again with another `config`: the running server gets it (and says config.updated).
-  require('agentls.client').push_settings()
+  require('agentls.server.client').push_settings()
   local group = vim.api.nvim_create_augroup('agentls', { clear = true })
-  require('agentls.highlights').setup()
-  require('agentls.review_signs').setup(group)
+  require('agentls.ui.highlights').setup()
+  require('agentls.review.signs').setup(group)
   vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile', 'BufEnter' }, {
     group = group,
     callback = function(ev)
-      require('agentls.client').attach(ev.buf)
+      require('agentls.server.client').attach(ev.buf)
     end,
   })
   if config.options.forward_diagnostics then
     vim.api.nvim_create_autocmd('DiagnosticChanged', {
       group = group,
       callback = function(ev)
-        require('agentls.diagnostics').forward(ev.buf)
+        require('agentls.server.diagnostics').forward(ev.buf)
       end,
     })
   end
@@ -122,8 +122,8 @@ end
 
 local function start()
   ensure_setup()
-  local client = require('agentls.client')
-  local trust = require('agentls.trust')
+  local client = require('agentls.server.client')
+  local trust = require('agentls.server.trust')
   local fresh = not client.get()
   local started, why = client.start()
   if not started then
@@ -138,7 +138,7 @@ local function start()
   if fresh then
     client.when_ready(function()
       require('agentls.dialogs').resume()
-      require('agentls.plan').resume()
+      require('agentls.review.plan').resume()
       -- Started without the project's own things: may it use them? (A restart applies the answer.)
       if trust.should_ask(config.root()) then
         trust.ask(config.root(), restart_for_trust)
@@ -179,10 +179,12 @@ function M.new_session(worktree)
   end
 end
 
+--- Abort the chat's running turn (:AgentlsAbort).
 function M.abort()
   require('agentls.chat').abort()
 end
 
+--- Ask about lines `first`..`last` of `buf` (the whole file when nil) in the chat (:AgentlsAsk).
 function M.ask(buf, first, last, text)
   if start() then
     require('agentls.chat').ask(buf, first, last, text)
@@ -192,7 +194,7 @@ end
 --- Have the agent change lines `first`..`last` of `buf` in place as `prompt` says (:AgentlsEdit).
 function M.edit(buf, first, last, prompt)
   if start() then
-    require('agentls.inline_edit').run(buf, first, last, prompt)
+    require('agentls.sessions.inline_edit').run(buf, first, last, prompt)
   end
 end
 
@@ -227,12 +229,12 @@ end
 --- restarts the server with it.
 function M.trust()
   ensure_setup()
-  require('agentls.trust').ask(config.root(), restart_for_trust, true)
+  require('agentls.server.trust').ask(config.root(), restart_for_trust, true)
 end
 
 --- Stop the server and start it again (:AgentlsRestart), e.g. after updating agentls.
 function M.restart()
-  local client = require('agentls.client')
+  local client = require('agentls.server.client')
   if not client.get() then
     return come_back()
   end
@@ -248,7 +250,7 @@ function M.on_server_exit(died)
   chat.loaded = {}
   if not restart_requested then -- (a restart asks the new server what the old one left unanswered)
     chat.opening, chat.fetching_config = false, false -- requests of the old server get no answer
-    require('agentls.context_chips').forget_inflight()
+    require('agentls.context.chips').forget_inflight()
   end
   chat.running = {}
   M.state:disconnected()
@@ -288,13 +290,13 @@ end
 --- For a statusline: "" when the server is not running, else a dialog that waits for an answer,
 --- or idle, busy or retrying.
 function M.status()
-  if not require('agentls.client').get() then
+  if not require('agentls.server.client').get() then
     return ''
   end
   local busy, retry = false, nil
   for sid, status in pairs(M.state.status) do
     if status.type == 'retry' then
-      retry = require('agentls.winbar').status_text(sid)
+      retry = require('agentls.chat.winbar').status_text(sid)
     elseif status.type == 'busy' then
       busy = true
     end

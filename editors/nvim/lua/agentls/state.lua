@@ -8,6 +8,7 @@ M.__index = M
 ---@field order string[]                 message ids, oldest first
 ---@field messages table<string, {info: table, parts: table[], index: table<string, table>}>
 
+--- A new, empty state: no sessions, transcripts or listeners.
 function M.new()
   return setmetatable({
     sessions = {}, ---@type table<string, table>   Session by id
@@ -30,6 +31,7 @@ function M:subscribe(fn)
   end
 end
 
+--- Tell every listener that `kind` changed in `session_id` (data: what changed).
 function M:emit(kind, session_id, data)
   for fn in pairs(self.listeners) do
     fn(kind, session_id, data)
@@ -122,6 +124,7 @@ function M:append_delta(p)
   self:emit('delta', p.sessionID, { messageID = p.messageID, partID = p.partID, field = p.field, delta = p.delta })
 end
 
+--- Remove a message from its transcript, and say so (`removed`).
 function M:remove_message(session_id, message_id)
   local t = self:transcript(session_id)
   if t.messages[message_id] then
@@ -136,6 +139,7 @@ function M:remove_message(session_id, message_id)
   end
 end
 
+--- Remove a part from its message, and say so (`removed`).
 function M:remove_part(session_id, message_id, part_id)
   local m = self:transcript(session_id).messages[message_id]
   if m and m.index[part_id] then
