@@ -4,13 +4,16 @@ Interleaved runs of a one-turn answer, each a fresh `agentls run` process timed 
 start → first model request (the host makes it when attached), whole process, peak RSS of the
 run's own process, CPU. The host is started once (`agentls host start`) and warmed by one
 attached run, as an editor would have done; `--no-host` runs beside it for the cold figure.
+``--tcp``: the host listens on 127.0.0.1 too, and runs attached over TCP with its token
+(``AGENTLS_HOST=tcp://…``, docs/host.md "Remote") go in the same rotation.
 
-    .venv/bin/python bench/host_attach.py [--runs 10]
+    .venv/bin/python bench/host_attach.py [--runs 10] [--tcp]
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import subprocess
 import sys
 import tempfile
@@ -24,18 +27,19 @@ from bench.startup import ANSWER, Bench, Figures, StampedModel, agentls, calibra
 GOALS = {"attached: start → first model request": 0.080}
 
 
-def one_run(bench: Bench, figures: Figures | None, attached: bool) -> None:
-    """``agentls run "say hello" --yes``, attached to the host or with ``--no-host``."""
+def one_run(bench: Bench, figures: Figures | None, attached: bool, tcp: dict[str, str] | None = None) -> None:
+    """``agentls run "say hello" --yes``, attached to the host (``tcp``: over TCP, with these
+    variables) or with ``--no-host``."""
     bench.script()
     seen = len(bench.model.arrived)
-    name = "attached" if attached else "no host"
+    name = ("attached over TCP" if tcp else "attached") if attached else "no host"
     out = bench.tmp / "run.out"
     command = [agentls(), "run", "say hello", "--yes", "-C", str(bench.root)]
     with out.open("wb") as stdout:
         began = time.perf_counter()
         proc = subprocess.Popen(
             [*command, *([] if attached else ["--no-host"])],
-            env=bench.env(),
+            env={**bench.env(), **(tcp or {})},
             stdin=subprocess.DEVNULL,
             stdout=stdout,
             stderr=subprocess.PIPE,
@@ -51,14 +55,26 @@ def one_run(bench: Bench, figures: Figures | None, attached: bool) -> None:
         figures.add(f"{name}: run's CPU time, user + sys", cpu)
 
 
-def host(bench: Bench, action: str) -> None:
-    """``agentls host ACTION`` on the bench's data dir."""
-    subprocess.run([agentls(), "host", action], env=bench.env(), check=True, stdout=subprocess.DEVNULL)
+def host(bench: Bench, action: str, *options: str) -> str:
+    """``agentls host ACTION`` on the bench's data dir; what it printed."""
+    done = subprocess.run(
+        [agentls(), "host", action, *options], env=bench.env(), check=True, capture_output=True, text=True
+    )
+    return done.stdout
+
+
+def tcp_variables(started: str, token_file: Path) -> dict[str, str]:
+    """A front end's variables for the host whose `agentls host start --tcp` printed ``started``."""
+    found = re.search(r"(tcp://127\.0\.0\.1:\d+)", started)
+    if found is None:
+        sys.exit(f"agentls host start --tcp did not say where it listens: {started}")
+    return {"AGENTLS_HOST": found.group(1), "AGENTLS_HOST_TOKEN_FILE": str(token_file)}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--tcp", action="store_true", help="also runs attached over TCP with the token")
     args = parser.parse_args()
     figures = Figures()
     with (
@@ -69,12 +85,18 @@ def main() -> None:
         bench = Bench(Path(name), model, titles)
         bench.root.mkdir()
         (bench.root / "hello.py").write_text("print('hello')\n")
-        host(bench, "start")
+        token_file = Path(name) / "host.token"
+        started = host(
+            bench, "start", *(["--tcp", "127.0.0.1:0", "--token-file", str(token_file)] if args.tcp else [])
+        )
+        tcp = tcp_variables(started, token_file) if args.tcp else None
         try:
             one_run(bench, None, attached=True)  # warm-up: the host opens the project, as an editor did
             one_run(bench, None, attached=False)
             for _ in range(args.runs):
                 one_run(bench, figures, attached=True)
+                if tcp is not None:
+                    one_run(bench, figures, attached=True, tcp=tcp)
                 one_run(bench, figures, attached=False)
         finally:
             host(bench, "stop")

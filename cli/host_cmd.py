@@ -13,6 +13,7 @@ from typing import Any
 from core.config.paths import data_dir
 from core.remote.attach import AttachError, NoHost, connect, start_host
 from core.remote.place import socket_path
+from core.remote.tcp import add_tcp_options
 
 STOP_TIMEOUT_S = 30.0  # the host closes its agents first (a running turn is aborted, its parts kept)
 
@@ -25,9 +26,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
     start = actions.add_parser("start", help="start the host in the background (no-op when it runs)")
     start.add_argument("--idle", type=float, default=None, help="seconds idle before it exits (default 600)")
+    add_tcp_options(start)
     start.set_defaults(func=run_start)
     serve = actions.add_parser("serve", help="run the host in the foreground (logs to stderr)")
     serve.add_argument("--idle", type=float, default=None, help="seconds idle before it exits (default 600)")
+    add_tcp_options(serve)
     serve.set_defaults(func=run_serve)
     status = actions.add_parser("status", help="whether a host runs, and who is attached")
     status.add_argument("--json", action="store_true", help="print the status as JSON")
@@ -45,25 +48,58 @@ def _data(args: argparse.Namespace) -> Path:
 
 
 async def run_start(args: argparse.Namespace) -> int:
-    """Start a host unless one runs."""
+    """Start a host unless one runs (with ``--tcp``: one that listens there too)."""
     data = _data(args)
+    tcp = _tcp_flags(args)
     try:
         conn, hello, _ = await connect(data, "agentls host start", control=True)
     except NoHost:
-        await start_host(data, idle_s=args.idle)
+        await start_host(data, idle_s=args.idle, tcp=tcp)
         conn, hello, _ = await connect(data, "agentls host start", control=True)
-        print(f"agentls host: started (pid {hello['pid']}, {socket_path(data)})")
+        started = True
     else:
-        print(f"agentls host: already running (pid {hello['pid']})")
-    conn.close()
+        started = False
+    try:
+        status: dict[str, Any] = await conn.request("status", {})
+    finally:
+        conn.close()
+    listening = status.get("tcp")
+    if not started:
+        print(f"agentls host: already running (pid {hello['pid']}{_tcp_words(listening)})")
+        if tcp and not listening:
+            print("agentls host: it does not listen on TCP: `agentls host stop` it first", file=sys.stderr)
+            return 1
+        return 0
+    print(f"agentls host: started (pid {hello['pid']}, {socket_path(data)}{_tcp_words(listening)})")
     return 0
+
+
+def _tcp_flags(args: argparse.Namespace) -> list[str]:
+    """``--tcp`` and its options as `python -m host` takes them (none without ``--tcp``)."""
+    flags = ["--tcp", args.tcp] if args.tcp else []
+    if args.token_file:
+        flags += ["--token-file", str(Path(args.token_file).expanduser().resolve())]
+    if args.token_env:
+        flags += ["--token-env", args.token_env]
+    return flags + (["--allow-remote"] if args.allow_remote else [])
+
+
+def _tcp_words(listening: dict[str, str] | None) -> str:
+    return f"; {listening['address']}, its token in {listening['token']}" if listening else ""
 
 
 def run_serve(args: argparse.Namespace) -> int:
     """The host in this process, until idle or stopped."""
-    from host.__main__ import idle_s, run
+    from core.errors import ConfigError
+    from host.__main__ import idle_s, run, tcp_listen
 
-    return run(_data(args), idle_s(args.idle), None)
+    data = _data(args)
+    try:
+        tcp = tcp_listen(args, data)
+    except (ConfigError, OSError) as exc:
+        print(f"agentls host: {exc}", file=sys.stderr)
+        return 2
+    return run(data, idle_s(args.idle), None, tcp=tcp)
 
 
 async def run_status(args: argparse.Namespace) -> int:
@@ -84,6 +120,8 @@ async def run_status(args: argparse.Namespace) -> int:
     version = f"agentls {status['version']} (protocol {status['protocol']})"
     print(f"agentls host: running, pid {status['pid']}, {version}")
     print(f"  socket: {socket_path(data)}; up {status['uptime']} s; exits after {status['idleExit']} s idle")
+    if status.get("tcp"):
+        print(f"  tcp: {status['tcp']['address']}; its token in {status['tcp']['token']}")
     print(f"  clients: {', '.join(status['clients']) or 'none'}; calls running: {status['running']}")
     for project in status["projects"]:
         print(f"  project {project['directory']}")

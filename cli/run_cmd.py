@@ -19,12 +19,14 @@ from cli.worktree_run import in_worktree
 from core.events import PermissionAsked, PermissionReplied
 from core.message.models import AssistantMessage
 from core.message.prompt_input import TextInput
+from core.open import host_mode as core_host_mode
 from core.open import open_agent
 from core.remote.connection import ConnectionLost
 
 if TYPE_CHECKING:
     from core.api import Agent
     from core.open import HostMode
+    from core.remote.tcp import TcpHost
 from core.stop_signals import exit_code, on_stop_signals
 
 TITLE_GRACE_S = 2.0  # the most a finished run waits for its session's title
@@ -76,10 +78,11 @@ async def run(args: argparse.Namespace) -> int:
     await settle_trust(Path(args.directory), trust_flag=args.trust, terminal=sys.stdin.isatty())
     if args.worktree is not None:
         args.directory = str(await in_worktree(Path(args.directory), args.worktree, trust_flag=args.trust))
+    args.host = host_mode(args)
     app = await open_agent(
         Path(args.directory),
         import_guard=startup_imports,
-        host=host_mode(args),
+        host=args.host,
         client=f"agentls run (pid {os.getpid()})",
         notice=lambda text: print(f"agentls: {text}", file=sys.stderr),
     )
@@ -108,23 +111,18 @@ async def run(args: argparse.Namespace) -> int:
     return 1 if args.refused else code
 
 
-def host_mode(args: argparse.Namespace) -> HostMode:
-    """--attach: auto; --no-host: never; else AGENTLS_HOST (auto, attach, never), else attach."""
+def host_mode(args: argparse.Namespace) -> HostMode | TcpHost:
+    """--attach: auto; --no-host: never; else AGENTLS_HOST (auto, attach, never, tcp://HOST:PORT),
+    else attach."""
     if args.attach:
         return "auto"
     if args.no_host:
         return "never"
-    chosen = os.environ.get("AGENTLS_HOST", "attach")
-    mode = _MODES.get(chosen)
-    if mode is None:
-        print(
-            f"agentls: AGENTLS_HOST={chosen!r} is not auto, attach or never: not attaching", file=sys.stderr
-        )
-        return "never"
-    return mode
+    return core_host_mode(None, "AGENTLS_HOST", _warn, "attach")
 
 
-_MODES: dict[str, HostMode] = {"auto": "auto", "attach": "attach", "never": "never"}
+def _warn(text: str) -> None:
+    print(f"agentls: {text}", file=sys.stderr)
 
 
 async def turn(app: Agent, args: argparse.Namespace) -> int:
@@ -166,7 +164,10 @@ async def turn(app: Agent, args: argparse.Namespace) -> int:
         await app.background_settled(session.id)
     except ConnectionLost as exc:
         print(f"\nagentls: {exc}: the turn ended with the host", file=sys.stderr)
-        await restart_host(app.directory, session.id, f"agentls run (pid {os.getpid()})")
+        if isinstance(args.host, str):
+            await restart_host(app.directory, session.id, f"agentls run (pid {os.getpid()})")
+        else:  # on another machine: what the turn committed is in that host's store
+            print(f"agentls: the host at {args.host} is not restarted from here", file=sys.stderr)
         return 1
     finally:
         printer.cancel()

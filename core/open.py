@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from core.editor import EditorIntelligence
     from core.project import OpenedProject
     from core.remote.agent import RemoteAgent
+    from core.remote.tcp import TcpHost
     from core.tools.base import Tool
     from core.workspace import Workspace
 
@@ -41,7 +42,7 @@ async def open_agent(
     editor: EditorIntelligence | None = None,
     import_guard: ImportGuard = nullcontext,
     opened: OpenedProject | None = None,
-    host: HostMode = "never",
+    host: HostMode | TcpHost = "never",
     client: str = "agentls",
     notice: Callable[[str], None] | None = None,
     reattach: bool = False,
@@ -96,16 +97,28 @@ async def open_agent(
     return opened_agent.agent
 
 
-def host_mode(option: object, where: str, warn: Callable[[str], None]) -> HostMode:
+def host_mode(
+    option: object, where: str, warn: Callable[[str], None], default: HostMode = "never"
+) -> HostMode | TcpHost:
     """The host mode a front end was given: ``option`` (from ``where``, e.g. its initialization
-    options), else ``AGENTLS_HOST``, else ``never``; any other value is told to ``warn`` and read as
-    ``never`` (the agent in this process)."""
+    options), else ``AGENTLS_HOST``, else ``default``; ``tcp://HOST:PORT`` is a host over TCP; any
+    other value is told to ``warn`` and read as ``never`` (the agent in this process)."""
     if option is None:
-        option, where = os.environ.get("AGENTLS_HOST", "never"), "AGENTLS_HOST"
+        option, where = os.environ.get("AGENTLS_HOST", default), "AGENTLS_HOST"
     modes: dict[object, HostMode] = {"auto": "auto", "attach": "attach", "never": "never"}
     if isinstance(option, str) and option in modes:
         return modes[option]
-    warn(f"{where} must be auto, attach or never, not {option!r}: the agent runs in this process")
+    if isinstance(option, str) and option.startswith("tcp://"):
+        from core.errors import ConfigError
+        from core.remote.tcp import parse_tcp_host
+
+        try:
+            return parse_tcp_host(option)
+        except ConfigError as exc:
+            warn(f"{where}: {exc}: the agent runs in this process")
+            return "never"
+    allowed = "auto, attach, never or tcp://HOST:PORT"
+    warn(f"{where} must be {allowed}, not {option!r}: the agent runs in this process")
     return "never"
 
 
@@ -131,7 +144,7 @@ async def _attached(
     directory: Path,
     layers: Sequence[Layer],
     data_dir: Path | None,
-    host: HostMode,
+    host: HostMode | TcpHost,
     client: str,
     notice: Callable[[str], None] | None,
     tools: Sequence[Tool[Any]],
@@ -163,8 +176,12 @@ async def _attached(
 
         lend = Lend(*lent, terminals[0] if terminals else None)
         data = data_dir or default_data_dir()
+        mode: HostMode = host if isinstance(host, str) else "attach"
+        tcp = None if isinstance(host, str) else host
         try:
-            agent = await attach(directory, layers=layers, data_dir=data, client=client, mode=host, lend=lend)
+            agent = await attach(
+                directory, layers=layers, data_dir=data, client=client, mode=mode, lend=lend, tcp=tcp
+            )
         except NoHost:
             if host == "auto":
                 say("not attached: the host did not start; the agent runs in this process")
@@ -174,7 +191,14 @@ async def _attached(
             return None
     if reattach:
         watch = Reattach(
-            agent, directory, layers=layers, data_dir=data, client=client, lend=lend, fallback=host_gone
+            agent,
+            directory,
+            layers=layers,
+            data_dir=data,
+            client=client,
+            lend=lend,
+            fallback=host_gone,
+            tcp=tcp,
         )
         watch.start()
     return agent

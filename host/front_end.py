@@ -20,7 +20,14 @@ from typing import Any
 from core.api import Layer
 from core.remote import codec
 from core.remote.connection import CANCEL_GRACE_S, Connection, RemoteError
-from core.remote.wire import ENVIRONMENT_MISMATCH, HOST_REPLACED, NOT_ATTACHED, PROTOCOL_MISMATCH
+from core.remote.wire import (
+    ENVIRONMENT_MISMATCH,
+    HOST_REPLACED,
+    NO_DIRECTORY,
+    NOT_ATTACHED,
+    PROTOCOL_MISMATCH,
+    VERSION_MISMATCH,
+)
 from host.hub import Hub
 from host.lenders import Lender, driving
 
@@ -33,17 +40,21 @@ _ANSWERS = {"dialogs.reply_permission", "dialogs.answer", "dialogs.dismiss", "di
 class FrontEnd:
     """One attached connection."""
 
-    def __init__(self, hub: Hub, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def __init__(
+        self, hub: Hub, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, remote: bool = False
+    ) -> None:
         self.hub = hub
+        self.remote = remote  # over TCP (host/tcp_door.py): its own machine, its own environment
         self.conn = Connection(reader, writer, self._request, self._notified)
         self.name = ""
         self.control = False  # `agentls host status|stop`: no project, not listed among the clients
         self.listening: dict[str, Callable[[], None]] = {}
 
-    async def serve(self) -> None:
-        """Serve the connection until it closes, then stop sending it events."""
+    async def serve(self, first: dict[str, Any] | None = None) -> None:
+        """Serve the connection (``first``: its hello, already read) until it closes, then stop
+        sending it events."""
         try:
-            await self.conn.run()
+            await self.conn.run(first)
         finally:
             for handle, stop in self.listening.items():
                 stop()
@@ -84,6 +95,14 @@ class FrontEnd:
             self.name = str(params.get("client") or "control")
             hub.front_ends.add(self)
             return {"protocol": hub.protocol, "version": hub.version, "pid": _pid()}
+        if version != hub.version and self.remote:
+            # A front end on another machine cannot start this host's successor: refuse, stay.
+            self._close_soon()
+            raise RemoteError(
+                VERSION_MISMATCH,
+                f"the host runs agentls {hub.version}, this front end {version}: install the same "
+                "version on both machines",
+            )
         if version != hub.version:
             hub.replaced = True
             idle = not hub.busy()
@@ -95,7 +114,8 @@ class FrontEnd:
                 f"the host runs agentls {hub.version}, this front end {version}: the host "
                 + ("stops now" if idle else "stops when its running work ends"),
             )
-        if params.get("environment") != hub.environment:
+        # A remote front end's environment is its machine's: the host's agents use the host's own.
+        if not self.remote and params.get("environment") != hub.environment:
             self._close_soon()
             raise RemoteError(
                 ENVIRONMENT_MISMATCH,
@@ -114,6 +134,12 @@ class FrontEnd:
         directory = Path(str(params.get("directory", "")))
         if not directory.is_absolute():
             raise RemoteError(-32602, f"open needs an absolute directory, not {str(directory)!r}")
+        if not await asyncio.to_thread(directory.is_dir):  # a front end on another machine: paths must match
+            raise RemoteError(
+                NO_DIRECTORY,
+                f"the host (pid {_pid()}) cannot see the folder {directory}: the project must be at "
+                "the same absolute path on the host's machine",
+            )
         layers = [
             Layer(str(item["name"]), item["data"], Path(item["path"]) if item.get("path") else None)
             for item in params.get("layers", [])

@@ -34,6 +34,7 @@ class Hub:
         self.protocol = PROTOCOL
         self.environment = environment_digest()
         self.started = time.time()
+        self.tcp: dict[str, str] | None = None  # --tcp: {address, token (where it is kept)}
 
     def busy(self) -> bool:
         """Whether a front end is attached or an agent's call still runs."""
@@ -59,6 +60,7 @@ class Hub:
             "uptime": round(time.time() - self.started, 1),
             "idleExit": self.idle_s,
             "running": sum(1 for task in self.calls if not task.done()),
+            "tcp": self.tcp,
             "clients": sorted(front.name for front in self.front_ends if not front.control),
             "projects": [
                 {"handle": p.handle, "directory": str(p.agent.directory), "lenders": p.lenders.described()}

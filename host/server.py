@@ -5,6 +5,8 @@ The lock (``flock`` on ``host.lock``, released by the kernel when the process di
 a host the only one on its data dir; so a socket file found at start is a dead host's and is
 replaced. The socket is made mode 0600 (the umask is set before it exists) in a 0700 folder, and
 every connection's peer credentials are read (``SO_PEERCRED``): another user's is refused.
+With ``--tcp`` it listens on a TCP address as well, where the token stands for the credentials
+(host/tcp_door.py).
 """
 
 from __future__ import annotations
@@ -19,11 +21,14 @@ import signal
 import socket
 import struct
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from core.errors import AgentError
 from core.remote.place import lock_path, socket_path
+from core.remote.tcp import TcpHost, Token
 from core.remote.wire import MAX_FRAME, encode
+from host import tcp_door
 from host.front_end import FrontEnd
 from host.hub import Hub
 
@@ -80,14 +85,25 @@ async def _accept(hub: Hub, reader: asyncio.StreamReader, writer: asyncio.Stream
     await serving
 
 
+@dataclass(frozen=True)
+class TcpListen:
+    """Where the host also listens over TCP (``--tcp``), and the token a connection must send."""
+
+    host: str
+    port: int
+    token: Token
+
+
 async def serve(
     data_dir: Path,
     idle_s: float = DEFAULT_IDLE_S,
-    ready: Callable[[Path], None] | None = None,
+    ready: Callable[[Path, str | None], None] | None = None,
     wait_lock: bool = False,
+    tcp: TcpListen | None = None,
 ) -> None:
     """Run the host of ``data_dir`` until it is stopped or idle; ``ready`` is called with the socket
-    once it accepts connections; ``wait_lock``: wait for a stopping host to let go of the data dir."""
+    (and the TCP address, ``tcp://HOST:PORT``) once it accepts connections; ``wait_lock``: wait for
+    a stopping host to let go of the data dir; ``tcp``: listen there too (host/tcp_door.py)."""
     lock = take_lock(data_dir, wait_lock)
     signal.alarm(0)  # the wait for the lock (``--wait-lock``) is over
     try:
@@ -101,16 +117,27 @@ async def serve(
             )
         finally:
             os.umask(mask)
+        servers = [server]
+        if tcp is not None:
+            door = await asyncio.start_server(
+                functools.partial(tcp_door.accept, hub, tcp.token), tcp.host, tcp.port, limit=MAX_FRAME
+            )
+            servers.append(door)
+            bound = door.sockets[0].getsockname()
+            hub.tcp = {"address": str(TcpHost(bound[0], bound[1])), "token": tcp.token.source}
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, hub.stopping.set)
         log.info("host: pid %s listening on %s", os.getpid(), path)
+        if hub.tcp is not None:
+            log.info("host: listening on %s; its token in %s", hub.tcp["address"], hub.tcp["token"])
         if ready is not None:
-            ready(path)
+            ready(path, hub.tcp["address"] if hub.tcp else None)
         try:
             await _until_idle(hub)
         finally:
-            server.close()
+            for listening in servers:
+                listening.close()
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
             await hub.projects.close()

@@ -53,12 +53,11 @@ def run(args: argparse.Namespace) -> int:
     hand_over: Callable[[], None] = _nothing
     if args.tcp:
         from core.errors import ConfigError
-        from lsp_server.tcp import check_host, load_token
+        from core.remote.tcp import check_host, split_address
+        from lsp_server.tcp import load_token
 
-        host, _, port = args.tcp.rpartition(":")
         try:
-            if not port.isdigit() or int(port) > 65535:
-                raise ConfigError(f"--tcp {args.tcp}: expected HOST:PORT with a port from 0 to 65535")
+            host, port = split_address(args.tcp, "--tcp")
             bind = check_host(host, args.allow_remote)
             token = load_token(args.token_file, args.token_env)
         except (ConfigError, OSError) as exc:
@@ -90,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         from lsp_server.tcp import serve_tcp
 
         server.watch_parent = False
-        code = asyncio.run(serve_tcp(server, bind, int(port), token))
+        code = asyncio.run(serve_tcp(server, bind, port, token))
     else:
         server.editor_process = editor
         hand_over()  # the server's own watch (lifecycle.watch_process) takes it from here

@@ -6,26 +6,22 @@ first sends ``initialize`` with ``initializationOptions.token``; anything else i
 with an HTTP request (a browser page, a proxy probe) is closed unanswered. Until it is
 authenticated a connection never reaches the server, so it cannot hold the one-client lock.
 The token is generated into an owner-only file (its path printed on stderr), or read from a file
-(``--token-file``, which must be owner-only) or an environment variable (``--token-env``).
+(``--token-file``, which must be owner-only) or an environment variable (``--token-env``); those
+pieces are core/remote/tcp.py's, which the host's TCP door shares.
 """
 
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import json
 import logging
 import os
-import re
-import secrets
-import stat
 import sys
-from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.config.paths import data_dir
-from core.errors import ConfigError
+from core.remote import tcp
+from core.remote.tcp import HTTP_REQUEST, Token
 from lsp_server.framing import FramingError
 from lsp_server.handshake import frame, valid_id
 from lsp_server.lifecycle import close_server, install_signals, read_frame
@@ -40,72 +36,12 @@ UNAUTHORIZED = -32015  # agentls' own range (lsp_server/errors.py): a missing or
 NOT_AUTHENTICATED = -32002  # LSP ServerNotInitialized: anything sent before an accepted initialize
 # A connection gets this long to send its initialize, so idle sockets do not pile up.
 FIRST_MESSAGE_S = 30.0
-MIN_TOKEN = 16
-_HTTP = re.compile(rb"[A-Z]{3,10} \S+ HTTP/\d")
-
-
-@dataclass(frozen=True)
-class Token:
-    """The secret a client must send, where it came from (for messages) and a file to remove."""
-
-    value: str
-    source: str
-    created: Path | None = None
 
 
 def load_token(token_file: str | None, token_env: str | None) -> Token:
-    """The token from ``--token-env``, an existing ``--token-file``, or a new one written to that
-    file (default: a file of its own in the data folder); ConfigError says what is wrong."""
-    if token_env:
-        value = os.environ.get(token_env, "").strip()
-        if len(value) < MIN_TOKEN:
-            raise ConfigError(
-                f"--token-env {token_env}: the variable must hold at least {MIN_TOKEN} characters"
-            )
-        return Token(value, f"the environment variable {token_env}")
-    path = Path(token_file).expanduser() if token_file else data_dir() / "tcp" / f"{os.getpid()}.token"
-    if token_file and path.exists():
-        return Token(_read_token_file(path), str(path))
-    value = secrets.token_urlsafe(32)
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-    try:
-        os.fchmod(fd, 0o600)
-        os.write(fd, value.encode() + b"\n")
-    finally:
-        os.close(fd)
-    return Token(value, str(path), created=path)
-
-
-def _read_token_file(path: Path) -> str:
-    info = path.stat()
-    if not stat.S_ISREG(info.st_mode):
-        raise ConfigError(f"--token-file {path}: not a regular file")
-    if info.st_mode & 0o077:
-        raise ConfigError(
-            f"--token-file {path}: others may read it (mode {stat.filemode(info.st_mode)}); chmod 600 it"
-        )
-    value = path.read_text(encoding="utf-8").strip()
-    if len(value) < MIN_TOKEN:
-        raise ConfigError(f"--token-file {path}: the token must be at least {MIN_TOKEN} characters")
-    return value
-
-
-def check_host(host: str, allow_remote: bool) -> str:
-    """The address to bind; ConfigError for one beyond loopback unless ``--allow-remote``."""
-    bare = host.strip("[]") or "127.0.0.1"
-    if bare == "localhost" or allow_remote:
-        return bare
-    try:
-        loopback = ipaddress.ip_address(bare).is_loopback
-    except ValueError:
-        loopback = False
-    if not loopback:
-        raise ConfigError(
-            f"--tcp {host}: not a loopback address; anyone who reaches it could drive the agent. "
-            "Bind 127.0.0.1 (and forward the port), or add --allow-remote if you mean it"
-        )
-    return bare
+    """The server's token (core/remote/tcp.py); a generated one goes to a file of its own in the
+    data folder, removed when the server exits."""
+    return tcp.load_token(token_file, token_env, data_dir() / "tcp" / f"{os.getpid()}.token")
 
 
 class Refusal(Exception):
@@ -138,7 +74,7 @@ def authenticate(body: bytes, token: Token) -> bytes:
     params = message.get("params")
     options = params.get("initializationOptions") if isinstance(params, dict) else None
     sent = options.get("token") if isinstance(options, dict) else None
-    if not isinstance(sent, str) or not secrets.compare_digest(sent.encode(), token.value.encode()):
+    if not token.matches(sent):
         what = "is missing" if sent is None else "is wrong"
         reason = (
             f"agentls serve --tcp: initializationOptions.token {what}; the server's token is in "
@@ -159,7 +95,7 @@ async def first_body(
     except (ValueError, asyncio.LimitOverrunError):  # a first line past the stream's limit
         log.warning("closing an unauthenticated connection: its first line is too long")
         return None
-    if _HTTP.match(first_line):
+    if HTTP_REQUEST.match(first_line):
         log.warning("an HTTP request on the agentls port (%r): closed", first_line[:60])
         return None
     pending: bytes | None = first_line

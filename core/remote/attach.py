@@ -4,7 +4,8 @@ when none runs (``auto``, like ``gopls -remote=auto``).
 Every way this can fail is an ``AttachError`` whose text says why, so ``open_agent`` can fall
 back to the in-process agent and say so once: no host (``attach`` mode), a host of another
 protocol, agentls version or environment, a socket folder that is not the user's alone, a host
-that would not start (its log's last lines are quoted).
+that would not start (its log's last lines are quoted); over TCP (``AGENTLS_HOST=tcp://…``) a host
+that cannot be reached, that refuses the token, or that cannot see the project's folder.
 """
 
 from __future__ import annotations
@@ -22,15 +23,17 @@ from typing import Any, Literal
 
 from core import __version__
 from core.config.loader import Layer
-from core.errors import AgentError
+from core.errors import AgentError, ConfigError
 from core.remote.agent import RemoteAgent
 from core.remote.connection import Connection, ConnectionLost, RemoteError
 from core.remote.lend import Lend
 from core.remote.place import UnsafeFolderError, environment_digest, lock_path, socket_path
-from core.remote.wire import HOST_REPLACED, MAX_FRAME, PROTOCOL
+from core.remote.tcp import TcpHost, client_token
+from core.remote.wire import HOST_REPLACED, MAX_FRAME, NO_DIRECTORY, PROTOCOL
 
 HostMode = Literal["auto", "attach", "never"]
 START_TIMEOUT_S = 60.0  # a cold host imports the agent before it listens; a busy machine is slow
+CONNECT_TIMEOUT_S = 15.0  # a TCP host behind a dead route: say so rather than wait for the kernel
 
 
 class AttachError(AgentError):
@@ -46,18 +49,20 @@ class HostGone(NoHost):
 
 
 async def connect(
-    data_dir: Path, client: str, control: bool = False
+    data_dir: Path, client: str, control: bool = False, tcp: TcpHost | None = None
 ) -> tuple[Connection, dict[str, Any], list[RemoteAgent]]:
     """A connection to the running host after its hello, and the list its notifications go to;
-    ``control``: for `agentls host status|stop` (any agentls version may ask)."""
-    try:
-        path = socket_path(data_dir)
-    except UnsafeFolderError as exc:
-        raise AttachError(str(exc)) from None
-    try:
-        reader, writer = await asyncio.open_unix_connection(path, limit=MAX_FRAME)
-    except (FileNotFoundError, ConnectionRefusedError) as exc:
-        raise NoHost(f"no host runs on {data_dir} ({exc.strerror})") from None
+    ``control``: for `agentls host status|stop` (any agentls version may ask); ``tcp``: the host
+    at that address (with the token of ``AGENTLS_HOST_TOKEN[_FILE]``), not ``data_dir``'s."""
+    hello: dict[str, Any] = {"protocol": PROTOCOL, "version": __version__, "client": client}
+    if tcp is None:
+        reader, writer = await _open_socket(data_dir)
+        # The host runs every agent with its own environment: a front end's must be the same.
+        hello["environment"] = environment_digest()
+    else:
+        hello["token"] = _token(tcp)  # (before connecting: without one the host would only refuse)
+        reader, writer = await _open_tcp(tcp)
+    hello.update(pid=os.getpid(), control=control)
     agents: list[RemoteAgent] = []
 
     def notified(method: str, params: dict[str, Any]) -> None:
@@ -75,25 +80,52 @@ async def connect(
 
     conn = Connection(reader, writer, called_back, notified)
     conn.start()
-    hello = {
-        "protocol": PROTOCOL,
-        "version": __version__,
-        "client": client,
-        "environment": environment_digest(),
-        "pid": os.getpid(),
-        "control": control,
-    }
     try:
         answer = await asyncio.wait_for(conn.request("hello", hello), timeout=30.0)
     except RemoteError as exc:
         conn.close()
-        raise (_Replaced if exc.code == HOST_REPLACED else AttachError)(str(exc)) from None
+        where = f"the host at {tcp}: " if tcp is not None else ""
+        raise (_Replaced if exc.code == HOST_REPLACED else AttachError)(where + str(exc)) from None
     except ConnectionLost as exc:
+        if tcp is not None:  # a TCP host refuses by closing, too: one that closes unanswered is gone
+            raise AttachError(f"the host at {tcp} closed the connection during the hello ({exc})") from None
         raise HostGone(f"the host went away during the hello ({exc})") from None
     except (AgentError, TimeoutError) as exc:
         conn.close()
         raise AttachError(f"the host did not answer its hello: {exc or 'timed out'}") from None
     return conn, answer, agents
+
+
+async def _open_socket(data_dir: Path) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """The streams of the data dir's socket (NoHost when nothing listens there)."""
+    try:
+        path = socket_path(data_dir)
+    except UnsafeFolderError as exc:
+        raise AttachError(str(exc)) from None
+    try:
+        return await asyncio.open_unix_connection(path, limit=MAX_FRAME)
+    except (FileNotFoundError, ConnectionRefusedError) as exc:
+        raise NoHost(f"no host runs on {data_dir} ({exc.strerror})") from None
+
+
+async def _open_tcp(tcp: TcpHost) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """The streams of a TCP host. Not reaching it is no NoHost: a remote host is never started
+    from here, and the user asked for this one, so the front end says why it runs in-process."""
+    try:
+        return await asyncio.wait_for(
+            asyncio.open_connection(tcp.host, tcp.port, limit=MAX_FRAME), timeout=CONNECT_TIMEOUT_S
+        )
+    except TimeoutError:
+        raise AttachError(f"the host at {tcp} did not answer in {CONNECT_TIMEOUT_S:.0f} s") from None
+    except OSError as exc:
+        raise AttachError(f"the host at {tcp} cannot be reached ({exc.strerror or exc})") from None
+
+
+def _token(tcp: TcpHost) -> str:
+    try:
+        return client_token()
+    except ConfigError as exc:
+        raise AttachError(f"the host at {tcp}: {exc}") from None
 
 
 class _Replaced(AttachError):
@@ -108,11 +140,13 @@ async def attach(
     client: str,
     mode: HostMode = "attach",
     lend: Lend | None = None,
+    tcp: TcpHost | None = None,
 ) -> RemoteAgent:
     """The project's agent in the host (``auto``: a host is started when none runs); ``lend``: this
-    front end's workspace and editor, which the host's agent then calls back."""
+    front end's workspace and editor, which the host's agent then calls back; ``tcp``: the host at
+    that address (never started from here)."""
     opened = await open_on_host(
-        directory, layers=layers, data_dir=data_dir, client=client, mode=mode, lend=lend
+        directory, layers=layers, data_dir=data_dir, client=client, mode=mode, lend=lend, tcp=tcp
     )
     agent = RemoteAgent(opened.conn, opened.answer, opened.host_pid, lend)
     opened.agents.append(agent)
@@ -139,10 +173,12 @@ async def open_on_host(
     client: str,
     mode: HostMode,
     lend: Lend | None,
+    tcp: TcpHost | None = None,
 ) -> Opened:
-    """Connect to the host (``auto``: starting one when none runs) and open the project there."""
+    """Connect to the host (``auto``: starting one when none runs; ``tcp``: the one at that
+    address) and open the project there."""
     try:
-        conn, hello, agents = await connect(data_dir, client)
+        conn, hello, agents = await connect(data_dir, client, tcp=tcp)
     except NoHost as exc:
         if mode != "auto":
             raise
@@ -159,6 +195,11 @@ async def open_on_host(
         params["lend"] = lend.described()
     try:
         answer = await conn.request("open", params)
+    except RemoteError as exc:
+        conn.close()
+        if exc.code == NO_DIRECTORY:  # a host on another machine: the front end runs in-process
+            raise AttachError(str(exc)) from None
+        raise
     except AgentError:
         conn.close()
         raise
@@ -175,8 +216,11 @@ def _open_params(directory: Path, layers: Sequence[Layer]) -> dict[str, Any]:
     }
 
 
-async def start_host(data_dir: Path, *, idle_s: float | None = None, wait_for_lock: bool = False) -> None:
-    """Start a detached host on ``data_dir`` and return once it listens (or another start won).
+async def start_host(
+    data_dir: Path, *, idle_s: float | None = None, wait_for_lock: bool = False, tcp: Sequence[str] = ()
+) -> None:
+    """Start a detached host on ``data_dir`` and return once it listens (or another start won);
+    ``tcp``: its ``--tcp`` options (`agentls host start --tcp`).
 
     AttachError when it exits first: the last lines of its log (``host.log`` in the data dir) say why.
     """
@@ -197,6 +241,7 @@ async def start_host(data_dir: Path, *, idle_s: float | None = None, wait_for_lo
         command += ["--idle", str(idle_s)]
     if wait_for_lock:
         command.append("--wait-lock")
+    command += tcp
     try:
         launcher = _launch(command, log_path, write_end)
         os.close(write_end)

@@ -93,9 +93,12 @@ class Connection:
         if not self.closed.is_set():
             self._send({"jsonrpc": "2.0", "method": method, "params": params})
 
-    async def run(self) -> None:
-        """Read and dispatch messages until the stream ends or breaks the wire's rules."""
+    async def run(self, first: dict[str, Any] | None = None) -> None:
+        """Read and dispatch messages until the stream ends or breaks the wire's rules; ``first``:
+        a message already read (the TCP door reads the hello itself, to check its token)."""
         try:
+            if first is not None:
+                self._dispatch(first)
             while (message := await read_message(self._reader)) is not None:
                 self._dispatch(message)
         except WireError as exc:

@@ -10,8 +10,10 @@ why. Then a new host is started — or, when another front end started one first
 lets only one run and this one attaches to it — the project is opened there again with what this
 front end lends (its buffers, editor, terminal), and the dead host's turns are marked interrupted
 in the store (``Agent.mark_interrupted``): the editors kept the store open, so no crash recovery
-ran. When no host can be reached the front end's ``fallback`` runs (`agentls serve` and `agentls acp`
-open the agent in their own process); without one the clients are told and the calls fail.
+ran. A host over TCP (on another machine) is not restarted: the loss is told, and then the
+``fallback``. When no host can be reached the front end's ``fallback`` runs (`agentls serve` and
+`agentls acp` open the agent in their own process); without one the clients are told and the calls
+fail.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from core.events import (
 from core.remote.agent import RemoteAgent
 from core.remote.attach import AttachError, NoHost, Opened, open_on_host
 from core.remote.lend import Lend
+from core.remote.tcp import TcpHost
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +61,7 @@ class Reattach:
         client: str,
         lend: Lend | None,
         fallback: Fallback | None = None,
+        tcp: TcpHost | None = None,
     ) -> None:
         self._agent = agent
         self._directory = directory
@@ -66,6 +70,7 @@ class Reattach:
         self._client = client
         self._lend = lend
         self._fallback = fallback
+        self._tcp = tcp  # a host over TCP runs on another machine: it cannot be restarted from here
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -92,6 +97,8 @@ class Reattach:
             try:
                 self._lost(dead_pid, reason, busy)
                 try:
+                    if self._tcp is not None:
+                        raise AttachError(f"a host at {self._tcp} is not started from this machine")
                     opened = await self._open_again()
                 except AttachError as exc:
                     gave_up = str(exc)
@@ -124,7 +131,10 @@ class Reattach:
     def _lost(self, pid: int, reason: str, busy: list[str]) -> None:
         """Tell this front end's clients what the dead host can no longer tell them."""
         agent = self._agent
-        text = f"the agent host (pid {pid}) stopped ({reason}); starting a new one and attaching again"
+        if self._tcp is None:
+            text = f"the agent host (pid {pid}) stopped ({reason}); starting a new one and attaching again"
+        else:
+            text = f"the agent host at {self._tcp} (pid {pid}) stopped ({reason})"
         log.warning("%s: %s", self._directory, text)
         events: list[Event] = []
         mirror = agent.mirror

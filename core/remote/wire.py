@@ -20,6 +20,9 @@ PROTOCOL_MISMATCH = -32010
 ENVIRONMENT_MISMATCH = -32011
 HOST_REPLACED = -32012
 NOT_ATTACHED = -32013
+UNAUTHORIZED = -32015  # over TCP: a first message that is not a hello with the host's token
+VERSION_MISMATCH = -32016  # over TCP: another agentls version (a remote host is not replaced)
+NO_DIRECTORY = -32017  # `open` of a folder the host cannot see (over TCP: not on its machine)
 AGENT_ERROR = -32020
 OS_ERROR = -32021  # a lent workspace's file error (data.errno): raised again as that OSError
 

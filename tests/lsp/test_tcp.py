@@ -20,7 +20,8 @@ from typing import Any
 import pytest
 
 from core.errors import ConfigError
-from lsp_server.tcp import Refusal, Token, authenticate, check_host
+from core.remote.tcp import Token, check_host
+from lsp_server.tcp import Refusal, authenticate
 from tests.lsp.editor import REPO, SERVER, server_env, uri
 from tests.lsp.test_bad_input import UNUSUAL
 

@@ -1,6 +1,14 @@
 -- setup({ host = 'auto' }) reaches the server as initializationOptions.host: its agent is the agent
 -- host's, which it starts. The chat answers through it, and `agentls host status` lists Neovim.
 local T = dofile(os.getenv('AGENTLS_TEST_HELPERS'))
+-- A host over TCP is a choice too; anything else is named and left at the default.
+local config = require('agentls.config')
+local options, problems = config.resolve({ host = 'tcp://127.0.0.1:7777' })
+T.eq('tcp://127.0.0.1:7777', options.host, 'a tcp:// host: ' .. vim.inspect(problems))
+T.eq(0, #problems, 'no problem with a tcp:// host')
+options, problems = config.resolve({ host = 'tcp://127.0.0.1' })
+T.eq(nil, options.host, 'a tcp:// host without its port is not taken')
+T.ok(problems[1] and problems[1]:find('tcp://HOST:PORT', 1, true), 'and said: ' .. vim.inspect(problems))
 T.setup({ host = 'auto' })
 
 vim.cmd('Agentls')

@@ -60,7 +60,9 @@ M.defaults = {
   next_edits = false,
   -- Where the agent runs (initializationOptions.host): 'attach' or 'auto' share one live agent with
   -- your other editors, ACP clients and `agentls run` through the per-user agent host ('auto'
-  -- starts it); 'never' in the server's own process; nil: the server's AGENTLS_HOST, else 'never'.
+  -- starts it); 'never' in the server's own process; 'tcp://HOST:PORT' the host listening there
+  -- (`agentls host serve --tcp`, the token in the server's AGENTLS_HOST_TOKEN[_FILE]); nil: the
+  -- server's AGENTLS_HOST, else 'never'.
   host = nil,
   -- How long (ms) Neovim waits for your language servers to answer one such question.
   editor_query_timeout = 5000,
@@ -134,6 +136,11 @@ local choices = {
   picker = { auto = true, select = true, telescope = true, ['fzf-lua'] = true, snacks = true, ['mini.pick'] = true },
 }
 
+-- `host` also takes the address of a host over TCP (docs/host.md, "Remote"); the server checks it.
+local function other_choice(key, value)
+  return key == 'host' and value:match('^tcp://.+:%d+$') ~= nil
+end
+
 M.options = vim.deepcopy(M.defaults)
 
 --- Merge `user` over the defaults; returns the options and the list of problems found.
@@ -151,12 +158,12 @@ function M.resolve(user)
         problems,
         ('option %q must be %s, got %s (using the default)'):format(key, table.concat(allowed, ' or '), type(value))
       )
-    elseif choices[key] and not choices[key][value] then
+    elseif choices[key] and not choices[key][value] and not other_choice(key, value) then
       table.insert(
         problems,
         ('option %q must be one of %s, got %q (using the default)'):format(
           key,
-          table.concat(vim.tbl_keys(choices[key]), ', '),
+          table.concat(vim.tbl_keys(choices[key]), ', ') .. (key == 'host' and ', tcp://HOST:PORT' or ''),
           value
         )
       )
