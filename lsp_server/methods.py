@@ -194,6 +194,13 @@ METHODS: tuple[Method, ...] = (
         kind="notification",
     ),
     Method(
+        "agent/session/show",
+        p.SessionShow,
+        None,
+        "The session the client's chat shows now (null: none): others attached to the host see it.",
+        kind="notification",
+    ),
+    Method(
         "agent/event",
         EVENT,
         None,

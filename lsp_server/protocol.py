@@ -317,6 +317,12 @@ class Diagnostics(Params):
     diagnostics: list[Diagnostic]
 
 
+class SessionShow(Params):
+    """``agent/session/show``: the session the client's chat shows now (null: none)."""
+
+    sessionID: str | None = Field(default=None, min_length=1)
+
+
 class CodeTarget(Params):
     """The argument of the code-action commands: a file, a range, and maybe the diagnostic."""
 
