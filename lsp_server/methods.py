@@ -197,7 +197,7 @@ METHODS: tuple[Method, ...] = (
         "agent/session/show",
         p.SessionShow,
         None,
-        "The session the client's chat shows now (null: none): others attached to the host see it.",
+        "The sessions the client's chats show now: other front ends of the agent host see it.",
         kind="notification",
     ),
     Method(

@@ -318,9 +318,9 @@ class Diagnostics(Params):
 
 
 class SessionShow(Params):
-    """``agent/session/show``: the session the client's chat shows now (null: none)."""
+    """``agent/session/show``: the sessions the client's chats show now (``[]``: none)."""
 
-    sessionID: str | None = Field(default=None, min_length=1)
+    sessionIDs: list[Annotated[str, Field(min_length=1)]] = Field(max_length=1000)
 
 
 class CodeTarget(Params):

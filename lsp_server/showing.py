@@ -1,9 +1,9 @@
-"""``agent/session/show``: which session the client's chat shows, for the agent host.
+"""``agent/session/show``: which sessions the client's chats show, for the agent host.
 
 Attached to the host (docs/host.md), every front end that shows a session is told who else shows
 it (``session.watchers``, forwarded as ``agent/event``): the chat says "also open in Neovim". The
-client sends this notification when its chat view opens a session, switches to another, or
-closes (``null``). In-process there is no other front end: the notification changes nothing.
+client sends the whole list whenever one of its chats opens a session, switches to another, or
+closes (``[]``: none). In-process there is no other front end: the notification changes nothing.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def register(server: AgentServer) -> None:
         except JsonRpcInvalidParams as exc:
             log.warning("ignoring malformed %s: %s", SESSION_SHOW, exc.message)
             return
-        server.spawn(_show(server, [] if shown.sessionID is None else [shown.sessionID]))
+        server.spawn(_show(server, list(shown.sessionIDs)))
 
 
 async def _show(server: AgentServer, sessions: list[str]) -> None:

@@ -63,7 +63,7 @@ async def editors(project: Path, env: dict[str, str]) -> AsyncIterator[Callable[
 
 
 def show(serve: Serve, session_id: str | None) -> None:
-    serve.client.protocol.notify("agent/session/show", {"sessionID": session_id})
+    serve.client.protocol.notify("agent/session/show", {"sessionIDs": [session_id] if session_id else []})
 
 
 async def watchers(serve: Serve, session_id: str, clients: list[str]) -> None:

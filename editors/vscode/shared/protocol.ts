@@ -1215,9 +1215,9 @@ export interface SessionSearchResult {
   hits: SearchHit[];
 }
 
-/** ``agent/session/show``: the session the client's chat shows now (null: none). */
+/** ``agent/session/show``: the sessions the client's chats show now (``[]``: none). */
 export interface SessionShow {
-  sessionID?: string;
+  sessionIDs: string[];
 }
 
 export interface SessionStatus {

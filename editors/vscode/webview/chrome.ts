@@ -5,6 +5,7 @@ import { usage } from "./derive.ts";
 import type { ChatState } from "./state.ts";
 import { SessionSearch } from "./search.ts";
 import { worktreeLabel, worktreeOf, worktreeTooltip } from "../shared/worktree.ts";
+import { alsoOpenIn } from "../shared/watchers.ts";
 import type { SessionWorktree } from "../shared/protocol.ts";
 
 /**
@@ -164,6 +165,7 @@ export class Chrome {
     if (u.tokens > 0) bits.push(`${formatTokens(u.tokens)} tokens`);
     if (u.percent !== undefined) bits.push(`${u.percent}% of context`);
     if (u.cost > 0) bits.push(`$${u.cost.toFixed(4)}`);
+    if (state.watchers.length > 0) bits.push(alsoOpenIn(state.watchers));
     this.status.className = `status-${st.type}`;
     this.statusText.textContent = bits.join(" · ");
     const pending = state.reviewPending;

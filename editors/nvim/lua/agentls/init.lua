@@ -44,6 +44,8 @@ local function subscribe()
   table.insert(client.event_handlers, require('agentls.mode').on_event)
   table.insert(client.event_handlers, require('agentls.background').on_event)
   table.insert(client.event_handlers, require('agentls.plan').on_event)
+  table.insert(client.event_handlers, require('agentls.watchers').on_event)
+  require('agentls.watchers').setup()
   M.state:subscribe(function(kind, session_id, data)
     if kind == 'status' or kind == 'session' or kind == 'message' or kind == 'queue' then
       follow_status()
@@ -139,6 +141,7 @@ local function start()
     client.when_ready(function()
       require('agentls.dialogs').resume()
       require('agentls.plan').resume()
+      require('agentls.watchers').reset() -- what the windows show, to the new server
       -- Started without the project's own things: may it use them? (A restart applies the answer.)
       if trust.should_ask(config.root()) then
         trust.ask(config.root(), restart_for_trust)

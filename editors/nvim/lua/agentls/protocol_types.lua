@@ -1038,9 +1038,9 @@
 ---@class agentls.SessionSearchResult
 ---@field hits agentls.SearchHit[]
 
---- ``agent/session/show``: the session the client's chat shows now (null: none).
+--- ``agent/session/show``: the sessions the client's chats show now (``[]``: none).
 ---@class agentls.SessionShow
----@field sessionID? string
+---@field sessionIDs string[]
 
 ---@class agentls.SessionStatus
 ---@field sessionID string
