@@ -3,8 +3,10 @@
 Each front end says which sessions of a project it shows (``showing``: a chat view switched
 session, an ACP client created or loaded one) and, when it goes away, shows none. Every front
 end that shows a session is told who else shows it — the others' names, one per front end, as
-``session.watchers`` — when it starts showing it and whenever that list changes. The bookkeeping is
-here, free of connections, so its rules are tested on their own (tests/unit/host/test_watchers.py).
+``session.watchers`` — when it starts showing it and whenever that list changes. A session id is
+one session whichever project handle a front end opened it through (two front ends with other
+config layers open two agents of one folder, over one store). The bookkeeping is here, free of
+connections, so its rules are tested on their own (tests/unit/host/test_watchers.py).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ F = TypeVar("F", bound=Hashable)
 
 @dataclass(frozen=True)
 class Notice(Generic[F]):
-    """Tell ``front`` that ``clients`` are the others showing ``session`` of ``project``."""
+    """Tell ``front`` (through its ``project``) that ``clients`` are the others showing ``session``."""
 
     front: F
     project: str
@@ -47,37 +49,40 @@ class Watchers(Generic[F]):
                 self._next += 1
         else:
             projects.pop(project, None)
-        notices = self._changed(project, old ^ new, skip=front)
+        notices = self._changed(old ^ new, skip=front)
         # It learns who else shows what it started showing (also when no one does: its view starts empty).
-        notices += [Notice(front, project, s, self.others(front, project, s)) for s in sorted(new - old)]
+        notices += [Notice(front, project, s, self.others(front, s)) for s in sorted(new - old)]
         return notices
 
     def drop(self, front: F) -> list[Notice[F]]:
         """``front`` went away: the others that showed its sessions are told."""
         projects = self._shown.pop(front, {})
         self._order.pop(front, None)
-        notices: list[Notice[F]] = []
-        for project, sessions in projects.items():
-            notices += self._changed(project, sessions, skip=front)
-        return notices
+        return self._changed(frozenset().union(*projects.values()), skip=front)
 
-    def others(self, front: F, project: str, session: str) -> list[str]:
-        """The names of the other front ends that show ``session`` of ``project``."""
-        return [self._name(other) for other in self._showing(project, session) if other != front]
+    def others(self, front: F, session: str) -> list[str]:
+        """The names of the other front ends that show ``session``."""
+        return [self._name(other) for other, _ in self._showing(session) if other != front]
 
     def shows(self, front: F, project: str) -> frozenset[str]:
         """The sessions of ``project`` that ``front`` shows."""
         return self._shown.get(front, {}).get(project, frozenset())
 
-    def _showing(self, project: str, session: str) -> list[F]:
-        fronts = [front for front, projects in self._shown.items() if session in projects.get(project, ())]
-        return sorted(fronts, key=lambda front: self._order[front])
+    def _showing(self, session: str) -> list[tuple[F, str]]:
+        """The front ends that show ``session``, each with the project it shows it through."""
+        found = [
+            (front, project)
+            for front in sorted(self._shown, key=lambda front: self._order.get(front, 0))
+            for project, sessions in self._shown[front].items()
+            if session in sessions
+        ]
+        return list({front: (front, project) for front, project in found}.values())  # one per front end
 
-    def _changed(self, project: str, sessions: Iterable[str], skip: F) -> list[Notice[F]]:
+    def _changed(self, sessions: Iterable[str], skip: F) -> list[Notice[F]]:
         """For each session whose watchers changed, a notice to each other front end showing it."""
         notices: list[Notice[F]] = []
         for session in sorted(sessions):
-            for other in self._showing(project, session):
+            for other, project in self._showing(session):
                 if other != skip:
-                    notices.append(Notice(other, project, session, self.others(other, project, session)))
+                    notices.append(Notice(other, project, session, self.others(other, session)))
         return notices

@@ -73,7 +73,7 @@ async def watchers(serve: Serve, session_id: str, clients: list[str]) -> None:
         seen = serve.events("session.watchers", session_id)
         return seen[-1]["properties"]["clients"] if seen else None
 
-    await serve.editor.wait_for(lambda: last() == clients)
+    await serve.editor.wait_for(lambda: last() == clients, 60)
 
 
 async def test_each_editor_is_told_who_else_shows_its_session_as_they_come_and_go(

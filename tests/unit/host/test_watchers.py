@@ -56,12 +56,21 @@ def test_showing_nothing_and_going_away_tell_the_others_and_no_one_else() -> Non
     assert told(hub.drop("VS Code")) == set()  # gone already: nothing more to say
 
 
-def test_the_same_session_id_in_two_projects_is_two_sessions_and_one_editor_may_show_several() -> None:
+def test_one_session_shown_through_two_projects_is_one_session_and_an_editor_may_show_several() -> None:
     hub = watchers()
     hub.show("VS Code", "p", ["s1"])
-    assert told(hub.show("Neovim", "q", ["s1"])) == {("Neovim", "s1", ())}
-    hub.show("Zed", "p", ["s1", "s2"])
-    assert hub.others("VS Code", "p", "s1") == ["Zed"]
+    # Neovim opened the same folder with other config layers: another handle, the same session.
+    assert told(hub.show("Neovim", "q", ["s1"])) == {
+        ("VS Code", "s1", ("Neovim",)),
+        ("Neovim", "s1", ("VS Code",)),
+    }
+    notices = hub.show("Zed", "p", ["s1", "s2"])
+    assert {(n.front, n.project) for n in notices if n.session == "s1"} == {
+        ("VS Code", "p"),
+        ("Neovim", "q"),
+        ("Zed", "p"),
+    }
+    assert hub.others("VS Code", "s1") == ["Neovim", "Zed"]
     assert told(hub.show("Zed", "p", ["s1", "s2"])) == set()  # nothing changed, no one is told again
 
 
@@ -70,4 +79,4 @@ def test_two_front_ends_of_one_name_are_each_listed() -> None:
     hub.show("Neovim#1", "p", ["s1"])
     hub.show("Neovim#2", "p", ["s1"])
     assert told(hub.show("VS Code", "p", ["s1"])) >= {("VS Code", "s1", ("Neovim", "Neovim"))}
-    assert hub.others("Neovim#1", "p", "s1") == ["Neovim", "VS Code"]
+    assert hub.others("Neovim#1", "s1") == ["Neovim", "VS Code"]
