@@ -15,7 +15,8 @@ from lsprotocol import types as lsp
 from core.events import PermissionAsked, PermissionReplied
 from core.message.prompt_input import TextInput
 from core.remote.agent import RemoteAgent
-from core.remote.attach import attach
+from core.remote.attach import attach, connect
+from core.remote.connection import RemoteError
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
 from tests.acp import conftest as acp_suite
@@ -185,3 +186,44 @@ async def test_an_acp_client_is_a_watcher_and_hears_in_its_session_who_answered_
         await until(lambda: vim.watchers(request.sessionID) == [], "Neovim told the ACP client left", 30)
     finally:
         await vim.close()
+
+
+async def test_showing_refuses_a_project_not_opened_and_sessions_that_are_not_ids(
+    host: HostProcess, project: Path, data_dir: Path, front_ends: list[RemoteAgent]
+) -> None:
+    conn, _, _ = await connect(data_dir, "raw")
+    try:
+        with pytest.raises(RemoteError, match="no project 'p9' opened on this connection"):
+            await conn.request("showing", {"project": "p9", "sessions": []})
+        opened = await conn.request("open", {"directory": str(project), "layers": []})
+        for bad in ("ses_1", [""], [3], None):
+            with pytest.raises(RemoteError, match="showing needs sessions: a list of session ids") as refused:
+                await conn.request("showing", {"project": opened["project"], "sessions": bad})
+            assert refused.value.code == -32602
+        # Nothing was recorded: a front end showing the session learns no one else does.
+        other = await attach_as(front_ends, project, data_dir, "Zed")
+        await other.show(["ses_1"])
+        assert other.watchers("ses_1") == []
+        assert await conn.request("showing", {"project": opened["project"], "sessions": ["ses_1"]}) == {}
+        await until(lambda: other.watchers("ses_1") == ["raw"], "Zed told of the raw front end", 30)
+    finally:
+        conn.close()
+    await until(lambda: other.watchers("ses_1") == [], "Zed told the raw front end left", 30)
+
+
+async def test_a_malformed_show_is_ignored_and_the_server_goes_on(
+    host: HostProcess,
+    project: Path,
+    data_dir: Path,
+    editors: Callable[..., Any],
+    front_ends: list[RemoteAgent],
+) -> None:
+    code = await editors("Visual Studio Code")
+    zed = await attach_as(front_ends, project, data_dir, "Zed")
+    session = await zed.create_session()
+    await zed.show([session.id])
+    code.client.protocol.notify("agent/session/show", {"sessionIDs": "not a list"})
+    code.client.protocol.notify("agent/session/show", {"sessionIDs": [""]})
+    show(code, session.id)  # the next good one still counts
+    await watchers(code, session.id, ["Zed"])
+    assert (await code.call("agent/session/get", {"sessionID": session.id}))["id"] == session.id
