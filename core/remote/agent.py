@@ -97,8 +97,11 @@ class RemoteAgent:
         if method == "event":
             event = _event(params)
             # Answered in another front end: its clients say where ("answered in Neovim").
-            by = self.mirror.answered_by.get(event.requestID) if isinstance(event, _ANSWERED) else None
-            if isinstance(event, _ANSWERED) and by is not None and event.by is None:
+            if (
+                isinstance(event, _ANSWERED)
+                and event.by is None
+                and (by := self.mirror.answered_by.get(event.requestID)) is not None
+            ):
                 event = dataclasses.replace(event, by=by)
             self.mirror.apply(event)
             self.bus.publish(event)
