@@ -208,6 +208,7 @@ class AcpAgent:
         state = self._state(session_id)
         await self._stop(state)
         del self.sessions[session_id]
+        self._tell_host(state.project)
         return CloseSessionResponse()
 
     async def delete_session(self, session_id: str, cwd: Path | None = None) -> DeleteSessionResponse:
@@ -223,6 +224,8 @@ class AcpAgent:
         except AgentError as exc:
             raise to_request_error(exc) from exc
         self.sessions.pop(session_id, None)
+        if state is not None:
+            self._tell_host(state.project)
         return DeleteSessionResponse()
 
     async def list_sessions(
@@ -402,9 +405,29 @@ class AcpAgent:
         mode = agent if agent in names else project.app.config_info().default_agent
         state = self.sessions.get(session_id)
         if state is None or state.project is not project:
+            moved = state.project if state is not None else None
             state = AcpSession(id=session_id, project=project, cwd=Path(cwd), mode=mode, model=model)
             self.sessions[session_id] = state
+            self._tell_host(project)
+            if moved is not None:
+                self._tell_host(moved)
         return state
+
+    def _tell_host(self, project: Project) -> None:
+        """Tell the agent host (when the project's agent is attached to one) which sessions of the
+        project this client has open: the other front ends showing one say "also open in Zed"."""
+        show = getattr(project.app, "show", None)  # core.remote.agent.RemoteAgent's
+        if show is None:
+            return
+        shown = [sid for sid, state in self.sessions.items() if state.project is project]
+
+        async def tell() -> None:
+            try:
+                await show(shown)
+            except AgentError as exc:  # the host went away: a new one is told when reattached
+                log.info("the sessions shown were not passed to the host: %s", exc)
+
+        self.front.spawn(tell())
 
     async def _options(self, state: AcpSession) -> list[Any]:
         """The session's config options: agent and model, then autonomy and effort."""

@@ -211,6 +211,10 @@ class Feed:
             target = self.acp_session(event.session_id())
             if target is not None:
                 self._dialog(event, target)
+                if (by := getattr(event, "by", None)) is not None:
+                    # Answered in another front end of the agent host: the client's dialog closed under it.
+                    how = "Dismissed" if isinstance(event, QuestionRejected) else "Answered"
+                    await self._send(target, chunk("text", f"\n\n> {how} in {by}.\n\n"))
             return
         if isinstance(event, AgentWarning):
             # ACP has no notice of its own: the warning is a line of the agent's message.

@@ -152,9 +152,15 @@ async def turn(app: Agent, args: argparse.Namespace) -> int:
                 if waiting.done():
                     continue
                 waiting.cancel()  # answered in another front end attached to the same host
-                print(f"\n  {event.reply}: answered in {_answerer(app, event.requestID)}", flush=True)
+                print(f"\n  {event.reply}: answered in {event.by or 'another front end'}", flush=True)
 
     printer = asyncio.create_task(pump())
+    # Attached, the editors that show the session list this run among its watchers (sent before the
+    # prompt on the same connection, so not waited for: the run's start stays as fast).
+    show = getattr(app, "show", None)  # core.remote.agent.RemoteAgent's; in-process there is no other
+    if show is not None:
+        shown = asyncio.ensure_future(show([session.id]))
+        shown.add_done_callback(lambda done: done.cancelled() or done.exception())
     try:
         answer = await app.prompt(
             session.id, [TextInput(type="text", text=args.prompt)], agent=args.agent, model=args.model
@@ -205,13 +211,6 @@ async def _answer(app: Agent, event: PermissionAsked, args: Any) -> None:
         text = await read_line("  allow? [y]es / [a]lways / [n]o: ")
         reply = REPLIES.get(text.strip().lower(), "reject")
     await app.dialogs.reply_permission(request.id, reply)
-
-
-def _answerer(app: Agent, request_id: str) -> str:
-    """Who answered a permission request elsewhere (only an attached agent knows)."""
-    answered_by = getattr(app, "answered_by", None)  # RemoteAgent's; the in-process agent has no others
-    name = answered_by(request_id) if answered_by is not None else None
-    return str(name or "another front end")
 
 
 def _no_terminal(permission: str, patterns: list[str]) -> str:

@@ -43,6 +43,9 @@ async def run_watch(args: argparse.Namespace) -> int:
         return 1
     try:
         with agent.subscribe(session_id=args.id) as events:
+            await agent.show([args.id])  # the host answers after telling who else shows it
+            if others := agent.watchers(args.id):
+                print(f"agentls: {args.id} is also open in {', '.join(others)}", file=sys.stderr)
             history = await agent.messages(args.id)
             running = agent.running(args.id)
             live = history[-1] if running and history and history[-1].info.role == "assistant" else None

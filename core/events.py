@@ -208,6 +208,16 @@ class SessionDiff(Event):
     diff: list[FileDiff]
 
 
+class SessionWatchers(Event):
+    """Who else shows the session now: the names (``clientInfo``) of the other front ends attached
+    to the agent host that show it, one per front end. Sent only by the host, to each front end that
+    shows the session, whenever that list changes (and when it starts showing it; ``[]``: no one)."""
+
+    TYPE: ClassVar[str] = "session.watchers"
+    sessionID: str
+    clients: list[str]
+
+
 class SessionCompacted(Event):
     TYPE: ClassVar[str] = "session.compacted"
     sessionID: str
@@ -290,6 +300,7 @@ class PermissionReplied(Event):
     sessionID: str
     requestID: str
     reply: Literal["once", "always", "reject"]
+    by: str | None = None  # the client that answered, when another front end of the host did
 
 
 class QuestionOption(_Payload):
@@ -333,12 +344,14 @@ class QuestionReplied(Event):
     sessionID: str
     requestID: str
     answers: list[list[str]]
+    by: str | None = None  # the client that answered, when another front end of the host did
 
 
 class QuestionRejected(Event):
     TYPE: ClassVar[str] = "question.rejected"
     sessionID: str
     requestID: str
+    by: str | None = None  # the client that dismissed it, when another front end of the host did
 
 
 class PlanComment(_Payload):
@@ -374,6 +387,7 @@ class PlanReviewReplied(Event):
     sessionID: str
     requestID: str
     reply: Literal["approve", "revise", "reject"]
+    by: str | None = None  # the client that answered, when another front end of the host did
 
 
 class PlanReviewCancelled(Event):

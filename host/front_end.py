@@ -61,6 +61,7 @@ class FrontEnd:
                 if (project := self.hub.projects.by_handle.get(handle)) is not None:
                     project.lenders.remove(self)
             self.listening.clear()
+            self.hub.tell(self.hub.watchers.drop(self))
             self.hub.front_ends.discard(self)
             self.hub.changed.set()
 
@@ -73,6 +74,8 @@ class FrontEnd:
             return await self._open(params)
         if method == "call":
             return await self._call(params)
+        if method == "showing":
+            return self._showing(params)
         if method == "status":
             return self.hub.status()
         if method == "stop":
@@ -164,6 +167,18 @@ class FrontEnd:
             "queued": {sid: codec.dump_result("queued", agent.queued(sid)) for sid in project.queue_sessions},
             "busy": sorted(project.busy),
         }
+
+    def _showing(self, params: dict[str, Any]) -> dict[str, Any]:
+        """``showing``: the sessions of a project this front end shows now (its chat, its ACP
+        sessions); every front end showing one of them is told who else does."""
+        handle = str(params.get("project"))
+        sessions = params.get("sessions")
+        if handle not in self.listening:
+            raise RemoteError(NOT_ATTACHED, f"no project {handle!r} opened on this connection")
+        if not isinstance(sessions, list) or not all(isinstance(s, str) and s for s in sessions):
+            raise RemoteError(-32602, "showing needs sessions: a list of session ids")
+        self.hub.tell(self.hub.watchers.show(self, handle, sessions))
+        return {}
 
     def _notified(self, method: str, params: dict[str, Any]) -> None:
         """``lent``: the front end's open documents (or its editor's queries) changed."""

@@ -9,9 +9,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core import __version__
+from core.events import SessionWatchers
 from core.remote.place import environment_digest
 from core.remote.wire import PROTOCOL
 from host.projects import Projects
+from host.watchers import Notice, Watchers
 
 if TYPE_CHECKING:
     from host.front_end import FrontEnd
@@ -35,6 +37,7 @@ class Hub:
         self.environment = environment_digest()
         self.started = time.time()
         self.tcp: dict[str, str] | None = None  # --tcp: {address, token (where it is kept)}
+        self.watchers: Watchers[FrontEnd] = Watchers(lambda front: front.name)
 
     def busy(self) -> bool:
         """Whether a front end is attached or an agent's call still runs."""
@@ -71,3 +74,9 @@ class Hub:
     def others(self, front: FrontEnd, handle: str) -> list[FrontEnd]:
         """The other front ends that opened project ``handle``."""
         return [other for other in self.front_ends if other is not front and handle in other.listening]
+
+    def tell(self, notices: list[Notice[FrontEnd]]) -> None:
+        """Send each front end who else shows its sessions now (``session.watchers``)."""
+        for notice in notices:
+            wire = SessionWatchers(sessionID=notice.session, clients=notice.clients).to_wire()
+            notice.front.conn.notify("event", {"project": notice.project, **wire})

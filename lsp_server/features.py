@@ -27,6 +27,7 @@ from lsp_server import (
     review,
     review_findings,
     sessions,
+    showing,
     worktrees,
 )
 from lsp_server import control as mode_and_effort
@@ -114,6 +115,7 @@ def build_server() -> AgentServer:
     review.register(server)
     mode_and_effort.register(server)
     dialogs.register(server)
+    showing.register(server)
     events.register(server)
     plain.register(server)
     hunk_actions = plain_review.register(server).actions

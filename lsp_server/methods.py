@@ -194,6 +194,13 @@ METHODS: tuple[Method, ...] = (
         kind="notification",
     ),
     Method(
+        "agent/session/show",
+        p.SessionShow,
+        None,
+        "The sessions the client's chats show now: other front ends of the agent host see it.",
+        kind="notification",
+    ),
+    Method(
         "agent/event",
         EVENT,
         None,

@@ -317,6 +317,12 @@ class Diagnostics(Params):
     diagnostics: list[Diagnostic]
 
 
+class SessionShow(Params):
+    """``agent/session/show``: the sessions the client's chats show now (``[]``: none)."""
+
+    sessionIDs: list[Annotated[str, Field(min_length=1)]] = Field(max_length=1000)
+
+
 class CodeTarget(Params):
     """The argument of the code-action commands: a file, a range, and maybe the diagnostic."""
 

@@ -50,6 +50,7 @@ METHODS: tuple[str, ...] = (
     "agent/session/queue/update",
     "agent/session/revert",
     "agent/session/search",
+    "agent/session/show",
     "agent/session/todo",
     "agent/session/unrevert",
     "agent/session/update",
@@ -94,5 +95,6 @@ EVENTS: tuple[str, ...] = (
     "session.mode",
     "session.status",
     "session.updated",
+    "session.watchers",
     "todo.updated",
 )

@@ -10,6 +10,7 @@ aborts its turn, as in-process.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
@@ -45,8 +46,12 @@ from core.events import (
     Event,
     FileDiff,
     PartDelta,
+    PermissionReplied,
     PermissionRequest,
+    PlanReviewReplied,
     PlanReviewRequest,
+    QuestionRejected,
+    QuestionReplied,
     QuestionRequest,
     QueuedPrompt,
 )
@@ -78,8 +83,9 @@ class RemoteAgent:
         self.mirror = Mirror(opened)
         self.bus = Bus()
         self._dialogs = RemoteDialogs(self)
-        self._background: set[asyncio.Task[Any]] = set()
+        self._background: set[asyncio.Future[Any]] = set()
         self.closing = False  # closed by its front end: a lost connection is then no host's death
+        self._showing: list[str] = []  # the sessions this front end shows (``show``)
         self.reattaching: asyncio.Future[None] | None = None  # set while a new host is being reached
 
     # --- the connection's side ------------------------------------------------------------
@@ -90,6 +96,13 @@ class RemoteAgent:
             return
         if method == "event":
             event = _event(params)
+            # Answered in another front end: its clients say where ("answered in Neovim").
+            if (
+                isinstance(event, _ANSWERED)
+                and event.by is None
+                and (by := self.mirror.answered_by.get(event.requestID)) is not None
+            ):
+                event = dataclasses.replace(event, by=by)
             self.mirror.apply(event)
             self.bus.publish(event)
         elif method == "facts":
@@ -131,6 +144,23 @@ class RemoteAgent:
         """The client that answered a dialog, when another front end did."""
         return self.mirror.answered_by.get(request_id)
 
+    async def show(self, session_ids: Sequence[str]) -> None:
+        """Tell the host which sessions this front end shows now (none: ``[]``). Each front end
+        showing one of them gets a ``session.watchers`` event naming the others, this one too
+        before this returns; the host forgets them when this front end goes away."""
+        self._showing = list(dict.fromkeys(session_ids))
+        await self._send_showing()
+
+    async def _send_showing(self) -> None:
+        if self._conn.closed.is_set() and self.reattaching is not None:
+            await asyncio.shield(self.reattaching)  # the new host is told by ``reattached``
+            return
+        await self._conn.request("showing", {"project": self._project, "sessions": self._showing})
+
+    def watchers(self, session_id: str) -> list[str]:
+        """The other front ends showing the session, as the host last said (for a shown session)."""
+        return list(self.mirror.watchers.get(session_id, []))
+
     async def call(self, method: str, **args: Any) -> Any:
         """Call ``method`` of the host's agent with ``args``; its result as the method's type.
 
@@ -156,14 +186,18 @@ class RemoteAgent:
         self._project = str(opened["project"])
         self.host_pid = host_pid
         self.mirror = Mirror(opened)
+        if self._showing:  # the new host learns what this front end shows
+            self._track(asyncio.ensure_future(self._send_showing()))
 
     def send(self, method: str, **args: Any) -> None:
         """Call a method whose in-process twin returns nothing synchronously (its failure is logged)."""
-        task = asyncio.ensure_future(self.call(method, **args))
+        self._track(asyncio.ensure_future(self.call(method, **args)))
+
+    def _track(self, task: asyncio.Future[Any]) -> None:
         self._background.add(task)
         task.add_done_callback(self._sent)
 
-    def _sent(self, task: asyncio.Task[Any]) -> None:
+    def _sent(self, task: asyncio.Future[Any]) -> None:
         self._background.discard(task)
         if not task.cancelled() and task.exception() is not None:
             log.warning("host: a call failed: %s", task.exception())
@@ -492,6 +526,10 @@ class RemoteDialogs:
     def _known_question(self, request_id: str) -> None:
         if request_id not in self._agent.mirror.questions:
             raise NotFoundError(f"no pending question {request_id}")
+
+
+# The events that close a dialog someone answered: ``by`` names the front end, when another did.
+_ANSWERED = (PermissionReplied, QuestionReplied, QuestionRejected, PlanReviewReplied)
 
 
 def _event(params: dict[str, Any]) -> Event:

@@ -29,6 +29,7 @@ from core.events import (
     QueueUpdated,
     SessionIdle,
     SessionStatus,
+    SessionWatchers,
 )
 from core.remote import codec
 from core.remote.connection import raised
@@ -52,6 +53,7 @@ class Mirror:
         }
         self.answered_by: dict[str, str] = {}  # request id → the client that answered it
         self.busy: set[str] = set(opened.get("busy", []))  # sessions whose turn runs in the host
+        self.watchers: dict[str, list[str]] = {}  # session id → the other front ends showing it
         self.set_facts(opened["facts"])
 
     def set_facts(self, facts: dict[str, Any]) -> None:
@@ -85,6 +87,8 @@ class Mirror:
                 self.busy.add(event.sessionID)
         elif isinstance(event, SessionIdle):
             self.busy.discard(event.sessionID)
+        elif isinstance(event, SessionWatchers):
+            self.watchers[event.sessionID] = list(event.clients)
         elif isinstance(event, (QueueRemoved, QueueStarted)):
             items = self.queues.get(event.sessionID, [])
             self.queues[event.sessionID] = [i for i in items if i.id != event.id]

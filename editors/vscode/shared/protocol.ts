@@ -50,6 +50,7 @@ export type AgentEvent =
   | { type: "session.mode"; properties: SessionModeChanged }
   | { type: "session.status"; properties: SessionStatus }
   | { type: "session.updated"; properties: SessionUpdated }
+  | { type: "session.watchers"; properties: SessionWatchers }
   | { type: "todo.updated"; properties: TodoUpdated };
 
 /** An agent a user can pick; ``model``: the model its prompts use (null: the default model). */
@@ -688,6 +689,7 @@ export interface PermissionReplied {
   sessionID: string;
   requestID: string;
   reply: PermissionAnswer;
+  by?: string;
 }
 
 export interface PermissionReply {
@@ -743,6 +745,7 @@ export interface PlanReviewReplied {
   sessionID: string;
   requestID: string;
   reply: "approve" | "revise" | "reject";
+  by?: string;
 }
 
 /** The plan agent's ``plan_exit``: a plan file waiting for the user's approve / revise / reject. */
@@ -823,12 +826,14 @@ export interface QuestionReject {
 export interface QuestionRejected {
   sessionID: string;
   requestID: string;
+  by?: string;
 }
 
 export interface QuestionReplied {
   sessionID: string;
   requestID: string;
   answers: string[][];
+  by?: string;
 }
 
 export interface QuestionReply {
@@ -1210,6 +1215,11 @@ export interface SessionSearchResult {
   hits: SearchHit[];
 }
 
+/** ``agent/session/show``: the sessions the client's chats show now (``[]``: none). */
+export interface SessionShow {
+  sessionIDs: string[];
+}
+
 export interface SessionStatus {
   sessionID: string;
   status: SessionStatusInfo;
@@ -1234,6 +1244,16 @@ export interface SessionUpdate {
 
 export interface SessionUpdated {
   info: Session;
+}
+
+/**
+ * Who else shows the session now: the names (``clientInfo``) of the other front ends attached
+ * to the agent host that show it, one per front end. Sent only by the host, to each front end that
+ * shows the session, whenever that list changes (and when it starts showing it; ``[]``: no one).
+ */
+export interface SessionWatchers {
+  sessionID: string;
+  clients: string[];
 }
 
 /** The agentls worktree a session works in (core/worktrees): its name, branch and folder. */
@@ -1594,6 +1614,7 @@ export interface Requests {
 /** The notifications a client sends: method → params. */
 export interface Notifications {
   "agent/diagnostics": Diagnostics;
+  "agent/session/show": SessionShow;
 }
 
 /** The requests the server sends: method → params and result. */

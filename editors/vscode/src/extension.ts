@@ -4,6 +4,7 @@ import { Actions } from "./chat/actions";
 import { ChatView, VIEW_ID } from "./chat/view";
 import { panelCommands, SessionPanels, showSession } from "./chat/panel";
 import { Notifier } from "./chat/notify";
+import { Showing } from "./chat/showing";
 import { pickerCommand } from "./chat/pickers";
 import { watchNextEdits } from "./client/nextEdits";
 import { AgentClient, NOT_FOUND } from "./client/server";
@@ -45,7 +46,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const diffs = new DiffDocuments();
   const plans = new PlanReviews(agent);
   const view = new ChatView(context, client, (v) => new Actions(v, diffs, keys));
-  const panels = new SessionPanels(context, client, (v) => new Actions(v, diffs, keys));
+  const showing: Showing = new Showing(agent, (): ChatView[] => [view, ...panels.views]);
+  const panels = new SessionPanels(context, client, (v) => new Actions(v, diffs, keys), showing);
   client.commandHandler = (command, args) => pickerCommand(view, command, args) ?? runCodeAction(view, command, args);
   context.subscriptions.push(
     output,
@@ -60,6 +62,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     plans,
     vscode.commands.registerCommand("agentls.setApiKey", (provider?: string) => setApiKey(agent, keys, typeof provider === "string" ? provider : undefined)),
     panels,
+    showing,
+    showing.watch(view),
     ...panelCommands(view, panels),
     new Notifier(view, () => [view, ...panels.views], (sessionID) => showSession(view, panels, sessionID)),
     vscode.workspace.onDidChangeConfiguration((event) => {

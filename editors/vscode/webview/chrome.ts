@@ -5,6 +5,7 @@ import { usage } from "./derive.ts";
 import type { ChatState } from "./state.ts";
 import { SessionSearch } from "./search.ts";
 import { worktreeLabel, worktreeOf, worktreeTooltip } from "../shared/worktree.ts";
+import { alsoOpenIn } from "../shared/watchers.ts";
 import type { SessionWorktree } from "../shared/protocol.ts";
 
 /**
@@ -161,6 +162,8 @@ export class Chrome {
       const wait = st.next ? Math.max(0, Math.ceil((st.next - Date.now()) / 1000)) : 0;
       bits.push(`Retrying in ${wait}s (attempt ${st.attempt ?? 1})${st.message ? `: ${st.message}` : ""}`);
     } else bits.push("Idle");
+    // Next to the status: a narrow side bar cuts the tokens and cost first.
+    if (state.watchers.length > 0) bits.push(alsoOpenIn(state.watchers));
     if (u.tokens > 0) bits.push(`${formatTokens(u.tokens)} tokens`);
     if (u.percent !== undefined) bits.push(`${u.percent}% of context`);
     if (u.cost > 0) bits.push(`$${u.cost.toFixed(4)}`);

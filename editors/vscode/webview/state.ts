@@ -65,6 +65,7 @@ export interface ChatState {
   turnErrors: Map<string, string>;
   warnings: string[]; // agent.warning messages of this session (or of none), newest last
   reviewPending: number; // the session's agent changes waiting for Keep/Undo (the host's count)
+  watchers: string[]; // the other front ends of the agent host that show the session (session.watchers)
   subtasks: Subtasks; // child sessions of its task cards (webview/subtasks.ts)
   moreBefore: boolean; // older messages are on the server (webview/virtual.ts loads them)
   queue: QueuedPrompt[]; // prompts waiting for the running turn to end, next first
@@ -101,6 +102,7 @@ export function initialState(): ChatState {
     turnErrors: new Map(),
     warnings: [],
     reviewPending: 0,
+    watchers: [],
     subtasks: new Map(),
     moreBefore: false,
     queue: [],
@@ -136,6 +138,7 @@ export function loadSnapshot(state: ChatState, snapshot: Snapshot | null): void 
   state.todos = snapshot?.todos ?? [];
   state.changes = snapshot?.changes ?? [];
   state.status = snapshot?.busy ? { type: "busy" } : { type: "idle" };
+  state.watchers = snapshot?.watchers ?? [];
   state.error = null;
   state.errorKind = null;
   state.turnErrors = new Map();
@@ -325,6 +328,10 @@ export function applyEvent(state: ChatState, event: AgentEvent): void {
     }
   }
   switch (event.type) {
+    case "session.watchers":
+      state.watchers = event.properties.clients;
+      state.dirty.header = true;
+      return;
     case "session.status":
       state.status = event.properties.status;
       if (event.properties.status.type === "busy") {

@@ -44,6 +44,8 @@ local function subscribe()
   table.insert(client.event_handlers, require('agentls.sessions.mode').on_event)
   table.insert(client.event_handlers, require('agentls.sessions.background').on_event)
   table.insert(client.event_handlers, require('agentls.review.plan').on_event)
+  table.insert(client.event_handlers, require('agentls.sessions.watchers').on_event)
+  require('agentls.sessions.watchers').setup()
   M.state:subscribe(function(kind, session_id, data)
     if kind == 'status' or kind == 'session' or kind == 'message' or kind == 'queue' then
       follow_status()
@@ -139,6 +141,7 @@ local function start()
     client.when_ready(function()
       require('agentls.dialogs').resume()
       require('agentls.review.plan').resume()
+      require('agentls.sessions.watchers').reset() -- what the windows show, to the new server
       -- Started without the project's own things: may it use them? (A restart applies the answer.)
       if trust.should_ask(config.root()) then
         trust.ask(config.root(), restart_for_trust)

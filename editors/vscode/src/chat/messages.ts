@@ -58,6 +58,8 @@ export interface Snapshot {
   todos: Todo[];
   changes: FileDiff[];
   busy: boolean;
+  /** Who else shows the session (other front ends of the agent host; absent: no one). */
+  watchers?: string[];
   /** Older messages than `messages` are on the server (the newest page is sent; webview/virtual.ts). */
   moreBefore?: boolean;
   /** The messages of the session's sub-agents (child sessions of its task cards), by child session. */

@@ -100,8 +100,14 @@ export class Notifier implements vscode.Disposable {
       case "permission.replied":
       case "question.replied":
       case "question.rejected":
-        if (this.dialogs.delete(event.properties.requestID)) this.draw();
+      case "plan.review.replied": {
+        const { requestID, by } = event.properties;
+        const shown = this.dialogs.delete(requestID);
+        if (shown) this.draw();
+        // Another front end of the agent host answered it: its dialog here closed under the user.
+        if (by !== undefined) this.answeredElsewhere(event.type === "question.rejected" ? "dismissed" : "answered", by);
         return;
+      }
       default:
         return;
     }
@@ -129,6 +135,13 @@ export class Notifier implements vscode.Disposable {
     const parts = [this.dialogs.size ? `${this.dialogs.size} waiting for your answer` : "", this.unseen.size ? `${this.unseen.size} finished` : ""].filter(Boolean);
     webview.badge = count > 0 ? { value: count, tooltip: `agentls: ${parts.join(", ")}` } : undefined;
     trace("badge", { count });
+  }
+
+  /** "agentls: the agent's question was answered in Neovim." — no button: nothing is left to do. */
+  private answeredElsewhere(how: "answered" | "dismissed", by: string): void {
+    trace("answeredElsewhere", { how, by });
+    if (!this.enabled) return;
+    void vscode.window.showInformationMessage(`agentls: the dialog was ${how} in ${by}.`);
   }
 
   private tell(message: string, sessionID: string): void {

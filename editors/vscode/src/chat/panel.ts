@@ -4,6 +4,7 @@
 import * as vscode from "vscode";
 import type { AgentClient } from "../client/server";
 import type { Actions } from "./actions";
+import type { Showing } from "./showing";
 import { ChatView } from "./view";
 
 export const PANEL_TYPE = "agentls.session";
@@ -15,6 +16,8 @@ export class SessionPanels implements vscode.Disposable {
     private readonly context: vscode.ExtensionContext,
     private readonly client: AgentClient,
     private readonly actions: (view: ChatView) => Actions,
+    /** Told of each tab's session (the server learns which sessions this window shows). */
+    private readonly showing?: Showing,
   ) {}
 
   /** The chats in editor tabs. */
@@ -37,12 +40,15 @@ export class SessionPanels implements vscode.Disposable {
       panel.title = view.session?.title ?? "agentls";
     };
     const changed = view.onDidChange(title);
+    const shown = this.showing?.watch(view);
     view.resolveWebviewView(panel);
     this.open.set(view, panel);
     panel.onDidDispose(() => {
       this.open.delete(view);
       changed.dispose();
+      shown?.dispose();
       view.dispose();
+      this.showing?.update();
     });
     return view;
   }

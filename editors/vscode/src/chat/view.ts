@@ -57,6 +57,8 @@ export class ChatView implements ChatHost, vscode.WebviewViewProvider, vscode.Di
   private readonly disposables: vscode.Disposable[] = [];
   readonly statuses = new Map<string, SessionStatus>();
   readonly permissions = new Map<string, PermissionRequest>();
+  /** Who else shows each session (`session.watchers`: other front ends of the agent host). */
+  readonly watchers = new Map<string, string[]>();
   private sessionValue: Session | undefined;
   /** The current session's agent changes waiting for review (src/review keeps the count). */
   private reviewPending = 0;
@@ -90,6 +92,7 @@ export class ChatView implements ChatHost, vscode.WebviewViewProvider, vscode.Di
         if (restarted) {
           this.statuses.clear();
           this.permissions.clear();
+          this.watchers.clear();
         }
         void this.refresh();
         void this.editorContext.show(); // its token count needs the server
@@ -189,6 +192,10 @@ export class ChatView implements ChatHost, vscode.WebviewViewProvider, vscode.Di
       case "permission.replied":
         this.permissions.delete(event.properties.requestID);
         void this.actions.dialogClosed(event.properties.requestID);
+        break;
+      case "session.watchers":
+        this.watchers.set(event.properties.sessionID, event.properties.clients);
+        if (event.properties.sessionID === this.sessionID) this.changedEmitter.fire();
         break;
       default:
         break;
@@ -344,6 +351,7 @@ export class ChatView implements ChatHost, vscode.WebviewViewProvider, vscode.Di
       todos: todos.todos,
       changes: [], // sendChanges: the session's diff reads snapshots, and must not hold up its messages
       busy: this.statuses.get(sessionID)?.type === "busy" || running,
+      watchers: this.watchers.get(sessionID) ?? [],
       queue,
       background,
       ...controls,

@@ -1,6 +1,6 @@
 -- The chat's winbar: the session's title, a dialog waiting for an answer, its worktree (⎇ name, for a
 -- worktree session), its status (idle, busy,
--- the retry countdown), what runs in the background (sub-agents, shells), the tokens of the last step, the session's cost and context use (when not
+-- the retry countdown), who else shows it (other editors attached to the agent host), what runs in the background (sub-agents, shells), the tokens of the last step, the session's cost and context use (when not
 -- zero), and the agent · model of the next prompt. A narrow window cuts the tokens, cost and model
 -- first, then the title: the status and the mode stay. Before a session shows, what the chat waits
 -- for (or why it has none).
@@ -137,6 +137,10 @@ function M.text(columns)
   local queued = #(state().queue[session_id] or {})
   if queued > 0 then
     table.insert(kept, ('%d queued'):format(queued))
+  end
+  local watched = require('agentls.sessions.watchers').winbar_item(session_id)
+  if watched then -- other front ends of the agent host show it too
+    table.insert(kept, watched)
   end
   local background = require('agentls.sessions.background').winbar_item(session_id)
   if background then

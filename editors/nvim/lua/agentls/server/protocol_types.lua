@@ -47,6 +47,7 @@
 ---| { type: "session.mode", properties: agentls.SessionModeChanged }
 ---| { type: "session.status", properties: agentls.SessionStatus }
 ---| { type: "session.updated", properties: agentls.SessionUpdated }
+---| { type: "session.watchers", properties: agentls.SessionWatchers }
 ---| { type: "todo.updated", properties: agentls.TodoUpdated }
 
 --- An agent a user can pick; ``model``: the model its prompts use (null: the default model).
@@ -588,6 +589,7 @@
 ---@field sessionID string
 ---@field requestID string
 ---@field reply agentls.PermissionAnswer
+---@field by? string
 
 ---@class agentls.PermissionReply
 ---@field requestID string
@@ -635,6 +637,7 @@
 ---@field sessionID string
 ---@field requestID string
 ---@field reply "approve"|"revise"|"reject"
+---@field by? string
 
 --- The plan agent's ``plan_exit``: a plan file waiting for the user's approve / revise / reject.
 ---@class agentls.PlanReviewRequest
@@ -710,11 +713,13 @@
 ---@class agentls.QuestionRejected
 ---@field sessionID string
 ---@field requestID string
+---@field by? string
 
 ---@class agentls.QuestionReplied
 ---@field sessionID string
 ---@field requestID string
 ---@field answers string[][]
+---@field by? string
 
 ---@class agentls.QuestionReply
 ---@field requestID string
@@ -1033,6 +1038,10 @@
 ---@class agentls.SessionSearchResult
 ---@field hits agentls.SearchHit[]
 
+--- ``agent/session/show``: the sessions the client's chats show now (``[]``: none).
+---@class agentls.SessionShow
+---@field sessionIDs string[]
+
 ---@class agentls.SessionStatus
 ---@field sessionID string
 ---@field status agentls.SessionStatusInfo
@@ -1053,6 +1062,13 @@
 
 ---@class agentls.SessionUpdated
 ---@field info agentls.Session
+
+--- Who else shows the session now: the names (``clientInfo``) of the other front ends attached
+--- to the agent host that show it, one per front end. Sent only by the host, to each front end that
+--- shows the session, whenever that list changes (and when it starts showing it; ``[]``: no one).
+---@class agentls.SessionWatchers
+---@field sessionID string
+---@field clients string[]
 
 --- The agentls worktree a session works in (core/worktrees): its name, branch and folder.
 ---@class agentls.SessionWorktree
@@ -1363,6 +1379,7 @@
 ---| "agent/config"
 ---| "agent/providers"
 ---| "agent/diagnostics"
+---| "agent/session/show"
 
 --- The event types of `agent/event`.
 ---@alias agentls.EventType
@@ -1400,4 +1417,5 @@
 ---| "session.mode"
 ---| "session.status"
 ---| "session.updated"
+---| "session.watchers"
 ---| "todo.updated"
