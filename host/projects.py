@@ -129,6 +129,10 @@ class Projects:
 
 
 def _key(directory: Path, layers: Sequence[Layer]) -> str:
-    """What makes two opens the same agent: the project's real path and the config layers."""
-    layer_data = [[layer.name, layer.data, str(layer.path)] for layer in layers]
+    """What makes two opens the same agent: the project's real path and what the config layers
+    say. A layer's name only labels where a value came from, and an empty layer says nothing: VS
+    Code sends its settings as an empty ``initializationOptions.config``, the Neovim plugin as
+    settings, so two editors with nothing set would otherwise get two agents and not see each
+    other's turns."""
+    layer_data = [[layer.data, str(layer.path)] for layer in layers if layer.data]
     return json.dumps([str(directory.resolve()), layer_data], sort_keys=True, default=str)
