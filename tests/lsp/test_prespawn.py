@@ -26,7 +26,7 @@ PROBE = textwrap.dedent(
     fds = sorted(int(fd) for fd in os.listdir("/proc/self/fd"))
     said = {"argv": sys.argv[1:], "cwd": os.getcwd(), "env": os.environ.get("PROBE_VALUE"),
             "unset": "PROBE_UNSET" in os.environ, "path0": sys.path[0], "pid": os.getpid(),
-            "path": sys.path,
+            "path": sys.path, "orig": sys.orig_argv[1:],
             "stdin": sys.stdin.readline() if sys.argv[1] == "echo" else ""}
     print(json.dumps(said), flush=True)
     action = sys.argv[1]
@@ -98,6 +98,7 @@ def test_the_child_gets_the_tests_argv_env_folder_and_stdin(probe: Path, cold: b
     finally:
         spawner.stop()
     assert seen["argv"] == ["echo", "two words"]
+    assert seen["orig"] == ["-m", "probe", "echo", "two words"]
     assert seen["cwd"] == str(probe)
     assert seen["path0"] == str(probe)
     assert seen["env"] == "from the test"

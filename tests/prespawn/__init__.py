@@ -23,7 +23,9 @@ Where the spawner is not used:
 Checked for the pre-import (2026-12-07): no module of ``core``, ``lsp_server``, ``acp_server``,
 ``host``, ``cli`` or ``agentls`` reads ``os.environ``, the working folder, ``sys.argv`` or the clock
 at import (module-level statements and default arguments; the ``functools.cache`` functions are
-not called at import), and the spawner configures no logging and starts no thread.
+not called at import), and the spawner configures no logging and starts no thread. What the
+product reads of the interpreter itself: ``sys.orig_argv`` (acp_server/auth_methods.py repeats the
+command line), which the child sets as a cold start has it; ``sys.executable`` is the same.
 """
 
 from __future__ import annotations

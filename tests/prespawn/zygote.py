@@ -5,12 +5,12 @@ with the launcher's standard streams, argv, environment and working folder.
 What the child gets before the module runs: the launcher's fds under their numbers (0, 1, 2 and any
 ``pass_fds``) and no other; its whole environment (``os.environ`` replaced: nothing the spawner
 started with is left); its working folder (also first on ``sys.path``, as ``-m`` puts it); its
-argv. None of the modules imported here reads the environment, the working folder, argv or the
-clock at import (tests/prespawn/__init__.py says how that was checked), except the variables of
-``IMPORT_TIME_ENV``; those and the ``PYTHON*`` variables an interpreter reads at start are compared
-with the spawner's own, and a request that differs gets a cold process (the child ``exec``s
-``python -m MODULE``). What a forked child still shares with the spawner: the interpreter's options
-and hash seed, and its parent (the spawner, not the test).
+argv, and ``sys.orig_argv`` as a cold ``python -m MODULE ARGS`` has it. None of the modules imported
+here reads the environment, the working folder, argv or the clock at import (tests/prespawn says
+how that was checked), except the variables of ``IMPORT_TIME_ENV``; those and the ``PYTHON*``
+variables an interpreter reads at start are compared with the spawner's own, and a request that
+differs gets a cold process (the child ``exec``s ``python -m MODULE``). What a forked child still
+shares with the spawner: the interpreter's options and hash seed, and its parent (the spawner).
 
 The spawner stays single-threaded (a fork copies only the calling thread) and never configures
 logging. It tells each launcher its child's pid (so that a spawner that dies takes none of its
@@ -237,6 +237,8 @@ def become(request: Request, path: str) -> None:
     os.environ.update(request.env)
     sys.path[0] = request.cwd
     sys.argv = [request.module, *request.argv]
+    # The command line as the interpreter got it (acp_server/auth_methods.py repeats it to the client).
+    sys.orig_argv = [sys.executable, "-m", request.module, *request.argv]
     # ``-m`` runs the module as ``__main__`` only: a module the spawner imported runs afresh, as cold.
     sys.modules.pop(request.module, None)
 
