@@ -97,6 +97,7 @@ def test_the_child_gets_the_tests_argv_env_folder_and_stdin(probe: Path, cold: b
         assert proc.wait(60) == 0
     finally:
         spawner.stop()
+    assert not Path(spawner.path).parent.exists(), "the spawner's folder is removed"
     assert seen["argv"] == ["echo", "two words"]
     assert seen["orig"] == ["-m", "probe", "echo", "two words"]
     assert seen["cwd"] == str(probe)
@@ -214,3 +215,4 @@ def test_a_spawner_that_dies_takes_its_children_with_it(probe: Path) -> None:
         os.close(pidfd)
     finally:
         spawner.stop()
+    assert not Path(spawner.path).parent.exists(), "what the killed spawner left is removed"

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -82,10 +83,7 @@ class Spawner:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-        try:
-            os.rmdir(self._folder)
-        except OSError:
-            pass
+        shutil.rmtree(self._folder, ignore_errors=True)  # (what a killed spawner left there too)
 
 
 SPAWNER = Spawner()

@@ -25,6 +25,7 @@ import json
 import os
 import runpy
 import selectors
+import shutil
 import signal
 import socket
 import struct
@@ -137,7 +138,7 @@ def serve(path: str) -> Request | None:
                 selector.register(child.pidfd, selectors.EVENT_READ, "exit")
                 selector.register(conn, selectors.EVENT_READ, "conn")
             elif key.data == "exit":
-                child = children.pop(key.fd)
+                child = children.pop(key.fd)  # (its conn's events of this batch are skipped)
                 children.pop(child.conn.fileno())
                 selector.unregister(child.pidfd)
                 if child.conn.fileno() in selector.get_map():
@@ -155,7 +156,9 @@ def serve(path: str) -> Request | None:
                     pass  # the launcher is gone already
                 child.conn.close()
             elif key.data == "conn":
-                child = children[key.fd]
+                child = children.get(key.fd)
+                if child is None or child.conn is not key.fileobj:
+                    continue  # reaped earlier in this batch (its fd number may be a new child's now)
                 try:
                     data = child.conn.recv(4)
                 except OSError:
@@ -248,8 +251,8 @@ def main() -> None:
     own = start_up_env(dict(os.environ))
     preload()
     request = serve(path)
-    if request is None:
-        os.unlink(path)
+    if request is None:  # the test process ended (an xdist worker may skip its atexit): clean up
+        shutil.rmtree(os.path.dirname(path), ignore_errors=True)
         return
     become(request, path)
     if start_up_env(request.env) != own:  # what the spawner imported would be wrong: start afresh
