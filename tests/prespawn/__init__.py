@@ -99,8 +99,9 @@ def own_pid(pid: int, spawner: Spawner = SPAWNER) -> int:
         return pid
 
 
-def command(module: str, *args: str, cold: bool = False, spawner: Spawner = SPAWNER) -> list[str]:
-    """The argv that runs ``python -m module args``: through the spawner unless cold."""
-    if cold or COLD:
+def command(module: str, *args: str, cold: bool | None = None, spawner: Spawner = SPAWNER) -> list[str]:
+    """The argv that runs ``python -m module args``: cold if ``cold``, through the spawner if
+    ``cold`` is False, and when it is None as ``AGENTLS_TEST_SPAWN`` says (forked unless ``cold``)."""
+    if cold or (cold is None and COLD):
         return [sys.executable, "-m", module, *args]
     return [sys.executable, "-S", "-E", str(LAUNCH), spawner.start(), module, *args]
