@@ -390,7 +390,9 @@ const scenarios = {
     const wanted = (e) => e.kind === "update" && e.update.sessionUpdate === "config_option_update"
       && e.update.configOptions.some((o) => o.id === process.env.WATCH_OPTION
         && o.currentValue === process.env.WATCH_VALUE);
-    results.seen = (await waitFor(wanted, `${process.env.WATCH_OPTION} = ${process.env.WATCH_VALUE}`)).update;
+    // The other client is a language server the test starts only now: on a loaded machine its start
+    // alone took over the 20 s default (the suite under load 12), so wait as long as a hang bound.
+    results.seen = (await waitFor(wanted, `${process.env.WATCH_OPTION} = ${process.env.WATCH_VALUE}`, 50000)).update;
   },
   // session/set_model as older clients send it (the SDK has no constant for it any more).
   async setModel(agent) {

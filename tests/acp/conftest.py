@@ -22,10 +22,11 @@ from core.project_trust import store as trust_store
 from demo.config import fake_model_config
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
+from tests import prespawn
 from tests.tools import tools_env
 
 HERE = Path(__file__).resolve().parent
-AGENT = [sys.executable, "-m", "acp_server"]
+AGENT = [sys.executable, "-m", "acp_server"]  # cold: for a test about the process itself
 CLIENT_TIMEOUT = 60.0
 
 
@@ -63,7 +64,9 @@ class Acp:
         """Run one client scenario to its end (the client closes the agent's stdin when done)."""
         full = {
             **tools_env(),
-            "AGENT_CMD": json.dumps([*AGENT, "--data-dir", str(self.data), "--log-level", "INFO"]),
+            "AGENT_CMD": json.dumps(
+                prespawn.command("acp_server", "--data-dir", str(self.data), "--log-level", "INFO")
+            ),
             "PROJECT": str(self.project),
             "AGENTLS_CONFIG_DIR": str(self.data / "config"),
             "XDG_CONFIG_HOME": str(self.data / "xdg"),

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.acp.conftest import Acp, Run
-from tests.lsp.editor import PLUGIN, SERVER, start
+from tests.lsp.editor import PLUGIN, serve_command, start
 
 
 def _options(response: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -58,7 +58,7 @@ async def _changed_by_an_editor(
         acp.run("watch", READY_FILE=str(ready), WATCH_OPTION=option, WATCH_VALUE=value)
     )
     session_id = await _fifo(ready)
-    client, _editor, _ = await start(SERVER, acp.project, acp.data, PLUGIN, None)
+    client, _editor, _ = await start(serve_command(), acp.project, acp.data, PLUGIN, None)
     try:
         await client.protocol.send_request_async(method, {"sessionID": session_id, **params})
         run = await watching

@@ -14,16 +14,16 @@ import pytest
 from core.message.prompt_input import TextInput
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
+from tests import prespawn
 
 from .conftest import fake_config
 
-AGENTLS = [sys.executable, "-m", "lsp_server.cli"]
+AGENTLS = [sys.executable, "-m", "lsp_server.cli"]  # cold: a terminal's process group, signals
 
 
 async def agentls(*args: str, cwd: Path, env: dict[str, str]) -> tuple[int, str, str]:
     proc = await asyncio.create_subprocess_exec(
-        *AGENTLS,
-        *args,
+        *prespawn.command("lsp_server.cli", *args),  # forked pre-imported (tests/prespawn)
         cwd=cwd,
         env=env,
         stdin=asyncio.subprocess.DEVNULL,

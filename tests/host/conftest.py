@@ -24,9 +24,10 @@ from core.remote.agent import RemoteAgent
 from core.remote.attach import attach
 from demo.config import fake_model_config
 from demo.fake_model import FakeModelServer
+from tests import prespawn
 
 ROOT = Path(__file__).resolve().parents[2]
-AGENTLS = [sys.executable, "-m", "lsp_server.cli"]
+AGENTLS = [sys.executable, "-m", "lsp_server.cli"]  # cold; ``agentls()`` forks it (tests/prespawn)
 
 
 @pytest.fixture
@@ -127,10 +128,8 @@ class HostProcess:
     def __init__(self, proc: asyncio.subprocess.Process, log: Path) -> None:
         self.proc = proc
         self.log = log
-
-    @property
-    def pid(self) -> int:
-        return self.proc.pid
+        # The host's own pid, as it names itself (a forked host's is not the launcher's: tests/prespawn).
+        self.pid = prespawn.own_pid(proc.pid)
 
     def log_text(self) -> str:
         return self.log.read_text(errors="replace")
@@ -169,16 +168,12 @@ async def start_host(
     log = _new_log(data_dir)
     read_end, write_end = os.pipe()
     with log.open("ab") as out:
+        args = ("--data-dir", str(data_dir), "--ready-fd", str(write_end), *extra)
+        # Interpreter options: a cold process (the spawner's are its own, tests/prespawn).
+        cold = [sys.executable, *python, "-m", "host", *args]
+        command = cold if python else prespawn.command("host", *args)
         proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            *python,
-            "-m",
-            "host",
-            "--data-dir",
-            str(data_dir),
-            "--ready-fd",
-            str(write_end),
-            *extra,
+            *command,
             cwd=data_dir,  # not the source tree: `-m` puts the working folder first on the path
             env=env,
             stdin=asyncio.subprocess.DEVNULL,
@@ -227,8 +222,7 @@ async def attach_as(agents: list[RemoteAgent], project: Path, data_dir: Path, cl
 async def agentls(*args: str, cwd: Path, env: dict[str, str], timeout: float = 120) -> tuple[int, str, str]:
     """Run ``agentls ARGS`` to its end: exit status, stdout, stderr."""
     proc = await asyncio.create_subprocess_exec(
-        *AGENTLS,
-        *args,
+        *prespawn.command("lsp_server.cli", *args),
         cwd=cwd,
         env=env,
         stdin=asyncio.subprocess.DEVNULL,

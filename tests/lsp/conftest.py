@@ -15,7 +15,7 @@ from pytest_lsp import LanguageClient
 from demo.config import fake_model_config
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
-from tests.lsp.editor import PLUGIN, SERVER, Editor, start
+from tests.lsp.editor import PLUGIN, Editor, serve_command, start
 
 EVENTS = ("agent/event",)
 # How long a request may go unanswered before the test fails: a bound for a hang, not a measure of
@@ -83,7 +83,7 @@ async def connect(
     tmp_path: Path, project: Path, profile: str, options: Any, prepare: Callable[[Editor], None] | None = None
 ) -> AsyncIterator[Connected]:
     data = tmp_path / "data"
-    client, editor, result = await start(SERVER, project, data, profile, options, EVENTS, prepare)
+    client, editor, result = await start(serve_command(), project, data, profile, options, EVENTS, prepare)
     editor.saves = profile == PLUGIN  # a plugin saves what an agent edit touched (savesEdits)
     yield Connected(client, editor, result, project, profile)
     await client.shutdown_session()

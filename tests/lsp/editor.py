@@ -21,8 +21,16 @@ from pygls.uris import from_fs_path, to_fs_path
 from pytest_lsp import LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
+from tests import prespawn
+
 REPO = Path(__file__).resolve().parents[2]
-SERVER = [sys.executable, "-m", "lsp_server"]
+SERVER = [sys.executable, "-m", "lsp_server"]  # cold: a process of its own, for tests about start-up
+
+
+def serve_command(*args: str) -> list[str]:
+    """``python -m lsp_server ARGS`` forked from the pre-imported spawner (tests/prespawn)."""
+    return prespawn.command("lsp_server", *args)
+
 
 # A client that speaks the agent protocol: VS Code's capabilities plus experimental.agent, saving
 # every document an agent edit touched (savesEdits) as the plugins do.

@@ -25,7 +25,7 @@ from core.message.models import (
     now_ms,
 )
 from core.storage import DB_NAME, Store
-from tests.lsp.editor import PLUGIN, SERVER, start
+from tests.lsp.editor import PLUGIN, serve_command, start
 
 GATE = "import os, sys, time\nwhile not os.path.exists(sys.argv[1]): time.sleep(0.02)\n"
 
@@ -78,7 +78,7 @@ async def test_the_chats_first_reads_are_answered_while_the_agent_loads(tmp_path
     options = {
         "config": {"mcp": {"slow": {"type": "local", "command": [sys.executable, "-c", GATE, str(gate)]}}}
     }
-    client, _, _ = await start(SERVER, project, data, PLUGIN, options)
+    client, _, _ = await start(serve_command(), project, data, PLUGIN, options)
     try:
 
         async def call(method: str, params: Any) -> Any:
@@ -113,7 +113,7 @@ async def test_an_unknown_session_is_an_error_before_the_agent_has_loaded(tmp_pa
     options = {
         "config": {"mcp": {"slow": {"type": "local", "command": [sys.executable, "-c", GATE, str(gate)]}}}
     }
-    client, _, _ = await start(SERVER, project, data, PLUGIN, options)
+    client, _, _ = await start(serve_command(), project, data, PLUGIN, options)
     try:
         for method in ("agent/session/messages", "agent/session/get", "agent/session/todo"):
             request = client.protocol.send_request_async(method, {"sessionID": "ses_nope"})

@@ -18,7 +18,7 @@ from lsprotocol import types as lsp
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
 from tests.lsp.conftest import Connected, agent_config
-from tests.lsp.editor import PLUGIN, SERVER, start, uri
+from tests.lsp.editor import PLUGIN, serve_command, start, uri
 
 READY = "agent/nextEdit/ready"
 UTIL = "def scale(value, factor):\n    return value * factor\n"
@@ -42,7 +42,7 @@ async def connected(
     if on:
         options["nextEdits"] = True
     client, editor, result = await start(
-        SERVER, project, tmp_path / "data", profile, options, ("agent/event", READY)
+        serve_command(), project, tmp_path / "data", profile, options, ("agent/event", READY)
     )
     editor.saves = profile == PLUGIN
     yield Connected(client, editor, result, project, profile)
@@ -298,7 +298,7 @@ async def referencing(
     options = {"config": agent_config(model, small), "nextEdits": True, "editorTimeout": 2}
     profile = f"{PLUGIN}+editor:references"
     client, editor, result = await start(
-        SERVER, project, tmp_path / "data", profile, options, ("agent/event", READY)
+        serve_command(), project, tmp_path / "data", profile, options, ("agent/event", READY)
     )
     editor.saves = True
     side = Referencing(Connected(client, editor, result, project, profile))

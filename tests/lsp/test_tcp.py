@@ -22,7 +22,7 @@ import pytest
 from core.errors import ConfigError
 from core.remote.tcp import Token, check_host
 from lsp_server.tcp import Refusal, authenticate
-from tests.lsp.editor import REPO, SERVER, server_env, uri
+from tests.lsp.editor import REPO, serve_command, server_env, uri
 from tests.lsp.test_bad_input import UNUSUAL
 
 TIMEOUT = 30.0
@@ -42,7 +42,7 @@ class Tcp:
 
 def start_server(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> Tcp:
     """The server on ``--tcp 127.0.0.1:0`` (or ``args``), once it printed its port and token file."""
-    command = [*SERVER, "--log-level", "INFO", *(args or ("--tcp", "127.0.0.1:0"))]
+    command = serve_command("--log-level", "INFO", *(args or ("--tcp", "127.0.0.1:0")))
     proc = subprocess.Popen(
         command,
         stdin=subprocess.DEVNULL,
