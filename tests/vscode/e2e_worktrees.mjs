@@ -127,7 +127,12 @@ const outsideGit = [
       worktrees: () => command(wb, "agentls: Worktrees"),
       chatButton: async () => {
         await wb.command("agentls: Focus Chat");
-        await (await wb.chat()).click("#bar .new-worktree");
+        // The chat draws its bar again as its state arrives after the focus: a button found just
+        // before that is detached when clicked ("Node is detached from document", seen in a full run
+        // beside another): retry until the click lands on one that holds still.
+        await until("the chat's New Worktree Session button to take the click", async () =>
+          (await wb.chat()).click("#bar .new-worktree").then(() => true, () => false),
+        );
       },
     };
     for (const [way, run] of Object.entries(ways)) {
