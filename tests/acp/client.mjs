@@ -159,6 +159,7 @@ const scenarios = {
     const session = await agent.request(methods.agent.session.new, { cwd: project, mcpServers: [] });
     results.prompt = await prompt(agent, session.sessionId, "run R in the background");
     record({ kind: "answered" });
+    if (process.env.ANSWERED_FILE) writeFileSync(process.env.ANSWERED_FILE, session.sessionId);
     await waitFor((e) => e.kind === "update" && e.update.sessionUpdate === "agent_message_chunk" && e.update.content.text.includes("R says 42."), "the answer to the report");
     results.sessionId = session.sessionId;
   },

@@ -6,6 +6,7 @@ as a table."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -26,13 +27,29 @@ from core.message.models import (
 )
 from demo.fake_script import Turn
 from tests.acp.conftest import Acp
+from tests.ticks import until
 
 
-async def test_a_background_sub_agents_report_reaches_the_client_with_its_answer(acp: Acp) -> None:
+async def test_a_background_sub_agents_report_reaches_the_client_with_its_answer(
+    acp: Acp, tmp_path: Path
+) -> None:
     job = {"description": "job R", "prompt": "JOB-R: find it", "subagent_type": "general", "background": True}
+    # The sub-agent's answer is held until the client has the prompt's answer: a report that arrives
+    # while the turn still runs joins that turn (how fast the turn ends decided which, in-process or
+    # attached); this test is about the report that comes after.
+    answered, release = tmp_path / "answered", asyncio.Event()
     acp.model.script(Turn.tool_call("task", job), Turn.text("R runs."), Turn.text("R says 42."))
-    acp.model.script_for("JOB-R", Turn.text("R: the answer is 42."))
-    run = await acp.run("background")
+    acp.model.script_for("JOB-R", Turn.text("R: the answer is 42.").slow_first_byte(release))
+
+    async def release_when_answered() -> None:
+        await until(answered.exists, "the client's prompt answered", timeout=60)
+        release.set()
+
+    releasing = asyncio.create_task(release_when_answered())
+    try:
+        run = await acp.run("background", ANSWERED_FILE=str(answered))
+    finally:
+        releasing.cancel()
     assert run.failure is None, run.failure
     assert run.results["prompt"] == {"stopReason": "end_turn"}
     kinds = [
