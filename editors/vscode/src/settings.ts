@@ -1,11 +1,12 @@
 // The extension's settings, read from the `agentls.*` configuration that package.json declares.
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import * as vscode from "vscode";
 import { keyVariable } from "./keys";
 import type { JsonObject } from "../shared/protocol";
 import { trace } from "./trace";
-import type { HostSetting } from "./client/init_options";
+import { hostChoice, type HostSetting } from "./client/init_options";
 
 export const SECTION = "agentls";
 
@@ -18,6 +19,10 @@ export interface Settings {
   nextEdits: boolean;
   /** `initializationOptions.host`: run the agent in the shared agent host; undefined when not set. */
   host?: HostSetting;
+  /** `agentls.hostTokenFile` for a remote host: the server's `AGENTLS_HOST_TOKEN_FILE` ("" when unset). */
+  hostTokenFile: string;
+  /** Why `agentls.host` could not be sent as set (shown to the user when the server starts). */
+  hostProblem?: string;
 }
 
 function isObject(value: unknown): value is JsonObject {
@@ -49,17 +54,24 @@ export function readSettings(keys: Readonly<Record<string, string>> = {}): Setti
     serverArgs: cfg.get<string[]>("server.args", ["serve"]),
     config,
     nextEdits: cfg.get<boolean>("nextEdits", false),
-    host: hostSetting(cfg),
+    ...hostSettings(cfg),
   };
 }
 
-/** `agentls.host` when the user set it anywhere (an unset one leaves the server's default). */
-function hostSetting(cfg: vscode.WorkspaceConfiguration): HostSetting | undefined {
+/** `agentls.host` when the user set it anywhere (an unset one leaves the server's default), with
+ * `agentls.hostAddress` and `agentls.hostTokenFile` for `remote`. */
+function hostSettings(cfg: vscode.WorkspaceConfiguration): Pick<Settings, "host" | "hostTokenFile" | "hostProblem"> {
   const set = cfg.inspect<string>("host");
   const value = set?.workspaceFolderValue ?? set?.workspaceValue ?? set?.globalValue;
-  if (value === "never" || value === "auto" || value === "attach") return value;
-  if (value !== undefined) trace("badHostSetting", { value });
-  return undefined;
+  const { host, problem } = hostChoice(value, cfg.get<string>("hostAddress", ""));
+  if (problem !== undefined) trace("badHostSetting", { value: value ?? null, problem });
+  const remote = host?.startsWith("tcp://") ?? false;
+  const tokenFile = remote ? expandHome(cfg.get<string>("hostTokenFile", "").trim()) : "";
+  return { host, hostTokenFile: tokenFile, ...(problem !== undefined ? { hostProblem: problem } : {}) };
+}
+
+function expandHome(file: string): string {
+  return file === "~" || file.startsWith("~/") ? path.join(os.homedir(), file.slice(1)) : file;
 }
 
 /** Name each key's variable under `provider.<id>.options.api_key`, keeping what the settings say of that provider. */
@@ -82,7 +94,7 @@ function withKeys(config: JsonObject, keys: Readonly<Record<string, string>>): v
 export function affectsProcess(event: vscode.ConfigurationChangeEvent): boolean {
   // nextEdits: the server announces inline completions (or not) in its initialize answer; host: the
   // server attaches (or not) when it opens the agent.
-  return ["server", "nextEdits", "host"].some((key) => event.affectsConfiguration(`${SECTION}.${key}`));
+  return ["server", "nextEdits", "host", "hostAddress", "hostTokenFile"].some((key) => event.affectsConfiguration(`${SECTION}.${key}`));
 }
 
 /** Settings that make up the agent's config: the running server applies a change from the next turn. */

@@ -119,6 +119,8 @@ export class AgentClient implements vscode.Disposable {
 
   async start(): Promise<void> {
     const settings = readSettings(this.keys());
+    // agentls.host "remote" without a usable agentls.hostAddress: said once per start, not a failure.
+    if (settings.hostProblem !== undefined) void vscode.window.showWarningMessage(`agentls: ${settings.hostProblem}`);
     const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
     let location = findServer(settings, folders, process.env.PATH ?? "", vscode.workspace.isTrusted);
     const managed = location === undefined ? await this.managedServer?.() : undefined;
@@ -147,7 +149,15 @@ export class AgentClient implements vscode.Disposable {
       // No `transport`: TransportKind.stdio would append `--stdio`, which `agentls serve` does not take.
       // The API keys travel in the environment only (the config names the variables): never in an
       // LSP message, which a verbose trace would print. A new key needs a new process (`restart`).
-      options: { cwd: folders[0], env: { ...process.env, ...keyEnvironment(this.keys()) } },
+      // A remote host's token file (agentls.hostTokenFile) the same way: its path, never the token.
+      options: {
+        cwd: folders[0],
+        env: {
+          ...process.env,
+          ...keyEnvironment(this.keys()),
+          ...(settings.hostTokenFile !== "" ? { AGENTLS_HOST_TOKEN_FILE: settings.hostTokenFile } : {}),
+        },
+      },
     };
     const clientOptions: LanguageClientOptions = {
       // Every file buffer is synced, so the agent reads what the user sees, unsaved text included.
