@@ -416,14 +416,11 @@ class AcpAgent:
     def _tell_host(self, project: Project) -> None:
         """Tell the agent host (when the project's agent is attached to one) which sessions of the
         project this client has open: the other front ends showing one say "also open in Zed"."""
-        show = getattr(project.app, "show", None)  # core.remote.agent.RemoteAgent's
-        if show is None:
-            return
         shown = [sid for sid, state in self.sessions.items() if state.project is project]
 
-        async def tell() -> None:
+        async def tell() -> None:  # (in-process, ``show`` changes nothing)
             try:
-                await show(shown)
+                await project.app.show(shown)
             except AgentError as exc:  # the host went away: a new one is told when reattached
                 log.info("the sessions shown were not passed to the host: %s", exc)
 

@@ -406,6 +406,16 @@ class Agent(Protocol):
         """Call ``callback`` synchronously for each event; returns the function that stops it."""
         ...
 
+    async def show(self, session_ids: Sequence[str]) -> None:
+        """Which sessions this front end shows now (none: ``[]``). Attached to the agent host, every
+        other front end showing one of them is told (``SessionWatchers``) and so is this one, before
+        this returns; in-process there is no other front end and nothing changes."""
+        ...
+
+    def watchers(self, session_id: str) -> list[str]:
+        """The other front ends showing the session (their names), as last heard; in-process none."""
+        ...
+
     async def close(self, grace: float = 0.0) -> None:
         """Abort running turns, flush the store, stop MCP servers; ``grace``: seconds that background
         work (a session title) may take to finish first."""

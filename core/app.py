@@ -470,6 +470,13 @@ class AgentApp:
         """Call ``callback`` synchronously for each event; returns the function that stops it."""
         return self._wiring.stores.bus.listen(callback, *types)
 
+    async def show(self, session_ids: Sequence[str]) -> None:
+        """In-process there is no other front end to tell which sessions this one shows."""
+
+    def watchers(self, session_id: str) -> list[str]:
+        """In-process no other front end shows a session."""
+        return []
+
     async def unrecorded_steps(self, session_id: str, message_id: str | None = None) -> int:
         """How many steps that ``diff`` covers changed files it cannot show (a snapshot failed then)."""
         return await self._snapshots.unrecorded(session_id, message_id)

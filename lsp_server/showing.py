@@ -43,11 +43,10 @@ async def _show(server: AgentServer, sessions: list[str]) -> None:
         app = await server.app()
     except Exception:  # the agent did not open: every request says why, nothing to tell a host
         return
-    # Only an attached agent (core.remote.agent.RemoteAgent) has others to tell.
-    show = getattr(app, "show", None)
-    if show is None:
-        return
+    # In-process there is no other front end: ``show`` changes nothing. Attached, the host counts a
+    # session once whichever project's connection shows it, so a worktree session shown through the
+    # checkout's agent names this editor to the worktree's watchers too (tests/host/test_watchers.py).
     try:
-        await show(sessions)
+        await app.show(sessions)
     except AgentError as exc:  # the host went away: the reattach tells it again
         log.info("%s %s not passed to the host: %s", SESSION_SHOW, sessions, exc)

@@ -28,6 +28,7 @@ from . import test_acp_attached as acp_attached
 from .conftest import HostProcess, attach_as
 from .test_serve_attached import Serve
 from .test_watch import running_turn, start_watch
+from .test_worktrees_attached import git_repo
 
 acp = acp_suite.acp
 node_workdir = acp_suite.node_workdir
@@ -227,3 +228,29 @@ async def test_a_malformed_show_is_ignored_and_the_server_goes_on(
     show(code, session.id)  # the next good one still counts
     await watchers(code, session.id, ["Zed"])
     assert (await code.call("agent/session/get", {"sessionID": session.id}))["id"] == session.id
+
+
+async def test_a_worktree_session_is_shown_through_the_worktree_agents_own_connection(
+    host: HostProcess,
+    project: Path,
+    data_dir: Path,
+    editors: Callable[..., Any],
+    front_ends: list[RemoteAgent],
+) -> None:
+    git_repo(project)
+    code = await editors("Visual Studio Code")
+    vim = await editors("Neovim")
+    session = await code.call("agent/session/create", {"worktree": "shown"})
+    folder, shown = Path(session["worktree"]["path"]), session["id"]
+    show(code, shown)
+    show(vim, shown)
+    await watchers(code, shown, ["Neovim"])
+    await watchers(vim, shown, ["Visual Studio Code"])
+    # A front end that opened the worktree itself (as `agentls run -C <worktree>` or an ACP client
+    # there) is told the editors show its session: they told the worktree's agent, not the checkout's.
+    zed = await attach_as(front_ends, folder, data_dir, "Zed")
+    await zed.show([shown])
+    assert zed.watchers(shown) == ["Visual Studio Code", "Neovim"]
+    show(vim, None)
+    await watchers(code, shown, ["Zed"])
+    await until(lambda: zed.watchers(shown) == ["Visual Studio Code"], "Zed told Neovim left", 30)
