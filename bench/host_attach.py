@@ -7,7 +7,7 @@ attached run, as an editor would have done; `--no-host` runs beside it for the c
 ``--tcp``: the host listens on 127.0.0.1 too, and runs attached over TCP with its token
 (``AGENTLS_HOST=tcp://…``, docs/host.md "Remote") go in the same rotation.
 
-    .venv/bin/python bench/host_attach.py [--runs 10] [--tcp]
+    .venv/bin/python bench/host_attach.py [--runs 10] [--tcp] [--base OTHER/agentls]
 """
 
 from __future__ import annotations
@@ -27,14 +27,22 @@ from bench.startup import ANSWER, Bench, Figures, StampedModel, agentls, calibra
 GOALS = {"attached: start → first model request": 0.080}
 
 
-def one_run(bench: Bench, figures: Figures | None, attached: bool, tcp: dict[str, str] | None = None) -> None:
+def one_run(
+    bench: Bench,
+    figures: Figures | None,
+    attached: bool,
+    tcp: dict[str, str] | None = None,
+    base: str | None = None,
+) -> None:
     """``agentls run "say hello" --yes``, attached to the host (``tcp``: over TCP, with these
-    variables) or with ``--no-host``."""
+    variables) or with ``--no-host`` (``base``: that build's console script, for a before/after)."""
     bench.script()
     seen = len(bench.model.arrived)
     name = ("attached over TCP" if tcp else "attached") if attached else "no host"
+    if base is not None:
+        name += " (base)"
     out = bench.tmp / "run.out"
-    command = [agentls(), "run", "say hello", "--yes", "-C", str(bench.root)]
+    command = [base or agentls(), "run", "say hello", "--yes", "-C", str(bench.root)]
     with out.open("wb") as stdout:
         began = time.perf_counter()
         proc = subprocess.Popen(
@@ -75,6 +83,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--tcp", action="store_true", help="also runs attached over TCP with the token")
+    parser.add_argument(
+        "--base",
+        metavar="SCRIPT",
+        help="another build's agentls script: its --no-host runs join the rotation",
+    )
     args = parser.parse_args()
     figures = Figures()
     with (
@@ -98,6 +111,8 @@ def main() -> None:
                 if tcp is not None:
                     one_run(bench, figures, attached=True, tcp=tcp)
                 one_run(bench, figures, attached=False)
+                if args.base is not None:
+                    one_run(bench, figures, attached=False, base=args.base)
         finally:
             host(bench, "stop")
     report(figures)
