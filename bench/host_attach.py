@@ -8,6 +8,19 @@ attached run, as an editor would have done; `--no-host` runs beside it for the c
 (``AGENTLS_HOST=tcp://…``, docs/host.md "Remote") go in the same rotation.
 
     .venv/bin/python bench/host_attach.py [--runs 10] [--tcp] [--base OTHER/agentls]
+
+2026-12-07, the run attached as a terminal relay (cli/run_relay.py; the host runs the turn), a
+2-core machine shared with other lanes, load 13.6-15.0, bare `python -c pass` 132 ms; medians of
+10 interleaved runs, `--base` main's build (c800e69) run with the same virtualenv:
+
+    attached: start → first model request   352 ms  (min 213; 1,780 ms before, at bare 243 ms)
+    attached: run's CPU, user + sys          104 ms  (247 ms before)
+    attached: run's peak RSS                 24.3 MiB (37 MiB before)
+    no host: start → first model request   1,776 ms  main's build beside it 1,961 ms
+    no host: run's CPU, user + sys           642 ms  main's build 626 ms
+    no host: run's peak RSS                  48.3 MiB main's build 48.3 MiB
+
+The 80 ms goal is for a quiet machine (bare `python -c pass` ~20 ms); not measurable on this one.
 """
 
 from __future__ import annotations
