@@ -68,21 +68,20 @@ def run(args: argparse.Namespace) -> Any:
     # and named (cli/run_turn.py), so a script never hangs on a question it cannot answer.
     args.no_terminal = not (args.yes or args.deny or sys.stdin.isatty())
     args.host = host_mode(args)
-    if args.worktree is not None or _trust_to_settle(args):
+    asks = _trust_question(args)
+    if args.worktree is not None or (asks and not args.trust):
         import asyncio
 
         asyncio.run(_prepare(args))
     if isinstance(args.host, str) and args.host != "never":
-        relayed = _relayed(args)
+        relayed = _relayed(args, own_trust=asks and args.trust)
         if relayed is not None:
             return relayed
     return run_here(args)
 
 
-def _trust_to_settle(args: argparse.Namespace) -> bool:
+def _trust_question(args: argparse.Namespace) -> bool:
     """Whether the project asks to be trusted (the question is settled before the agent opens)."""
-    if args.trust:
-        return False
     from core.project_trust import question_for
 
     return question_for(Path(args.directory)) is not None
@@ -99,8 +98,9 @@ async def _prepare(args: argparse.Namespace) -> None:
         args.directory = str(await in_worktree(Path(args.directory), args.worktree, trust_flag=args.trust))
 
 
-def _relayed(args: argparse.Namespace) -> int | None:
-    """The run relayed to the host (its exit code), or None to run it in this process."""
+def _relayed(args: argparse.Namespace, own_trust: bool = False) -> int | None:
+    """The run relayed to the host (its exit code), or None to run it in this process;
+    ``own_trust``: ``--trust`` of a project the trust store does not trust (run here when a host runs)."""
     from cli.run_relay import NotAttached, connect, relay
     from core.config.paths import data_dir
     from core.trust import is_trusted
@@ -113,7 +113,7 @@ def _relayed(args: argparse.Namespace) -> int | None:
     try:
         wire = connect(data_dir(), client)
     except NotAttached as exc:
-        if args.host != "auto" or (str(exc) and not exc.replaced):
+        if args.host != "auto" or own_trust or (str(exc) and not exc.replaced):
             if str(exc):
                 _warn(f"not attached to the host ({exc}); the agent runs in this process")
             return None
@@ -124,6 +124,10 @@ def _relayed(args: argparse.Namespace) -> int | None:
         except NotAttached as again:
             _warn(f"not attached to the host ({again or 'it did not start'}); the agent runs in this process")
             return None
+    if own_trust:  # the host's agent of the project is shared and trusts what the trust store says
+        wire.sock.close()
+        _warn("not attached to the host: --trust trusts the project for this run only; the agent runs here")
+        return None
     options = {
         name: getattr(args, name)
         for name in ("prompt", "model", "agent", "session", "cont", "yes", "deny", "no_terminal")

@@ -13,6 +13,7 @@ from pathlib import Path
 from core.remote.agent import RemoteAgent
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
+from tests.e2e.test_run_trust import hostile
 from tests.ticks import until_async
 
 from .conftest import AGENTLS, HostProcess, agentls, attach_as
@@ -207,3 +208,14 @@ async def test_a_host_that_refuses_the_run_leaves_it_in_process_saying_why(
     assert "here instead" in out
     assert err.count("not attached to the host") == 1 and "another environment" in err
     assert "in this process" in err
+
+
+async def test_trust_for_one_run_runs_it_in_process_beside_a_host(
+    host: HostProcess, project: Path, env: dict[str, str], model: FakeModelServer
+) -> None:
+    marker = hostile(project)  # the project's own MCP server: started only when the project is trusted
+    model.script(Turn.text("trusted here"))
+    code, out, err = await agentls("run", "hi", "--trust", cwd=project, env=env)
+    assert code == 0 and "trusted here" in out, err
+    assert marker.exists()  # the host's shared agent would not have trusted it for this run
+    assert err.count("--trust trusts the project for this run only; the agent runs here") == 1
