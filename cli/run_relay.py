@@ -127,6 +127,7 @@ class _Relay:
         self.session: str | None = None
         self.asking: int | str | None = None  # the host's run.read_line request waiting for a line
         self.stopped: str | None = None
+        self.unread: set[str] = set()  # streams whose reader went away (`agentls run | head`)
 
     def run(self, params: dict[str, Any]) -> Relayed:
         wake_read, wake_write = socket.socketpair()  # a signal wakes the select (set_wakeup_fd)
@@ -182,11 +183,10 @@ class _Relay:
             if "error" in message:
                 print(f"agentls: {message['error'].get('message')}", file=sys.stderr)
                 return Relayed(1)
-            return Relayed(int(message["result"]["code"]))
+            code = int(message["result"]["code"])
+            return Relayed(max(code, 1) if self.unread else code)  # as in-process: exit 1
         if method == "run.out":
-            stream = sys.stdout if params.get("stream") == "out" else sys.stderr
-            stream.write(str(params.get("text", "")))
-            stream.flush()
+            self._write(str(params.get("stream")), str(params.get("text", "")))
         elif method == "run.session":
             self.session = str(params.get("session"))
         elif method == "run.read_line":
@@ -199,6 +199,20 @@ class _Relay:
             self.wire.send({"id": self.asking, "error": error})
             self.asking = None
         return None
+
+    def _write(self, name: str, text: str) -> None:
+        if name in self.unread:
+            return
+        stream = sys.stdout if name == "out" else sys.stderr
+        try:
+            stream.write(text)
+            stream.flush()
+        except BrokenPipeError:  # the turn goes on to its end, as in-process; the rest is not shown
+            self.unread.add(name)
+            with contextlib.suppress(OSError, ValueError):  # so that the exit's flush cannot fail
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, stream.fileno())
+                os.close(devnull)
 
     def _typed(self, selector: selectors.BaseSelector) -> None:
         selector.unregister(sys.stdin)

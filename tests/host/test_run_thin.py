@@ -219,3 +219,35 @@ async def test_trust_for_one_run_runs_it_in_process_beside_a_host(
     assert code == 0 and "trusted here" in out, err
     assert marker.exists()  # the host's shared agent would not have trusted it for this run
     assert err.count("--trust trusts the project for this run only; the agent runs here") == 1
+
+
+async def test_an_attached_run_whose_reader_went_away_exits_1_and_its_turn_ends(
+    host: HostProcess,
+    project: Path,
+    env: dict[str, str],
+    model: FakeModelServer,
+    front_ends: list[RemoteAgent],
+    data_dir: Path,
+) -> None:
+    model.script(Turn.text("nobody reads this", chunks=4))
+    reader, writer = os.pipe()
+    os.close(reader)  # `agentls run … | head` after head has exited: every write is EPIPE
+    run = await asyncio.create_subprocess_exec(
+        *AGENTLS,
+        "run",
+        "go",
+        "--yes",
+        cwd=project,
+        env=env,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=writer,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    os.close(writer)
+    _, err = await asyncio.wait_for(run.communicate(), 60)
+    assert run.returncode == 1, err.decode()
+    assert "the turn ended with the host" not in err.decode() and "Traceback" not in err.decode()
+    watcher = await attach_as(front_ends, project, data_dir, "watcher")
+    (session,) = await watcher.list_sessions()
+    last = (await watcher.messages(session.id))[-1]
+    assert [p.text for p in last.parts if p.type == "text"] == ["nobody reads this"]
