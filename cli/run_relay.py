@@ -21,11 +21,11 @@ import selectors
 import signal
 import socket
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from core import __version__
+from core.record import record
 from core.remote.place import UnsafeFolderError, environment_digest, socket_path
 from core.remote.wire import HOST_REPLACED, PROTOCOL
 
@@ -40,7 +40,7 @@ class NotAttached(Exception):
         self.replaced = replaced  # the host runs another agentls and stops now: a new one may start
 
 
-@dataclass
+@record
 class Relayed:
     """How a relayed run ended: its exit code, or the host lost mid-turn (``session``: its session)."""
 
