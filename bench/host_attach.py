@@ -20,6 +20,10 @@ attached run, as an editor would have done; `--no-host` runs beside it for the c
     no host: run's CPU, user + sys           642 ms  main's build 626 ms
     no host: run's peak RSS                  48.3 MiB main's build 48.3 MiB
 
+A second run (load 16.5-17.8, bare `python -c pass` 230 ms, `--tcp` in the rotation): attached
+570 ms, 116 ms CPU, 24.6 MiB; no host 2,774 ms, 697 ms CPU, main's build 2,924 ms, 705 ms CPU;
+over TCP (still a `RemoteAgent` client, not relayed) 1,808 ms, 446 ms CPU, 38.0 MiB.
+
 The 80 ms goal is for a quiet machine (bare `python -c pass` ~20 ms); not measurable on this one.
 """
 
