@@ -7,7 +7,24 @@ attached run, as an editor would have done; `--no-host` runs beside it for the c
 ``--tcp``: the host listens on 127.0.0.1 too, and runs attached over TCP with its token
 (``AGENTLS_HOST=tcp://…``, docs/host.md "Remote") go in the same rotation.
 
-    .venv/bin/python bench/host_attach.py [--runs 10] [--tcp]
+    .venv/bin/python bench/host_attach.py [--runs 10] [--tcp] [--base OTHER/agentls]
+
+2026-12-07, the run attached as a terminal relay (cli/run_relay.py; the host runs the turn), a
+2-core machine shared with other lanes, load 13.6-15.0, bare `python -c pass` 132 ms; medians of
+10 interleaved runs, `--base` main's build (c800e69) run with the same virtualenv:
+
+    attached: start → first model request   352 ms  (min 213; 1,780 ms before, at bare 243 ms)
+    attached: run's CPU, user + sys          104 ms  (247 ms before)
+    attached: run's peak RSS                 24.3 MiB (37 MiB before)
+    no host: start → first model request   1,776 ms  main's build beside it 1,961 ms
+    no host: run's CPU, user + sys           642 ms  main's build 626 ms
+    no host: run's peak RSS                  48.3 MiB main's build 48.3 MiB
+
+A second run (load 16.5-17.8, bare `python -c pass` 230 ms, `--tcp` in the rotation): attached
+570 ms, 116 ms CPU, 24.6 MiB; no host 2,774 ms, 697 ms CPU, main's build 2,924 ms, 705 ms CPU;
+over TCP (still a `RemoteAgent` client, not relayed) 1,808 ms, 446 ms CPU, 38.0 MiB.
+
+The 80 ms goal is for a quiet machine (bare `python -c pass` ~20 ms); not measurable on this one.
 """
 
 from __future__ import annotations
@@ -27,14 +44,22 @@ from bench.startup import ANSWER, Bench, Figures, StampedModel, agentls, calibra
 GOALS = {"attached: start → first model request": 0.080}
 
 
-def one_run(bench: Bench, figures: Figures | None, attached: bool, tcp: dict[str, str] | None = None) -> None:
+def one_run(
+    bench: Bench,
+    figures: Figures | None,
+    attached: bool,
+    tcp: dict[str, str] | None = None,
+    base: str | None = None,
+) -> None:
     """``agentls run "say hello" --yes``, attached to the host (``tcp``: over TCP, with these
-    variables) or with ``--no-host``."""
+    variables) or with ``--no-host`` (``base``: that build's console script, for a before/after)."""
     bench.script()
     seen = len(bench.model.arrived)
     name = ("attached over TCP" if tcp else "attached") if attached else "no host"
+    if base is not None:
+        name += " (base)"
     out = bench.tmp / "run.out"
-    command = [agentls(), "run", "say hello", "--yes", "-C", str(bench.root)]
+    command = [base or agentls(), "run", "say hello", "--yes", "-C", str(bench.root)]
     with out.open("wb") as stdout:
         began = time.perf_counter()
         proc = subprocess.Popen(
@@ -75,6 +100,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--tcp", action="store_true", help="also runs attached over TCP with the token")
+    parser.add_argument(
+        "--base",
+        metavar="SCRIPT",
+        help="another build's agentls script: its --no-host runs join the rotation",
+    )
     args = parser.parse_args()
     figures = Figures()
     with (
@@ -98,6 +128,8 @@ def main() -> None:
                 if tcp is not None:
                     one_run(bench, figures, attached=True, tcp=tcp)
                 one_run(bench, figures, attached=False)
+                if args.base is not None:
+                    one_run(bench, figures, attached=False, base=args.base)
         finally:
             host(bench, "stop")
     report(figures)

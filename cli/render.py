@@ -27,10 +27,15 @@ class Transcript:
     """Writes events for one session as they arrive; parts are tracked so each prints once."""
 
     def __init__(
-        self, session_id: str | None = None, out: TextIO | None = None, color: bool | None = None
+        self,
+        session_id: str | None = None,
+        out: TextIO | None = None,
+        color: bool | None = None,
+        err: TextIO | None = None,
     ) -> None:
         self._session = session_id
         self._out = out or sys.stdout
+        self._err = err or sys.stderr  # warnings, beside the transcript
         self._color = self._out.isatty() if color is None else color
         self._kinds: dict[str, str] = {}
         self._tool_state: dict[str, str] = {}
@@ -90,7 +95,7 @@ class Transcript:
         elif isinstance(event, AgentWarning):
             # Beside the transcript, as the CLI's other warnings: stdout stays the agent's answer.
             self._newline()
-            print(f"agentls: warning: {event.message}", file=sys.stderr, flush=True)
+            print(f"agentls: warning: {event.message}", file=self._err, flush=True)
 
     def _part(self, part: Any) -> None:
         if isinstance(part, TextPart | ReasoningPart):

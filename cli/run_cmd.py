@@ -1,35 +1,26 @@
-"""`agentls run "prompt"`: one turn in the terminal, with permissions asked on the TTY."""
+"""`agentls run "prompt"`: one turn in the terminal, with permissions asked on the TTY.
+
+With an agent host running (or ``--attach``), this process is a terminal relay and the host runs
+the turn in its warm agent (cli/run_relay.py, host/runs.py); otherwise (``--no-host``, no host, a
+host that cannot be used) the agent opens here. Either way the turn is cli/run_turn.py's. This
+module is cheap to import: the relayed run never loads the core's models.
+"""
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
-import signal
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
-
-from agentls.boot import startup_imports
-from cli.host_lost import restart_host
-from cli.render import Transcript
-from cli.terminal_input import read_line
-from cli.trust_prompt import settle_trust
-from cli.worktree_run import in_worktree
-from core.events import PermissionAsked, PermissionReplied
-from core.message.models import AssistantMessage
-from core.message.prompt_input import TextInput
-from core.open import host_mode as core_host_mode
-from core.open import open_agent
-from core.remote.connection import ConnectionLost
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from core.api import Agent
     from core.open import HostMode
     from core.remote.tcp import TcpHost
-from core.stop_signals import exit_code, on_stop_signals
 
 TITLE_GRACE_S = 2.0  # the most a finished run waits for its session's title
+# Tests only: a relayed run writes its sys.modules there (AGENTLS_HOST*: outside the host environment digest).
+MODULES_FILE = "AGENTLS_HOST_RELAY_MODULES"
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -69,46 +60,134 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.set_defaults(func=run)
 
 
-async def run(args: argparse.Namespace) -> int:
-    """Run the turn; exit 1 when it ended with an error or needed a permission nobody could give."""
+def run(args: argparse.Namespace) -> Any:
+    """Run the turn; exit 1 when it ended with an error or needed a permission nobody could give.
+
+    Relayed, the exit code; in-process, the coroutine that runs the turn (agentls/boot.py awaits it)."""
     # Without a terminal, what the rules allow still runs; a request that would ask is refused
-    # and named (see _answer), so a script never hangs on a question it cannot answer.
+    # and named (cli/run_turn.py), so a script never hangs on a question it cannot answer.
     args.no_terminal = not (args.yes or args.deny or sys.stdin.isatty())
-    args.refused = []
+    args.host = host_mode(args)
+    asks = _trust_question(args)
+    if args.worktree is not None or (asks and not args.trust):
+        import asyncio
+
+        asyncio.run(_prepare(args))
+    if isinstance(args.host, str) and args.host != "never":
+        relayed = _relayed(args, own_trust=asks and args.trust)
+        if relayed is not None:
+            return relayed
+    return run_here(args)
+
+
+def _trust_question(args: argparse.Namespace) -> bool:
+    """Whether the project asks to be trusted (the question is settled before the agent opens)."""
+    from core.project_trust import question_for
+
+    return question_for(Path(args.directory)) is not None
+
+
+async def _prepare(args: argparse.Namespace) -> None:
+    """Settle the trust question and make the worktree (both may ask on the terminal)."""
+    from cli.trust_prompt import settle_trust
+
     await settle_trust(Path(args.directory), trust_flag=args.trust, terminal=sys.stdin.isatty())
     if args.worktree is not None:
+        from cli.worktree_run import in_worktree
+
         args.directory = str(await in_worktree(Path(args.directory), args.worktree, trust_flag=args.trust))
-    args.host = host_mode(args)
+
+
+def _relayed(args: argparse.Namespace, own_trust: bool = False) -> int | None:
+    """The run relayed to the host (its exit code), or None to run it in this process;
+    ``own_trust``: ``--trust`` of a project the trust store does not trust (run here when a host runs)."""
+    from cli.run_relay import NotAttached, connect, relay
+    from core.config.paths import data_dir
+    from core.trust import is_trusted
+
+    directory = Path(args.directory)
+    if not is_trusted(directory):  # the host's agent would read the project files held back here
+        _warn("not attached to the host: this run has not trusted the project")
+        return None
+    client = f"agentls run (pid {os.getpid()})"
+    try:
+        wire = connect(data_dir(), client)
+    except NotAttached as exc:
+        if args.host != "auto" or own_trust or (str(exc) and not exc.replaced):
+            if str(exc):
+                _warn(f"not attached to the host ({exc}); the agent runs in this process")
+            return None
+        if not _start_host(exc.replaced):
+            return None
+        try:
+            wire = connect(data_dir(), client)
+        except NotAttached as again:
+            _warn(f"not attached to the host ({again or 'it did not start'}); the agent runs in this process")
+            return None
+    if own_trust:  # the host's agent of the project is shared and trusts what the trust store says
+        wire.sock.close()
+        _warn("not attached to the host: --trust trusts the project for this run only; the agent runs here")
+        return None
+    options = {
+        name: getattr(args, name)
+        for name in ("prompt", "model", "agent", "session", "cont", "yes", "deny", "no_terminal")
+    }
+    ended = relay(wire, directory, options)
+    wire.sock.close()
+    if ended.lost is not None:
+        print(f"\nagentls: {ended.lost}: the turn ended with the host", file=sys.stderr)
+        if ended.session is not None:
+            import asyncio
+
+            from cli.host_lost import restart_host
+
+            asyncio.run(restart_host(directory, ended.session, client))
+    if path := os.environ.get(MODULES_FILE):
+        Path(path).write_text("\n".join(sorted(sys.modules)) + "\n")
+    return ended.code
+
+
+def _start_host(replaced: bool) -> bool:
+    """Start a host (``--attach`` and none runs); False (and why, on stderr) when it did not start."""
+    import asyncio
+
+    from core.config.paths import data_dir
+    from core.remote.attach import AttachError, start_host
+
+    try:
+        asyncio.run(start_host(data_dir(), wait_for_lock=replaced))
+    except AttachError as exc:
+        _warn(f"not attached: the host did not start ({exc}); the agent runs in this process")
+        return False
+    return True
+
+
+def run_here(args: argparse.Namespace) -> Any:
+    """The coroutine that runs the turn with the agent in this process (or over TCP)."""
+    return _here(args)
+
+
+async def _here(args: argparse.Namespace) -> int:
+    from agentls.boot import startup_imports
+    from cli.run_turn import TerminalSeat, drive
+    from core.open import open_agent
+    from core.stop_signals import on_stop_signals
+
+    remote = not isinstance(args.host, str)  # over TCP: core.remote's agent; else the agent is here
     app = await open_agent(
         Path(args.directory),
         import_guard=startup_imports,
-        host=args.host,
+        host=args.host if remote else "never",
         client=f"agentls run (pid {os.getpid()})",
-        notice=lambda text: print(f"agentls: {text}", file=sys.stderr),
+        notice=_warn,
     )
-    work = asyncio.current_task()
-    assert work is not None, "run inside a task"
-    stopped: list[signal.Signals] = []
-
-    def stop(sig: signal.Signals) -> None:
-        if not stopped:  # cancelling aborts the turn, whose tool's process group is killed
-            stopped.append(sig)
-            work.cancel()
-
-    undo_signals = on_stop_signals(stop)
+    stopped = True
     try:
-        code = await turn(app, args)
-    except asyncio.CancelledError:
-        if not stopped:
-            raise
-        work.uncancel()
-        print(f"agentls: stopped by {stopped[0].name}", file=sys.stderr)
-        return exit_code(stopped[0])
+        code, stopped = await drive(app, args, TerminalSeat(), on_stop_signals)
     finally:
-        undo_signals()
         # A short turn can end before the small model has named the session: wait for it a little.
         await app.close(grace=0.0 if stopped else TITLE_GRACE_S)
-    return 1 if args.refused else code
+    return code
 
 
 def host_mode(args: argparse.Namespace) -> HostMode | TcpHost:
@@ -118,105 +197,13 @@ def host_mode(args: argparse.Namespace) -> HostMode | TcpHost:
         return "auto"
     if args.no_host:
         return "never"
+    value = os.environ.get("AGENTLS_HOST", "attach")
+    if value in ("auto", "attach", "never"):
+        return value  # type: ignore[return-value]  # (checked: one of HostMode's values)
+    from core.open import host_mode as core_host_mode
+
     return core_host_mode(None, "AGENTLS_HOST", _warn, "attach")
 
 
 def _warn(text: str) -> None:
     print(f"agentls: {text}", file=sys.stderr)
-
-
-async def turn(app: Agent, args: argparse.Namespace) -> int:
-    """One prompt in a new or continued session, streamed to stdout."""
-    if args.session:
-        session = await app.get_session(args.session)
-    elif args.cont:
-        sessions = await app.list_sessions(limit=1)
-        session = sessions[0] if sessions else await app.create_session()
-    else:
-        session = await app.create_session()
-    transcript = Transcript(session.id)
-    sub = app.subscribe()
-    answers: set[asyncio.Task[None]] = set()
-
-    asking: dict[str, asyncio.Task[None]] = {}
-
-    async def pump() -> None:
-        async for event in sub:
-            transcript.handle(event)
-            if isinstance(event, PermissionAsked):
-                task = asyncio.create_task(_answer(app, event, args))
-                answers.add(task)
-                asking[event.request.id] = task
-                task.add_done_callback(answers.discard)
-            elif isinstance(event, PermissionReplied) and (waiting := asking.pop(event.requestID, None)):
-                if waiting.done():
-                    continue
-                waiting.cancel()  # answered in another front end attached to the same host
-                print(f"\n  {event.reply}: answered in {event.by or 'another front end'}", flush=True)
-
-    printer = asyncio.create_task(pump())
-    # Attached, the editors that show the session list this run among its watchers (sent before the
-    # prompt on the same connection, so not waited for: the run's start stays as fast).
-    show = getattr(app, "show", None)  # core.remote.agent.RemoteAgent's; in-process there is no other
-    if show is not None:
-        shown = asyncio.ensure_future(show([session.id]))
-        shown.add_done_callback(lambda done: done.cancelled() or done.exception())
-    try:
-        answer = await app.prompt(
-            session.id, [TextInput(type="text", text=args.prompt)], agent=args.agent, model=args.model
-        )
-        # Background sub-agents the turn started report back in turns of their own: wait for them
-        # (printed as they come) rather than stop them by exiting.
-        await app.background_settled(session.id)
-    except ConnectionLost as exc:
-        print(f"\nagentls: {exc}: the turn ended with the host", file=sys.stderr)
-        if isinstance(args.host, str):
-            await restart_host(app.directory, session.id, f"agentls run (pid {os.getpid()})")
-        else:  # on another machine: what the turn committed is in that host's store
-            print(f"agentls: the host at {args.host} is not restarted from here", file=sys.stderr)
-        return 1
-    finally:
-        printer.cancel()
-        while (event := sub.get_nowait()) is not None:  # what the printer had not taken yet
-            transcript.handle(event)
-        sub.close()
-        transcript.finish()
-    info = answer.info
-    if isinstance(info, AssistantMessage) and info.error is not None and info.error.name != "aborted":
-        print(f"agentls: {info.error.message}", file=sys.stderr)
-        return 1
-    return 0
-
-
-REPLIES: dict[str, Literal["once", "always"]] = {
-    "y": "once",
-    "yes": "once",
-    "a": "always",
-    "always": "always",
-}
-
-
-async def _answer(app: Agent, event: PermissionAsked, args: Any) -> None:
-    request = event.request
-    reply: Literal["once", "always", "reject"]
-    if args.yes:
-        reply = "once"
-    elif args.deny:
-        reply = "reject"
-    elif getattr(args, "no_terminal", False):
-        reply = "reject"
-        args.refused.append(request)
-        print(_no_terminal(request.permission, request.patterns), file=sys.stderr)
-    else:
-        text = await read_line("  allow? [y]es / [a]lways / [n]o: ")
-        reply = REPLIES.get(text.strip().lower(), "reject")
-    await app.dialogs.reply_permission(request.id, reply)
-
-
-def _no_terminal(permission: str, patterns: list[str]) -> str:
-    what = ", ".join(patterns)
-    return (
-        f"agentls: the agent needed permission for {permission} ({what}) and there is no terminal to "
-        "ask on, so it was refused. Pass --yes to allow every request, or allow it in agentls.json: "
-        f'"permission": {{"{permission}": "allow"}} (or "permission": "allow" for everything).'
-    )

@@ -28,6 +28,7 @@ from core.remote.wire import (
     PROTOCOL_MISMATCH,
     VERSION_MISMATCH,
 )
+from host import runs
 from host.hub import Hub
 from host.lenders import Lender, driving
 
@@ -76,6 +77,8 @@ class FrontEnd:
             return await self._call(params)
         if method == "showing":
             return self._showing(params)
+        if method == "run":  # `agentls run` relayed: the host runs its turn (host/runs.py)
+            return await runs.run(self, params)
         if method == "status":
             return self.hub.status()
         if method == "stop":
@@ -181,7 +184,11 @@ class FrontEnd:
         return {}
 
     def _notified(self, method: str, params: dict[str, Any]) -> None:
-        """``lent``: the front end's open documents (or its editor's queries) changed."""
+        """``lent``: the front end's open documents (or its editor's queries) changed; ``run.stop``:
+        a relayed `agentls run` got SIGINT/SIGTERM."""
+        if method == "run.stop":
+            runs.stop(self, params)
+            return
         project = self.hub.projects.by_handle.get(str(params.get("project")))
         if method != "lent" or project is None or project.handle not in self.listening:
             return
@@ -199,6 +206,7 @@ class FrontEnd:
         target: Any = project.agent.dialogs if method.startswith("dialogs.") else project.agent
         function = getattr(target, method.removeprefix("dialogs."))
         if method in _ANSWERS:
+            self.hub.answered(str(args.get("request_id")), self.name)
             for other in self.hub.others(self, handle):
                 other.conn.notify(
                     "answering", {"project": handle, "requestID": args.get("request_id"), "client": self.name}

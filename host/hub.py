@@ -19,6 +19,9 @@ if TYPE_CHECKING:
     from host.front_end import FrontEnd
 
 
+_ANSWERS_KEPT = 256
+
+
 class Hub:
     """The host's shared state; ``idle`` is set whenever nothing is attached and nothing runs."""
 
@@ -38,6 +41,9 @@ class Hub:
         self.started = time.time()
         self.tcp: dict[str, str] | None = None  # --tcp: {address, token (where it is kept)}
         self.watchers: Watchers[FrontEnd] = Watchers(lambda front: front.name)
+        # Which front end answered a dialog, for a turn the host renders itself (host/runs.py):
+        # its events do not say. The latest few; a run takes its entry when the answer reaches it.
+        self.answered_by: dict[str, str] = {}
 
     def busy(self) -> bool:
         """Whether a front end is attached or an agent's call still runs."""
@@ -70,6 +76,12 @@ class Hub:
                 for p in self.projects.by_handle.values()
             ],
         }
+
+    def answered(self, request_id: str, client: str) -> None:
+        """Remember that ``client`` answers the dialog ``request_id``."""
+        self.answered_by[request_id] = client
+        while len(self.answered_by) > _ANSWERS_KEPT:
+            del self.answered_by[next(iter(self.answered_by))]
 
     def others(self, front: FrontEnd, handle: str) -> list[FrontEnd]:
         """The other front ends that opened project ``handle``."""

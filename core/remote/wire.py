@@ -8,9 +8,11 @@ does: the first exchange (``hello``) compares it, and a mismatch is refused with
 
 from __future__ import annotations
 
-import asyncio
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # imported by the reader only: a relayed `agentls run` speaks the wire without asyncio
+    import asyncio
 
 PROTOCOL = 2  # 2: the host calls back what a front end lends (``lent``)
 MAX_FRAME = 64 * 1024 * 1024  # a transcript page with pasted files fits; a runaway line does not
@@ -39,6 +41,8 @@ def encode(message: dict[str, Any]) -> bytes:
 async def read_message(reader: asyncio.StreamReader) -> dict[str, Any] | None:
     """The next message, or None at the end of the stream. WireError: an oversized line, a line
     cut off by the end of the stream, or a line that is not a JSON object."""
+    import asyncio
+
     try:
         line = await reader.readuntil(b"\n")
     except asyncio.IncompleteReadError as exc:
