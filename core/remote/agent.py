@@ -81,6 +81,8 @@ class RemoteAgent:
         self._worktree = Path(opened["worktree"])
         self.host_pid = host_pid
         self.mirror = Mirror(opened)
+        # What the host said of this front end's settings when it opened the project (docs/host.md).
+        self.warnings: list[str] = [str(w) for w in opened.get("warnings", [])]
         self.bus = Bus()
         self._dialogs = RemoteDialogs(self)
         self._background: set[asyncio.Future[Any]] = set()
