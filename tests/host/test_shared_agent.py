@@ -20,7 +20,7 @@ from lsprotocol import types as lsp
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
 
-from .conftest import HostProcess, config, set_config
+from .conftest import HostProcess, agentls, config, set_config
 from .test_serve_attached import Serve, host_status, serves  # noqa: F401  (fixtures)
 
 PARTS = [{"type": "text", "text": "hello"}]
@@ -208,3 +208,25 @@ async def test_a_shared_agent_keeps_its_agent_wide_settings_when_one_editor_chan
 def _shown(serve: Serve, text: str) -> str:
     """The `window/showMessage` texts the editor got that say ``text``, joined."""
     return "\n".join(m.message for m in serve.client.messages if text in m.message)
+
+
+async def test_agentls_run_shares_the_editors_agent_and_its_turn_is_followed_live(
+    three_models: None,
+    host: HostProcess,
+    data_dir: Path,
+    project: Path,
+    env: dict[str, str],
+    model: FakeModelServer,
+    serves: Callable[..., Any],  # noqa: F811
+) -> None:
+    vscode = await serves({"config": {"model": "fake/m2"}})
+    neovim = await serves()
+    session = (await neovim.call("agent/session/create", {}))["id"]
+    await vscode.call("agent/session/show", {"sessionIDs": [session]})
+    model.script(Turn.text("from the terminal", chunks=3))
+    code, out, err = await agentls("run", "--session", session, "hello", cwd=project, env=env)
+    assert code == 0, err
+    assert "from the terminal" in out
+    await until_seen(vscode, session, "from the terminal")
+    assert [r.body["model"] for r in model.requests] == ["m"]  # the project's: VS Code's is its own
+    assert len(await projects(data_dir)) == 1
