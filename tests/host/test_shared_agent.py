@@ -10,6 +10,8 @@ the scripted fake model server seeing the model of each request."""
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,7 @@ from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
 
 from .conftest import HostProcess, agentls, config, set_config
+from .test_reattach import reattached
 from .test_serve_attached import Serve, host_status, serves  # noqa: F401  (fixtures)
 
 PARTS = [{"type": "text", "text": "hello"}]
@@ -230,3 +233,24 @@ async def test_agentls_run_shares_the_editors_agent_and_its_turn_is_followed_liv
     await until_seen(vscode, session, "from the terminal")
     assert [r.body["model"] for r in model.requests] == ["m"]  # the project's: VS Code's is its own
     assert len(await projects(data_dir)) == 1
+
+
+async def test_an_editors_changed_model_holds_on_the_host_that_replaces_a_killed_one(
+    three_models: None,
+    host: HostProcess,
+    data_dir: Path,
+    project: Path,
+    env: dict[str, str],
+    model: FakeModelServer,
+    serves: Callable[..., Any],  # noqa: F811
+) -> None:
+    vscode = await serves({"config": {"model": "fake/m2"}})
+    vscode.client.workspace_did_change_configuration(
+        lsp.DidChangeConfigurationParams(settings={"agentls": {"config": {"model": "fake/m3"}}})
+    )
+    await vscode.call("agent/commands")
+    os.kill(host.pid, signal.SIGKILL)
+    assert await reattached(vscode, data_dir, host.pid) != host.pid
+    session = (await vscode.call("agent/session/create", {}))["id"]
+    assert await turn(vscode, session, model, "on the new host") == "m3"  # its settings now, not at open
+    await agentls("host", "stop", cwd=project, env=env)
