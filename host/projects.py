@@ -162,11 +162,14 @@ class Projects:
 
     def rekey(self, project: Project) -> None:
         """File ``project`` under its agent-wide layers after a reconfigure changed them: the next
-        open with the layers it had gets an agent of its own."""
+        open with the layers it had gets an agent of its own. When another agent is filed under the
+        new ones already, that one stays the one later opens get."""
+        new = _key(project.directory, project.layers)
         for key, task in list(self._opening.items()):
-            if task.done() and not task.cancelled() and task.exception() is None and task.result() is project:
+            opened = task.done() and not task.cancelled() and task.exception() is None
+            if key != new and opened and task.result() is project:
                 del self._opening[key]
-                self._opening[_key(project.directory, project.layers)] = task
+                self._opening.setdefault(new, task)
 
     async def close(self) -> None:
         """Close every agent (their running turns are aborted; what they committed stays)."""

@@ -254,3 +254,25 @@ async def test_an_editors_changed_model_holds_on_the_host_that_replaces_a_killed
     session = (await vscode.call("agent/session/create", {}))["id"]
     assert await turn(vscode, session, model, "on the new host") == "m3"  # its settings now, not at open
     await agentls("host", "stop", cwd=project, env=env)
+
+
+async def test_an_editor_alone_on_its_agent_changes_its_agent_wide_settings(
+    host: HostProcess,
+    data_dir: Path,
+    project: Path,
+    serves: Callable[..., Any],  # noqa: F811
+) -> None:
+    (project / "STYLE.md").write_text("Answer in haiku.\n")
+    vscode = await serves({"config": {}})
+    vscode.client.workspace_did_change_configuration(
+        lsp.DidChangeConfigurationParams(settings={"agentls": {"config": {"instructions": ["STYLE.md"]}}})
+    )
+    await vscode.call("agent/commands")
+    await vscode.editor.wait_for(lambda: vscode.events("config.updated"), timeout=60)
+    assert "instructions" in vscode.events("config.updated")[-1]["properties"]["changed"]
+    assert not _shown(vscode, "were not applied")
+    # The agent is filed under its new settings: an editor with none gets another, and is told.
+    neovim = await serves()
+    assert len(await projects(data_dir)) == 2
+    await neovim.editor.wait_for(lambda: _shown(neovim, "agent of its own"), timeout=60)
+    assert "instructions" in _shown(neovim, "agent of its own")
