@@ -35,6 +35,8 @@ class View:
 
     layers: list[Layer]
     model: str | None = None  # the model its layers set (None: the agent's own choice)
+    # The keys its reconfigure changed in the view, for the ``config.updated`` it sends this front end.
+    changed: set[str] = dataclasses.field(default_factory=set)
 
 
 async def make_view(agent: Agent, layers: Sequence[Layer]) -> View:
@@ -70,7 +72,12 @@ def view_info(info: ConfigInfo, view: View | None, agent: Agent) -> ConfigInfo:
 
 def view_wire(properties: dict[str, Any], view: View | None, agent: Agent) -> dict[str, Any]:
     """A ``config.updated``'s properties (``ConfigInfo.to_wire``'s fields) as ``view`` sees them."""
-    if view is None or view.model is None:
+    if view is None:
+        return properties
+    if view.changed:
+        properties = {**properties, "changed": sorted({*properties["changed"], *view.changed})}
+        view.changed = set()
+    if view.model is None:
         return properties
     models = list(properties["models"])
     limits = agent.model_limits(view.model)
@@ -131,10 +138,12 @@ async def reconfigure(
     old = view.layers, view.model
     # The view first: the ``config.updated`` the agent's reconfigure sends this front end is its new one.
     view.layers, view.model = new_view.layers, new_view.model
+    view.changed = {"model"} if view.model != old[1] else set()
     try:
         result = await project.agent.reconfigure(agent_wide(layers) if applied else project.layers)
     except BaseException:
         view.layers, view.model = old
+        view.changed = set()
         raise
     if applied:
         project.layers = agent_wide(layers)

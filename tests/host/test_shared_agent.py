@@ -128,6 +128,7 @@ async def test_editors_with_models_of_their_own_share_one_agent_each_turn_on_its
     assert len(await projects(data_dir)) == 1
     # Each was told of its own config only: VS Code's config.updated names m3, Neovim saw none of it.
     assert [e["properties"]["defaultModel"] for e in vscode.events("config.updated")][-1] == "fake/m3"
+    assert "model" in vscode.events("config.updated")[-1]["properties"]["changed"]
     assert all(e["properties"]["defaultModel"] != "fake/m3" for e in neovim.events("config.updated"))
 
 
