@@ -189,6 +189,8 @@ async def _attached(
         except AttachError as exc:
             say(f"not attached to the host ({exc}); the agent runs in this process")
             return None
+    for warning in agent.warnings:  # its settings and the host's agents of the folder
+        say(warning)
     if reattach:
         watch = Reattach(
             agent,

@@ -30,9 +30,16 @@ class Events(Protocol):
 class Broadcast:
     """Forwards ``agent``'s events to the connections added, as ``event`` notifications."""
 
-    def __init__(self, handle: str, agent: Events, facts: Callable[[], dict[str, Any]]) -> None:
+    def __init__(
+        self,
+        handle: str,
+        agent: Events,
+        facts: Callable[[Connection], dict[str, Any]],
+        info: Callable[[Connection, dict[str, Any]], dict[str, Any]],
+    ) -> None:
         self._handle = handle
-        self._facts = facts
+        self._facts = facts  # each front end's (its own model: host/views.py)
+        self._info = info  # a ``config.updated``'s properties as each front end sees them
         self._connections: list[Connection] = []
         # (part id, field) -> the first delta and the texts after it, in arrival order
         self._deltas: dict[tuple[str, str], tuple[PartDelta, list[str]]] = {}
@@ -63,9 +70,18 @@ class Broadcast:
                 self._timer = asyncio.get_running_loop().call_later(FRAME, self.flush)
             return
         self.flush()
-        self._send(event.to_wire())
         if isinstance(event, ConfigUpdated):
-            self._notify("facts", {"project": self._handle, "facts": self._facts()})
+            self._config_updated(event)
+            return
+        self._send(event.to_wire())
+
+    def _config_updated(self, event: ConfigUpdated) -> None:
+        """``config.updated`` and the facts after it, each front end's as it sees the config."""
+        wire = event.to_wire()
+        for connection in list(self._connections):
+            mine = {**wire, "properties": self._info(connection, wire["properties"])}
+            connection.notify("event", {"project": self._handle, **mine})
+            connection.notify("facts", {"project": self._handle, "facts": self._facts(connection)})
 
     def flush(self) -> None:
         """Send the deltas waiting now, one merged delta per part and field."""

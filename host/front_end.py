@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from core.api import Layer
+from core.api import Layer, Reconfigured
 from core.remote import codec
 from core.remote.connection import CANCEL_GRACE_S, Connection, RemoteError
 from core.remote.wire import (
@@ -31,6 +31,8 @@ from core.remote.wire import (
 from host import runs
 from host.hub import Hub
 from host.lenders import Lender, driving
+from host.projects import Project
+from host.views import differing, fill, make_view, own_agent, reconfigure
 
 log = logging.getLogger(__name__)
 
@@ -151,8 +153,10 @@ class FrontEnd:
             for item in params.get("layers", [])
         ]
         project = await self.hub.projects.open(directory, layers)
+        view = await make_view(project.agent, layers)  # its own model, checked (host/views.py)
         if project.handle not in self.listening:
-            self.listening[project.handle] = project.broadcast.add(self.conn)
+            self.listening[project.handle] = project.attach(self.conn, view)
+        project.views[self.conn] = view
         lent = params.get("lend")
         if isinstance(lent, dict):
             project.lenders.add(self, Lender(self.name, self.conn, project.handle, lent))
@@ -161,7 +165,7 @@ class FrontEnd:
             "project": project.handle,
             "directory": str(agent.directory),
             "worktree": str(agent.worktree),
-            "facts": project.facts,
+            "facts": project.facts_for(self.conn),
             "permissions": codec.dump_result(
                 "dialogs.pending_permissions", agent.dialogs.pending_permissions()
             ),
@@ -169,7 +173,25 @@ class FrontEnd:
             "plans": codec.dump_result("dialogs.pending_plans", agent.dialogs.pending_plans()),
             "queued": {sid: codec.dump_result("queued", agent.queued(sid)) for sid in project.queue_sessions},
             "busy": sorted(project.busy),
+            "warnings": self._apart(project, layers),
         }
+
+    def _apart(self, project: Project, layers: list[Layer]) -> list[str]:
+        """A warning when front ends attached to another agent of the folder (other agent-wide
+        settings) do not share this one's turns."""
+        warnings = []
+        for other in self.hub.projects.same_folder(project):
+            names = [f.name for f in self.hub.front_ends if other.handle in f.listening and f is not self]
+            if names and (keys := differing(layers, other.layers)):
+                warnings.append(own_agent(keys, names))
+        return warnings
+
+    async def _reconfigure(self, project: Project, layers: list[Layer] | None) -> Reconfigured:
+        """This front end's settings changed: its view does (and the agent, when it is alone on it)."""
+        alone = not any(project.handle in f.listening for f in self.hub.front_ends if f is not self)
+        result = await reconfigure(project, project.views[self.conn], layers, alone)
+        self.hub.projects.rekey(project)
+        return result
 
     def _showing(self, params: dict[str, Any]) -> dict[str, Any]:
         """``showing``: the sessions of a project this front end shows now (its chat, its ACP
@@ -203,6 +225,9 @@ class FrontEnd:
             raise RemoteError(NOT_ATTACHED, f"no project {handle!r} opened on this connection")
         method = str(params.get("method"))
         args = codec.load_args(method, params.get("args") or {})
+        if method == "reconfigure":
+            return codec.dump_result(method, await self._reconfigure(project, args.get("layers")))
+        args = fill(method, args, project.views.get(self.conn), project.agent)
         target: Any = project.agent.dialogs if method.startswith("dialogs.") else project.agent
         function = getattr(target, method.removeprefix("dialogs."))
         if method in _ANSWERS:

@@ -81,6 +81,9 @@ class RemoteAgent:
         self._worktree = Path(opened["worktree"])
         self.host_pid = host_pid
         self.mirror = Mirror(opened)
+        # What the host said of this front end's settings when it opened the project (docs/host.md).
+        self.warnings: list[str] = [str(w) for w in opened.get("warnings", [])]
+        self.layers: tuple[Layer, ...] | None = None  # the config layers last reconfigured to
         self.bus = Bus()
         self._dialogs = RemoteDialogs(self)
         self._background: set[asyncio.Future[Any]] = set()
@@ -414,6 +417,8 @@ class RemoteAgent:
 
     async def reconfigure(self, layers: Sequence[Layer] | None = None) -> Reconfigured:
         result: Reconfigured = await self.call("reconfigure", layers=layers)
+        if layers is not None:  # a new host is opened with them (core/remote/reattach.py)
+            self.layers = tuple(layers)
         return result
 
     def subscribe(self, *types: type[Event], session_id: str | None = None) -> Subscription:

@@ -160,9 +160,10 @@ class Reattach:
         wait = FIRST_WAIT_S
         for attempt in range(ATTEMPTS):
             try:
+                layers = self._agent.layers  # the front end's settings now, else those it opened with
                 return await open_on_host(
                     self._directory,
-                    layers=self._layers,
+                    layers=self._layers if layers is None else layers,
                     data_dir=self._data_dir,
                     client=self._client,
                     mode="auto",

@@ -12,7 +12,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from core.events import QueueAdded
+from core.api import Layer
+from core.events import PartDelta, QueueAdded
 from core.message.prompt_input import TextInput
 from core.remote.attach import attach, connect
 from demo.fake_script import Turn
@@ -162,3 +163,36 @@ async def test_a_prompt_from_acp_on_a_session_another_front_end_runs_is_answered
     requests = [str(r.messages) for r in acp.model.requests]
     assert len(requests) == 2
     assert "queued from the editor" not in requests[0] and "queued from the editor" in requests[1]
+
+
+async def test_an_acp_client_and_an_editor_with_a_model_of_its_own_share_one_agent(
+    acp_host: HostProcess, acp: Acp
+) -> None:
+    config = json.loads((acp.project / "agentls.json").read_text())
+    models = config["provider"]["fake"]["models"]
+    models["m2"] = models["m"]
+    (acp.project / "agentls.json").write_text(json.dumps(config))
+    acp.model.script(Turn.text("from zed", chunks=3), Turn.text("from the editor"))
+    # An editor whose settings set its model (as VS Code's `agentls.model`), attached as serve is.
+    editor = await attach(
+        acp.project,
+        layers=[Layer("settings", {"model": "fake/m2"})],
+        data_dir=acp.data,
+        client="VS Code",
+        mode="attach",
+    )
+    try:
+        session = await editor.create_session()
+        deltas = editor.subscribe(PartDelta, session_id=session.id)
+        run = await acp.run("load", SESSION_ID=session.id, PROMPT="hello from zed", **ATTACHED)
+        assert run.failure is None, run.failure
+        assert len(await opened_in_host(acp)) == 1  # one agent: the editor follows the ACP turn
+        seen = ""
+        while "from zed" not in seen:
+            seen += (await asyncio.wait_for(deltas.get(), 60)).delta
+        answer = await editor.prompt(session.id, [TextInput(type="text", text="and you?")])
+        assert editor.config_info().default_model == "fake/m2"
+    finally:
+        await editor.close()
+    assert [p.text for p in answer.parts if p.type == "text"] == ["from the editor"]
+    assert [r.body["model"] for r in acp.model.requests] == ["m", "m2"]  # each front end's own

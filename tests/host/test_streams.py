@@ -151,7 +151,7 @@ async def test_the_deltas_of_a_frame_go_out_merged_and_before_the_next_event(end
     bus = Bus()
     first = await _Ends().open()
     ends.append(first)
-    broadcast = Broadcast("p1", bus, lambda: {})
+    broadcast = Broadcast("p1", bus, lambda _conn: {}, lambda _conn, properties: properties)
     broadcast.add(first.host)
     for piece in ("a", "b", "c"):
         bus.publish(_delta("prt_a", piece))
@@ -187,7 +187,13 @@ async def test_a_front_end_that_attaches_gets_only_later_deltas_and_a_removed_on
     bus = Bus()
     first, second = await _Ends().open(), await _Ends().open()
     ends.extend([first, second])
-    broadcast = Broadcast("p1", bus, lambda: {"config_info": "new"})
+    # Each front end's facts and config.updated are its own view's (host/views.py).
+    broadcast = Broadcast(
+        "p1",
+        bus,
+        lambda conn: {"config_info": "new", "to": "second" if conn is second.host else "first"},
+        lambda conn, properties: {**properties, "defaultModel": "fake/mine" if conn is second.host else None},
+    )
     remove_first = broadcast.add(first.host)
     bus.publish(_delta("prt_a", "before"))
     broadcast.add(second.host)  # the waiting delta goes to the first only, at once
@@ -203,7 +209,8 @@ async def test_a_front_end_that_attaches_gets_only_later_deltas_and_a_removed_on
     bus.publish(ConfigUpdated(changed=["model"], agents=[], models=[], defaultAgent="build", modelLimits={}))
     [event, facts] = (await second.wait_for(3))[1:]
     assert event[1]["type"] == "config.updated"
-    assert facts == ("facts", {"project": "p1", "facts": {"config_info": "new"}})
+    assert event[1]["properties"]["defaultModel"] == "fake/mine"
+    assert facts == ("facts", {"project": "p1", "facts": {"config_info": "new", "to": "second"}})
     bus.publish(SessionIdle(sessionID="ses_1"))
     await second.wait_for(4)
     assert len(first.received) == 2  # removed: nothing more
