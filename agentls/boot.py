@@ -20,7 +20,7 @@ from core.errors import AgentError
 # A relay's kind → the front end's module whose ``serve_relay`` runs its session in the host
 # (host/relays.py; imported only when the first relay of that kind attaches). Named here, above
 # nothing: the host never imports a front end, the front ends never import the host.
-HOSTED_SESSIONS: dict[str, str] = {"lsp": "lsp_server.hosted", "acp": "acp_server.hosted"}
+HOSTED_SESSIONS: dict[str, str] = {"lsp": "lsp_server.hosted"}  # ACP's: not yet (docs/host.md)
 
 CORE_COMMANDS: dict[str, str] = {
     "run": "cli.run_cmd",

@@ -37,7 +37,7 @@ BAD_RELAY = -32018  # a relay hello of an unknown kind or with unusable fields
 class Relay:
     """One relayed session: what its relay said in its hello."""
 
-    kind: str  # "lsp" | "acp"
+    kind: str  # "lsp" (agentls.boot.HOSTED_SESSIONS)
     pid: int  # the relay's process (the one its editor started)
     editor_pid: int | None  # the editor's, when the relay knows it
     cwd: Path  # the relay's working folder

@@ -58,9 +58,9 @@ class Attached:
         self.host_pid = host_pid
 
 
-async def attach(kind: str, mode: str, data_dir: Path, client: str) -> Attached | None:
-    """The host's connection for a ``kind`` session (``lsp``, ``acp``), or None (and why, logged)
-    when no host can be used; ``auto`` starts one when none runs (or one replaced by an upgrade)."""
+async def attach(kind: str, mode: str, data_dir: Path, client: str) -> Attached:
+    """The host's connection for a ``kind`` session (``lsp``); AttachError says why no host can
+    be used. ``auto`` starts one when none runs (or one replaced by an upgrade)."""
     tcp = None
     try:
         if mode.startswith("tcp://"):
@@ -76,9 +76,10 @@ async def attach(kind: str, mode: str, data_dir: Path, client: str) -> Attached 
                 raise AttachError(str(exc)) from None
             await start_host(data_dir, wait_for_lock=True)
         return await _hello(kind, data_dir, client, tcp)
-    except (AgentError, OSError) as exc:  # AttachError, ConfigError (a bad address or token), _NoHost
-        log.info("not relaying to the host: %s", exc)
-        return None
+    except AttachError:
+        raise
+    except (AgentError, OSError) as exc:  # ConfigError (a bad address or token), _NoHost, no route
+        raise AttachError(str(exc) or type(exc).__name__) from None
 
 
 class _NoHost(AgentError):
@@ -109,7 +110,12 @@ async def _hello(kind: str, data_dir: Path, client: str, tcp: TcpHost | None) ->
     try:
         line = await asyncio.wait_for(reader.readline(), HELLO_TIMEOUT_S)
         answer = json.loads(line) if line else None
-    except (TimeoutError, ValueError, ConnectionError) as exc:
+    except ConnectionError as exc:  # a host dying as it was reached (its socket still accepted)
+        writer.close()
+        if tcp is not None:
+            raise AttachError(f"the host at {tcp} closed the connection during the hello ({exc})") from None
+        raise _NoHost(f"the host went away during the hello ({exc})", exiting=True) from None
+    except (TimeoutError, ValueError) as exc:
         writer.close()
         raise AttachError(f"the host did not answer its hello: {exc or 'timed out'}") from None
     if answer is None:
@@ -309,7 +315,7 @@ class Fallback:
         self.pending = pending
 
 
-Reconnect = Callable[[], Awaitable["Attached | None"]]
+Reconnect = Callable[[], Awaitable["Attached | str"]]  # a new connection, or why none
 REPLAY_ID = "agentls-relay-replay"
 
 
@@ -460,16 +466,16 @@ class Relay:
         self._from_host = Frames()
         self.held = []
         attached = await self.reconnect()
-        if attached is not None and attached.host_pid == dead:  # alive: its session failed, not it
+        if isinstance(attached, Attached) and attached.host_pid == dead:  # alive: its session failed
             attached.writer.close()
             self._closed("its session failed")
             return 1
         held, self.held = self.held, None
         recorder = self.recorder
-        if attached is None:
+        if isinstance(attached, str):
             self._show(
                 2,
-                f"agentls: the agent host (pid {dead}) stopped and no host can be reached; "
+                f"agentls: the agent host (pid {dead}) stopped and no host can be reached ({attached}); "
                 "the agent runs in this process now",
             )
             return self._fallback(held)
@@ -519,14 +525,19 @@ async def serve(kind: str, mode: str, client: str) -> int | Fallback | None:
     from core.config.paths import data_dir
 
     data = data_dir()
-    attached = await attach(kind, mode, data, client)
-    if attached is None:
+    try:
+        attached = await attach(kind, mode, data, client)
+    except AttachError as exc:
+        log.info("not relaying to the host: %s", exc)
         return None
 
-    async def reconnect() -> Attached | None:
-        if mode.startswith("tcp://"):  # a remote host is never started from here
-            return None
-        return await attach(kind, mode, data, client)  # auto: a new host; attach: one running
+    async def reconnect() -> Attached | str:
+        if mode.startswith("tcp://"):
+            return f"a host at {mode} is not started from this machine"
+        try:
+            return await attach(kind, mode, data, client)  # auto: a new host; attach: one running
+        except AttachError as exc:
+            return str(exc)
 
     loop = asyncio.get_running_loop()
     editor_gone = asyncio.Event()

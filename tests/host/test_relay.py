@@ -17,9 +17,13 @@ import pytest
 from lsprotocol import types as lsp
 from pytest_lsp import LanguageClient
 
+from core import __version__
 from core.remote.agent import RemoteAgent
+from core.remote.place import environment_digest, socket_path
+from core.remote.wire import PROTOCOL, encode
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
+from host.relays import BAD_RELAY
 from lsp_server.relay import Broken, Document, Frames
 from tests.lsp.editor import PLUGIN, REPO, SERVER, initialize, make_client, uri
 from tests.ticks import until_async
@@ -288,3 +292,31 @@ def test_an_incremental_change_is_applied_in_the_negotiated_encoding(encoding: s
     )
     assert document.item["text"] == "a\r\nx\U0001f600 = 2\nend"
     assert document.item["version"] == 2
+
+
+@pytest.mark.parametrize(
+    ("relay", "pid", "expected"),
+    [
+        ({"kind": "acp", "editorPid": 1, "cwd": "/"}, 10, "relay.kind must be one of lsp"),
+        ({"kind": "lsp", "editorPid": 1, "cwd": "here"}, 10, "relay.cwd must be an absolute path"),
+        ({"kind": "lsp", "cwd": "/"}, None, "a relay's hello needs its pid"),
+    ],
+)
+async def test_a_relay_hello_the_host_cannot_serve_is_refused_with_a_message(
+    host: HostProcess, data_dir: Path, relay: dict[str, Any], pid: int | None, expected: str
+) -> None:
+    reader, writer = await asyncio.open_unix_connection(socket_path(data_dir))
+    params = {
+        "protocol": PROTOCOL,
+        "version": __version__,
+        "client": "test",
+        "environment": environment_digest(),
+        "pid": pid,
+        "relay": relay,
+    }
+    writer.write(encode({"jsonrpc": "2.0", "id": 1, "method": "hello", "params": params}))
+    answer = json.loads(await asyncio.wait_for(reader.readline(), 30))
+    assert answer["error"] == {"code": BAD_RELAY, "message": expected}
+    assert await asyncio.wait_for(reader.read(), 30) == b""  # and closed
+    writer.close()
+    assert (await host_status(data_dir))["relays"] == []
