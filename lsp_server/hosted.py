@@ -51,7 +51,7 @@ async def serve_relay(relay: Relay, reader: asyncio.StreamReader, writer: asynci
     server = await asyncio.to_thread(_build_server)
     server.watch_parent = False  # the relay watches its editor, and ends the stream when it goes
     server.hosted = True
-    server.process_id = relay.pid
+    server.relay_pid = relay.pid
     from lsp_server.handshake import AnsweredWriter
     from lsp_server.lifecycle import close_server
     from lsp_server.rpc import dispatch

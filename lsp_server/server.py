@@ -86,7 +86,7 @@ class AgentServer(LanguageServer):
         # In the host, for a relay (lsp_server/hosted.py): the agent is this host's, and the process
         # the editor talks to (its processId) is the relay's.
         self.hosted = False
-        self.process_id = os.getpid()
+        self.relay_pid: int | None = None  # the relay's pid (pygls keeps the editor's in process_id)
         self.app_ready: list[Callable[[Agent], None]] = []
         self.worktrees = WorktreeAgents(self)  # the agents of worktree sessions, beside the checkout's
         self.plain: PlainPath  # set by plain.register
@@ -105,7 +105,7 @@ class AgentServer(LanguageServer):
             "version": methods.PROTOCOL_VERSION,
             "methods": sorted(self.agent_methods),
             "events": True,
-            "processId": self.process_id,
+            "processId": self.relay_pid or os.getpid(),
         }
 
     # --- the app -------------------------------------------------------------------------

@@ -103,6 +103,13 @@ async def test_a_relayed_serve_streams_a_turn_run_in_the_host_and_a_second_relay
         await serve.editor.wait_for(lambda s=serve: s.events("message.part.delta", session["id"]))
         text = "".join(e["properties"]["delta"] for e in serve.events("message.part.delta", session["id"]))
         assert text == "streamed through the relay"
+    # The early answer and the server's agree (the relay's pid in both): nothing logged as a bug.
+    bugs = [
+        line
+        for line in host.log_text().splitlines()
+        if "answered early" in line or "CAPABILITIES differ" in line
+    ]
+    assert not bugs, bugs
 
 
 async def test_a_relay_loads_only_the_standard_library_and_agentls_modules_that_do(
