@@ -17,6 +17,11 @@ from core.errors import AgentError
 
 # Each command's module (it defines register(subparsers) and sets ``func``). Only the module of the
 # command being run is imported, so `agentls run` never pays for another command's imports.
+# A relay's kind → the front end's module whose ``serve_relay`` runs its session in the host
+# (host/relays.py; imported only when the first relay of that kind attaches). Named here, above
+# nothing: the host never imports a front end, the front ends never import the host.
+HOSTED_SESSIONS: dict[str, str] = {"lsp": "lsp_server.hosted"}  # ACP's: not yet (docs/host.md)
+
 CORE_COMMANDS: dict[str, str] = {
     "run": "cli.run_cmd",
     "sessions": "cli.sessions_cmd",

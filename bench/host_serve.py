@@ -8,6 +8,15 @@ as an editor opened earlier would have done. Then memory: three attached servers
 (their RSS each, and with the host's) against one in-process server's, all with their agent loaded.
 
     .venv/bin/python bench/host_serve.py [--runs 10]
+
+Three kinds side by side: "relay" (``AGENTLS_HOST=attach``: a standard-library relay, the server
+in the host), "full attached" (``initializationOptions.host``: the server in the editor's process,
+its agent the host's; the attached serve before the relay) and "in-process". 2026-12-07, the
+2-core machine at load 15-17 (bare ``python -c pass`` 299 ms), --runs 4: one relay 22.8 MiB, the
+host with three relayed sessions 65.8 MiB, together 1.73x one in-process server's 77.7 MiB (full
+attached: 261.1 MiB, 3.36x); spawn -> initialize answered 948 / 1,058 / 807 ms (relay / full
+attached / in-process: the load's noise), initialized -> agent loaded 398 / 9,987 / 9,313 ms,
+first prompt -> model request 235 / 145 / 54 ms. See docs/host.md, "Not yet".
 """
 
 from __future__ import annotations
@@ -34,15 +43,19 @@ from bench.startup import (
 )
 from bench.startup_wire import StdioClient
 
-GOALS = {"attached: spawn → initialize answered": 0.100}
+GOALS = {"relay: spawn → initialize answered": 0.100}
+KINDS = ("relay", "full attached", "in-process")
 
 
 class Serve:
     """One `agentls serve` over stdio, initialized, its agent loaded."""
 
-    def __init__(self, bench: Bench, attached: bool, figures: Figures | None = None) -> None:
-        name = "attached" if attached else "in-process"
-        env = {**bench.env(), "AGENTLS_HOST": "attach" if attached else "never"}
+    def __init__(self, bench: Bench, name: str, figures: Figures | None = None) -> None:
+        """``name``: "relay" (AGENTLS_HOST=attach: a byte relay, its session in the host),
+        "full attached" (initializationOptions.host=attach: the whole server in this process,
+        its agent the host's; the attached serve before the relay), "in-process"."""
+        attached = name != "in-process"
+        env = {**bench.env(), "AGENTLS_HOST": "attach" if name == "relay" else "never"}
         self.log = bench.tmp / f"serve-{time.monotonic_ns()}.log"
         command = [agentls(), "serve", "--log-file", str(self.log), "--log-level", "INFO"]
         began = time.perf_counter()
@@ -52,6 +65,8 @@ class Serve:
         self.client = StdioClient(self.proc)
         params = initialize_params(bench)
         del params["initializationOptions"]  # the config is the environment's, as the host's is
+        if name == "full attached":
+            params["initializationOptions"] = {"host": "attach"}
         params["clientInfo"] = {"name": f"bench {self.proc.pid}"}
         answered, _ = self.client.call("initialize", params)
         self.client.notify("initialized", {})
@@ -111,18 +126,21 @@ def host(bench: Bench, action: str) -> None:
     subprocess.run([agentls(), "host", action], env=bench.env(), check=True, stdout=subprocess.DEVNULL)
 
 
-def memory(bench: Bench, figures: Figures) -> None:
-    """Three attached servers at once (and the host) against one in-process server."""
-    alone = Serve(bench, attached=False)
+def memory(bench: Bench, figures: Figures, name: str) -> None:
+    """Three attached servers of ``name``'s kind at once (and the host) against one in-process
+    server (the host is restarted first, so it holds only what these three need)."""
+    alone = Serve(bench, "in-process")
     figures.add("in-process: one server's RSS (MiB)", alone.rss_mib())
     alone.close()
-    three = [Serve(bench, attached=True) for _ in range(3)]
+    host(bench, "stop")
+    host(bench, "start")
+    three = [Serve(bench, name) for _ in range(3)]
     each = [serve.rss_mib() for serve in three]
     for value in each:
-        figures.add("attached: one server's RSS (MiB)", value)
+        figures.add(f"{name}: one server's RSS (MiB)", value)
     host_rss = rss_mib(host_pid(bench))
-    figures.add("attached: the host's RSS (MiB)", host_rss)
-    figures.add("attached: three servers + the host (MiB)", sum(each) + host_rss)
+    figures.add(f"{name}: the host's RSS (MiB)", host_rss)
+    figures.add(f"{name}: three servers + the host (MiB)", sum(each) + host_rss)
     for serve in three:
         serve.close()
 
@@ -142,23 +160,25 @@ def main() -> None:
         (bench.root / "hello.py").write_text("print('hello')\n")
         host(bench, "start")
         try:
-            Serve(bench, attached=True).close()  # warm-up: the host opens the project, as an editor did
-            Serve(bench, attached=False).close()
+            for name in KINDS:  # warm-up: the host opens the project, as an editor did
+                Serve(bench, name).close()
             for _ in range(args.runs):
-                Serve(bench, attached=True, figures=figures).close()
-                Serve(bench, attached=False, figures=figures).close()
+                for name in KINDS:
+                    Serve(bench, name, figures=figures).close()
             for _ in range(max(1, args.runs // 3)):
-                memory(bench, figures)
+                for name in ("relay", "full attached"):
+                    memory(bench, figures, name)
         finally:
             host(bench, "stop")
     report(figures)
     for goal_name, goal in GOALS.items():
         median = figures.median(goal_name)
         print(f"{goal_name}: goal ≤ {goal * 1000:g} ms: {'met' if median <= goal else 'MISSED'}")
-    ratio = figures.median("attached: three servers + the host (MiB)") / figures.median(
-        "in-process: one server's RSS (MiB)"
-    )
-    print(f"three attached servers and the host use {ratio:.2f}× one in-process server's RSS (goal < 1.5×)")
+    for name in ("relay", "full attached"):
+        ratio = figures.median(f"{name}: three servers + the host (MiB)") / figures.median(
+            "in-process: one server's RSS (MiB)"
+        )
+        print(f"{name}: three servers + the host: {ratio:.2f}× one in-process server (goal < 1.5×)")
     print(f"machine load check: bare `python -c pass` median {calibrate(args.runs) * 1000:.0f} ms")
 
 

@@ -88,6 +88,11 @@ class FrontEnd:
             return {"stopping": True}
         raise RemoteError(-32601, f"the host has no method {method!r}")
 
+    def greet(self, params: dict[str, Any]) -> dict[str, Any]:
+        """``hello``'s answer, or RemoteError (and the connection closed soon) when refused; a relay's
+        hello is checked by the same rules (host/relays.py)."""
+        return self._hello(params)
+
     def _hello(self, params: dict[str, Any]) -> dict[str, Any]:
         hub = self.hub
         protocol, version = params.get("protocol"), params.get("version")

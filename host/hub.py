@@ -31,6 +31,7 @@ class Hub:
         self.projects = Projects(data_dir)
         self.front_ends: set[FrontEnd] = set()
         self.connections: dict[FrontEnd, asyncio.Future[None]] = {}  # every connection, attached or not
+        self.relays: set[Any] = set()  # the relayed sessions running here (host/relays.py)
         self.calls: set[asyncio.Task[Any]] = set()  # the agents' async calls running (turns among them)
         self.stopping = asyncio.Event()
         self.changed = asyncio.Event()  # attach, detach, a call ended: the idle clock looks again
@@ -47,7 +48,7 @@ class Hub:
 
     def busy(self) -> bool:
         """Whether a front end is attached or an agent's call still runs."""
-        return bool(self.front_ends) or any(not task.done() for task in self.calls)
+        return bool(self.front_ends or self.relays) or any(not task.done() for task in self.calls)
 
     def track(self, task: asyncio.Task[Any]) -> None:
         """Count an agent call as running until it ends."""
@@ -71,6 +72,7 @@ class Hub:
             "running": sum(1 for task in self.calls if not task.done()),
             "tcp": self.tcp,
             "clients": sorted(front.name for front in self.front_ends if not front.control),
+            "relays": sorted(f"{relay.kind} (pid {relay.pid})" for relay in self.relays),
             "projects": [
                 {"handle": p.handle, "directory": str(p.agent.directory), "lenders": p.lenders.described()}
                 for p in self.projects.by_handle.values()

@@ -27,8 +27,8 @@ from pathlib import Path
 from core.errors import AgentError
 from core.remote.place import lock_path, socket_path
 from core.remote.tcp import TcpHost, Token
-from core.remote.wire import MAX_FRAME, encode
-from host import tcp_door
+from core.remote.wire import MAX_FRAME, WireError, encode, read_message
+from host import relays, tcp_door
 from host.front_end import FrontEnd
 from host.hub import Hub
 
@@ -78,8 +78,18 @@ async def _accept(hub: Hub, reader: asyncio.StreamReader, writer: asyncio.Stream
             await writer.drain()
         writer.close()
         return
+    try:
+        first = await read_message(reader)
+    except (WireError, ConnectionError) as exc:
+        log.warning("host connection: %s", exc)
+        writer.close()
+        return
+    if relays.wanted(first):  # an attached serve or acp: its session runs here
+        assert first is not None
+        await relays.serve(hub, first, reader, writer)
+        return
     front = FrontEnd(hub, reader, writer)
-    serving = asyncio.ensure_future(front.serve())
+    serving = asyncio.ensure_future(front.serve(first))
     hub.connections[front] = serving
     serving.add_done_callback(lambda _done: hub.connections.pop(front, None))
     await serving

@@ -20,6 +20,7 @@ from typing import Any
 
 from core.remote.tcp import HTTP_REQUEST, Token
 from core.remote.wire import UNAUTHORIZED, encode
+from host import relays
 from host.front_end import FrontEnd
 from host.hub import Hub
 
@@ -54,6 +55,9 @@ async def accept(hub: Hub, token: Token, reader: asyncio.StreamReader, writer: a
         why = str(exc) or f"no hello in {FIRST_MESSAGE_S:.0f} s"
         log.warning("host: closed a TCP connection from %s before its hello: %s", _peer(writer), why)
         writer.close()
+        return
+    if relays.wanted(message):  # an attached serve or acp: its session runs here
+        await relays.serve(hub, message, reader, writer, remote=True)
         return
     front = FrontEnd(hub, reader, writer, remote=True)
     serving = asyncio.ensure_future(front.serve(first=message))

@@ -87,8 +87,9 @@ def _field(value: Any, *path: str) -> Any:
     return value
 
 
-def result(params: dict[str, Any]) -> dict[str, Any]:
-    """The ``InitializeResult`` the full server gives for these params, as JSON."""
+def result(params: dict[str, Any], process_id: int | None = None) -> dict[str, Any]:
+    """The ``InitializeResult`` the full server gives for these params, as JSON; ``process_id``:
+    the process the editor talks to, when not this one (a relay's, lsp_server/hosted.py)."""
     capabilities = {"positionEncoding": position_encoding(params), **CAPABILITIES}
     # pygls says "no" to willSave(WaitUntil) (no handler here) when the client names them at all.
     sync = _field(params, "capabilities", "textDocument", "synchronization")
@@ -100,7 +101,7 @@ def result(params: dict[str, Any]) -> dict[str, Any]:
         capabilities[INLINE_COMPLETION] = {}
     # The server's own process id: a client that starts it through a wrapper (or a library that keeps
     # the child to itself) still knows which process answers.
-    agent = {**CAPABILITIES["experimental"]["agent"], "processId": os.getpid()}
+    agent = {**CAPABILITIES["experimental"]["agent"], "processId": process_id or os.getpid()}
     capabilities["experimental"] = {"agent": agent}
     return {"capabilities": capabilities, "serverInfo": {"name": "agentls", "version": __version__}}
 

@@ -72,7 +72,7 @@ class AgentProtocol(LanguageServerProtocol):
     def lsp_initialize(self, params: lsp.InitializeParams) -> Any:
         """The answer ``handshake.result`` gives (the early path's too), checked against pygls'."""
         built = yield from super().lsp_initialize(params)
-        answer = handshake.result(self.initialize_json or {"capabilities": {}})
+        answer = handshake.result(self.initialize_json or {"capabilities": {}}, self._server.relay_pid)
         pygls_view = self._converter.unstructure(built.capabilities)
         pygls_view["experimental"] = {"agent": self._server.agent_capability()}
         if handshake.INLINE_COMPLETION not in answer["capabilities"]:  # next edits are off

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
@@ -14,6 +15,7 @@ from agentls.logs import configure_logging
 if TYPE_CHECKING:
     from lsp_server.editor_process import EditorProcess
     from lsp_server.handshake import Early
+    from lsp_server.relay import Fallback
     from lsp_server.server import AgentServer
 
 log = logging.getLogger(__name__)
@@ -64,6 +66,20 @@ def run(args: argparse.Namespace) -> int:
             print(f"agentls serve: {exc}", file=sys.stderr)
             return 2
     else:
+        from lsp_server.relay import host_mode
+
+        if (mode := host_mode()) is not None:  # attached: a byte relay to a session in the host
+            import asyncio
+
+            from lsp_server import relay
+
+            relayed = asyncio.run(relay.serve("lsp", mode, f"agentls serve (pid {os.getpid()})"))
+            if isinstance(relayed, int):
+                exit_now(relayed)
+                return relayed
+            if relayed is not None:  # the host died and none is left: the session goes on here
+                return _serve_replayed(relayed)
+            # no host could be used, nothing was read: the server below, in this process, as before
         from lsp_server.editor_process import PARENT_POLL_S, EditorProcess
         from lsp_server.handshake import answer_early
 
@@ -94,6 +110,26 @@ def run(args: argparse.Namespace) -> int:
         server.editor_process = editor
         hand_over()  # the server's own watch (lifecycle.watch_process) takes it from here
         code = run_stdio(server, early)
+    exit_now(code)
+    return code
+
+
+def _serve_replayed(fallback: Fallback) -> int:
+    """The in-process server, handed the editor's session the relay rebuilt: its ``initialize``
+    (whose answer the editor already has: the server's is dropped), then what brings it to the
+    editor's state (open documents with their current text, configuration, shown sessions)."""
+    from lsp_server.editor_process import EditorProcess
+    from lsp_server.handshake import Early
+
+    with startup_imports():
+        from lsp_server.features import build_server
+        from lsp_server.lifecycle import run_stdio
+
+        server = build_server()
+    server.editor_process = EditorProcess()
+    os.environ["AGENTLS_HOST"] = "never"  # no host is left to attach to: the relay said so once
+    early = Early(fallback.pending, fallback.initialize, fallback.msg_id, fallback.answer)
+    code = run_stdio(server, early)
     exit_now(code)
     return code
 

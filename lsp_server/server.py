@@ -83,6 +83,10 @@ class AgentServer(LanguageServer):
         self.root: Path | None = None
         self.config_data: Any = None
         self.host_option: Any = None  # initializationOptions.host (else AGENTLS_HOST)
+        # In the host, for a relay (lsp_server/hosted.py): the agent is this host's, and the process
+        # the editor talks to (its processId) is the relay's.
+        self.hosted = False
+        self.relay_pid: int | None = None  # the relay's pid (pygls keeps the editor's in process_id)
         self.app_ready: list[Callable[[Agent], None]] = []
         self.worktrees = WorktreeAgents(self)  # the agents of worktree sessions, beside the checkout's
         self.plain: PlainPath  # set by plain.register
@@ -101,7 +105,7 @@ class AgentServer(LanguageServer):
             "version": methods.PROTOCOL_VERSION,
             "methods": sorted(self.agent_methods),
             "events": True,
-            "processId": os.getpid(),
+            "processId": self.relay_pid or os.getpid(),
         }
 
     # --- the app -------------------------------------------------------------------------
@@ -185,7 +189,9 @@ class AgentServer(LanguageServer):
                 root,
                 **self._agent_options(workspace),
                 opened=opened,
-                host=host_mode(self.host_option, "initializationOptions.host", self.warn_user),
+                host="attach"
+                if self.hosted
+                else host_mode(self.host_option, "initializationOptions.host", self.warn_user),
                 client=self.connection.name or "an editor",
                 reattach=True,  # when the host dies: a new one, attached again (core/remote/reattach.py)
                 host_gone=lambda why: self._in_process(root, workspace, why),

@@ -303,7 +303,8 @@ def _copy_tree_as_version(target: Path, version: str) -> None:
     """agentls's packages copied to ``target``, with ``core.__version__`` set to ``version``."""
     root = Path(__file__).resolve().parents[2]
     ignore = shutil.ignore_patterns("__pycache__")
-    for package in ("core", "host", "cli", "prompts"):  # the host runs `agentls run` turns (cli/run_turn.py)
+    # the host runs `agentls run` turns (cli/run_turn.py) and names its hosted sessions (agentls/boot.py)
+    for package in ("agentls", "core", "host", "cli", "prompts"):
         shutil.copytree(root / package, target / package, ignore=ignore)
     init = target / "core" / "__init__.py"
     init.write_text(init.read_text().replace(f'"{__version__}"', f'"{version}"'))
