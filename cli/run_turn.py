@@ -59,10 +59,9 @@ class TerminalSeat:
     def started(self, app: Agent, session_id: str) -> None:
         # Attached, the editors that show the session list this run among its watchers (sent before
         # the prompt on the same connection, so not waited for: the run's start stays as fast).
-        show = getattr(app, "show", None)  # core.remote.agent.RemoteAgent's; in-process there is no other
-        if show is not None:
-            shown = asyncio.ensure_future(show([session_id]))
-            shown.add_done_callback(lambda done: done.cancelled() or done.exception())
+        # (In-process ``show`` changes nothing: there is no other front end.)
+        shown = asyncio.ensure_future(app.show([session_id]))
+        shown.add_done_callback(lambda done: done.cancelled() or done.exception())
 
     def answering(self, request_id: str) -> None:
         del request_id  # the host tells the others itself when its dialogs are answered over the wire
