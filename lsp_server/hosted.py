@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Protocol
 from lsp_server.frame_reader import read_frame
 from lsp_server.framing import FramingError
 from lsp_server.handshake import Early, answerable, frame, read_params, result
-from lsp_server.relay import CLOSED
+from lsp_server.relay import CLOSED, UNTRUSTED
 
 if TYPE_CHECKING:
     from lsp_server.server import AgentServer
@@ -46,6 +46,14 @@ async def serve_relay(relay: Relay, reader: asyncio.StreamReader, writer: asynci
         _closing(writer, f"broken framing from the editor: {exc}")
         return
     if body is None:
+        return
+    if _held_back(body):
+        # Trust is decided per process (core/trust.py): an editor that has not said it trusts the
+        # project (a plugin's ``untrusted: true``; a stock client, whose server asks) would hold the
+        # folder back for every front end of this host. Its server runs in the relay's process.
+        log.info("relay pid %s: the editor has not trusted the project: its server runs there", relay.pid)
+        not_here = {"reason": UNTRUSTED, "here": False}
+        writer.write(frame({"jsonrpc": "2.0", "method": CLOSED, "params": not_here}))
         return
     early = _answer(body, relay.pid, writer)
     server = await asyncio.to_thread(_build_server)
@@ -82,6 +90,20 @@ async def serve_relay(relay: Relay, reader: asyncio.StreamReader, writer: asynci
         stopped.cancel()
         server.connection.connected = False  # nothing more goes to an editor that left
         await close_server(server)  # detaches its agent: the host's turns go on
+
+
+def _held_back(body: bytes) -> bool:
+    """Whether the first frame is an ``initialize`` of an editor that has not said it trusts the
+    project (``initializationOptions.untrusted`` is not ``false``)."""
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return False
+    if not isinstance(message, dict) or message.get("method") != "initialize":
+        return False
+    params = message.get("params")
+    options = params.get("initializationOptions") if isinstance(params, dict) else None
+    return not (isinstance(options, dict) and options.get("untrusted") is False)
 
 
 def _closing(writer: asyncio.StreamWriter, reason: str) -> None:

@@ -38,7 +38,8 @@ from core.remote.wire import HOST_REPLACED, MAX_FRAME, PROTOCOL, encode
 
 log = logging.getLogger(__name__)
 
-CLOSED = "$/agentls/relayClosed"  # the session's last word before the host closes it: {reason}
+CLOSED = "$/agentls/relayClosed"  # the session's last word before the host closes it: {reason, here?}
+UNTRUSTED = "the editor has not trusted the project"  # with ``here: false``: serve it in the relay's process
 HOST_DIED = -32099  # the error a request still unanswered when the host died gets (LSP's server range)
 HELLO_TIMEOUT_S = 30.0
 
@@ -315,6 +316,14 @@ class Fallback:
         self.pending = pending
 
 
+class Unrelayed:
+    """The host will not serve this editor (it has not trusted the project: trust is per process);
+    what the editor sent so far, unanswered, for the server in the relay's own process."""
+
+    def __init__(self, pending: bytes) -> None:
+        self.pending = pending
+
+
 Reconnect = Callable[[], Awaitable["Attached | str"]]  # a new connection, or why none
 REPLAY_ID = "agentls-relay-replay"
 
@@ -333,15 +342,18 @@ class Relay:
         self.swallow: set[str] = set()  # the replayed requests: their answers are not the editor's
         self.exiting = False  # the editor said ``exit``: the session's end is not the host's
         self.closed_by_host: str | None = None  # why, when the host closed the session (CLOSED)
+        self.not_here = False  # the host said the session is not its to serve (CLOSED, here: false)
+        self.unanswered: list[bytes] | None = []  # the editor's frames until its initialize is answered
         self.recorder = Recorder()
         self.held: list[bytes] | None = None  # the editor's frames while a new host is found
         self._from_editor = Frames()
         self._from_host = Frames()
         self._stdin_ended = asyncio.Event()
 
-    async def run(self, stdin_fd: int, editor_gone: asyncio.Event) -> int | Fallback:
+    async def run(self, stdin_fd: int, editor_gone: asyncio.Event) -> int | Fallback | Unrelayed:
         """0 when the editor went (or closed stdin); 1 when the host closed the session (it
-        could not read the editor's bytes); a Fallback when the host died and none is left."""
+        could not read the editor's bytes); a Fallback when the host died and none is left; an
+        Unrelayed when the host will not serve this editor before answering it."""
         loop = asyncio.get_running_loop()
         os.set_blocking(stdin_fd, False)
         loop.add_reader(stdin_fd, self._read_stdin, stdin_fd)
@@ -357,8 +369,8 @@ class Relay:
             loop.remove_reader(stdin_fd)
             os.set_blocking(stdin_fd, True)
 
-    async def _until_an_end(self, editor_gone: asyncio.Event) -> int | None:
-        """0 or 1 to exit; None when the host died."""
+    async def _until_an_end(self, editor_gone: asyncio.Event) -> int | Unrelayed | None:
+        """0 or 1 to exit, an Unrelayed to serve here; None when the host died."""
         to_editor = asyncio.ensure_future(self._host_to_editor())
         gone = asyncio.ensure_future(editor_gone.wait())
         ended = asyncio.ensure_future(self._stdin_ended.wait())
@@ -369,6 +381,10 @@ class Relay:
             with contextlib.suppress(OSError, RuntimeError):
                 self.attached.writer.close()
             return 0
+        if self.not_here and self.unanswered is not None:  # nothing answered: start over here
+            with contextlib.suppress(OSError, RuntimeError):
+                self.attached.writer.close()
+            return Unrelayed(b"".join(frame(body) for body in self.unanswered) + self._from_editor.buffer)
         if self.closed_by_host is not None:
             self._closed(self.closed_by_host)
             return 1
@@ -414,6 +430,8 @@ class Relay:
             elif "method" not in message:
                 self.asked.discard(_key(message.get("id")))
             self.recorder.editor_said(message)
+        if self.unanswered is not None:
+            self.unanswered.append(body)
         if self.held is not None:
             self.held.append(body)
         else:
@@ -433,7 +451,9 @@ class Relay:
     def _from_host_body(self, body: bytes) -> None:
         message = _loads(body)
         if message is not None and message.get("method") == CLOSED:
-            self.closed_by_host = str((message.get("params") or {}).get("reason", "no reason given"))
+            params = message.get("params") or {}
+            self.closed_by_host = str(params.get("reason", "no reason given"))
+            self.not_here = params.get("here") is False
             return
         if message is not None and "method" not in message:
             key = _key(message.get("id"))
@@ -442,6 +462,8 @@ class Relay:
                 return
             self.pending.pop(key, None)
             self.recorder.answered(message)
+            if self.recorder.answer is not None:
+                self.unanswered = None
         elif message is not None and "id" in message:
             self.asked.add(_key(message["id"]))
         self.write_out(frame(body))
@@ -519,9 +541,10 @@ def _key(msg_id: Any) -> str:
     return json.dumps(msg_id)
 
 
-async def serve(kind: str, mode: str, client: str) -> int | Fallback | None:
+async def serve(kind: str, mode: str, client: str) -> int | Fallback | Unrelayed | None:
     """Attach and relay; None (nothing read from the editor) when no host can be used at start;
-    a Fallback when the host died and no other could be reached."""
+    a Fallback when the host died and no other could be reached; an Unrelayed when the host will
+    not serve this editor (it has not trusted the project)."""
     from core.config.paths import data_dir
 
     data = data_dir()

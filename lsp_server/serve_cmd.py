@@ -15,7 +15,7 @@ from agentls.logs import configure_logging
 if TYPE_CHECKING:
     from lsp_server.editor_process import EditorProcess
     from lsp_server.handshake import Early
-    from lsp_server.relay import Fallback
+    from lsp_server.relay import Fallback, Unrelayed
     from lsp_server.server import AgentServer
 
 log = logging.getLogger(__name__)
@@ -77,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
             if isinstance(relayed, int):
                 exit_now(relayed)
                 return relayed
+            if isinstance(relayed, relay.Unrelayed):  # not the host's to serve: from the start, here
+                return _serve_unrelayed(relayed)
             if relayed is not None:  # the host died and none is left: the session goes on here
                 return _serve_replayed(relayed)
             # no host could be used, nothing was read: the server below, in this process, as before
@@ -110,6 +112,24 @@ def run(args: argparse.Namespace) -> int:
         server.editor_process = editor
         hand_over()  # the server's own watch (lifecycle.watch_process) takes it from here
         code = run_stdio(server, early)
+    exit_now(code)
+    return code
+
+
+def _serve_unrelayed(unrelayed: Unrelayed) -> int:
+    """The in-process server from the editor's first message on: the host would not serve an
+    editor that has not trusted the project (trust is per process, core/trust.py). Its agent
+    attaches as a full server's does once trusted (``AGENTLS_HOST``), never while held back."""
+    from lsp_server.editor_process import EditorProcess
+    from lsp_server.handshake import Early
+
+    with startup_imports():
+        from lsp_server.features import build_server
+        from lsp_server.lifecycle import run_stdio
+
+        server = build_server()
+    server.editor_process = EditorProcess()
+    code = run_stdio(server, Early(pending=unrelayed.pending))
     exit_now(code)
     return code
 

@@ -327,3 +327,34 @@ async def test_a_relay_hello_the_host_cannot_serve_is_refused_with_a_message(
     assert await asyncio.wait_for(reader.read(), 30) == b""  # and closed
     writer.close()
     assert (await host_status(data_dir))["relays"] == []
+
+
+async def test_an_editor_that_has_not_trusted_the_project_is_served_in_its_own_process(
+    host: HostProcess, project: Path, env: dict[str, str], data_dir: Path, relays: Callable[..., Any]
+) -> None:
+    # Trust is per process (core/trust.py): served by the host, an editor holding the project back
+    # would hold it back for every front end of the host. Its server runs in the relay's process.
+    command = project / ".agentls" / "command" / "shipit.md"
+    command.parent.mkdir(parents=True)
+    command.write_text("Ship it")
+    held_back: list[Serve] = []
+    for options in ({"untrusted": True}, None):  # a plugin's "not trusted"; a stock client's nothing
+        client, editor = make_client(("agent/event",))
+        await client.start_io(*SERVER, env={**env, "AGENTLS_HOST": "attach"}, cwd=str(REPO))
+        result = await initialize(client, project, "neovim" if options is None else PLUGIN, options)
+        serve = Serve(client, editor, result)
+        held_back.append(serve)
+        assert result.capabilities is not None  # answered by the server in the relay's process
+    try:
+        listed = await held_back[0].call("agent/commands", {})  # its agent: in that process, held back
+        assert "shipit" not in {c["name"] for c in listed["commands"]}, listed
+        assert (await host_status(data_dir))["relays"] == []
+        # The host still trusts the project for an editor that does: the folder was not held back there.
+        trusting = await relays()
+        listed = await trusting.call("agent/commands", {})
+        assert "shipit" in {c["name"] for c in listed["commands"]}, listed
+        assert (await host_status(data_dir))["relays"] == [f"lsp (pid {trusting.pid})"]
+    finally:
+        for serve in held_back:
+            await serve.client.shutdown_session()
+            await serve.client.stop()
