@@ -12,7 +12,7 @@ import signal
 import sys
 from pathlib import Path
 
-from core.config.paths import data_dir
+from core.config.paths import data_dir, use_data_dir
 from core.errors import AgentError, ConfigError
 from core.remote.tcp import Token, add_tcp_options, check_host, load_token, split_address
 from host.server import DEFAULT_IDLE_S, TcpListen, serve
@@ -104,6 +104,7 @@ def run(
             os.write(ready_fd, f"ready {path}{f' {address}' if address else ''}\n".encode())
             os.close(ready_fd)
 
+    use_data_dir(data)  # the sessions it serves in this process (relays) are this data dir's
     if wait_lock:  # a host that exits lets go of the lock within moments; a live one would not
         signal.alarm(WAIT_LOCK_S)
     try:

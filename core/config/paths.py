@@ -16,8 +16,23 @@ def _env_path(name: str) -> Path | None:
     return Path(value).expanduser() if value else None
 
 
+_own_data_dir: list[Path] = []  # the agent host's --data-dir, when this process is that host
+
+
+def use_data_dir(folder: Path) -> None:
+    """Make ``folder`` this process's data folder, whatever the environment says: the agent host of
+    ``folder`` (``agentls host serve --data-dir``) serves sessions in its own process (an editor's
+    relayed server, a relayed ``agentls run``) whose stores and attach must be that folder's, and
+    setting ``AGENTLS_DATA_DIR`` instead would change the environment the host compares front
+    ends' with (core/remote/place.py: environment_digest)."""
+    _own_data_dir[:] = [folder]
+
+
 def data_dir() -> Path:
-    """The data folder: AGENTLS_DATA_DIR, else $XDG_DATA_HOME/agentls, else ~/.local/share/agentls."""
+    """The data folder: the one ``use_data_dir`` set, else AGENTLS_DATA_DIR, else
+    $XDG_DATA_HOME/agentls, else ~/.local/share/agentls."""
+    if _own_data_dir:
+        return _own_data_dir[0]
     return _folder("AGENTLS_DATA_DIR", "XDG_DATA_HOME", ".local/share")
 
 

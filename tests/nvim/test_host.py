@@ -1,5 +1,6 @@
-"""The plugin's ``host`` option reaches the server (``initializationOptions.host``): with ``auto`` a
-real headless Neovim's server starts the agent host and its chat is answered through it."""
+"""The plugin's ``host`` option reaches the server (``initializationOptions.host`` and its
+``AGENTLS_HOST``): with ``auto`` a real headless Neovim's server starts the agent host, relays to a
+session there, and its chat is answered through it."""
 
 from __future__ import annotations
 
@@ -29,3 +30,5 @@ def test_the_host_option_attaches_the_server_to_the_agent_host(attached_nvim: Nv
     status = json.loads(line.removeprefix("HOST "))
     assert status["projects"][0]["directory"] == str(attached_nvim.project.resolve())
     assert status["clients"] == ["Neovim"], status
+    # The option reaches the server's environment too: the server is a relay, its session the host's.
+    assert [relay.split()[0] for relay in status["relays"]] == ["lsp"], status

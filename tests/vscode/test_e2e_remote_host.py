@@ -90,6 +90,8 @@ def test_the_chat_runs_its_turn_in_the_remote_host_the_settings_name(
     assert not [n for n in answered["notifications"] if "agentls" in n], answered["notifications"]
     (shown,) = statuses
     assert shown["clients"] in (["Visual Studio Code"], ["code-server"]), shown
+    # The setting reaches the server's environment too: it relays to a session in the host.
+    assert [relay.split()[0] for relay in shown["relays"]] == ["lsp"], shown
     # The turn ran in the remote host, and no host was started on the editor's machine's data dir.
     assert (host_data / "agentls.db").is_file(), sorted(host_data.iterdir())
     assert not (tmp_path / "agentls-data" / "host.lock").exists()

@@ -130,10 +130,16 @@ def test_untrusted_workspaces_restrict_what_names_a_program_and_every_setting_ha
     trust = package["capabilities"]["untrustedWorkspaces"]
     assert trust["supported"] == "limited"
     assert {"agentls.server.path", "agentls.server.args"} <= set(trust["restrictedConfigurations"])
+    # Where the agent runs: a workspace's own value could send its turns to a host elsewhere.
+    where = {"agentls.host", "agentls.hostAddress", "agentls.hostTokenFile"}
+    assert where <= set(trust["restrictedConfigurations"])
     properties = package["contributes"]["configuration"]["properties"]
     scopes = {name: spec.get("scope") for name, spec in properties.items()}
     allowed = {"application", "machine", "machine-overridable", "window", "resource", "language-overridable"}
     assert [name for name, scope in scopes.items() if scope not in allowed] == []
     assert scopes["agentls.server.path"] == scopes["agentls.server.args"] == "machine-overridable"
-    # Secrets never in settings: the first-run key lives in SecretStorage.
-    assert not [name for name in properties if "key" in name.lower() or "token" in name.lower()]
+    # Secrets never in settings: the first-run key lives in SecretStorage; a remote host's token is
+    # named by the path of its file (agentls.hostTokenFile), never held in a setting.
+    secretive = [name for name in properties if "key" in name.lower() or "token" in name.lower()]
+    assert secretive == ["agentls.hostTokenFile"]
+    assert "never sent in an LSP message" in properties["agentls.hostTokenFile"]["markdownDescription"]

@@ -156,6 +156,9 @@ export class AgentClient implements vscode.Disposable {
           ...process.env,
           ...keyEnvironment(this.keys()),
           ...(settings.hostTokenFile !== "" ? { AGENTLS_HOST_TOKEN_FILE: settings.hostTokenFile } : {}),
+          // agentls.host in the environment too: an attached server is then a small relay to a
+          // session in the host from its start (docs/host.md), not a whole server of its own.
+          ...(settings.host !== undefined ? { AGENTLS_HOST: settings.host } : {}),
         },
       },
     };

@@ -186,6 +186,9 @@ function M.start(on_ready)
   local cfg = {
     name = 'agentls',
     cmd = cmd,
+    -- host also goes in the server's environment: an attached server is then a small relay to a
+    -- session in the host from its start (docs/host.md), not a whole server of its own.
+    cmd_env = config.options.host and { AGENTLS_HOST = config.options.host } or nil,
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = vim.fs.basename(root) } },
     capabilities = M.capabilities(),
