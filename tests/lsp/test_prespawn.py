@@ -216,3 +216,59 @@ def test_a_spawner_that_dies_takes_its_children_with_it(probe: Path) -> None:
     finally:
         spawner.stop()
     assert not Path(spawner.path).parent.exists(), "what the killed spawner left is removed"
+
+
+# A module that validates one config with the product's deferred config model and says whether that
+# model had been built before (in the spawner) and what it read.
+CONFIG_PROBE = textwrap.dedent(
+    """
+    import json
+    from core.config.schema import Config
+    built = Config.__pydantic_complete__
+    config = Config.model_validate({"model": "fake/m", "provider": {"fake": {"options": {"api_key": "k"}}}})
+    print(json.dumps({"built": built, "read": config.model_dump(mode="json")}), flush=True)
+    """
+)
+
+
+def test_a_forked_child_gets_the_products_deferred_models_built_and_reads_alike(tmp_path: Path) -> None:
+    """The spawner builds the validators the product defers to their first use (zygote.py's
+    build_deferred), once for every child; a cold process builds its own: both read a config alike."""
+    (tmp_path / "config_probe.py").write_text(CONFIG_PROBE)
+    seen: dict[bool, dict[str, object]] = {}
+    for cold in (False, True):
+        env = {**os.environ, "PYTHONPATH": str(prespawn.REPO)}
+        proc = subprocess.Popen(
+            prespawn.command("config_probe", cold=cold), cwd=tmp_path, env=env, stdout=subprocess.PIPE
+        )
+        seen[cold] = said(proc)
+        assert proc.wait(60) == 0
+    assert seen[False]["built"] is True
+    assert seen[False]["read"] == seen[True]["read"]
+
+
+def test_a_model_that_cannot_be_built_yet_stays_deferred_and_others_outside_the_product_are_left() -> None:
+    from types import ModuleType
+
+    from tests.prespawn import zygote
+
+    product, other = ModuleType("core.prespawn_probe"), ModuleType("elsewhere.prespawn_probe")
+    code = textwrap.dedent(
+        """
+        from pydantic import BaseModel, ConfigDict
+        class Ready(BaseModel):
+            model_config = ConfigDict(defer_build=True)
+            x: int
+        class Unresolved(BaseModel):
+            model_config = ConfigDict(defer_build=True)
+            y: "NotDefinedAnywhere"  # noqa: F821
+        """
+    )
+    for module in (product, other):
+        exec(code, vars(module))  # the probe's own text above
+        for model in (module.Ready, module.Unresolved):
+            model.__module__ = module.__name__
+    zygote.build_deferred({product.__name__: product, other.__name__: other})
+    assert product.Ready.__pydantic_complete__ and product.Ready(x=1).x == 1
+    assert not product.Unresolved.__pydantic_complete__  # no error: built at first use, as cold
+    assert not other.Ready.__pydantic_complete__  # not the product's: left as it is

@@ -13,7 +13,7 @@ import pytest
 
 from demo.fake_model import FakeModelServer
 from demo.fake_script import Turn
-from tests.lsp.conftest import EVENTS, agent_config
+from tests.lsp.conftest import CALL_TIMEOUT, EVENTS, agent_config
 from tests.lsp.editor import PLUGIN, REPO, SERVER, Editor, initialize, make_client, server_env
 from tests.lsp.test_editor_queries import EDITOR_TOOLS
 
@@ -33,13 +33,26 @@ async def tcp_server(tmp_path: Path) -> AsyncIterator[tuple[int, str]]:
         stderr=asyncio.subprocess.PIPE,
     )
     assert process.stderr is not None
-    async with asyncio.timeout(20):
-        while not (found := re.search(rb"listening on [\d.]+:(\d+)", await process.stderr.readline())):
-            pass
-    yield int(found.group(1)), token
-    if process.returncode is None:
-        process.terminate()
-    await process.wait()
+    try:
+        # A bound for a hang (CALL_TIMEOUT), not a measure of speed: a cold start took over 20 s
+        # (the old bound) on a 2-core machine at load 17, and the server was then left running.
+        async with asyncio.timeout(CALL_TIMEOUT):
+            said = b""
+            while True:
+                line = await process.stderr.readline()
+                if found := re.search(rb"listening on [\d.]+:(\d+)", line):
+                    port = int(found.group(1))
+                    break
+                if not line:  # (an ended server's stderr reads b"" at once: no busy wait)
+                    raise AssertionError(
+                        f"the server ended before it listened: {said.decode(errors='replace')}"
+                    )
+                said += line
+        yield port, token
+    finally:
+        if process.returncode is None:
+            process.terminate()
+        await process.wait()
 
 
 async def connect(server: tuple[int, str], root: Path, options: dict[str, Any]) -> tuple[Any, Editor]:

@@ -11,7 +11,8 @@ the child's status, dies of its signal, passes on the signals it gets, and whose
 child at once (tests/lsp/test_prespawn.py holds each of these, forked and cold). What differs: the
 pid the test holds is the launcher's, the server's own (``initialize``'s ``processId``) is the
 child's; the child's parent is the spawner; it shares the spawner's interpreter options and hash
-seed.
+seed; the pydantic models and type adapters the product defers to their first use (``defer_build``)
+are already built (``zygote.build_deferred``; tests/lsp/test_prespawn.py reads a config alike both ways).
 
 Where the spawner is not used:
 - ``AGENTLS_TEST_SPAWN=cold`` in the environment (or ``cold=True``): every process cold, as before;

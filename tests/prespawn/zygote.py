@@ -31,7 +31,9 @@ import socket
 import struct
 import sys
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import ModuleType
 
 # What the agentls processes the tests start import on their way to serving: pygls and lsprotocol
 # (~0.5 s of CPU), pydantic, the protocol modules, the core's wiring (core.app), the ACP SDK
@@ -55,6 +57,8 @@ PRELOAD = (
 # Read at import by what PRELOAD brings in (besides the interpreter's own PYTHON* variables): a
 # request whose value differs from the spawner's gets a cold process (``exec``) instead.
 IMPORT_TIME_ENV = ("OTEL_PYTHON_CONTEXT",)
+# The product's own packages (whose deferred pydantic models the spawner builds).
+PACKAGES = ("core", "lsp_server", "acp_server", "host", "cli", "agentls")
 
 
 @dataclass
@@ -85,8 +89,29 @@ def preload() -> None:
     with startup_imports():
         for name in PRELOAD:
             importlib.import_module(name)
+    build_deferred()
     # Nothing imported may have cached what the child's environment decides (TMPDIR here).
     assert tempfile.tempdir is None, "an import fixed tempfile.tempdir in the spawner"
+
+
+def build_deferred(modules: Mapping[str, ModuleType] = sys.modules) -> None:
+    """Build the pydantic models and type adapters of the product's modules that wait for their first
+    use (``defer_build``: the config's sections, the prompt's parts): every process forked from here
+    would otherwise build the same validators again in its first requests (in a profile of a forked
+    ``agentls serve`` through tests/lsp/test_agent.py, ~210 of pydantic's schema steps per server).
+    One that cannot be built yet (a name it refers to is not defined) stays deferred, as in a cold
+    process, and is built at its first use."""
+    from pydantic import BaseModel, TypeAdapter
+
+    for name, module in list(modules.items()):
+        if name.split(".")[0] not in PACKAGES:
+            continue
+        for value in list(vars(module).values()):
+            if isinstance(value, type) and issubclass(value, BaseModel) and value.__module__ == name:
+                if not value.__pydantic_complete__:
+                    value.model_rebuild(raise_errors=False)
+            elif isinstance(value, TypeAdapter) and not value.pydantic_complete:
+                value.rebuild(raise_errors=False)
 
 
 def start_up_env(env: dict[str, str]) -> dict[str, str]:
