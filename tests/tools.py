@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import fcntl
 import functools
+import hashlib
 import os
 import subprocess
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,3 +35,23 @@ def tool(name: str) -> str:
         if candidate.is_file() and os.access(candidate, os.X_OK):
             return str(candidate)
     raise RuntimeError(f"{name} is not installed (scripts/tools installs it)")
+
+
+def build_lock_path(root: Path = ROOT) -> Path:
+    """The lock file of one checkout's builds (outside it, named by its path)."""
+    digest = hashlib.sha256(str(root).encode()).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / f"agentls-build-{digest}.lock"
+
+
+@contextmanager
+def source_build_lock(root: Path = ROOT) -> Iterator[None]:
+    """Held while a build writes into the checkout: setuptools' ``build/`` and ``agentls.egg-info``,
+    the extension's ``server/`` wheel and ``dist/``. The editors tier runs suites at once (the
+    vscode suite's ``.vsix`` beside the package suite's sdist and wheel), so two builds of one
+    checkout take turns; other checkouts have locks of their own."""
+    with build_lock_path(root).open("a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(held, fcntl.LOCK_UN)

@@ -24,6 +24,7 @@ from typing import IO, Any
 import pytest
 
 from core import __version__
+from tests.tools import source_build_lock
 
 REPO = Path(__file__).resolve().parents[2]
 TIMEOUT = 600  # building and installing on a busy two-core machine; each step usually takes seconds
@@ -82,7 +83,8 @@ def _check(cmd: list[str], cwd: Path) -> None:
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     root = tmp_path_factory.mktemp("package")
     dist = root / "dist"
-    _check([sys.executable, "-m", "build", "--outdir", str(dist), str(REPO)], root)
+    with source_build_lock(REPO):  # the sdist's egg-info is written in the checkout, as the .vsix build's
+        _check([sys.executable, "-m", "build", "--outdir", str(dist), str(REPO)], root)
     (sdist,) = dist.glob("agentls-*.tar.gz")
     (wheel,) = dist.glob("agentls-*.whl")
     venv = root / "venv"

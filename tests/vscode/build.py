@@ -13,7 +13,7 @@ import sys
 import tomllib
 from pathlib import Path
 
-from tests.tools import ROOT, tools_env
+from tests.tools import ROOT, source_build_lock, tools_env
 
 EXTENSION = ROOT / "editors" / "vscode"
 
@@ -53,12 +53,13 @@ def bundle_wheel() -> Path:
 @functools.cache
 def vsix() -> Path:
     """The packaged extension with the agentls wheel inside (built once per test session)."""
-    npm_ci()
-    bundle_wheel()
-    run(["node", "esbuild.mjs", "--production"])
-    out = EXTENSION / "dist" / "agentls.vsix"
-    vsce = str(Path(tools_env()["AGENTLS_NODE_MODULES"]) / ".bin" / "vsce")
-    # While release.toml names no repository, vsce is told it is missing on purpose (it would ask).
-    unpublished = not tomllib.loads((ROOT / "release.toml").read_text())["release"]["repository"]
-    run([vsce, "package", *(["--allow-missing-repository"] if unpublished else []), "-o", str(out)])
+    with source_build_lock():  # the wheel is built in this checkout, as the package suite's is
+        npm_ci()
+        bundle_wheel()
+        run(["node", "esbuild.mjs", "--production"])
+        out = EXTENSION / "dist" / "agentls.vsix"
+        vsce = str(Path(tools_env()["AGENTLS_NODE_MODULES"]) / ".bin" / "vsce")
+        # While release.toml names no repository, vsce is told it is missing on purpose (it would ask).
+        unpublished = not tomllib.loads((ROOT / "release.toml").read_text())["release"]["repository"]
+        run([vsce, "package", *(["--allow-missing-repository"] if unpublished else []), "-o", str(out)])
     return out
