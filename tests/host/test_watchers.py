@@ -243,6 +243,7 @@ async def test_a_worktree_session_is_shown_through_the_worktree_agents_own_conne
     session = await code.call("agent/session/create", {"worktree": "shown"})
     folder, shown = Path(session["worktree"]["path"]), session["id"]
     show(code, shown)
+    await watchers(code, shown, [])  # the host has it (two servers' notifications race otherwise)
     show(vim, shown)
     await watchers(code, shown, ["Neovim"])
     await watchers(vim, shown, ["Visual Studio Code"])
